@@ -1,0 +1,58 @@
+/* json.h — a JSON document as plain C structures (JVal), filled by the
+ * simdjson bridge (json_simdjson.cpp) and written back by json_write.c.
+ * Integers, unsigned integers and doubles are kept apart, as the capture
+ * contract needs ("1" is an int, "1.0" a float). */
+#ifndef TSCHED_JSON_H
+#define TSCHED_JSON_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "arena.h"
+
+typedef enum { J_NULL, J_BOOL, J_INT, J_UINT, J_FLOAT, J_STR, J_ARR, J_OBJ } JKind;
+
+typedef struct JVal JVal;
+typedef struct JMember { const char *key; size_t keylen; JVal *val; } JMember;
+
+struct JVal {
+  JKind kind;
+  size_t n;                 /* J_STR: byte length; J_ARR/J_OBJ: element count */
+  union {
+    bool b;                 /* J_BOOL */
+    int64_t i;              /* J_INT */
+    uint64_t u;             /* J_UINT: only integers above INT64_MAX */
+    double f;               /* J_FLOAT */
+    const char *s;          /* J_STR: NUL-terminated, may contain NULs (use n) */
+    JVal **arr;             /* J_ARR */
+    JMember *obj;           /* J_OBJ: in document order */
+  } u;
+};
+
+/* Parse buf[0..len) into a tree allocated in `a`. On failure returns NULL and
+ * writes a message (with byte offset when known) into err. Never throws. */
+JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, size_t errlen);
+
+/* Lookups. json_get returns NULL when obj is not an object or has no key. */
+const JVal *json_get(const JVal *obj, const char *key);
+bool json_is_int(const JVal *v);          /* J_INT, or J_UINT (always > INT64_MAX) */
+bool json_is_number(const JVal *v);
+
+/* Builders, for encoding results. Arrays/objects grow by doubling in the arena. */
+JVal *json_null(Arena *a);
+JVal *json_bool(Arena *a, bool b);
+JVal *json_int(Arena *a, int64_t i);
+JVal *json_float(Arena *a, double f);     /* non-finite values are written {"float": "inf"} by json_write */
+JVal *json_str(Arena *a, const char *s);
+JVal *json_strn(Arena *a, const char *s, size_t n);
+JVal *json_arr(Arena *a);
+JVal *json_obj(Arena *a);
+void json_push(Arena *a, JVal *arr, JVal *item);
+void json_set(Arena *a, JVal *obj, const char *key, JVal *val);
+
+/* Write v as compact JSON (floats always carry '.' or 'e'; non-finite floats
+ * as {"float": ...}). Iterative: no recursion on depth. */
+void json_write(FILE *f, const JVal *v);
+/* Same, into a malloc'd string the caller frees. */
+char *json_to_string(const JVal *v, size_t *len_out);
+#endif
