@@ -1,0 +1,483 @@
+#!/usr/bin/env python3
+"""The oracle recorder: runs real tinygrad and writes tsched-capture/1 lines.
+
+  python3 record.py --tinygrad /work/tg/v0.9.1 --suite test_schedule --out x.jsonl.gz
+
+It wraps the checkout's `create_schedule_with_vars` (in tinygrad.engine.schedule
+and in every module that imported it by name) and the `memory_planner` that
+Tensor.schedule_with_vars calls after it, runs a suite (the version's own
+test/test_schedule.py, or the workloads in workloads.py), and writes one
+capture per scheduler call: input encoded before the call, wall time of the
+original call alone, output (or exception) encoded after it, memory planner
+result when the planner ran on that schedule.  It holds no tinygrad object
+once a wrapped call has returned.
+
+The checkout is only read; nothing of tinygrad is copied or changed on disk.
+"""
+from __future__ import annotations
+import argparse
+import functools
+import gc
+import gzip
+import inspect
+import io
+import json
+import os
+import random
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FORMAT = "tsched-capture/1"
+
+
+def detect_generation(checkout: str) -> str:
+  if os.path.exists(os.path.join(checkout, "tinygrad", "lazy.py")): return "0.9.1"
+  if os.path.exists(os.path.join(checkout, "tinygrad", "engine", "lazy.py")): return "0.10.0"
+  if os.path.exists(os.path.join(checkout, "tinygrad", "engine", "multi.py")): return "0.10.2"
+  raise SystemExit(f"{checkout}: not a tinygrad 0.9.1 / 0.10.0 / 0.10.2 checkout")
+
+
+class Writer:
+  """JSON Lines, gzipped when the name ends in .gz (mtime 0: reproducible bytes)."""
+
+  def __init__(self, path: str):
+    self.raw = open(path, "wb")
+    self.f = gzip.GzipFile(filename="", mode="wb", fileobj=self.raw, mtime=0, compresslevel=9) if path.endswith(".gz") else self.raw
+
+  def write(self, line: str):
+    self.f.write(line.encode("utf-8") + b"\n")
+
+  def close(self):
+    if self.f is not self.raw: self.f.close()
+    self.raw.close()
+
+
+class Recorder:
+  def __init__(self, gen: str, writer: Writer, native_set_order=False):
+    from encode_common import dumps
+    self.gen, self.writer, self.dumps = gen, writer, dumps
+    self.workload = "<unnamed>"
+    self.counters: dict[str, int] = {}
+    self.pending = None
+    self.active = False
+    self.stats = {"captures": 0, "errors": 0, "with_memory_plan": 0, "encoder_failures": 0, "nested_calls": 0,
+                  "unmatched_planner_calls": 0, "set_order_affected": []}
+    self.encoder_failures: list = []
+    self.probe = None
+    self.native_set_order = native_set_order
+    self.uop_buffers_hook = None
+
+  # -------------------------------------------------------------- naming
+  def next_name(self) -> str:
+    n = self.counters.get(self.workload, 0)
+    self.counters[self.workload] = n + 1
+    return f"{self.workload}#{n}"
+
+  def start_workload(self, name: str):
+    self.flush()
+    self.workload = name
+    gc.collect()
+    seed_everything()
+
+  def end_workload(self, after_name: str | None = None):
+    self.flush()
+    if after_name is not None: self.workload = after_name
+
+  # -------------------------------------------------------------- install
+  def install(self):
+    import tinygrad.engine.schedule as S
+    orig = S.create_schedule_with_vars
+    wrapped = self.wrap_scheduler(orig)
+    replace_everywhere(orig, wrapped)
+    if self.gen == "0.9.1":
+      orig_mp = S.memory_planner
+    else:
+      import tinygrad.engine.memory as M
+      orig_mp = M.memory_planner
+    replace_everywhere(orig_mp, self.wrap_planner(orig_mp))
+    if self.gen == "0.9.1" and not self.native_set_order:
+      from setorder091 import SetOrderProbe
+      self.probe = SetOrderProbe()
+    if self.gen == "0.10.0":
+      orig_to_uop = S.to_uop
+      rec = self
+      def to_uop(buf, ctx, buffers, *a, **kw):
+        if rec.uop_buffers_hook is not None and rec.uop_buffers_hook.uop_buffers is None: rec.uop_buffers_hook.uop_buffers = buffers
+        return orig_to_uop(buf, ctx, buffers, *a, **kw)
+      S.to_uop = to_uop
+
+  def context(self) -> dict:
+    if self.gen == "0.9.1":
+      from encode_lazy import context_091; return context_091(None)
+    if self.gen == "0.10.0":
+      from encode_lazy import context_0100; return context_0100(None)
+    from encode_uop import context_0102; return context_0102()
+
+  # -------------------------------------------------------------- scheduler hook
+  def wrap_scheduler(self, orig):
+    sig = None
+    rec = self
+
+    @functools.wraps(orig)
+    def create_schedule_with_vars(*args, **kwargs):
+      if rec.active:
+        rec.stats["nested_calls"] += 1
+        return orig(*args, **kwargs)
+      rec.flush()
+      rec.active = True
+      try:
+        return rec.record_call(orig, sig, args, kwargs)
+      finally:
+        rec.active = False
+    return create_schedule_with_vars
+
+  def record_call(self, orig, sig, args, kwargs):
+    name = self.next_name()
+    call, cap = None, None
+    try:
+      first = args[0] if args else kwargs.get("big_sink" if self.gen == "0.10.2" else "outs")
+      if self.gen == "0.10.2":
+        from encode_uop import UOpCall
+        call = UOpCall()
+        inp = call.encode_input(first)
+      else:
+        from encode_lazy import LazyCall
+        call = LazyCall(self.gen)
+        inp = call.encode_input(first, (args[1] if len(args) > 1 else kwargs.get("seen")) if self.gen == "0.9.1" else None)
+      if self.gen != "0.9.1": inp["memory_planner_allocator_offset"] = {}
+      cap = {"format": FORMAT, "generation": self.gen, "tinygrad": self.gen, "name": name, "context": self.context(),
+             "input": inp, "expected": None, "error": None, "oracle_seconds": 0.0}
+    except Exception as e:  # never let the encoder change what tinygrad does
+      self.encoder_failure(name, "input", e)
+      if call is not None: call.release()
+      return orig(*args, **kwargs)
+    if self.probe is not None: self.probe.begin()
+    self.uop_buffers_hook = call if self.gen == "0.10.0" else None
+    try:
+      t0 = time.perf_counter()
+      try:
+        ret = orig(*args, **kwargs)
+      except Exception as e:
+        cap["oracle_seconds"] = time.perf_counter() - t0
+        try:
+          cap["error"] = {"type": type(e).__name__, "message": str(e)}
+          if isinstance(e, RecursionError): call.notes.append("RecursionError: a replayer need not reproduce it")
+          self.finish_capture(cap, call)
+          self.emit(cap)
+        except Exception as e2:
+          self.encoder_failure(name, "error", e2)
+        raise
+      cap["oracle_seconds"] = time.perf_counter() - t0
+      try:
+        cap["expected"] = call.encode_output(ret)
+        self.finish_capture(cap, call)
+        self.set_pending(cap, call, ret[0])
+      except Exception as e:
+        self.encoder_failure(name, "output", e)
+      return ret
+    finally:
+      self.uop_buffers_hook = None
+      if self.probe is not None: self.probe.end()
+      call.release()
+
+  def finish_capture(self, cap, call):
+    if self.probe is not None and self.gen == "0.9.1":
+      so, notes = self.probe.finish(call, cap["input"]["lazybuffers"])
+      # keep memory_planner_bufs last for readability
+      mpb = cap["input"].pop("memory_planner_bufs")
+      cap["input"]["set_orders"] = so
+      cap["input"]["memory_planner_bufs"] = mpb
+      call.notes.extend(notes)
+      if len(so["simple_pads"]) >= 2 and so["simple_pads"] != sorted(so["simple_pads"]) or so["parents_assigns"]:
+        self.stats["set_order_affected"].append(cap["name"])
+    elif self.gen == "0.9.1":
+      cap["input"]["set_orders"] = {"simple_pads": [], "parents_assigns": []}
+      call.notes.append("recorded with native set order: set_orders not instrumented")
+    if call.unsupported: cap["unsupported"] = list(call.unsupported)
+    if call.notes: cap["notes"] = list(dict.fromkeys(call.notes))
+
+  def encoder_failure(self, name, phase, e):
+    self.stats["encoder_failures"] += 1
+    msg = f"{name}: {phase}: {type(e).__name__}: {e}"
+    self.encoder_failures.append(msg)
+    print("ENCODER FAILURE", msg, file=sys.stderr)
+    traceback.print_exc(file=sys.stderr)
+
+  # -------------------------------------------------------------- pending + planner
+  def set_pending(self, cap, call, schedule):
+    refs = {}
+    for si in schedule:
+      for b in si.bufs:
+        for x in (b, getattr(b, "_base", None)):
+          if x is not None and id(x) not in refs: refs[id(x)] = call.reg.ids[id(x)]
+    self.pending = {"cap": cap, "sched_id": id(schedule), "buf_ids": [tuple(id(b) for b in si.bufs) for si in schedule], "refs": refs}
+
+  def flush(self):
+    if self.pending is not None:
+      self.emit(self.pending["cap"]); self.pending = None
+
+  def emit(self, cap):
+    self.writer.write(self.dumps(cap))
+    self.stats["captures"] += 1
+    if cap["error"] is not None: self.stats["errors"] += 1
+    if cap["expected"] is not None and cap["expected"].get("memory_plan") is not None: self.stats["with_memory_plan"] += 1
+
+  def wrap_planner(self, orig):
+    rec = self
+
+    @functools.wraps(orig)
+    def memory_planner(schedule):
+      p = rec.pending
+      if rec.active or p is None or id(schedule) != p["sched_id"] or \
+          [tuple(id(b) for b in si.bufs) for si in schedule] != p["buf_ids"]:
+        if not rec.active:
+          rec.stats["unmatched_planner_calls"] += 1
+          rec.flush()
+        return orig(schedule)
+      rec.pending = None
+      try:
+        return rec.record_planner(orig, schedule, p)
+      finally:
+        rec.emit(p["cap"])
+    return memory_planner
+
+  def record_planner(self, orig, schedule, p):
+    from encode_common import BufRegistry
+    cap = p["cap"]
+    refs = p["refs"]
+    entry, seen = [], set()
+    for si in schedule:
+      for b in si.bufs:
+        if id(b) in seen: continue
+        seen.add(id(b))
+        entry.append([refs[id(b)], bool(b.is_allocated()), int(b.lb_refcount)])
+    cap["input"]["memory_planner_bufs"] = entry
+    if self.gen != "0.9.1":
+      from tinygrad.device import Device
+      noopt = {id(b) for si in schedule if si.ast.op.name != "SINK" for b in si.bufs}
+      offs = {}
+      for si in schedule:
+        for b in si.bufs:
+          if b.is_allocated() or b.lb_refcount > 0 or id(b.base) in noopt or b.device in offs: continue
+          offs[b.device] = hasattr(Device[b.device].allocator, "offset")
+      cap["input"]["memory_planner_allocator_offset"] = dict(sorted(offs.items()))
+    reg = BufRegistry()
+    reg.ids = dict(refs)
+    try:
+      res = orig(schedule)
+    except Exception as e:
+      cap["expected"]["memory_plan_error"] = {"type": type(e).__name__, "message": str(e)}
+      reg.release()
+      raise
+    try:
+      plan, done = [], set()
+      for si, ri in zip(schedule, res):
+        for b, nb in zip(si.bufs, ri.bufs):
+          if id(b) in done: continue
+          done.add(id(b))
+          if nb is not b: plan.append([refs[id(b)], reg.ref(nb, "plan")])
+      cap["expected"]["memory_plan"] = plan
+      cap["expected"]["memory_plan_buffers"] = reg.describe_all("plan")
+    except Exception as e:
+      self.encoder_failure(cap["name"], "memory_plan", e)
+    reg.release()
+    return res
+
+
+def replace_everywhere(orig, new):
+  """Rebind every module global that is `orig` (the function was imported by name)."""
+  n = 0
+  for mod in list(sys.modules.values()):
+    d = getattr(mod, "__dict__", None)
+    if not d: continue
+    for k, v in list(d.items()):
+      if v is orig:
+        d[k] = new; n += 1
+  return n
+
+
+def seed_everything():
+  random.seed(0)
+  try:
+    import numpy as np
+    np.random.seed(0)
+  except ImportError:
+    pass
+  from tinygrad import Tensor
+  Tensor.manual_seed(0)
+
+
+# ------------------------------------------------------------------ suites
+
+def run_unittest_module(rec: Recorder, modname: str, only: str | None, summary: dict):
+  import unittest
+  short = modname[len("test."):] if modname.startswith("test.") else modname
+  rec.start_workload(f"{short}.<import>")
+  try:
+    mod = __import__(modname, fromlist=["*"])
+  except Exception as e:
+    rec.flush()
+    summary["module_import_error"] = f"{type(e).__name__}: {e}"
+    print(f"cannot import {modname}: {e}", file=sys.stderr)
+    return
+  rec.end_workload()
+  suite = unittest.defaultTestLoader.loadTestsFromModule(mod)
+  tests = list(iter_tests(suite))
+  if only: tests = [t for t in tests if only in t.id()]
+  # name class- and module-level fixtures
+  for cls in dict.fromkeys(type(t) for t in tests):
+    for fx in ("setUpClass", "tearDownClass"):
+      if fx in cls.__dict__:
+        wrap_fixture(rec, cls, fx, f"{short}.{cls.__name__}.{fx}")
+  if hasattr(mod, "tearDownModule"):
+    orig_tdm = mod.tearDownModule
+    def tearDownModule():
+      rec.start_workload(f"{short}.<teardown>")
+      try: orig_tdm()
+      finally: rec.end_workload()
+    mod.tearDownModule = tearDownModule
+
+  class Result(unittest.TestResult):
+    def startTest(self, test):
+      super().startTest(test)
+      tid = test.id()
+      rec.start_workload(tid[len("test."):] if tid.startswith("test.") else tid)
+
+    def stopTest(self, test):
+      tid = test.id()
+      rec.end_workload(after_name=(tid[len("test."):] if tid.startswith("test.") else tid) + ".after")
+      super().stopTest(test)
+
+  result = Result()
+  t0 = time.time()
+  unittest.TestSuite(tests).run(result)
+  rec.flush()
+  summary.update(classify_results(tests, result))
+  summary["seconds"] = round(time.time() - t0, 1)
+
+
+def iter_tests(suite):
+  import unittest
+  for t in suite:
+    if isinstance(t, unittest.TestSuite): yield from iter_tests(t)
+    else: yield t
+
+
+def wrap_fixture(rec, cls, fx, name):
+  orig = cls.__dict__[fx]
+  func = orig.__func__ if isinstance(orig, classmethod) else orig
+  def fixture(klass):
+    rec.start_workload(name)
+    try: return func(klass)
+    finally: rec.end_workload()
+  setattr(cls, fx, classmethod(fixture))
+
+
+def classify_results(tests, result) -> dict:
+  from _tsched_stub import StubUsed
+  out = {"tests": len(tests), "passed": 0, "test_failed": 0, "test_errors": 0, "skipped": 0,
+         "skipped_reasons": {}, "stub_skipped": {}, "failures": []}
+  bad = {}
+  for t, err in result.errors: bad[t.id()] = ("error", err)
+  for t, err in result.failures: bad[t.id()] = ("failure", err)
+  for t, err in getattr(result, "unexpectedSuccesses", []): pass
+  skipped = {t.id(): reason for t, reason in result.skipped}
+  for t, _ in getattr(result, "expectedFailures", []): skipped.setdefault(t.id(), "expected failure")
+  for t in tests:
+    tid = t.id()
+    if tid in skipped:
+      out["skipped"] += 1
+      r = skipped[tid]
+      out["skipped_reasons"][r] = out["skipped_reasons"].get(r, 0) + 1
+    elif tid in bad:
+      kind, err = bad[tid]
+      m = [ln for ln in err.strip().splitlines() if ln.strip()]
+      last = m[-1] if m else ""
+      if "tsched stub:" in last:
+        pkg = last.split("tsched stub:")[1].split()[0]
+        out["stub_skipped"][pkg] = out["stub_skipped"].get(pkg, 0) + 1
+      else:
+        out["test_failed" if kind == "failure" else "test_errors"] += 1
+        out["failures"].append(f"{tid}: {last[:200]}")
+    else:
+      out["passed"] += 1
+  return out
+
+
+def run_workloads(rec: Recorder, suite: str, only: str | None, summary: dict):
+  import workloads
+  table = workloads.SUITES[suite]
+  done, skipped = 0, {}
+  t0 = time.time()
+  for name, fn in table:
+    if only and only not in name: continue
+    rec.start_workload(f"{suite}.{name}")
+    try:
+      fn()
+      done += 1
+    except Exception as e:
+      rec.flush()
+      skipped[name] = f"{type(e).__name__}: {str(e)[:200]}"
+      print(f"workload {name} failed: {type(e).__name__}: {e}", file=sys.stderr)
+      traceback.print_exc(file=sys.stderr)
+    finally:
+      rec.end_workload(after_name=f"{suite}.{name}.after")
+      gc.collect()
+  rec.flush()
+  summary.update({"workloads": done, "workloads_failed": skipped, "seconds": round(time.time() - t0, 1)})
+
+
+def main():
+  ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+  ap.add_argument("--tinygrad", required=True, help="path of a tinygrad 0.9.1 / 0.10.0 / 0.10.2 checkout")
+  ap.add_argument("--suite", required=True, help="test_schedule | workloads | big | test:<module> (e.g. test:test_assign)")
+  ap.add_argument("--out", required=True, help="output .jsonl or .jsonl.gz")
+  ap.add_argument("--summary", help="write counts as JSON here")
+  ap.add_argument("--only", help="only tests/workloads whose id contains this")
+  ap.add_argument("--native-set-order", action="store_true", help="0.9.1: leave set iteration in address order (not reproducible)")
+  a = ap.parse_args()
+
+  if os.environ.get("PYTHONHASHSEED") != "0":
+    os.environ["PYTHONHASHSEED"] = "0"
+    os.execv(sys.executable, [sys.executable] + sys.argv)
+
+  checkout = os.path.abspath(a.tinygrad)
+  out = os.path.abspath(a.out)
+  summary_path = os.path.abspath(a.summary) if a.summary else None
+  gen = detect_generation(checkout)
+  sys.path[:0] = [HERE, os.path.join(HERE, "stubs"), checkout]
+  os.chdir(checkout)
+  # keep the recording free of env-dependent scheduler behaviour
+  for k in ("DEBUG", "GRAPH", "VIZ", "SAVE_SCHEDULE", "FUZZ_SCHEDULE", "RUN_PROCESS_REPLAY", "CAPTURE_PROCESS_REPLAY"):
+    os.environ.pop(k, None)
+
+  import tinygrad  # noqa: F401
+  writer = Writer(out)
+  rec = Recorder(gen, writer, native_set_order=a.native_set_order)
+  rec.install()
+  summary = {"generation": gen, "suite": a.suite, "checkout": os.path.basename(checkout.rstrip("/"))}
+  try:
+    if a.suite == "test_schedule": run_unittest_module(rec, "test.test_schedule", a.only, summary)
+    elif a.suite.startswith("test:"): run_unittest_module(rec, "test." + a.suite[5:], a.only, summary)
+    else: run_workloads(rec, a.suite, a.only, summary)
+  finally:
+    rec.flush()
+    writer.close()
+  st = dict(rec.stats)
+  st["set_order_affected"] = sorted(st["set_order_affected"])
+  summary.update(st)
+  summary["encoder_failure_messages"] = rec.encoder_failures[:50]
+  if summary_path:
+    with open(summary_path, "w") as f: json.dump(summary, f, indent=1, sort_keys=True)
+  brief = {k: summary.get(k) for k in ("generation", "suite", "captures", "errors", "with_memory_plan", "tests", "passed", "test_failed",
+                                        "test_errors", "skipped", "stub_skipped", "workloads", "workloads_failed", "encoder_failures", "seconds")
+           if k in summary}
+  print(json.dumps(brief), file=sys.stderr)
+  sys.stdout.flush()
+  os._exit(0)  # skip interpreter teardown (tinygrad atexit hooks); everything is flushed
+
+
+if __name__ == "__main__":
+  main()

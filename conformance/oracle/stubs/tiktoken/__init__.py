@@ -1,0 +1,3 @@
+"""Stand-in for tiktoken: importable, raises StubUsed on any use."""
+from _tsched_stub import make_getattr
+__getattr__ = make_getattr("tiktoken")
