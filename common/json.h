@@ -29,8 +29,12 @@ struct JVal {
   } u;
 };
 
-/* Parse buf[0..len) into a tree allocated in `a`. On failure returns NULL and
- * writes a message (with byte offset when known) into err. Never throws. */
+/* Bytes past the end of a buffer that json_parse may read (simdjson's padding). */
+enum { JSON_PADDING = 64 };
+
+/* Parse buf[0..len) into a tree allocated in `a`; buf must have JSON_PADDING
+ * readable bytes after len. On failure returns NULL and writes a message into
+ * err. Never throws. Nesting deeper than 1024 levels is an error. */
 JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, size_t errlen);
 
 /* Lookups. json_get returns NULL when obj is not an object or has no key. */

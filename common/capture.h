@@ -1,0 +1,43 @@
+/* capture.h — reading captures (`tsched-capture/1`, JSON Lines, optionally
+ * gzipped; see docs/capture-format.md). A CaptureReader holds one whole file
+ * in memory and hands out one parsed line at a time. */
+#ifndef TSCHED_CAPTURE_H
+#define TSCHED_CAPTURE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "arena.h"
+#include "json.h"
+#include "status.h"
+#include "version.h"
+
+typedef struct Capture {
+  const char *file;        /* path it came from */
+  size_t line;             /* 1-based line number */
+  const char *name;        /* "?" when the line has none */
+  TgVersion generation;
+  bool generation_known;   /* false when the line is too broken to tell */
+  const JVal *root;        /* the whole line */
+  const JVal *context, *input, *expected, *error;  /* expected/error may be J_NULL */
+  double oracle_seconds;   /* -1 when absent */
+  size_t bytes;            /* length of the JSON line */
+} Capture;
+
+typedef struct CaptureReader {
+  const char *path;
+  char *data;              /* whole (decompressed) file + JSON_PADDING bytes */
+  size_t len, pos, line;
+} CaptureReader;
+
+/* Read the whole file (.jsonl or .jsonl.gz, recognised by content). */
+bool capture_reader_open(CaptureReader *r, const char *path, Status *st);
+/* Parse the next non-empty line into c (allocated in a). Returns false at end
+ * of file. When it returns true, st says whether the line was readable:
+ * ST_BAD_INPUT names the line and what is wrong; c->name/line are still set. */
+bool capture_reader_next(CaptureReader *r, Arena *a, Capture *c, Status *st);
+void capture_reader_close(CaptureReader *r);
+
+/* Context flags. capture_ctx_int reads an int or bool; returns false when
+ * the key is absent or not a number (the caller decides what that means). */
+bool capture_ctx_int(const Capture *c, const char *key, int64_t *out);
+#endif

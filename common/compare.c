@@ -1,0 +1,344 @@
+/* compare.c — structural comparison of results (see compare.h). */
+#include "compare.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "omap.h"
+
+/* ---------------- JSON equality ---------------- */
+
+static bool scalar_equal(const JVal *a, const JVal *b) {
+  if (a->kind != b->kind) return false;
+  switch (a->kind) {
+    case J_NULL: return true;
+    case J_BOOL: return a->u.b == b->u.b;
+    case J_INT: return a->u.i == b->u.i;
+    case J_UINT: return a->u.u == b->u.u;
+    case J_FLOAT: return a->u.f == b->u.f || (isnan(a->u.f) && isnan(b->u.f));
+    case J_STR: return a->n == b->n && memcmp(a->u.s, b->u.s, a->n) == 0;
+    default: return false;
+  }
+}
+
+/* {"float": "inf"} and a plain float are one value to the comparator. */
+static bool as_float(const JVal *v, double *out) {
+  if (v->kind == J_FLOAT) { *out = v->u.f; return true; }
+  if (v->kind != J_OBJ || v->n != 1) return false;
+  const JVal *f = json_get(v, "float");
+  if (!f || f->kind != J_STR) return false;
+  if (strcmp(f->u.s, "inf") == 0) *out = INFINITY;
+  else if (strcmp(f->u.s, "-inf") == 0) *out = -INFINITY;
+  else if (strcmp(f->u.s, "nan") == 0) *out = NAN;
+  else return false;
+  return true;
+}
+
+bool json_equal(const JVal *a, const JVal *b) {
+  typedef struct { const JVal *a, *b; } Pair;
+  size_t cap = 64, n = 0;
+  Pair *stack = malloc(cap * sizeof *stack);
+  if (!stack) abort();
+  stack[n++] = (Pair){a, b};
+  bool equal = true;
+  while (n && equal) {
+    Pair p = stack[--n];
+    double fa, fb;
+    if (as_float(p.a, &fa) && as_float(p.b, &fb)) { equal = fa == fb || (isnan(fa) && isnan(fb)); continue; }
+    if (p.a->kind != p.b->kind) { equal = false; break; }
+    if (p.a->kind != J_ARR && p.a->kind != J_OBJ) { equal = scalar_equal(p.a, p.b); continue; }
+    if (p.a->n != p.b->n) { equal = false; break; }
+    if (n + p.a->n > cap) {
+      while (n + p.a->n > cap) cap *= 2;
+      Pair *bigger = realloc(stack, cap * sizeof *stack);
+      if (!bigger) abort();
+      stack = bigger;
+    }
+    for (size_t i = 0; i < p.a->n && equal; i++) {
+      if (p.a->kind == J_ARR) { stack[n++] = (Pair){p.a->u.arr[i], p.b->u.arr[i]}; continue; }
+      const JVal *other = json_get(p.b, p.a->u.obj[i].key);
+      if (!other) equal = false;
+      else stack[n++] = (Pair){p.a->u.obj[i].val, other};
+    }
+  }
+  free(stack);
+  return equal;
+}
+
+/* ---------------- graphs ---------------- */
+
+/* Canonical node ids shared by both graphs: two nodes get one id exactly when
+ * they are structurally equal. A node's key is (op, dtype, arg, source ids);
+ * args are compared with json_equal. */
+typedef struct CanonNode {
+  const JVal *op, *dtype, *arg;
+  size_t nsrc;
+  size_t *src;              /* canonical ids */
+  size_t id;
+  struct CanonNode *next;   /* bucket chain */
+} CanonNode;
+
+typedef struct {
+  Arena *arena;
+  OMap buckets;             /* key hash -> CanonNode chain */
+  size_t nids;
+} Canon;
+
+static uint64_t hash_json(const JVal *v);
+
+static uint64_t hash_mix(uint64_t h, uint64_t x) {
+  h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdULL;
+}
+
+/* A hash consistent with json_equal: floats by value, objects order-free. */
+static uint64_t hash_json(const JVal *v) {
+  double f;
+  if (as_float(v, &f)) {
+    if (f == 0) f = 0; /* -0.0 */
+    if (isnan(f)) return 0x7ff8;
+    uint64_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    return hash_mix(3, bits);
+  }
+  switch (v->kind) {
+    case J_NULL: return 1;
+    case J_BOOL: return hash_mix(2, v->u.b);
+    case J_INT: return hash_mix(4, (uint64_t)v->u.i);
+    case J_UINT: return hash_mix(5, v->u.u);
+    case J_STR: {
+      uint64_t h = 6;
+      for (size_t i = 0; i < v->n; i++) h = hash_mix(h, (unsigned char)v->u.s[i]);
+      return h;
+    }
+    default: return hash_mix(7, v->kind * 31 + v->n); /* containers: shape only, json_equal decides */
+  }
+}
+
+static size_t canon_id(Canon *c, const JVal *op, const JVal *dt, const JVal *arg, size_t nsrc, size_t *src) {
+  uint64_t h = hash_mix(hash_mix(hash_json(op), hash_json(dt)), hash_json(arg));
+  for (size_t i = 0; i < nsrc; i++) h = hash_mix(h, src[i]);
+  h = hash_mix(h, nsrc);
+  CanonNode *chain = omap_get(&c->buckets, h), *e;
+  for (e = chain; e; e = e->next) {
+    if (e->nsrc != nsrc || memcmp(e->src, src, nsrc * sizeof *src) != 0) continue;
+    if (json_equal(e->op, op) && json_equal(e->dtype, dt) && json_equal(e->arg, arg)) break;
+  }
+  if (!e) {
+    e = arena_alloc(c->arena, sizeof *e);
+    *e = (CanonNode){op, dt, arg, nsrc, arena_array(c->arena, nsrc ? nsrc : 1, sizeof(size_t)), c->nids, chain};
+    memcpy(e->src, src, nsrc * sizeof *src);
+    omap_put(&c->buckets, h, e);
+    c->nids++;
+  }
+  return e->id;
+}
+
+/* Canonical ids of every node of g; false (with why) when g is malformed. */
+static bool canon_graph(Canon *c, const JVal *g, const char *which, size_t **ids_out, char *why, size_t whylen) {
+  const JVal *nodes = json_get(g, "nodes");
+  if (!nodes || nodes->kind != J_ARR) { snprintf(why, whylen, "%s graph has no \"nodes\" array", which); return false; }
+  size_t *ids = arena_array(c->arena, nodes->n ? nodes->n : 1, sizeof *ids);
+  for (size_t i = 0; i < nodes->n; i++) {
+    const JVal *e = nodes->u.arr[i];
+    if (e->kind != J_ARR || e->n != 4 || e->u.arr[3]->kind != J_ARR) {
+      snprintf(why, whylen, "%s graph node %zu is not [op, dtype, arg, [src...]]", which, i);
+      return false;
+    }
+    const JVal *src = e->u.arr[3];
+    size_t *sid = arena_array(c->arena, src->n ? src->n : 1, sizeof *sid);
+    for (size_t k = 0; k < src->n; k++) {
+      if (src->u.arr[k]->kind != J_INT || src->u.arr[k]->u.i < 0 || (size_t)src->u.arr[k]->u.i >= i) {
+        snprintf(why, whylen, "%s graph node %zu: source %zu is not an earlier node", which, i, k);
+        return false;
+      }
+      sid[k] = ids[src->u.arr[k]->u.i];
+    }
+    ids[i] = canon_id(c, e->u.arr[0], e->u.arr[1], e->u.arr[2], src->n, sid);
+  }
+  *ids_out = ids;
+  return true;
+}
+
+static const char *op_text(const JVal *node) {
+  const JVal *op = node->u.arr[0];
+  return op->kind == J_STR ? op->u.s : "?";
+}
+
+/* Walk down from two differing nodes to the first place they differ. */
+static void describe_difference(const JVal *ge, const size_t *ide, size_t ie, const JVal *gg, const size_t *idg, size_t ig,
+                                char *why, size_t whylen) {
+  const JVal *ne = json_get(ge, "nodes"), *ng = json_get(gg, "nodes");
+  for (;;) {
+    const JVal *a = ne->u.arr[ie], *b = ng->u.arr[ig];
+    const JVal *sa = a->u.arr[3], *sb = b->u.arr[3];
+    const char *what = !json_equal(a->u.arr[0], b->u.arr[0])   ? "op"
+                       : !json_equal(a->u.arr[1], b->u.arr[1]) ? "dtype"
+                       : !json_equal(a->u.arr[2], b->u.arr[2]) ? "arg"
+                       : sa->n != sb->n                        ? "number of sources"
+                                                               : NULL;
+    if (what) {
+      char *ea = json_to_string(what[0] == 'n' ? sa : a, NULL), *eb = json_to_string(what[0] == 'n' ? sb : b, NULL);
+      snprintf(why, whylen, "expected node %zu (%s) differs in %s: expected %.300s, got %.300s", ie, op_text(a), what, ea, eb);
+      free(ea);
+      free(eb);
+      return;
+    }
+    size_t k = 0;
+    while (k < sa->n && ide[sa->u.arr[k]->u.i] == idg[sb->u.arr[k]->u.i]) k++;
+    if (k == sa->n) { snprintf(why, whylen, "expected node %zu (%s) differs", ie, op_text(a)); return; }
+    ie = (size_t)sa->u.arr[k]->u.i;
+    ig = (size_t)sb->u.arr[k]->u.i;
+  }
+}
+
+bool graph_equal(Arena *a, const JVal *expected, const JVal *got, char *why, size_t whylen) {
+  Canon c = {.arena = a};
+  omap_init(&c.buckets, a);
+  size_t *ide, *idg;
+  if (!canon_graph(&c, expected, "expected", &ide, why, whylen)) return false;
+  if (!canon_graph(&c, got, "produced", &idg, why, whylen)) return false;
+  const JVal *re = json_get(expected, "roots"), *rg = json_get(got, "roots");
+  if (!re || !rg || re->kind != J_ARR || rg->kind != J_ARR) { snprintf(why, whylen, "graph without \"roots\""); return false; }
+  if (re->n != rg->n) { snprintf(why, whylen, "expected %zu roots, got %zu", re->n, rg->n); return false; }
+  size_t ne = json_get(expected, "nodes")->n, ng = json_get(got, "nodes")->n;
+  for (size_t r = 0; r < re->n; r++) {
+    const JVal *x = re->u.arr[r], *y = rg->u.arr[r];
+    if (x->kind != J_INT || y->kind != J_INT || x->u.i < 0 || y->u.i < 0 || (size_t)x->u.i >= ne || (size_t)y->u.i >= ng) {
+      snprintf(why, whylen, "root %zu is not a node index", r);
+      return false;
+    }
+    if (ide[x->u.i] == idg[y->u.i]) continue;
+    char inner[1024];
+    describe_difference(expected, ide, (size_t)x->u.i, got, idg, (size_t)y->u.i, inner, sizeof inner);
+    snprintf(why, whylen, "root %zu: %s", r, inner);
+    return false;
+  }
+  return true;
+}
+
+/* ---------------- whole results ---------------- */
+
+static int cmp_json_text(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
+
+/* 0.10.0 builds metadata from a set: compare the lists sorted. */
+static bool sorted_lists_equal(const JVal *a, const JVal *b) {
+  if (!a || !b || a->kind != J_ARR || b->kind != J_ARR || a->n != b->n) return json_equal(a ? a : b, b ? b : a) && a && b;
+  char **ta = calloc(a->n + 1, sizeof *ta), **tb = calloc(b->n + 1, sizeof *tb);
+  if (!ta || !tb) abort();
+  for (size_t i = 0; i < a->n; i++) { ta[i] = json_to_string(a->u.arr[i], NULL); tb[i] = json_to_string(b->u.arr[i], NULL); }
+  qsort(ta, a->n, sizeof *ta, cmp_json_text);
+  qsort(tb, b->n, sizeof *tb, cmp_json_text);
+  bool eq = true;
+  for (size_t i = 0; i < a->n; i++) {
+    eq = eq && strcmp(ta[i], tb[i]) == 0;
+    free(ta[i]);
+    free(tb[i]);
+  }
+  free(ta);
+  free(tb);
+  return eq;
+}
+
+static bool field_equal(const JVal *exp, const JVal *got, const char *key) {
+  const JVal *a = json_get(exp, key), *b = json_get(got, key);
+  if (!a && !b) return true;
+  if (!a || !b) return false;
+  return json_equal(a, b);
+}
+
+static bool describe(char *why, size_t whylen, const char *fmt, const char *field, const JVal *exp, const JVal *got) {
+  char *a = exp ? json_to_string(exp, NULL) : NULL, *b = got ? json_to_string(got, NULL) : NULL;
+  snprintf(why, whylen, fmt, field, a ? a : "(absent)", b ? b : "(absent)");
+  free(a);
+  free(b);
+  return false;
+}
+
+static bool compare_item(Arena *ar, TgVersion v, size_t k, const JVal *e, const JVal *g, char *why, size_t whylen) {
+  char inner[1400];
+  if (!graph_equal(ar, json_get(e, "ast"), json_get(g, "ast"), inner, sizeof inner)) {
+    snprintf(why, whylen, "schedule item %zu ast: %s", k, inner);
+    return false;
+  }
+  static const char *const fields[] = {"bufs", "metadata", "assign_preloads"};
+  for (size_t i = 0; i < 3; i++) {
+    const JVal *a = json_get(e, fields[i]), *b = json_get(g, fields[i]);
+    if (i == 2 && v != TG_0_10_0) continue;
+    bool eq = (i == 1 && v == TG_0_10_0) ? sorted_lists_equal(a, b) : field_equal(e, g, fields[i]);
+    if (!eq) {
+      snprintf(inner, sizeof inner, "schedule item %zu %%s: expected %%.400s, got %%.400s", k);
+      return describe(why, whylen, inner, fields[i], a, b);
+    }
+  }
+  return true;
+}
+
+static bool compare_becomes_map(Arena *ar, const JVal *e, const JVal *g, char *why, size_t whylen) {
+  if (!e || !g || e->kind != J_ARR || g->kind != J_ARR) return describe(why, whylen, "%s: expected %.300s, got %.300s", "becomes_map", e, g);
+  if (e->n != g->n) {
+    snprintf(why, whylen, "becomes_map: expected %zu entries, got %zu", e->n, g->n);
+    return false;
+  }
+  for (size_t i = 0; i < e->n; i++) {
+    const JVal *x = e->u.arr[i], *y = g->u.arr[i];
+    if (x->kind != J_ARR || y->kind != J_ARR || x->n != 2 || y->n != 2 || !json_equal(x->u.arr[0], y->u.arr[0]))
+      return describe(why, whylen, "%s entry: expected %.300s, got %.300s", "becomes_map", x, y);
+    char inner[1400];
+    if (!graph_equal(ar, x->u.arr[1], y->u.arr[1], inner, sizeof inner)) {
+      char *node = json_to_string(x->u.arr[0], NULL);
+      snprintf(why, whylen, "becomes_map entry for node %s: %s", node, inner);
+      free(node);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool compare_expected(Arena *ar, TgVersion v, const JVal *exp, const JVal *got, char *why, size_t whylen) {
+  const JVal *se = json_get(exp, "schedule"), *sg = json_get(got, "schedule");
+  if (!se || !sg || se->kind != J_ARR || sg->kind != J_ARR) {
+    snprintf(why, whylen, "missing \"schedule\"");
+    return false;
+  }
+  size_t n = se->n < sg->n ? se->n : sg->n;
+  for (size_t k = 0; k < n; k++)
+    if (!compare_item(ar, v, k, se->u.arr[k], sg->u.arr[k], why, whylen)) return false;
+  if (se->n != sg->n) {
+    snprintf(why, whylen, "expected %zu schedule items, got %zu", se->n, sg->n);
+    return false;
+  }
+  if (!field_equal(exp, got, "var_vals"))
+    return describe(why, whylen, "%s: expected %.300s, got %.300s", "var_vals", json_get(exp, "var_vals"), json_get(got, "var_vals"));
+  if (v == TG_0_10_2) {
+    if (!compare_becomes_map(ar, json_get(exp, "becomes_map"), json_get(got, "becomes_map"), why, whylen)) return false;
+    if (!field_equal(exp, got, "new_buffers"))
+      return describe(why, whylen, "%s: expected %.300s, got %.300s", "new_buffers", json_get(exp, "new_buffers"), json_get(got, "new_buffers"));
+  }
+  /* memory plan: compared where recorded */
+  static const char *const plan_fields[] = {"memory_plan", "memory_plan_buffers", "memory_plan_error"};
+  for (size_t i = 0; i < 3; i++) {
+    const JVal *a = json_get(exp, plan_fields[i]);
+    if (a && a->kind != J_NULL && !field_equal(exp, got, plan_fields[i]))
+      return describe(why, whylen, "%s: expected %.300s, got %.300s", plan_fields[i], a, json_get(got, plan_fields[i]));
+  }
+  /* mutations: compared when the replayer reports them */
+  if (json_get(got, "mutations") && !field_equal(exp, got, "mutations"))
+    return describe(why, whylen, "%s: expected %.300s, got %.300s", "mutations", json_get(exp, "mutations"), json_get(got, "mutations"));
+  return true;
+}
+
+static size_t first_line_len(const char *s) {
+  const char *nl = strchr(s, '\n');
+  return nl ? (size_t)(nl - s) : strlen(s);
+}
+
+bool compare_error(const JVal *expected_error, const char *type, const char *message, char *why, size_t whylen) {
+  const JVal *et = json_get(expected_error, "type"), *em = json_get(expected_error, "message");
+  const char *etype = et && et->kind == J_STR ? et->u.s : "", *emsg = em && em->kind == J_STR ? em->u.s : "";
+  size_t ne = first_line_len(emsg), ng = first_line_len(message);
+  if (strcmp(etype, type) == 0 && ne == ng && strncmp(emsg, message, ne) == 0) return true;
+  snprintf(why, whylen, "expected %s: %.*s; got %s: %.*s", etype, (int)(ne > 300 ? 300 : ne), emsg, type,
+           (int)(ng > 300 ? 300 : ng), message);
+  return false;
+}

@@ -1,0 +1,235 @@
+/* graph.c — value and graph encodings of the capture contract (graph.h). */
+#include "graph.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void codec_init(Codec *c, Interner *in, TgVersion v) {
+  memset(c, 0, sizeof *c);
+  c->in = in;
+  c->arena = in->arena;
+  c->v = v;
+}
+
+const DType *dtype_from_json(const JVal *j, const char *where, Status *st) {
+  if (!j || j->kind != J_STR) { status_bad_input(st, "%s: dtype must be a string", where); return NULL; }
+  const DType *d = dtype_parse(j->u.s);
+  if (!d) status_bad_input(st, "%s: unknown dtype \"%s\"", where, j->u.s);
+  return d;
+}
+
+JVal *dtype_to_json(Codec *c, const DType *d) {
+  char buf[128];
+  return json_str(c->arena, dtype_repr(d, c->v, buf, sizeof buf));
+}
+
+/* {"float": "inf"|"-inf"|"nan"} */
+static bool nonfinite(const JVal *j, double *out) {
+  const JVal *f = json_get(j, "float");
+  if (j->n != 1 || !f || f->kind != J_STR) return false;
+  if (strcmp(f->u.s, "inf") == 0) *out = INFINITY;
+  else if (strcmp(f->u.s, "-inf") == 0) *out = -INFINITY;
+  else if (strcmp(f->u.s, "nan") == 0) *out = NAN;
+  else return false;
+  return true;
+}
+
+static const ShapeTracker *decode_st(Codec *c, const JVal *j, const char *where, Status *st) {
+  if (!c->st_decode) { status_unsupported(st, "%s: ShapeTracker values are not supported yet", where); return NULL; }
+  return c->st_decode(c, j, st);
+}
+
+/* {"MemBuffer": [idx, DT, ST]} / {"ConstBuffer": [val, DT, ST]} */
+static const Value *decode_buffer_arg(Codec *c, const JVal *arr, bool mem, const char *where, Status *st) {
+  if (arr->kind != J_ARR || arr->n != 3) {
+    status_bad_input(st, "%s: %s must be [x, DT, ST]", where, mem ? "MemBuffer" : "ConstBuffer");
+    return NULL;
+  }
+  const DType *d = dtype_from_json(arr->u.arr[1], where, st);
+  if (!d) return NULL;
+  const ShapeTracker *s = decode_st(c, arr->u.arr[2], where, st);
+  if (!s) return NULL;
+  if (mem) {
+    if (arr->u.arr[0]->kind != J_INT) { status_bad_input(st, "%s: MemBuffer idx must be an int", where); return NULL; }
+    return v_membuffer(c->in, arr->u.arr[0]->u.i, d, s);
+  }
+  const Value *val = value_from_json(c, arr->u.arr[0], where, st);
+  return val ? v_constbuffer(c->in, val, d, s) : NULL;
+}
+
+static const Value *decode_object(Codec *c, const JVal *j, const char *where, Status *st) {
+  double f;
+  const JVal *x;
+  if (nonfinite(j, &f)) return v_float(c->in, f);
+  if ((x = json_get(j, "MemBuffer")) && j->n == 1) return decode_buffer_arg(c, x, true, where, st);
+  if ((x = json_get(j, "ConstBuffer")) && j->n == 1) return decode_buffer_arg(c, x, false, where, st);
+  if ((x = json_get(j, "views"))) {
+    const ShapeTracker *s = decode_st(c, j, where, st);
+    return s ? v_st(c->in, s) : NULL;
+  }
+  if ((x = json_get(j, "sym")) && j->n == 1) {
+    size_t n;
+    char *text = json_to_string(x, &n);
+    const Value *v = v_strn(c->in, V_SYM, text, n);
+    free(text);
+    return v;
+  }
+  if ((x = json_get(j, "repr")) && j->n == 1 && x->kind == J_STR) return v_strn(c->in, V_REPR, x->u.s, x->n);
+  status_bad_input(st, "%s: unknown object value", where);
+  return NULL;
+}
+
+/* Iterative over arrays: an explicit stack of partly built tuples. */
+const Value *value_from_json(Codec *c, const JVal *j, const char *where, Status *st) {
+  typedef struct { const JVal *arr; size_t next; const Value **items; } Frame;
+  Frame stack[64];
+  size_t depth = 0;
+  const Value *done = NULL;
+  for (;;) {
+    if (j) {
+      switch (j->kind) {
+        case J_NULL: done = v_none(c->in); break;
+        case J_BOOL: done = v_bool(c->in, j->u.b); break;
+        case J_INT: done = v_int(c->in, j->u.i); break;
+        case J_UINT: status_unsupported(st, "%s: integer above int64", where); return NULL;
+        case J_FLOAT: done = v_float(c->in, j->u.f); break;
+        case J_STR: done = v_strn(c->in, V_STR, j->u.s, j->n); break;
+        case J_OBJ: done = decode_object(c, j, where, st); if (!done) return NULL; break;
+        case J_ARR:
+          if (depth == 64) { status_bad_input(st, "%s: value nested too deeply", where); return NULL; }
+          stack[depth++] = (Frame){j, 0, arena_array(c->arena, j->n ? j->n : 1, sizeof(Value *))};
+          done = NULL;
+          break;
+      }
+      j = NULL;
+    }
+    if (done) {
+      if (depth == 0) return done;
+      Frame *top = &stack[depth - 1];
+      top->items[top->next++] = done;
+      done = NULL;
+    }
+    Frame *top = &stack[depth - 1];
+    if (top->next < top->arr->n) { j = top->arr->u.arr[top->next]; continue; }
+    done = v_tuple(c->in, top->arr->n, top->items);
+    depth--;
+  }
+}
+
+JVal *value_to_json(Codec *c, const Value *v) {
+  Arena *a = c->arena;
+  switch (v->kind) {
+    case V_NONE: return json_null(a);
+    case V_BOOL: return json_bool(a, v->u.b);
+    case V_INT: return json_int(a, v->u.i);
+    case V_FLOAT: return json_float(a, v->u.f);
+    case V_STR: case V_BUFREF: return json_strn(a, v->u.str.s, v->u.str.n);
+    case V_TUPLE: {
+      JVal *arr = json_arr(a);
+      for (size_t i = 0; i < v->u.tuple.n; i++) json_push(a, arr, value_to_json(c, v->u.tuple.items[i]));
+      return arr;
+    }
+    case V_DTYPE: return dtype_to_json(c, v->u.dtype);
+    case V_ST: return c->st_encode ? c->st_encode(c, v->u.st) : json_null(a);
+    case V_MEMBUFFER: case V_CONSTBUFFER: {
+      JVal *arr = json_arr(a), *obj = json_obj(a);
+      bool mem = v->kind == V_MEMBUFFER;
+      json_push(a, arr, mem ? json_int(a, v->u.membuf.idx) : value_to_json(c, v->u.constbuf.val));
+      json_push(a, arr, dtype_to_json(c, mem ? v->u.membuf.dtype : v->u.constbuf.dtype));
+      const ShapeTracker *s = mem ? v->u.membuf.st : v->u.constbuf.st;
+      json_push(a, arr, c->st_encode ? c->st_encode(c, s) : json_null(a));
+      json_set(a, obj, mem ? "MemBuffer" : "ConstBuffer", arr);
+      return obj;
+    }
+    case V_SYM: {
+      JVal *obj = json_obj(a);
+      char *buf = arena_alloc(a, v->u.str.n + JSON_PADDING);
+      memcpy(buf, v->u.str.s, v->u.str.n);
+      char err[64];
+      JVal *inner = json_parse(a, buf, v->u.str.n, err, sizeof err);
+      json_set(a, obj, "sym", inner ? inner : json_null(a));
+      return obj;
+    }
+    case V_REPR: {
+      JVal *obj = json_obj(a);
+      json_set(a, obj, "repr", json_strn(a, v->u.str.s, v->u.str.n));
+      return obj;
+    }
+  }
+  return json_null(a);
+}
+
+static bool decode_node(Codec *c, const JVal *e, size_t i, const UOp **nodes, const char *where, const UOp **out,
+                        Status *st) {
+  char place[256];
+  snprintf(place, sizeof place, "%s node %zu", where, i);
+  if (e->kind != J_ARR || e->n != 4) return status_bad_input(st, "%s: must be [op, dtype, arg, [src...]]", place);
+  const JVal *jop = e->u.arr[0], *jdt = e->u.arr[1], *jsrc = e->u.arr[3];
+  if (jop->kind != J_STR) return status_bad_input(st, "%s: op must be a string", place);
+  Op op = op_parse(jop->u.s, c->v);
+  if (op == OP_NONE) return status_bad_input(st, "%s: unknown op \"%s\"", place, jop->u.s);
+  const DType *dt = NULL;
+  if (jdt->kind != J_NULL && !(dt = dtype_from_json(jdt, place, st))) return false;
+  const Value *arg = value_from_json(c, e->u.arr[2], place, st);
+  if (!arg) return false;
+  if (jsrc->kind != J_ARR) return status_bad_input(st, "%s: sources must be an array", place);
+  const UOp **src = arena_array(c->arena, jsrc->n ? jsrc->n : 1, sizeof *src);
+  for (size_t k = 0; k < jsrc->n; k++) {
+    const JVal *s = jsrc->u.arr[k];
+    if (s->kind != J_INT || s->u.i < 0 || (uint64_t)s->u.i >= i)
+      return status_bad_input(st, "%s: source %zu must be an index below %zu (post-order)", place, k, i);
+    src[k] = nodes[s->u.i];
+  }
+  if (jsrc->n > UINT32_MAX) return status_bad_input(st, "%s: too many sources", place);
+  *out = uop_new(c->in, op, dt, arg, (uint32_t)jsrc->n, src);
+  return true;
+}
+
+bool graph_decode(Codec *c, const JVal *g, const char *where, const UOp ***nodes_out, size_t *nnodes,
+                  const UOp ***roots_out, size_t *nroots, Status *st) {
+  const JVal *jn = json_get(g, "nodes"), *jr = json_get(g, "roots");
+  if (!jn || jn->kind != J_ARR || !jr || jr->kind != J_ARR)
+    return status_bad_input(st, "%s: a graph needs \"nodes\" and \"roots\" arrays", where);
+  const UOp **nodes = arena_array(c->arena, jn->n ? jn->n : 1, sizeof *nodes);
+  for (size_t i = 0; i < jn->n; i++)
+    if (!decode_node(c, jn->u.arr[i], i, nodes, where, &nodes[i], st)) return false;
+  const UOp **roots = arena_array(c->arena, jr->n ? jr->n : 1, sizeof *roots);
+  for (size_t k = 0; k < jr->n; k++) {
+    const JVal *r = jr->u.arr[k];
+    if (r->kind != J_INT || r->u.i < 0 || (uint64_t)r->u.i >= jn->n)
+      return status_bad_input(st, "%s: root %zu is not a node index", where, k);
+    roots[k] = nodes[r->u.i];
+  }
+  *nodes_out = nodes;
+  *nnodes = jn->n;
+  *roots_out = roots;
+  *nroots = jr->n;
+  return true;
+}
+
+JVal *graph_encode(Codec *c, const UOp *const *roots, size_t nroots) {
+  Arena *a = c->arena;
+  const UOp **order;
+  size_t n = uop_toposort(a, roots, nroots, &order);
+  OMap index;
+  omap_init(&index, a);
+  JVal *nodes = json_arr(a), *jroots = json_arr(a), *g = json_obj(a);
+  for (size_t i = 0; i < n; i++) {
+    const UOp *u = order[i];
+    omap_put(&index, omap_ptr(u), (void *)(uintptr_t)(i + 1));
+    JVal *e = json_arr(a), *src = json_arr(a);
+    const char *name = op_name(u->op, c->v);
+    json_push(a, e, json_str(a, name ? name : "?"));
+    json_push(a, e, u->dtype ? dtype_to_json(c, u->dtype) : json_null(a));
+    json_push(a, e, value_to_json(c, u->arg));
+    for (uint32_t k = 0; k < u->nsrc; k++)
+      json_push(a, src, json_int(a, (int64_t)(uintptr_t)omap_get(&index, omap_ptr(u->src[k])) - 1));
+    json_push(a, e, src);
+    json_push(a, nodes, e);
+  }
+  for (size_t r = 0; r < nroots; r++)
+    json_push(a, jroots, json_int(a, (int64_t)(uintptr_t)omap_get(&index, omap_ptr(roots[r])) - 1));
+  json_set(a, g, "nodes", nodes);
+  json_set(a, g, "roots", jroots);
+  return g;
+}

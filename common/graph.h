@@ -1,0 +1,40 @@
+/* graph.h — the contract's encodings of values and graphs (capture-format
+ * section 2): ARG values <-> Value, GRAPH <-> UOp DAG. A Codec bundles what
+ * that needs: the Interner, the version (op and dtype spellings) and the
+ * ShapeTracker codec. */
+#ifndef TSCHED_GRAPH_H
+#define TSCHED_GRAPH_H
+#include "intern.h"
+#include "json.h"
+#include "status.h"
+#include "uop.h"
+#include "version.h"
+
+typedef struct Codec Codec;
+struct Codec {
+  Interner *in;
+  Arena *arena;
+  TgVersion v;
+  /* ShapeTracker <-> {"views": [...]}; set by codec_init from shapetracker.h.
+   * NULL st_decode makes every ShapeTracker "unsupported". */
+  const ShapeTracker *(*st_decode)(Codec *c, const JVal *j, Status *st);
+  JVal *(*st_encode)(Codec *c, const ShapeTracker *s);
+};
+
+void codec_init(Codec *c, Interner *in, TgVersion v);
+
+/* ARG / any value. `where` names the place for error messages. */
+const Value *value_from_json(Codec *c, const JVal *j, const char *where, Status *st);
+JVal *value_to_json(Codec *c, const Value *v);
+/* A DT string -> DType, with an error naming `where` when unknown. */
+const DType *dtype_from_json(const JVal *j, const char *where, Status *st);
+JVal *dtype_to_json(Codec *c, const DType *d);
+
+/* GRAPH -> nodes. *nodes gets one UOp per entry (hash-consing may map two
+ * entries to one node), *roots the roots. Validates shape, op and dtype
+ * names and that every source index is smaller than its node's. */
+bool graph_decode(Codec *c, const JVal *g, const char *where, const UOp ***nodes, size_t *nnodes,
+                  const UOp ***roots, size_t *nroots, Status *st);
+/* roots -> GRAPH (post-order from the roots, sources in order, each node once). */
+JVal *graph_encode(Codec *c, const UOp *const *roots, size_t nroots);
+#endif

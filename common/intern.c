@@ -1,0 +1,268 @@
+/* intern.c — hash-consing of Values and UOps (see intern.h, value.h, uop.h). */
+#include "intern.h"
+#include <math.h>
+#include <string.h>
+
+static uint64_t mix(uint64_t x) {
+  x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27; x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+static uint64_t combine(uint64_t h, uint64_t x) { return mix(h ^ (x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2))); }
+
+static uint64_t hash_bytes(const char *s, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+  return mix(h);
+}
+
+void interner_init(Interner *in, Arena *a) {
+  memset(in, 0, sizeof *in);
+  in->arena = a;
+}
+
+/* ---------------- values ---------------- */
+
+static uint64_t st_hash_of(const Interner *in, const ShapeTracker *st) {
+  return in->st_hash ? in->st_hash(st) : (uint64_t)(uintptr_t)st;
+}
+static bool st_same(const Interner *in, const ShapeTracker *a, const ShapeTracker *b) {
+  return a == b || (in->st_equal && a && b && in->st_equal(a, b));
+}
+
+static uint64_t value_hash(const Interner *in, const Value *v) {
+  uint64_t h = mix((uint64_t)v->kind + 1);
+  switch (v->kind) {
+    case V_NONE: return h;
+    case V_BOOL: return combine(h, v->u.b);
+    case V_INT: return combine(h, (uint64_t)v->u.i);
+    case V_FLOAT: {
+      double f = v->u.f;
+      uint64_t bits;
+      memcpy(&bits, &f, sizeof bits);
+      return combine(h, bits);
+    }
+    case V_STR: case V_SYM: case V_REPR: case V_BUFREF: return combine(h, hash_bytes(v->u.str.s, v->u.str.n));
+    case V_TUPLE:
+      for (size_t i = 0; i < v->u.tuple.n; i++) h = combine(h, v->u.tuple.items[i]->hash);
+      return combine(h, v->u.tuple.n);
+    case V_DTYPE: return combine(h, (uint64_t)(uintptr_t)v->u.dtype);
+    case V_ST: return combine(h, st_hash_of(in, v->u.st));
+    case V_MEMBUFFER:
+      return combine(combine(combine(h, (uint64_t)v->u.membuf.idx), (uintptr_t)v->u.membuf.dtype), st_hash_of(in, v->u.membuf.st));
+    case V_CONSTBUFFER:
+      return combine(combine(combine(h, v->u.constbuf.val->hash), (uintptr_t)v->u.constbuf.dtype), st_hash_of(in, v->u.constbuf.st));
+  }
+  return h;
+}
+
+/* Exact identity of floats: bit patterns (so 0.0 and -0.0 stay two values,
+ * int 1 and float 1.0 too); a scheduler that needs Python's == compares
+ * with value_py_eq semantics itself. */
+static bool value_same(const Interner *in, const Value *a, const Value *b) {
+  if (a->kind != b->kind || a->hash != b->hash) return false;
+  switch (a->kind) {
+    case V_NONE: return true;
+    case V_BOOL: return a->u.b == b->u.b;
+    case V_INT: return a->u.i == b->u.i;
+    case V_FLOAT: return memcmp(&a->u.f, &b->u.f, sizeof(double)) == 0;
+    case V_STR: case V_SYM: case V_REPR: case V_BUFREF:
+      return a->u.str.n == b->u.str.n && memcmp(a->u.str.s, b->u.str.s, a->u.str.n) == 0;
+    case V_TUPLE:
+      if (a->u.tuple.n != b->u.tuple.n) return false;
+      for (size_t i = 0; i < a->u.tuple.n; i++)
+        if (a->u.tuple.items[i] != b->u.tuple.items[i]) return false;
+      return true;
+    case V_DTYPE: return a->u.dtype == b->u.dtype;
+    case V_ST: return st_same(in, a->u.st, b->u.st);
+    case V_MEMBUFFER:
+      return a->u.membuf.idx == b->u.membuf.idx && a->u.membuf.dtype == b->u.membuf.dtype && st_same(in, a->u.membuf.st, b->u.membuf.st);
+    case V_CONSTBUFFER:
+      return a->u.constbuf.val == b->u.constbuf.val && a->u.constbuf.dtype == b->u.constbuf.dtype &&
+             st_same(in, a->u.constbuf.st, b->u.constbuf.st);
+  }
+  return false;
+}
+
+static void grow_values(Interner *in) {
+  size_t cap = in->values_cap ? in->values_cap * 2 : 256;
+  const Value **t = arena_array(in->arena, cap, sizeof *t);
+  for (size_t i = 0; i < in->values_cap; i++) {
+    const Value *v = in->values[i];
+    if (!v) continue;
+    size_t j = v->hash & (cap - 1);
+    while (t[j]) j = (j + 1) & (cap - 1);
+    t[j] = v;
+  }
+  in->values = t;
+  in->values_cap = cap;
+}
+
+static const Value *intern_value(Interner *in, Value *proto) {
+  proto->hash = value_hash(in, proto);
+  if ((in->nvalues + 1) * 2 > in->values_cap) grow_values(in);
+  size_t mask = in->values_cap - 1, j = proto->hash & mask;
+  while (in->values[j]) {
+    if (value_same(in, in->values[j], proto)) return in->values[j];
+    j = (j + 1) & mask;
+  }
+  Value *v = arena_alloc(in->arena, sizeof *v);
+  *v = *proto;
+  if (v->kind == V_TUPLE && v->u.tuple.n) {
+    const Value **items = arena_array(in->arena, v->u.tuple.n, sizeof *items);
+    memcpy(items, proto->u.tuple.items, v->u.tuple.n * sizeof *items);
+    v->u.tuple.items = items;
+  }
+  if (v->kind == V_STR || v->kind == V_SYM || v->kind == V_REPR || v->kind == V_BUFREF)
+    v->u.str.s = arena_strndup(in->arena, proto->u.str.s, proto->u.str.n);
+  in->values[j] = v;
+  in->nvalues++;
+  return v;
+}
+
+const Value *v_none(Interner *in) { Value p = {.kind = V_NONE}; return intern_value(in, &p); }
+const Value *v_bool(Interner *in, bool b) { Value p = {.kind = V_BOOL, .u.b = b}; return intern_value(in, &p); }
+const Value *v_int(Interner *in, int64_t i) { Value p = {.kind = V_INT, .u.i = i}; return intern_value(in, &p); }
+const Value *v_float(Interner *in, double f) { Value p = {.kind = V_FLOAT, .u.f = f}; return intern_value(in, &p); }
+const Value *v_strn(Interner *in, ValueKind kind, const char *s, size_t n) {
+  Value p = {.kind = kind, .u.str = {s, n}};
+  return intern_value(in, &p);
+}
+const Value *v_str(Interner *in, const char *s) { return v_strn(in, V_STR, s, strlen(s)); }
+const Value *v_tuple(Interner *in, size_t n, const Value *const *items) {
+  Value p = {.kind = V_TUPLE, .u.tuple = {n, items}};
+  return intern_value(in, &p);
+}
+const Value *v_dtype(Interner *in, const DType *d) { Value p = {.kind = V_DTYPE, .u.dtype = d}; return intern_value(in, &p); }
+const Value *v_st(Interner *in, const ShapeTracker *st) { Value p = {.kind = V_ST, .u.st = st}; return intern_value(in, &p); }
+const Value *v_membuffer(Interner *in, int64_t idx, const DType *d, const ShapeTracker *st) {
+  Value p = {.kind = V_MEMBUFFER, .u.membuf = {idx, d, st}};
+  return intern_value(in, &p);
+}
+const Value *v_constbuffer(Interner *in, const Value *val, const DType *d, const ShapeTracker *st) {
+  Value p = {.kind = V_CONSTBUFFER, .u.constbuf = {val, d, st}};
+  return intern_value(in, &p);
+}
+
+bool value_truthy(const Value *v) {
+  switch (v->kind) {
+    case V_NONE: return false;
+    case V_BOOL: return v->u.b;
+    case V_INT: return v->u.i != 0;
+    case V_FLOAT: return v->u.f != 0.0;
+    case V_STR: return v->u.str.n != 0;
+    case V_TUPLE: return v->u.tuple.n != 0;
+    default: return true;
+  }
+}
+
+/* ---------------- uops ---------------- */
+
+static uint64_t uop_hash(const UOp *u) {
+  uint64_t h = combine(mix((uint64_t)u->op), (uint64_t)(uintptr_t)u->dtype);
+  h = combine(h, u->arg->hash);
+  for (uint32_t i = 0; i < u->nsrc; i++) h = combine(h, u->src[i]->hash);
+  return combine(h, u->nsrc);
+}
+
+static bool uop_same(const UOp *a, const UOp *b) {
+  if (a->hash != b->hash || a->op != b->op || a->dtype != b->dtype || a->arg != b->arg || a->nsrc != b->nsrc) return false;
+  for (uint32_t i = 0; i < a->nsrc; i++)
+    if (a->src[i] != b->src[i]) return false;
+  return true;
+}
+
+static void grow_uops(Interner *in) {
+  size_t cap = in->uops_cap ? in->uops_cap * 2 : 1024;
+  const UOp **t = arena_array(in->arena, cap, sizeof *t);
+  for (size_t i = 0; i < in->uops_cap; i++) {
+    const UOp *u = in->uops[i];
+    if (!u) continue;
+    size_t j = u->hash & (cap - 1);
+    while (t[j]) j = (j + 1) & (cap - 1);
+    t[j] = u;
+  }
+  in->uops = t;
+  in->uops_cap = cap;
+}
+
+const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, uint32_t nsrc, const UOp *const *src) {
+  UOp proto = {op, dtype, arg ? arg : v_none(in), nsrc, src, 0, 0};
+  proto.hash = uop_hash(&proto);
+  if ((in->nuops + 1) * 2 > in->uops_cap) grow_uops(in);
+  size_t mask = in->uops_cap - 1, j = proto.hash & mask;
+  while (in->uops[j]) {
+    if (uop_same(in->uops[j], &proto)) return in->uops[j];
+    j = (j + 1) & mask;
+  }
+  UOp *u = arena_alloc(in->arena, sizeof *u);
+  *u = proto;
+  if (nsrc) {
+    const UOp **s = arena_array(in->arena, nsrc, sizeof *s);
+    memcpy(s, src, nsrc * sizeof *s);
+    u->src = s;
+  }
+  u->id = (uint32_t)in->nuops;
+  in->uops[j] = u;
+  in->nuops++;
+  return u;
+}
+
+const UOp *uop0(Interner *in, Op op, const DType *dtype, const Value *arg) { return uop_new(in, op, dtype, arg, 0, NULL); }
+const UOp *uop1(Interner *in, Op op, const DType *dtype, const Value *arg, const UOp *a) {
+  const UOp *s[1] = {a};
+  return uop_new(in, op, dtype, arg, 1, s);
+}
+const UOp *uop2(Interner *in, Op op, const DType *dtype, const Value *arg, const UOp *a, const UOp *b) {
+  const UOp *s[2] = {a, b};
+  return uop_new(in, op, dtype, arg, 2, s);
+}
+const UOp *uop3(Interner *in, Op op, const DType *dtype, const Value *arg, const UOp *a, const UOp *b, const UOp *c) {
+  const UOp *s[3] = {a, b, c};
+  return uop_new(in, op, dtype, arg, 3, s);
+}
+const UOp *uop_with_src(Interner *in, const UOp *u, uint32_t nsrc, const UOp *const *src) {
+  return uop_new(in, u->op, u->dtype, u->arg, nsrc, src);
+}
+uint32_t uop_count(const Interner *in) { return (uint32_t)in->nuops; }
+
+/* Iterative post-order DFS, sources in order, each node once. */
+size_t uop_toposort(Arena *a, const UOp *const *roots, size_t nroots, const UOp ***out) {
+  typedef struct { const UOp *u; uint32_t next; } Frame;
+  size_t cap = 64, n = 0, depth = 0, scap = 64;
+  const UOp **order = arena_array(a, cap, sizeof *order);
+  Frame *stack = arena_array(a, scap, sizeof *stack);
+  OMap seen;
+  omap_init(&seen, a);
+  for (size_t r = 0; r < nroots; r++) {
+    if (omap_has(&seen, omap_ptr(roots[r]))) continue;
+    omap_put(&seen, omap_ptr(roots[r]), (void *)1);
+    stack[depth++] = (Frame){roots[r], 0};
+    while (depth) {
+      Frame *f = &stack[depth - 1];
+      if (f->next < f->u->nsrc) {
+        const UOp *s = f->u->src[f->next++];
+        if (omap_has(&seen, omap_ptr(s))) continue;
+        omap_put(&seen, omap_ptr(s), (void *)1);
+        if (depth == scap) {
+          Frame *bigger = arena_array(a, scap * 2, sizeof *bigger);
+          memcpy(bigger, stack, scap * sizeof *stack);
+          stack = bigger;
+          scap *= 2;
+        }
+        stack[depth++] = (Frame){s, 0};
+        continue;
+      }
+      if (n == cap) {
+        const UOp **bigger = arena_array(a, cap * 2, sizeof *bigger);
+        memcpy(bigger, order, cap * sizeof *order);
+        order = bigger;
+        cap *= 2;
+      }
+      order[n++] = f->u;
+      depth--;
+    }
+  }
+  *out = order;
+  return n;
+}

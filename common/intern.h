@@ -1,0 +1,21 @@
+/* intern.h — the hash-consing table behind Value and UOp. One Interner per
+ * capture, living in that capture's Arena. */
+#ifndef TSCHED_INTERN_H
+#define TSCHED_INTERN_H
+#include "arena.h"
+#include "uop.h"
+#include "value.h"
+#include "omap.h"
+
+struct Interner {
+  Arena *arena;
+  /* open-addressing tables of pointers, sized to powers of two */
+  const Value **values; size_t nvalues, values_cap;
+  const UOp **uops; size_t nuops, uops_cap;
+  /* hooks into the ShapeTracker module, for V_ST / V_MEMBUFFER / V_CONSTBUFFER */
+  uint64_t (*st_hash)(const ShapeTracker *);
+  bool (*st_equal)(const ShapeTracker *, const ShapeTracker *);
+};
+
+void interner_init(Interner *in, Arena *a);
+#endif

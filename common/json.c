@@ -1,0 +1,181 @@
+/* json.c — lookups, builders and the writer for the JVal tree (json.h). */
+#include "json.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const JVal *json_get(const JVal *obj, const char *key) {
+  if (!obj || obj->kind != J_OBJ) return NULL;
+  size_t klen = strlen(key);
+  for (size_t i = 0; i < obj->n; i++)
+    if (obj->u.obj[i].keylen == klen && memcmp(obj->u.obj[i].key, key, klen) == 0) return obj->u.obj[i].val;
+  return NULL;
+}
+
+bool json_is_int(const JVal *v) { return v && (v->kind == J_INT || v->kind == J_UINT); }
+bool json_is_number(const JVal *v) { return v && (v->kind == J_INT || v->kind == J_UINT || v->kind == J_FLOAT); }
+
+static JVal *make(Arena *a, JKind k) {
+  JVal *v = arena_alloc(a, sizeof *v);
+  v->kind = k;
+  return v;
+}
+
+JVal *json_null(Arena *a) { return make(a, J_NULL); }
+JVal *json_bool(Arena *a, bool b) { JVal *v = make(a, J_BOOL); v->u.b = b; return v; }
+JVal *json_int(Arena *a, int64_t i) { JVal *v = make(a, J_INT); v->u.i = i; return v; }
+JVal *json_float(Arena *a, double f) { JVal *v = make(a, J_FLOAT); v->u.f = f; return v; }
+JVal *json_strn(Arena *a, const char *s, size_t n) {
+  JVal *v = make(a, J_STR);
+  v->u.s = arena_strndup(a, s, n);
+  v->n = n;
+  return v;
+}
+JVal *json_str(Arena *a, const char *s) { return json_strn(a, s, strlen(s)); }
+JVal *json_arr(Arena *a) { return make(a, J_ARR); }
+JVal *json_obj(Arena *a) { return make(a, J_OBJ); }
+
+/* Capacity is the next power of two >= n: grow when n reaches one. */
+static bool needs_growth(size_t n) { return n == 0 || (n & (n - 1)) == 0; }
+
+void json_push(Arena *a, JVal *arr, JVal *item) {
+  if (needs_growth(arr->n)) {
+    JVal **bigger = arena_array(a, arr->n ? arr->n * 2 : 4, sizeof(JVal *));
+    if (arr->n) memcpy(bigger, arr->u.arr, arr->n * sizeof(JVal *));
+    arr->u.arr = bigger;
+  }
+  arr->u.arr[arr->n++] = item;
+}
+
+void json_set(Arena *a, JVal *obj, const char *key, JVal *val) {
+  for (size_t i = 0; i < obj->n; i++)
+    if (strcmp(obj->u.obj[i].key, key) == 0) { obj->u.obj[i].val = val; return; }
+  if (needs_growth(obj->n)) {
+    JMember *bigger = arena_array(a, obj->n ? obj->n * 2 : 4, sizeof(JMember));
+    if (obj->n) memcpy(bigger, obj->u.obj, obj->n * sizeof(JMember));
+    obj->u.obj = bigger;
+  }
+  JMember *m = &obj->u.obj[obj->n++];
+  m->key = arena_strdup(a, key);
+  m->keylen = strlen(key);
+  m->val = val;
+}
+
+/* ---- writer: a growable byte buffer and an explicit stack ---- */
+
+typedef struct { char *p; size_t n, cap; } Buf;
+
+static void buf_put(Buf *b, const char *s, size_t n) {
+  if (b->n + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->n + n + 1) cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) abort();
+    b->p = p;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, s, n);
+  b->n += n;
+  b->p[b->n] = 0;
+}
+static void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
+
+static void write_string(Buf *b, const char *s, size_t n) {
+  buf_put(b, "\"", 1);
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    char esc[8];
+    if (c == '"') buf_put(b, "\\\"", 2);
+    else if (c == '\\') buf_put(b, "\\\\", 2);
+    else if (c == '\n') buf_put(b, "\\n", 2);
+    else if (c == '\t') buf_put(b, "\\t", 2);
+    else if (c == '\r') buf_put(b, "\\r", 2);
+    else if (c < 0x20) { snprintf(esc, sizeof esc, "\\u%04x", c); buf_puts(b, esc); }
+    else buf_put(b, (const char *)&s[i], 1);
+  }
+  buf_put(b, "\"", 1);
+}
+
+/* Python's repr(float): shortest round-trip digits, always with '.' or 'e'. */
+static void write_float(Buf *b, double f) {
+  char tmp[40];
+  if (isnan(f)) { buf_puts(b, "{\"float\": \"nan\"}"); return; }
+  if (isinf(f)) { buf_puts(b, f > 0 ? "{\"float\": \"inf\"}" : "{\"float\": \"-inf\"}"); return; }
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(tmp, sizeof tmp, "%.*g", prec, f);
+    if (strtod(tmp, NULL) == f) break;
+  }
+  buf_puts(b, tmp);
+  if (!strpbrk(tmp, ".eEn")) buf_puts(b, ".0");
+}
+
+static void write_scalar(Buf *b, const JVal *v) {
+  char tmp[32];
+  switch (v->kind) {
+    case J_NULL: buf_puts(b, "null"); break;
+    case J_BOOL: buf_puts(b, v->u.b ? "true" : "false"); break;
+    case J_INT: snprintf(tmp, sizeof tmp, "%lld", (long long)v->u.i); buf_puts(b, tmp); break;
+    case J_UINT: snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v->u.u); buf_puts(b, tmp); break;
+    case J_FLOAT: write_float(b, v->u.f); break;
+    case J_STR: write_string(b, v->u.s, v->n); break;
+    default: break;
+  }
+}
+
+typedef struct { const JVal *v; size_t next; } Frame;
+
+static void write_tree(Buf *b, const JVal *root) {
+  size_t cap = 64, depth = 0;
+  Frame *stack = malloc(cap * sizeof *stack);
+  if (!stack) abort();
+  const JVal *pending = root;
+  for (;;) {
+    if (pending) {
+      if (pending->kind != J_ARR && pending->kind != J_OBJ) {
+        write_scalar(b, pending);
+      } else {
+        buf_puts(b, pending->kind == J_ARR ? "[" : "{");
+        if (depth == cap) {
+          cap *= 2;
+          Frame *s = realloc(stack, cap * sizeof *stack);
+          if (!s) abort();
+          stack = s;
+        }
+        stack[depth++] = (Frame){pending, 0};
+      }
+      pending = NULL;
+    }
+    if (depth == 0) break;
+    Frame *top = &stack[depth - 1];
+    if (top->next == top->v->n) {
+      buf_puts(b, top->v->kind == J_ARR ? "]" : "}");
+      depth--;
+      continue;
+    }
+    if (top->next > 0) buf_puts(b, ", ");
+    if (top->v->kind == J_ARR) {
+      pending = top->v->u.arr[top->next++];
+    } else {
+      const JMember *m = &top->v->u.obj[top->next++];
+      write_string(b, m->key, m->keylen);
+      buf_puts(b, ": ");
+      pending = m->val;
+    }
+  }
+  free(stack);
+}
+
+char *json_to_string(const JVal *v, size_t *len_out) {
+  Buf b = {0};
+  write_tree(&b, v);
+  if (!b.p) buf_puts(&b, "");
+  if (len_out) *len_out = b.n;
+  return b.p;
+}
+
+void json_write(FILE *f, const JVal *v) {
+  size_t n;
+  char *s = json_to_string(v, &n);
+  fwrite(s, 1, n, f);
+  free(s);
+}

@@ -1,0 +1,102 @@
+/* ops.h — every op name of the three generations (generated once from tinygrad's
+ * ops.py of each tag). 0.9.1 spreads ops over classes (BinaryOps.ADD, LoadOps.CONST);
+ * 0.10.x has one enum Ops. Where 0.9.1 has two members of one name in different
+ * classes the C name says which: OP_REDUCE_MAX is ReduceOps.MAX, OP_LOADOPS_CONST is
+ * LoadOps.CONST (BufferOps.CONST is OP_CONST). */
+#ifndef TSCHED_OPS_H
+#define TSCHED_OPS_H
+#include "version.h"
+
+typedef enum {
+  OP_NONE = 0,
+  OP_NAME,
+  OP_SINK,
+  OP_CONTIGUOUS,
+  OP_CONTIGUOUS_BACKWARD,
+  OP_DETACH,
+  OP_KERNEL,
+  OP_UNIQUE,
+  OP_EMPTY,
+  OP_COPY,
+  OP_BUFFER_VIEW,
+  OP_BLOCK,
+  OP_BLOCKSTART,
+  OP_BLOCKFORK,
+  OP_BLOCKEND,
+  OP_RESHAPE,
+  OP_PERMUTE,
+  OP_EXPAND,
+  OP_PAD,
+  OP_SHRINK,
+  OP_FLIP,
+  OP_UNROLL,
+  OP_CONTRACT,
+  OP_VIEW,
+  OP_DEFINE_GLOBAL,
+  OP_BUFFER,
+  OP_DEFINE_VAR,
+  OP_DEFINE_LOCAL,
+  OP_DEFINE_ACC,
+  OP_VALID,
+  OP_SPECIAL,
+  OP_NOOP,
+  OP_REDUCE_AXIS,
+  OP_GEP,
+  OP_VECTORIZE,
+  OP_CAT,
+  OP_CAST,
+  OP_BITCAST,
+  OP_EXP2,
+  OP_LOG2,
+  OP_SIN,
+  OP_SQRT,
+  OP_RECIP,
+  OP_NEG,
+  OP_LOAD,
+  OP_STORE,
+  OP_INDEX,
+  OP_WMMA,
+  OP_ADD,
+  OP_MUL,
+  OP_IDIV,
+  OP_MAX,
+  OP_MOD,
+  OP_CMPLT,
+  OP_CMPNE,
+  OP_XOR,
+  OP_SHL,
+  OP_SHR,
+  OP_OR,
+  OP_AND,
+  OP_THREEFRY,
+  OP_SUB,
+  OP_FDIV,
+  OP_POW,
+  OP_WHERE,
+  OP_MULACC,
+  OP_ASSIGN,
+  OP_BIND,
+  OP_BARRIER,
+  OP_RANGE,
+  OP_IF,
+  OP_ENDRANGE,
+  OP_ENDIF,
+  OP_VCONST,
+  OP_CONST,
+  OP_DEVICE,
+  OP_MULTI,
+  OP_CUSTOM,
+  OP_PRELOAD,
+  OP_REDUCE_SUM,
+  OP_REDUCE_MAX,
+  OP_LOADOPS_CONST,
+  OP_COUNT
+} Op;
+
+/* The spelling str(op) of version v ("BinaryOps.ADD", "Ops.ADD"); NULL when v has no such op. */
+const char *op_name(Op op, TgVersion v);
+/* Parse str(op) of version v; OP_NONE when unknown. */
+Op op_parse(const char *s, TgVersion v);
+/* The member's enum value in version v (auto() numbering from 1), for ordering; 0 when absent. */
+int op_value(Op op, TgVersion v);
+#endif

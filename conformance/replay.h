@@ -1,0 +1,30 @@
+/* replay.h — replaying captures: run each capture's generation on its input
+ * and compare with what tinygrad recorded. Shared by `tsched replay` and the
+ * other subcommands that walk captures. */
+#ifndef TSCHED_REPLAY_H
+#define TSCHED_REPLAY_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "capture.h"
+
+typedef enum { OUT_PASS, OUT_FAIL, OUT_UNSUPPORTED, OUT_ERROR } OutcomeKind;
+
+typedef struct Outcome {
+  OutcomeKind kind;
+  char why[2048];            /* FAIL: first difference; UNSUPPORTED: reason; ERROR: what is malformed */
+  double schedule_seconds;   /* time inside the generation's scheduler */
+  double compare_seconds;
+} Outcome;
+
+/* Schedule c with its generation and compare. */
+void replay_capture(const Capture *c, Arena *a, Outcome *o);
+
+/* Expand files and folders (recursively: *.jsonl, *.jsonl.gz) into a sorted
+ * list of files. Returns the count; *out is malloc'd (free with free_paths). */
+size_t collect_capture_files(int npaths, char **paths, char ***out);
+void free_paths(char **paths, size_t n);
+
+double now_seconds(void);
+
+int cmd_replay(int argc, char **argv);
+#endif

@@ -1,0 +1,208 @@
+/* test_core.c — behaviour of the common core: JSON numbers, ordered maps,
+ * hash-consing, graph encoding and the comparator. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "compare.h"
+#include "graph.h"
+#include "intern.h"
+#include "omap.h"
+
+static JVal *parse(Arena *a, const char *text) {
+  size_t n = strlen(text);
+  char *buf = arena_alloc(a, n + JSON_PADDING);
+  memcpy(buf, text, n);
+  char err[128];
+  return json_parse(a, buf, n, err, sizeof err);
+}
+
+static void json_keeps_int_and_float_apart(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  JVal *v = parse(&a, "[1, 1.0, -0.0, 18446744073709551615, {\"float\": \"nan\"}]");
+  assert_non_null(v);
+  assert_int_equal(v->u.arr[0]->kind, J_INT);
+  assert_int_equal(v->u.arr[1]->kind, J_FLOAT);
+  assert_int_equal(v->u.arr[3]->kind, J_UINT);
+  assert_false(json_equal(v->u.arr[0], v->u.arr[1]));                       /* 1 != 1.0 */
+  assert_true(json_equal(parse(&a, "0.0"), v->u.arr[2]));                   /* -0.0 == 0.0 */
+  assert_true(json_equal(parse(&a, "{\"float\": \"nan\"}"), v->u.arr[4]));  /* nan == nan */
+  assert_true(json_equal(parse(&a, "{\"a\": 1, \"b\": [2]}"), parse(&a, "{\"b\": [2], \"a\": 1}")));
+  char *s = json_to_string(parse(&a, "[1.0, 1e+20, 0.1, {\"float\": \"-inf\"}]"), NULL);
+  assert_string_equal(s, "[1.0, 1e+20, 0.1, {\"float\": \"-inf\"}]");
+  free(s);
+  arena_free(&a);
+}
+
+static void json_rejects_malformed_input(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  assert_null(parse(&a, "{\"a\": [1, 2}"));
+  assert_null(parse(&a, ""));
+  arena_free(&a);
+}
+
+static void omap_iterates_in_insertion_order_like_a_dict(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  OMap m;
+  omap_init(&m, &a);
+  for (uint64_t k = 100; k > 0; k--) omap_put(&m, k, (void *)(uintptr_t)k);
+  omap_put(&m, 50, (void *)1);   /* overwrite keeps the position */
+  omap_del(&m, 99);
+  omap_put(&m, 99, (void *)2);   /* re-insert appends */
+  size_t pos = 0;
+  uint64_t key, expect = 100;
+  void *val;
+  assert_true(omap_next(&m, &pos, &key, &val));
+  assert_int_equal(key, 100);
+  assert_true(omap_next(&m, &pos, &key, &val));
+  assert_int_equal(key, 98);
+  for (expect = 97; expect > 0; expect--) assert_true(omap_next(&m, &pos, &key, &val)), assert_int_equal(key, expect);
+  assert_true(omap_next(&m, &pos, &key, &val));
+  assert_int_equal(key, 99);
+  assert_false(omap_next(&m, &pos, &key, &val));
+  assert_int_equal(omap_len(&m), 100);
+  assert_ptr_equal(omap_get(&m, 50), (void *)1);
+  arena_free(&a);
+}
+
+static void uops_are_hash_consed(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  Interner in;
+  interner_init(&in, &a);
+  const UOp *x = uop0(&in, OP_CONST, dt_float, v_float(&in, 1.0));
+  const UOp *y = uop0(&in, OP_CONST, dt_float, v_float(&in, 1.0));
+  const UOp *z = uop0(&in, OP_CONST, dt_int, v_int(&in, 1));
+  assert_ptr_equal(x, y);
+  assert_ptr_not_equal(x, z);
+  assert_ptr_equal(uop2(&in, OP_ADD, dt_float, NULL, x, y), uop2(&in, OP_ADD, dt_float, v_none(&in), y, x));
+  const Value *items[2] = {v_int(&in, 1), v_str(&in, "a")};
+  assert_ptr_equal(v_tuple(&in, 2, items), v_tuple(&in, 2, items));
+  arena_free(&a);
+}
+
+static void dtypes_parse_and_print_per_version(void **state) {
+  (void)state;
+  char buf[64];
+  const DType *p = dtype_parse("float.ptr(16)");
+  assert_non_null(p);
+  assert_string_equal(dtype_repr(p, TG_0_10_2, buf, sizeof buf), "float.ptr(16)");
+  assert_string_equal(dtype_repr(dtype_parse("float.ptr()"), TG_0_10_0, buf, sizeof buf), "float.ptr()");
+  assert_string_equal(dtype_repr(dtype_parse("half.vec(4)"), TG_0_10_2, buf, sizeof buf), "half.vec(4)");
+  assert_ptr_equal(dtype_parse("_float4"), dtype_parse("float.vec(4)"));
+  assert_string_equal(dtype_repr(dtype_parse("imagef((1, 2, 4))"), TG_0_10_0, buf, sizeof buf), "imagef((1, 2, 4))");
+  assert_null(dtype_parse("floaty"));
+}
+
+static void graphs_round_trip_and_compare_structurally(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  Interner in;
+  interner_init(&in, &a);
+  Codec c;
+  codec_init(&c, &in, TG_0_10_2);
+  /* the same DAG, numbered differently, with a duplicate node */
+  JVal *g1 = parse(&a, "{\"nodes\": [[\"Ops.CONST\", \"float\", 1.0, []], [\"Ops.CONST\", \"float\", 2.0, []],"
+                       " [\"Ops.ADD\", \"float\", null, [0, 1]], [\"Ops.SINK\", \"void\", null, [2]]], \"roots\": [3]}");
+  JVal *g2 = parse(&a, "{\"nodes\": [[\"Ops.CONST\", \"float\", 2.0, []], [\"Ops.CONST\", \"float\", 1.0, []],"
+                       " [\"Ops.CONST\", \"float\", 2.0, []], [\"Ops.ADD\", \"float\", null, [1, 2]],"
+                       " [\"Ops.SINK\", \"void\", null, [3]]], \"roots\": [4]}");
+  JVal *g3 = parse(&a, "{\"nodes\": [[\"Ops.CONST\", \"float\", 1.0, []], [\"Ops.CONST\", \"float\", 2, []],"
+                       " [\"Ops.ADD\", \"float\", null, [0, 1]], [\"Ops.SINK\", \"void\", null, [2]]], \"roots\": [3]}");
+  char why[512];
+  assert_true(graph_equal(&a, g1, g2, why, sizeof why));
+  assert_false(graph_equal(&a, g1, g3, why, sizeof why));
+  assert_non_null(strstr(why, "arg"));
+  Status st = {0};
+  const UOp **nodes, **roots;
+  size_t n, nr;
+  assert_true(graph_decode(&c, g2, "test", &nodes, &n, &roots, &nr, &st));
+  assert_ptr_equal(nodes[0], nodes[2]);
+  JVal *back = graph_encode(&c, roots, nr);
+  assert_int_equal(json_get(back, "nodes")->n, 4);
+  assert_true(graph_equal(&a, g1, back, why, sizeof why));
+  arena_free(&a);
+}
+
+static void graph_decode_names_bad_places(void **state) {
+  (void)state;
+  static const char *const bad[][2] = {
+    {"{\"nodes\": [[\"Ops.ADD\", \"float\", null, [0]]], \"roots\": [0]}", "below"},
+    {"{\"nodes\": [[\"Ops.NOPE\", \"float\", null, []]], \"roots\": [0]}", "unknown op"},
+    {"{\"nodes\": [[\"Ops.CONST\", \"floaty\", 1, []]], \"roots\": [0]}", "unknown dtype"},
+    {"{\"nodes\": [[\"Ops.CONST\", \"float\", 1, []]], \"roots\": [7]}", "root"},
+    {"{\"nodes\": [[\"Ops.CONST\", \"float\"]], \"roots\": [0]}", "must be"},
+    {"{\"roots\": [0]}", "needs"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    Arena a;
+    arena_init(&a);
+    Interner in;
+    interner_init(&in, &a);
+    Codec c;
+    codec_init(&c, &in, TG_0_10_2);
+    Status st = {0};
+    const UOp **nodes, **roots;
+    size_t n, nr;
+    assert_false(graph_decode(&c, parse(&a, bad[i][0]), "capture x", &nodes, &n, &roots, &nr, &st));
+    assert_int_equal(st.kind, ST_BAD_INPUT);
+    assert_non_null(strstr(st.msg, bad[i][1]));
+    assert_non_null(strstr(st.msg, "capture x"));
+    arena_free(&a);
+  }
+}
+
+static void a_million_node_chain_loads_without_recursion(void **state) {
+  (void)state;
+  enum { N = 1000000 };
+  size_t cap = (size_t)N * 48 + 64, len = 0;
+  char *text = malloc(cap + JSON_PADDING);
+  assert_non_null(text);
+  len += (size_t)sprintf(text + len, "{\"nodes\": [[\"Ops.CONST\", \"float\", 1.0, []]");
+  for (int i = 1; i < N; i++) len += (size_t)sprintf(text + len, ", [\"Ops.NEG\", \"float\", null, [%d]]", i - 1);
+  len += (size_t)sprintf(text + len, "], \"roots\": [%d]}", N - 1);
+  Arena a;
+  arena_init(&a);
+  char err[128];
+  JVal *g = json_parse(&a, text, len, err, sizeof err);
+  assert_non_null(g);
+  Interner in;
+  interner_init(&in, &a);
+  Codec c;
+  codec_init(&c, &in, TG_0_10_2);
+  Status st = {0};
+  const UOp **nodes, **roots;
+  size_t n, nr;
+  assert_true(graph_decode(&c, g, "chain", &nodes, &n, &roots, &nr, &st));
+  JVal *back = graph_encode(&c, roots, nr);
+  char why[256];
+  assert_true(graph_equal(&a, g, back, why, sizeof why));
+  arena_free(&a);
+  free(text);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(json_keeps_int_and_float_apart),
+    cmocka_unit_test(json_rejects_malformed_input),
+    cmocka_unit_test(omap_iterates_in_insertion_order_like_a_dict),
+    cmocka_unit_test(uops_are_hash_consed),
+    cmocka_unit_test(dtypes_parse_and_print_per_version),
+    cmocka_unit_test(graphs_round_trip_and_compare_structurally),
+    cmocka_unit_test(graph_decode_names_bad_places),
+    cmocka_unit_test(a_million_node_chain_loads_without_recursion),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

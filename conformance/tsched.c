@@ -1,0 +1,25 @@
+/* tsched.c — the command-line tool: `tsched COMMAND ...`. */
+#include <stdio.h>
+#include <string.h>
+#include "replay.h"
+
+typedef struct { const char *name; int (*run)(int argc, char **argv); const char *summary; } Command;
+
+static const Command commands[] = {
+  {"replay", cmd_replay, "replay captures and compare with tinygrad's recorded schedules"},
+};
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: tsched COMMAND [--help] ...\n\ntsched: tinygrad's scheduler (0.9.1, 0.10.0, 0.10.2) in C.\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) { usage(stderr); return 2; }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) { usage(stdout); return 0; }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "tsched: unknown command \"%s\"\n", argv[1]);
+  usage(stderr);
+  return 2;
+}

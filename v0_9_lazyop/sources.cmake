@@ -1,0 +1,2 @@
+# Sources of generation 0.9.1, added to the tsched_core library.
+list(APPEND TSCHED_GENERATION_SOURCES ${CMAKE_CURRENT_LIST_DIR}/entry.c)
