@@ -1,0 +1,63 @@
+/* rewrite.h — PatternMatcher and graph_rewrite (tinygrad/ops.py, 0.10.0 and
+ * 0.10.2), iterative so that deep graphs cannot overflow the C stack.
+ *
+ * A PatternMatcher is an ordered list of rules. Each rule names the ops it
+ * applies to (its UPat's op set; none means any op) and a C function that
+ * does the matching by hand and returns the replacement, or NULL for "no
+ * match / callback returned None". pm_rewrite tries the rules for u->op in
+ * list order and returns the first non-NULL result, exactly as
+ * PatternMatcher.rewrite does. A rule whose UPat can match several ways
+ * (commutative sources) tries them in UPat's order inside its function.
+ * Write the UPat it mirrors in a comment above each rule function. */
+#ifndef TSCHED_REWRITE_H
+#define TSCHED_REWRITE_H
+#include <stdbool.h>
+#include "intern.h"
+#include "omap.h"
+#include "uop.h"
+
+typedef const UOp *(*RuleFn)(void *ctx, const UOp *u);
+
+enum { RULE_MAX_OPS = 24 };
+
+typedef struct Rule {
+  Op ops[RULE_MAX_OPS];  /* ops this rule applies to, OP_NONE-terminated; first OP_NONE = any op */
+  RuleFn fn;
+  const char *name;      /* for debugging: the Python rule it mirrors */
+} Rule;
+
+typedef struct PatternMatcher {
+  const Rule *rules;
+  size_t nrules;
+} PatternMatcher;
+
+/* PatternMatcher.rewrite(u, ctx): first rule (in order) for u->op returning non-NULL. */
+const UOp *pm_rewrite(const PatternMatcher *pm, void *ctx, const UOp *u);
+/* Several matchers tried in order, as `pm1 + pm2` concatenates rule lists. */
+const UOp *pm_rewrite_list(const PatternMatcher *const *pms, size_t npms, void *ctx, const UOp *u);
+
+/* The rewrite state: RewriteContext. `replace` maps a node to its result. */
+typedef struct RewriteContext {
+  Interner *in;
+  const PatternMatcher *const *pms;  /* concatenated in order */
+  size_t npms;
+  void *ctx;
+  OMap replace;
+} RewriteContext;
+
+void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher *const *pms, size_t npms, void *ctx);
+/* RewriteContext.rewrite (0.10.0) / top_down_rewrite (0.10.2): sources first,
+ * then the node, then the result again until nothing matches. */
+const UOp *top_down_rewrite(RewriteContext *rc, const UOp *n);
+/* RewriteContext.bottom_up_rewrite (0.10.2): the node until nothing matches,
+ * then its sources. */
+const UOp *bottom_up_rewrite(RewriteContext *rc, const UOp *n);
+
+/* graph_rewrite(sink, pm, ctx, bottom_up). */
+const UOp *graph_rewrite(Interner *in, const UOp *sink, const PatternMatcher *const *pms, size_t npms, void *ctx,
+                         bool bottom_up);
+/* graph_rewrite_map (0.10.2): {k: rewrite(k) for k in reversed(sink.toposort)}
+ * sharing one RewriteContext; the result map is insertion-ordered like the dict. */
+void graph_rewrite_map(Interner *in, const UOp *sink, const PatternMatcher *const *pms, size_t npms, void *ctx,
+                       bool bottom_up, OMap *out);
+#endif
