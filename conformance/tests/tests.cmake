@@ -6,6 +6,7 @@ function(tsched_unit_test name)
 endfunction()
 
 tsched_unit_test(test_core)
+tsched_unit_test(test_rewrite)
 
 # The main job as a test: replay the bundled corpus. Any read error fails it,
 # and so does any failing capture not on record in conformance/known-failures/

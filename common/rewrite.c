@@ -1,0 +1,178 @@
+/* rewrite.c — PatternMatcher.rewrite and RewriteContext (tinygrad/ops.py
+ * 0.10.0 and 0.10.2), with the recursion replaced by an explicit stack that
+ * visits nodes in exactly the order the Python recursion does. */
+#include "rewrite.h"
+#include <string.h>
+
+static bool rule_applies(const Rule *r, Op op) {
+  if (r->ops[0] == OP_NONE) return true; /* UPat without an op: any op */
+  for (int i = 0; i < RULE_MAX_OPS && r->ops[i] != OP_NONE; i++)
+    if (r->ops[i] == op) return true;
+  return false;
+}
+
+/* ops.py PatternMatcher.rewrite */
+const UOp *pm_rewrite(const PatternMatcher *pm, void *ctx, const UOp *u) {
+  for (size_t i = 0; i < pm->nrules; i++) {
+    const Rule *r = &pm->rules[i];
+    if (!rule_applies(r, u->op)) continue;
+    const UOp *ret = r->fn(ctx, u);
+    if (ret) return ret;
+  }
+  return NULL;
+}
+
+/* `pm1 + pm2 + ...`: PatternMatcher.__add__ concatenates the rule lists. */
+const UOp *pm_rewrite_list(const PatternMatcher *const *pms, size_t npms, void *ctx, const UOp *u) {
+  for (size_t i = 0; i < npms; i++) {
+    const UOp *ret = pm_rewrite(pms[i], ctx, u);
+    if (ret) return ret;
+  }
+  return NULL;
+}
+
+void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher *const *pms, size_t npms, void *ctx) {
+  rc->in = in;
+  rc->pms = pms;
+  rc->npms = npms;
+  rc->ctx = ctx;
+  omap_init(&rc->replace, in->arena);
+}
+
+/* One activation of the Python recursive function. */
+typedef enum { F_ENTER, F_SOURCES, F_TAIL } FrameStage;
+typedef struct {
+  const UOp *n;          /* the argument */
+  const UOp *last;       /* bottom-up: the node after rewriting it to a fixpoint */
+  FrameStage stage;
+  uint32_t i;            /* next source to rewrite */
+  const UOp **new_src;
+} Frame;
+
+typedef struct { Frame *items; size_t n, cap; Arena *arena; } Stack;
+
+static void push(Stack *s, const UOp *n) {
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 64;
+    Frame *bigger = arena_array(s->arena, cap, sizeof *bigger);
+    if (s->n) memcpy(bigger, s->items, s->n * sizeof *bigger);
+    s->items = bigger;
+    s->cap = cap;
+  }
+  s->items[s->n++] = (Frame){n, NULL, F_ENTER, 0, NULL};
+}
+
+static const UOp *rewrite_node(RewriteContext *rc, const UOp *n) {
+  return pm_rewrite_list(rc->pms, rc->npms, rc->ctx, n);
+}
+
+static bool same_sources(const UOp *n, const UOp *const *src) {
+  for (uint32_t i = 0; i < n->nsrc; i++)
+    if (n->src[i] != src[i]) return false;
+  return true;
+}
+
+/* Finishes frame f with result ret: records replace[f->n] and pops it. */
+static const UOp *finish(RewriteContext *rc, Stack *s, const UOp *ret) {
+  omap_put(&rc->replace, omap_ptr(s->items[s->n - 1].n), (void *)ret);
+  s->n--;
+  return ret;
+}
+
+/* ops.py RewriteContext.rewrite (0.10.0) / top_down_rewrite (0.10.2):
+ *   if (rn := self.replace.get(n)) is not None: return rn
+ *   new_src = tuple(rewrite(x) for x in n.src)
+ *   new_n = pm.rewrite(n, ctx) if new_src == n.src else UOp(n.op, n.dtype, new_src, n.arg)
+ *   self.replace[n] = ret = n if new_n is None else rewrite(new_n) */
+const UOp *top_down_rewrite(RewriteContext *rc, const UOp *root) {
+  Stack s = {.arena = rc->in->arena};
+  const UOp *ret = NULL; /* the value the last finished frame returned */
+  push(&s, root);
+  while (s.n) {
+    Frame *f = &s.items[s.n - 1];
+    switch (f->stage) {
+      case F_ENTER: {
+        const UOp *cached = omap_get(&rc->replace, omap_ptr(f->n));
+        if (cached) { ret = cached; s.n--; continue; }
+        f->stage = F_SOURCES;
+        f->new_src = f->n->nsrc ? arena_array(rc->in->arena, f->n->nsrc, sizeof(UOp *)) : NULL;
+        if (f->n->nsrc) { push(&s, f->n->src[0]); }
+        continue;
+      }
+      case F_SOURCES: {
+        if (f->n->nsrc) f->new_src[f->i++] = ret;
+        if (f->i < f->n->nsrc) { push(&s, f->n->src[f->i]); continue; }
+        const UOp *new_n = same_sources(f->n, f->new_src) ? rewrite_node(rc, f->n)
+                                                          : uop_with_src(rc->in, f->n, f->n->nsrc, f->new_src);
+        if (!new_n) { ret = finish(rc, &s, f->n); continue; }
+        f->stage = F_TAIL;
+        push(&s, new_n);
+        continue;
+      }
+      case F_TAIL: ret = finish(rc, &s, ret); continue;
+    }
+  }
+  return ret;
+}
+
+/* ops.py RewriteContext.bottom_up_rewrite (0.10.2):
+ *   if (rn := self.replace.get(n)) is not None: return rn
+ *   new_n = n
+ *   while new_n is not None: last_n, new_n = new_n, pm.rewrite(new_n, ctx)
+ *   new_src = tuple(bottom_up_rewrite(x) for x in last_n.src)
+ *   self.replace[n] = ret = last_n if new_src == last_n.src else bottom_up_rewrite(UOp(last_n.op, ..., new_src, ...)) */
+const UOp *bottom_up_rewrite(RewriteContext *rc, const UOp *root) {
+  Stack s = {.arena = rc->in->arena};
+  const UOp *ret = NULL;
+  push(&s, root);
+  while (s.n) {
+    Frame *f = &s.items[s.n - 1];
+    switch (f->stage) {
+      case F_ENTER: {
+        const UOp *cached = omap_get(&rc->replace, omap_ptr(f->n));
+        if (cached) { ret = cached; s.n--; continue; }
+        const UOp *last = f->n, *next;
+        while ((next = rewrite_node(rc, last))) last = next;
+        f = &s.items[s.n - 1]; /* rules may not touch the stack, but stay safe */
+        f->last = last;
+        f->stage = F_SOURCES;
+        f->new_src = last->nsrc ? arena_array(rc->in->arena, last->nsrc, sizeof(UOp *)) : NULL;
+        if (last->nsrc) push(&s, last->src[0]);
+        continue;
+      }
+      case F_SOURCES: {
+        if (f->last->nsrc) f->new_src[f->i++] = ret;
+        if (f->i < f->last->nsrc) { push(&s, f->last->src[f->i]); continue; }
+        if (same_sources(f->last, f->new_src)) { ret = finish(rc, &s, f->last); continue; }
+        f->stage = F_TAIL;
+        push(&s, uop_with_src(rc->in, f->last, f->last->nsrc, f->new_src));
+        continue;
+      }
+      case F_TAIL: ret = finish(rc, &s, ret); continue;
+    }
+  }
+  return ret;
+}
+
+/* ops.py graph_rewrite */
+const UOp *graph_rewrite(Interner *in, const UOp *sink, const PatternMatcher *const *pms, size_t npms, void *ctx,
+                         bool bottom_up) {
+  RewriteContext rc;
+  rewrite_context_init(&rc, in, pms, npms, ctx);
+  return bottom_up ? bottom_up_rewrite(&rc, sink) : top_down_rewrite(&rc, sink);
+}
+
+/* ops.py graph_rewrite_map (0.10.2):
+ *   {k: rewrite(k) for k in list(sink.toposort)[::-1]} */
+void graph_rewrite_map(Interner *in, const UOp *sink, const PatternMatcher *const *pms, size_t npms, void *ctx,
+                       bool bottom_up, OMap *out) {
+  RewriteContext rc;
+  rewrite_context_init(&rc, in, pms, npms, ctx);
+  const UOp **order;
+  size_t n = uop_toposort(in->arena, &sink, 1, &order);
+  omap_init(out, in->arena);
+  for (size_t i = n; i-- > 0;) {
+    const UOp *k = order[i];
+    omap_put(out, omap_ptr(k), (void *)(bottom_up ? bottom_up_rewrite(&rc, k) : top_down_rewrite(&rc, k)));
+  }
+}
