@@ -62,15 +62,15 @@ static bool check_top(Capture *c, Status *st) {
   if (c->root->kind != J_OBJ) return status_bad_input(st, "%s:%zu: a capture must be a JSON object", where, c->line);
   const char *name = str_field(c->root, "name");
   if (name) c->name = name;
-  const char *fmt = str_field(c->root, "format");
-  if (!fmt || strcmp(fmt, "tsched-capture/1") != 0)
-    return status_bad_input(st, "%s:%zu: %s: field \"format\" must be \"tsched-capture/1\"", where, c->line, c->name);
-  if (!name) return status_bad_input(st, "%s:%zu: field \"name\" missing or not a string", where, c->line);
   const char *gen = str_field(c->root, "generation");
   int g = tg_version_parse(gen);
   if (g < 0) return status_bad_input(st, "%s:%zu: %s: unknown \"generation\" %s", where, c->line, c->name, gen ? gen : "(missing)");
   c->generation = (TgVersion)g;
   c->generation_known = true;
+  const char *fmt = str_field(c->root, "format");
+  if (!fmt || strcmp(fmt, "tsched-capture/1") != 0)
+    return status_bad_input(st, "%s:%zu: %s: field \"format\" must be \"tsched-capture/1\"", where, c->line, c->name);
+  if (!name) return status_bad_input(st, "%s:%zu: field \"name\" missing or not a string", where, c->line);
   c->context = json_get(c->root, "context");
   c->input = json_get(c->root, "input");
   c->expected = json_get(c->root, "expected");

@@ -17,3 +17,11 @@ foreach(f ${TSCHED_KNOWN_FAILURES})
   list(APPEND TSCHED_KNOWN_FAILURE_ARGS --known-failures ${f})
 endforeach()
 add_test(NAME replay_corpus COMMAND tsched replay ${TSCHED_KNOWN_FAILURE_ARGS} ${CMAKE_SOURCE_DIR}/conformance/corpus)
+
+# Golden-output tests of the command-line tool (TSCHED_UPDATE_GOLDEN=1 ctest rewrites them).
+function(tsched_golden_test name status)
+  add_test(NAME ${name} COMMAND sh ${CMAKE_SOURCE_DIR}/conformance/tests/golden.sh
+           ${CMAKE_SOURCE_DIR}/conformance/tests/golden/${name}.txt ${status} $<TARGET_FILE:tsched> ${ARGN})
+endfunction()
+tsched_golden_test(bad_input_lines 1 replay conformance/tests/bad-input/broken.jsonl)
+tsched_golden_test(missing_file 1 replay conformance/tests/bad-input/no-such-file.jsonl)
