@@ -353,9 +353,11 @@ WORKLOADS = [(f.__name__, f) for f in (
 
 def zero_params(model):
   """Give every state tensor a realized zero buffer (copied from numpy: no kernels)."""
-  for t in get_state_dict(model).values():
-    z = Tensor(np.zeros(t.shape, dtype=np.float32)) if t.dtype == dtypes.float32 else Tensor.zeros(*t.shape, dtype=t.dtype).contiguous()
-    t.replace(z.realize())
+  ts = list(get_state_dict(model).values())
+  zs = [Tensor(np.zeros(t.shape, dtype=np.float32)) if t.dtype == dtypes.float32 else Tensor.zeros(*t.shape, dtype=t.dtype).contiguous()
+        for t in ts]
+  Tensor.realize(*zs)
+  for t, z in zip(ts, zs): t.replace(z)
 
 
 def schedule_only(*ts):
