@@ -1,10 +1,47 @@
-/* entry.c — generation 0.9.1's entry point for the replayer (scheduler.h).
- * Not implemented yet: every capture is reported unsupported. */
+/* entry.c — generation 0.9.1's entry point for the replayer (scheduler.h):
+ * decode the capture's input, run tinygrad 0.9.1's create_schedule_with_vars
+ * and memory_planner on it, encode the result like `expected`. */
 #include "scheduler.h"
+#include "sched91.h"
+
+/* A (LazyBuffer, ShapeTracker) pair as one 64-bit memo key: the buffer's
+ * index and a small number per canonical ShapeTracker. */
+uint32_t st_id91(Sched91 *s, const ShapeTracker *st) {
+  uintptr_t id = (uintptr_t)omap_get(&s->st_ids, omap_ptr(st));
+  if (!id) {
+    id = omap_len(&s->st_ids) + 1;
+    omap_put(&s->st_ids, omap_ptr(st), (void *)id);
+  }
+  return (uint32_t)id;
+}
+
+uint64_t st_memo_key91(Sched91 *s, const LazyBuffer *lb, const ShapeTracker *st) {
+  return ((uint64_t)(uint32_t)lb->index << 32) | st_id91(s, st);
+}
+
+static void sched_init(Sched91 *s, Arena *a, Interner *in) {
+  *s = (Sched91){.a = a, .in = in};
+  codec_init(&s->codec, in, TG_0_9_1);
+  st91_init(s);
+  OMap *maps[] = {&s->realizes, &s->allbufs, &s->simple_pads, &s->children, &s->assign_targets,
+                  &s->reduce_for_op, &s->seen, &s->prescheduled, &s->st_ids};
+  for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) omap_init(maps[i], a);
+}
 
 bool v0_9_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
-  (void)c;
-  (void)a;
   *result = NULL;
-  return status_unsupported(st, "generation 0.9.1 is not implemented yet");
+  phase_enter(PHASE_BUILD);
+  Interner in;
+  interner_init(&in, a);
+  Sched91 s;
+  sched_init(&s, a, &in);
+  Input91 inp;
+  if (!decode_input91(&s, c, &inp, st)) return false;
+  for (int i = 0; i < inp.nseen; i++) omap_put(&s.seen, omap_ptr(inp.seen[i]), (void *)1);
+  phase_enter(PHASE_SCHEDULE);
+  Schedule91 sched = {0};
+  if (!graph_schedule91(&s, st) || !create_schedule91(&s, &sched, st) || !memory_planner91(&s, &sched, st)) return false;
+  phase_enter(PHASE_ENCODE);
+  *result = encode_result91(&s, &sched);
+  return true;
 }
