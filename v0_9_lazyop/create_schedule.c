@@ -53,7 +53,7 @@ static bool add_edges(Sched91 *s, Deps *d, LazyBuffer *key, const LBScheduleItem
     d->in_degree[key->index]++;
   }
   for (int i = 0; i < lsi->inputs.n; i++) {
-    LazyBuffer *assign = omap_get(&s->assign_targets, omap_ptr(lsi->inputs.items[i]));
+    LazyBuffer *assign = lsi->inputs.items[i]->assign;
     if (!assign) continue;
     LBScheduleItem *t = target_of(d, assign);
     if (!t) return status_raise(st, "KeyError", "an assign to an input is not scheduled");
@@ -103,7 +103,7 @@ bool create_schedule91(Sched91 *s, Schedule91 *out, Status *st) {
   out->nitems = 0;
   while (head < tail) {
     LBScheduleItem *ps = queue[head++];
-    for (int j = 0; j < ps->noutputs; j++) omap_put(&s->seen, omap_ptr(ps->outputs[j]), (void *)1);
+    for (int j = 0; j < ps->noutputs; j++) ps->outputs[j]->in_seen = true;
     item_bufs(s, ps, &out->items[out->nitems++]);
     const LbList *next = &d.graph[ps->outputs[0]->index];
     for (int j = 0; j < next->n; j++)

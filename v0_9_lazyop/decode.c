@@ -298,9 +298,3 @@ void lblist_push(Arena *a, LbList *l, LazyBuffer *x) {
   l->items = grow91(a, l->items, (size_t)l->n, &l->cap, sizeof *l->items);
   l->items[l->n++] = x;
 }
-
-int lblist_index(const LbList *l, const LazyBuffer *x) {
-  for (int i = 0; i < l->n; i++)
-    if (l->items[i] == x) return i;
-  return -1;
-}

@@ -23,9 +23,8 @@ static void sched_init(Sched91 *s, Arena *a, Interner *in) {
   *s = (Sched91){.a = a, .in = in};
   codec_init(&s->codec, in, TG_0_9_1);
   st91_init(s);
-  OMap *maps[] = {&s->realizes, &s->allbufs, &s->simple_pads, &s->children, &s->assign_targets,
-                  &s->reduce_for_op, &s->seen, &s->prescheduled, &s->st_ids};
-  for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) omap_init(maps[i], a);
+  omap_init(&s->prescheduled, a);
+  omap_init(&s->st_ids, a);
 }
 
 bool v0_9_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
@@ -37,7 +36,7 @@ bool v0_9_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st
   sched_init(&s, a, &in);
   Input91 inp;
   if (!decode_input91(&s, c, &inp, st)) return false;
-  for (int i = 0; i < inp.nseen; i++) omap_put(&s.seen, omap_ptr(inp.seen[i]), (void *)1);
+  for (int i = 0; i < inp.nseen; i++) inp.seen[i]->in_seen = true;
   phase_enter(PHASE_SCHEDULE);
   Schedule91 sched = {0};
   if (!graph_schedule91(&s, st) || !create_schedule91(&s, &sched, st) || !memory_planner91(&s, &sched, st)) return false;

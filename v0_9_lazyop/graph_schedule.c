@@ -3,32 +3,26 @@
  * _is_padding_okay, _recursive_group and _graph_schedule (up to the
  * prescheduling; the dependency graph is in create_schedule.c).
  * Python's recursive walks are loops over explicit stacks that visit in the
- * same order. */
+ * same order. Python's dicts and sets keyed by LazyBuffer are fields of the
+ * LazyBuffer (membership) plus a list (insertion order). */
 #include <string.h>
 #include "sched91.h"
 
-static void set_add(OMap *m, const void *x) { omap_put(m, omap_ptr(x), (void *)1); }
-static bool set_has(const OMap *m, const void *x) { return omap_has(m, omap_ptr(x)); }
+/* realizes[x] = None: a dict, so a second insert keeps the first position */
+static void realize(Sched91 *s, LazyBuffer *x) {
+  if (x->in_realizes) return;
+  x->in_realizes = true;
+  lblist_push(s->a, &s->realizes, x);
+}
+
+static void add_simple_pad(Sched91 *s, LazyBuffer *x) {
+  if (x->in_simple_pads) return;
+  x->in_simple_pads = true;
+  lblist_push(s->a, &s->simple_pads, x);
+}
 
 /* ops.py UNSAFE_PAD_OPS: ops that do not keep f(0) = 0 */
 static bool is_unsafe_pad_op(Op op) { return op == OP_RECIP || op == OP_LOG2 || op == OP_EXP2 || op == OP_IDIV; }
-
-/* children[parent][child] = None */
-static void add_child(Sched91 *s, LazyBuffer *parent, LazyBuffer *child) {
-  OMap *kids = omap_get(&s->children, omap_ptr(parent));
-  if (!kids) {
-    kids = arena_alloc(s->a, sizeof *kids);
-    omap_init(kids, s->a);
-    omap_put(&s->children, omap_ptr(parent), kids);
-  }
-  set_add(kids, child);
-}
-
-static const OMap *children_of(Sched91 *s, const LazyBuffer *x) { return omap_get(&s->children, omap_ptr(x)); }
-static size_t nchildren(Sched91 *s, const LazyBuffer *x) {
-  const OMap *k = children_of(s, x);
-  return k ? omap_len(k) : 0;
-}
 
 /* ---------------------------------------------------------------- _recurse_lb */
 
@@ -37,31 +31,32 @@ static void recurse_lb_view(Sched91 *s, LazyBuffer *buf) {
   LazyBuffer *base = buf->base;
   int64_t base_prod = st91_prod_shape(base->st);
   if (st91_nviews(buf->st) == 1 && st91_view_masked(buf->st, 0) && base_prod >= st91_prod_mask(buf->st)) {
-    set_add(&s->simple_pads, base);
+    add_simple_pad(s, base);
   } else if (base_prod < st91_prod_shape(buf->st)) {
     /* don't realize image to image casts. this is part of a larger problem */
     bool image_cast = base->op == OP_CAST && base->srcs[0]->dtype->is_image && base->arg->kind == V_DTYPE &&
                       base->arg->u.dtype->is_image;
-    if (!image_cast) set_add(&s->realizes, base);
+    if (!image_cast) realize(s, base);
   } else {
     for (int i = 0; i < st91_nviews(buf->st); i++)
-      if (st91_view_masked(buf->st, i)) { set_add(&s->simple_pads, base); break; }
+      if (st91_view_masked(buf->st, i)) { add_simple_pad(s, base); break; }
   }
 }
 
 /* The base part of _recurse_lb before its sources: returns false on the
  * "can only copy contig" assertion. */
 static bool recurse_lb_base(Sched91 *s, LazyBuffer *buf, Status *st) {
-  set_add(&s->allbufs, buf);
-  if (buf->forced_realize) set_add(&s->realizes, buf);
-  if (is_loadop91(buf->op)) set_add(&s->realizes, buf);
+  buf->in_allbufs = true;
+  lblist_push(s->a, &s->allbufs, buf);
+  if (buf->forced_realize) realize(s, buf);
+  if (is_loadop91(buf->op)) realize(s, buf);
   if (buf->op == OP_COPY) {
     LazyBuffer *src = buf->srcs[0];
     if (!st91_contiguous(src->st) || st91_size(src->st) != st91_size(src->base->st))
       return status_raise(st, "AssertionError", "can only copy contig");
-    set_add(&s->realizes, src->base);
+    realize(s, src->base);
   }
-  if (buf->op == OP_VIEW) set_add(&s->realizes, buf->srcs[0]->base);
+  if (buf->op == OP_VIEW) realize(s, buf->srcs[0]->base);
   return true;
 }
 
@@ -69,15 +64,24 @@ static bool recurse_lb_base(Sched91 *s, LazyBuffer *buf, Status *st) {
  * walked next, or NULL when the call returns at once. */
 static bool recurse_lb_enter(Sched91 *s, LazyBuffer *buf, LazyBuffer **push, Status *st) {
   *push = NULL;
-  if (set_has(&s->allbufs, buf) || buf->base->realized) return true;
+  if (buf->in_allbufs || buf->base->realized) return true;
   if (buf->base != buf) {
     recurse_lb_view(s, buf);
     buf = buf->base;   /* return _recurse_lb(buf.base, ...) */
-    if (set_has(&s->allbufs, buf)) return true;
+    if (buf->in_allbufs) return true;
   }
   if (!recurse_lb_base(s, buf, st)) return false;
   *push = buf;
   return true;
+}
+
+/* children[x.base][buf] = None for the k-th source x of buf: a dict, so buf
+ * is added once even when several of its sources share a base. */
+static void add_child(Sched91 *s, LazyBuffer *buf, int k) {
+  LazyBuffer *parent = buf->srcs[k]->base;
+  for (int j = 0; j < k; j++)
+    if (buf->srcs[j]->base == parent) return;
+  lblist_push(s->a, &parent->children, buf);
 }
 
 typedef struct LbFrame { LazyBuffer *buf; int next; } LbFrame;
@@ -94,9 +98,10 @@ static bool recurse_lb(Sched91 *s, LazyBuffer *root, Status *st) {
   while (depth) {
     LbFrame *f = &stack[depth - 1];
     if (f->next == f->buf->nsrcs) { depth--; continue; }
-    LazyBuffer *x = f->buf->srcs[f->next++];
-    add_child(s, x->base, f->buf);
-    if (!recurse_lb_enter(s, x, &push, st)) return false;
+    LazyBuffer *buf = f->buf;
+    int k = f->next++;
+    add_child(s, buf, k);
+    if (!recurse_lb_enter(s, buf->srcs[k], &push, st)) return false;
     if (!push) continue;
     stack = grow91(s->a, stack, depth, &cap, sizeof *stack);
     stack[depth++] = (LbFrame){push, 0};
@@ -126,8 +131,8 @@ static void pad_store(PadMemo *m, const LazyBuffer *x, bool ok) {
 }
 
 /* A node's own answer when its sources do not matter: 1 True, 0 False, -1 ask the sources. */
-static int pad_leaf(Sched91 *s, const LazyBuffer *buf) {
-  if (set_has(&s->realizes, buf) || buf->realized) return 1;
+static int pad_leaf(const LazyBuffer *buf) {
+  if (buf->in_realizes || buf->realized) return 1;
   if (is_unsafe_pad_op(buf->op)) return 0;
   return -1;
 }
@@ -139,7 +144,7 @@ typedef struct PadFrame { LazyBuffer *buf; int next; } PadFrame;
 static bool is_padding_okay(Sched91 *s, PadMemo *m, LazyBuffer *root) {
   bool ok;
   if (pad_known(m, root, &ok)) return ok;
-  int leaf = pad_leaf(s, root);
+  int leaf = pad_leaf(root);
   if (leaf >= 0) { pad_store(m, root, leaf); return leaf; }
   size_t cap = 0, depth = 0;
   PadFrame *stack = grow91(s->a, NULL, 0, &cap, sizeof *stack);
@@ -154,7 +159,7 @@ static bool is_padding_okay(Sched91 *s, PadMemo *m, LazyBuffer *root) {
     }
     LazyBuffer *x = f->buf->srcs[f->next++]->base;
     if (pad_known(m, x, &ok)) { last = ok; continue; }
-    int lx = pad_leaf(s, x);
+    int lx = pad_leaf(x);
     if (lx >= 0) { pad_store(m, x, lx); last = lx; continue; }
     stack = grow91(s->a, stack, depth, &cap, sizeof *stack);
     stack[depth++] = (PadFrame){x, 0};
@@ -168,22 +173,22 @@ static bool is_padding_okay(Sched91 *s, PadMemo *m, LazyBuffer *root) {
  * any member the record does not list, in post-order. */
 static void realize_unsafe_pads(Sched91 *s) {
   Input91 *inp = s->inp;
+  if (!s->simple_pads.n) return;
   PadMemo memo = {.epoch = 0};
   omap_init(&memo.result, s->a);
-  OMap tried;
-  omap_init(&tried, s->a);
   LbList order = {0};
+  uint32_t tried = ++s->search_epoch;
   for (int i = 0; i < inp->nsimple_pads_order; i++) {
     LazyBuffer *p = inp->simple_pads_order[i];
-    if (set_has(&s->simple_pads, p) && !set_has(&tried, p)) { set_add(&tried, p); lblist_push(s->a, &order, p); }
+    if (p->in_simple_pads && p->search_mark != tried) { p->search_mark = tried; lblist_push(s->a, &order, p); }
   }
   for (int i = 0; i < inp->nlbs; i++) {
     LazyBuffer *p = &inp->lbs[i];
-    if (set_has(&s->simple_pads, p) && !set_has(&tried, p)) lblist_push(s->a, &order, p);
+    if (p->in_simple_pads && p->search_mark != tried) lblist_push(s->a, &order, p);
   }
   for (int i = 0; i < order.n; i++) {
     if (is_padding_okay(s, &memo, order.items[i])) continue;
-    set_add(&s->realizes, order.items[i]);
+    realize(s, order.items[i]);
     memo.epoch++;
   }
 }
@@ -205,12 +210,22 @@ static int srcs_with_base(const LazyBuffer *child, const LazyBuffer *parent, Laz
   return n;
 }
 
-typedef struct GroupFrame { LazyBuffer *tr; const ShapeTracker *st; size_t pos; } GroupFrame;
+/* The group being built for one reduce: a set, kept as marks plus a list. */
+typedef struct Group { LbList members; uint32_t mark; } Group;
+
+static void group_add(Sched91 *s, Group *g, LazyBuffer *x) {
+  if (x->group_mark == g->mark) return;
+  x->group_mark = g->mark;
+  lblist_push(s->a, &g->members, x);
+}
+static bool group_has(const Group *g, const LazyBuffer *x) { return x->group_mark == g->mark; }
+
+typedef struct GroupFrame { LazyBuffer *tr; const ShapeTracker *st; int pos; } GroupFrame;
 
 typedef struct GroupWalk {
   Sched91 *s;
   LazyBuffer *r;
-  OMap *group;
+  Group *group;
   OMap visited;       /* (tr, st) pairs already walked: a second walk adds nothing new */
   GroupFrame *stack;
   size_t depth, cap;
@@ -223,11 +238,10 @@ static void group_enter(GroupWalk *w, LazyBuffer *tr, const ShapeTracker *st) {
   uint64_t key = st_memo_key91(s, tr, st);
   if (omap_has(&w->visited, key)) return;
   omap_put(&w->visited, key, (void *)1);
-  if (set_has(&s->realizes, tr)) {
+  if (tr->in_realizes) {
     /* can only fuse contiguous; max one reduceop per kernel */
-    if (!st91_contiguous(st) || st91_size(st) != st91_size(w->r->st) || set_has(&s->reduce_for_op, tr))
-      set_add(w->group, w->r);
-    set_add(w->group, tr);
+    if (!st91_contiguous(st) || st91_size(st) != st91_size(w->r->st) || tr->reduce_for_op) group_add(s, w->group, w->r);
+    group_add(s, w->group, tr);
     return;
   }
   w->stack = grow91(s->a, w->stack, w->depth, &w->cap, sizeof *w->stack);
@@ -237,21 +251,18 @@ static void group_enter(GroupWalk *w, LazyBuffer *tr, const ShapeTracker *st) {
 /* engine/schedule.py _recursive_group (0.9.1): "recursively search the
  * LazyBuffer for groupable children, realize the LazyBuffer if a child
  * can't group". */
-static bool recursive_group(Sched91 *s, LazyBuffer *r, OMap *group, Status *st) {
+static bool recursive_group(Sched91 *s, LazyBuffer *r, Group *group, Status *st) {
   GroupWalk w = {.s = s, .r = r, .group = group};
   omap_init(&w.visited, s->a);
   group_enter(&w, r, r->st);
   while (w.depth) {
     GroupFrame *f = &w.stack[w.depth - 1];
-    const OMap *kids = children_of(s, f->tr);
-    uint64_t key;
-    if (!kids || !omap_next(kids, &f->pos, &key, NULL)) { w.depth--; continue; }
-    LazyBuffer *tr_next = (LazyBuffer *)(uintptr_t)key;
+    if (f->pos == f->tr->children.n) { w.depth--; continue; }
+    LazyBuffer *tr_next = f->tr->children.items[f->pos++], *child_view;
     if (tr_next->realized) continue;
-    LazyBuffer *child_view;
     /* max one reduceop per kernel; can only fuse contiguous */
     if (is_reduceop91(tr_next->op) || srcs_with_base(tr_next, f->tr, &child_view) > 1) {
-      set_add(group, r);
+      group_add(s, group, r);
       w.depth--;
       continue;
     }
@@ -264,35 +275,31 @@ static bool recursive_group(Sched91 *s, LazyBuffer *r, OMap *group, Status *st) 
 
 /* ---------------------------------------------------------------- reduce grouping */
 
-/* Depth-first search from `start` over `next`: true when `stop` holds for a reached node. */
-typedef struct Search {
-  Sched91 *s;
-  OMap visited;
-  LbList stack;
-} Search;
+/* A depth-first search that reaches each LazyBuffer once. The searches
+ * below only ask whether something is reachable, so their order is free. */
+typedef struct Search { Sched91 *s; uint32_t mark; LbList stack; } Search;
 
 static void search_init(Search *q, Sched91 *s) {
   memset(q, 0, sizeof *q);
   q->s = s;
-  omap_init(&q->visited, s->a);
+  q->mark = ++s->search_epoch;
 }
 static void search_push(Search *q, LazyBuffer *x) {
-  if (omap_has(&q->visited, omap_ptr(x))) return;
-  omap_put(&q->visited, omap_ptr(x), (void *)1);
+  if (x->search_mark == q->mark) return;
+  x->search_mark = q->mark;
   lblist_push(q->s->a, &q->stack, x);
 }
 static LazyBuffer *search_pop(Search *q) { return q->stack.n ? q->stack.items[--q->stack.n] : NULL; }
 
-static void push_group(Search *q, const OMap *group) {
-  uint64_t k;
-  for (size_t i = 0; omap_next(group, &i, &k, NULL);) search_push(q, (LazyBuffer *)(uintptr_t)k);
+static void push_group(Search *q, const Group *g) {
+  for (int i = 0; i < g->members.n; i++) search_push(q, g->members.items[i]);
 }
 
 /* rc_parents: does a ReduceOp feed the group (through unrealized bases other than r)? */
-static bool group_has_reduce_parent(Sched91 *s, LazyBuffer *r, const OMap *group) {
+static bool group_has_reduce_parent(Sched91 *s, LazyBuffer *r, const Group *g) {
   Search q;
   search_init(&q, s);
-  push_group(&q, group);
+  push_group(&q, g);
   for (LazyBuffer *p; (p = search_pop(&q));) {
     if (is_reduceop91(p->op)) return true;
     for (int i = 0; i < p->nsrcs; i++) {
@@ -306,37 +313,33 @@ static bool group_has_reduce_parent(Sched91 *s, LazyBuffer *r, const OMap *group
 /* rc_children: "search descendants of the reduceop that can cleanly group".
  * Every reachable descendant must be a contiguous, same-size, non-reduce
  * buffer not yet paired with a reduce; then the realized ones join the group. */
-static void add_realized_descendants(Sched91 *s, LazyBuffer *r, OMap *group) {
+static void add_realized_descendants(Sched91 *s, LazyBuffer *r, Group *g) {
   Search q;
   search_init(&q, s);
-  push_group(&q, group);
+  push_group(&q, g);
   LbList found = {0};
   for (LazyBuffer *c; (c = search_pop(&q));) {
-    if (is_reduceop91(c->op) || !st91_contiguous(c->st) || st91_size(c->st) != st91_size(r->st) ||
-        set_has(&s->reduce_for_op, c))
+    if (is_reduceop91(c->op) || !st91_contiguous(c->st) || st91_size(c->st) != st91_size(r->st) || c->reduce_for_op)
       return;   /* realized_descendants.clear(); break */
-    if (set_has(&s->realizes, c) && !set_has(group, c)) lblist_push(s->a, &found, c);
-    const OMap *kids = children_of(s, c);
-    uint64_t k;
-    for (size_t i = 0; kids && omap_next(kids, &i, &k, NULL);) {
-      LazyBuffer *x = (LazyBuffer *)(uintptr_t)k;
+    if (c->in_realizes && !group_has(g, c)) lblist_push(s->a, &found, c);
+    for (int i = 0; i < c->children.n; i++) {
+      LazyBuffer *x = c->children.items[i];
       if (!x->realized && x->device == r->device) search_push(&q, x);
     }
   }
-  for (int i = 0; i < found.n; i++) set_add(group, found.items[i]);
+  for (int i = 0; i < found.n; i++) group_add(s, g, found.items[i]);
 }
 
 /* "can only fuse assign if no other assign_target is used in the kernel" */
-static bool group_uses_other_assign_target(Sched91 *s, LazyBuffer *r, const OMap *group) {
+static bool group_uses_other_assign_target(Sched91 *s, LazyBuffer *r, const Group *g) {
   Search q;
   search_init(&q, s);
   search_push(&q, r);
-  push_group(&q, group);
+  push_group(&q, g);
   for (LazyBuffer *p0; (p0 = search_pop(&q));) {
     LazyBuffer *p = p0->base;
-    if (p->realized || set_has(&s->realizes, p)) {
-      LazyBuffer *assign = omap_get(&s->assign_targets, omap_ptr(p));
-      if (assign && !set_has(group, assign)) return true;
+    if (p->realized || p->in_realizes) {
+      if (p->assign && !group_has(g, p->assign)) return true;
       continue;
     }
     for (int i = 0; i < p->nsrcs; i++) search_push(&q, p->srcs[i]);
@@ -344,10 +347,9 @@ static bool group_uses_other_assign_target(Sched91 *s, LazyBuffer *r, const OMap
   return false;
 }
 
-static bool group_has_assign(const OMap *group) {
-  uint64_t k;
-  for (size_t i = 0; omap_next(group, &i, &k, NULL);)
-    if (((LazyBuffer *)(uintptr_t)k)->op == OP_ASSIGN) return true;
+static bool group_has_assign(const Group *g) {
+  for (int i = 0; i < g->members.n; i++)
+    if (g->members.items[i]->op == OP_ASSIGN) return true;
   return false;
 }
 
@@ -355,11 +357,8 @@ static bool group_has_assign(const OMap *group) {
 static bool chase_contiguous_child(Sched91 *s, LazyBuffer *r, LazyBuffer **out, Status *st) {
   LazyBuffer *tr = r;
   const ShapeTracker *acc = tr->st;
-  while (nchildren(s, tr) == 1) {
-    size_t pos = 0;
-    uint64_t k;
-    omap_next(children_of(s, tr), &pos, &k, NULL);
-    LazyBuffer *tr_next = (LazyBuffer *)(uintptr_t)k, *child_view;
+  while (tr->children.n == 1) {
+    LazyBuffer *tr_next = tr->children.items[0], *child_view;
     if (srcs_with_base(tr_next, tr, &child_view) > 1) break;
     if (st91_size(acc) != st91_size(child_view->st)) break;
     if (!(acc = st91_add(s, acc, child_view->st, st))) return false;
@@ -376,33 +375,31 @@ static bool chase_contiguous_child(Sched91 *s, LazyBuffer *r, LazyBuffer **out, 
  * and pair them to a elementwise op. if they can't be cleanly paired, force
  * realize the reduce (or a contig child)". */
 static bool group_reduce(Sched91 *s, LazyBuffer *r, Status *st) {
-  OMap group;
-  omap_init(&group, s->a);
-  if (!recursive_group(s, r, &group, st)) return false;
+  Group g = {.mark = ++s->group_epoch};
+  if (!recursive_group(s, r, &g, st)) return false;
   /* max one reduceop per kernel */
   bool can_chase = true;
-  uint64_t k;
-  for (size_t i = 0; omap_next(&group, &i, &k, NULL);)
-    if (set_has(&s->reduce_for_op, (void *)(uintptr_t)k)) can_chase = false;
-  bool forced_realize = set_has(&group, r);
-  if (!forced_realize && omap_len(&group) > 1) {
-    forced_realize = group_has_reduce_parent(s, r, &group);
-    if (!forced_realize) add_realized_descendants(s, r, &group);
+  for (int i = 0; i < g.members.n; i++)
+    if (g.members.items[i]->reduce_for_op) can_chase = false;
+  bool forced_realize = group_has(&g, r);
+  if (!forced_realize && g.members.n > 1) {
+    forced_realize = group_has_reduce_parent(s, r, &g);
+    if (!forced_realize) add_realized_descendants(s, r, &g);
   }
-  if (!forced_realize && group_has_assign(&group) && group_uses_other_assign_target(s, r, &group)) {
+  if (!forced_realize && group_has_assign(&g) && group_uses_other_assign_target(s, r, &g)) {
     forced_realize = true;
     can_chase = false;
   }
   if (!forced_realize) {
-    for (size_t i = 0; omap_next(&group, &i, &k, NULL);) omap_put(&s->reduce_for_op, k, r);
+    for (int i = 0; i < g.members.n; i++) g.members.items[i]->reduce_for_op = r;
     return true;
   }
   LazyBuffer *tr = r;
   if (can_chase) {
     if (!chase_contiguous_child(s, r, &tr, st)) return false;
-    omap_put(&s->reduce_for_op, omap_ptr(tr), r);
+    tr->reduce_for_op = r;
   }
-  set_add(&s->realizes, tr);
+  realize(s, tr);
   return true;
 }
 
@@ -443,12 +440,10 @@ static bool image_fallback(Sched91 *s, LazyBuffer *buf, Status *st) {
 static bool preschedule(Sched91 *s, Status *st) {
   OMap groups;   /* key LazyBuffer* -> LbList* (defaultdict(list)) */
   omap_init(&groups, s->a);
-  uint64_t k;
-  for (size_t i = 0; omap_next(&s->realizes, &i, &k, NULL);) {
-    LazyBuffer *buf = (LazyBuffer *)(uintptr_t)k;
-    if (buf->realized || buf->op == OP_LOADOPS_CONST || set_has(&s->seen, buf)) continue;
-    LazyBuffer *r = omap_get(&s->reduce_for_op, k);
-    LazyBuffer *key = r && s->inp->multioutput ? r : buf;
+  for (int i = 0; i < s->realizes.n; i++) {
+    LazyBuffer *buf = s->realizes.items[i];
+    if (buf->realized || buf->op == OP_LOADOPS_CONST || buf->in_seen) continue;
+    LazyBuffer *key = buf->reduce_for_op && s->inp->multioutput ? buf->reduce_for_op : buf;
     LbList *l = omap_get(&groups, omap_ptr(key));
     if (!l) omap_put(&groups, omap_ptr(key), l = arena_alloc(s->a, sizeof *l));
     lblist_push(s->a, l, buf);
@@ -469,18 +464,17 @@ bool graph_schedule91(Sched91 *s, Status *st) {
   Input91 *inp = s->inp;
   /* start by just realizing the buffers passed in */
   for (int i = 0; i < inp->nouts; i++)
-    if (!inp->outs[i]->base->realized) set_add(&s->realizes, inp->outs[i]->base);
+    if (!inp->outs[i]->base->realized) realize(s, inp->outs[i]->base);
   for (int i = 0; i < inp->nouts; i++)
     if (!recurse_lb(s, inp->outs[i]->base, st)) return false;
-  uint64_t k;
-  for (size_t i = 0; omap_next(&s->realizes, &i, &k, NULL);) {
-    LazyBuffer *x = (LazyBuffer *)(uintptr_t)k;
-    if (x->op == OP_ASSIGN && !set_has(&s->seen, x) && !x->realized) omap_put(&s->assign_targets, omap_ptr(x->srcs[1]), x);
+  for (int i = 0; i < s->realizes.n; i++) {
+    LazyBuffer *x = s->realizes.items[i];
+    if (x->op == OP_ASSIGN && !x->in_seen && !x->realized) x->srcs[1]->assign = x;
   }
   realize_unsafe_pads(s);
-  for (size_t i = 0; omap_next(&s->allbufs, &i, &k, NULL);) {
-    LazyBuffer *r = (LazyBuffer *)(uintptr_t)k;
-    if (!is_reduceop91(r->op) || set_has(&s->realizes, r)) continue;
+  for (int i = 0; i < s->allbufs.n; i++) {
+    LazyBuffer *r = s->allbufs.items[i];
+    if (!is_reduceop91(r->op) || r->in_realizes) continue;
     if (!group_reduce(s, r, st)) return false;
   }
   return preschedule(s, st);

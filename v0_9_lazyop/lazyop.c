@@ -105,7 +105,7 @@ static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const ShapeTracker *stk, co
     if ((*done = omap_get(&x->memo, key))) return true;
     bool in_outputs = output_index(x, buf) >= 0;
     if (buf->op == OP_LOADOPS_CONST) *done = const_op(x, buf, stk, st);
-    else if (buf->realized || (omap_has(&s->realizes, omap_ptr(buf)) && !in_outputs)) *done = load_op(x, buf, stk, st);
+    else if (buf->realized || (buf->in_realizes && !in_outputs)) *done = load_op(x, buf, stk, st);
     if (*done) { omap_put(&x->memo, key, (void *)*done); return true; }
     if (st->kind != ST_OK) return false;
     /* if a CONTIGUOUS or ASSIGN made it all the way here, just skip it */
@@ -191,7 +191,7 @@ static void lopctx_init(LopCtx *x, Sched91 *s, LazyBuffer **outs, int nouts, LbL
 static const UOp *store_op(LopCtx *x, int i, Status *st) {
   Sched91 *s = x->s;
   LazyBuffer *out = x->outputs[i];
-  LazyBuffer *r = omap_get(&s->reduce_for_op, omap_ptr(out));
+  LazyBuffer *r = out->reduce_for_op;
   const ShapeTracker *output_st = st91_from_shape_of(s, r ? r->st : out->st, st), *output_view = output_st;
   if (!output_st) return NULL;
   if (out->op == OP_ASSIGN && out->arg->u.tuple.n) output_view = st91_canonical(s, out->arg->u.tuple.items[0]->u.st);

@@ -24,6 +24,7 @@
 /* device.py Buffer: one entry of input.buffers. dtype and options are
  * mutable: the image-dtype fallback of _graph_schedule rewrites them. */
 typedef struct DeviceBuffer DeviceBuffer;
+typedef struct LazyBuffer LazyBuffer;
 struct DeviceBuffer {
   int index;                 /* position in input.buffers */
   const char *device;        /* interned: equal devices are equal pointers */
@@ -36,9 +37,12 @@ struct DeviceBuffer {
   int64_t lb_refcount;
 };
 
+/* A growable list of LazyBuffers (Python list). */
+typedef struct LbList { LazyBuffer **items; int n; size_t cap; } LbList;
+void lblist_push(Arena *a, LbList *l, LazyBuffer *x);
+
 /* lazy.py LazyBuffer. A view has base != self and only device, dtype, st;
  * a base has the op, arg, srcs and its Buffer. */
-typedef struct LazyBuffer LazyBuffer;
 struct LazyBuffer {
   int index;                 /* position in input.lazybuffers (post-order) */
   const char *device;        /* interned */
@@ -54,6 +58,13 @@ struct LazyBuffer {
   DeviceBuffer *buffer;
   bool realized;             /* realized is not None */
   bool forced_realize;
+  /* _graph_schedule's dicts and sets keyed by LazyBuffer, kept on the key */
+  bool in_realizes, in_allbufs, in_simple_pads, in_seen;
+  LazyBuffer *reduce_for_op;  /* reduce_for_op[self], or NULL */
+  LazyBuffer *assign;         /* assign_targets[self], or NULL */
+  LbList children;            /* children[self]: an ordered dict */
+  uint32_t group_mark;        /* == Sched91.group_epoch: in the group being built */
+  uint32_t search_mark;       /* == Sched91.search_epoch: reached by the current search */
 };
 
 /* One decoded capture input, plus the context flags the scheduler reads. */
@@ -72,10 +83,6 @@ typedef struct Input91 {
 
 typedef struct PlannerBufState { bool allocated; int64_t lb_refcount; } PlannerBufState;
 
-/* A growable list of LazyBuffers (Python list). */
-typedef struct LbList { LazyBuffer **items; int n; size_t cap; } LbList;
-void lblist_push(Arena *a, LbList *l, LazyBuffer *x);
-int lblist_index(const LbList *l, const LazyBuffer *x);   /* list.index, -1 when absent */
 
 /* _LBScheduleItem */
 typedef struct LBScheduleItem {
@@ -90,14 +97,9 @@ typedef struct Sched91 {
   Interner *in;
   Codec codec;
   Input91 *inp;
-  /* _graph_schedule */
-  OMap realizes;        /* LazyBuffer* -> 1, insertion ordered (dict) */
-  OMap allbufs;         /* ordered */
-  OMap simple_pads;     /* set */
-  OMap children;        /* LazyBuffer* -> OMap* of children (ordered dict) */
-  OMap assign_targets;  /* target LazyBuffer* -> ASSIGN LazyBuffer* */
-  OMap reduce_for_op;   /* LazyBuffer* -> reduce LazyBuffer* */
-  OMap seen;            /* set */
+  /* _graph_schedule: the dicts in insertion order (membership is on the LazyBuffers) */
+  LbList realizes, allbufs, simple_pads;
+  uint32_t group_epoch, search_epoch;
   OMap prescheduled;    /* key LazyBuffer* -> LBScheduleItem*, ordered */
   OMap st_ids;          /* canonical ShapeTracker* -> small int (memo keys) */
   OMap st_add_memo;     /* (a, b) ids -> a + b */
