@@ -8,35 +8,57 @@
 typedef struct LopFrame {
   LazyBuffer *buf;        /* a base being fused */
   const ShapeTracker *st; /* the ShapeTracker its sources see */
-  uint64_t key;           /* memo key (buf, st at entry) */
+  const ShapeTracker *key_st;  /* memo key: (buf, st at entry) */
   int next;
   const UOp **srcs;
 } LopFrame;
 
+/* The state of one _schedule_group call. Its per-LazyBuffer parts
+ * (outputs.index, inputs.index, assign_targets, one memo entry) are fields
+ * of the LazyBuffers, valid for the current item_epoch (item_state). */
 typedef struct LopCtx {
   Sched91 *s;
   LazyBuffer **outputs;
   int noutputs;
-  OMap outputs_index;     /* LazyBuffer* -> index + 1 */
   LbList *inputs;
-  OMap inputs_index;      /* LazyBuffer* -> index + 1 */
-  OMap assign_targets;    /* target -> ASSIGN, of this group's outputs */
-  OMap memo;              /* (base, st) -> const UOp*: _recursive_lazyop is pure in them */
+  OMap memo;              /* more (base, st) -> const UOp*: _recursive_lazyop is pure in them */
   LopFrame *stack;
   size_t depth, cap;
 } LopCtx;
 
-static int output_index(LopCtx *x, const LazyBuffer *b) {
-  return (int)(intptr_t)omap_get(&x->outputs_index, omap_ptr(b)) - 1;
+static LazyBuffer *item_state(Sched91 *s, LazyBuffer *b) {
+  if (b->item_mark != s->item_epoch) {
+    b->item_mark = s->item_epoch;
+    b->out_index = b->in_index = -1;
+    b->item_assign = NULL;
+    b->memo_st = NULL;
+  }
+  return b;
 }
+
+static int output_index(LopCtx *x, LazyBuffer *b) { return item_state(x->s, b)->out_index; }
 
 /* `if buf not in inputs: inputs.append(buf)`; returns inputs.index(buf). */
 static int input_index(LopCtx *x, LazyBuffer *b) {
-  intptr_t i = (intptr_t)omap_get(&x->inputs_index, omap_ptr(b));
-  if (i) return (int)i - 1;
-  lblist_push(x->s->a, x->inputs, b);
-  omap_put(&x->inputs_index, omap_ptr(b), (void *)(intptr_t)x->inputs->n);
-  return x->inputs->n - 1;
+  if (item_state(x->s, b)->in_index < 0) {
+    b->in_index = x->inputs->n;
+    lblist_push(x->s->a, x->inputs, b);
+  }
+  return b->in_index;
+}
+
+static const UOp *memo_get(LopCtx *x, LazyBuffer *b, const ShapeTracker *stk) {
+  if (item_state(x->s, b)->memo_st == stk) return b->memo_op;
+  return b->memo_st ? omap_get(&x->memo, st_memo_key91(x->s, b, stk)) : NULL;
+}
+
+static void memo_put(LopCtx *x, LazyBuffer *b, const ShapeTracker *stk, const UOp *u) {
+  if (!item_state(x->s, b)->memo_st) {
+    b->memo_st = stk;
+    b->memo_op = u;
+  } else if (b->memo_st != stk) {
+    omap_put(&x->memo, st_memo_key91(x->s, b, stk), (void *)u);
+  }
 }
 
 /* "we also allow masked views. if it has a single view and it's equal when
@@ -57,7 +79,7 @@ static const UOp *load_op(LopCtx *x, LazyBuffer *buf, const ShapeTracker *stk, S
   Sched91 *s = x->s;
   const ShapeTracker *ust = st91_simplify(s, stk, st);   /* st.simplify().unbind() */
   if (!ust) return NULL;
-  LazyBuffer *assign = omap_get(&x->assign_targets, omap_ptr(buf));
+  LazyBuffer *assign = item_state(s, buf)->item_assign;
   int idx;
   if (assign) {
     bool ok;
@@ -82,10 +104,10 @@ static const UOp *const_op(LopCtx *x, LazyBuffer *buf, const ShapeTracker *stk, 
   return uop0(x->s->in, OP_CONST, NULL, v_constbuffer(x->s->in, buf->arg, buf->dtype, ust));
 }
 
-static bool push_frame(LopCtx *x, LazyBuffer *buf, const ShapeTracker *stk, uint64_t key) {
+static bool push_frame(LopCtx *x, LazyBuffer *buf, const ShapeTracker *stk, const ShapeTracker *key_st) {
   x->stack = grow91(x->s->a, x->stack, x->depth, &x->cap, sizeof *x->stack);
   const UOp **srcs = arena_array(x->s->a, buf->nsrcs ? (size_t)buf->nsrcs : 1, sizeof *srcs);
-  x->stack[x->depth++] = (LopFrame){buf, stk, key, 0, srcs};
+  x->stack[x->depth++] = (LopFrame){buf, stk, key_st, 0, srcs};
   return true;
 }
 
@@ -101,12 +123,12 @@ static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const ShapeTracker *stk, co
       if (!(stk = st91_add(s, buf->st, stk, st))) return false;
       buf = buf->base;
     }
-    uint64_t key = st_memo_key91(s, buf, stk);
-    if ((*done = omap_get(&x->memo, key))) return true;
+    const ShapeTracker *key_st = stk;
+    if ((*done = memo_get(x, buf, stk))) return true;
     bool in_outputs = output_index(x, buf) >= 0;
     if (buf->op == OP_LOADOPS_CONST) *done = const_op(x, buf, stk, st);
     else if (buf->realized || (buf->in_realizes && !in_outputs)) *done = load_op(x, buf, stk, st);
-    if (*done) { omap_put(&x->memo, key, (void *)*done); return true; }
+    if (*done) { memo_put(x, buf, key_st, *done); return true; }
     if (st->kind != ST_OK) return false;
     /* if a CONTIGUOUS or ASSIGN made it all the way here, just skip it */
     if (buf->op == OP_CONTIGUOUS || buf->op == OP_ASSIGN) {
@@ -121,7 +143,7 @@ static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const ShapeTracker *stk, co
       if (!st91_contiguous(stk)) return assertion(st, "ReduceOps late fusion must be contiguous");
       if (!(stk = st91_from_shape_of(s, buf->srcs[0]->st, st))) return false;
     }
-    return push_frame(x, buf, stk, key);
+    return push_frame(x, buf, stk, key_st);
   }
 }
 
@@ -138,7 +160,7 @@ static const UOp *recursive_lazyop(LopCtx *x, LazyBuffer *root, const ShapeTrack
       continue;
     }
     done = uop_new(x->s->in, f->buf->op, NULL, f->buf->arg, (uint32_t)f->buf->nsrcs, f->srcs);
-    omap_put(&x->memo, f->key, (void *)done);
+    memo_put(x, f->buf, f->key_st, done);
     x->depth--;
   }
   return done;
@@ -178,13 +200,11 @@ static void lopctx_init(LopCtx *x, Sched91 *s, LazyBuffer **outs, int nouts, LbL
   x->outputs = outs;
   x->noutputs = nouts;
   x->inputs = inputs;
-  omap_init(&x->outputs_index, s->a);
-  omap_init(&x->inputs_index, s->a);
-  omap_init(&x->assign_targets, s->a);
   omap_init(&x->memo, s->a);
-  for (int i = nouts - 1; i >= 0; i--) omap_put(&x->outputs_index, omap_ptr(outs[i]), (void *)(intptr_t)(i + 1));
+  s->item_epoch++;
+  for (int i = nouts - 1; i >= 0; i--) item_state(s, outs[i])->out_index = i;
   for (int i = 0; i < nouts; i++)
-    if (outs[i]->op == OP_ASSIGN) omap_put(&x->assign_targets, omap_ptr(outs[i]->srcs[1]), outs[i]);
+    if (outs[i]->op == OP_ASSIGN) item_state(s, outs[i]->srcs[1])->item_assign = outs[i];
 }
 
 /* One STORE of the "multi output AST". */

@@ -65,6 +65,12 @@ struct LazyBuffer {
   LbList children;            /* children[self]: an ordered dict */
   uint32_t group_mark;        /* == Sched91.group_epoch: in the group being built */
   uint32_t search_mark;       /* == Sched91.search_epoch: reached by the current search */
+  /* _schedule_group's per-kernel state, valid while item_mark == Sched91.item_epoch */
+  uint32_t item_mark;
+  int out_index, in_index;    /* outputs.index(self), inputs.index(self); -1 when absent */
+  LazyBuffer *item_assign;    /* this kernel's assign_targets[self] */
+  const ShapeTracker *memo_st;  /* one memo entry of _recursive_lazyop(self, memo_st) */
+  const UOp *memo_op;
 };
 
 /* One decoded capture input, plus the context flags the scheduler reads. */
@@ -99,11 +105,13 @@ typedef struct Sched91 {
   Input91 *inp;
   /* _graph_schedule: the dicts in insertion order (membership is on the LazyBuffers) */
   LbList realizes, allbufs, simple_pads;
-  uint32_t group_epoch, search_epoch;
+  uint32_t group_epoch, search_epoch, item_epoch;
   OMap prescheduled;    /* key LazyBuffer* -> LBScheduleItem*, ordered */
   OMap st_ids;          /* canonical ShapeTracker* -> small int (memo keys) */
   OMap st_add_memo;     /* (a, b) ids -> a + b */
   OMap st_simplify_memo;  /* ShapeTracker* -> simplified */
+  OMap st_from_shape_memo;  /* ShapeTracker* -> from_shape(its shape) */
+  OMap st_json;         /* ShapeTracker* -> its encoding, shared */
 } Sched91;
 
 /* The result of create_schedule_with_vars + memory_planner. */

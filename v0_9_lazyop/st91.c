@@ -3,6 +3,7 @@
  * unit_stride_axes over common/view.h's View, with canonical (interned)
  * results and memo tables for __add__ and simplify (Python lru_caches
  * View.__add__). */
+#include <stddef.h>
 #include <string.h>
 #include "sched91.h"
 #include "view.h"
@@ -108,8 +109,11 @@ const ShapeTracker *st91_from_shape(Sched91 *s, int ndim, const int64_t *shape, 
 }
 
 const ShapeTracker *st91_from_shape_of(Sched91 *s, const ShapeTracker *x, Status *st) {
+  const ShapeTracker *memo = omap_get(&s->st_from_shape_memo, omap_ptr(x));
+  if (memo) return memo;
   const View *v = last_view(x);
-  return st91_from_shape(s, v->ndim, v->shape, st);
+  if ((memo = st91_from_shape(s, v->ndim, v->shape, st))) omap_put(&s->st_from_shape_memo, omap_ptr(x), (void *)memo);
+  return memo;
 }
 
 /* x.shrink(mask_of.views[0].mask): shrinks the last view */
@@ -198,7 +202,7 @@ static JVal *ints_json(Arena *a, int n, const sint *xs) {
   return arr;
 }
 
-static JVal *st_encode(Codec *c, const ShapeTracker *x) {
+static JVal *st_encode_uncached(Codec *c, const ShapeTracker *x) {
   Arena *a = c->arena;
   JVal *views = json_arr(a), *o = json_obj(a);
   for (int i = 0; i < x->nviews; i++) {
@@ -222,6 +226,16 @@ static JVal *st_encode(Codec *c, const ShapeTracker *x) {
   return o;
 }
 
+/* Encoded ShapeTrackers are shared: the same canonical ShapeTracker is one
+ * JVal tree however often the result mentions it (JVals are immutable). */
+static JVal *st_encode(Codec *c, const ShapeTracker *x) {
+  Sched91 *s = (Sched91 *)((char *)c - offsetof(Sched91, codec));
+  x = st91_canonical(s, x);
+  JVal *j = omap_get(&s->st_json, omap_ptr(x));
+  if (!j) omap_put(&s->st_json, omap_ptr(x), j = st_encode_uncached(c, x));
+  return j;
+}
+
 void st91_init(Sched91 *s) {
   s->in->st_hash = st_hash;
   s->in->st_equal = st_equal;
@@ -229,4 +243,6 @@ void st91_init(Sched91 *s) {
   s->codec.st_encode = st_encode;
   omap_init(&s->st_add_memo, s->a);
   omap_init(&s->st_simplify_memo, s->a);
+  omap_init(&s->st_from_shape_memo, s->a);
+  omap_init(&s->st_json, s->a);
 }
