@@ -73,7 +73,7 @@ static void item_bufs(Sched91 *s, const LBScheduleItem *ps, ScheduleItem91 *si) 
   si->bufs = arena_array(s->a, n ? (size_t)n : 1, sizeof *si->bufs);
   for (int i = 0; i < n; i++) {
     LazyBuffer *x = i < ps->noutputs ? ps->outputs[i] : ps->inputs.items[i - ps->noutputs];
-    if (st91_size(x->st) != 0) si->bufs[si->nbufs++] = x->buffer;
+    if (x->st->size != 0) si->bufs[si->nbufs++] = x->buffer;
   }
   si->ast = ps->ast;
   si->nast = ps->nast;

@@ -14,6 +14,20 @@ typedef struct Dec {
   Status *st;
 } Dec;
 
+/* "table[i]" into buf (64 bytes), without printf: this runs once per entry. */
+static const char *entry_place(char *buf, const char *table, int i) {
+  size_t n = strlen(table);
+  memcpy(buf, table, n);
+  buf[n++] = '[';
+  char digits[12];
+  int k = 0;
+  do digits[k++] = (char)('0' + i % 10); while ((i /= 10) > 0);
+  while (k) buf[n++] = digits[--k];
+  buf[n++] = ']';
+  buf[n] = 0;
+  return buf;
+}
+
 static bool bad(Dec *d, const char *place, const char *what) {
   return status_bad_input(d->st, "%s: input.%s: %s", d->c->name, place, what);
 }
@@ -50,7 +64,7 @@ static bool array_len(Dec *d, const JVal *v, const char *place, int *n) {
 
 static bool decode_buffer(Dec *d, const JVal *j, int i, DeviceBuffer *all) {
   char place[64];
-  snprintf(place, sizeof place, "buffers[%d]", i);
+  entry_place(place, "buffers", i);
   DeviceBuffer *b = &all[i];
   b->index = i;
   const JVal *dev, *size, *dt, *alloc, *off, *refc;
@@ -161,7 +175,7 @@ static bool decode_base(Dec *d, const JVal *j, LazyBuffer *lb, LazyBuffer *all, 
 
 static bool decode_lazybuffer(Dec *d, const JVal *j, int i, LazyBuffer *all) {
   char place[64];
-  snprintf(place, sizeof place, "lazybuffers[%d]", i);
+  entry_place(place, "lazybuffers", i);
   LazyBuffer *lb = &all[i];
   lb->index = i;
   const JVal *dev, *dt, *stj;
@@ -174,8 +188,8 @@ static bool decode_lazybuffer(Dec *d, const JVal *j, int i, LazyBuffer *all) {
   const Value *stv = value_from_json(&d->s->codec, stj, place, d->st);
   if (!stv) return false;
   if (stv->kind != V_ST) return bad(d, place, "st must be a ShapeTracker");
-  lb->st = stv->u.st;
-  if (st91_size(lb->st) > MAX_SIZE || st91_size(lb->st) < 0) return bad(d, place, "absurd size");
+  lb->st = st91_intern(d->s, stv->u.st);
+  if (lb->st->size > MAX_SIZE || lb->st->size < 0) return bad(d, place, "absurd size");
   const JVal *base = json_get(j, "base");
   if (base && base->kind != J_NULL) {
     int bi = 0;

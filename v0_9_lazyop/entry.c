@@ -4,27 +4,11 @@
 #include "scheduler.h"
 #include "sched91.h"
 
-/* A (LazyBuffer, ShapeTracker) pair as one 64-bit memo key: the buffer's
- * index and a small number per canonical ShapeTracker. */
-uint32_t st_id91(Sched91 *s, const ShapeTracker *st) {
-  uintptr_t id = (uintptr_t)omap_get(&s->st_ids, omap_ptr(st));
-  if (!id) {
-    id = omap_len(&s->st_ids) + 1;
-    omap_put(&s->st_ids, omap_ptr(st), (void *)id);
-  }
-  return (uint32_t)id;
-}
-
-uint64_t st_memo_key91(Sched91 *s, const LazyBuffer *lb, const ShapeTracker *st) {
-  return ((uint64_t)(uint32_t)lb->index << 32) | st_id91(s, st);
-}
-
 static void sched_init(Sched91 *s, Arena *a, Interner *in) {
   *s = (Sched91){.a = a, .in = in};
   codec_init(&s->codec, in, TG_0_9_1);
   st91_init(s);
   omap_init(&s->prescheduled, a);
-  omap_init(&s->st_ids, a);
 }
 
 bool v0_9_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {

@@ -29,10 +29,10 @@ static bool is_unsafe_pad_op(Op op) { return op == OP_RECIP || op == OP_LOG2 || 
 /* The view part of _recurse_lb: fuse some pads, realize all expands. */
 static void recurse_lb_view(Sched91 *s, LazyBuffer *buf) {
   LazyBuffer *base = buf->base;
-  int64_t base_prod = st91_prod_shape(base->st);
+  int64_t base_prod = base->st->size;
   if (st91_nviews(buf->st) == 1 && st91_view_masked(buf->st, 0) && base_prod >= st91_prod_mask(buf->st)) {
     add_simple_pad(s, base);
-  } else if (base_prod < st91_prod_shape(buf->st)) {
+  } else if (base_prod < buf->st->size) {
     /* don't realize image to image casts. this is part of a larger problem */
     bool image_cast = base->op == OP_CAST && base->srcs[0]->dtype->is_image && base->arg->kind == V_DTYPE &&
                       base->arg->u.dtype->is_image;
@@ -52,7 +52,7 @@ static bool recurse_lb_base(Sched91 *s, LazyBuffer *buf, Status *st) {
   if (is_loadop91(buf->op)) realize(s, buf);
   if (buf->op == OP_COPY) {
     LazyBuffer *src = buf->srcs[0];
-    if (!st91_contiguous(src->st) || st91_size(src->st) != st91_size(src->base->st))
+    if (!src->st->contiguous || src->st->size != src->base->st->size)
       return status_raise(st, "AssertionError", "can only copy contig");
     realize(s, src->base);
   }
@@ -220,7 +220,7 @@ static void group_add(Sched91 *s, Group *g, LazyBuffer *x) {
 }
 static bool group_has(const Group *g, const LazyBuffer *x) { return x->group_mark == g->mark; }
 
-typedef struct GroupFrame { LazyBuffer *tr; const ShapeTracker *st; int pos; } GroupFrame;
+typedef struct GroupFrame { LazyBuffer *tr; const St91 *st; int pos; } GroupFrame;
 
 typedef struct GroupWalk {
   Sched91 *s;
@@ -233,14 +233,14 @@ typedef struct GroupWalk {
 
 /* Calling _recursive_group(tr, st, ...): the `tr in realizes` case ends at
  * once; otherwise a frame is pushed to walk tr's children. */
-static void group_enter(GroupWalk *w, LazyBuffer *tr, const ShapeTracker *st) {
+static void group_enter(GroupWalk *w, LazyBuffer *tr, const St91 *st) {
   Sched91 *s = w->s;
-  uint64_t key = st_memo_key91(s, tr, st);
+  uint64_t key = st_memo_key91(tr, st);
   if (omap_has(&w->visited, key)) return;
   omap_put(&w->visited, key, (void *)1);
   if (tr->in_realizes) {
     /* can only fuse contiguous; max one reduceop per kernel */
-    if (!st91_contiguous(st) || st91_size(st) != st91_size(w->r->st) || tr->reduce_for_op) group_add(s, w->group, w->r);
+    if (!st->contiguous || st->size != w->r->st->size || tr->reduce_for_op) group_add(s, w->group, w->r);
     group_add(s, w->group, tr);
     return;
   }
@@ -266,7 +266,7 @@ static bool recursive_group(Sched91 *s, LazyBuffer *r, Group *group, Status *st)
       w.depth--;
       continue;
     }
-    const ShapeTracker *next_st = st91_add(s, f->st, child_view->st, st);
+    const St91 *next_st = st91_add(s, f->st, child_view->st, st);
     if (!next_st) return false;
     group_enter(&w, tr_next, next_st);
   }
@@ -319,7 +319,7 @@ static void add_realized_descendants(Sched91 *s, LazyBuffer *r, Group *g) {
   push_group(&q, g);
   LbList found = {0};
   for (LazyBuffer *c; (c = search_pop(&q));) {
-    if (is_reduceop91(c->op) || !st91_contiguous(c->st) || st91_size(c->st) != st91_size(r->st) || c->reduce_for_op)
+    if (is_reduceop91(c->op) || !c->st->contiguous || c->st->size != r->st->size || c->reduce_for_op)
       return;   /* realized_descendants.clear(); break */
     if (c->in_realizes && !group_has(g, c)) lblist_push(s->a, &found, c);
     for (int i = 0; i < c->children.n; i++) {
@@ -356,13 +356,13 @@ static bool group_has_assign(const Group *g) {
 /* forced_realize: "can chase this down to contiguous children" */
 static bool chase_contiguous_child(Sched91 *s, LazyBuffer *r, LazyBuffer **out, Status *st) {
   LazyBuffer *tr = r;
-  const ShapeTracker *acc = tr->st;
+  const St91 *acc = tr->st;
   while (tr->children.n == 1) {
     LazyBuffer *tr_next = tr->children.items[0], *child_view;
     if (srcs_with_base(tr_next, tr, &child_view) > 1) break;
-    if (st91_size(acc) != st91_size(child_view->st)) break;
+    if (acc->size != child_view->st->size) break;
     if (!(acc = st91_add(s, acc, child_view->st, st))) return false;
-    if (!st91_contiguous(acc) || is_reduceop91(tr_next->op)) break;
+    if (!acc->contiguous || is_reduceop91(tr_next->op)) break;
     tr = tr_next;
   }
   /* don't cast to higher size before store (tr cannot be realized if forced_realize) */
@@ -410,7 +410,7 @@ static bool cannot_be_image(Sched91 *s, LazyBuffer *buf, bool *out, Status *st) 
   const DType *d = buf->dtype;
   int64_t prod = 1;
   for (int i = 0; i < d->image_ndim; i++) prod *= d->image_shape[i];
-  if (st91_prod_shape(buf->st) != prod) { *out = true; return true; }
+  if (buf->st->size != prod) { *out = true; return true; }
   int n = st91_ndim(buf->st);
   bool *unit = arena_array(s->a, n ? (size_t)n : 1, sizeof *unit);
   if (!st91_unit_stride_axes(s, buf->st, unit, st)) return false;

@@ -7,8 +7,8 @@
 
 typedef struct LopFrame {
   LazyBuffer *buf;        /* a base being fused */
-  const ShapeTracker *st; /* the ShapeTracker its sources see */
-  const ShapeTracker *key_st;  /* memo key: (buf, st at entry) */
+  const St91 *st; /* the ShapeTracker its sources see */
+  const St91 *key_st;  /* memo key: (buf, st at entry) */
   int next;
   const UOp **srcs;
 } LopFrame;
@@ -47,26 +47,26 @@ static int input_index(LopCtx *x, LazyBuffer *b) {
   return b->in_index;
 }
 
-static const UOp *memo_get(LopCtx *x, LazyBuffer *b, const ShapeTracker *stk) {
+static const UOp *memo_get(LopCtx *x, LazyBuffer *b, const St91 *stk) {
   if (item_state(x->s, b)->memo_st == stk) return b->memo_op;
-  return b->memo_st ? omap_get(&x->memo, st_memo_key91(x->s, b, stk)) : NULL;
+  return b->memo_st ? omap_get(&x->memo, st_memo_key91(b, stk)) : NULL;
 }
 
-static void memo_put(LopCtx *x, LazyBuffer *b, const ShapeTracker *stk, const UOp *u) {
+static void memo_put(LopCtx *x, LazyBuffer *b, const St91 *stk, const UOp *u) {
   if (!item_state(x->s, b)->memo_st) {
     b->memo_st = stk;
     b->memo_op = u;
   } else if (b->memo_st != stk) {
-    omap_put(&x->memo, st_memo_key91(x->s, b, stk), (void *)u);
+    omap_put(&x->memo, st_memo_key91(b, stk), (void *)u);
   }
 }
 
 /* "we also allow masked views. if it has a single view and it's equal when
  * you shrink a contig, it's fine" */
-static bool assign_view_ok(Sched91 *s, const ShapeTracker *ust, bool *ok, Status *st) {
-  *ok = st91_contiguous(ust);
+static bool assign_view_ok(Sched91 *s, const St91 *ust, bool *ok, Status *st) {
+  *ok = ust->contiguous;
   if (*ok || st91_nviews(ust) != 1 || !st91_view_masked(ust, 0)) return true;
-  const ShapeTracker *contig = st91_from_shape_of(s, ust, st), *a, *b;
+  const St91 *contig = st91_from_shape_of(s, ust, st), *a, *b;
   if (!contig || !(a = st91_shrink_by_mask(s, contig, ust, st)) || !(b = st91_shrink_by_mask(s, ust, ust, st)))
     return false;
   *ok = a == b;
@@ -75,9 +75,9 @@ static bool assign_view_ok(Sched91 *s, const ShapeTracker *ust, bool *ok, Status
 
 /* The load of a buffer this kernel does not compute: BufferOps.LOAD from an
  * input, or from the output it assigns to. */
-static const UOp *load_op(LopCtx *x, LazyBuffer *buf, const ShapeTracker *stk, Status *st) {
+static const UOp *load_op(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status *st) {
   Sched91 *s = x->s;
-  const ShapeTracker *ust = st91_simplify(s, stk, st);   /* st.simplify().unbind() */
+  const St91 *ust = st91_simplify(s, stk, st);   /* st.simplify().unbind() */
   if (!ust) return NULL;
   LazyBuffer *assign = item_state(s, buf)->item_assign;
   int idx;
@@ -94,17 +94,17 @@ static const UOp *load_op(LopCtx *x, LazyBuffer *buf, const ShapeTracker *stk, S
   } else {
     idx = x->noutputs + input_index(x, buf);
   }
-  return uop0(s->in, OP_LOAD, NULL, v_membuffer(s->in, idx, buf->dtype, ust));
+  return uop0(s->in, OP_LOAD, NULL, v_membuffer(s->in, idx, buf->dtype, ust->st));
 }
 
 /* "consts are always fused and generated" */
-static const UOp *const_op(LopCtx *x, LazyBuffer *buf, const ShapeTracker *stk, Status *st) {
-  const ShapeTracker *ust = st91_simplify(x->s, stk, st);
+static const UOp *const_op(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status *st) {
+  const St91 *ust = st91_simplify(x->s, stk, st);
   if (!ust) return NULL;
-  return uop0(x->s->in, OP_CONST, NULL, v_constbuffer(x->s->in, buf->arg, buf->dtype, ust));
+  return uop0(x->s->in, OP_CONST, NULL, v_constbuffer(x->s->in, buf->arg, buf->dtype, ust->st));
 }
 
-static bool push_frame(LopCtx *x, LazyBuffer *buf, const ShapeTracker *stk, const ShapeTracker *key_st) {
+static bool push_frame(LopCtx *x, LazyBuffer *buf, const St91 *stk, const St91 *key_st) {
   x->stack = grow91(x->s->a, x->stack, x->depth, &x->cap, sizeof *x->stack);
   const UOp **srcs = arena_array(x->s->a, buf->nsrcs ? (size_t)buf->nsrcs : 1, sizeof *srcs);
   x->stack[x->depth++] = (LopFrame){buf, stk, key_st, 0, srcs};
@@ -115,7 +115,7 @@ static bool assertion(Status *st, const char *msg) { return status_raise(st, "As
 
 /* Entering _recursive_lazyop(buf, st): either *done is the LazyOp, or a
  * frame was pushed to build it from its sources. */
-static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const ShapeTracker *stk, const UOp **done, Status *st) {
+static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp **done, Status *st) {
   Sched91 *s = x->s;
   *done = NULL;
   for (;;) {
@@ -123,7 +123,7 @@ static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const ShapeTracker *stk, co
       if (!(stk = st91_add(s, buf->st, stk, st))) return false;
       buf = buf->base;
     }
-    const ShapeTracker *key_st = stk;
+    const St91 *key_st = stk;
     if ((*done = memo_get(x, buf, stk))) return true;
     bool in_outputs = output_index(x, buf) >= 0;
     if (buf->op == OP_LOADOPS_CONST) *done = const_op(x, buf, stk, st);
@@ -140,7 +140,7 @@ static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const ShapeTracker *stk, co
     }
     /* if it's a reduce, we have to change the shapetracker */
     if (is_reduceop91(buf->op)) {
-      if (!st91_contiguous(stk)) return assertion(st, "ReduceOps late fusion must be contiguous");
+      if (!stk->contiguous) return assertion(st, "ReduceOps late fusion must be contiguous");
       if (!(stk = st91_from_shape_of(s, buf->srcs[0]->st, st))) return false;
     }
     return push_frame(x, buf, stk, key_st);
@@ -148,7 +148,7 @@ static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const ShapeTracker *stk, co
 }
 
 /* engine/schedule.py _recursive_lazyop (0.9.1): "recursively create a lazyop". */
-static const UOp *recursive_lazyop(LopCtx *x, LazyBuffer *root, const ShapeTracker *root_st, Status *st) {
+static const UOp *recursive_lazyop(LopCtx *x, LazyBuffer *root, const St91 *root_st, Status *st) {
   const UOp *done;
   size_t base_depth = x->depth;
   if (!lazyop_enter(x, root, root_st, &done, st)) return NULL;
@@ -184,10 +184,10 @@ static bool single_op_ast(Sched91 *s, LazyBuffer *out, LBScheduleItem *item, Sta
   if (s->inp->use_copy_kernel && out->op == OP_COPY && same_device_kind(out->device, out->srcs[0]->device)) {
     if (out->arg->kind != V_INT) return status_bad_input(st, "a COPY arg must be an int");
     int64_t n = out->arg->u.i;
-    const ShapeTracker *cst = st91_from_shape(s, 1, &n, st);
+    const St91 *cst = st91_from_shape(s, 1, &n, st);
     if (!cst) return false;
-    const UOp *rd = uop0(s->in, OP_LOAD, NULL, v_membuffer(s->in, 1, dt_uchar, cst));
-    item->ast[0] = uop1(s->in, OP_STORE, NULL, v_membuffer(s->in, 0, dt_uchar, cst), rd);
+    const UOp *rd = uop0(s->in, OP_LOAD, NULL, v_membuffer(s->in, 1, dt_uchar, cst->st));
+    item->ast[0] = uop1(s->in, OP_STORE, NULL, v_membuffer(s->in, 0, dt_uchar, cst->st), rd);
     return true;
   }
   item->ast[0] = uop0(s->in, out->op, NULL, out->arg);
@@ -212,12 +212,12 @@ static const UOp *store_op(LopCtx *x, int i, Status *st) {
   Sched91 *s = x->s;
   LazyBuffer *out = x->outputs[i];
   LazyBuffer *r = out->reduce_for_op;
-  const ShapeTracker *output_st = st91_from_shape_of(s, r ? r->st : out->st, st), *output_view = output_st;
+  const St91 *output_st = st91_from_shape_of(s, r ? r->st : out->st, st), *output_view = output_st;
   if (!output_st) return NULL;
-  if (out->op == OP_ASSIGN && out->arg->u.tuple.n) output_view = st91_canonical(s, out->arg->u.tuple.items[0]->u.st);
+  if (out->op == OP_ASSIGN && out->arg->u.tuple.n) output_view = st91_intern(s, out->arg->u.tuple.items[0]->u.st);
   const UOp *lop = recursive_lazyop(x, out, output_st, st);
   if (!lop || !(output_view = st91_simplify(s, output_view, st))) return NULL;
-  return uop1(s->in, OP_STORE, NULL, v_membuffer(s->in, i, out->dtype, output_view), lop);
+  return uop1(s->in, OP_STORE, NULL, v_membuffer(s->in, i, out->dtype, output_view->st), lop);
 }
 
 /* engine/schedule.py _schedule_group (0.9.1): "create a schedule item from a list of outputs". */

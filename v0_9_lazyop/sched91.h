@@ -48,7 +48,7 @@ struct LazyBuffer {
   const char *device;        /* interned */
   const DType *dtype;        /* mutable (image fallback) */
   const DType *orig_dtype;   /* at call time, for `mutations` */
-  const ShapeTracker *st;    /* canonical (interned) */
+  const St91 *st;
   LazyBuffer *base;          /* self for a base */
   /* base only */
   Op op;
@@ -69,7 +69,7 @@ struct LazyBuffer {
   uint32_t item_mark;
   int out_index, in_index;    /* outputs.index(self), inputs.index(self); -1 when absent */
   LazyBuffer *item_assign;    /* this kernel's assign_targets[self] */
-  const ShapeTracker *memo_st;  /* one memo entry of _recursive_lazyop(self, memo_st) */
+  const St91 *memo_st;        /* one memo entry of _recursive_lazyop(self, memo_st) */
   const UOp *memo_op;
 };
 
@@ -107,11 +107,11 @@ typedef struct Sched91 {
   LbList realizes, allbufs, simple_pads;
   uint32_t group_epoch, search_epoch, item_epoch;
   OMap prescheduled;    /* key LazyBuffer* -> LBScheduleItem*, ordered */
-  OMap st_ids;          /* canonical ShapeTracker* -> small int (memo keys) */
-  OMap st_add_memo;     /* (a, b) ids -> a + b */
-  OMap st_simplify_memo;  /* ShapeTracker* -> simplified */
-  OMap st_from_shape_memo;  /* ShapeTracker* -> from_shape(its shape) */
-  OMap st_json;         /* ShapeTracker* -> its encoding, shared */
+  /* st91.c */
+  OMap st_handles;      /* ShapeTracker* -> St91* */
+  OMap st_canon;        /* st_hash -> St91* chain: the intern table */
+  OMap st_add_memo;     /* (a->id, b->id) -> a + b */
+  uint32_t nst;         /* handles made so far */
 } Sched91;
 
 /* The result of create_schedule_with_vars + memory_planner. */
@@ -156,6 +156,8 @@ JVal *encode_image_options91(Sched91 *s, const DType *image);
 /* Room for one more element in an arena array holding n of *cap: returns
  * the array, moved to a twice larger one when full. */
 void *grow91(Arena *a, void *items, size_t n, size_t *cap, size_t elem);
-uint32_t st_id91(Sched91 *s, const ShapeTracker *st);   /* a small number per canonical ShapeTracker */
-uint64_t st_memo_key91(Sched91 *s, const LazyBuffer *lb, const ShapeTracker *st);
+/* A (LazyBuffer, ShapeTracker) pair as one 64-bit memo key. */
+static inline uint64_t st_memo_key91(const LazyBuffer *lb, const St91 *st) {
+  return ((uint64_t)(uint32_t)lb->index << 32) | st->id;
+}
 #endif
