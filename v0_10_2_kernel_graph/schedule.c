@@ -21,28 +21,13 @@ static UList *ulist_of(KG *k, OMap *m, const UOp *key) {
   return l;
 }
 
-/* [x for x in k.toposort if pred(x)][0]: a post-order walk that stops at the first match */
+/* [x for x in k.toposort if (xs:=tensor_map[x]).base is v.base and xs.st == v.st][0] */
 static const UOp *first_movement_op(KG *k, const UOp *root, OMap *tensor_map, const UOp *vbase, const ST *vst) {
-  typedef struct { const UOp *u; uint32_t next; } Frame;
-  OMap seen;
-  omap_init(&seen, k->a);
-  size_t cap = 64, depth = 0;
-  Frame *stack = arena_array(k->a, cap, sizeof *stack);
-  stack[depth++] = (Frame){root, 0};
-  omap_put(&seen, omap_ptr(root), (void *)1);
-  while (depth) {
-    Frame *f = &stack[depth - 1];
-    if (f->next < f->u->nsrc) {
-      const UOp *s = f->u->src[f->next++];
-      if (omap_has(&seen, omap_ptr(s))) continue;
-      omap_put(&seen, omap_ptr(s), (void *)1);
-      if (depth == cap) stack = grow(k->a, stack, depth, &cap, sizeof *stack);
-      stack[depth++] = (Frame){s, 0};
-      continue;
-    }
-    const UOp *xs = omap_get(tensor_map, omap_ptr(f->u));
-    if (xs && uop_base(xs) == vbase && uop_st(k, xs) == vst) return f->u;
-    depth--;
+  const UOp **order;
+  size_t n = uop_toposort(k->a, &root, 1, &order);
+  for (size_t i = 0; i < n; i++) {
+    const UOp *xs = omap_get(tensor_map, omap_ptr(order[i]));
+    if (uop_base(xs) == vbase && uop_st(k, xs) == vst) return order[i];
   }
   kg_throw(&k->thr, ST_RAISED, "IndexError", "list index out of range");
 }

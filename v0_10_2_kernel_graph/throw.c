@@ -4,13 +4,16 @@
 #include <stdio.h>
 #include <string.h>
 
-_Noreturn void kg_throw(Thrower *t, StatusKind kind, const char *type, const char *fmt, ...) {
+_Noreturn void kg_vthrow(Thrower *t, StatusKind kind, const char *type, const char *fmt, va_list ap) {
   Status *s = t->st;
   s->kind = kind;
   snprintf(s->type, sizeof s->type, "%s", type ? type : "");
+  vsnprintf(s->msg, sizeof s->msg, fmt, ap);
+  longjmp(t->jb, 1);
+}
+
+_Noreturn void kg_throw(Thrower *t, StatusKind kind, const char *type, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(s->msg, sizeof s->msg, fmt, ap);
-  va_end(ap);
-  longjmp(t->jb, 1);
+  kg_vthrow(t, kind, type, fmt, ap);
 }

@@ -7,6 +7,7 @@
 #ifndef KG_THROW_H
 #define KG_THROW_H
 #include <setjmp.h>
+#include <stdarg.h>
 #include "status.h"
 
 typedef struct Thrower {
@@ -19,4 +20,5 @@ _Noreturn void kg_throw(Thrower *t, StatusKind kind, const char *type, const cha
   __attribute__((format(printf, 4, 5)))
 #endif
   ;
+_Noreturn void kg_vthrow(Thrower *t, StatusKind kind, const char *type, const char *fmt, va_list ap);
 #endif

@@ -13,21 +13,15 @@ const char kg_none = 0;
 /* ---------------------------------------------------------------- errors */
 
 _Noreturn void kg_assert_fail(KG *k, const char *fmt, ...) {
-  char msg[900];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  kg_throw(&k->thr, ST_RAISED, "AssertionError", "%s", msg);
+  kg_vthrow(&k->thr, ST_RAISED, "AssertionError", fmt, ap);
 }
 
 _Noreturn void kg_unsupported(KG *k, const char *fmt, ...) {
-  char msg[900];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  kg_throw(&k->thr, ST_UNSUPPORTED, NULL, "%s", msg);
+  kg_vthrow(&k->thr, ST_UNSUPPORTED, NULL, fmt, ap);
 }
 
 void *grow(Arena *a, void *items, size_t n, size_t *cap, size_t size) {
