@@ -1,5 +1,7 @@
 /* scheduler.c — the generation registry (scheduler.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "scheduler.h"
+#include <time.h>
 
 ScheduleCaptureFn scheduler_for(TgVersion v) {
   switch (v) {
@@ -9,3 +11,33 @@ ScheduleCaptureFn scheduler_for(TgVersion v) {
     default: return NULL;
   }
 }
+
+/* ---- phase timing ---- */
+
+static double phase_time[PHASE_COUNT];
+static int current_phase = -1;
+static double phase_started;
+
+static double monotonic_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void phase_reset(void) {
+  for (int p = 0; p < PHASE_COUNT; p++) phase_time[p] = 0;
+  current_phase = -1;
+}
+
+void phase_finish(void) {
+  if (current_phase >= 0) phase_time[current_phase] += monotonic_seconds() - phase_started;
+  current_phase = -1;
+}
+
+void phase_enter(Phase p) {
+  phase_finish();
+  current_phase = (int)p;
+  phase_started = monotonic_seconds();
+}
+
+double phase_seconds(Phase p) { return phase_time[p]; }

@@ -18,4 +18,16 @@ bool v0_10_0_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
 bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st);  /* v0_10_2_kernel_graph/ */
 
 ScheduleCaptureFn scheduler_for(TgVersion v);
+
+/* Phases of one scheduler call, for `tsched bench`. A generation calls
+ * phase_enter(PHASE_BUILD) when it starts decoding the input,
+ * phase_enter(PHASE_SCHEDULE) when the graph is in memory and scheduling
+ * starts, phase_enter(PHASE_ENCODE) when it starts encoding the result. */
+typedef enum { PHASE_BUILD, PHASE_SCHEDULE, PHASE_ENCODE, PHASE_COUNT } Phase;
+void phase_enter(Phase p);
+/* Replayer side: phase_reset() before the call, phase_finish() after it;
+ * then phase_seconds(p) is the time spent in p (0 if never entered). */
+void phase_reset(void);
+void phase_finish(void);
+double phase_seconds(Phase p);
 #endif

@@ -24,7 +24,9 @@ void replay_capture(const Capture *c, Arena *a, Outcome *o) {
   Status st = {0};
   JVal *result = NULL;
   double t0 = now_seconds();
+  phase_reset();
   bool ok = fn(c, a, &result, &st);
+  phase_finish();
   double t1 = now_seconds();
   o->schedule_seconds = t1 - t0;
   if (!ok && st.kind == ST_UNSUPPORTED) {

@@ -3,10 +3,13 @@
 #include <string.h>
 #include "replay.h"
 
+int cmd_bench(int argc, char **argv);
+
 typedef struct { const char *name; int (*run)(int argc, char **argv); const char *summary; } Command;
 
 static const Command commands[] = {
   {"replay", cmd_replay, "replay captures and compare with tinygrad's recorded schedules"},
+  {"bench", cmd_bench, "time each phase per capture against tinygrad's oracle_seconds"},
 };
 
 static void usage(FILE *f) {

@@ -1,18 +1,401 @@
-"""Workloads for the oracle, written once against the Tensor API common to
-tinygrad 0.9.1, 0.10.0 and 0.10.2 (filled in below)."""
-from tinygrad import Tensor
+"""Oracle workloads, written once against the Tensor API common to tinygrad
+0.9.1, 0.10.0 and 0.10.2, so the same program is captured in every generation.
+
+SUITES["workloads"]: small programs that are scheduled and run (every
+scheduler call they make becomes a capture).  SUITES["big"]: three large
+graphs (ResNet-50 train step, GPT-2 small forward+backward, deep MLP + Adam)
+that are only scheduled (Tensor.schedule), never run.
+
+Each workload is a function without arguments; the recorder seeds random,
+numpy and Tensor.manual_seed before calling it.  Inputs are made from numpy
+arrays and realized first (those small calls are captures too).
+"""
+import numpy as np
+from tinygrad import Tensor, dtypes, nn
+from tinygrad.nn.optim import SGD, Adam
+from tinygrad.nn.state import get_parameters, get_state_dict
 
 
-def w_add():
-  a = Tensor.rand(4, 4); b = Tensor.rand(4, 4)
-  (a + b).realize()
+def rnd(*shape, scale=1.0):
+  return Tensor((np.random.randn(*shape) * scale).astype(np.float32)).realize()
 
 
-def w_sum():
-  a = Tensor.rand(4, 4)
+def rint(lo, hi, *shape):
+  return Tensor(np.random.randint(lo, hi, size=shape).astype(np.int32)).realize()
+
+
+# ------------------------------------------------------------------ elementwise / reduce
+
+def elementwise_chain():
+  a, b, c = rnd(4, 8), rnd(4, 8), rnd(4, 8)
+  ((a * b + c).relu().exp() - (b.abs() + 1).log() * c.sigmoid()).realize()
+  (a.maximum(b).sqrt().neg() / (c * c + 1)).realize()
+  ((a < b).where(a, c) + (a == b).cast(dtypes.float32)).realize()
+
+
+def broadcast_chain():
+  a, b, c = rnd(4, 1), rnd(1, 5), rnd(5)
+  ((a + b) * c).realize()
+  ((a * b).sum() + c.mean()).realize()
+  (a.expand(4, 5) - b.expand(4, 5) * 2).realize()
+
+
+def casts():
+  a = rnd(4, 4)
+  a.cast(dtypes.float16).realize()
+  (a.cast(dtypes.int32) + 1).realize()
+  (a > 0).cast(dtypes.uint8).realize()
+  a.cast(dtypes.float16).cast(dtypes.float32).sum().realize()
+
+
+def reductions():
+  a = rnd(4, 6, 8)
   a.sum(axis=1).realize()
+  a.max(axis=(0, 2)).realize()
+  a.mean().realize()
+  (a.sum(axis=2) + a.max(axis=2)).realize()
+  a.std(axis=-1).realize()
+  a.min(axis=0).realize()
+  (a - a.max(axis=-1, keepdim=True)).exp().sum(axis=-1).realize()
 
 
-WORKLOADS = [("add", w_add), ("sum", w_sum)]
-BIG = []
+def softmax_norms():
+  a = rnd(4, 10)
+  a.softmax().realize()
+  a.log_softmax(axis=0).realize()
+  a.layernorm().realize()
+  x = rnd(2, 3, 4, 4)
+  mean, invstd = rnd(3), rnd(3).abs() + 1
+  x.batchnorm(rnd(3), rnd(3), mean, invstd).realize()
+  bn = nn.BatchNorm2d(3)
+  with Tensor.train():
+    bn(x).realize()
+  ln = nn.LayerNorm(10)
+  ln(a).realize()
+
+
+def matmul():
+  a, b = rnd(8, 16), rnd(16, 4)
+  (a @ b).realize()
+  (a @ b).relu().sum().realize()
+  x, y = rnd(2, 3, 4), rnd(2, 4, 5)
+  x.matmul(y).realize()
+  (a.T @ a).realize()
+  rnd(16).dot(rnd(16, 3)).realize()
+
+
+def conv2d_fwd_bwd():
+  x = Tensor((np.random.randn(2, 3, 8, 8)).astype(np.float32), requires_grad=True)
+  w = Tensor((np.random.randn(4, 3, 3, 3)).astype(np.float32), requires_grad=True)
+  x.conv2d(w).realize()
+  x.conv2d(w, padding=1, stride=2).relu().realize()
+  out = x.conv2d(w, padding=1).relu().mean()
+  out.backward()
+  Tensor.realize(out, x.grad, w.grad)
+
+
+def pooling():
+  x = Tensor((np.random.randn(1, 2, 8, 8)).astype(np.float32), requires_grad=True)
+  x.max_pool2d().realize()
+  x.avg_pool2d().realize()
+  y = x.max_pool2d(kernel_size=(3, 3), stride=2).sum() + x.avg_pool2d(kernel_size=(2, 2)).sum()
+  y.backward()
+  x.grad.realize()
+
+
+def movement_chain():
+  a = rnd(4, 6)
+  a.pad(((1, 1), (2, 0))).realize()
+  a.shrink(((1, 3), (0, 4))).realize()
+  a.flip(0).permute(1, 0).realize()
+  (a.pad(((1, 1), (1, 1))).shrink(((0, 4), (1, 7))) + 1).realize()
+  a.reshape(2, 3, 4).permute(2, 0, 1).flip(1).contiguous().realize()
+  (a.pad(((0, 0), (0, 2))).exp().sum(axis=0)).realize()
+  a.reshape(24).shrink(((4, 20),)).reshape(4, 4).T.realize()
+  (a[1:3, ::2] * 2).realize()
+
+
+def cat_stack():
+  a, b, c = rnd(2, 3), rnd(2, 3), rnd(4, 3)
+  a.cat(b, dim=0).realize()
+  a.cat(b, c, dim=0).sum(axis=1).realize()
+  a.stack(b, dim=1).realize()
+  a.cat(b, dim=1).relu().realize()
+
+
+def arange_onehot_cumsum():
+  Tensor.arange(10).realize()
+  (Tensor.arange(12).reshape(3, 4) * 2).realize()
+  rint(0, 5, 6).one_hot(5).realize()
+  rnd(8).cumsum().realize()
+  rnd(3, 5).cumsum(axis=1).realize()
+  idx = rint(0, 10, 4)
+  (Tensor.arange(10).reshape(1, 10) == idx.reshape(4, 1)).sum(axis=0).realize()
+  Tensor.eye(4).realize()
+  Tensor.ones(3, 3).tril().realize()
+
+
+def assign_inplace():
+  a = rnd(4, 4)
+  a.assign(a + 1).realize()
+  a.assign(a * 2 + a.sum()).realize()
+  b = rnd(4, 4)
+  b += 3
+  b.realize()
+  c = Tensor.zeros(4, 4).contiguous().realize()
+  c.assign(a @ b).realize()
+  d = rnd(8)
+  d.assign(d.flip(0).contiguous() + 1).realize()
+  e = rnd(4, 4)
+  e.assign(e.T.contiguous()).realize()
+
+
+def multi_output():
+  a, b = rnd(4, 8), rnd(4, 8)
+  s = a + b
+  Tensor.realize(s.sum(axis=1), s.max(axis=1), (s * 2).mean())
+  x = a.sum(axis=1)
+  Tensor.realize(x, x + 1, x * a.mean(axis=1))
+  Tensor.realize(a.exp(), a.exp().sum(), b)
+
+
+def detach_contiguous():
+  a = rnd(4, 4)
+  (a.contiguous() + 1).realize()
+  (a.detach() * a).realize()
+  a.T.contiguous().T.contiguous().realize()
+  (a.reshape(16).contiguous().reshape(4, 4) + a).realize()
+
+
+def randomness():
+  Tensor.rand(4, 4).realize()
+  Tensor.randn(8).realize()
+  (Tensor.uniform(3, 3, low=-1, high=1) * 2).realize()
+  Tensor.randint(5, low=0, high=3).realize()
+
+
+def cross_entropy():
+  logits = Tensor(np.random.randn(4, 5).astype(np.float32), requires_grad=True)
+  y = rint(0, 5, 4)
+  loss = logits.sparse_categorical_crossentropy(y)
+  loss.backward()
+  Tensor.realize(loss, logits.grad)
+
+
+# ------------------------------------------------------------------ training steps
+
+class MLP:
+  def __init__(self, sizes):
+    self.layers = [nn.Linear(i, o) for i, o in zip(sizes[:-1], sizes[1:])]
+
+  def __call__(self, x):
+    for i, l in enumerate(self.layers):
+      x = l(x)
+      if i != len(self.layers) - 1: x = x.relu()
+    return x
+
+
+def init(model):
+  """Realize every parameter (random init kernels) before the step."""
+  Tensor.realize(*get_state_dict(model).values())
+
+
+def train_step(model, opt, x, y):
+  with Tensor.train():
+    opt.zero_grad()
+    loss = model(x).sparse_categorical_crossentropy(y)
+    loss.backward()
+    Tensor.realize(loss, *opt.schedule_step())
+
+
+def mlp_sgd():
+  m = MLP([8, 16, 4]); init(m)
+  opt = SGD(get_parameters(m), lr=0.1, momentum=0.9)
+  x, y = rnd(6, 8), rint(0, 4, 6)
+  train_step(m, opt, x, y)
+  train_step(m, opt, x, y)
+
+
+def mlp_adam():
+  m = MLP([8, 16, 16, 4]); init(m)
+  opt = Adam(get_parameters(m), lr=1e-3)
+  x, y = rnd(6, 8), rint(0, 4, 6)
+  train_step(m, opt, x, y)
+  train_step(m, opt, x, y)
+
+
+class MnistCNN:
+  def __init__(self):
+    self.c1 = nn.Conv2d(1, 4, 3)
+    self.c2 = nn.Conv2d(4, 8, 3)
+    self.bn = nn.BatchNorm2d(8)
+    self.fc = nn.Linear(8 * 5 * 5, 10)
+
+  def __call__(self, x):
+    x = self.c1(x).relu()
+    x = self.bn(self.c2(x)).relu().max_pool2d((2, 2))
+    return self.fc(x.flatten(1))
+
+
+def mnist_cnn_step():
+  m = MnistCNN(); init(m)
+  opt = Adam(get_parameters(m), lr=1e-3)
+  x, y = rnd(4, 1, 14, 14), rint(0, 10, 4)
+  train_step(m, opt, x, y)
+
+
+class Block:
+  def __init__(self, cin, cout, stride):
+    self.c1 = nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False)
+    self.b1 = nn.BatchNorm2d(cout)
+    self.c2 = nn.Conv2d(cout, cout, 3, padding=1, bias=False)
+    self.b2 = nn.BatchNorm2d(cout)
+    self.sc = [nn.Conv2d(cin, cout, 1, stride=stride, bias=False), nn.BatchNorm2d(cout)] if stride != 1 or cin != cout else []
+
+  def __call__(self, x):
+    out = self.b2(self.c2(self.b1(self.c1(x)).relu()))
+    return (out + x.sequential(self.sc)).relu()
+
+
+class SmallResNet:
+  def __init__(self, width=8, nclass=10):
+    self.stem = nn.Conv2d(3, width, 3, padding=1, bias=False)
+    self.bn = nn.BatchNorm2d(width)
+    self.blocks = [Block(width, width, 1), Block(width, 2 * width, 2)]
+    self.fc = nn.Linear(2 * width, nclass)
+
+  def __call__(self, x):
+    x = self.bn(self.stem(x)).relu()
+    x = x.sequential(self.blocks)
+    return self.fc(x.mean(axis=(2, 3)))
+
+
+def small_resnet_fwd_bwd():
+  m = SmallResNet(); init(m)
+  x, y = rnd(2, 3, 8, 8), rint(0, 10, 2)
+  with Tensor.train():
+    loss = m(x).sparse_categorical_crossentropy(y)
+    loss.backward()
+    Tensor.realize(loss, *[p.grad for p in get_parameters(m) if p.grad is not None])
+
+
+class Attention:
+  def __init__(self, dim, heads):
+    self.c_attn, self.c_proj, self.heads = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim), heads
+
+  def __call__(self, x, mask):
+    B, T, C = x.shape
+    q, k, v = [t.reshape(B, T, self.heads, C // self.heads).transpose(1, 2) for t in self.c_attn(x).chunk(3, dim=2)]
+    att = (q @ k.transpose(2, 3)) * (1.0 / np.sqrt(C // self.heads)) + mask
+    return self.c_proj((att.softmax() @ v).transpose(1, 2).reshape(B, T, C))
+
+
+class GPTBlock:
+  def __init__(self, dim, heads):
+    self.ln1, self.ln2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+    self.attn = Attention(dim, heads)
+    self.fc, self.proj = nn.Linear(dim, 4 * dim), nn.Linear(4 * dim, dim)
+
+  def __call__(self, x, mask):
+    x = x + self.attn(self.ln1(x), mask)
+    return x + self.proj(self.fc(self.ln2(x)).gelu())
+
+
+class GPT:
+  def __init__(self, vocab, ctx, dim, heads, layers):
+    self.wte, self.wpe = nn.Embedding(vocab, dim), nn.Embedding(ctx, dim)
+    self.blocks = [GPTBlock(dim, heads) for _ in range(layers)]
+    self.ln_f = nn.LayerNorm(dim)
+    self.lm_head = nn.Linear(dim, vocab, bias=False)
+
+  def __call__(self, tok):
+    B, T = tok.shape
+    mask = Tensor.full((1, 1, T, T), float("-inf")).triu(1)
+    x = self.wte(tok) + self.wpe(Tensor.arange(T).reshape(1, T))
+    for b in self.blocks: x = b(x, mask)
+    return self.lm_head(self.ln_f(x))
+
+
+def gpt_loss(m, tok, tgt):
+  logits = m(tok)
+  return logits.reshape(-1, logits.shape[-1]).sparse_categorical_crossentropy(tgt.reshape(-1))
+
+
+def tiny_gpt2_fwd_bwd():
+  m = GPT(vocab=32, ctx=8, dim=16, heads=2, layers=2); init(m)
+  tok, tgt = rint(0, 32, 2, 8), rint(0, 32, 2, 8)
+  with Tensor.train():
+    loss = gpt_loss(m, tok, tgt)
+    loss.backward()
+    Tensor.realize(loss, *[p.grad for p in get_parameters(m) if p.grad is not None])
+
+
+def symbolic_shapes():
+  try:
+    from tinygrad import Variable
+  except ImportError:
+    from tinygrad.shape.symbolic import Variable
+  a = rnd(3, 10)
+  vi = Variable("i", 1, 10).bind(4)
+  a.shrink(((0, 3), (0, vi))).sum(axis=1).realize()
+  b = rnd(10, 4)
+  (a.shrink(((0, 3), (0, vi))) @ b.shrink(((0, vi), (0, 4)))).realize()
+
+
+WORKLOADS = [(f.__name__, f) for f in (
+  elementwise_chain, broadcast_chain, casts, reductions, softmax_norms, matmul, conv2d_fwd_bwd, pooling,
+  movement_chain, cat_stack, arange_onehot_cumsum, assign_inplace, multi_output, detach_contiguous,
+  randomness, cross_entropy, mlp_sgd, mlp_adam, mnist_cnn_step, small_resnet_fwd_bwd, tiny_gpt2_fwd_bwd,
+  symbolic_shapes)]
+
+
+# ------------------------------------------------------------------ big graphs (scheduled, not run)
+
+def zero_params(model):
+  """Give every state tensor a realized zero buffer (copied from numpy: no kernels)."""
+  ts = list(get_state_dict(model).values())
+  zs = [Tensor(np.zeros(t.shape, dtype=np.float32)) if t.dtype == dtypes.float32 else Tensor.zeros(*t.shape, dtype=t.dtype).contiguous()
+        for t in ts]
+  Tensor.realize(*zs)
+  for t, z in zip(ts, zs): t.replace(z)
+
+
+def schedule_only(*ts):
+  ts[0].schedule(*ts[1:])
+
+
+def resnet50_train_step():
+  from extra.models.resnet import ResNet50
+  m = ResNet50(); zero_params(m)
+  opt = SGD(get_parameters(m), lr=0.01, momentum=0.9)
+  x, y = rnd(2, 3, 64, 64), rint(0, 1000, 2)
+  with Tensor.train():
+    opt.zero_grad()
+    loss = m(x).sparse_categorical_crossentropy(y)
+    loss.backward()
+    schedule_only(loss, *opt.schedule_step())
+
+
+def gpt2_small_fwd_bwd():
+  m = GPT(vocab=50257, ctx=1024, dim=768, heads=12, layers=12); zero_params(m)
+  tok, tgt = rint(0, 50257, 1, 32), rint(0, 50257, 1, 32)
+  with Tensor.train():
+    loss = gpt_loss(m, tok, tgt)
+    loss.backward()
+    schedule_only(loss, *[p.grad for p in get_parameters(m) if p.grad is not None])
+
+
+def deep_mlp_adam():
+  m = MLP([64] + [128] * 24 + [10]); zero_params(m)
+  opt = Adam(get_parameters(m), lr=1e-3)
+  x, y = rnd(16, 64), rint(0, 10, 16)
+  with Tensor.train():
+    opt.zero_grad()
+    loss = m(x).sparse_categorical_crossentropy(y)
+    loss.backward()
+    schedule_only(loss, *opt.schedule_step())
+
+
+BIG = [(f.__name__, f) for f in (resnet50_train_step, gpt2_small_fwd_bwd, deep_mlp_adam)]
+
 SUITES = {"workloads": WORKLOADS, "big": BIG}

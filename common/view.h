@@ -1,0 +1,85 @@
+/* view.h — tinygrad's View (shape/view.py) for int shapes, in three
+ * generations: 0.9.1, 0.10.0, 0.10.2 (TgVersion). A View is an immutable
+ * value allocated in an Arena; functions never modify their inputs.
+ *
+ * Conventions (every function below):
+ *  - `v` is the TgVersion whose Python code is mirrored; where versions differ
+ *    the .c file switches on it by name.
+ *  - Fallible functions take `StError *err`. On a Python exception they
+ *    return NULL with err->status == ST_RAISED and the exception's type and
+ *    message; on something this port does not model, ST_UNSUPPORTED. A NULL
+ *    return with err->status == ST_OK is Python's `None` (for the functions
+ *    whose Python version returns Optional[View]).
+ *  - Arrays passed in are copied; arrays handed out live in the arena. */
+#ifndef TSCHED_VIEW_H
+#define TSCHED_VIEW_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "arena.h"
+#include "sint.h"
+#include "version.h"
+
+/* One mask entry (begin, end): valid indices are begin <= i < end. Also used
+ * for pad / shrink arguments, which are (before, after) / (begin, end) pairs. */
+typedef struct SPair { sint b, e; } SPair;
+
+typedef struct View {
+  int ndim;
+  const sint *shape;     /* ndim entries */
+  const sint *strides;   /* ndim entries */
+  sint offset;
+  const SPair *mask;     /* ndim entries, or NULL for Python's mask=None */
+  bool contiguous;
+} View;
+
+/* One entry of merge_dims: (merged size, stride, merged size without zero-stride dims). */
+typedef struct MergedDim { sint size, stride, real; } MergedDim;
+
+/* --- helpers from shape/view.py ------------------------------------------ */
+/* canonicalize_strides: 0 where the dimension is 1. out has n entries. */
+void canonicalize_strides(int n, const sint *shape, const sint *strides, sint *out);
+/* strides_for_shape: row-major strides, canonicalized. out has n entries. */
+void strides_for_shape(int n, const sint *shape, sint *out);
+/* _merge_dims (0.9.1, 0.10.0) / merge_dims (0.10.2); returns the count written to out (<= n). */
+int merge_dims(TgVersion v, int n, const sint *shape, const sint *strides, const SPair *mask, MergedDim *out);
+/* un1d (0.9.1, 0.10.0) and unravel (0.10.2) for int offsets; out has n entries. */
+void un1d(int n, const sint *shape, sint offs, sint *out);
+bool unravel(int n, const sint *shape, sint offs, sint *out, StError *err);
+
+/* --- View ------------------------------------------------------------------ */
+/* The dataclass constructor View(shape, strides, offset, mask, contiguous): no canonicalisation. */
+const View *view_new(Arena *a, int ndim, const sint *shape, const sint *strides, sint offset,
+                     const SPair *mask, bool contiguous);
+/* View.create(shape, strides=None|strides, offset, mask=None|mask). strides == NULL means None
+ * (like Python, an empty strides tuple is treated as None too). */
+const View *view_create(Arena *a, TgVersion v, int ndim, const sint *shape, const sint *strides,
+                        sint offset, const SPair *mask, StError *err);
+sint view_size(const View *vw);                         /* View.size() */
+bool view_equal(const View *x, const View *y);         /* dataclass __eq__ */
+uint64_t view_hash(const View *vw);                     /* consistent with view_equal */
+
+const View *view_reshape(Arena *a, TgVersion v, const View *vw, int n, const sint *new_shape, StError *err);
+const View *view_permute(Arena *a, TgVersion v, const View *vw, int n, const int64_t *axis, StError *err);
+const View *view_expand(Arena *a, TgVersion v, const View *vw, int n, const sint *new_shape, StError *err);
+const View *view_pad(Arena *a, TgVersion v, const View *vw, int n, const SPair *arg, StError *err);
+const View *view_shrink(Arena *a, TgVersion v, const View *vw, int n, const SPair *arg, StError *err);
+/* View.stride (0.9.1, 0.10.0 only) */
+const View *view_stride(Arena *a, TgVersion v, const View *vw, int n, const int64_t *mul, StError *err);
+/* View.flip (0.10.2 only) */
+const View *view_flip(Arena *a, TgVersion v, const View *vw, int n, const bool *flip, StError *err);
+/* View.invert(out_shape): NULL (ok) when not invertible. */
+const View *view_invert(Arena *a, TgVersion v, const View *vw, int n, const sint *out_shape, StError *err);
+/* View.minify() */
+const View *view_minify(Arena *a, TgVersion v, const View *vw, StError *err);
+/* View.__add__: vm2 + vm1, the view vm1 applied on top of vm2; NULL (ok) when they cannot merge. */
+const View *view_add(Arena *a, TgVersion v, const View *vm2, const View *vm1, StError *err);
+
+/* --- Python-style formatting, for exception messages ------------------------ */
+/* repr of a tuple of ints: "()", "(3,)", "(2, 3)". */
+const char *py_repr_tuple(Arena *a, int n, const sint *xs);
+/* repr of a tuple of pairs: "((0, 1), (2, 3))". */
+const char *py_repr_pairs(Arena *a, int n, const SPair *xs);
+/* Sets err to a raised exception; returns NULL for convenience. */
+void *st_raise(StError *err, const char *type, const char *message);
+void *st_unsupported(StError *err, const char *message);
+#endif

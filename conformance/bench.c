@@ -1,0 +1,170 @@
+/* bench.c — `tsched bench PATH...`: per capture and per phase (read, build,
+ * schedule, encode, compare) the time, the peak memory, and the ratio to the
+ * `oracle_seconds` tinygrad took; then per generation a summary with medians. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "replay.h"
+#include "scheduler.h"
+
+typedef struct {
+  double read, build, schedule, encode, compare, total, oracle;
+  size_t json_bytes, peak_bytes;
+  OutcomeKind outcome;
+} Sample;
+
+typedef struct { Sample *items; size_t n, cap; } Samples;
+
+static void add_sample(Samples *s, Sample x) {
+  if (s->n == s->cap) {
+    s->cap = s->cap ? s->cap * 2 : 64;
+    Sample *bigger = realloc(s->items, s->cap * sizeof *bigger);
+    if (!bigger) abort();
+    s->items = bigger;
+  }
+  s->items[s->n++] = x;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *xs, size_t n) {
+  if (!n) return 0;
+  qsort(xs, n, sizeof *xs, cmp_double);
+  return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+}
+
+static const char *outcome_name(OutcomeKind k) {
+  static const char *const names[] = {"pass", "fail", "unsupported", "error"};
+  return names[k];
+}
+
+static double ratio(double num, double den) { return den > 0 ? num / den : 0; }
+
+/* Best of `repeat` runs of the scheduler, each in a fresh arena. */
+static Sample bench_capture(const Capture *c, double read_seconds, size_t parse_bytes, int repeat) {
+  Sample best = {0};
+  for (int r = 0; r < repeat; r++) {
+    Arena a;
+    arena_init(&a);
+    Outcome o;
+    replay_capture(c, &a, &o);
+    Sample s = {read_seconds, phase_seconds(PHASE_BUILD), phase_seconds(PHASE_SCHEDULE), phase_seconds(PHASE_ENCODE),
+                o.compare_seconds, 0, c->oracle_seconds, c->bytes, parse_bytes + a.chunk_bytes, o.kind};
+    if (s.build + s.schedule + s.encode == 0) s.schedule = o.schedule_seconds; /* no phase marks: all is "schedule" */
+    s.total = s.read + s.build + s.schedule + s.encode + s.compare;
+    if (r == 0 || s.total < best.total) best = s;
+    arena_free(&a);
+  }
+  return best;
+}
+
+static void print_sample(const Capture *c, const Sample *s, bool json) {
+  if (json) {
+    printf("{\"name\": \"%s\", \"generation\": \"%s\", \"outcome\": \"%s\", \"read\": %.6f, \"build\": %.6f, "
+           "\"schedule\": %.6f, \"encode\": %.6f, \"compare\": %.6f, \"total\": %.6f, \"oracle_seconds\": %.6f, "
+           "\"schedule_speedup\": %.1f, \"total_speedup\": %.1f, \"json_bytes\": %zu, \"peak_bytes\": %zu}\n",
+           c->name, tg_version_name(c->generation), outcome_name(s->outcome), s->read, s->build, s->schedule, s->encode,
+           s->compare, s->total, s->oracle, ratio(s->oracle, s->schedule), ratio(s->oracle, s->total), s->json_bytes,
+           s->peak_bytes);
+    return;
+  }
+  printf("%-7s %-11s %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %9.1f %8.0fx %7.0fx %6.1fx  %s\n", tg_version_name(c->generation),
+         outcome_name(s->outcome), s->read * 1e3, s->build * 1e3, s->schedule * 1e3, s->encode * 1e3, s->compare * 1e3,
+         s->total * 1e3, s->oracle * 1e3, ratio(s->oracle, s->schedule), ratio(s->oracle, s->total),
+         ratio((double)s->peak_bytes, (double)s->json_bytes), c->name);
+}
+
+static void print_summary(Samples *per_gen, bool json) {
+  for (int v = 0; v < TG_NVERSIONS; v++) {
+    Samples *s = &per_gen[v];
+    if (!s->n) continue;
+    double *sched = malloc(s->n * sizeof *sched), *total = malloc(s->n * sizeof *total), *mem = malloc(s->n * sizeof *mem);
+    if (!sched || !total || !mem) abort();
+    double min_sched = 0, min_total = 0, max_mem = 0;
+    for (size_t i = 0; i < s->n; i++) {
+      const Sample *x = &s->items[i];
+      sched[i] = ratio(x->oracle, x->schedule);
+      total[i] = ratio(x->oracle, x->total);
+      mem[i] = ratio((double)x->peak_bytes, (double)x->json_bytes);
+      if (i == 0 || sched[i] < min_sched) min_sched = sched[i];
+      if (i == 0 || total[i] < min_total) min_total = total[i];
+      if (mem[i] > max_mem) max_mem = mem[i];
+    }
+    double med_sched = median(sched, s->n), med_total = median(total, s->n), med_mem = median(mem, s->n);
+    if (json)
+      printf("{\"generation\": \"%s\", \"captures\": %zu, \"median_schedule_speedup\": %.1f, \"min_schedule_speedup\": %.1f, "
+             "\"median_total_speedup\": %.1f, \"min_total_speedup\": %.1f, \"median_memory_ratio\": %.2f, "
+             "\"max_memory_ratio\": %.2f}\n",
+             tg_version_name((TgVersion)v), s->n, med_sched, min_sched, med_total, min_total, med_mem, max_mem);
+    else
+      printf("%-7s %zu captures: schedule speed-up median %.0fx (min %.0fx), read+schedule+compare median %.0fx "
+             "(min %.0fx), memory/JSON median %.1fx (max %.1fx)\n",
+             tg_version_name((TgVersion)v), s->n, med_sched, min_sched, med_total, min_total, med_mem, max_mem);
+    free(sched);
+    free(total);
+    free(mem);
+  }
+}
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: tsched bench [--json] [--min-oracle SECONDS] [--repeat N] [--all] PATH...\n"
+          "\n"
+          "Time every capture in PATH per phase: read (JSON parse), build (input graph),\n"
+          "schedule, encode (result to JSON) and compare, with the peak memory of the\n"
+          "capture's arenas, and the ratio of tinygrad's oracle_seconds to the schedule\n"
+          "phase and to the whole. Only passing captures count in the summary unless --all.\n"
+          "Times are in milliseconds, best of N runs (--repeat, default 3).\n"
+          "\n"
+          "  --min-oracle S  only captures whose oracle_seconds >= S (the big ones)\n"
+          "  --json          one JSON object per capture, then one per generation\n");
+}
+
+int cmd_bench(int argc, char **argv) {
+  bool json = false, all = false;
+  double min_oracle = 0;
+  int repeat = 3, first = 1;
+  for (; first < argc && argv[first][0] == '-'; first++) {
+    if (strcmp(argv[first], "--json") == 0) json = true;
+    else if (strcmp(argv[first], "--all") == 0) all = true;
+    else if (strcmp(argv[first], "--min-oracle") == 0 && first + 1 < argc) min_oracle = atof(argv[++first]);
+    else if (strcmp(argv[first], "--repeat") == 0 && first + 1 < argc) repeat = atoi(argv[++first]);
+    else if (strcmp(argv[first], "--help") == 0 || strcmp(argv[first], "-h") == 0) { usage(stdout); return 0; }
+    else { usage(stderr); return 2; }
+  }
+  if (first == argc || repeat < 1) { usage(stderr); return 2; }
+  char **files;
+  size_t nfiles = collect_capture_files(argc - first, argv + first, &files);
+  Samples per_gen[TG_NVERSIONS] = {{0}};
+  if (!json)
+    printf("%-7s %-11s %8s %8s %8s %8s %8s %9s %9s %9s %8s %7s  %s\n", "gen", "outcome", "read", "build", "schedule",
+           "encode", "compare", "total", "oracle", "sched-x", "total-x", "mem/js", "capture");
+  for (size_t i = 0; i < nfiles; i++) {
+    CaptureReader r;
+    Status st;
+    if (!capture_reader_open(&r, files[i], &st)) { fprintf(stderr, "ERROR %s\n", st.msg); continue; }
+    for (;;) {
+      Arena parse;
+      arena_init(&parse);
+      Capture c;
+      double t0 = now_seconds();
+      bool more = capture_reader_next(&r, &parse, &c, &st);
+      double read_seconds = now_seconds() - t0;
+      if (!more) { arena_free(&parse); break; }
+      if (st.kind == ST_OK && c.oracle_seconds >= min_oracle) {
+        Sample s = bench_capture(&c, read_seconds, parse.chunk_bytes, repeat);
+        print_sample(&c, &s, json);
+        if (all || s.outcome == OUT_PASS) add_sample(&per_gen[c.generation], s);
+      }
+      arena_free(&parse);
+    }
+    capture_reader_close(&r);
+  }
+  free_paths(files, nfiles);
+  print_summary(per_gen, json);
+  for (int v = 0; v < TG_NVERSIONS; v++) free(per_gen[v].items);
+  return 0;
+}
