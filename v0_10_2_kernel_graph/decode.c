@@ -15,84 +15,20 @@ static bool get_int(const JVal *j, int64_t *out) {
   return true;
 }
 
-static bool ints_of(const JVal *arr, uint32_t max, uint32_t *n, int64_t *out, bool *symbolic) {
-  if (!arr || arr->kind != J_ARR || arr->n > max) return false;
-  for (size_t i = 0; i < arr->n; i++) {
-    const JVal *x = arr->u.arr[i];
-    if (x->kind == J_OBJ && json_get(x, "sym")) { *symbolic = true; return false; }
-    if (x->kind != J_INT) return false;
-    out[i] = x->u.i;
-  }
-  *n = (uint32_t)arr->n;
-  return true;
-}
-
-/* {"views": [{"shape", "strides", "offset", "mask", "contiguous"}]} */
+/* {"views": [...]} through the core codec, interned */
 static const ShapeTracker *st_decode(Codec *c, const JVal *j, Status *st) {
   KG *k = kg_of(c);
-  const JVal *views = json_get(j, "views");
-  if (!views || views->kind != J_ARR || views->n == 0 || views->n > 64) {
-    status_bad_input(st, "a ShapeTracker needs 1 to 64 views");
-    return NULL;
-  }
-  const View *vs[64];
-  for (size_t i = 0; i < views->n; i++) {
-    const JVal *v = views->u.arr[i], *off = json_get(v, "offset"), *mask = json_get(v, "mask"), *cont = json_get(v, "contiguous");
-    int64_t shape[ST_MAXDIM], strides[ST_MAXDIM], m[2 * ST_MAXDIM], offset;
-    uint32_t n = 0, ns = 0;
-    bool sym = false;
-    bool ok = ints_of(json_get(v, "shape"), ST_MAXDIM, &n, shape, &sym) && ints_of(json_get(v, "strides"), ST_MAXDIM, &ns, strides, &sym);
-    if (off && off->kind == J_OBJ && json_get(off, "sym")) sym = true;
-    if (ok && mask && mask->kind == J_ARR) {
-      ok = mask->n == n;
-      for (size_t d = 0; ok && d < n; d++) {
-        uint32_t two;
-        ok = ints_of(mask->u.arr[d], 2, &two, m + 2 * d, &sym) && two == 2;
-      }
-    }
-    if (sym) {
-      status_unsupported(st, "symbolic shapes (a ShapeTracker with a symbolic value)");
+  const ShapeTracker *s = st_decode_status(k->a, j, st);
+  if (!s) return NULL;
+  for (int i = 0; i < s->nviews; i++)
+    if (s->views[i]->ndim > ST_MAXDIM) {
+      status_unsupported(st, "a shape with more than %d dimensions", ST_MAXDIM);
       return NULL;
     }
-    if (!ok || ns != n || !get_int(off, &offset) || !cont || cont->kind != J_BOOL || !mask || (mask->kind != J_NULL && mask->kind != J_ARR)) {
-      status_bad_input(st, "malformed View (or more than %d dimensions)", ST_MAXDIM);
-      return NULL;
-    }
-    vs[i] = view_raw(&k->stc, n, shape, strides, offset, mask->kind == J_ARR ? m : NULL, cont->u.b);
-  }
-  return (const ShapeTracker *)st_new(&k->stc, (uint32_t)views->n, vs);
+  return kst_canon(&k->stc, s);
 }
 
-static JVal *st_encode(Codec *c, const ShapeTracker *s0) {
-  Arena *a = c->arena;
-  const ST *s = (const ST *)s0;
-  JVal *obj = json_obj(a), *views = json_arr(a);
-  for (uint32_t i = 0; i < s->nviews; i++) {
-    const View *v = s->views[i];
-    JVal *jv = json_obj(a), *shape = json_arr(a), *strides = json_arr(a), *mask;
-    for (uint32_t d = 0; d < v->ndim; d++) {
-      json_push(a, shape, json_int(a, v->shape[d]));
-      json_push(a, strides, json_int(a, v->strides[d]));
-    }
-    if (v->mask) {
-      mask = json_arr(a);
-      for (uint32_t d = 0; d < v->ndim; d++) {
-        JVal *p = json_arr(a);
-        json_push(a, p, json_int(a, v->mask[2 * d]));
-        json_push(a, p, json_int(a, v->mask[2 * d + 1]));
-        json_push(a, mask, p);
-      }
-    } else mask = json_null(a);
-    json_set(a, jv, "shape", shape);
-    json_set(a, jv, "strides", strides);
-    json_set(a, jv, "offset", json_int(a, v->offset));
-    json_set(a, jv, "mask", mask);
-    json_set(a, jv, "contiguous", json_bool(a, v->contiguous));
-    json_push(a, views, jv);
-  }
-  json_set(a, obj, "views", views);
-  return obj;
-}
+static JVal *st_encode(Codec *c, const ShapeTracker *s) { return st_to_json(c->arena, s); }
 
 void kg_codec_init(KG *k) {
   codec_init(&k->codec, k->in, TG_0_10_2);

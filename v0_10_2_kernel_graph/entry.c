@@ -24,7 +24,7 @@ static void kg_init(KG *k, const Capture *c, Arena *a, Interner *in, Status *st)
   k->split_threshold = ctx_int(c, "REDUCEOP_SPLIT_THRESHOLD", 32768);
   k->split_size = ctx_int(c, "REDUCEOP_SPLIT_SIZE", 22);
   k->no_memory_planner = ctx_int(c, "NO_MEMORY_PLANNER", 0);
-  st_ctx_init(&k->stc, a, &k->thr, ctx_int(c, "MERGE_VIEW", 1) != 0);
+  kst_init(&k->stc, a, &k->thr, ctx_int(c, "MERGE_VIEW", 1) != 0);
   omap_init(&k->st_cache, a);
   omap_init(&k->dev_cache, a);
   omap_init(&k->zero_consts, a);

@@ -65,7 +65,7 @@ static const UOp *dr_before_view(void *c, const UOp *view) {
   const View *last = st_last(st);
   if (st->nviews == 1 && last->mask) {
     int64_t mprod = 1;
-    for (uint32_t i = 0; i < last->ndim; i++) mprod *= last->mask[2 * i + 1] - last->mask[2 * i];
+    for (int i = 0; i < last->ndim; i++) mprod *= last->mask[i].e - last->mask[i].b;
     if (sprod >= mprod) {
       if (!can_pad(k, src, &ctx->realizes)) realize(ctx, src);
       return NULL;
@@ -76,7 +76,7 @@ static const UOp *dr_before_view(void *c, const UOp *view) {
     return NULL;
   }
   bool unmasked = true;
-  for (uint32_t i = 0; i < st->nviews; i++) unmasked &= st->views[i]->mask == NULL;
+  for (int i = 0; i < st->nviews; i++) unmasked &= st->views[i]->mask == NULL;
   if (!unmasked && !can_pad(k, src, &ctx->realizes)) realize(ctx, src);
   return NULL;
 }
@@ -185,7 +185,7 @@ static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) 
       depth--;
       continue;
     }
-    const ST *nst = st_add(&k->stc, f->st, first);
+    const ST *nst = kst_add(&k->stc, f->st, first);
     if (depth == cap) stack = grow(k->a, stack, depth, &cap, sizeof *stack);
     stack[depth++] = (Frame){tr_next, nst, 0};
     entering = true;
@@ -232,7 +232,7 @@ static const UOp *chase(KG *k, GrouperContext *ctx, const UOp *tr) {
     const ST *first;
     if (child_sts(k, tr_next, tr, &first) > 1) break;
     if (st_size(st) != st_size(first)) break;
-    st = st_add(&k->stc, st, first);
+    st = kst_add(&k->stc, st, first);
     if (!st_contiguous(st) || tr_next->op == OP_REDUCE_AXIS) break;
     tr = tr_next;
   }

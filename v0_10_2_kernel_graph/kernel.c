@@ -38,7 +38,7 @@ static const UOp *ck_create_kernel(void *c, const UOp *x) {
   src[0] = b;
   memcpy(src + 1, x->src, x->nsrc * sizeof *src);
   const UOp *kernel = kg_uop(k, OP_KERNEL, dt_void, kernel_arg(k, x, meta), x->nsrc + 1, src);
-  const UOp *view = uop_view(k, b, st_from_shape(&k->stc, n, shape));
+  const UOp *view = uop_view(k, b, kst_from_shape(&k->stc, n, shape));
   return kg_uop2(k, OP_ASSIGN, view->dtype, NULL, view, kernel);
 }
 

@@ -30,7 +30,7 @@ static const UOp *ab_sink_store(void *c, const UOp *s) {
   uint32_t n;
   const int64_t *shape = uop_shape(k, x, &n);
   const UOp *dg = kg_uop(k, OP_DEFINE_GLOBAL, dtype_ptr(x->dtype, uop_size(k, x), false), kv_int(k, 0), 0, NULL);
-  const UOp *store = kg_uop3(k, OP_STORE, dt_void, NULL, dg, st_to_uop(k, st_from_shape(&k->stc, n, shape)), x);
+  const UOp *store = kg_uop3(k, OP_STORE, dt_void, NULL, dg, st_to_uop(k, kst_from_shape(&k->stc, n, shape)), x);
   return uop_sink(k, 1, &store);
 }
 
@@ -88,7 +88,7 @@ static const UOp *swizzle_r(KG *k, const UOp *r, const UOp *src, const ST *st) {
   StCtx *sc = &k->stc;
   uint32_t n;
   const int64_t *sshape = uop_shape(k, src, &n);
-  const ST *input_st = st_from_shape(sc, n, sshape);
+  const ST *input_st = kst_from_shape(sc, n, sshape);
   int64_t axis[ST_MAXDIM], perm[ST_MAXDIM];
   uint32_t na = axis_arg(r, axis), np = 0;
   for (uint32_t i = 0; i < n; i++) {
@@ -98,32 +98,33 @@ static const UOp *swizzle_r(KG *k, const UOp *r, const UOp *src, const ST *st) {
   }
   if (np + na != n || na == 0) kg_unsupported(k, "swizzle_r with an unusual axis arg");
   for (uint32_t j = 0; j < na; j++) perm[np++] = axis[j];
-  const ST *tmp = st_permute(sc, input_st, perm);
+  const ST *tmp = kst_permute(sc, input_st, perm);
   const int64_t *rshape = st_shape(tmp) + (n - na);
   int64_t prshape = shape_prod(na, rshape), strides[ST_MAXDIM];
   strides_for_shape(na, rshape, strides);
   const View **nv = arena_array(k->a, st->nviews, sizeof *nv);
-  for (uint32_t i = 0; i < st->nviews; i++) {
+  for (int i = 0; i < st->nviews; i++) {
     const View *v = st->views[i];
     uint32_t m = v->ndim + na;
     if (m > ST_MAXDIM) kg_unsupported(k, "too many dimensions");
-    int64_t shp[ST_MAXDIM], std[ST_MAXDIM], mask[2 * ST_MAXDIM];
-    for (uint32_t d = 0; d < v->ndim; d++) {
+    int64_t shp[ST_MAXDIM], std[ST_MAXDIM];
+    SPair mask[ST_MAXDIM];
+    for (int d = 0; d < v->ndim; d++) {
       shp[d] = v->shape[d], std[d] = v->strides[d] * prshape;
-      if (v->mask) mask[2 * d] = v->mask[2 * d], mask[2 * d + 1] = v->mask[2 * d + 1];
+      if (v->mask) mask[d] = v->mask[d];
     }
     for (uint32_t d = 0; d < na; d++) {
       shp[v->ndim + d] = rshape[d], std[v->ndim + d] = strides[d];
-      mask[2 * (v->ndim + d)] = 0, mask[2 * (v->ndim + d) + 1] = rshape[d];
+      mask[v->ndim + d] = (SPair){0, rshape[d]};
     }
-    nv[i] = view_create(sc, m, shp, std, v->offset * prshape, v->mask ? mask : NULL);
+    nv[i] = kview_create(sc, m, shp, std, v->offset * prshape, v->mask ? mask : NULL);
   }
-  const ST *new_input_st = st_add(sc, tmp, st_new(sc, st->nviews, nv));
+  const ST *new_input_st = kst_add(sc, tmp, kst_new(sc, st->nviews, nv));
   int64_t new_axis[ST_MAXDIM];
-  for (uint32_t j = 0; j < na; j++) new_axis[j] = st_ndim(st) + j;
+  for (uint32_t j = 0; j < na; j++) new_axis[j] = kst_ndim(st) + j;
   const UOp *sw = apply_swizzle(k, uop_view(k, src, new_input_st));
   const UOp *red = uop_r(k, sw, reduce_op_of(r), na, new_axis);
-  return uop_view(k, red, st_from_shape(sc, st_ndim(st), st_shape(st)));
+  return uop_view(k, red, kst_from_shape(sc, kst_ndim(st), st_shape(st)));
 }
 
 /* REDUCE(src.view(contiguous=False)) -> REDUCE(src.view(contiguous=True)).view() */
@@ -145,13 +146,13 @@ static const UOp *vr_reduce_view(void *c, const UOp *r) {
     kg_assert_fail(k, "can't push %s", uop_repr_line(k, v));
   int64_t axis[ST_MAXDIM], out_shape[ST_MAXDIM], new_axis[ST_MAXDIM];
   uint32_t na = axis_arg(r, axis), n, sn, nn = 0;
-  st_reduce_shape(swizzle_st, na, axis, out_shape);
-  n = st_ndim(swizzle_st);
+  kst_reduce_shape(swizzle_st, na, axis, out_shape);
+  n = kst_ndim(swizzle_st);
   const int64_t *sshape = uop_shape(k, src, &sn);
   for (uint32_t i = 0; i < sn && i < n; i++)
     if (sshape[i] != out_shape[i]) new_axis[nn++] = i;
   const UOp *red = uop_r(k, src, reduce_op_of(r), nn, new_axis);
-  return uop_view(k, red, st_from_shape(&k->stc, n, out_shape));
+  return uop_view(k, red, kst_from_shape(&k->stc, n, out_shape));
 }
 
 static bool is_elementwise_root(Op op) {
@@ -177,7 +178,7 @@ static const UOp *vr_elementwise(void *c, const UOp *root) {
   }
   uint32_t n;
   const int64_t *bshape = uop_shape(k, uop_base(first), &n);
-  const ST *new_input_st = st_from_shape(&k->stc, n, bshape);
+  const ST *new_input_st = kst_from_shape(&k->stc, n, bshape);
   const UOp **src = arena_array(k->a, root->nsrc, sizeof *src);
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
@@ -187,7 +188,7 @@ static const UOp *vr_elementwise(void *c, const UOp *root) {
   }
   const UOp *ret = replace_src(k, root, root->nsrc, src);
   const int64_t *oshape = uop_shape(k, first, &n);
-  return uop_view(k, ret, st_from_shape(&k->stc, n, oshape));
+  return uop_view(k, ret, kst_from_shape(&k->stc, n, oshape));
 }
 
 static bool contains_reduce(KG *k, const UOp *u) {
@@ -226,7 +227,7 @@ const PatternMatcher pm_view_right = {view_right_rules, sizeof view_right_rules 
 /* schedule.py _append_st_vars: BIND in shapetracker becomes DEFINE_VAR */
 static const UOp *fk_st_vars(void *c, const UOp *x) {
   KG *k = c;
-  const ST *st = uop_st_unwrap(k, x), *s = st_simplify(&k->stc, st);
+  const ST *st = uop_st_unwrap(k, x), *s = kst_simplify(&k->stc, st);
   return s != st ? st_to_uop(k, s) : NULL;
 }
 
@@ -257,10 +258,10 @@ static const UOp *fk_check_load_st(void *c, const UOp *ld) {
   if (st_contiguous(st)) return NULL;
   if (st->nviews == 1) {
     const View *v = st->views[0];
-    int64_t arg[2 * ST_MAXDIM];
-    for (uint32_t i = 0; i < v->ndim; i++) arg[2 * i] = 0, arg[2 * i + 1] = v->strides[i] == 0 ? 1 : v->shape[i];
-    if (st_contiguous(st_shrink(&k->stc, st, arg))) return NULL;
-    if (v->mask && st_shrink(&k->stc, st_from_shape(&k->stc, v->ndim, v->shape), v->mask) == st_shrink(&k->stc, st, v->mask))
+    SPair arg[ST_MAXDIM];
+    for (int i = 0; i < v->ndim; i++) arg[i] = (SPair){0, v->strides[i] == 0 ? 1 : v->shape[i]};
+    if (st_contiguous(kst_shrink(&k->stc, st, arg))) return NULL;
+    if (v->mask && kst_shrink(&k->stc, kst_from_shape(&k->stc, v->ndim, v->shape), v->mask) == kst_shrink(&k->stc, st, v->mask))
       return NULL;
   }
   kg_throw(&k->thr, ST_RAISED, "RuntimeError",

@@ -128,7 +128,7 @@ const UOp *uop_const(KG *k, const DType *dt, const Value *b);
 const UOp *uop_const_like(KG *k, const UOp *u, const Value *b);
 const UOp *uop_mop(KG *k, const UOp *u, Op op, const Value *arg);   /* UOp._mop */
 const UOp *uop_reshape(KG *k, const UOp *u, uint32_t n, const int64_t *shape);
-const UOp *uop_shrink(KG *k, const UOp *u, const int64_t *arg);
+const UOp *uop_shrink(KG *k, const UOp *u, const SPair *arg);
 const UOp *uop_alu(KG *k, Op op, uint32_t n, const UOp *const *src);
 const UOp *uop_alu2(KG *k, Op op, const UOp *a, const UOp *b);
 const UOp *uop_binop_const(KG *k, Op op, const UOp *a, const Value *b, bool reverse);  /* a OP b with b a Python number */

@@ -21,7 +21,7 @@ static const UOp *mv_view_view(void *c, const UOp *vm1) {
   KG *k = c;
   if (vm1->nsrc != 1 || vm1->src[0]->op != OP_VIEW) return NULL;
   const UOp *vm2 = vm1->src[0];
-  return replace_arg(k, vm2, kv_st(k, st_add(&k->stc, kv_get_st(vm2->arg), kv_get_st(vm1->arg))));
+  return replace_arg(k, vm2, kv_st(k, kst_add(&k->stc, kv_get_st(vm2->arg), kv_get_st(vm1->arg))));
 }
 
 /* remove VIEW if it's contiguous and same as the base shape */
@@ -39,8 +39,8 @@ static const UOp *mv_const(void *c, const UOp *view) {
   const UOp *cn = view->src[0];
   if ((cn->op != OP_CONST && cn->op != OP_DEFINE_VAR) || cn->nsrc != 1 || cn->src[0]->op != OP_VIEW) return NULL;
   const UOp *st = cn->src[0];
-  const ST *merged = st_add(&k->stc, kv_get_st(st->arg), kv_get_st(view->arg));
-  for (uint32_t i = 0; i < merged->nviews; i++)
+  const ST *merged = kst_add(&k->stc, kv_get_st(st->arg), kv_get_st(view->arg));
+  for (int i = 0; i < merged->nviews; i++)
     if (merged->views[i]->mask) return NULL;
   const UOp *nst = replace_arg(k, st, kv_st(k, merged));
   return replace_src(k, cn, 1, &nst);
@@ -67,8 +67,8 @@ static const UOp *rm_masked_view(void *c, const UOp *view) {
   KG *k = c;
   const View *v = st_last(kv_get_st(view->arg));
   if (!v->mask) return NULL;
-  for (uint32_t i = 0; i < v->ndim; i++)
-    if (v->mask[2 * i + 1] - v->mask[2 * i] == 0) return uop_const_like(k, view, kv_int(k, 0));
+  for (int i = 0; i < v->ndim; i++)
+    if (v->mask[i].e - v->mask[i].b == 0) return uop_const_like(k, view, kv_int(k, 0));
   return NULL;
 }
 
@@ -123,19 +123,20 @@ static const UOp *s_stride0_reduce(void *c, const UOp *reduce) {
   if (reduce->nsrc != 1) return NULL;
   const UOp *x = reduce->src[0];
   const ST *s = uop_st_unwrap(k, x);
-  for (uint32_t i = 0; i < s->nviews; i++)
+  for (int i = 0; i < s->nviews; i++)
     if (s->views[i]->mask) return NULL;
   int64_t axis[ST_MAXDIM];
-  uint32_t na = axis_arg(reduce, axis), n = st_ndim(s);
+  uint32_t na = axis_arg(reduce, axis), n = kst_ndim(s);
   for (uint32_t i = 0; i < na; i++)
     if (axis[i] < 0 || axis[i] >= (int64_t)n || st_last(s)->strides[axis[i]] != 0) return NULL;
   const int64_t *shape = st_shape(s);
-  int64_t prshape = 1, arg[2 * ST_MAXDIM];
+  int64_t prshape = 1;
+  SPair arg[ST_MAXDIM];
   for (uint32_t i = 0; i < na; i++) prshape *= shape[axis[i]];
   for (uint32_t i = 0; i < n; i++) {
     bool reduced = false;
     for (uint32_t j = 0; j < na; j++) reduced |= axis[j] == (int64_t)i;
-    arg[2 * i] = 0, arg[2 * i + 1] = reduced ? 1 : shape[i];
+    arg[i] = (SPair){0, reduced ? 1 : shape[i]};
   }
   const UOp *ret = uop_shrink(k, x, arg);
   switch (reduce_op_of(reduce)) {
@@ -185,8 +186,7 @@ static const UOp *s_not_image(void *c, const UOp *u) {
   if (shape_prod(n, shape) == img) {
     int64_t strides[ST_MAXDIM];
     bool has[ST_MAXDIM];
-    if (!st_real_strides(&k->stc, uop_st_unwrap(k, u), false, strides, has))
-      kg_unsupported(k, "unit_stride_axes of a masked or multi-view ShapeTracker (image dtype)");
+    kst_real_strides(&k->stc, uop_st_unwrap(k, u), false, strides, has);
     for (uint32_t i = 0; i < n; i++)
       if (has[i] && strides[i] == 1 && shape[i] % 4 == 0) return NULL;
   }
@@ -219,7 +219,7 @@ static const UOp *s_found_contiguous(void *c, const UOp *contig) {
   const UOp *src = contig->src[0], *base = uop_base(src);
   uint32_t n;
   const int64_t *bshape = uop_shape(k, base, &n);
-  const ST *sti = st_invert(&k->stc, uop_st_unwrap(k, src), n, bshape);
+  const ST *sti = kst_invert(&k->stc, uop_st_unwrap(k, src), n, bshape);
   if (sti) omap_put(&ctx->contig, omap_ptr(base), (void *)uop_view(k, contig, sti));
   return NULL;
 }
@@ -270,10 +270,10 @@ const PatternMatcher pm_sym = {sym_rules, sizeof sym_rules / sizeof *sym_rules};
 
 /* UOp.valid */
 const UOp *uop_valid(KG *k, const UOp *x, const ST *st) {
-  uint32_t n = st_ndim(st);
+  uint32_t n = kst_ndim(st);
   int64_t ones[ST_MAXDIM];
   for (uint32_t i = 0; i < n; i++) ones[i] = 1;
-  const ST *u = st_expand(&k->stc, st_reshape(&k->stc, st_from_shape(&k->stc, 0, NULL), n, ones), n, st_shape(st));
+  const ST *u = kst_expand(&k->stc, kst_reshape(&k->stc, kst_from_shape(&k->stc, 0, NULL), n, ones), n, st_shape(st));
   const UOp *unmasked = st_to_uop(k, u);
   const UOp *valid = kg_uop1(k, OP_VALID, dt_bool, NULL, st_to_uop(k, st));
   const UOp *a = replace_src(k, x, 1, &unmasked);
@@ -302,7 +302,7 @@ static const UOp *vl_elementwise(void *c, const UOp *vm) {
     const ST *sst = uop_st(k, s);
     if (!sst) src[i] = s;
     else if (s == uop_base(s)) src[i] = uop_view(k, s, vst);
-    else src[i] = uop_view(k, uop_base(s), st_add(&k->stc, sst, vst));
+    else src[i] = uop_view(k, uop_base(s), kst_add(&k->stc, sst, vst));
   }
   return replace_src(k, e, e->nsrc, src);
 }
@@ -316,7 +316,7 @@ static const UOp *vl_buffer(void *c, const UOp *vm) {
   const UOp **src = arena_array(k->a, b->nsrc ? b->nsrc : 1, sizeof *src);
   for (uint32_t i = 0; i < b->nsrc; i++) {
     const UOp *s = b->src[i];
-    src[i] = s->op == OP_VIEW ? st_to_uop(k, st_add(&k->stc, uop_st_unwrap(k, s), vst)) : s;
+    src[i] = s->op == OP_VIEW ? st_to_uop(k, kst_add(&k->stc, uop_st_unwrap(k, s), vst)) : s;
   }
   return replace_src(k, b, b->nsrc, src);
 }

@@ -185,30 +185,31 @@ static const ST *cached_st(KG *k, const UOp *u, bool *found) {
 }
 
 static const ST *mop_st(KG *k, const ST *s, Op op, const Value *arg) {
-  int64_t v[2 * ST_MAXDIM];
+  int64_t v[ST_MAXDIM];
   uint32_t n = 0;
   if (op == OP_PAD || op == OP_SHRINK) {
-    if (arg->kind != V_TUPLE || arg->u.tuple.n != st_ndim(s)) kg_assert_fail(k, "invalid %s arg", op == OP_PAD ? "pad" : "shrink");
+    SPair pairs[ST_MAXDIM];
+    if (arg->kind != V_TUPLE || arg->u.tuple.n != kst_ndim(s)) kg_assert_fail(k, "invalid %s arg", op == OP_PAD ? "pad" : "shrink");
     for (size_t i = 0; i < arg->u.tuple.n; i++) {
       uint32_t m;
       int64_t p[ST_MAXDIM];
       if (!kv_get_ints(arg->u.tuple.items[i], &m, p) || m != 2) kg_unsupported(k, "a symbolic or malformed movement arg");
-      v[2 * i] = p[0], v[2 * i + 1] = p[1];
+      pairs[i] = (SPair){p[0], p[1]};
     }
-    return op == OP_PAD ? st_pad(&k->stc, s, v) : st_shrink(&k->stc, s, v);
+    return op == OP_PAD ? kst_pad(&k->stc, s, pairs) : kst_shrink(&k->stc, s, pairs);
   }
   if (!kv_get_ints(arg, &n, v)) kg_unsupported(k, "a symbolic or malformed movement arg");
   switch (op) {
-    case OP_RESHAPE: return st_reshape(&k->stc, s, n, v);
-    case OP_EXPAND: return st_expand(&k->stc, s, n, v);
+    case OP_RESHAPE: return kst_reshape(&k->stc, s, n, v);
+    case OP_EXPAND: return kst_expand(&k->stc, s, n, v);
     case OP_PERMUTE:
-      if (n != st_ndim(s)) kg_assert_fail(k, "invalid permutation");
-      return st_permute(&k->stc, s, v);
+      if (n != kst_ndim(s)) kg_assert_fail(k, "invalid permutation");
+      return kst_permute(&k->stc, s, v);
     case OP_FLIP: {
       bool f[ST_MAXDIM];
-      if (n != st_ndim(s)) kg_assert_fail(k, "invalid flip");
+      if (n != kst_ndim(s)) kg_assert_fail(k, "invalid flip");
       for (uint32_t i = 0; i < n; i++) f[i] = v[i] != 0;
-      return st_flip(&k->stc, s, f);
+      return kst_flip(&k->stc, s, f);
     }
     default: kg_unsupported(k, "movement op %s", op_name(op, TG_0_10_2));
   }
@@ -227,12 +228,12 @@ static const ST *compute_st(KG *k, const UOp *u) {
     case OP_BUFFER: {
       if (u->arg->kind != V_INT) kg_unsupported(k, "a BUFFER whose size is not an int");
       int64_t n = u->arg->u.i;
-      return st_from_shape(&k->stc, 1, &n);
+      return kst_from_shape(&k->stc, 1, &n);
     }
     case OP_KERNEL: {
       const ST *a = cached_st(k, kernel_arg_ast(k, u), &found);
       if (!a) kg_assert_fail(k, "%s", "");
-      return st_from_shape(&k->stc, st_ndim(a), st_shape(a));
+      return kst_from_shape(&k->stc, kst_ndim(a), st_shape(a));
     }
     case OP_VIEW: return kv_get_st(u->arg);
     default: break;
@@ -252,11 +253,11 @@ static const ST *compute_st(KG *k, const UOp *u) {
     const ST *s = cached_st(k, u->src[i], &found);
     if (!s) continue;
     if (!first) first = s;
-    else if (st_ndim(s) != st_ndim(first) || memcmp(st_shape(s), st_shape(first), st_ndim(s) * sizeof(int64_t)) != 0)
+    else if (kst_ndim(s) != kst_ndim(first) || memcmp(st_shape(s), st_shape(first), kst_ndim(s) * sizeof(int64_t)) != 0)
       shape_mismatch(k, u);
   }
   if (!first) return NULL;
-  uint32_t n = st_ndim(first);
+  uint32_t n = kst_ndim(first);
   int64_t shape[ST_MAXDIM];
   memcpy(shape, st_shape(first), n * sizeof *shape);
   if (u->op == OP_BITCAST || u->op == OP_BUFFER_VIEW) {
@@ -268,9 +269,9 @@ static const ST *compute_st(KG *k, const UOp *u) {
   } else if (u->op == OP_REDUCE_AXIS || u->op == OP_WMMA) {
     int64_t axis[ST_MAXDIM];
     uint32_t na = axis_arg(u, axis);
-    st_reduce_shape(first, na, axis, shape);
+    kst_reduce_shape(first, na, axis, shape);
   }
-  return st_from_shape(&k->stc, n, shape);
+  return kst_from_shape(&k->stc, n, shape);
 }
 
 const ST *uop_st(KG *k, const UOp *u) {
@@ -307,7 +308,7 @@ const ST *uop_st_unwrap(KG *k, const UOp *u) {
 
 const int64_t *uop_shape(KG *k, const UOp *u, uint32_t *n) {
   const ST *s = uop_st_unwrap(k, u);
-  *n = st_ndim(s);
+  *n = kst_ndim(s);
   return st_shape(s);
 }
 
@@ -419,18 +420,18 @@ const UOp *uop_reshape(KG *k, const UOp *u, uint32_t n, const int64_t *shape) {
   return uop_mop(k, u, OP_RESHAPE, kv_ints(k, n, shape));
 }
 
-const UOp *uop_shrink(KG *k, const UOp *u, const int64_t *arg) {
+const UOp *uop_shrink(KG *k, const UOp *u, const SPair *arg) {
   uint32_t n;
   uop_shape(k, u, &n);
   const Value *pairs[ST_MAXDIM];
-  for (uint32_t i = 0; i < n; i++) pairs[i] = kv_ints(k, 2, arg + 2 * i);
+  for (uint32_t i = 0; i < n; i++) pairs[i] = kv_ints(k, 2, (const int64_t[2]){arg[i].b, arg[i].e});
   return uop_mop(k, u, OP_SHRINK, v_tuple(k->in, n, pairs));
 }
 
 /* UOp.metaop(Ops.CONST, shape, dtype, device, b) */
 static const UOp *metaop_const(KG *k, uint32_t n, const int64_t *shape, const DType *dt, const char *device, const Value *b) {
   const UOp *dev = kg_uop(k, OP_DEVICE, dt_void, v_str(k->in, device), 0, NULL);
-  const UOp *vw = kg_uop1(k, OP_VIEW, dt_void, kv_st(k, st_from_shape(&k->stc, 0, NULL)), dev);
+  const UOp *vw = kg_uop1(k, OP_VIEW, dt_void, kv_st(k, kst_from_shape(&k->stc, 0, NULL)), dev);
   const UOp *c = kg_uop1(k, OP_CONST, dt, as_const(k, b, dt), vw);
   int64_t ones[ST_MAXDIM];
   for (uint32_t i = 0; i < n; i++) ones[i] = 1;
@@ -494,10 +495,10 @@ static const UOp *reduce_op(KG *k, const UOp *u, Op op, uint32_t naxis, const in
 /* UOp.r: with SPLIT_REDUCEOP, a big reduce is split in two */
 const UOp *uop_r(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis) {
   const ST *s = uop_st_unwrap(k, u);
-  uint32_t n = st_ndim(s);
+  uint32_t n = kst_ndim(s);
   const int64_t *shape = st_shape(s);
   int64_t new_shape[ST_MAXDIM];
-  st_reduce_shape(s, naxis, axis, new_shape);
+  kst_reduce_shape(s, naxis, axis, new_shape);
   int64_t prod = shape_prod(n, shape), new_prod = shape_prod(n, new_shape);
   bool zero = false;
   for (uint32_t i = 0; i < n; i++) zero |= shape[i] == 0;
@@ -512,7 +513,7 @@ const UOp *uop_r(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis
     for (int64_t x = top; x > 7 && dim < 0; x--) {
       if (shape[axis[i]] % x != 0) continue;
       if (!have_strides) {
-        if (!st_real_strides(&k->stc, s, true, strides, has)) kg_unsupported(k, "real_strides of a masked or multi-view ShapeTracker (split reduce)");
+        kst_real_strides(&k->stc, s, true, strides, has);
         have_strides = true;
       }
       if (has[axis[i]] && strides[axis[i]] == 0) continue;
@@ -569,8 +570,8 @@ static void repr_view(const View *v, char *buf, size_t n) {
   size_t k = 0;
   if (v->mask) {
     k += (size_t)snprintf(m, sizeof m, "(");
-    for (uint32_t i = 0; i < v->ndim && k < sizeof m; i++)
-      k += (size_t)snprintf(m + k, sizeof m - k, "%s(%lld, %lld)", i ? ", " : "", (long long)v->mask[2 * i], (long long)v->mask[2 * i + 1]);
+    for (int i = 0; i < v->ndim && k < sizeof m; i++)
+      k += (size_t)snprintf(m + k, sizeof m - k, "%s(%lld, %lld)", i ? ", " : "", (long long)v->mask[i].b, (long long)v->mask[i].e);
     if (k < sizeof m) snprintf(m + k, sizeof m - k, v->ndim == 1 ? ",)" : ")");
   } else snprintf(m, sizeof m, "None");
   snprintf(buf, n, "View(shape=%s, strides=%s, offset=%lld, mask=%s, contiguous=%s)", fmt_tuple(a, sizeof a, v->ndim, v->shape),
@@ -592,7 +593,7 @@ static void repr_into(KG *k, const Value *v, char *buf, size_t n, bool as_str) {
     case V_ST: {
       const ST *s = kv_get_st(v);
       size_t w = (size_t)snprintf(buf, n, "ShapeTracker(views=(");
-      for (uint32_t i = 0; i < s->nviews && w < n; i++) {
+      for (int i = 0; i < s->nviews && w < n; i++) {
         repr_view(s->views[i], buf + w, n - w);
         w = strlen(buf);
         if (w < n) w += (size_t)snprintf(buf + w, n - w, ",");
