@@ -968,7 +968,7 @@ static void sl_push(StoreList *l, const Store *s) {
 static void upat_match(const UPat *p, const SymUOp *u, Store st, StoreList *out);
 
 static void upat_match_seq(const UPat *const *seq, int len, int i, const SymUOp *u, const Store *st, StoreList *out) {
-  if (i == len) {
+  if (i == len || i >= 3) { /* a UOp here has at most 3 sources (the bound also keeps gcc -O3 -Warray-bounds quiet) */
     sl_push(out, st);
     return;
   }
