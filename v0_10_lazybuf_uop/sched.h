@@ -1,0 +1,182 @@
+/* sched.h — generation 0.10.0 (tinygrad v0.10.0, engine/schedule.py):
+ * the state one capture's scheduling shares between the files of this folder.
+ *
+ *   input.c     decoding the capture's `input` (LazyBuffers, Buffers, context)
+ *   uops.c      UOp helpers of ops.py: st, base, buf_uop, view, sparents, repr
+ *   st10.c      the ShapeTracker operations the scheduler uses
+ *   to_uop.c    to_uop: the big graph of VIEW(BUFFER, op) nodes
+ *   realize.c   do_realize / realize_view / break_sched
+ *   group.c     group_realizes, recursive_group, get_isolated_children
+ *   ast.c       full_ast_rewrite: lazy, multioutput, view_left, view_right, to_si
+ *   schedule.c  create_schedule_with_vars: prescheduling and the BFS
+ *   memory.c    engine/memory.py memory_planner
+ *   entry.c     the replayer's entry point and the result encoding */
+#ifndef TSCHED_V0_10_SCHED_H
+#define TSCHED_V0_10_SCHED_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "graph.h"
+#include "omap.h"
+#include "rewrite.h"
+#include "scheduler.h"
+#include "st10.h"
+
+/* A device Buffer of input.buffers (device.py Buffer). dtype and options
+ * can be overwritten by the image-dtype fallback of to_uop. */
+typedef struct InBuf {
+  const char *device;
+  int64_t size;
+  const DType *dtype;
+  bool allocated;
+  int64_t base;            /* index of the base Buffer, -1 for None */
+  int64_t offset;
+  const JVal *options;     /* NULL for None */
+  int64_t lb_refcount;
+  const DType *dtype0;     /* as recorded, for `mutations` */
+  const JVal *options0;
+} InBuf;
+
+/* A LazyBuffer of input.lazybuffers (engine/lazy.py). */
+typedef struct InLB {
+  const char *device;
+  const DType *dtype;      /* can be overwritten by the image fallback */
+  const DType *dtype0;
+  const Value *st;         /* V_ST */
+  int64_t base;            /* view: index of its base LazyBuffer; -1 for a base */
+  Op op;
+  const Value *arg;
+  bool has_srcs;           /* false once `srcs` was deleted (scheduled or realized) */
+  size_t nsrcs;
+  const int64_t *srcs;
+  int64_t buffer;
+  bool realized, forced_realize;
+  const Value *metadata;   /* (str, caller) tuple, NULL for None */
+} InLB;
+
+typedef struct Sched {
+  Arena *a;
+  Interner *in;
+  Codec codec;
+  Status *st;
+  const Capture *cap;
+  bool failed;             /* st holds why; rules return NULL from then on */
+  /* context */
+  bool fuse_arange, fuse_conv_bw, no_memory_planner;
+  size_t nlimits;
+  const char **limit_device;
+  int64_t *limit_value;
+  /* input */
+  InBuf *bufs;
+  size_t nbufs;
+  InLB *lbs;
+  size_t nlbs;
+  const int64_t *outs;
+  size_t nouts;
+  const JVal *mp_bufs;     /* memory_planner_bufs, NULL when null */
+  const JVal *mp_offset;   /* memory_planner_allocator_offset */
+  /* to_uop */
+  const UOp **cache;       /* per LazyBuffer */
+  OMap buffers;            /* BUFFER uop -> Buffer index + 1 */
+  OMap lazybufs;           /* Buffer index -> LazyBuffer index + 1 */
+  /* ScheduleContext */
+  OMap ubuf_metadata;      /* BUFFER uop -> metadata Value */
+  OMap var_vals;           /* DEFINE_VAR uop -> Value (int) */
+  OMap assigns;            /* set of BUFFER uops assigned to */
+  OMap allbufs;            /* BUFFER uop -> its VIEW(BUFFER, op) node */
+  OMap children;           /* BUFFER uop -> OMap* (set of child BUFFER uops) */
+  /* caches of UOp properties (functools.cached_property in Python) */
+  OMap st_cache;           /* UOp -> V_ST Value, or &st_none */
+  OMap unsafe_cache;       /* UOp -> 1 + (has an UnsafePad op among sparents) */
+  /* common values */
+  const Value *none;
+  const DType *void_dt, *bool_dt;
+} Sched;
+
+/* failing: set st, remember it, return false / NULL */
+bool sched_raise(Sched *s, const char *type, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 3, 4)))
+#endif
+  ;
+bool sched_unsupported(Sched *s, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 2, 3)))
+#endif
+  ;
+bool sched_bad_input(Sched *s, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 2, 3)))
+#endif
+  ;
+/* Takes over an StError of the ShapeTracker core. */
+bool sched_st_error(Sched *s, const StError *e);
+
+/* ---- input.c ---- */
+bool decode_input(Sched *s);
+
+/* ---- uops.c: UOp properties and constructors of ops.py ---- */
+bool op_in_alu(Op op);        /* GroupOp.ALU */
+bool op_in_meta(Op op);       /* GroupOp.Meta */
+bool op_in_buffer(Op op);     /* GroupOp.Buffer */
+bool op_in_unsafe_pad(Op op); /* GroupOp.UnsafePad */
+const UOp *u_base(const UOp *u);                 /* UOp.base */
+bool is_scheduled(const UOp *u);                 /* schedule.py is_scheduled */
+const UOp *buf_uop(Sched *s, const UOp *u);      /* UOp.buf_uop (asserts) */
+bool is_contiguous_base(const UOp *u);           /* UOp.is_contiguous_base */
+const Value *uop_st(Sched *s, const UOp *u);     /* UOp.st: V_ST, NULL for None (or on error: s->failed) */
+const Value *st_arg(Sched *s, const UOp *u);     /* UOp.st_arg */
+const Value *axis_arg(const UOp *u);             /* UOp.axis_arg: tuple of ints */
+bool axis_arg_valid(const Value *arg);
+const UOp *st_to_uop(Sched *s, const Value *st); /* ShapeTracker.to_uop */
+const UOp *uop_view(Sched *s, const UOp *u, const Value *st);  /* UOp.view */
+const UOp *uop_const(Sched *s, const DType *dt, const Value *v); /* UOp.const (as_const) */
+const Value *as_const(Sched *s, const Value *v, const DType *dt); /* dtypes.as_const */
+const UOp *uop_r(Sched *s, const UOp *u, const Value *op, const Value *axis); /* UOp.r */
+const UOp *uop_replace_src(Sched *s, const UOp *u, uint32_t n, const UOp *const *src);
+bool can_pad(Sched *s, const UOp *u);            /* ops.py can_pad */
+/* UOp.sparents in Python's order (parents dict, then self). */
+size_t uop_sparents(Sched *s, const UOp *u, const UOp ***out);
+/* The first line of repr(UOp), for exception messages. */
+const char *uop_repr_line(Sched *s, const UOp *u);
+const char *value_repr(Sched *s, const Value *v);  /* Python str() of an arg */
+
+/* ---- to_uop.c ---- */
+const UOp *to_uop(Sched *s, int64_t lb);
+
+/* ---- realize.c ---- */
+void do_realize(Sched *s, const UOp *big_graph, OMap *realizes);
+void break_sched(Sched *s, const UOp *big_graph, OMap *realizes);
+
+/* ---- group.c ---- */
+/* Returns the store groups: an array of OMap* (each a list of BUFFER uops in order). */
+size_t group_realizes(Sched *s, OMap *realizes, OMap ***groups);
+
+/* ---- ast.c ---- */
+typedef struct SiCtx {      /* ScheduleItemContext */
+  OMap sts;                 /* set of ShapeTracker values */
+  const UOp **bufs;
+  size_t nbufs, capbufs;
+  const UOp **preloads;     /* assign_preloads */
+  size_t npreloads, cappreloads;
+} SiCtx;
+const UOp *full_ast_rewrite(Sched *s, const UOp *pre, SiCtx *sictx);
+
+/* ---- schedule.c ---- */
+typedef struct SchedItem {
+  const UOp *ast;
+  int64_t *bufs;            /* Buffer indices */
+  size_t nbufs;
+  const Value **metadata;   /* (str, caller) tuples, set order irrelevant */
+  size_t nmetadata;
+  int64_t *preloads;        /* Buffer indices of assign_preloads */
+  size_t npreloads;
+} SchedItem;
+bool create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems);
+
+/* ---- memory.c ---- */
+typedef struct MemPlan {
+  bool ran;                 /* false: memory_plan null */
+  JVal *plan, *plan_buffers;
+} MemPlan;
+bool memory_planner(Sched *s, const SchedItem *items, size_t nitems, MemPlan *out);
+#endif
