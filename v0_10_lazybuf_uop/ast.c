@@ -65,6 +65,7 @@ static const PatternMatcher multioutput_pm = {multioutput_rules, 1};
 /* assert cyclic dependency: among PRELOADs and LOADs of assigned buffers (in
  * sparents order), a run of one buffer must not mix the two ops */
 static bool check_cycle(Sched *s, const UOp *sink) {
+  if (!omap_len(&s->assigns)) return true; /* no assigned buffers: nothing to check */
   const UOp **parents;
   size_t n = uop_sparents(s, sink, &parents);
   const UOp *run_buf = NULL;
@@ -335,6 +336,7 @@ static const PatternMatcher view_right_pm = {view_right_rules, 5};
 
 /* we also allow masked views. if it has a single view and it's equal when you shrink a contig, it's fine */
 static bool check_assign_contiguous(Sched *s, const UOp *sink) {
+  if (!omap_len(&s->assigns)) return true; /* ASSIGN nodes come with assigned buffers */
   const UOp **parents;
   size_t n = uop_sparents(s, sink, &parents);
   OMap targets;

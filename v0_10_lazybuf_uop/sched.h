@@ -53,6 +53,19 @@ typedef struct InLB {
   const Value *metadata;   /* (str, caller) tuple, NULL for None */
 } InLB;
 
+/* Per-walk visited marks indexed by UOp id: a fresh epoch per walk instead of a hash set. */
+typedef struct Marks {
+  uint32_t *stamp;
+  size_t cap;
+  uint32_t epoch;
+} Marks;
+
+/* A reusable stack of UOps (scratch memory of one function). */
+typedef struct UStack {
+  const UOp **items;
+  size_t n, cap;
+} UStack;
+
 typedef struct Sched {
   Arena *a;
   Interner *in;
@@ -87,6 +100,12 @@ typedef struct Sched {
   /* caches of UOp properties (functools.cached_property in Python) */
   OMap st_cache;           /* UOp -> V_ST Value, or &st_none */
   OMap unsafe_cache;       /* UOp -> 1 + (has an UnsafePad op among sparents) */
+  OMap st_add_cache;       /* (st, st) tuple -> st + st */
+  /* scratch memory reused by the walks of uops.c */
+  Marks seen, expanded;
+  UStack st_stack, pad_stack, parents;
+  void *sparents_stack;
+  size_t sparents_cap;
   /* common values */
   const Value *none;
   const DType *void_dt, *bool_dt;
@@ -115,6 +134,9 @@ bool sched_st_error(Sched *s, const StError *e);
 bool decode_input(Sched *s);
 
 /* ---- uops.c: UOp properties and constructors of ops.py ---- */
+void marks_begin(Sched *s, Marks *m);
+bool marks_set(Sched *s, Marks *m, const UOp *u);   /* true when u was not marked yet */
+void ustack_push(Sched *s, UStack *st, const UOp *u);
 bool op_in_alu(Op op);        /* GroupOp.ALU */
 bool op_in_meta(Op op);       /* GroupOp.Meta */
 bool op_in_buffer(Op op);     /* GroupOp.Buffer */
@@ -134,7 +156,8 @@ const Value *as_const(Sched *s, const Value *v, const DType *dt); /* dtypes.as_c
 const UOp *uop_r(Sched *s, const UOp *u, const Value *op, const Value *axis); /* UOp.r */
 const UOp *uop_replace_src(Sched *s, const UOp *u, uint32_t n, const UOp *const *src);
 bool can_pad(Sched *s, const UOp *u);            /* ops.py can_pad */
-/* UOp.sparents in Python's order (parents dict, then self). */
+/* UOp.sparents in Python's order (parents dict, then self). The list is
+ * scratch memory: valid until the next call. */
 size_t uop_sparents(Sched *s, const UOp *u, const UOp ***out);
 /* The first line of repr(UOp), for exception messages. */
 const char *uop_repr_line(Sched *s, const UOp *u);

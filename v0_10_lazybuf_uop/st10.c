@@ -87,7 +87,7 @@ const Value *st10_simplify(Sched *s, const Value *st) {
 }
 
 /* ShapeTracker.__add__: one view at a time = better simplification */
-const Value *st10_add(Sched *s, const Value *a, const Value *b) {
+static const Value *st_add(Sched *s, const Value *a, const Value *b) {
   int na = get(a)->nviews, nb = get(b)->nviews, n = na;
   const View **views = arena_array(s->a, (size_t)(na + nb) + 1, sizeof *views);
   memcpy(views, get(a)->views, (size_t)na * sizeof *views);
@@ -96,6 +96,15 @@ const Value *st10_add(Sched *s, const Value *a, const Value *b) {
     if ((n = simplify_views(s, views, n)) < 0) return NULL;
   }
   return intern_views(s, n, views);
+}
+
+/* st_add, remembered per pair (a pure function of two interned values) */
+const Value *st10_add(Sched *s, const Value *a, const Value *b) {
+  const Value *pair[2] = {a, b};
+  uint64_t key = omap_ptr(v_tuple(s->in, 2, pair));
+  const Value *r = omap_get(&s->st_add_cache, key);
+  if (!r && (r = st_add(s, a, b))) omap_put(&s->st_add_cache, key, (void *)r);
+  return r;
 }
 
 /* a movement op on the last view */

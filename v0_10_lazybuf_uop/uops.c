@@ -8,6 +8,36 @@
 #include <string.h>
 #include "sched.h"
 
+/* ---- scratch memory ---- */
+
+void marks_begin(Sched *s, Marks *m) {
+  (void)s;
+  m->epoch++;
+}
+
+bool marks_set(Sched *s, Marks *m, const UOp *u) {
+  if (u->id >= m->cap) {
+    size_t cap = m->cap ? m->cap : 1024;
+    while (cap <= u->id) cap *= 2;
+    uint32_t *bigger = arena_array(s->a, cap, sizeof *bigger);
+    if (m->cap) memcpy(bigger, m->stamp, m->cap * sizeof *bigger);
+    m->stamp = bigger, m->cap = cap;
+  }
+  if (m->stamp[u->id] == m->epoch) return false;
+  m->stamp[u->id] = m->epoch;
+  return true;
+}
+
+void ustack_push(Sched *s, UStack *st, const UOp *u) {
+  if (st->n == st->cap) {
+    size_t cap = st->cap ? st->cap * 2 : 64;
+    const UOp **bigger = arena_array(s->a, cap, sizeof *bigger);
+    if (st->n) memcpy(bigger, st->items, st->n * sizeof *bigger);
+    st->items = bigger, st->cap = cap;
+  }
+  st->items[st->n++] = u;
+}
+
 /* ---- GroupOp ---- */
 
 bool op_in_alu(Op op) {
@@ -153,31 +183,23 @@ static const Value *st_direct(Sched *s, const UOp *u, bool *direct) {
 const Value *uop_st(Sched *s, const UOp *root) {
   const Value *got = omap_get(&s->st_cache, omap_ptr(root));
   if (!got) {
-    const UOp **stack = arena_array(s->a, 64, sizeof *stack);
-    size_t n = 0, cap = 64;
-    stack[n++] = root;
-    while (n && !s->failed) {
-      const UOp *u = stack[n - 1];
-      if (omap_has(&s->st_cache, omap_ptr(u))) { n--; continue; }
+    UStack *stack = &s->st_stack;
+    stack->n = 0;
+    ustack_push(s, stack, root);
+    while (stack->n && !s->failed) {
+      const UOp *u = stack->items[stack->n - 1];
+      if (omap_has(&s->st_cache, omap_ptr(u))) { stack->n--; continue; }
       bool direct;
       const Value *v = st_direct(s, u, &direct);
       if (!direct) {
         uint32_t i = 0;
         while (i < u->nsrc && omap_has(&s->st_cache, omap_ptr(u->src[i]))) i++;
-        if (i < u->nsrc) {
-          if (n == cap) {
-            const UOp **bigger = arena_array(s->a, cap * 2, sizeof *bigger);
-            memcpy(bigger, stack, cap * sizeof *stack);
-            stack = bigger, cap *= 2;
-          }
-          stack[n++] = u->src[i];
-          continue;
-        }
+        if (i < u->nsrc) { ustack_push(s, stack, u->src[i]); continue; }
         v = st_from_sources(s, u);
       }
       if (!v) return NULL;
       omap_put(&s->st_cache, omap_ptr(u), (void *)v);
-      n--;
+      stack->n--;
     }
     if (s->failed) return NULL;
     got = omap_get(&s->st_cache, omap_ptr(root));
@@ -198,31 +220,26 @@ const UOp *uop_view(Sched *s, const UOp *u, const Value *st) {
 
 bool can_pad(Sched *s, const UOp *root) {
   /* unsafe_cache: 1 = safe, 2 = has an unsafe op; computed sources first */
-  const UOp **stack = arena_array(s->a, 64, sizeof *stack);
-  size_t n = 0, cap = 64;
-  stack[n++] = root;
-  while (n) {
-    const UOp *u = stack[n - 1];
-    if (omap_has(&s->unsafe_cache, omap_ptr(u))) { n--; continue; }
+  UStack *stack = &s->pad_stack;
+  stack->n = 0;
+  ustack_push(s, stack, root);
+  while (stack->n) {
+    const UOp *u = stack->items[stack->n - 1];
+    if (omap_has(&s->unsafe_cache, omap_ptr(u))) { stack->n--; continue; }
     uintptr_t verdict = op_in_unsafe_pad(u->op) ? 2 : 1;
     bool pushed = false;
     for (uint32_t i = 0; i < u->nsrc && verdict == 1; i++) {
       uintptr_t c = (uintptr_t)omap_get(&s->unsafe_cache, omap_ptr(u->src[i]));
       if (c == 2) verdict = 2;
       else if (c == 0) {
-        if (n == cap) {
-          const UOp **bigger = arena_array(s->a, cap * 2, sizeof *bigger);
-          memcpy(bigger, stack, cap * sizeof *stack);
-          stack = bigger, cap *= 2;
-        }
-        stack[n++] = u->src[i];
+        ustack_push(s, stack, u->src[i]);
         pushed = true;
         break;
       }
     }
     if (pushed) continue;
     omap_put(&s->unsafe_cache, omap_ptr(u), (void *)verdict);
-    n--;
+    stack->n--;
   }
   return (uintptr_t)omap_get(&s->unsafe_cache, omap_ptr(root)) == 1;
 }
@@ -232,23 +249,28 @@ bool can_pad(Sched *s, const UOp *root) {
  * a node lists its sources, then the parents of each source in turn. A source
  * whose parents were listed before adds nothing new, so each node is
  * expanded once: a depth-first walk that emits a node's sources on entry. */
+static void emit_sources(Sched *s, const UOp *u) {
+  for (uint32_t i = 0; i < u->nsrc; i++)
+    if (marks_set(s, &s->seen, u->src[i])) ustack_push(s, &s->parents, u->src[i]);
+}
+
 size_t uop_sparents(Sched *s, const UOp *root, const UOp ***out) {
-  OMap seen, expanded;
-  omap_init(&seen, s->a);
-  omap_init(&expanded, s->a);
   typedef struct { const UOp *u; uint32_t next; } Frame;
+  marks_begin(s, &s->seen);
+  marks_begin(s, &s->expanded);
+  s->parents.n = 0;
   size_t n = 0, cap = 64;
-  Frame *stack = arena_array(s->a, cap, sizeof *stack);
+  Frame *stack = s->sparents_stack ? s->sparents_stack : arena_array(s->a, cap, sizeof *stack);
+  cap = s->sparents_stack ? s->sparents_cap : cap;
   stack[n++] = (Frame){root, 0};
-  omap_put(&expanded, omap_ptr(root), (void *)1);
-  for (uint32_t i = 0; i < root->nsrc; i++) omap_put(&seen, omap_ptr(root->src[i]), (void *)1);
+  marks_set(s, &s->expanded, root);
+  emit_sources(s, root);
   while (n) {
     Frame *f = &stack[n - 1];
     if (f->next == f->u->nsrc) { n--; continue; }
     const UOp *c = f->u->src[f->next++];
-    if (omap_has(&expanded, omap_ptr(c))) continue;
-    omap_put(&expanded, omap_ptr(c), (void *)1);
-    for (uint32_t i = 0; i < c->nsrc; i++) omap_put(&seen, omap_ptr(c->src[i]), (void *)1);
+    if (!marks_set(s, &s->expanded, c)) continue;
+    emit_sources(s, c);
     if (n == cap) {
       Frame *bigger = arena_array(s->a, cap * 2, sizeof *bigger);
       memcpy(bigger, stack, cap * sizeof *stack);
@@ -256,14 +278,11 @@ size_t uop_sparents(Sched *s, const UOp *root, const UOp ***out) {
     }
     stack[n++] = (Frame){c, 0};
   }
-  omap_put(&seen, omap_ptr(root), (void *)1);
-  const UOp **list = arena_array(s->a, omap_len(&seen) + 1, sizeof *list);
-  size_t k = 0;
-  uint64_t key;
-  void *val;
-  for (size_t pos = 0; omap_next(&seen, &pos, &key, &val);) list[k++] = (const UOp *)(uintptr_t)key;
-  *out = list;
-  return k;
+  s->sparents_stack = stack;
+  s->sparents_cap = cap;
+  if (marks_set(s, &s->seen, root)) ustack_push(s, &s->parents, root);
+  *out = s->parents.items;
+  return s->parents.n;
 }
 
 /* ---- repr, for exception messages ---- */
