@@ -266,27 +266,41 @@ static const char *shape_pair_repr(Sched *s, const Value *a, const Value *b) {
   return arena_printf(s->a, "(%s, %s)", py_repr_tuple(s->a, st10_ndim(a), st10_shape(a)), py_repr_tuple(s->a, st10_ndim(b), st10_shape(b)));
 }
 
+/* AssertionError(f"swizzles must have the same size {swizzle_shapes}") */
+static const UOp *swizzle_size_error(Sched *s, const UOp *root) {
+  const char *shapes = "[";
+  bool first = true;
+  for (uint32_t i = 0; i < root->nsrc; i++) {
+    const UOp *x = root->src[i];
+    if (u_base(x) == x) continue;
+    shapes = arena_printf(s->a, "%s%s%s", shapes, first ? "" : ", ", shape_pair_repr(s, x->arg, uop_st(s, x->src[0])));
+    first = false;
+  }
+  sched_raise(s, "AssertionError", "swizzles must have the same size %s]", shapes);
+  return NULL;
+}
+
+static sint st_prod(const Value *st) {
+  sint p = 1;
+  for (int i = 0; i < st10_ndim(st); i++) p *= st10_shape(st)[i];
+  return p;
+}
+
 /* (UPat((*GroupOp.ALU, Ops.CAST, Ops.BITCAST, Ops.ASSIGN, Ops.CONTIGUOUS, Ops.STORE), name="root"), push_swizzle_down_through_elementwise)
  * — push VIEW(s) down to STORE, through an elementwise op (ONLY reshapes) */
 static const UOp *rule_push_through_elementwise(void *ctx, const UOp *root) {
   Sched *s = *(Sched **)ctx;
   if (s->failed || !(pushable_elementwise(root->op) || root->op == OP_CONTIGUOUS || root->op == OP_STORE)) return NULL;
   const Value *first_st = NULL, *first_in = NULL;
-  const char *shapes = "[";
-  bool same = true;
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
     if (u_base(x) == x) continue;
     const Value *xs = x->arg, *ys = uop_st(s, x->src[0]);
-    if (!ys) return s->failed ? NULL : (sched_raise(s, "AttributeError", "'NoneType' object has no attribute 'shape'"), NULL);
-    shapes = arena_printf(s->a, "%s%s%s", shapes, first_st ? ", " : "", shape_pair_repr(s, xs, ys));
+    if (!ys) return s->failed ? NULL : (sched_raise(s, "AssertionError", "%s", ""), NULL);
     if (!first_st) { first_st = xs, first_in = ys; continue; }
-    same &= st10_same_shape(xs, first_st) &&
-            prod(st10_ndim(xs), st10_shape(xs)) == prod(st10_ndim(first_st), st10_shape(first_st)) &&
-            prod(st10_ndim(ys), st10_shape(ys)) == prod(st10_ndim(first_in), st10_shape(first_in));
+    if (!st10_same_shape(xs, first_st) || st_prod(ys) != st_prod(first_in)) return swizzle_size_error(s, root);
   }
   if (!first_st) return NULL;
-  if (!same) return sched_raise(s, "AssertionError", "swizzles must have the same size %s]", shapes), NULL;
   const Value *input_st = st10_from_shape(s, st10_ndim(first_in), st10_shape(first_in));
   if (!input_st) return NULL;
   const UOp **src = arena_array(s->a, root->nsrc + 1, sizeof *src);
