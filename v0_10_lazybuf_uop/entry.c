@@ -1,6 +1,7 @@
 /* entry.c — generation 0.10.0's entry point for the replayer (scheduler.h):
  * decode the capture, run create_schedule_with_vars and memory_planner, and
  * encode the result as the contract's `expected` object. */
+#include <stdlib.h>
 #include <string.h>
 #include "sched.h"
 
@@ -33,10 +34,40 @@ static JVal *encode_item(Sched *s, const SchedItem *si) {
   return o;
 }
 
-/* var_vals sorted by (name, min, max) */
+/* (name, min, max) order of two DEFINE_VARs */
+static int var_cmp(const void *pa, const void *pb) {
+  const Value *a = (*(const UOp *const *)pa)->arg, *b = (*(const UOp *const *)pb)->arg;
+  const Value *na = a->u.tuple.items[0], *nb = b->u.tuple.items[0];
+  size_t n = na->u.str.n < nb->u.str.n ? na->u.str.n : nb->u.str.n;
+  int c = memcmp(na->u.str.s, nb->u.str.s, n);
+  if (c || na->u.str.n != nb->u.str.n) return c ? c : na->u.str.n < nb->u.str.n ? -1 : 1;
+  for (int i = 1; i < 3; i++) {
+    int64_t x = a->u.tuple.items[i]->u.i, y = b->u.tuple.items[i]->u.i;
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/* var_vals: [[{"var", "min", "max"}, val]] sorted by (name, min, max) */
 static JVal *encode_var_vals(Sched *s) {
-  JVal *arr = json_arr(s->a);
-  if (omap_len(&s->var_vals)) sched_unsupported(s, "Variables in var_vals");
+  Arena *a = s->a;
+  JVal *arr = json_arr(a);
+  size_t n = omap_len(&s->var_vals), k = 0;
+  const UOp **vars = arena_array(a, n + 1, sizeof *vars);
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(&s->var_vals, &pos, &key, &val);) vars[k++] = (const UOp *)(uintptr_t)key;
+  qsort(vars, n, sizeof *vars, var_cmp);
+  for (size_t i = 0; i < n; i++) {
+    const Value *arg = vars[i]->arg;
+    JVal *v = json_obj(a), *pair = json_arr(a);
+    json_set(a, v, "var", value_to_json(&s->codec, arg->u.tuple.items[0]));
+    json_set(a, v, "min", value_to_json(&s->codec, arg->u.tuple.items[1]));
+    json_set(a, v, "max", value_to_json(&s->codec, arg->u.tuple.items[2]));
+    json_push(a, pair, v);
+    json_push(a, pair, value_to_json(&s->codec, omap_get(&s->var_vals, omap_ptr(vars[i]))));
+    json_push(a, arr, pair);
+  }
   return arr;
 }
 

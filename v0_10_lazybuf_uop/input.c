@@ -176,6 +176,18 @@ static bool decode_srcs(Sched *s, const JVal *j, size_t i, InLB *lb, const char 
   return true;
 }
 
+/* a CONST's arg {"sym": {"var": name, "min": int, "max": int, "val": int}}: a bound Variable */
+static bool decode_bound_var(Sched *s, const JVal *e, InLB *lb, const char *where) {
+  const JVal *name = json_get(e, "var"), *mn = json_get(e, "min"), *mx = json_get(e, "max"), *val = json_get(e, "val");
+  if (!name || name->kind != J_STR || !mn || mn->kind != J_INT || !mx || mx->kind != J_INT)
+    return sched_unsupported(s, "%s: CONST of a symbolic expression", where);
+  if (!val || val->kind != J_INT) return sched_unsupported(s, "%s: CONST of an unbound Variable", where);
+  const Value *arg[3] = {v_strn(s->in, V_STR, name->u.s, name->n), v_int(s->in, mn->u.i), v_int(s->in, mx->u.i)};
+  lb->var = uop0(s->in, OP_DEFINE_VAR, dt_int, v_tuple(s->in, 3, arg));
+  lb->var_val = val->u.i;
+  return true;
+}
+
 static bool decode_base_lb(Sched *s, const JVal *j, size_t i, InLB *lb, const char *where) {
   const JVal *op = field(s, j, "op", J_STR, where), *arg = json_get(j, "arg");
   if (!op) return false;
@@ -186,7 +198,7 @@ static bool decode_base_lb(Sched *s, const JVal *j, size_t i, InLB *lb, const ch
       !bool_field(s, j, "realized", where, &lb->realized) ||
       !bool_field(s, j, "forced_realize", where, &lb->forced_realize))
     return false;
-  if (lb->op == OP_CONST && lb->arg->kind == V_SYM) return sched_unsupported(s, "%s: CONST of a bound Variable", where);
+  if (lb->op == OP_CONST && lb->arg->kind == V_SYM && !decode_bound_var(s, json_get(arg, "sym"), lb, where)) return false;
   if (lb->op == OP_REDUCE_AXIS && !axis_arg_valid(lb->arg)) return sched_bad_input(s, "%s: bad REDUCE_AXIS arg", where);
   if (!lb->realized && !lb->has_srcs && lb->op != OP_CONST)
     return sched_bad_input(s, "%s: an unrealized LazyBuffer without srcs", where);

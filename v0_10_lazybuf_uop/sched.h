@@ -51,6 +51,8 @@ typedef struct InLB {
   int64_t buffer;
   bool realized, forced_realize;
   const Value *metadata;   /* (str, caller) tuple, NULL for None */
+  const UOp *var;          /* CONST of a bound Variable: its DEFINE_VAR, else NULL */
+  int64_t var_val;         /* ... and the bound value */
 } InLB;
 
 /* Per-walk visited marks indexed by UOp id: a fresh epoch per walk instead of a hash set. */

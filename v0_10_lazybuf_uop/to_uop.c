@@ -54,7 +54,9 @@ static bool image_fallback(Sched *s, InLB *lb) {
 /* consts are always fused and generated: VALID(st).where(const(dtype, val), 0) */
 static const UOp *const_uop(Sched *s, const InLB *lb, const DType *dtype) {
   const UOp *valid = uop1(s->in, OP_VALID, s->bool_dt, s->none, st_to_uop(s, lb->st));
-  const UOp *c = uop_const(s, dtype, lb->arg), *zero = uop_const(s, dtype, v_int(s->in, 0));
+  if (lb->var) omap_put(&s->var_vals, omap_ptr(lb->var), (void *)v_int(s->in, lb->var_val)); /* ctx.var_vals.update([val.unbind()]) */
+  const UOp *c = lb->var ? lb->var : uop_const(s, dtype, lb->arg);
+  const UOp *zero = uop_const(s, c->dtype, v_int(s->in, 0));
   if (!c || !zero) return NULL;
   return uop3(s->in, OP_WHERE, zero->dtype, s->none, valid, c, zero);
 }
