@@ -2,14 +2,15 @@
  * (shape/shapetracker.py, shape/view.py of v0.10.0), on ShapeTrackers held
  * as interned values (V_ST), so that `st1 == st2` is pointer equality and a
  * ShapeTracker can key an OMap. Thin wrappers over common/shapetracker.h:
- * every call of the ShapeTracker core goes through this file.
+ * every call of the ShapeTracker core goes through this file, and
+ * ShapeTracker + ShapeTracker is remembered per pair.
  *
  * Fallible functions return NULL with the reason in s->st (s->failed set). */
 #ifndef TSCHED_V0_10_ST10_H
 #define TSCHED_V0_10_ST10_H
 #include <stdbool.h>
 #include <stdint.h>
-#include "view.h"
+#include "shapetracker.h"
 #include "value.h"
 
 typedef struct Sched Sched;
