@@ -128,7 +128,8 @@ const ShapeTracker *st_add(Arena *a, TgVersion v, const ShapeTracker *st, const 
 }
 
 /* ShapeTracker.invert */
-const ShapeTracker *st_invert(Arena *a, TgVersion v, const ShapeTracker *st, int n, const sint *out_shape, StError *err) {
+const ShapeTracker *st_invert(Arena *a, TgVersion v, const ShapeTracker *st, int n, const sint *out_shape, bool merge_view,
+                              StError *err) {
   const View *inverted[st->nviews];
   for (int k = 0; k < st->nviews; k++) {
     /* zip(self.views[::-1], [x.shape for x in self.views[::-1][1:]]+[out_shape]) */
@@ -137,7 +138,7 @@ const ShapeTracker *st_invert(Arena *a, TgVersion v, const ShapeTracker *st, int
     inverted[k] = next != NULL ? view_invert(a, v, vw, next->ndim, next->shape, err) : view_invert(a, v, vw, n, out_shape, err);
     if (inverted[k] == NULL) return NULL;
   }
-  return st_reshape(a, v, st_new(a, st->nviews, inverted), n, out_shape, true, err);
+  return st_reshape(a, v, st_new(a, st->nviews, inverted), n, out_shape, merge_view, err);
 }
 
 /* ------------------------------------------------------------------ real_strides, 0.9.1 */

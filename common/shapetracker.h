@@ -52,8 +52,10 @@ const ShapeTracker *st_flip(Arena *a, TgVersion v, const ShapeTracker *st, int n
 const ShapeTracker *st_simplify(Arena *a, TgVersion v, const ShapeTracker *st, StError *err);
 /* ShapeTracker.__add__: st + other, one view of other at a time */
 const ShapeTracker *st_add(Arena *a, TgVersion v, const ShapeTracker *st, const ShapeTracker *other, StError *err);
-/* ShapeTracker.invert(out_shape); NULL (ok) when not invertible */
-const ShapeTracker *st_invert(Arena *a, TgVersion v, const ShapeTracker *st, int n, const sint *out_shape, StError *err);
+/* ShapeTracker.invert(out_shape); NULL (ok) when not invertible. It ends with a reshape, which
+ * reads MERGE_VIEW like st_reshape. */
+const ShapeTracker *st_invert(Arena *a, TgVersion v, const ShapeTracker *st, int n, const sint *out_shape, bool merge_view,
+                              StError *err);
 
 /* ShapeTracker.real_strides(ignore_valid): out[i] is the stride of dimension i, or None
  * where is_none[i] (both arrays have st_ndim(st) entries). Returns false on error. */

@@ -8,8 +8,10 @@ Buffers recreated and attached to their BUFFER nodes, metadata re-attached,
 context flags set), re-encode it and compare with the recorded input, run the
 real `create_schedule_with_vars` on it, encode the result with the recorder's
 encoder and compare with `expected` (schedule, var_vals, becomes_map,
-new_buffers; the memory planner is not re-run). A pass shows the capture holds
-everything the 0.10.2 scheduler reads — what a C replayer needs.
+new_buffers) or `error`; then the real `memory_planner` is run from the
+recorded planner-entry state and its result compared (`--no-planner` skips
+it). A pass shows the capture holds everything the 0.10.2 scheduler and
+planner read -- what a C replayer needs.
 """
 import argparse
 import gzip
@@ -133,6 +135,7 @@ def main():
   ap = argparse.ArgumentParser()
   ap.add_argument("--tinygrad", required=True)
   ap.add_argument("--only")
+  ap.add_argument("--no-planner", dest="planner", action="store_false", help="do not re-run the memory planner")
   ap.add_argument("files", nargs="+")
   a = ap.parse_args()
   if os.environ.get("PYTHONHASHSEED") != "0":
@@ -141,6 +144,7 @@ def main():
   sys.path[:0] = [HERE, os.path.join(HERE, "stubs"), checkout]
   os.chdir(checkout)
   import tinygrad.engine.schedule as S
+  from selfcheck_planner import replay_planner, recorded_planner
   from encode_uop import UOpCall
   rb = Rebuilder()
   ok = bad = 0
@@ -171,6 +175,8 @@ def main():
         if got is not None and d is None and cap["error"] is None:
           want = {k: cap["expected"][k] for k in ("schedule", "var_vals", "becomes_map", "new_buffers")}
           d = first_diff(want, {k: got[k] for k in want}, "expected")
+          if d is None and a.planner:
+            d = first_diff(recorded_planner("0.10.2", cap), replay_planner("0.10.2", ret[0], call, cap), "planner")
         call.release(); del sink, uops, bufs
         if d is None: ok += 1
         else:

@@ -10,8 +10,9 @@ gone), re-encode it and compare with the recorded input, run the real
 `create_schedule_with_vars` (0.9.1 with the same insertion-ordered set
 instrumentation the recorder uses, so `set_orders` is checked too), encode the
 result with the recorder's encoder and compare with `expected` (schedule,
-var_vals, mutations, assign_preloads) or `error`. The memory planner is not
-re-run.
+var_vals, mutations, assign_preloads) or `error`; then the real
+`memory_planner` is run from the recorded planner-entry state and its result
+compared (`--no-planner` skips that).
 """
 import argparse
 import gzip
@@ -155,6 +156,7 @@ def main():
   ap = argparse.ArgumentParser()
   ap.add_argument("--tinygrad", required=True)
   ap.add_argument("--only")
+  ap.add_argument("--no-planner", dest="planner", action="store_false", help="do not re-run the memory planner")
   ap.add_argument("files", nargs="+")
   a = ap.parse_args()
   if os.environ.get("PYTHONHASHSEED") != "0":
@@ -165,6 +167,7 @@ def main():
   from record import detect_generation
   gen = detect_generation(checkout)
   import tinygrad.engine.schedule as S
+  from selfcheck_planner import replay_planner, recorded_planner
   from encode_lazy import LazyCall
   probe = None
   if gen == "0.9.1":
@@ -216,6 +219,8 @@ def main():
         if got is not None and d is None and cap["error"] is None:
           want = {k: v for k, v in cap["expected"].items() if k in ("schedule", "var_vals", "mutations")}
           d = first_diff(want, {k: got[k] for k in want}, "expected")
+          if d is None and a.planner:
+            d = first_diff(recorded_planner(gen, cap), replay_planner(gen, ret[0], call, cap), "planner")
         call.release(); del outs, seen, lbs, bufs
         if d is None: ok += 1
         else:
