@@ -33,7 +33,7 @@ bool sched_bad_input(Sched *s, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   s->failed = true;
-  return status_bad_input(s->st, "%s: %s", s->cap->name, msg);
+  return status_bad_input(s->st, "%s", msg);
 }
 
 bool sched_st_error(Sched *s, const StError *e) {
@@ -255,8 +255,9 @@ bool decode_input(Sched *s) {
   if (!(lbs = field(s, in, "lazybuffers", J_ARR, "input")) || !decode_lbs(s, lbs)) return false;
   if (!(outs = field(s, in, "outs", J_ARR, "input")) || !decode_outs(s, outs)) return false;
   const JVal *mp = json_get(in, "memory_planner_bufs");
-  if (mp && mp->kind != J_NULL && mp->kind != J_ARR) return sched_bad_input(s, "input.memory_planner_bufs: not a list");
+  if (!mp || (mp->kind != J_NULL && mp->kind != J_ARR)) return sched_bad_input(s, "input.memory_planner_bufs: missing or not a list");
   s->mp_bufs = mp && mp->kind == J_ARR ? mp : NULL;
   s->mp_offset = json_get(in, "memory_planner_allocator_offset");
+  if (s->mp_offset && s->mp_offset->kind != J_OBJ) return sched_bad_input(s, "input.memory_planner_allocator_offset: not an object");
   return true;
 }
