@@ -33,7 +33,7 @@ static const UOp *rule_lazy_src(void *ctx, const UOp *u) {
 static const UOp *rule_lazy_preload(void *ctx, const UOp *view) {
   Sched *s = *(Sched **)ctx;
   if (view->nsrc != 1 || view->src[0]->op != OP_BUFFER) return NULL;
-  return uop2(s->in, OP_PRELOAD, view->dtype, s->none, view->src[0], st_to_uop(s, view->arg));
+  return uop2(s->in, OP_PRELOAD, view->dtype, s->none, view->src[0], v100_st_to_uop(s, view->arg));
 }
 
 /* (UPat(Ops.CONTIGUOUS, src=(UPat.var("x"),)), lambda ctx,x: x) */
@@ -67,22 +67,22 @@ static const PatternMatcher multioutput_pm = {multioutput_rules, 1};
 static bool check_cycle(Sched *s, const UOp *sink) {
   if (!omap_len(&s->assigns)) return true; /* no assigned buffers: nothing to check */
   const UOp **parents;
-  size_t n = uop_sparents(s, sink, &parents);
+  size_t n = v100_uop_sparents(s, sink, &parents);
   const UOp *run_buf = NULL;
   Op run_op = OP_NONE;
   bool mixed = false;
   for (size_t i = 0; i < n && !mixed; i++) {
     const UOp *x = parents[i];
     if (x->op != OP_PRELOAD && x->op != OP_LOAD) continue;
-    const UOp *b = buf_uop(s, x);
+    const UOp *b = v100_buf_uop(s, x);
     if (!b) return false;
     if (!omap_has(&s->assigns, omap_ptr(b))) continue;
     if (b != run_buf) run_buf = b, run_op = x->op;
     else if (x->op != run_op) mixed = true;
   }
   if (!mixed) return true;
-  return sched_raise(s, "RuntimeError", "cycle detected in kernel.\nhelp: use .contiguous() to break the part loading pre-assign %s into a different kernel.",
-                     uop_repr_line(s, run_buf));
+  return v100_sched_raise(s, "RuntimeError", "cycle detected in kernel.\nhelp: use .contiguous() to break the part loading pre-assign %s into a different kernel.",
+                     v100_uop_repr_line(s, run_buf));
 }
 
 /* ======== view_left / view_right ======== */
@@ -103,7 +103,7 @@ static const UOp *rule_merge_views(void *ctx, const UOp *s1) {
   return st ? uop_new(s->in, OP_VIEW, s0->dtype, st, s0->nsrc, s0->src) : NULL;
 }
 
-static bool pushable_elementwise(Op op) { return op_in_alu(op) || op == OP_CAST || op == OP_BITCAST || op == OP_ASSIGN; }
+static bool pushable_elementwise(Op op) { return v100_op_in_alu(op) || op == OP_CAST || op == OP_BITCAST || op == OP_ASSIGN; }
 
 /* (UPat({*GroupOp.ALU, Ops.CAST, Ops.BITCAST, Ops.ASSIGN}, name="e").view(name="v"),
  *  lambda e,v: e.replace(src=tuple(s.view(v.st) for s in e.src))) — VIEW before elementwise ops */
@@ -113,8 +113,8 @@ static const UOp *rule_view_before_elementwise(void *ctx, const UOp *v) {
   const UOp *e = v->src[0];
   const UOp **src = arena_array(s->a, e->nsrc + 1, sizeof *src);
   for (uint32_t i = 0; i < e->nsrc; i++)
-    if (!(src[i] = uop_view(s, e->src[i], v->arg))) return NULL;
-  return uop_replace_src(s, e, e->nsrc, src);
+    if (!(src[i] = v100_uop_view(s, e->src[i], v->arg))) return NULL;
+  return v100_uop_replace_src(s, e, e->nsrc, src);
 }
 
 /* (UPat(GroupOp.Buffer, name="b").view(name="v"),
@@ -122,7 +122,7 @@ static const UOp *rule_view_before_elementwise(void *ctx, const UOp *v) {
  * — early merge VIEW buffer ops */
 static const UOp *rule_merge_buffer_view(void *ctx, const UOp *v) {
   Sched *s = *(Sched **)ctx;
-  if (s->failed || v->nsrc != 1 || !op_in_buffer(v->src[0]->op)) return NULL;
+  if (s->failed || v->nsrc != 1 || !v100_op_in_buffer(v->src[0]->op)) return NULL;
   const UOp *b = v->src[0];
   const UOp **src = arena_array(s->a, b->nsrc + 1, sizeof *src);
   for (uint32_t i = 0; i < b->nsrc; i++) {
@@ -130,9 +130,9 @@ static const UOp *rule_merge_buffer_view(void *ctx, const UOp *v) {
     if (src[i]->op != OP_VIEW) continue;
     const Value *st = st10_add(s, src[i]->arg, v->arg);
     if (!st) return NULL;
-    src[i] = st_to_uop(s, st);
+    src[i] = v100_st_to_uop(s, st);
   }
-  return uop_replace_src(s, b, b->nsrc, src);
+  return v100_uop_replace_src(s, b, b->nsrc, src);
 }
 
 static const Rule merge_views_rules[] = {{{OP_VIEW}, rule_merge_views, "merge_views"}};
@@ -145,7 +145,7 @@ static const PatternMatcher view_left_pm = {view_left_rules, 2};
 
 /* apply_swizzle(u, arg): graph_rewrite(u.view(arg), view_left) */
 static const UOp *apply_swizzle(Sched *s, const UOp *u, const Value *st) {
-  const UOp *v = uop_view(s, u, st);
+  const UOp *v = v100_uop_view(s, u, st);
   return v ? rewrite_with(s, v, &merge_views_pm, &view_left_pm) : NULL;
 }
 
@@ -188,7 +188,7 @@ static const View *extend_view(Sched *s, const View *v, int nr, const sint *rsha
 
 /* swizzle_r(r, src, st): a non contiguous VIEW on a reduce becomes a view of its input */
 static const UOp *swizzle_r(Sched *s, const UOp *r, const UOp *src, const Value *st) {
-  const Value *src_st = uop_st(s, src), *axis = axis_arg(r);
+  const Value *src_st = v100_uop_st(s, src), *axis = v100_axis_arg(r);
   if (!src_st) return NULL;
   const Value *base = st10_from_shape(s, st10_ndim(src_st), st10_shape(src_st));
   const sint *rshape;
@@ -210,7 +210,7 @@ static const UOp *swizzle_r(Sched *s, const UOp *r, const UOp *src, const Value 
   const UOp *x = apply_swizzle(s, src, new_input_st);
   const Value *out = st10_from_shape(s, st10_ndim(st), st10_shape(st));
   if (!x || !out) return NULL;
-  return uop_view(s, uop_r(s, x, r->arg->u.tuple.items[0], v_tuple(s->in, (size_t)nnr, new_axis)), out);
+  return v100_uop_view(s, v100_uop_r(s, x, r->arg->u.tuple.items[0], v_tuple(s->in, (size_t)nnr, new_axis)), out);
 }
 
 /* (UPat(Ops.STORE, src=(UPat.var("b"), UPat.var("st"), UPat(Ops.ASSIGN, name="a"))),
@@ -223,7 +223,7 @@ static const UOp *rule_assign_st(void *ctx, const UOp *u) {
   const Value *st = st10_add(s, a->arg->u.tuple.items[0], st_node->arg);
   if (!st) return NULL;
   const UOp *na = uop_new(s->in, a->op, a->dtype, v_tuple(s->in, 0, NULL), a->nsrc, a->src);
-  return uop3(s->in, OP_STORE, s->void_dt, s->none, u->src[0], st_to_uop(s, st), na);
+  return uop3(s->in, OP_STORE, s->void_dt, s->none, u->src[0], v100_st_to_uop(s, st), na);
 }
 
 /* (UPat(Ops.REDUCE_AXIS, src=UPat.var("src"), name="r").view(name="v"),
@@ -240,15 +240,15 @@ static const UOp *rule_push_through_reduce(void *ctx, const UOp *root) {
   Sched *s = *(Sched **)ctx;
   if (s->failed || root->nsrc != 1 || root->src[0]->op != OP_VIEW || root->src[0]->nsrc != 1) return NULL;
   const UOp *swizzle = root->src[0], *src = swizzle->src[0];
-  const Value *swizzle_st = swizzle->arg, *src_st = uop_st(s, src);
+  const Value *swizzle_st = swizzle->arg, *src_st = v100_uop_st(s, src);
   if (!src_st) return NULL;
-  if (!st10_contiguous(swizzle_st)) return sched_raise(s, "AssertionError", "can't push a non contiguous VIEW down to STORE"), NULL;
+  if (!st10_contiguous(swizzle_st)) return v100_sched_raise(s, "AssertionError", "can't push a non contiguous VIEW down to STORE"), NULL;
   int n = st10_ndim(swizzle_st), ns = st10_ndim(src_st);
   if (prod(n, st10_shape(swizzle_st)) != prod(ns, st10_shape(src_st)))
-    return sched_raise(s, "AssertionError", "can't push expands down to STORE"), NULL;
+    return v100_sched_raise(s, "AssertionError", "can't push expands down to STORE"), NULL;
   sint *output_shape = arena_array(s->a, (size_t)n + 1, sizeof *output_shape);
   memcpy(output_shape, st10_shape(swizzle_st), (size_t)n * sizeof *output_shape);
-  const Value *axis = axis_arg(root);
+  const Value *axis = v100_axis_arg(root);
   for (size_t j = 0; j < axis->u.tuple.n; j++) {
     int64_t ax = axis->u.tuple.items[j]->u.i;
     if (ax >= 0 && ax < n) output_shape[ax] = 1;
@@ -259,7 +259,7 @@ static const UOp *rule_push_through_reduce(void *ctx, const UOp *root) {
     if (st10_shape(src_st)[i] != output_shape[i]) new_axis[k++] = v_int(s->in, i);
   const Value *out = st10_from_shape(s, n, output_shape);
   if (!out) return NULL;
-  return uop_view(s, uop_r(s, src, root->arg->u.tuple.items[0], v_tuple(s->in, k, new_axis)), out);
+  return v100_uop_view(s, v100_uop_r(s, src, root->arg->u.tuple.items[0], v_tuple(s->in, k, new_axis)), out);
 }
 
 static const char *shape_pair_repr(Sched *s, const Value *a, const Value *b) {
@@ -272,11 +272,11 @@ static const UOp *swizzle_size_error(Sched *s, const UOp *root) {
   bool first = true;
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
-    if (u_base(x) == x) continue;
-    shapes = arena_printf(s->a, "%s%s%s", shapes, first ? "" : ", ", shape_pair_repr(s, x->arg, uop_st(s, x->src[0])));
+    if (v100_u_base(x) == x) continue;
+    shapes = arena_printf(s->a, "%s%s%s", shapes, first ? "" : ", ", shape_pair_repr(s, x->arg, v100_uop_st(s, x->src[0])));
     first = false;
   }
-  sched_raise(s, "AssertionError", "swizzles must have the same size %s]", shapes);
+  v100_sched_raise(s, "AssertionError", "swizzles must have the same size %s]", shapes);
   return NULL;
 }
 
@@ -294,9 +294,9 @@ static const UOp *rule_push_through_elementwise(void *ctx, const UOp *root) {
   const Value *first_st = NULL, *first_in = NULL;
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
-    if (u_base(x) == x) continue;
-    const Value *xs = x->arg, *ys = uop_st(s, x->src[0]);
-    if (!ys) return s->failed ? NULL : (sched_raise(s, "AssertionError", "%s", ""), NULL);
+    if (v100_u_base(x) == x) continue;
+    const Value *xs = x->arg, *ys = v100_uop_st(s, x->src[0]);
+    if (!ys) return s->failed ? NULL : (v100_sched_raise(s, "AssertionError", "%s", ""), NULL);
     if (!first_st) { first_st = xs, first_in = ys; continue; }
     if (!st10_same_shape(xs, first_st) || st_prod(ys) != st_prod(first_in)) return swizzle_size_error(s, root);
   }
@@ -306,19 +306,19 @@ static const UOp *rule_push_through_elementwise(void *ctx, const UOp *root) {
   const UOp **src = arena_array(s->a, root->nsrc + 1, sizeof *src);
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
-    src[i] = u_base(x) != x ? x->src[0] : apply_swizzle(s, x, input_st);
+    src[i] = v100_u_base(x) != x ? x->src[0] : apply_swizzle(s, x, input_st);
     if (!src[i]) return NULL;
   }
-  const UOp *ret = uop_replace_src(s, root, root->nsrc, src);
+  const UOp *ret = v100_uop_replace_src(s, root, root->nsrc, src);
   if (ret->op == OP_STORE) return ret;
   const Value *out = st10_from_shape(s, st10_ndim(first_st), st10_shape(first_st));
-  return out ? uop_view(s, ret, out) : NULL;
+  return out ? v100_uop_view(s, ret, out) : NULL;
 }
 
 /* any(x.op is Ops.REDUCE_AXIS for x in u.parents) */
 static bool has_reduce_parent(Sched *s, const UOp *u) {
   const UOp **parents;
-  size_t n = uop_sparents(s, u, &parents);
+  size_t n = v100_uop_sparents(s, u, &parents);
   for (size_t i = 0; i + 1 < n; i++)
     if (parents[i]->op == OP_REDUCE_AXIS) return true;
   return false;
@@ -330,13 +330,13 @@ static const UOp *rule_merge_double_reduce(void *ctx, const UOp *root) {
   if (s->failed || root->nsrc != 1 || root->src[0]->op != OP_REDUCE_AXIS) return NULL;
   const UOp *first = root->src[0];
   if (root->arg->u.tuple.items[0] != first->arg->u.tuple.items[0])
-    return sched_raise(s, "AssertionError", "can't merge reduceops with different alu"), NULL;
-  if (has_reduce_parent(s, first)) return sched_raise(s, "AssertionError", "can't merge more than two reduceops at a time"), NULL;
-  const Value *a = axis_arg(root), *b = axis_arg(first);
+    return v100_sched_raise(s, "AssertionError", "can't merge reduceops with different alu"), NULL;
+  if (has_reduce_parent(s, first)) return v100_sched_raise(s, "AssertionError", "can't merge more than two reduceops at a time"), NULL;
+  const Value *a = v100_axis_arg(root), *b = v100_axis_arg(first);
   const Value **items = arena_array(s->a, a->u.tuple.n + b->u.tuple.n + 1, sizeof *items);
   memcpy(items, a->u.tuple.items, a->u.tuple.n * sizeof *items);
   memcpy(items + a->u.tuple.n, b->u.tuple.items, b->u.tuple.n * sizeof *items);
-  return uop_r(s, first->src[0], first->arg->u.tuple.items[0], v_tuple(s->in, a->u.tuple.n + b->u.tuple.n, items));
+  return v100_uop_r(s, first->src[0], first->arg->u.tuple.items[0], v_tuple(s->in, a->u.tuple.n + b->u.tuple.n, items));
 }
 
 static const Rule view_right_rules[] = {
@@ -352,12 +352,12 @@ static const PatternMatcher view_right_pm = {view_right_rules, 5};
 static bool check_assign_contiguous(Sched *s, const UOp *sink) {
   if (!omap_len(&s->assigns)) return true; /* ASSIGN nodes come with assigned buffers */
   const UOp **parents;
-  size_t n = uop_sparents(s, sink, &parents);
+  size_t n = v100_uop_sparents(s, sink, &parents);
   OMap targets;
   omap_init(&targets, s->a);
   for (size_t i = 0; i < n; i++) {
     if (parents[i]->op != OP_ASSIGN) continue;
-    const UOp *b = buf_uop(s, parents[i]);
+    const UOp *b = v100_buf_uop(s, parents[i]);
     if (!b) return false;
     omap_put(&targets, omap_ptr(b), (void *)1);
   }
@@ -365,9 +365,9 @@ static bool check_assign_contiguous(Sched *s, const UOp *sink) {
   for (size_t i = 0; i < n; i++) {
     const UOp *x = parents[i], *b;
     if (x->op != OP_PRELOAD) continue;
-    if (!(b = buf_uop(s, x))) return false;
+    if (!(b = v100_buf_uop(s, x))) return false;
     if (!omap_has(&targets, omap_ptr(b))) continue;
-    const Value *st = st_arg(s, x);
+    const Value *st = v100_st_arg(s, x);
     if (!st) return false;
     if (st10_contiguous(st)) continue;
     const View *v = st10_view(st, 0);
@@ -377,7 +377,7 @@ static bool check_assign_contiguous(Sched *s, const UOp *sink) {
       if (!c) return false;
       if (a == c) continue;
     }
-    return sched_raise(s, "RuntimeError", "self operand of augmented assign must be contiguous.\nhelp: consider using .contiguous():");
+    return v100_sched_raise(s, "RuntimeError", "self operand of augmented assign must be contiguous.\nhelp: consider using .contiguous():");
   }
   return true;
 }
@@ -407,7 +407,7 @@ static const UOp *rule_append_st_vars(void *ctx, const UOp *x) {
   const Value *st = st10_simplify(s, x->arg); /* .unbind(): no Variables in int-only shapes */
   if (!st) return NULL;
   omap_put(&c->si->sts, omap_ptr(st), (void *)1);
-  return st != x->arg ? st_to_uop(s, st) : NULL;
+  return st != x->arg ? v100_st_to_uop(s, st) : NULL;
 }
 
 /* (UPat(Ops.PRELOAD, src=(UPat.var("b"), UPat()), name="x"), _append_preload) */
@@ -425,12 +425,12 @@ static const UOp *rule_meta_root(void *ctx, const UOp *sink) {
   Sched *s = c->s;
   if (s->failed || sink->nsrc != 1) return NULL;
   const UOp *st = sink->src[0];
-  if (st->op != OP_STORE || st->dtype != s->void_dt || st->nsrc != 3 || !op_in_meta(st->src[2]->op)) return NULL;
+  if (st->op != OP_STORE || st->dtype != s->void_dt || st->nsrc != 3 || !v100_op_in_meta(st->src[2]->op)) return NULL;
   const UOp *x = st->src[2];
   const UOp **src = arena_array(s->a, x->nsrc + 2, sizeof *src);
   src[0] = st->src[0];
   memcpy(src + 1, x->src, x->nsrc * sizeof *src);
-  return uop_replace_src(s, x, x->nsrc + 1, src);
+  return v100_uop_replace_src(s, x, x->nsrc + 1, src);
 }
 
 static const Rule to_si_rules[] = {
@@ -451,12 +451,12 @@ static const Rule append_bufs_rules[] = {{{OP_BUFFER}, rule_append_buf, "_append
 static const PatternMatcher append_bufs_pm = {append_bufs_rules, 1};
 
 /* full_ast_rewrite(pre, var_vals, assigned) */
-const UOp *full_ast_rewrite(Sched *s, const UOp *pre, SiCtx *si) {
+const UOp *v100_full_ast_rewrite(Sched *s, const UOp *pre, SiCtx *si) {
   /* fuse and fold store -> loads */
   LazyCtx lc = {s, {0}};
   omap_init(&lc.stores, s->a);
   for (uint32_t i = 0; i < pre->nsrc; i++) {
-    const UOp *b = buf_uop(s, pre->src[i]);
+    const UOp *b = v100_buf_uop(s, pre->src[i]);
     if (!b) return NULL;
     omap_put(&lc.stores, omap_ptr(b), (void *)pre->src[i]->src[2]);
   }

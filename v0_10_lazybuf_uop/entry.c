@@ -115,13 +115,13 @@ bool v0_10_0_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   interner_init(in, a);
   Sched *s = arena_alloc(a, sizeof *s);
   sched_init(s, c, a, in, st);
-  if (!decode_input(s)) return false;
+  if (!v100_decode_input(s)) return false;
   s->cache = arena_array(a, s->nlbs + 1, sizeof *s->cache);
   phase_enter(PHASE_SCHEDULE);
   SchedItem *items;
   size_t n;
   MemPlan mp;
-  if (!create_schedule_with_vars(s, &items, &n) || !memory_planner(s, items, n, &mp)) return false;
+  if (!v100_create_schedule_with_vars(s, &items, &n) || !v100_memory_planner(s, items, n, &mp)) return false;
   phase_enter(PHASE_ENCODE);
   JVal *r = encode_result(s, items, n, &mp);
   if (s->failed) return false;

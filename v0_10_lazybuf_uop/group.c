@@ -9,13 +9,13 @@
 
 /* uval(u): the op a scheduled VIEW(BUFFER, op) stores, looking through a CONTIGUOUS base */
 static const UOp *uval(Sched *s, const UOp *u) {
-  if (!u || !is_scheduled(u)) {
-    if (u) sched_raise(s, "AssertionError", "must be a scheduled op %s", uop_repr_line(s, u));
-    else sched_raise(s, "KeyError", "allbufs");
+  if (!u || !v100_is_scheduled(u)) {
+    if (u) v100_sched_raise(s, "AssertionError", "must be a scheduled op %s", v100_uop_repr_line(s, u));
+    else v100_sched_raise(s, "KeyError", "allbufs");
     return NULL;
   }
   const UOp *to_store = u->src[1];
-  return is_contiguous_base(to_store) ? to_store->src[0] : to_store;
+  return v100_is_contiguous_base(to_store) ? to_store->src[0] : to_store;
 }
 
 static const UOp *allbuf(Sched *s, const UOp *b) { return omap_get(&s->allbufs, omap_ptr(b)); }
@@ -41,8 +41,8 @@ static int st_childs(const UOp *u, const UOp *tr, const Value **first) {
   int n = 0;
   *first = NULL;
   for (uint32_t i = 0; i < u->nsrc && n < 2; i++) {
-    const UOp *x = u->src[i], *b = u_base(x);
-    if (!is_scheduled(b) || b->src[0] != tr) continue;
+    const UOp *x = u->src[i], *b = v100_u_base(x);
+    if (!v100_is_scheduled(b) || b->src[0] != tr) continue;
     if (!*first) *first = x->arg, n = 1;
     else if (x->arg != *first) n = 2;
   }
@@ -98,11 +98,11 @@ static void recursive_group(GroupState *g, const UOp *tr0, const Value *st0, con
     if (!omap_next(f->kids, &f->pos, &key, &val)) { n--; continue; }
     const UOp *tr_next = (const UOp *)(uintptr_t)key, *tr_next_uop = uval(s, allbuf(s, tr_next));
     if (!tr_next_uop) return;
-    tr_next_uop = u_base(tr_next_uop);
+    tr_next_uop = v100_u_base(tr_next_uop);
     const Value *first;
     /* max one reduceop per kernel; can only fuse contiguous */
     if (tr_next_uop->op == OP_REDUCE_AXIS || st_childs(tr_next_uop, f->tr, &first) > 1) { setdefault(group, r); n--; continue; }
-    if (!first) { sched_raise(s, "IndexError", "list index out of range"); return; }
+    if (!first) { v100_sched_raise(s, "IndexError", "list index out of range"); return; }
     const Value *st = st10_add(s, f->st, first);
     if (!st) return;
     if (n == cap) {
@@ -138,8 +138,8 @@ static OMap *get_isolated_children(GroupState *g, const UOp *r, OMap *group) {
     omap_put(&cache, omap_ptr(p), (void *)1);
     if (p->op == OP_REDUCE_AXIS) return new_map(s); /* max one reduceop per kernel */
     for (uint32_t i = 0; i < p->nsrc; i++) {
-      const UOp *b = u_base(p->src[i]);
-      if (!is_scheduled(b) || b->src[0] == r) continue;
+      const UOp *b = v100_u_base(p->src[i]);
+      if (!v100_is_scheduled(b) || b->src[0] == r) continue;
       if (n == cap) {
         const UOp **bigger = arena_array(s->a, cap * 2, sizeof *bigger);
         memcpy(bigger, rc_parents, cap * sizeof *bigger);
@@ -183,7 +183,7 @@ static bool assign_forces_realize(GroupState *g, const UOp *r, OMap *group) {
     if (p_uop->op == OP_ASSIGN && !omap_has(group, omap_ptr(p))) return true;
     if (omap_has(g->realizes, omap_ptr(p))) continue;
     for (uint32_t i = 0; i < p_uop->nsrc; i++) {
-      const UOp *b = u_base(p_uop->src[i]);
+      const UOp *b = v100_u_base(p_uop->src[i]);
       if (b->op != OP_VIEW || b->nsrc == 0) continue;
       if (n == cap) {
         const UOp **bigger = arena_array(s->a, cap * 2, sizeof *bigger);
@@ -200,7 +200,7 @@ static bool assign_forces_realize(GroupState *g, const UOp *r, OMap *group) {
 static const UOp *chase(GroupState *g, const UOp *r, const UOp *r_uop) {
   Sched *s = g->s;
   const UOp *tr = r;
-  const Value *st = uop_st(s, r_uop);
+  const Value *st = v100_uop_st(s, r_uop);
   if (!st) return NULL;
   OMap *kids;
   while (omap_len(kids = children_of(s, tr)) == 1) {
@@ -208,7 +208,7 @@ static const UOp *chase(GroupState *g, const UOp *r, const UOp *r_uop) {
     if (!tr_next_uop) return NULL;
     const Value *child_st;
     if (st_childs(tr_next_uop, tr, &child_st) > 1) break;
-    if (!child_st) { sched_raise(s, "IndexError", "list index out of range"); return NULL; }
+    if (!child_st) { v100_sched_raise(s, "IndexError", "list index out of range"); return NULL; }
     if (st10_size(st) != st10_size(child_st)) break;
     if (!(st = st10_add(s, st, child_st))) return NULL;
     if (!st10_contiguous(st) || tr_next_uop->op == OP_REDUCE_AXIS) break;
@@ -223,7 +223,7 @@ static const UOp *skip_upcast(Sched *s, const UOp *tr) {
   const UOp *tr_uop = uval(s, allbuf(s, tr));
   if (!tr_uop) return NULL;
   if (tr_uop->op == OP_CAST && tr_uop->dtype->base->itemsize > tr_uop->src[0]->dtype->base->itemsize)
-    return buf_uop(s, u_base(tr_uop->src[0]));
+    return v100_buf_uop(s, v100_u_base(tr_uop->src[0]));
   return tr;
 }
 
@@ -232,7 +232,7 @@ static bool group_one_reduce(GroupState *g, const UOp *r, const UOp *r_uop) {
   Sched *s = g->s;
   OMap *group = new_map(s), rg_cache;
   omap_init(&rg_cache, s->a);
-  const Value *r_st = uop_st(s, r_uop);
+  const Value *r_st = v100_uop_st(s, r_uop);
   if (!r_st) return false;
   recursive_group(g, r, r_st, r, group, &rg_cache);
   if (s->failed) return false;
@@ -262,10 +262,10 @@ static bool fuse_double_reduces(GroupState *g, const UOp **double_reduces, size_
   Sched *s = g->s;
   for (size_t i = 0; i < n; i++) {
     const UOp *u = uval(s, allbuf(s, double_reduces[i])), *top_reduce;
-    if (!u || !(top_reduce = buf_uop(s, u_base(u->src[0])))) return false;
+    if (!u || !(top_reduce = v100_buf_uop(s, v100_u_base(u->src[0])))) return false;
     if (omap_len(children_of(s, top_reduce)) != 1) continue;
     if (!omap_del(g->realizes, omap_ptr(top_reduce)))
-      return sched_raise(s, "KeyError", "%s", uop_repr_line(s, top_reduce));
+      return v100_sched_raise(s, "KeyError", "%s", v100_uop_repr_line(s, top_reduce));
   }
   return true;
 }
@@ -279,7 +279,7 @@ static bool fuse_aranges(GroupState *g, const UOp **reduce_of_const, size_t n) {
     void *val;
     bool contiguous_base = false, kernel_children = false;
     for (size_t pos = 0; omap_next(g->reduce_for_op, &pos, &key, &val);)
-      if (val == (void *)rbuf) contiguous_base |= is_contiguous_base(allbuf(s, (const UOp *)(uintptr_t)key)->src[1]);
+      if (val == (void *)rbuf) contiguous_base |= v100_is_contiguous_base(allbuf(s, (const UOp *)(uintptr_t)key)->src[1]);
     if (contiguous_base) continue;
     for (size_t pos = 0; omap_next(g->reduce_for_op, &pos, &key, &val);) {
       if (val != (void *)rbuf) continue;
@@ -294,7 +294,7 @@ static bool fuse_aranges(GroupState *g, const UOp **reduce_of_const, size_t n) {
     if (!kernel_children) continue;
     for (size_t pos = 0; omap_next(g->reduce_for_op, &pos, &key, &val);)
       if (val == (void *)rbuf && !omap_del(g->realizes, key))
-        return sched_raise(s, "KeyError", "%s", uop_repr_line(s, (const UOp *)(uintptr_t)key));
+        return v100_sched_raise(s, "KeyError", "%s", v100_uop_repr_line(s, (const UOp *)(uintptr_t)key));
   }
   return true;
 }
@@ -322,7 +322,7 @@ static size_t output_groups(GroupState *g, OMap ***out) {
 
 /* group_realizes(ctx, realizes): "search the big graph for all the reduceops
  * that need to realize, sometimes group/fuse the reduceop" */
-size_t group_realizes(Sched *s, OMap *realizes, OMap ***groups) {
+size_t v100_group_realizes(Sched *s, OMap *realizes, OMap ***groups) {
   OMap reduce_for_op;
   omap_init(&reduce_for_op, s->a);
   GroupState g = {s, realizes, &reduce_for_op};
@@ -336,15 +336,15 @@ size_t group_realizes(Sched *s, OMap *realizes, OMap ***groups) {
     if (!r_uop) return 0;
     if (r_uop->op != OP_REDUCE_AXIS) continue;
     if (s->fuse_conv_bw) {
-      const UOp *x = r_uop->src[0], *xu = uval(s, u_base(x));
+      const UOp *x = r_uop->src[0], *xu = uval(s, v100_u_base(x));
       if (!xu) return 0;
-      if (xu->op == r_uop->op && u_base(x) != x) double_reduces[ndouble++] = r;
+      if (xu->op == r_uop->op && v100_u_base(x) != x) double_reduces[ndouble++] = r;
     }
     if (omap_has(realizes, key)) continue;
     if (!group_one_reduce(&g, r, r_uop)) return 0;
     const Value *rop = r_uop->arg->u.tuple.items[0];
     if (s->fuse_arange && rop->u.str.n == 7 && memcmp(rop->u.str.s, "Ops.ADD", 7) == 0 &&
-        u_base(r_uop->src[0])->op == OP_WHERE)
+        v100_u_base(r_uop->src[0])->op == OP_WHERE)
       reduce_of_const[nconst++] = r;
   }
   if (!fuse_double_reduces(&g, double_reduces, ndouble) || !fuse_aranges(&g, reduce_of_const, nconst)) return 0;

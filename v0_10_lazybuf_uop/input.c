@@ -6,7 +6,7 @@
 #include <string.h>
 #include "sched.h"
 
-bool sched_raise(Sched *s, const char *type, const char *fmt, ...) {
+bool v100_sched_raise(Sched *s, const char *type, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char msg[sizeof s->st->msg];
@@ -16,7 +16,7 @@ bool sched_raise(Sched *s, const char *type, const char *fmt, ...) {
   return status_raise(s->st, type, "%s", msg);
 }
 
-bool sched_unsupported(Sched *s, const char *fmt, ...) {
+bool v100_sched_unsupported(Sched *s, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char msg[sizeof s->st->msg];
@@ -26,7 +26,7 @@ bool sched_unsupported(Sched *s, const char *fmt, ...) {
   return status_unsupported(s->st, "%s", msg);
 }
 
-bool sched_bad_input(Sched *s, const char *fmt, ...) {
+bool v100_sched_bad_input(Sched *s, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char msg[sizeof s->st->msg];
@@ -36,10 +36,10 @@ bool sched_bad_input(Sched *s, const char *fmt, ...) {
   return status_bad_input(s->st, "%s", msg);
 }
 
-bool sched_st_error(Sched *s, const StError *e) {
-  if (e->status == ST_RAISED) return sched_raise(s, e->type, "%s", e->message);
-  if (e->status == ST_BAD_INPUT) return sched_bad_input(s, "%s", e->message);
-  return sched_unsupported(s, "%s", e->message);
+bool v100_sched_st_error(Sched *s, const StError *e) {
+  if (e->status == ST_RAISED) return v100_sched_raise(s, e->type, "%s", e->message);
+  if (e->status == ST_BAD_INPUT) return v100_sched_bad_input(s, "%s", e->message);
+  return v100_sched_unsupported(s, "%s", e->message);
 }
 
 /* ---- small field readers ---- */
@@ -47,7 +47,7 @@ bool sched_st_error(Sched *s, const StError *e) {
 static const JVal *field(Sched *s, const JVal *obj, const char *key, JKind kind, const char *where) {
   const JVal *v = json_get(obj, key);
   if (!v || v->kind != kind) {
-    sched_bad_input(s, "%s: field \"%s\" missing or of the wrong type", where, key);
+    v100_sched_bad_input(s, "%s: field \"%s\" missing or of the wrong type", where, key);
     return NULL;
   }
   return v;
@@ -71,7 +71,7 @@ static bool index_field(Sched *s, const JVal *obj, const char *key, size_t n, bo
   const JVal *v = json_get(obj, key);
   if (nullable && v && v->kind == J_NULL) { *out = -1; return true; }
   if (!v || v->kind != J_INT || v->u.i < 0 || (uint64_t)v->u.i >= n)
-    return sched_bad_input(s, "%s: \"%s\" is not an index below %zu", where, key, n);
+    return v100_sched_bad_input(s, "%s: \"%s\" is not an index below %zu", where, key, n);
   *out = v->u.i;
   return true;
 }
@@ -80,7 +80,7 @@ static const DType *dtype_field(Sched *s, const JVal *obj, const char *key, cons
   const JVal *v = field(s, obj, key, J_STR, where);
   if (!v) return NULL;
   const DType *d = dtype_parse(v->u.s);
-  if (!d) sched_bad_input(s, "%s: unknown dtype \"%s\"", where, v->u.s);
+  if (!d) v100_sched_bad_input(s, "%s: unknown dtype \"%s\"", where, v->u.s);
   return d;
 }
 
@@ -88,14 +88,14 @@ static const DType *dtype_field(Sched *s, const JVal *obj, const char *key, cons
 
 static bool ctx_flag(Sched *s, const char *key, bool *out) {
   int64_t v;
-  if (!capture_ctx_int(s->cap, key, &v)) return sched_bad_input(s, "context: \"%s\" missing or not a number", key);
+  if (!capture_ctx_int(s->cap, key, &v)) return v100_sched_bad_input(s, "context: \"%s\" missing or not a number", key);
   *out = v != 0;
   return true;
 }
 
 static bool decode_context(Sched *s) {
   const JVal *c = s->cap->context;
-  if (!c || c->kind != J_OBJ) return sched_bad_input(s, "context: not an object");
+  if (!c || c->kind != J_OBJ) return v100_sched_bad_input(s, "context: not an object");
   if (!ctx_flag(s, "FUSE_ARANGE", &s->fuse_arange) || !ctx_flag(s, "FUSE_CONV_BW", &s->fuse_conv_bw) ||
       !ctx_flag(s, "NO_MEMORY_PLANNER", &s->no_memory_planner))
     return false;
@@ -104,7 +104,7 @@ static bool decode_context(Sched *s) {
   for (size_t i = 0; i < c->n; i++) {
     const JMember *m = &c->u.obj[i];
     if (strncmp(m->key, "BUF_LIMIT:", 10) != 0) continue;
-    if (m->val->kind != J_INT) return sched_bad_input(s, "context: \"%s\" is not an int", m->key);
+    if (m->val->kind != J_INT) return v100_sched_bad_input(s, "context: \"%s\" is not an int", m->key);
     s->limit_device[s->nlimits] = m->key + 10;
     s->limit_value[s->nlimits++] = m->val->u.i;
   }
@@ -116,7 +116,7 @@ static bool decode_context(Sched *s) {
 static bool decode_buffer(Sched *s, const JVal *j, size_t i, size_t n, InBuf *b) {
   char where[64];
   snprintf(where, sizeof where, "input.buffers[%zu]", i);
-  if (j->kind != J_OBJ) return sched_bad_input(s, "%s: not an object", where);
+  if (j->kind != J_OBJ) return v100_sched_bad_input(s, "%s: not an object", where);
   const JVal *dev = field(s, j, "device", J_STR, where), *opt = json_get(j, "options");
   if (!dev || !(b->dtype = dtype_field(s, j, "dtype", where))) return false;
   b->device = dev->u.s;
@@ -124,9 +124,9 @@ static bool decode_buffer(Sched *s, const JVal *j, size_t i, size_t n, InBuf *b)
       !index_field(s, j, "base", n, true, where, &b->base) || !int_field(s, j, "offset", where, &b->offset) ||
       !int_field(s, j, "lb_refcount", where, &b->lb_refcount))
     return false;
-  if (b->size < 0 || b->offset < 0) return sched_bad_input(s, "%s: negative size or offset", where);
-  if (b->dtype->is_ptr && !b->dtype->is_image) return sched_bad_input(s, "%s: a Buffer dtype cannot be a pointer", where);
-  if (!opt || (opt->kind != J_NULL && opt->kind != J_OBJ)) return sched_bad_input(s, "%s: bad \"options\"", where);
+  if (b->size < 0 || b->offset < 0) return v100_sched_bad_input(s, "%s: negative size or offset", where);
+  if (b->dtype->is_ptr && !b->dtype->is_image) return v100_sched_bad_input(s, "%s: a Buffer dtype cannot be a pointer", where);
+  if (!opt || (opt->kind != J_NULL && opt->kind != J_OBJ)) return v100_sched_bad_input(s, "%s: bad \"options\"", where);
   b->options = opt->kind == J_NULL ? NULL : opt;
   b->dtype0 = b->dtype;
   b->options0 = b->options;
@@ -140,9 +140,9 @@ static bool decode_buffers(Sched *s, const JVal *arr) {
     if (!decode_buffer(s, arr->u.arr[i], i, arr->n, &s->bufs[i])) return false;
   for (size_t i = 0; i < arr->n; i++) {
     int64_t base = s->bufs[i].base;
-    if (base >= 0 && s->bufs[base].base >= 0) return sched_bad_input(s, "input.buffers[%zu]: base can't have a base", i);
+    if (base >= 0 && s->bufs[base].base >= 0) return v100_sched_bad_input(s, "input.buffers[%zu]: base can't have a base", i);
     if (base >= 0 && strcmp(s->bufs[base].device, s->bufs[i].device) != 0)
-      return sched_bad_input(s, "input.buffers[%zu]: base must have the same device", i);
+      return v100_sched_bad_input(s, "input.buffers[%zu]: base must have the same device", i);
   }
   return true;
 }
@@ -152,7 +152,7 @@ static bool decode_buffers(Sched *s, const JVal *arr) {
 static bool decode_metadata(Sched *s, const JVal *j, InLB *lb, const char *where) {
   const JVal *m = json_get(j, "metadata"), *caller = json_get(j, "metadata_caller");
   if (!m || m->kind == J_NULL) return true;
-  if (m->kind != J_STR || (caller && caller->kind != J_STR)) return sched_bad_input(s, "%s: bad metadata", where);
+  if (m->kind != J_STR || (caller && caller->kind != J_STR)) return v100_sched_bad_input(s, "%s: bad metadata", where);
   const Value *items[2] = {v_strn(s->in, V_STR, m->u.s, m->n),
                            caller ? v_strn(s->in, V_STR, caller->u.s, caller->n) : v_str(s->in, "")};
   lb->metadata = v_tuple(s->in, 2, items);
@@ -161,14 +161,14 @@ static bool decode_metadata(Sched *s, const JVal *j, InLB *lb, const char *where
 
 static bool decode_srcs(Sched *s, const JVal *j, size_t i, InLB *lb, const char *where) {
   const JVal *srcs = json_get(j, "srcs");
-  if (!srcs || (srcs->kind != J_NULL && srcs->kind != J_ARR)) return sched_bad_input(s, "%s: bad \"srcs\"", where);
+  if (!srcs || (srcs->kind != J_NULL && srcs->kind != J_ARR)) return v100_sched_bad_input(s, "%s: bad \"srcs\"", where);
   lb->has_srcs = srcs->kind == J_ARR;
   if (!lb->has_srcs) return true;
   int64_t *idx = arena_array(s->a, srcs->n + 1, sizeof *idx);
   for (size_t k = 0; k < srcs->n; k++) {
     const JVal *x = srcs->u.arr[k];
     if (x->kind != J_INT || x->u.i < 0 || (uint64_t)x->u.i >= i)
-      return sched_bad_input(s, "%s: srcs[%zu] is not an index below %zu (post-order)", where, k, i);
+      return v100_sched_bad_input(s, "%s: srcs[%zu] is not an index below %zu (post-order)", where, k, i);
     idx[k] = x->u.i;
   }
   lb->srcs = idx;
@@ -180,8 +180,8 @@ static bool decode_srcs(Sched *s, const JVal *j, size_t i, InLB *lb, const char 
 static bool decode_bound_var(Sched *s, const JVal *e, InLB *lb, const char *where) {
   const JVal *name = json_get(e, "var"), *mn = json_get(e, "min"), *mx = json_get(e, "max"), *val = json_get(e, "val");
   if (!name || name->kind != J_STR || !mn || mn->kind != J_INT || !mx || mx->kind != J_INT)
-    return sched_unsupported(s, "%s: CONST of a symbolic expression", where);
-  if (!val || val->kind != J_INT) return sched_unsupported(s, "%s: CONST of an unbound Variable", where);
+    return v100_sched_unsupported(s, "%s: CONST of a symbolic expression", where);
+  if (!val || val->kind != J_INT) return v100_sched_unsupported(s, "%s: CONST of an unbound Variable", where);
   const Value *arg[3] = {v_strn(s->in, V_STR, name->u.s, name->n), v_int(s->in, mn->u.i), v_int(s->in, mx->u.i)};
   lb->var = uop0(s->in, OP_DEFINE_VAR, dt_int, v_tuple(s->in, 3, arg));
   lb->var_val = val->u.i;
@@ -191,37 +191,37 @@ static bool decode_bound_var(Sched *s, const JVal *e, InLB *lb, const char *wher
 static bool decode_base_lb(Sched *s, const JVal *j, size_t i, InLB *lb, const char *where) {
   const JVal *op = field(s, j, "op", J_STR, where), *arg = json_get(j, "arg");
   if (!op) return false;
-  if ((lb->op = op_parse(op->u.s, TG_0_10_0)) == OP_NONE) return sched_bad_input(s, "%s: unknown op \"%s\"", where, op->u.s);
-  if (!arg) return sched_bad_input(s, "%s: missing \"arg\"", where);
+  if ((lb->op = op_parse(op->u.s, TG_0_10_0)) == OP_NONE) return v100_sched_bad_input(s, "%s: unknown op \"%s\"", where, op->u.s);
+  if (!arg) return v100_sched_bad_input(s, "%s: missing \"arg\"", where);
   if (!(lb->arg = value_from_json(&s->codec, arg, where, s->st))) return s->failed = true, false;
   if (!decode_srcs(s, j, i, lb, where) || !index_field(s, j, "buffer", s->nbufs, false, where, &lb->buffer) ||
       !bool_field(s, j, "realized", where, &lb->realized) ||
       !bool_field(s, j, "forced_realize", where, &lb->forced_realize))
     return false;
   if (lb->op == OP_CONST && lb->arg->kind == V_SYM && !decode_bound_var(s, json_get(arg, "sym"), lb, where)) return false;
-  if (lb->op == OP_REDUCE_AXIS && !axis_arg_valid(lb->arg)) return sched_bad_input(s, "%s: bad REDUCE_AXIS arg", where);
+  if (lb->op == OP_REDUCE_AXIS && !v100_axis_arg_valid(lb->arg)) return v100_sched_bad_input(s, "%s: bad REDUCE_AXIS arg", where);
   if (!lb->realized && !lb->has_srcs && lb->op != OP_CONST)
-    return sched_bad_input(s, "%s: an unrealized LazyBuffer without srcs", where);
+    return v100_sched_bad_input(s, "%s: an unrealized LazyBuffer without srcs", where);
   return decode_metadata(s, j, lb, where);
 }
 
 static bool decode_lb(Sched *s, const JVal *j, size_t i, InLB *lb) {
   char where[64];
   snprintf(where, sizeof where, "input.lazybuffers[%zu]", i);
-  if (j->kind != J_OBJ) return sched_bad_input(s, "%s: not an object", where);
+  if (j->kind != J_OBJ) return v100_sched_bad_input(s, "%s: not an object", where);
   const JVal *dev = field(s, j, "device", J_STR, where), *jst = json_get(j, "st");
   if (!dev || !(lb->dtype = dtype_field(s, j, "dtype", where))) return false;
   lb->device = dev->u.s;
   lb->dtype0 = lb->dtype;
-  if (!jst) return sched_bad_input(s, "%s: missing \"st\"", where);
+  if (!jst) return v100_sched_bad_input(s, "%s: missing \"st\"", where);
   if (!(lb->st = value_from_json(&s->codec, jst, where, s->st))) return s->failed = true, false;
-  if (lb->st->kind != V_ST) return sched_bad_input(s, "%s: \"st\" is not a ShapeTracker", where);
+  if (lb->st->kind != V_ST) return v100_sched_bad_input(s, "%s: \"st\" is not a ShapeTracker", where);
   if (!json_get(j, "base")) {
     lb->base = -1;
     return decode_base_lb(s, j, i, lb, where);
   }
   if (!index_field(s, j, "base", i, false, where, &lb->base)) return false;
-  if (s->lbs[lb->base].base >= 0) return sched_bad_input(s, "%s: base must be a base itself", where);
+  if (s->lbs[lb->base].base >= 0) return v100_sched_bad_input(s, "%s: base must be a base itself", where);
   return true;
 }
 
@@ -238,7 +238,7 @@ static bool decode_outs(Sched *s, const JVal *arr) {
   for (size_t k = 0; k < arr->n; k++) {
     const JVal *x = arr->u.arr[k];
     if (x->kind != J_INT || x->u.i < 0 || (uint64_t)x->u.i >= s->nlbs)
-      return sched_bad_input(s, "input.outs[%zu] is not a lazybuffer index", k);
+      return v100_sched_bad_input(s, "input.outs[%zu] is not a lazybuffer index", k);
     outs[k] = x->u.i;
   }
   s->outs = outs;
@@ -246,18 +246,18 @@ static bool decode_outs(Sched *s, const JVal *arr) {
   return true;
 }
 
-bool decode_input(Sched *s) {
+bool v100_decode_input(Sched *s) {
   const JVal *in = s->cap->input;
-  if (!in || in->kind != J_OBJ) return sched_bad_input(s, "input: not an object");
+  if (!in || in->kind != J_OBJ) return v100_sched_bad_input(s, "input: not an object");
   if (!decode_context(s)) return false;
   const JVal *bufs = field(s, in, "buffers", J_ARR, "input"), *lbs, *outs;
   if (!bufs || !decode_buffers(s, bufs)) return false;
   if (!(lbs = field(s, in, "lazybuffers", J_ARR, "input")) || !decode_lbs(s, lbs)) return false;
   if (!(outs = field(s, in, "outs", J_ARR, "input")) || !decode_outs(s, outs)) return false;
   const JVal *mp = json_get(in, "memory_planner_bufs");
-  if (!mp || (mp->kind != J_NULL && mp->kind != J_ARR)) return sched_bad_input(s, "input.memory_planner_bufs: missing or not a list");
+  if (!mp || (mp->kind != J_NULL && mp->kind != J_ARR)) return v100_sched_bad_input(s, "input.memory_planner_bufs: missing or not a list");
   s->mp_bufs = mp && mp->kind == J_ARR ? mp : NULL;
   s->mp_offset = json_get(in, "memory_planner_allocator_offset");
-  if (s->mp_offset && s->mp_offset->kind != J_OBJ) return sched_bad_input(s, "input.memory_planner_allocator_offset: not an object");
+  if (s->mp_offset && s->mp_offset->kind != J_OBJ) return v100_sched_bad_input(s, "input.memory_planner_allocator_offset: not an object");
   return true;
 }

@@ -57,7 +57,7 @@ static bool read_planner_bufs(Planner *p) {
     const JVal *e = arr->u.arr[i];
     if (e->kind != J_ARR || e->n != 3 || e->u.arr[0]->kind != J_INT || e->u.arr[0]->u.i < 0 ||
         (uint64_t)e->u.arr[0]->u.i >= s->nbufs || e->u.arr[1]->kind != J_BOOL || e->u.arr[2]->kind != J_INT)
-      return sched_bad_input(s, "input.memory_planner_bufs[%zu]: must be [buffer index, allocated, lb_refcount]", i);
+      return v100_sched_bad_input(s, "input.memory_planner_bufs[%zu]: must be [buffer index, allocated, lb_refcount]", i);
     PBuf *b = &p->pb[e->u.arr[0]->u.i];
     *b = (PBuf){e->u.arr[1]->u.b, e->u.arr[2]->u.i, true};
   }
@@ -80,7 +80,7 @@ static bool same_key(Planner *p, int64_t a, int64_t b, bool offset) {
 static bool allocator_has_offset(Planner *p, const char *device, bool *out) {
   const JVal *v = p->s->mp_offset ? json_get(p->s->mp_offset, device) : NULL;
   if (!v || v->kind != J_BOOL)
-    return sched_bad_input(p->s, "input.memory_planner_allocator_offset: no entry for device %s", device);
+    return v100_sched_bad_input(p->s, "input.memory_planner_allocator_offset: no entry for device %s", device);
   *out = v->u.b;
   return true;
 }
@@ -162,7 +162,7 @@ static JVal *describe(Planner *p, const NewBuf *nb) {
   return o;
 }
 
-bool memory_planner(Sched *s, const SchedItem *items, size_t n, MemPlan *out) {
+bool v100_memory_planner(Sched *s, const SchedItem *items, size_t n, MemPlan *out) {
   memset(out, 0, sizeof *out);
   if (!s->mp_bufs) return true;
   out->ran = true;
@@ -175,7 +175,7 @@ bool memory_planner(Sched *s, const SchedItem *items, size_t n, MemPlan *out) {
   for (size_t i = 0; i < n; i++) {
     for (size_t k = 0; k < items[i].nbufs; k++) {
       if (!p.pb[items[i].bufs[k]].known)
-        return sched_bad_input(s, "input.memory_planner_bufs: buffer %lld of the schedule is not listed", (long long)items[i].bufs[k]);
+        return v100_sched_bad_input(s, "input.memory_planner_bufs: buffer %lld of the schedule is not listed", (long long)items[i].bufs[k]);
       if (items[i].ast->op != OP_SINK) omap_put(&p.noopt, (uint64_t)items[i].bufs[k], (void *)1);
     }
   }

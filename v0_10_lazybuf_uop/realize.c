@@ -21,13 +21,13 @@ static const UOp *realize(RealizeCtx *c, const UOp *b, const UOp *to_store, cons
   const Value *st = base->arg;
   const Value *full = st10_from_shape(s, st10_ndim(st), st10_shape(st));
   if (!full) return NULL;
-  omap_put(c->realizes, omap_ptr(b), (void *)uop3(s->in, OP_STORE, s->void_dt, s->none, b, st_to_uop(s, full), to_store));
-  return uop2(s->in, OP_LOAD, base->dtype, s->none, b, st_to_uop(s, st));
+  omap_put(c->realizes, omap_ptr(b), (void *)uop3(s->in, OP_STORE, s->void_dt, s->none, b, v100_st_to_uop(s, full), to_store));
+  return uop2(s->in, OP_LOAD, base->dtype, s->none, b, v100_st_to_uop(s, st));
 }
 
 static const UOp *realize_then_view(RealizeCtx *c, const UOp *b, const UOp *to_store, const UOp *base, const Value *st) {
   const UOp *ld = realize(c, b, to_store, base);
-  return ld ? uop_view(c->s, ld, st) : NULL;
+  return ld ? v100_uop_view(c->s, ld, st) : NULL;
 }
 
 /* UPatSrc(): VIEW(b, to_store) */
@@ -51,7 +51,7 @@ static const UOp *realize_view(RealizeCtx *c, const UOp *base, const UOp *view, 
   if (st10_nviews(st) == 1 && last->mask) {
     sint valid = 1;
     for (int i = 0; i < last->ndim; i++) valid *= last->mask[i].e - last->mask[i].b;
-    if (base_size >= valid) return can_pad(s, base) ? NULL : realize_then_view(c, b, to_store, base, st);
+    if (base_size >= valid) return v100_can_pad(s, base) ? NULL : realize_then_view(c, b, to_store, base, st);
   }
   /* early realize before expand */
   if (base_size < prod(st10_ndim(st), st10_shape(st))) return realize_then_view(c, b, to_store, base, st);
@@ -59,7 +59,7 @@ static const UOp *realize_view(RealizeCtx *c, const UOp *base, const UOp *view, 
   bool no_masks = true;
   for (int i = 0; i < st10_nviews(st); i++)
     if (st10_view(st, i)->mask) no_masks = false;
-  return no_masks || can_pad(s, base) ? NULL : realize_then_view(c, b, to_store, base, st);
+  return no_masks || v100_can_pad(s, base) ? NULL : realize_then_view(c, b, to_store, base, st);
 }
 
 /* (UPatSrc((Ops.ASSIGN, Ops.CONTIGUOUS, *GroupOp.Meta)), realize) — always realize meta ops */
@@ -67,7 +67,7 @@ static const UOp *rule_realize_meta(void *ctx, const UOp *u) {
   RealizeCtx *c = ctx;
   if (c->s->failed || !match_src(u)) return NULL;
   Op op = u->src[1]->op;
-  if (op != OP_ASSIGN && op != OP_CONTIGUOUS && !op_in_meta(op)) return NULL;
+  if (op != OP_ASSIGN && op != OP_CONTIGUOUS && !v100_op_in_meta(op)) return NULL;
   return realize(c, u->src[0], u->src[1], u);
 }
 
@@ -82,11 +82,11 @@ static const UOp *rule_image_cast(void *ctx, const UOp *v) {
   if (cast->op != OP_CAST || cast->nsrc != 1 || (cast->dtype != dt_float && cast->dtype->scalar != dt_float)) return NULL;
   const UOp *x = cast->src[0];
   if (x->op != OP_LOAD) return NULL;
-  const UOp *b = buf_uop(c->s, x);
+  const UOp *b = v100_buf_uop(c->s, x);
   if (!b) return NULL;
   const UOp *r = omap_get(c->realizes, omap_ptr(b));
-  if (!r || r->op != OP_STORE || !b->dtype->is_image || op_in_meta(r->src[2]->op)) return NULL;
-  return uop_view(c->s, r->src[2], v->arg);
+  if (!r || r->op != OP_STORE || !b->dtype->is_image || v100_op_in_meta(r->src[2]->op)) return NULL;
+  return v100_uop_view(c->s, r->src[2], v->arg);
 }
 
 /* (UPatSrc().view(name="view"), realize_view) */
@@ -108,7 +108,7 @@ static const UOp *rule_realize_copy_src(void *ctx, const UOp *root) {
   if (match_src(x)) ld = realize(c, x->src[0], x->src[1], x);
   else if (match_src_view(x)) ld = realize_then_view(c, x->src[0]->src[0], x->src[0]->src[1], x->src[0], x->arg);
   else return NULL;
-  return ld ? uop_replace_src(c->s, root, 1, &ld) : NULL;
+  return ld ? v100_uop_replace_src(c->s, root, 1, &ld) : NULL;
 }
 
 static const Rule do_realize_rules[] = {
@@ -120,7 +120,7 @@ static const Rule do_realize_rules[] = {
 static const PatternMatcher do_realize_pm = {do_realize_rules, sizeof do_realize_rules / sizeof *do_realize_rules};
 
 /* graph_rewrite(big_graph, do_realize, realizes): only the side effects on realizes matter */
-void do_realize(Sched *s, const UOp *big_graph, OMap *realizes) {
+void v100_do_realize(Sched *s, const UOp *big_graph, OMap *realizes) {
   RealizeCtx c = {s, realizes};
   const PatternMatcher *pms[] = {&do_realize_pm};
   graph_rewrite(s->in, big_graph, pms, 1, &c, false);
@@ -136,7 +136,7 @@ static const UOp *rule_break(void *ctx, const UOp *u) {
 static const Rule break_sched_rules[] = {{{OP_VIEW}, rule_break, "split realizes into small graphs"}};
 static const PatternMatcher break_sched_pm = {break_sched_rules, 1};
 
-void break_sched(Sched *s, const UOp *big_graph, OMap *realizes) {
+void v100_break_sched(Sched *s, const UOp *big_graph, OMap *realizes) {
   RealizeCtx c = {s, realizes};
   const PatternMatcher *pms[] = {&break_sched_pm};
   graph_rewrite(s->in, big_graph, pms, 1, &c, false);

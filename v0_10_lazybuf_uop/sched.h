@@ -10,7 +10,12 @@
  *   ast.c       full_ast_rewrite: lazy, multioutput, view_left, view_right, to_si
  *   schedule.c  create_schedule_with_vars: prescheduling and the BFS
  *   memory.c    engine/memory.py memory_planner
- *   entry.c     the replayer's entry point and the result encoding */
+ *   entry.c     the replayer's entry point and the result encoding
+ *
+ * Every generation links into one library, so the functions shared between
+ * these files carry the prefix v100_ before the tinygrad name they mirror
+ * (v100_to_uop is schedule.py's to_uop); file-local functions are static
+ * and keep the bare tinygrad name (realize, uval, recursive_group...). */
 #ifndef TSCHED_V0_10_SCHED_H
 #define TSCHED_V0_10_SCHED_H
 #include <stdbool.h>
@@ -114,67 +119,67 @@ typedef struct Sched {
 } Sched;
 
 /* failing: set st, remember it, return false / NULL */
-bool sched_raise(Sched *s, const char *type, const char *fmt, ...)
+bool v100_sched_raise(Sched *s, const char *type, const char *fmt, ...)
 #if defined(__GNUC__)
   __attribute__((format(printf, 3, 4)))
 #endif
   ;
-bool sched_unsupported(Sched *s, const char *fmt, ...)
+bool v100_sched_unsupported(Sched *s, const char *fmt, ...)
 #if defined(__GNUC__)
   __attribute__((format(printf, 2, 3)))
 #endif
   ;
-bool sched_bad_input(Sched *s, const char *fmt, ...)
+bool v100_sched_bad_input(Sched *s, const char *fmt, ...)
 #if defined(__GNUC__)
   __attribute__((format(printf, 2, 3)))
 #endif
   ;
 /* Takes over an StError of the ShapeTracker core. */
-bool sched_st_error(Sched *s, const StError *e);
+bool v100_sched_st_error(Sched *s, const StError *e);
 
 /* ---- input.c ---- */
-bool decode_input(Sched *s);
+bool v100_decode_input(Sched *s);
 
 /* ---- uops.c: UOp properties and constructors of ops.py ---- */
-void marks_begin(Sched *s, Marks *m);
-bool marks_set(Sched *s, Marks *m, const UOp *u);   /* true when u was not marked yet */
-void ustack_push(Sched *s, UStack *st, const UOp *u);
-bool op_in_alu(Op op);        /* GroupOp.ALU */
-bool op_in_meta(Op op);       /* GroupOp.Meta */
-bool op_in_buffer(Op op);     /* GroupOp.Buffer */
-bool op_in_unsafe_pad(Op op); /* GroupOp.UnsafePad */
-const UOp *u_base(const UOp *u);                 /* UOp.base */
-bool is_scheduled(const UOp *u);                 /* schedule.py is_scheduled */
-const UOp *buf_uop(Sched *s, const UOp *u);      /* UOp.buf_uop (asserts) */
-bool is_contiguous_base(const UOp *u);           /* UOp.is_contiguous_base */
-const Value *uop_st(Sched *s, const UOp *u);     /* UOp.st: V_ST, NULL for None (or on error: s->failed) */
-const Value *st_arg(Sched *s, const UOp *u);     /* UOp.st_arg */
-const Value *axis_arg(const UOp *u);             /* UOp.axis_arg: tuple of ints */
-bool axis_arg_valid(const Value *arg);
-const UOp *st_to_uop(Sched *s, const Value *st); /* ShapeTracker.to_uop */
-const UOp *uop_view(Sched *s, const UOp *u, const Value *st);  /* UOp.view */
-const UOp *uop_const(Sched *s, const DType *dt, const Value *v); /* UOp.const (as_const) */
-const Value *as_const(Sched *s, const Value *v, const DType *dt); /* dtypes.as_const */
-const UOp *uop_r(Sched *s, const UOp *u, const Value *op, const Value *axis); /* UOp.r */
-const UOp *uop_replace_src(Sched *s, const UOp *u, uint32_t n, const UOp *const *src);
-bool can_pad(Sched *s, const UOp *u);            /* ops.py can_pad */
+void v100_marks_begin(Sched *s, Marks *m);
+bool v100_marks_set(Sched *s, Marks *m, const UOp *u);   /* true when u was not marked yet */
+void v100_ustack_push(Sched *s, UStack *st, const UOp *u);
+bool v100_op_in_alu(Op op);        /* GroupOp.ALU */
+bool v100_op_in_meta(Op op);       /* GroupOp.Meta */
+bool v100_op_in_buffer(Op op);     /* GroupOp.Buffer */
+bool v100_op_in_unsafe_pad(Op op); /* GroupOp.UnsafePad */
+const UOp *v100_u_base(const UOp *u);                 /* UOp.base */
+bool v100_is_scheduled(const UOp *u);                 /* schedule.py is_scheduled */
+const UOp *v100_buf_uop(Sched *s, const UOp *u);      /* UOp.buf_uop (asserts) */
+bool v100_is_contiguous_base(const UOp *u);           /* UOp.is_contiguous_base */
+const Value *v100_uop_st(Sched *s, const UOp *u);     /* UOp.st: V_ST, NULL for None (or on error: s->failed) */
+const Value *v100_st_arg(Sched *s, const UOp *u);     /* UOp.st_arg */
+const Value *v100_axis_arg(const UOp *u);             /* UOp.axis_arg: tuple of ints */
+bool v100_axis_arg_valid(const Value *arg);
+const UOp *v100_st_to_uop(Sched *s, const Value *st); /* ShapeTracker.to_uop */
+const UOp *v100_uop_view(Sched *s, const UOp *u, const Value *st);  /* UOp.view */
+const UOp *v100_uop_const(Sched *s, const DType *dt, const Value *v); /* UOp.const (as_const) */
+const Value *v100_as_const(Sched *s, const Value *v, const DType *dt); /* dtypes.as_const */
+const UOp *v100_uop_r(Sched *s, const UOp *u, const Value *op, const Value *axis); /* UOp.r */
+const UOp *v100_uop_replace_src(Sched *s, const UOp *u, uint32_t n, const UOp *const *src);
+bool v100_can_pad(Sched *s, const UOp *u);            /* ops.py can_pad */
 /* UOp.sparents in Python's order (parents dict, then self). The list is
  * scratch memory: valid until the next call. */
-size_t uop_sparents(Sched *s, const UOp *u, const UOp ***out);
+size_t v100_uop_sparents(Sched *s, const UOp *u, const UOp ***out);
 /* The first line of repr(UOp), for exception messages. */
-const char *uop_repr_line(Sched *s, const UOp *u);
-const char *value_repr(Sched *s, const Value *v);  /* Python str() of an arg */
+const char *v100_uop_repr_line(Sched *s, const UOp *u);
+const char *v100_value_repr(Sched *s, const Value *v);  /* Python str() of an arg */
 
 /* ---- to_uop.c ---- */
-const UOp *to_uop(Sched *s, int64_t lb);
+const UOp *v100_to_uop(Sched *s, int64_t lb);
 
 /* ---- realize.c ---- */
-void do_realize(Sched *s, const UOp *big_graph, OMap *realizes);
-void break_sched(Sched *s, const UOp *big_graph, OMap *realizes);
+void v100_do_realize(Sched *s, const UOp *big_graph, OMap *realizes);
+void v100_break_sched(Sched *s, const UOp *big_graph, OMap *realizes);
 
 /* ---- group.c ---- */
 /* Returns the store groups: an array of OMap* (each a list of BUFFER uops in order). */
-size_t group_realizes(Sched *s, OMap *realizes, OMap ***groups);
+size_t v100_group_realizes(Sched *s, OMap *realizes, OMap ***groups);
 
 /* ---- ast.c ---- */
 typedef struct SiCtx {      /* ScheduleItemContext */
@@ -184,7 +189,7 @@ typedef struct SiCtx {      /* ScheduleItemContext */
   const UOp **preloads;     /* assign_preloads */
   size_t npreloads, cappreloads;
 } SiCtx;
-const UOp *full_ast_rewrite(Sched *s, const UOp *pre, SiCtx *sictx);
+const UOp *v100_full_ast_rewrite(Sched *s, const UOp *pre, SiCtx *sictx);
 
 /* ---- schedule.c ---- */
 typedef struct SchedItem {
@@ -196,12 +201,12 @@ typedef struct SchedItem {
   int64_t *preloads;        /* Buffer indices of assign_preloads */
   size_t npreloads;
 } SchedItem;
-bool create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems);
+bool v100_create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems);
 
 /* ---- memory.c ---- */
 typedef struct MemPlan {
   bool ran;                 /* false: memory_plan null */
   JVal *plan, *plan_buffers;
 } MemPlan;
-bool memory_planner(Sched *s, const SchedItem *items, size_t nitems, MemPlan *out);
+bool v100_memory_planner(Sched *s, const SchedItem *items, size_t nitems, MemPlan *out);
 #endif

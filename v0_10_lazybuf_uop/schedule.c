@@ -29,12 +29,12 @@ static int64_t buffer_of(Sched *s, const UOp *ubuf) { return (int64_t)(uintptr_t
 /* tuple({mx for x in sink.sparents if (x.op is Ops.STORE or is_scheduled(x)) and (mx:=ctx.ubuf_metadata.get(x.buf_uop))}) */
 static void item_metadata(Sched *s, const UOp *sink, SchedItem *si) {
   const UOp **parents;
-  size_t n = uop_sparents(s, sink, &parents);
+  size_t n = v100_uop_sparents(s, sink, &parents);
   OMap set;
   omap_init(&set, s->a);
   for (size_t i = 0; i < n; i++) {
     const UOp *x = parents[i];
-    if (x->op != OP_STORE && !is_scheduled(x)) continue;
+    if (x->op != OP_STORE && !v100_is_scheduled(x)) continue;
     const Value *m = omap_get(&s->ubuf_metadata, omap_ptr(x->src[0]));
     if (m) omap_put(&set, omap_ptr(m), (void *)1);
   }
@@ -49,11 +49,11 @@ static bool preschedule(Sched *s, const UOp *sink, SchedItem *si) {
   item_metadata(s, sink, si);
   SiCtx ctx;
   memset(&ctx, 0, sizeof ctx);
-  if (!(si->ast = full_ast_rewrite(s, sink, &ctx))) return false;
+  if (!(si->ast = v100_full_ast_rewrite(s, sink, &ctx))) return false;
   si->bufs = arena_array(s->a, ctx.nbufs + 1, sizeof *si->bufs);
   for (size_t i = 0; i < ctx.nbufs; i++) {
     int64_t b = buffer_of(s, ctx.bufs[i]);
-    if (b < 0) return sched_raise(s, "KeyError", "%s", uop_repr_line(s, ctx.bufs[i]));
+    if (b < 0) return v100_sched_raise(s, "KeyError", "%s", v100_uop_repr_line(s, ctx.bufs[i]));
     if (s->bufs[b].size != 0) si->bufs[si->nbufs++] = b;
   }
   si->preloads = arena_array(s->a, ctx.npreloads + 1, sizeof *si->preloads);
@@ -135,15 +135,15 @@ static bool after_scheduled(Sched *s, const SchedItem *si) {
     if (!device) device = buf->device;
     int64_t lb = (int64_t)(uintptr_t)omap_get(&s->lazybufs, (uint64_t)si->bufs[k]) - 1;
     if (lb < 0)
-      return sched_raise(s, "KeyError", "<buf real:%s device:%s size:%lld dtype:%s offset:%lld>", buf->allocated ? "True" : "False",
-                         buf->device, (long long)buf->size, value_repr(s, v_dtype(s->in, buf->dtype)), (long long)buf->offset);
-    if (!s->lbs[lb].has_srcs) return sched_raise(s, "AttributeError", "srcs");
+      return v100_sched_raise(s, "KeyError", "<buf real:%s device:%s size:%lld dtype:%s offset:%lld>", buf->allocated ? "True" : "False",
+                         buf->device, (long long)buf->size, v100_value_repr(s, v_dtype(s->in, buf->dtype)), (long long)buf->offset);
+    if (!s->lbs[lb].has_srcs) return v100_sched_raise(s, "AttributeError", "srcs");
     s->lbs[lb].has_srcs = false;
   }
-  if (!device) return sched_raise(s, "IndexError", "tuple index out of range");
+  if (!device) return v100_sched_raise(s, "IndexError", "tuple index out of range");
   for (size_t i = 0; i < s->nlimits; i++)
     if (strcmp(s->limit_device[i], device) == 0 && s->limit_value[i] && (int64_t)si->nbufs >= s->limit_value[i])
-      return sched_raise(s, "RuntimeError", "Kernel for %s exceeded the %lld buffer count limit for %s with %zu buffers.",
+      return v100_sched_raise(s, "RuntimeError", "Kernel for %s exceeded the %lld buffer count limit for %s with %zu buffers.",
                          metadata_tuple_repr(s, si), (long long)s->limit_value[i], device, si->nbufs);
   return true;
 }
@@ -173,13 +173,13 @@ static bool bfs(Sched *s, SchedItem *pre, size_t n, SchedItem **out, size_t *nou
       if (--b.in_degree[b.graph[i][k]] == 0) queue[tail++] = b.graph[i][k];
   }
   /* confirm everything was scheduled correctly */
-  if (ns != n) return sched_raise(s, "RuntimeError", "cycle detected in graph, grouped %zu but only scheduled %zu", n, ns);
+  if (ns != n) return v100_sched_raise(s, "RuntimeError", "cycle detected in graph, grouped %zu but only scheduled %zu", n, ns);
   *out = schedule;
   *nout = ns;
   return true;
 }
 
-bool create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems) {
+bool v100_create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems) {
   *items = NULL;
   *nitems = 0;
   int64_t *outs;
@@ -189,18 +189,18 @@ bool create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems) {
   /* create the big graph */
   const UOp **roots = arena_array(s->a, nouts + 1, sizeof *roots);
   for (size_t i = 0; i < nouts; i++)
-    if (!(roots[i] = to_uop(s, outs[i]))) return false;
+    if (!(roots[i] = v100_to_uop(s, outs[i]))) return false;
   const UOp *big_graph = uop_new(s->in, OP_SINK, s->void_dt, s->none, (uint32_t)nouts, roots);
   /* get realizes */
   OMap realizes;
   omap_init(&realizes, s->a);
-  do_realize(s, big_graph, &realizes);
+  v100_do_realize(s, big_graph, &realizes);
   if (s->failed) return false;
   OMap **store_groups;
-  size_t ngroups = group_realizes(s, &realizes, &store_groups);
+  size_t ngroups = v100_group_realizes(s, &realizes, &store_groups);
   if (s->failed) return false;
   /* split realizes into small graphs */
-  break_sched(s, big_graph, &realizes);
+  v100_break_sched(s, big_graph, &realizes);
   if (s->failed) return false;
   /* preschedule all realizes */
   SchedItem *pre = arena_array(s->a, ngroups + 1, sizeof *pre);
@@ -211,7 +211,7 @@ bool create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems) {
     void *val;
     for (size_t pos = 0; omap_next(store_groups[g], &pos, &key, &val);) {
       const UOp *st = omap_get(&realizes, key);
-      if (!st || st->op != OP_STORE) return sched_unsupported(s, "a realized buffer that break_sched did not reach");
+      if (!st || st->op != OP_STORE) return v100_sched_unsupported(s, "a realized buffer that break_sched did not reach");
       stores[k++] = st;
     }
     if (!preschedule(s, uop_new(s->in, OP_SINK, s->void_dt, s->none, k, stores), &pre[g])) return false;

@@ -24,7 +24,7 @@ bool st10_same_shape(const Value *a, const Value *b) {
 
 static bool check(Sched *s, const StError *e) {
   if (e->status == ST_OK) return true;
-  return sched_st_error(s, e);
+  return v100_sched_st_error(s, e);
 }
 
 const View *st10_view_create(Sched *s, int n, const sint *shape, const sint *strides, sint offset, const SPair *mask) {

@@ -46,17 +46,17 @@ static bool image_fallback(Sched *s, InLB *lb) {
   if (!fallback) return true;
   InBuf *b = &s->bufs[lb->buffer];
   lb->dtype = b->dtype = lb->dtype->base;
-  if (lb->realized) return sched_raise(s, "AssertionError", "can't fixup allocated buffer");
+  if (lb->realized) return v100_sched_raise(s, "AssertionError", "can't fixup allocated buffer");
   b->options = NULL;
   return true;
 }
 
 /* consts are always fused and generated: VALID(st).where(const(dtype, val), 0) */
 static const UOp *const_uop(Sched *s, const InLB *lb, const DType *dtype) {
-  const UOp *valid = uop1(s->in, OP_VALID, s->bool_dt, s->none, st_to_uop(s, lb->st));
+  const UOp *valid = uop1(s->in, OP_VALID, s->bool_dt, s->none, v100_st_to_uop(s, lb->st));
   if (lb->var) omap_put(&s->var_vals, omap_ptr(lb->var), (void *)v_int(s->in, lb->var_val)); /* ctx.var_vals.update([val.unbind()]) */
-  const UOp *c = lb->var ? lb->var : uop_const(s, dtype, lb->arg);
-  const UOp *zero = uop_const(s, c->dtype, v_int(s->in, 0));
+  const UOp *c = lb->var ? lb->var : v100_uop_const(s, dtype, lb->arg);
+  const UOp *zero = v100_uop_const(s, c->dtype, v_int(s->in, 0));
   if (!c || !zero) return NULL;
   return uop3(s->in, OP_WHERE, zero->dtype, s->none, valid, c, zero);
 }
@@ -66,8 +66,8 @@ static void record_op_buffer(Sched *s, const InLB *lb, const UOp *ubuf, const UO
   if (lb->metadata) omap_put(&s->ubuf_metadata, omap_ptr(ubuf), (void *)lb->metadata);
   omap_put(&s->lazybufs, (uint64_t)lb->buffer, (void *)(uintptr_t)(lb - s->lbs + 1));
   for (uint32_t i = 0; i < op->nsrc; i++) {
-    const UOp *x = u_base(op->src[i]);
-    if (!is_scheduled(x)) continue;
+    const UOp *x = v100_u_base(op->src[i]);
+    if (!v100_is_scheduled(x)) continue;
     OMap *kids = omap_get(&s->children, omap_ptr(x->src[0]));
     if (!kids) {
       kids = arena_alloc(s->a, sizeof *kids);
@@ -101,7 +101,7 @@ static const UOp *enter(Sched *s, Frame *f) {
   InLB *lb = &s->lbs[f->lb];
   if (lb->base >= 0) return NULL;
   if (!image_fallback(s, lb)) return NULL;
-  const DType *dtype = op_in_meta(lb->op) ? lb->dtype : lb->dtype->base;
+  const DType *dtype = v100_op_in_meta(lb->op) ? lb->dtype : lb->dtype->base;
   if (lb->op == OP_CONST) return const_uop(s, lb, dtype);
   if (lb->realized) {
     f->ubuf = buffer_uop_for(s, lb);
@@ -115,12 +115,12 @@ static const UOp *enter(Sched *s, Frame *f) {
 /* Frame exit: the part of to_uop after the recursive calls. */
 static const UOp *leave(Sched *s, Frame *f) {
   InLB *lb = &s->lbs[f->lb];
-  if (lb->base >= 0) return s->cache[f->lb] = uop_view(s, f->src[0], lb->st);
-  const DType *dtype = op_in_meta(lb->op) ? lb->dtype : lb->dtype->base;
+  if (lb->base >= 0) return s->cache[f->lb] = v100_uop_view(s, f->src[0], lb->st);
+  const DType *dtype = v100_op_in_meta(lb->op) ? lb->dtype : lb->dtype->base;
   const UOp *op;
   if (lb->op == OP_ASSIGN) {
-    if (lb->nsrcs != 2) { sched_bad_input(s, "input.lazybuffers[%lld]: ASSIGN needs 2 srcs", (long long)f->lb); return NULL; }
-    if (!(f->ubuf = buf_uop(s, f->src[0]))) return NULL;
+    if (lb->nsrcs != 2) { v100_sched_bad_input(s, "input.lazybuffers[%lld]: ASSIGN needs 2 srcs", (long long)f->lb); return NULL; }
+    if (!(f->ubuf = v100_buf_uop(s, f->src[0]))) return NULL;
     omap_put(&s->assigns, omap_ptr(f->ubuf), (void *)1);
     op = uop2(s->in, OP_ASSIGN, dtype, lb->arg, f->ubuf, f->src[1]);
   } else {
@@ -133,7 +133,7 @@ static const UOp *leave(Sched *s, Frame *f) {
   return ret;
 }
 
-const UOp *to_uop(Sched *s, int64_t root) {
+const UOp *v100_to_uop(Sched *s, int64_t root) {
   if (s->cache[root]) return s->cache[root];
   size_t n = 0, cap = 64;
   Frame *stack = arena_array(s->a, cap, sizeof *stack);

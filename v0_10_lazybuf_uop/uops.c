@@ -10,12 +10,12 @@
 
 /* ---- scratch memory ---- */
 
-void marks_begin(Sched *s, Marks *m) {
+void v100_marks_begin(Sched *s, Marks *m) {
   (void)s;
   m->epoch++;
 }
 
-bool marks_set(Sched *s, Marks *m, const UOp *u) {
+bool v100_marks_set(Sched *s, Marks *m, const UOp *u) {
   if (u->id >= m->cap) {
     size_t cap = m->cap ? m->cap : 1024;
     while (cap <= u->id) cap *= 2;
@@ -28,7 +28,7 @@ bool marks_set(Sched *s, Marks *m, const UOp *u) {
   return true;
 }
 
-void ustack_push(Sched *s, UStack *st, const UOp *u) {
+void v100_ustack_push(Sched *s, UStack *st, const UOp *u) {
   if (st->n == st->cap) {
     size_t cap = st->cap ? st->cap * 2 : 64;
     const UOp **bigger = arena_array(s->a, cap, sizeof *bigger);
@@ -40,7 +40,7 @@ void ustack_push(Sched *s, UStack *st, const UOp *u) {
 
 /* ---- GroupOp ---- */
 
-bool op_in_alu(Op op) {
+bool v100_op_in_alu(Op op) {
   switch (op) {
     case OP_EXP2: case OP_LOG2: case OP_SIN: case OP_SQRT: case OP_RECIP: case OP_NEG:   /* Unary */
     case OP_ADD: case OP_MUL: case OP_IDIV: case OP_MAX: case OP_MOD: case OP_CMPLT:    /* Binary */
@@ -51,35 +51,35 @@ bool op_in_alu(Op op) {
     default: return false;
   }
 }
-bool op_in_meta(Op op) { return op == OP_COPY || op == OP_EMPTY || op == OP_BUFFER_VIEW; }
-bool op_in_buffer(Op op) { return op == OP_LOAD || op == OP_PRELOAD || op == OP_STORE || op == OP_VALID; }
-bool op_in_unsafe_pad(Op op) { return op == OP_RECIP || op == OP_LOG2 || op == OP_EXP2 || op == OP_IDIV; }
+bool v100_op_in_meta(Op op) { return op == OP_COPY || op == OP_EMPTY || op == OP_BUFFER_VIEW; }
+bool v100_op_in_buffer(Op op) { return op == OP_LOAD || op == OP_PRELOAD || op == OP_STORE || op == OP_VALID; }
+bool v100_op_in_unsafe_pad(Op op) { return op == OP_RECIP || op == OP_LOG2 || op == OP_EXP2 || op == OP_IDIV; }
 
 /* ---- structure ---- */
 
 /* UOp.base: self.src[0] if self.op is Ops.VIEW and len(self.src) == 1 else self */
-const UOp *u_base(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 1 ? u->src[0] : u; }
+const UOp *v100_u_base(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 1 ? u->src[0] : u; }
 
 /* schedule.py is_scheduled: u.op is Ops.VIEW and len(u.src) == 2 */
-bool is_scheduled(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 2; }
+bool v100_is_scheduled(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 2; }
 
 /* UOp.buf_uop */
-const UOp *buf_uop(Sched *s, const UOp *u) {
-  bool ok = (op_in_buffer(u->op) || u->op == OP_ASSIGN || u->op == OP_VIEW) && u->nsrc && u->src[0]->op == OP_BUFFER;
+const UOp *v100_buf_uop(Sched *s, const UOp *u) {
+  bool ok = (v100_op_in_buffer(u->op) || u->op == OP_ASSIGN || u->op == OP_VIEW) && u->nsrc && u->src[0]->op == OP_BUFFER;
   if (ok) return u->src[0];
-  sched_raise(s, "AssertionError", "buf_uop called on %s", op_name(u->op, TG_0_10_0));
+  v100_sched_raise(s, "AssertionError", "buf_uop called on %s", op_name(u->op, TG_0_10_0));
   return NULL;
 }
 
 /* UOp.is_contiguous_base */
-bool is_contiguous_base(const UOp *u) {
+bool v100_is_contiguous_base(const UOp *u) {
   if (u->op != OP_CONTIGUOUS) return false;
-  const UOp *b = u_base(u->src[0]);
+  const UOp *b = v100_u_base(u->src[0]);
   return !(b->op == OP_VIEW && b->nsrc == 2);
 }
 
 /* a REDUCE_AXIS arg: (str op, (int axis, ...)) */
-bool axis_arg_valid(const Value *arg) {
+bool v100_axis_arg_valid(const Value *arg) {
   if (arg->kind != V_TUPLE || arg->u.tuple.n != 2 || arg->u.tuple.items[0]->kind != V_STR) return false;
   const Value *axis = arg->u.tuple.items[1];
   if (axis->kind != V_TUPLE) return false;
@@ -89,11 +89,11 @@ bool axis_arg_valid(const Value *arg) {
 }
 
 /* UOp.axis_arg of a REDUCE_AXIS: arg[1] */
-const Value *axis_arg(const UOp *u) { return u->arg->u.tuple.items[1]; }
+const Value *v100_axis_arg(const UOp *u) { return u->arg->u.tuple.items[1]; }
 
-const UOp *st_to_uop(Sched *s, const Value *st) { return uop0(s->in, OP_VIEW, s->void_dt, st); }
+const UOp *v100_st_to_uop(Sched *s, const Value *st) { return uop0(s->in, OP_VIEW, s->void_dt, st); }
 
-const UOp *uop_replace_src(Sched *s, const UOp *u, uint32_t n, const UOp *const *src) {
+const UOp *v100_uop_replace_src(Sched *s, const UOp *u, uint32_t n, const UOp *const *src) {
   if (n == u->nsrc) {
     uint32_t i = 0;
     while (i < n && src[i] == u->src[i]) i++;
@@ -103,18 +103,18 @@ const UOp *uop_replace_src(Sched *s, const UOp *u, uint32_t n, const UOp *const 
 }
 
 /* UOp.r(op, axis) */
-const UOp *uop_r(Sched *s, const UOp *u, const Value *op, const Value *axis) {
+const UOp *v100_uop_r(Sched *s, const UOp *u, const Value *op, const Value *axis) {
   const Value *items[2] = {op, axis};
   return uop1(s->in, OP_REDUCE_AXIS, u->dtype, v_tuple(s->in, 2, items), u);
 }
 
 /* dtypes.as_const(val, dtype) for a scalar value */
-const Value *as_const(Sched *s, const Value *v, const DType *dt) {
+const Value *v100_as_const(Sched *s, const Value *v, const DType *dt) {
   double f = v->kind == V_FLOAT ? v->u.f : v->kind == V_INT ? (double)v->u.i : v->kind == V_BOOL ? v->u.b : 0;
   if (dtype_is_int(dt)) {
     if (v->kind == V_INT) return v;
     if (v->kind == V_BOOL) return v_int(s->in, v->u.b);
-    if (!isfinite(f) || fabs(f) >= 9.2e18) { sched_unsupported(s, "int() of a non-representable float"); return NULL; }
+    if (!isfinite(f) || fabs(f) >= 9.2e18) { v100_sched_unsupported(s, "int() of a non-representable float"); return NULL; }
     return v_int(s->in, (int64_t)f);
   }
   if (dtype_is_float(dt)) return v->kind == V_FLOAT ? v : v_float(s->in, f == 0 ? 0.0 : f);
@@ -123,8 +123,8 @@ const Value *as_const(Sched *s, const Value *v, const DType *dt) {
 
 /* UOp.const(dtype, b) for a python number. 0.10.x's UOp cache holds CONST
  * 0.0 and -0.0 as one node (Python ==), so -0.0 is folded into 0.0 here. */
-const UOp *uop_const(Sched *s, const DType *dt, const Value *v) {
-  const Value *c = as_const(s, v, dt);
+const UOp *v100_uop_const(Sched *s, const DType *dt, const Value *v) {
+  const Value *c = v100_as_const(s, v, dt);
   if (!c) return NULL;
   if (c->kind == V_FLOAT && c->u.f == 0) c = v_float(s->in, 0.0);
   return uop0(s->in, OP_CONST, dt, c);
@@ -134,9 +134,9 @@ const UOp *uop_const(Sched *s, const DType *dt, const Value *v) {
 
 static int st_none_marker;
 
-const Value *st_arg(Sched *s, const UOp *u) {
+const Value *v100_st_arg(Sched *s, const UOp *u) {
   const UOp *ret = u->src[u->op == OP_VALID ? 0 : 1];
-  if (ret->op != OP_VIEW) { sched_raise(s, "AssertionError", "st_arg trying to return a %s", op_name(ret->op, TG_0_10_0)); return NULL; }
+  if (ret->op != OP_VIEW) { v100_sched_raise(s, "AssertionError", "st_arg trying to return a %s", op_name(ret->op, TG_0_10_0)); return NULL; }
   return ret->arg;
 }
 
@@ -151,17 +151,17 @@ static const Value *st_from_sources(Sched *s, const UOp *u) {
     const Value *x = omap_get(&s->st_cache, omap_ptr(u->src[i]));
     if (x == (const Value *)&st_none_marker) continue;
     if (first && !st10_same_shape(first, x)) {
-      sched_raise(s, "AssertionError", "UOp parents must have the same shape %s", uop_repr_line(s, u));
+      v100_sched_raise(s, "AssertionError", "UOp parents must have the same shape %s", v100_uop_repr_line(s, u));
       return NULL;
     }
     if (!first) first = x;
   }
-  if (!first) { sched_raise(s, "IndexError", "list index out of range"); return NULL; }
+  if (!first) { v100_sched_raise(s, "IndexError", "list index out of range"); return NULL; }
   if (u->op != OP_REDUCE_AXIS) return first;
   int n = st10_ndim(first);
   sint *shape = arena_array(s->a, (size_t)n + 1, sizeof *shape);
   memcpy(shape, st10_shape(first), (size_t)n * sizeof *shape);
-  const Value *axis = axis_arg(u);
+  const Value *axis = v100_axis_arg(u);
   for (size_t k = 0; k < axis->u.tuple.n; k++) {
     int64_t ax = axis->u.tuple.items[k]->u.i;
     if (ax >= 0 && ax < n) shape[ax] = 1;
@@ -173,19 +173,19 @@ static const Value *st_from_sources(Sched *s, const UOp *u) {
 static const Value *st_direct(Sched *s, const UOp *u, bool *direct) {
   *direct = true;
   if (!has_st(u->op)) return (const Value *)&st_none_marker;
-  if (op_in_buffer(u->op)) return st_arg(s, u);
+  if (v100_op_in_buffer(u->op)) return v100_st_arg(s, u);
   if (u->op == OP_VIEW) return u->arg;
   *direct = false;
   return NULL;
 }
 
 /* Iterative: sources before the node, each node once. */
-const Value *uop_st(Sched *s, const UOp *root) {
+const Value *v100_uop_st(Sched *s, const UOp *root) {
   const Value *got = omap_get(&s->st_cache, omap_ptr(root));
   if (!got) {
     UStack *stack = &s->st_stack;
     stack->n = 0;
-    ustack_push(s, stack, root);
+    v100_ustack_push(s, stack, root);
     while (stack->n && !s->failed) {
       const UOp *u = stack->items[stack->n - 1];
       if (omap_has(&s->st_cache, omap_ptr(u))) { stack->n--; continue; }
@@ -194,7 +194,7 @@ const Value *uop_st(Sched *s, const UOp *root) {
       if (!direct) {
         uint32_t i = 0;
         while (i < u->nsrc && omap_has(&s->st_cache, omap_ptr(u->src[i]))) i++;
-        if (i < u->nsrc) { ustack_push(s, stack, u->src[i]); continue; }
+        if (i < u->nsrc) { v100_ustack_push(s, stack, u->src[i]); continue; }
         v = st_from_sources(s, u);
       }
       if (!v) return NULL;
@@ -208,9 +208,9 @@ const Value *uop_st(Sched *s, const UOp *root) {
 }
 
 /* UOp.view(st): self if self.st is None or self.st == st else VIEW(self) */
-const UOp *uop_view(Sched *s, const UOp *u, const Value *st) {
-  if (u->op == OP_STORE) { sched_raise(s, "AssertionError", "VIEW of STORE is invalid, STORE is always base"); return NULL; }
-  const Value *mine = uop_st(s, u);
+const UOp *v100_uop_view(Sched *s, const UOp *u, const Value *st) {
+  if (u->op == OP_STORE) { v100_sched_raise(s, "AssertionError", "VIEW of STORE is invalid, STORE is always base"); return NULL; }
+  const Value *mine = v100_uop_st(s, u);
   if (s->failed) return NULL;
   if (!mine || mine == st) return u;
   return uop1(s->in, OP_VIEW, u->dtype, st, u);
@@ -218,21 +218,21 @@ const UOp *uop_view(Sched *s, const UOp *u, const Value *st) {
 
 /* ---- can_pad: not any(x.op in GroupOp.UnsafePad for x in u.sparents) ---- */
 
-bool can_pad(Sched *s, const UOp *root) {
+bool v100_can_pad(Sched *s, const UOp *root) {
   /* unsafe_cache: 1 = safe, 2 = has an unsafe op; computed sources first */
   UStack *stack = &s->pad_stack;
   stack->n = 0;
-  ustack_push(s, stack, root);
+  v100_ustack_push(s, stack, root);
   while (stack->n) {
     const UOp *u = stack->items[stack->n - 1];
     if (omap_has(&s->unsafe_cache, omap_ptr(u))) { stack->n--; continue; }
-    uintptr_t verdict = op_in_unsafe_pad(u->op) ? 2 : 1;
+    uintptr_t verdict = v100_op_in_unsafe_pad(u->op) ? 2 : 1;
     bool pushed = false;
     for (uint32_t i = 0; i < u->nsrc && verdict == 1; i++) {
       uintptr_t c = (uintptr_t)omap_get(&s->unsafe_cache, omap_ptr(u->src[i]));
       if (c == 2) verdict = 2;
       else if (c == 0) {
-        ustack_push(s, stack, u->src[i]);
+        v100_ustack_push(s, stack, u->src[i]);
         pushed = true;
         break;
       }
@@ -251,25 +251,25 @@ bool can_pad(Sched *s, const UOp *root) {
  * expanded once: a depth-first walk that emits a node's sources on entry. */
 static void emit_sources(Sched *s, const UOp *u) {
   for (uint32_t i = 0; i < u->nsrc; i++)
-    if (marks_set(s, &s->seen, u->src[i])) ustack_push(s, &s->parents, u->src[i]);
+    if (v100_marks_set(s, &s->seen, u->src[i])) v100_ustack_push(s, &s->parents, u->src[i]);
 }
 
-size_t uop_sparents(Sched *s, const UOp *root, const UOp ***out) {
+size_t v100_uop_sparents(Sched *s, const UOp *root, const UOp ***out) {
   typedef struct { const UOp *u; uint32_t next; } Frame;
-  marks_begin(s, &s->seen);
-  marks_begin(s, &s->expanded);
+  v100_marks_begin(s, &s->seen);
+  v100_marks_begin(s, &s->expanded);
   s->parents.n = 0;
   size_t n = 0, cap = 64;
   Frame *stack = s->sparents_stack ? s->sparents_stack : arena_array(s->a, cap, sizeof *stack);
   cap = s->sparents_stack ? s->sparents_cap : cap;
   stack[n++] = (Frame){root, 0};
-  marks_set(s, &s->expanded, root);
+  v100_marks_set(s, &s->expanded, root);
   emit_sources(s, root);
   while (n) {
     Frame *f = &stack[n - 1];
     if (f->next == f->u->nsrc) { n--; continue; }
     const UOp *c = f->u->src[f->next++];
-    if (!marks_set(s, &s->expanded, c)) continue;
+    if (!v100_marks_set(s, &s->expanded, c)) continue;
     emit_sources(s, c);
     if (n == cap) {
       Frame *bigger = arena_array(s->a, cap * 2, sizeof *bigger);
@@ -280,7 +280,7 @@ size_t uop_sparents(Sched *s, const UOp *root, const UOp ***out) {
   }
   s->sparents_stack = stack;
   s->sparents_cap = cap;
-  if (marks_set(s, &s->seen, root)) ustack_push(s, &s->parents, root);
+  if (v100_marks_set(s, &s->seen, root)) v100_ustack_push(s, &s->parents, root);
   *out = s->parents.items;
   return s->parents.n;
 }
@@ -348,7 +348,7 @@ static const char *value_text(Sched *s, const Value *v, bool top) {
   }
 }
 
-const char *value_repr(Sched *s, const Value *v) { return value_text(s, v, true); }
+const char *v100_value_repr(Sched *s, const Value *v) { return value_text(s, v, true); }
 
 /* UOp.argstr */
 static const char *argstr(Sched *s, const UOp *u) {
@@ -362,7 +362,7 @@ static const char *argstr(Sched *s, const UOp *u) {
 }
 
 /* The first line of UOp.__repr__ (pretty_print): "UOp(Ops.X, dtypes.y, arg=..., src=(" */
-const char *uop_repr_line(Sched *s, const UOp *u) {
+const char *v100_uop_repr_line(Sched *s, const UOp *u) {
   return arena_printf(s->a, "UOp(%s, %s, arg=%s, src=(%s", op_name(u->op, TG_0_10_0), dtype_py_repr(s, u->dtype),
                       argstr(s, u), u->nsrc ? "" : "))");
 }
