@@ -16,7 +16,7 @@ static LBScheduleItem *target_of(Deps *d, const LazyBuffer *x) { return omap_get
 static void add_unique(Arena *a, OMap *seen, LbList *out, LazyBuffer *x) {
   if (omap_has(seen, omap_ptr(x))) return;
   omap_put(seen, omap_ptr(x), (void *)1);
-  lblist_push(a, out, x);
+  lblist_push91(a, out, x);
 }
 
 /* parents_assigns is an id()-ordered set: its members in the order the
@@ -49,7 +49,7 @@ static bool add_edges(Sched91 *s, Deps *d, LazyBuffer *key, const LBScheduleItem
     if (t) add_unique(s->a, &seen_parents, &parents, t->outputs[0]);
   }
   for (int i = 0; i < parents.n; i++) {
-    lblist_push(s->a, &d->graph[parents.items[i]->index], key);
+    lblist_push91(s->a, &d->graph[parents.items[i]->index], key);
     d->in_degree[key->index]++;
   }
   for (int i = 0; i < lsi->inputs.n; i++) {
@@ -61,7 +61,7 @@ static bool add_edges(Sched91 *s, Deps *d, LazyBuffer *key, const LBScheduleItem
   }
   LbList ordered = order_parents_assigns(s, key, &assigns);
   for (int i = 0; i < ordered.n; i++) {
-    lblist_push(s->a, &d->graph[key->index], ordered.items[i]);
+    lblist_push91(s->a, &d->graph[key->index], ordered.items[i]);
     d->in_degree[ordered.items[i]->index]++;
   }
   return true;

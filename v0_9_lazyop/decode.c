@@ -235,7 +235,7 @@ static bool decode_set_orders(Dec *d, const JVal *j) {
     if (!index_of(d, e->u.arr[0], inp->nlbs, inp->nlbs, "set_orders.parents_assigns", &key)) return false;
     if (!decode_lb_list(d, e->u.arr[1], "set_orders.parents_assigns", &members, &nm)) return false;
     LbList *l = arena_alloc(d->s->a, sizeof *l);
-    for (int m = 0; m < nm; m++) lblist_push(d->s->a, l, members[m]);
+    for (int m = 0; m < nm; m++) lblist_push91(d->s->a, l, members[m]);
     omap_put(&inp->parents_assigns_order, omap_ptr(&inp->lbs[key]), l);
   }
   return true;
@@ -308,7 +308,7 @@ void *grow91(Arena *a, void *items, size_t n, size_t *cap, size_t elem) {
   return p;
 }
 
-void lblist_push(Arena *a, LbList *l, LazyBuffer *x) {
+void lblist_push91(Arena *a, LbList *l, LazyBuffer *x) {
   l->items = grow91(a, l->items, (size_t)l->n, &l->cap, sizeof *l->items);
   l->items[l->n++] = x;
 }

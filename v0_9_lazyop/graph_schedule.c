@@ -12,13 +12,13 @@
 static void realize(Sched91 *s, LazyBuffer *x) {
   if (x->in_realizes) return;
   x->in_realizes = true;
-  lblist_push(s->a, &s->realizes, x);
+  lblist_push91(s->a, &s->realizes, x);
 }
 
 static void add_simple_pad(Sched91 *s, LazyBuffer *x) {
   if (x->in_simple_pads) return;
   x->in_simple_pads = true;
-  lblist_push(s->a, &s->simple_pads, x);
+  lblist_push91(s->a, &s->simple_pads, x);
 }
 
 /* ops.py UNSAFE_PAD_OPS: ops that do not keep f(0) = 0 */
@@ -47,7 +47,7 @@ static void recurse_lb_view(Sched91 *s, LazyBuffer *buf) {
  * "can only copy contig" assertion. */
 static bool recurse_lb_base(Sched91 *s, LazyBuffer *buf, Status *st) {
   buf->in_allbufs = true;
-  lblist_push(s->a, &s->allbufs, buf);
+  lblist_push91(s->a, &s->allbufs, buf);
   if (buf->forced_realize) realize(s, buf);
   if (is_loadop91(buf->op)) realize(s, buf);
   if (buf->op == OP_COPY) {
@@ -81,7 +81,7 @@ static void add_child(Sched91 *s, LazyBuffer *buf, int k) {
   LazyBuffer *parent = buf->srcs[k]->base;
   for (int j = 0; j < k; j++)
     if (buf->srcs[j]->base == parent) return;
-  lblist_push(s->a, &parent->children, buf);
+  lblist_push91(s->a, &parent->children, buf);
 }
 
 typedef struct LbFrame { LazyBuffer *buf; int next; } LbFrame;
@@ -180,11 +180,11 @@ static void realize_unsafe_pads(Sched91 *s) {
   uint32_t tried = ++s->search_epoch;
   for (int i = 0; i < inp->nsimple_pads_order; i++) {
     LazyBuffer *p = inp->simple_pads_order[i];
-    if (p->in_simple_pads && p->search_mark != tried) { p->search_mark = tried; lblist_push(s->a, &order, p); }
+    if (p->in_simple_pads && p->search_mark != tried) { p->search_mark = tried; lblist_push91(s->a, &order, p); }
   }
   for (int i = 0; i < inp->nlbs; i++) {
     LazyBuffer *p = &inp->lbs[i];
-    if (p->in_simple_pads && p->search_mark != tried) lblist_push(s->a, &order, p);
+    if (p->in_simple_pads && p->search_mark != tried) lblist_push91(s->a, &order, p);
   }
   for (int i = 0; i < order.n; i++) {
     if (is_padding_okay(s, &memo, order.items[i])) continue;
@@ -216,7 +216,7 @@ typedef struct Group { LbList members; uint32_t mark; } Group;
 static void group_add(Sched91 *s, Group *g, LazyBuffer *x) {
   if (x->group_mark == g->mark) return;
   x->group_mark = g->mark;
-  lblist_push(s->a, &g->members, x);
+  lblist_push91(s->a, &g->members, x);
 }
 static bool group_has(const Group *g, const LazyBuffer *x) { return x->group_mark == g->mark; }
 
@@ -287,7 +287,7 @@ static void search_init(Search *q, Sched91 *s) {
 static void search_push(Search *q, LazyBuffer *x) {
   if (x->search_mark == q->mark) return;
   x->search_mark = q->mark;
-  lblist_push(q->s->a, &q->stack, x);
+  lblist_push91(q->s->a, &q->stack, x);
 }
 static LazyBuffer *search_pop(Search *q) { return q->stack.n ? q->stack.items[--q->stack.n] : NULL; }
 
@@ -321,7 +321,7 @@ static void add_realized_descendants(Sched91 *s, LazyBuffer *r, Group *g) {
   for (LazyBuffer *c; (c = search_pop(&q));) {
     if (is_reduceop91(c->op) || !c->st->contiguous || c->st->size != r->st->size || c->reduce_for_op)
       return;   /* realized_descendants.clear(); break */
-    if (c->in_realizes && !group_has(g, c)) lblist_push(s->a, &found, c);
+    if (c->in_realizes && !group_has(g, c)) lblist_push91(s->a, &found, c);
     for (int i = 0; i < c->children.n; i++) {
       LazyBuffer *x = c->children.items[i];
       if (!x->realized && x->device == r->device) search_push(&q, x);
@@ -446,7 +446,7 @@ static bool preschedule(Sched91 *s, Status *st) {
     LazyBuffer *key = buf->reduce_for_op && s->inp->multioutput ? buf->reduce_for_op : buf;
     LbList *l = omap_get(&groups, omap_ptr(key));
     if (!l) omap_put(&groups, omap_ptr(key), l = arena_alloc(s->a, sizeof *l));
-    lblist_push(s->a, l, buf);
+    lblist_push91(s->a, l, buf);
     if (!image_fallback(s, buf, st)) return false;
   }
   void *v;

@@ -42,7 +42,7 @@ static int output_index(LopCtx *x, LazyBuffer *b) { return item_state(x->s, b)->
 static int input_index(LopCtx *x, LazyBuffer *b) {
   if (item_state(x->s, b)->in_index < 0) {
     b->in_index = x->inputs->n;
-    lblist_push(x->s->a, x->inputs, b);
+    lblist_push91(x->s->a, x->inputs, b);
   }
   return b->in_index;
 }
@@ -178,7 +178,7 @@ static bool same_device_kind(const char *a, const char *b) {
 
 /* "single output AST": CUSTOM, COPY, EMPTY, VIEW (or USE_COPY_KERNEL's copy kernel) */
 static bool single_op_ast(Sched91 *s, LazyBuffer *out, LBScheduleItem *item, Status *st) {
-  for (int i = 0; i < out->nsrcs; i++) lblist_push(s->a, &item->inputs, out->srcs[i]->base);
+  for (int i = 0; i < out->nsrcs; i++) lblist_push91(s->a, &item->inputs, out->srcs[i]->base);
   item->ast = arena_alloc(s->a, sizeof *item->ast);
   item->nast = 1;
   if (s->inp->use_copy_kernel && out->op == OP_COPY && same_device_kind(out->device, out->srcs[0]->device)) {

@@ -39,7 +39,7 @@ struct DeviceBuffer {
 
 /* A growable list of LazyBuffers (Python list). */
 typedef struct LbList { LazyBuffer **items; int n; size_t cap; } LbList;
-void lblist_push(Arena *a, LbList *l, LazyBuffer *x);
+void lblist_push91(Arena *a, LbList *l, LazyBuffer *x);
 
 /* lazy.py LazyBuffer. A view has base != self and only device, dtype, st;
  * a base has the op, arg, srcs and its Buffer. */
