@@ -4,6 +4,7 @@
  * are one node, as LazyOp.__eq__ compares them structurally. */
 #include <string.h>
 #include "sched91.h"
+#include "shapetracker.h"
 
 typedef struct LopFrame {
   LazyBuffer *buf;        /* a base being fused */
@@ -113,6 +114,14 @@ static bool push_frame(LopCtx *x, LazyBuffer *buf, const St91 *stk, const St91 *
 
 static bool assertion(Status *st, const char *msg) { return status_raise(st, "AssertionError", "%s", msg); }
 
+/* repr() of an unrealized base LazyBuffer (lazy.py LazyBuffer.__repr__), for an assertion message */
+static const char *lb_repr(Sched91 *s, const LazyBuffer *b) {
+  char dt[64];
+  const View *v = st_last(b->st->st);
+  return arena_printf(s->a, "<LB %s %s %s (<%s: %d>, None)>", b->device, py_repr_tuple(s->a, v->ndim, v->shape),
+                      dtype_repr(b->dtype, TG_0_9_1, dt, sizeof dt), op_name(b->op, TG_0_9_1), op_value(b->op, TG_0_9_1));
+}
+
 /* Entering _recursive_lazyop(buf, st): either *done is the LazyOp, or a
  * frame was pushed to build it from its sources. */
 static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp **done, Status *st) {
@@ -134,7 +143,8 @@ static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp 
     if (buf->op == OP_CONTIGUOUS || buf->op == OP_ASSIGN) {
       if (!in_outputs) return assertion(st, "");
       if (buf->op == OP_ASSIGN && buf->srcs[1]->base != buf->srcs[1]) return assertion(st, "assign must be to base");
-      if (buf->op == OP_ASSIGN && !buf->srcs[1]->realized) return assertion(st, "assign must be already realized to schedule");
+      if (buf->op == OP_ASSIGN && !buf->srcs[1]->realized)
+        return status_raise(st, "AssertionError", "assign must be already realized to schedule %s", lb_repr(s, buf->srcs[1]));
       buf = buf->srcs[0];
       continue;
     }
