@@ -92,8 +92,8 @@ static bool recurse_lb(Sched91 *s, LazyBuffer *root, Status *st) {
   LazyBuffer *push;
   if (!recurse_lb_enter(s, root, &push, st)) return false;
   if (!push) return true;
-  size_t cap = 0, depth = 0;
-  LbFrame *stack = grow91(s->a, NULL, 0, &cap, sizeof *stack);
+  size_t depth = 0;
+  LbFrame *stack = s->lb_stack = grow91(s->a, s->lb_stack, 0, &s->lb_stack_cap, sizeof *stack);
   stack[depth++] = (LbFrame){push, 0};
   while (depth) {
     LbFrame *f = &stack[depth - 1];
@@ -103,7 +103,7 @@ static bool recurse_lb(Sched91 *s, LazyBuffer *root, Status *st) {
     add_child(s, buf, k);
     if (!recurse_lb_enter(s, buf->srcs[k], &push, st)) return false;
     if (!push) continue;
-    stack = grow91(s->a, stack, depth, &cap, sizeof *stack);
+    stack = s->lb_stack = grow91(s->a, stack, depth, &s->lb_stack_cap, sizeof *stack);
     stack[depth++] = (LbFrame){push, 0};
   }
   return true;
@@ -226,18 +226,29 @@ typedef struct GroupWalk {
   Sched91 *s;
   LazyBuffer *r;
   Group *group;
-  OMap visited;       /* (tr, st) pairs already walked: a second walk adds nothing new */
+  OMap visited;       /* more (tr, st) pairs already walked: a second walk adds nothing new */
   GroupFrame *stack;
   size_t depth, cap;
 } GroupWalk;
 
 /* Calling _recursive_group(tr, st, ...): the `tr in realizes` case ends at
  * once; otherwise a frame is pushed to walk tr's children. */
+static bool group_visited(GroupWalk *w, LazyBuffer *tr, const St91 *st) {
+  if (tr->visit_mark != w->group->mark) {   /* the first pair of tr is kept on tr */
+    tr->visit_mark = w->group->mark;
+    tr->visit_st = st;
+    return false;
+  }
+  if (tr->visit_st == st) return true;
+  uint64_t key = st_memo_key91(tr, st);
+  if (omap_has(&w->visited, key)) return true;
+  omap_put(&w->visited, key, (void *)1);
+  return false;
+}
+
 static void group_enter(GroupWalk *w, LazyBuffer *tr, const St91 *st) {
   Sched91 *s = w->s;
-  uint64_t key = st_memo_key91(tr, st);
-  if (omap_has(&w->visited, key)) return;
-  omap_put(&w->visited, key, (void *)1);
+  if (group_visited(w, tr, st)) return;
   if (tr->in_realizes) {
     /* can only fuse contiguous; max one reduceop per kernel */
     if (!st->contiguous || st->size != w->r->st->size || tr->reduce_for_op) group_add(s, w->group, w->r);

@@ -11,7 +11,7 @@ typedef struct LopFrame {
   const St91 *st; /* the ShapeTracker its sources see */
   const St91 *key_st;  /* memo key: (buf, st at entry) */
   int next;
-  const UOp **srcs;
+  size_t srcs_at;         /* its sources are s->lop_srcs[srcs_at ...] */
 } LopFrame;
 
 /* The state of one _schedule_group call. Its per-LazyBuffer parts
@@ -23,9 +23,10 @@ typedef struct LopCtx {
   int noutputs;
   LbList *inputs;
   OMap memo;              /* more (base, st) -> const UOp*: _recursive_lazyop is pure in them */
-  LopFrame *stack;
-  size_t depth, cap;
+  size_t depth, nsrcs;    /* frames on s->lop_stack, slots used in s->lop_srcs */
 } LopCtx;
+
+static LopFrame *frames(LopCtx *x) { return x->s->lop_stack; }
 
 static LazyBuffer *item_state(Sched91 *s, LazyBuffer *b) {
   if (b->item_mark != s->item_epoch) {
@@ -106,9 +107,11 @@ static const UOp *const_op(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status *
 }
 
 static bool push_frame(LopCtx *x, LazyBuffer *buf, const St91 *stk, const St91 *key_st) {
-  x->stack = grow91(x->s->a, x->stack, x->depth, &x->cap, sizeof *x->stack);
-  const UOp **srcs = arena_array(x->s->a, buf->nsrcs ? (size_t)buf->nsrcs : 1, sizeof *srcs);
-  x->stack[x->depth++] = (LopFrame){buf, stk, key_st, 0, srcs};
+  Sched91 *s = x->s;
+  s->lop_stack = grow91(s->a, s->lop_stack, x->depth, &s->lop_stack_cap, sizeof(LopFrame));
+  s->lop_srcs = reserve91(s->a, s->lop_srcs, x->nsrcs, x->nsrcs + (size_t)buf->nsrcs, &s->lop_srcs_cap, sizeof *s->lop_srcs);
+  frames(x)[x->depth++] = (LopFrame){buf, stk, key_st, 0, x->nsrcs};
+  x->nsrcs += (size_t)buf->nsrcs;
   return true;
 }
 
@@ -163,14 +166,16 @@ static const UOp *recursive_lazyop(LopCtx *x, LazyBuffer *root, const St91 *root
   size_t base_depth = x->depth;
   if (!lazyop_enter(x, root, root_st, &done, st)) return NULL;
   while (x->depth > base_depth) {
-    LopFrame *f = &x->stack[x->depth - 1];
-    if (done) { f->srcs[f->next++] = done; done = NULL; }
+    LopFrame *f = &frames(x)[x->depth - 1];
+    const UOp **srcs = &x->s->lop_srcs[f->srcs_at];
+    if (done) { srcs[f->next++] = done; done = NULL; }
     if (f->next < f->buf->nsrcs) {
       if (!lazyop_enter(x, f->buf->srcs[f->next], f->st, &done, st)) return NULL;
       continue;
     }
-    done = uop_new(x->s->in, f->buf->op, NULL, f->buf->arg, (uint32_t)f->buf->nsrcs, f->srcs);
+    done = uop_new(x->s->in, f->buf->op, NULL, f->buf->arg, (uint32_t)f->buf->nsrcs, srcs);
     memo_put(x, f->buf, f->key_st, done);
+    x->nsrcs = f->srcs_at;
     x->depth--;
   }
   return done;
