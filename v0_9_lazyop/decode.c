@@ -251,8 +251,7 @@ static bool decode_lb_list(Dec *d, const JVal *j, const char *place, LazyBuffer 
 static bool decode_set_orders(Dec *d, const JVal *j) {
   Input91 *inp = d->s->inp;
   omap_init(&inp->parents_assigns_order, d->s->a);
-  if (!j || j->kind == J_NULL) return true;   /* no recorded order: sorted order */
-  if (j->kind != J_OBJ) return bad(d, "set_orders", "must be an object");
+  if (!j || j->kind != J_OBJ) return bad(d, "set_orders", "missing or not an object");
   const JVal *sp = json_get(j, "simple_pads"), *pa = json_get(j, "parents_assigns");
   if (sp && !decode_lb_list(d, sp, "set_orders.simple_pads", &inp->simple_pads_order, &inp->nsimple_pads_order))
     return false;
@@ -276,7 +275,8 @@ static bool decode_set_orders(Dec *d, const JVal *j) {
 static bool decode_planner_bufs(Dec *d, const JVal *j) {
   Input91 *inp = d->s->inp;
   omap_init(&inp->planner_state, d->s->a);
-  inp->planner_ran = j && j->kind != J_NULL;
+  if (!j) return bad(d, "memory_planner_bufs", "missing (null when the planner did not run)");
+  inp->planner_ran = j->kind != J_NULL;
   if (!inp->planner_ran) return true;
   int n = 0;
   if (!array_len(d, j, "memory_planner_bufs", &n)) return false;

@@ -12,6 +12,7 @@ typedef struct LopFrame {
   const St91 *key_st;  /* memo key: (buf, st at entry) */
   int next;
   size_t srcs_at;         /* its sources are s->lop_srcs[srcs_at ...] */
+  size_t py;              /* Python frames of the recursion down to here */
 } LopFrame;
 
 /* The state of one _schedule_group call. Its per-LazyBuffer parts
@@ -106,11 +107,12 @@ static const UOp *const_op(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status *
   return uop0(x->s->in, OP_CONST, NULL, v_constbuffer(x->s->in, buf->arg, buf->dtype, ust->st));
 }
 
-static bool push_frame(LopCtx *x, LazyBuffer *buf, const St91 *stk, const St91 *key_st) {
+static bool push_frame(LopCtx *x, LazyBuffer *buf, const St91 *stk, const St91 *key_st, size_t py, Status *st) {
   Sched91 *s = x->s;
+  if (!py_recursion_ok91(py, st)) return false;
   s->lop_stack = grow91(s->a, s->lop_stack, x->depth, &s->lop_stack_cap, sizeof(LopFrame));
   s->lop_srcs = reserve91(s->a, s->lop_srcs, x->nsrcs, x->nsrcs + (size_t)buf->nsrcs, &s->lop_srcs_cap, sizeof *s->lop_srcs);
-  frames(x)[x->depth++] = (LopFrame){buf, stk, key_st, 0, x->nsrcs};
+  frames(x)[x->depth++] = (LopFrame){buf, stk, key_st, 0, x->nsrcs, py};
   x->nsrcs += (size_t)buf->nsrcs;
   return true;
 }
@@ -130,6 +132,8 @@ static const char *lb_repr(Sched91 *s, const LazyBuffer *b) {
 static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp **done, Status *st) {
   Sched91 *s = x->s;
   *done = NULL;
+  /* Python frames: the caller's, then a frame and a generator per level */
+  size_t py = x->depth ? frames(x)[x->depth - 1].py + 2 : 1;
   for (;;) {
     if (buf->base != buf) {
       if (!(stk = st91_add(s, buf->st, stk, st))) return false;
@@ -149,6 +153,7 @@ static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp 
       if (buf->op == OP_ASSIGN && !buf->srcs[1]->realized)
         return status_raise(st, "AssertionError", "assign must be already realized to schedule %s", lb_repr(s, buf->srcs[1]));
       buf = buf->srcs[0];
+      py++;   /* return _recursive_lazyop(buf.srcs[0], ...) */
       continue;
     }
     /* if it's a reduce, we have to change the shapetracker */
@@ -156,7 +161,7 @@ static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp 
       if (!stk->contiguous) return assertion(st, "ReduceOps late fusion must be contiguous");
       if (!(stk = st91_from_shape_of(s, buf->srcs[0]->st, st))) return false;
     }
-    return push_frame(x, buf, stk, key_st);
+    return push_frame(x, buf, stk, key_st, py, st);
   }
 }
 

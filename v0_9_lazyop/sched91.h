@@ -161,6 +161,13 @@ JVal *encode_result91(Sched91 *s, const Schedule91 *sched);
 JVal *encode_options91(Arena *a, const DeviceBuffer *b);
 JVal *encode_image_options91(Sched91 *s, const DType *image);
 
+/* tinygrad 0.9.1 walks the graph with Python recursion under
+ * sys.setrecursionlimit(10000). A walk that would nest `frames` Python
+ * frames close to that limit may end in RecursionError there, depending on
+ * how deep the caller already was: such a capture is reported unsupported
+ * (false in *st) rather than guessed. */
+bool py_recursion_ok91(size_t frames, Status *st);
+
 /* Small helpers */
 /* Room for one more element in an arena array holding n of *cap: returns
  * the array, moved to a twice larger one when full. */
