@@ -28,3 +28,10 @@ tsched_golden_test(missing_file 1 replay conformance/tests/bad-input/no-such-fil
 tsched_unit_test(test_v0_9_schedule)
 tsched_unit_test(test_v0_10_0_schedule)
 tsched_unit_test(test_v0_10_2_schedule)
+
+# Every committed capture follows the contract (Python 3 standard library only).
+find_program(PYTHON3 python3)
+if(PYTHON3)
+  add_test(NAME capture_schema COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/conformance/oracle/check_schema.py
+           WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+endif()
