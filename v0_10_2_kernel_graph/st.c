@@ -125,6 +125,11 @@ const ST *kst_from_shape(StCtx *c, uint32_t n, const int64_t *shape) {
   return kst_canon(c, check(c, st_from_shape(c->arena, TG_0_10_2, (int)n, shape, &err), &err));
 }
 
+const ST *kst_scalar(StCtx *c) {
+  static const int64_t none[1] = {0};
+  return kst_from_shape(c, 0, none);
+}
+
 const ST *kst_simplify(StCtx *c, const ST *s) {
   StError err;
   st_error_clear(&err);

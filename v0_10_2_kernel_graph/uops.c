@@ -442,7 +442,7 @@ const UOp *uop_shrink(KG *k, const UOp *u, const SPair *arg) {
 /* UOp.metaop(Ops.CONST, shape, dtype, device, b) */
 static const UOp *metaop_const(KG *k, uint32_t n, const int64_t *shape, const DType *dt, const char *device, const Value *b) {
   const UOp *dev = kg_uop(k, OP_DEVICE, dt_void, v_str(k->in, device), 0, NULL);
-  const UOp *vw = kg_uop1(k, OP_VIEW, dt_void, kv_st(k, kst_from_shape(&k->stc, 0, NULL)), dev);
+  const UOp *vw = kg_uop1(k, OP_VIEW, dt_void, kv_st(k, kst_scalar(&k->stc)), dev);
   const UOp *c = kg_uop1(k, OP_CONST, dt, as_const(k, b, dt), vw);
   int64_t ones[ST_MAXDIM];
   for (uint32_t i = 0; i < n; i++) ones[i] = 1;

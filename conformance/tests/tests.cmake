@@ -27,6 +27,7 @@ tsched_golden_test(bad_input_lines 1 replay conformance/tests/bad-input/broken.j
 tsched_golden_test(missing_file 1 replay conformance/tests/bad-input/no-such-file.jsonl)
 tsched_unit_test(test_v0_9_schedule)
 tsched_unit_test(test_v0_10_0_schedule)
+tsched_unit_test(test_v0_10_2_schedule)
 
 # Every committed capture follows the contract (Python 3 standard library only).
 find_program(PYTHON3 python3)
