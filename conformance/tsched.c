@@ -4,12 +4,14 @@
 #include "replay.h"
 
 int cmd_bench(int argc, char **argv);
+int cmd_ast(int argc, char **argv);     /* tools/cmd_ast.c */
 
 typedef struct { const char *name; int (*run)(int argc, char **argv); const char *summary; } Command;
 
 static const Command commands[] = {
   {"replay", cmd_replay, "replay captures and compare with tinygrad's recorded schedules"},
   {"bench", cmd_bench, "time each phase per capture against tinygrad's oracle_seconds"},
+  {"ast", cmd_ast, "print kernel ASTs the way tinygrad prints them (LazyOp / UOp repr)"},
 };
 
 static void usage(FILE *f) {

@@ -25,3 +25,10 @@ function(tsched_golden_test name status)
 endfunction()
 tsched_golden_test(bad_input_lines 1 replay conformance/tests/bad-input/broken.jsonl)
 tsched_golden_test(missing_file 1 replay conformance/tests/bad-input/no-such-file.jsonl)
+
+# tsched ast: the expected text was printed by real tinygrad (conformance/oracle/print_asts.py).
+set(TSCHED_AST_GOLDEN_NAMES --name "workloads.broadcast_chain#4" --name "workloads.casts#1" --name "workloads.softmax_norms#2"
+    --name "workloads.movement_chain#4" --name "workloads.movement_chain#5" --name "workloads.symbolic_shapes#1")
+tsched_golden_test(ast_v0_9_1 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/corpus/v0.9.1-workloads.jsonl.gz)
+tsched_golden_test(ast_v0_10_0 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/corpus/v0.10.0-workloads.jsonl.gz)
+tsched_golden_test(ast_v0_10_2 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/corpus/v0.10.2-workloads.jsonl.gz)
