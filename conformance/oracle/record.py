@@ -395,8 +395,8 @@ def classify_results(tests, result) -> dict:
       kind, err = bad[tid]
       m = [ln for ln in err.strip().splitlines() if ln.strip()]
       last = m[-1] if m else ""
-      if "tsched stub:" in last:
-        pkg = last.split("tsched stub:")[1].split()[0]
+      if "tsched stub:" in last or "URLError" in last:
+        pkg = last.split("tsched stub:")[1].split()[0] if "tsched stub:" in last else "network"
         out["stub_skipped"][pkg] = out["stub_skipped"].get(pkg, 0) + 1
       else:
         out["test_failed" if kind == "failure" else "test_errors"] += 1
@@ -474,8 +474,9 @@ def main():
   brief = {k: summary.get(k) for k in ("generation", "suite", "captures", "errors", "with_memory_plan", "tests", "passed", "test_failed",
                                         "test_errors", "skipped", "stub_skipped", "workloads", "workloads_failed", "encoder_failures", "seconds")
            if k in summary}
-  print(json.dumps(brief), file=sys.stderr)
   sys.stdout.flush()
+  print(json.dumps(brief), file=sys.stderr)
+  sys.stderr.flush()
   os._exit(0)  # skip interpreter teardown (tinygrad atexit hooks); everything is flushed
 
 

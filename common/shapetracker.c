@@ -1,0 +1,490 @@
+/* shapetracker.c — tinygrad's ShapeTracker (shape/shapetracker.py), 0.9.1 / 0.10.0 / 0.10.2.
+ * Each function names the Python it follows; version switches are explicit. */
+#include "shapetracker.h"
+#include <string.h>
+#include "symbolic.h"
+
+/* ------------------------------------------------------------------ basics */
+
+const ShapeTracker *st_new(Arena *a, int nviews, const View *const *views) {
+  ShapeTracker *st = arena_alloc(a, sizeof *st);
+  const View **copy = arena_array(a, (size_t)(nviews > 0 ? nviews : 1), sizeof *copy);
+  memcpy(copy, views, sizeof *copy * (size_t)nviews);
+  st->nviews = nviews;
+  st->views = copy;
+  return st;
+}
+
+/* ShapeTracker with its last view replaced: ShapeTracker(self.views[0:-1] + (view,)) */
+static const ShapeTracker *st_with_last(Arena *a, const ShapeTracker *st, const View *last) {
+  if (last == NULL) return NULL;
+  const View *views[st->nviews];
+  memcpy(views, st->views, sizeof views);
+  views[st->nviews - 1] = last;
+  return st_new(a, st->nviews, views);
+}
+
+/* ShapeTracker(self.views + (view,)) */
+static const ShapeTracker *st_append(Arena *a, const ShapeTracker *st, const View *vw) {
+  if (vw == NULL) return NULL;
+  const View *views[st->nviews + 1];
+  memcpy(views, st->views, sizeof(const View *) * (size_t)st->nviews);
+  views[st->nviews] = vw;
+  return st_new(a, st->nviews + 1, views);
+}
+
+/* ShapeTracker.from_shape */
+const ShapeTracker *st_from_shape(Arena *a, TgVersion v, int n, const sint *shape, StError *err) {
+  const View *vw = view_create(a, v, n, shape, NULL, 0, NULL, err);
+  return vw != NULL ? st_new(a, 1, &vw) : NULL;
+}
+
+sint st_size(const ShapeTracker *st) { return view_size(st_last(st)); }
+
+bool st_contiguous(const ShapeTracker *st) { return st->nviews == 1 && st->views[0]->contiguous; }
+
+bool st_consecutive(const ShapeTracker *st) {
+  if (st->nviews != 1 || st->views[0]->mask != NULL) return false;
+  const View *vw = st->views[0];
+  sint rm[vw->ndim > 0 ? vw->ndim : 1];
+  strides_for_shape(vw->ndim, vw->shape, rm);
+  for (int i = 0; i < vw->ndim; i++)
+    if (vw->strides[i] != rm[i]) return false;
+  return true;
+}
+
+bool st_equal(const ShapeTracker *x, const ShapeTracker *y) {
+  if (x == y) return true;
+  if (x->nviews != y->nviews) return false;
+  for (int i = 0; i < x->nviews; i++)
+    if (!view_equal(x->views[i], y->views[i])) return false;
+  return true;
+}
+
+uint64_t st_hash(const ShapeTracker *st) {
+  uint64_t h = 0x5754ULL + (uint64_t)st->nviews;
+  for (int i = 0; i < st->nviews; i++) h = (h ^ view_hash(st->views[i])) * 0x100000001b3ULL;
+  return h;
+}
+
+/* ------------------------------------------------------------------ movement ops */
+
+/* ShapeTracker.reshape */
+const ShapeTracker *st_reshape(Arena *a, TgVersion v, const ShapeTracker *st, int n, const sint *new_shape, bool merge_view,
+                               StError *err) {
+  if (merge_view) {
+    const View *nv = view_reshape(a, v, st_last(st), n, new_shape, err);
+    if (err->status != ST_OK) return NULL;
+    if (nv != NULL) return st_with_last(a, st, nv);
+  }
+  return st_append(a, st, view_create(a, v, n, new_shape, NULL, 0, NULL, err));
+}
+
+const ShapeTracker *st_permute(Arena *a, TgVersion v, const ShapeTracker *st, int n, const int64_t *axis, StError *err) {
+  return st_with_last(a, st, view_permute(a, v, st_last(st), n, axis, err));
+}
+
+const ShapeTracker *st_expand(Arena *a, TgVersion v, const ShapeTracker *st, int n, const sint *new_shape, StError *err) {
+  return st_with_last(a, st, view_expand(a, v, st_last(st), n, new_shape, err));
+}
+
+const ShapeTracker *st_pad(Arena *a, TgVersion v, const ShapeTracker *st, int n, const SPair *arg, StError *err) {
+  return st_with_last(a, st, view_pad(a, v, st_last(st), n, arg, err));
+}
+
+const ShapeTracker *st_shrink(Arena *a, TgVersion v, const ShapeTracker *st, int n, const SPair *arg, StError *err) {
+  return st_with_last(a, st, view_shrink(a, v, st_last(st), n, arg, err));
+}
+
+const ShapeTracker *st_stride(Arena *a, TgVersion v, const ShapeTracker *st, int n, const int64_t *mul, StError *err) {
+  return st_with_last(a, st, view_stride(a, v, st_last(st), n, mul, err));
+}
+
+const ShapeTracker *st_flip(Arena *a, TgVersion v, const ShapeTracker *st, int n, const bool *flip, StError *err) {
+  return st_with_last(a, st, view_flip(a, v, st_last(st), n, flip, err));
+}
+
+/* ------------------------------------------------------------------ simplify, __add__, invert */
+
+/* ShapeTracker.simplify (a tail recursion in Python, a loop here) */
+const ShapeTracker *st_simplify(Arena *a, TgVersion v, const ShapeTracker *st, StError *err) {
+  while (st->nviews >= 2) {
+    const View *nv = view_add(a, v, st->views[st->nviews - 2], st->views[st->nviews - 1], err);
+    if (err->status != ST_OK) return NULL;
+    if (nv == NULL) break;
+    const View *views[st->nviews - 1];
+    memcpy(views, st->views, sizeof(const View *) * (size_t)(st->nviews - 2));
+    views[st->nviews - 2] = nv;
+    st = st_new(a, st->nviews - 1, views);
+  }
+  return st;
+}
+
+/* ShapeTracker.__add__: one view at a time = better simplification */
+const ShapeTracker *st_add(Arena *a, TgVersion v, const ShapeTracker *st, const ShapeTracker *other, StError *err) {
+  const ShapeTracker *ret = st;
+  for (int i = 0; i < other->nviews && ret != NULL; i++) ret = st_simplify(a, v, st_append(a, ret, other->views[i]), err);
+  return ret;
+}
+
+/* ShapeTracker.invert */
+const ShapeTracker *st_invert(Arena *a, TgVersion v, const ShapeTracker *st, int n, const sint *out_shape, bool merge_view,
+                              StError *err) {
+  const View *inverted[st->nviews];
+  for (int k = 0; k < st->nviews; k++) {
+    /* zip(self.views[::-1], [x.shape for x in self.views[::-1][1:]]+[out_shape]) */
+    const View *vw = st->views[st->nviews - 1 - k];
+    const View *next = k + 1 < st->nviews ? st->views[st->nviews - 2 - k] : NULL;
+    inverted[k] = next != NULL ? view_invert(a, v, vw, next->ndim, next->shape, err) : view_invert(a, v, vw, n, out_shape, err);
+    if (inverted[k] == NULL) return NULL;
+  }
+  return st_reshape(a, v, st_new(a, st->nviews, inverted), n, out_shape, merge_view, err);
+}
+
+/* ------------------------------------------------------------------ real_strides, 0.9.1 */
+
+/* shape/shapetracker.py _expr_view (0.9.1) */
+static void expr_view_091(SymNodeCtx *c, const View *vw, const SymNode *const *idxs, const SymNode *valid,
+                          const SymNode **idx_out, const SymNode **valid_out) {
+  int n = vw->ndim;
+  const SymNode *iexpr[n + 1], *vexpr[2 * n + 1];
+  int ni = 0, nv = 0;
+  iexpr[ni++] = snode_num(c, vw->offset);
+  if (valid != NULL) vexpr[nv++] = valid;
+  for (int i = 0; i < n; i++) {
+    if (vw->shape[i] != 1 && vw->strides[i] != 0) iexpr[ni++] = snode_mul(c, idxs[i], vw->strides[i]);
+    if (vw->mask != NULL) {
+      vexpr[nv++] = create_ge_node(c, idxs[i], vw->mask[i].b);
+      vexpr[nv++] = create_lt_node(c, idxs[i], vw->mask[i].e);
+    }
+  }
+  *idx_out = snode_sum(c, ni, iexpr);
+  *valid_out = snode_ands(c, nv, vexpr);
+}
+
+/* ShapeTracker.expr_idxs (0.9.1) */
+static bool expr_idxs_091(Arena *a, SymNodeCtx *c, const ShapeTracker *st, const SymNode *const *idxs, const SymNode **idx,
+                          const SymNode **valid, StError *err) {
+  expr_view_091(c, st_last(st), idxs, NULL, idx, valid);
+  for (int k = st->nviews - 2; k >= 0 && c->err.status == ST_OK; k--) {
+    if ((*valid)->max == 0) {
+      *idx = snode_num(c, -1);
+      return true;
+    }
+    const View *vw = view_minify(a, TG_0_9_1, st->views[k], err);
+    if (vw == NULL) return false;
+    int n = vw->ndim;
+    const SymNode *sub[n > 0 ? n : 1];
+    sint acc = 1;
+    for (int i = n - 1; i >= 0; i--) {
+      sub[i] = snode_mod(c, snode_floordiv(c, *idx, acc), vw->shape[i]);
+      acc *= vw->shape[i];
+    }
+    expr_view_091(c, vw, sub, *valid, idx, valid);
+  }
+  if (c->err.status != ST_OK) {
+    *err = c->err;
+    return false;
+  }
+  const int64_t lim = (int64_t)1 << 31;
+  if (!((*idx)->min >= -lim)) {
+    const char *msg = arena_printf(a, "idx.min too small. idx=%s, idx.min=%lld", snode_repr(c, *idx), (long long)(*idx)->min);
+    st_raise(err, "AssertionError", msg);
+    return false;
+  }
+  if (!((*idx)->max < lim)) {
+    const char *msg = arena_printf(a, "idx.max too big. idx=%s, idx.max=%lld", snode_repr(c, *idx), (long long)(*idx)->max);
+    st_raise(err, "AssertionError", msg);
+    return false;
+  }
+  return true;
+}
+
+static bool var_in(SymNodeCtx *c, const SymNode *x, int n, const SymNode *const *set) {
+  if (x->kind != SN_VAR) return false; /* a NumNode index (size-1 dimension) is never in a set of Variables */
+  for (int i = 0; i < n; i++)
+    if (snode_eq(c, set[i], x)) return true;
+  return false;
+}
+
+/* ShapeTracker.real_strides (0.9.1) */
+static bool real_strides_091(Arena *a, const ShapeTracker *st, bool ignore_valid, sint *out, bool *is_none, StError *err) {
+  SymNodeCtx c;
+  snode_ctx_init(&c, a);
+  int n = st_ndim(st);
+  const SymNode *idxs[n > 0 ? n : 1];
+  for (int i = 0; i < n; i++) idxs[i] = snode_var(&c, arena_printf(a, "idx%d", i), 0, st_shape(st)[i] - 1);
+  if (c.err.status != ST_OK) {
+    *err = c.err;
+    return false;
+  }
+  const SymNode *idx, *valid;
+  if (!expr_idxs_091(a, &c, st, idxs, &idx, &valid, err)) return false;
+  for (int i = 0; i < n; i++) is_none[i] = true;
+  const SymNode *single[1] = {idx};
+  const SymNode *const *dims = idx->kind == SN_SUM ? idx->nodes : single;
+  int ndims = idx->kind == SN_SUM ? idx->n : 1;
+  const SymNode *bad[64];
+  int nbad = 0;
+  for (int k = 0; k < ndims; k++) {
+    const SymNode *this_dim = dims[k];
+    const SymNode *idx_maybe = this_dim->kind == SN_MUL ? this_dim->a : this_dim;
+    int64_t stride_maybe = this_dim->kind == SN_MUL ? this_dim->b : 1;
+    int found = -1;
+    for (int i = 0; i < n && found < 0; i++) /* idxs.index(idx_maybe) */
+      if (snode_eq(&c, idxs[i], idx_maybe)) found = i;
+    if (found >= 0) {
+      out[found] = stride_maybe;
+      is_none[found] = false;
+    } else { /* bad_idx_vars = bad_idx_vars.union(idx_maybe.vars()) */
+      const SymNode *vs[64];
+      int nv = snode_vars(&c, idx_maybe, vs, 64);
+      for (int i = 0; i < nv && i < 64; i++)
+        if (!var_in(&c, vs[i], nbad, bad) && nbad < 64) bad[nbad++] = vs[i];
+    }
+  }
+  const SymNode *idx_vars[64], *valid_vars[64];
+  int n_idx_vars = snode_vars(&c, idx, idx_vars, 64), n_valid_vars = snode_vars(&c, valid, valid_vars, 64);
+  if (n_idx_vars > 64 || n_valid_vars > 64) return st_unsupported(err, "real_strides: too many variables") != NULL;
+  for (int i = 0; i < n; i++) {
+    const SymNode *tidx = idxs[i];
+    if (var_in(&c, tidx, nbad, bad) || (var_in(&c, tidx, n_valid_vars, valid_vars) && !ignore_valid)) {
+      is_none[i] = true;
+    } else if (!var_in(&c, tidx, n_idx_vars, idx_vars)) {
+      out[i] = 0;
+      is_none[i] = false;
+    }
+  }
+  if (c.err.status != ST_OK) {
+    *err = c.err;
+    return false;
+  }
+  return true;
+}
+
+/* ------------------------------------------------------------------ real_strides, 0.10.x */
+
+/* View.to_indexed_uops (0.10.0 / 0.10.2) */
+static void view_to_indexed_uops(SymCtx *c, const View *vw, const SymUOp *const *idxs, const SymUOp *vexpr, const SymUOp **idx_out,
+                                 const SymUOp **valid_out) {
+  const SymUOp *iexpr = suop_const(c, SDT_INT, vw->offset);
+  for (int i = 0; i < vw->ndim; i++) {
+    if (vw->shape[i] != 1 && vw->strides[i] != 0) iexpr = suop_add(c, iexpr, suop_mul_int(c, idxs[i], vw->strides[i]));
+    if (vw->mask != NULL) {
+      if (vw->mask[i].b != 0) vexpr = suop_mul(c, vexpr, suop_ge_int(c, idxs[i], vw->mask[i].b));
+      if (vw->mask[i].e != vw->shape[i]) vexpr = suop_mul(c, vexpr, suop_lt_int(c, idxs[i], vw->mask[i].e));
+    }
+  }
+  *idx_out = iexpr;
+  *valid_out = vexpr;
+}
+
+/* ShapeTracker.to_indexed_uops (0.10.0) / views_to_indexed_uops (0.10.2) */
+static bool views_to_indexed_uops(Arena *a, TgVersion v, SymCtx *c, const ShapeTracker *st, const SymUOp **idx, const SymUOp **valid,
+                                  StError *err) {
+  const View *last = st_last(st);
+  int n = last->ndim;
+  const SymUOp *ranges[n > 0 ? n : 1];
+  for (int i = 0; i < n; i++) ranges[i] = suop_range(c, last->shape[i], i);
+  view_to_indexed_uops(c, last, ranges, suop_const(c, SDT_BOOL, 1), idx, valid);
+  for (int k = st->nviews - 2; k >= 0; k--) {
+    const View *vw = view_minify(a, v, st->views[k], err);
+    if (vw == NULL) return false;
+    int m = vw->ndim;
+    const SymUOp *sub[m > 0 ? m : 1];
+    sint acc = 1;
+    for (int i = m - 1; i >= 0; i--) { /* (idx//acc)%d, from the last dimension (unravel in 0.10.2) */
+      sub[i] = suop_mod_int(c, suop_idiv_int(c, *idx, acc), vw->shape[i]);
+      acc *= vw->shape[i];
+    }
+    view_to_indexed_uops(c, vw, sub, *valid, idx, valid);
+  }
+  return true;
+}
+
+/* ShapeTracker.real_strides (0.10.0) / views_to_real_strides (0.10.2) */
+static bool real_strides_010(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_valid, sint *out, bool *is_none, StError *err) {
+  SymCtx *c = symctx_new(a, v);
+  const SymUOp *idx, *valid;
+  if (!views_to_indexed_uops(a, v, c, st, &idx, &valid, err)) return false;
+  idx = suop_rewrite_flat(c, idx);
+  valid = suop_rewrite_flat(c, valid);
+  const SymUOp *newvalid = sym_simplify_valid(c, valid);
+  if (newvalid != NULL) valid = newvalid;
+  const SymUOp *newidx = sym_uop_given_valid(c, valid, idx);
+  if (newidx != NULL) idx = suop_rewrite_flat(c, newidx);
+  if (symctx_error(c)->status != ST_OK) {
+    *err = *symctx_error(c);
+    return false;
+  }
+  int n = st_ndim(st);
+  for (int i = 0; i < n; i++) is_none[i] = true;
+  const SymUOp **terms;
+  int nterms = suop_split(c, idx, SU_ADD, &terms);
+  for (int k = 0; k < nterms; k++) {
+    const SymUOp *t = terms[k];
+    if (t->op == SU_RANGE) {
+      out[t->arg] = 1;
+      is_none[t->arg] = false;
+    }
+    if (t->op == SU_MUL && t->src[0]->op == SU_RANGE && t->src[1]->op == SU_CONST) {
+      out[t->src[0]->arg] = t->src[1]->arg;
+      is_none[t->src[0]->arg] = false;
+    }
+    if (t->op == SU_MUL && t->src[1]->op == SU_RANGE && t->src[0]->op == SU_CONST) {
+      out[t->src[1]->arg] = t->src[0]->arg;
+      is_none[t->src[1]->arg] = false;
+    }
+  }
+  bool used[n > 0 ? n : 1], masked[n > 0 ? n : 1];
+  memset(used, 0, sizeof used);
+  memset(masked, 0, sizeof masked);
+  const SymUOp **nodes;
+  int nn = suop_toposort(c, idx, &nodes);
+  for (int k = 0; k < nn; k++)
+    if (nodes[k]->op == SU_RANGE) used[nodes[k]->arg] = true;
+  nn = suop_toposort(c, valid, &nodes);
+  for (int k = 0; k < nn; k++)
+    if (nodes[k]->op == SU_RANGE) masked[nodes[k]->arg] = true;
+  for (int i = 0; i < n; i++) {
+    if (!used[i]) {
+      out[i] = 0;
+      is_none[i] = false;
+    }
+    if (!ignore_valid && masked[i]) is_none[i] = true;
+  }
+  return true;
+}
+
+/* ShapeTracker.real_strides: NOTE: if a stride is not always valid, it will be None */
+bool st_real_strides(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_valid, sint *out, bool *is_none, StError *err) {
+  const View *last = st_last(st);
+  if (st->nviews == 1 && last->mask == NULL) {
+    for (int i = 0; i < last->ndim; i++) {
+      out[i] = last->strides[i];
+      is_none[i] = false;
+    }
+    return true;
+  }
+  if (v == TG_0_9_1) return real_strides_091(a, st, ignore_valid, out, is_none, err);
+  return real_strides_010(a, v, st, ignore_valid, out, is_none, err);
+}
+
+/* ShapeTracker.unit_stride_axes */
+int st_unit_stride_axes(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_valid, int *axes, StError *err) {
+  int n = st_ndim(st), cnt = 0;
+  sint strides[n > 0 ? n : 1];
+  bool is_none[n > 0 ? n : 1];
+  if (!st_real_strides(a, v, st, ignore_valid, strides, is_none, err)) return -1;
+  for (int i = 0; i < n; i++)
+    if (!is_none[i] && strides[i] == 1) axes[cnt++] = i;
+  return cnt;
+}
+
+/* ------------------------------------------------------------------ JSON (capture-format.md section 2) */
+
+static void *bad_input(StError *err, const char *message) {
+  err->status = ST_BAD_INPUT;
+  err->type = "";
+  err->message = message;
+  return NULL;
+}
+
+static bool sint_from_json(const JVal *j, sint *out, StError *err) {
+  if (j != NULL && j->kind == J_INT) {
+    *out = j->u.i;
+    return true;
+  }
+  if (j != NULL && j->kind == J_OBJ && json_get(j, "sym") != NULL) return st_unsupported(err, "symbolic shape: unsupported") != NULL;
+  if (j != NULL && j->kind == J_UINT) return st_unsupported(err, "shape value above int64") != NULL;
+  return bad_input(err, "ShapeTracker: expected an int or {\"sym\": ...}") != NULL;
+}
+
+static bool sints_from_json(const JVal *j, int n, sint *out, StError *err) {
+  for (int i = 0; i < n; i++)
+    if (!sint_from_json(j->u.arr[i], &out[i], err)) return false;
+  return true;
+}
+
+/* VIEW = {"shape": [sint], "strides": [sint], "offset": sint, "mask": null | [[sint, sint], ...], "contiguous": bool} */
+const View *view_from_json(Arena *a, const JVal *j, StError *err) {
+  const JVal *shape = json_get(j, "shape"), *strides = json_get(j, "strides"), *offset = json_get(j, "offset");
+  const JVal *mask = json_get(j, "mask"), *contiguous = json_get(j, "contiguous");
+  if (!shape || shape->kind != J_ARR || !strides || strides->kind != J_ARR || strides->n != shape->n || !offset || !mask ||
+      !contiguous || contiguous->kind != J_BOOL)
+    return bad_input(err, "ShapeTracker: malformed VIEW");
+  int n = (int)shape->n;
+  sint sh[n > 0 ? n : 1], st[n > 0 ? n : 1], off;
+  if (!sints_from_json(shape, n, sh, err) || !sints_from_json(strides, n, st, err) || !sint_from_json(offset, &off, err)) return NULL;
+  SPair m[n > 0 ? n : 1];
+  if (mask->kind != J_NULL) {
+    if (mask->kind != J_ARR || (int)mask->n != n) return bad_input(err, "ShapeTracker: malformed mask");
+    for (int i = 0; i < n; i++) {
+      const JVal *p = mask->u.arr[i];
+      if (p->kind != J_ARR || p->n != 2) return bad_input(err, "ShapeTracker: malformed mask");
+      if (!sint_from_json(p->u.arr[0], &m[i].b, err) || !sint_from_json(p->u.arr[1], &m[i].e, err)) return NULL;
+    }
+  }
+  return view_new(a, n, sh, st, off, mask->kind != J_NULL ? m : NULL, contiguous->u.b);
+}
+
+/* ST = {"views": [VIEW, ...]} */
+const ShapeTracker *st_from_json(Arena *a, const JVal *j, StError *err) {
+  const JVal *views = json_get(j, "views");
+  if (!views || views->kind != J_ARR || views->n == 0) return bad_input(err, "ShapeTracker: expected {\"views\": [VIEW, ...]}");
+  int n = (int)views->n;
+  const View *vs[n];
+  for (int i = 0; i < n; i++)
+    if ((vs[i] = view_from_json(a, views->u.arr[i], err)) == NULL) return NULL;
+  return st_new(a, n, vs);
+}
+
+static JVal *sints_to_json(Arena *a, int n, const sint *xs) {
+  JVal *arr = json_arr(a);
+  for (int i = 0; i < n; i++) json_push(a, arr, json_int(a, xs[i]));
+  return arr;
+}
+
+JVal *view_to_json(Arena *a, const View *vw) {
+  JVal *o = json_obj(a);
+  json_set(a, o, "shape", sints_to_json(a, vw->ndim, vw->shape));
+  json_set(a, o, "strides", sints_to_json(a, vw->ndim, vw->strides));
+  json_set(a, o, "offset", json_int(a, vw->offset));
+  if (vw->mask == NULL) {
+    json_set(a, o, "mask", json_null(a));
+  } else {
+    JVal *m = json_arr(a);
+    for (int i = 0; i < vw->ndim; i++) {
+      JVal *p = json_arr(a);
+      json_push(a, p, json_int(a, vw->mask[i].b));
+      json_push(a, p, json_int(a, vw->mask[i].e));
+      json_push(a, m, p);
+    }
+    json_set(a, o, "mask", m);
+  }
+  json_set(a, o, "contiguous", json_bool(a, vw->contiguous));
+  return o;
+}
+
+JVal *st_to_json(Arena *a, const ShapeTracker *st) {
+  JVal *views = json_arr(a);
+  for (int i = 0; i < st->nviews; i++) json_push(a, views, view_to_json(a, st->views[i]));
+  JVal *o = json_obj(a);
+  json_set(a, o, "views", views);
+  return o;
+}
+
+void st_error_to_status(const StError *err, Status *status) {
+  if (err->status == ST_RAISED) status_raise(status, err->type, "%s", err->message);
+  else if (err->status == ST_UNSUPPORTED) status_unsupported(status, "%s", err->message);
+  else if (err->status == ST_BAD_INPUT) status_bad_input(status, "%s", err->message);
+  else status->kind = ST_OK;
+}
+
+const ShapeTracker *st_decode_status(Arena *a, const JVal *j, Status *status) {
+  StError err;
+  st_error_clear(&err);
+  const ShapeTracker *st = st_from_json(a, j, &err);
+  if (st == NULL) st_error_to_status(&err, status);
+  return st;
+}

@@ -1,0 +1,81 @@
+/* shapetracker.h — tinygrad's ShapeTracker (shape/shapetracker.py) for int
+ * shapes, 0.9.1 / 0.10.0 / 0.10.2: a tuple of Views (view.h), the movement
+ * ops, simplify / __add__ / invert, real_strides and unit_stride_axes (which
+ * go through the version's index simplifier, symbolic.h), equality, hashing
+ * and the capture contract's ST encoding ({"views": [VIEW, ...]}).
+ *
+ * Conventions are view.h's: immutable values in an Arena, `v` picks the
+ * version, fallible functions return NULL and fill `StError *err` (ST_RAISED
+ * with tinygrad's exception, ST_UNSUPPORTED, ST_BAD_INPUT for malformed
+ * JSON); a NULL result with err->status == ST_OK is Python's None. */
+#ifndef TSCHED_SHAPETRACKER_H
+#define TSCHED_SHAPETRACKER_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "arena.h"
+#include "json.h"
+#include "sint.h"
+#include "status.h"
+#include "version.h"
+#include "view.h"
+
+typedef struct ShapeTracker ShapeTracker;
+struct ShapeTracker {
+  int nviews;                   /* >= 1 */
+  const View *const *views;
+};
+
+/* ShapeTracker(views): copies the array of pointers (the views are shared) */
+const ShapeTracker *st_new(Arena *a, int nviews, const View *const *views);
+/* ShapeTracker.from_shape */
+const ShapeTracker *st_from_shape(Arena *a, TgVersion v, int n, const sint *shape, StError *err);
+
+static inline const View *st_last(const ShapeTracker *st) { return st->views[st->nviews - 1]; }
+static inline int st_ndim(const ShapeTracker *st) { return st_last(st)->ndim; }
+static inline const sint *st_shape(const ShapeTracker *st) { return st_last(st)->shape; }
+sint st_size(const ShapeTracker *st);              /* .size: views[-1].size() */
+bool st_contiguous(const ShapeTracker *st);        /* .contiguous */
+bool st_consecutive(const ShapeTracker *st);       /* .consecutive */
+
+/* movement ops: each returns a new ShapeTracker */
+/* merge_view: getenv("MERGE_VIEW", 1) as the capture's context recorded it */
+const ShapeTracker *st_reshape(Arena *a, TgVersion v, const ShapeTracker *st, int n, const sint *new_shape, bool merge_view,
+                               StError *err);
+const ShapeTracker *st_permute(Arena *a, TgVersion v, const ShapeTracker *st, int n, const int64_t *axis, StError *err);
+const ShapeTracker *st_expand(Arena *a, TgVersion v, const ShapeTracker *st, int n, const sint *new_shape, StError *err);
+const ShapeTracker *st_pad(Arena *a, TgVersion v, const ShapeTracker *st, int n, const SPair *arg, StError *err);
+const ShapeTracker *st_shrink(Arena *a, TgVersion v, const ShapeTracker *st, int n, const SPair *arg, StError *err);
+const ShapeTracker *st_stride(Arena *a, TgVersion v, const ShapeTracker *st, int n, const int64_t *mul, StError *err); /* 0.9.1, 0.10.0 */
+const ShapeTracker *st_flip(Arena *a, TgVersion v, const ShapeTracker *st, int n, const bool *flip, StError *err);     /* 0.10.2 */
+
+/* ShapeTracker.simplify: merge the last two views while View.__add__ allows */
+const ShapeTracker *st_simplify(Arena *a, TgVersion v, const ShapeTracker *st, StError *err);
+/* ShapeTracker.__add__: st + other, one view of other at a time */
+const ShapeTracker *st_add(Arena *a, TgVersion v, const ShapeTracker *st, const ShapeTracker *other, StError *err);
+/* ShapeTracker.invert(out_shape); NULL (ok) when not invertible. It ends with a reshape, which
+ * reads MERGE_VIEW like st_reshape. */
+const ShapeTracker *st_invert(Arena *a, TgVersion v, const ShapeTracker *st, int n, const sint *out_shape, bool merge_view,
+                              StError *err);
+
+/* ShapeTracker.real_strides(ignore_valid): out[i] is the stride of dimension i, or None
+ * where is_none[i] (both arrays have st_ndim(st) entries). Returns false on error. */
+bool st_real_strides(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_valid, sint *out, bool *is_none, StError *err);
+/* ShapeTracker.unit_stride_axes(ignore_valid): the axes whose real stride is 1, into axes
+ * (st_ndim(st) entries); returns the count, or -1 on error. */
+int st_unit_stride_axes(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_valid, int *axes, StError *err);
+
+/* dataclass equality and a consistent hash (int-only values: the same in every version) */
+bool st_equal(const ShapeTracker *x, const ShapeTracker *y);
+uint64_t st_hash(const ShapeTracker *st);
+
+/* The contract's encoding (capture-format.md section 2). A {"sym": ...} anywhere gives
+ * ST_UNSUPPORTED "symbolic shape: unsupported"; malformed JSON gives ST_BAD_INPUT. */
+const View *view_from_json(Arena *a, const JVal *j, StError *err);
+const ShapeTracker *st_from_json(Arena *a, const JVal *j, StError *err);
+JVal *view_to_json(Arena *a, const View *vw);
+JVal *st_to_json(Arena *a, const ShapeTracker *st);
+/* The same decoder reporting through the core's Status (for graph.h's Codec). */
+const ShapeTracker *st_decode_status(Arena *a, const JVal *j, Status *status);
+/* Copies an StError into a Status. */
+void st_error_to_status(const StError *err, Status *status);
+#endif

@@ -1,0 +1,1942 @@
+/* symbolic.c — tinygrad's integer index simplifier (see symbolic.h).
+ * Part 1: 0.9.1 Node algebra (shape/symbolic.py).
+ * Part 2: 0.10.x UOp expressions (ops.py UOp, _min_max, exec_alu).
+ * Part 3: the UPat matcher and graph_rewrite.
+ * Part 4: the rule helpers and rule lists of 0.10.0 and 0.10.2.
+ * Part 5: simplify_valid / uop_given_valid. */
+#include "symbolic.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ============================================================ Part 1: 0.9.1 Node algebra */
+
+static const char *const SN_CLASS[] = {"NumNode", "Variable", "MulNode", "DivNode", "ModNode", "LtNode", "SumNode", "AndNode"};
+
+void snode_ctx_init(SymNodeCtx *c, Arena *a) {
+  c->a = a;
+  st_error_clear(&c->err);
+}
+
+static bool sn_failed(const SymNodeCtx *c) { return c->err.status != ST_OK; }
+
+static void sn_raise(SymNodeCtx *c, const char *type, const char *message) {
+  if (sn_failed(c)) return;
+  c->err.status = ST_RAISED;
+  c->err.type = type;
+  c->err.message = message;
+}
+
+/* Python's `%` and `//` on ints, raising ZeroDivisionError like Python. */
+static int64_t sn_pymod(SymNodeCtx *c, int64_t x, int64_t y) {
+  if (y == 0) {
+    sn_raise(c, "ZeroDivisionError", "integer modulo by zero");
+    return 0;
+  }
+  return py_mod(x, y);
+}
+
+static int64_t sn_pydiv(SymNodeCtx *c, int64_t x, int64_t y) {
+  if (y == 0) {
+    sn_raise(c, "ZeroDivisionError", "integer division or modulo by zero");
+    return 0;
+  }
+  return py_floordiv(x, y);
+}
+
+static int64_t gcd64(int64_t x, int64_t y) { /* math.gcd: non-negative */
+  if (x < 0) x = -x;
+  if (y < 0) y = -y;
+  while (y != 0) {
+    int64_t t = x % y;
+    x = y;
+    y = t;
+  }
+  return x;
+}
+
+static SymNode *sn_alloc(SymNodeCtx *c, SymNodeKind kind) {
+  SymNode *n = arena_alloc(c->a, sizeof *n);
+  n->kind = kind;
+  return n;
+}
+
+/* NumNode(num) */
+const SymNode *snode_num(SymNodeCtx *c, int64_t b) {
+  SymNode *n = sn_alloc(c, SN_NUM);
+  n->b = n->min = n->max = b;
+  return n;
+}
+
+/* Variable.__new__ / __init__ */
+const SymNode *snode_var(SymNodeCtx *c, const char *expr, int64_t min, int64_t max) {
+  if (!(min >= 0 && min <= max)) {
+    sn_raise(c, "AssertionError",
+             arena_printf(c->a, "invalid Variable expr='%s' nmin=%lld nmax=%lld", expr, (long long)min, (long long)max));
+    return snode_num(c, 0);
+  }
+  if (min == max) return snode_num(c, min);
+  SymNode *n = sn_alloc(c, SN_VAR);
+  n->expr = expr;
+  n->min = min;
+  n->max = max;
+  return n;
+}
+
+bool snode_truthy(const SymNode *x) { return !(x->max == x->min && x->min == 0); }
+
+/* Node.render for ctx "DEBUG" (the key) and "REPR" */
+static const char *sn_render(SymNodeCtx *c, const SymNode *x, bool repr) {
+  if (!repr && x->key != NULL) return x->key;
+  if (!(x->kind == SN_VAR || x->kind == SN_NUM || x->min != x->max)) sn_raise(c, "AssertionError", "");
+  const char *s = "";
+  switch (x->kind) {
+    case SN_NUM: s = repr ? arena_printf(c->a, "NumNode(%lld)", (long long)x->b) : arena_printf(c->a, "%lld", (long long)x->b); break;
+    case SN_VAR:
+      s = repr ? arena_printf(c->a, "Variable('%s', %lld, %lld)", x->expr, (long long)x->min, (long long)x->max)
+               : arena_printf(c->a, "%s[%lld-%lld]", x->expr, (long long)x->min, (long long)x->max);
+      break;
+    case SN_MUL: s = arena_printf(c->a, "(%s*%lld)", sn_render(c, x->a, repr), (long long)x->b); break;
+    case SN_DIV: s = arena_printf(c->a, "(%s//%lld)", sn_render(c, x->a, repr), (long long)x->b); break;
+    case SN_MOD: s = arena_printf(c->a, "(%s%%%lld)", sn_render(c, x->a, repr), (long long)x->b); break;
+    case SN_LT: s = arena_printf(c->a, "(%s<%lld)", sn_render(c, x->a, repr), (long long)x->b); break;
+    case SN_SUM:
+    case SN_AND: {
+      /* "(" + sep.join(sorted(renders)) + ")" */
+      const char *sep = x->kind == SN_SUM ? "+" : " and ";
+      const char **parts = arena_array(c->a, (size_t)(x->n > 0 ? x->n : 1), sizeof *parts);
+      size_t len = 3;
+      for (int i = 0; i < x->n; i++) {
+        parts[i] = sn_render(c, x->nodes[i], repr);
+        len += strlen(parts[i]) + strlen(sep);
+      }
+      for (int i = 1; i < x->n; i++) { /* insertion sort by strcmp (Python str order for ASCII) */
+        const char *p = parts[i];
+        int j = i - 1;
+        while (j >= 0 && strcmp(parts[j], p) > 0) {
+          parts[j + 1] = parts[j];
+          j--;
+        }
+        parts[j + 1] = p;
+      }
+      char *buf = arena_alloc(c->a, len);
+      strcpy(buf, "(");
+      for (int i = 0; i < x->n; i++) {
+        if (i) strcat(buf, sep);
+        strcat(buf, parts[i]);
+      }
+      strcat(buf, ")");
+      s = buf;
+      break;
+    }
+  }
+  if (!repr) ((SymNode *)x)->key = s; /* Node.key is a cached_property */
+  return s;
+}
+
+const char *snode_key(SymNodeCtx *c, const SymNode *x) { return sn_render(c, x, false); }
+const char *snode_repr(SymNodeCtx *c, const SymNode *x) { return sn_render(c, x, true); }
+
+/* Node.__eq__ between nodes: NumNode compares its value, everything else its key */
+bool snode_eq(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
+  if (x == y) return true;
+  if (x->kind == SN_NUM || y->kind == SN_NUM) return x->kind == SN_NUM && y->kind == SN_NUM && x->b == y->b;
+  return strcmp(snode_key(c, x), snode_key(c, y)) == 0;
+}
+
+/* OpNode.get_bounds for each class */
+static void sn_bounds_mul(SymNodeCtx *c, SymNode *n) {
+  if (!(n->a->min >= 0)) sn_raise(c, "AssertionError", "");
+  if (n->b >= 0) {
+    n->min = n->a->min * n->b;
+    n->max = n->a->max * n->b;
+  } else {
+    n->min = n->a->max * n->b;
+    n->max = n->a->min * n->b;
+  }
+}
+
+static const SymNode *sn_new_mul(SymNodeCtx *c, const SymNode *a, int64_t b) { /* MulNode(a, b) */
+  SymNode *n = sn_alloc(c, SN_MUL);
+  n->a = a;
+  n->b = b;
+  sn_bounds_mul(c, n);
+  return n;
+}
+
+static const SymNode *sn_new_div(SymNodeCtx *c, const SymNode *a, int64_t b) { /* DivNode(a, b) */
+  SymNode *n = sn_alloc(c, SN_DIV);
+  n->a = a;
+  n->b = b;
+  if (!(a->min >= 0)) sn_raise(c, "AssertionError", "");
+  n->min = sn_pydiv(c, a->min, b);
+  n->max = sn_pydiv(c, a->max, b);
+  return n;
+}
+
+static const SymNode *sn_new_mod(SymNodeCtx *c, const SymNode *a, int64_t b) { /* ModNode(a, b) */
+  SymNode *n = sn_alloc(c, SN_MOD);
+  n->a = a;
+  n->b = b;
+  if (!(a->min >= 0)) sn_raise(c, "AssertionError", "");
+  if (a->max - a->min >= b || (a->min != a->max && sn_pymod(c, a->min, b) >= sn_pymod(c, a->max, b))) {
+    n->min = 0;
+    n->max = b - 1;
+  } else {
+    n->min = sn_pymod(c, a->min, b);
+    n->max = sn_pymod(c, a->max, b);
+  }
+  return n;
+}
+
+static void sn_lt_bounds(const SymNode *a, int64_t b, int64_t *lo, int64_t *hi) { /* LtNode.get_bounds, int b */
+  if (a->kind == SN_NUM && a->b == b) { /* self.a == self.b */
+    *lo = *hi = 0;
+  } else if (a->max < b) {
+    *lo = *hi = 1;
+  } else if (a->min >= b) {
+    *lo = *hi = 0;
+  } else {
+    *lo = 0;
+    *hi = 1;
+  }
+}
+
+static const SymNode *sn_new_lt(SymNodeCtx *c, const SymNode *a, int64_t b) { /* LtNode(a, b) */
+  SymNode *n = sn_alloc(c, SN_LT);
+  n->a = a;
+  n->b = b;
+  sn_lt_bounds(a, b, &n->min, &n->max);
+  return n;
+}
+
+bool snode_lt_truthy(const SymNode *x, int64_t b) {
+  int64_t lo, hi;
+  sn_lt_bounds(x, b, &lo, &hi);
+  return !(lo == 0 && hi == 0);
+}
+
+static const SymNode *sn_new_red(SymNodeCtx *c, SymNodeKind kind, int n, const SymNode *const *nodes) { /* SumNode/AndNode */
+  SymNode *r = sn_alloc(c, kind);
+  const SymNode **copy = arena_array(c->a, (size_t)(n > 0 ? n : 1), sizeof *copy);
+  memcpy(copy, nodes, sizeof *copy * (size_t)n);
+  r->n = n;
+  r->nodes = copy;
+  if (kind == SN_SUM) {
+    for (int i = 0; i < n; i++) {
+      r->min += nodes[i]->min;
+      r->max += nodes[i]->max;
+    }
+  } else { /* AndNode: min of the mins, max of the maxes */
+    for (int i = 0; i < n; i++) {
+      if (i == 0 || nodes[i]->min < r->min) r->min = nodes[i]->min;
+      if (i == 0 || nodes[i]->max > r->max) r->max = nodes[i]->max;
+    }
+  }
+  return r;
+}
+
+/* create_node: a node whose bounds meet is a NumNode */
+static const SymNode *create_node(SymNodeCtx *c, const SymNode *ret) {
+  if (!(ret->min <= ret->max))
+    sn_raise(c, "AssertionError",
+             arena_printf(c->a, "min greater than max! %lld %lld when creating <class 'tinygrad.shape.symbolic.%s'> <%s>",
+                          (long long)ret->min, (long long)ret->max, SN_CLASS[ret->kind], snode_key(c, ret)));
+  if (ret->min == ret->max) return snode_num(c, ret->min);
+  return ret;
+}
+
+/* A growable list of nodes. */
+typedef struct NodeList { const SymNode **items; int n, cap; } NodeList;
+
+static void nl_push(SymNodeCtx *c, NodeList *l, const SymNode *x) {
+  if (l->n == l->cap) {
+    int cap = l->cap ? l->cap * 2 : 8;
+    const SymNode **bigger = arena_array(c->a, (size_t)cap, sizeof *bigger);
+    if (l->n) memcpy(bigger, l->items, sizeof *bigger * (size_t)l->n);
+    l->items = bigger;
+    l->cap = cap;
+  }
+  l->items[l->n++] = x;
+}
+
+/* SumNode.flat_components */
+static void sn_flat_components(SymNodeCtx *c, const SymNode *sum, NodeList *out) {
+  for (int i = 0; i < sum->n; i++) {
+    if (sum->nodes[i]->kind == SN_SUM) sn_flat_components(c, sum->nodes[i], out);
+    else nl_push(c, out, sum->nodes[i]);
+  }
+}
+
+/* Node.sum */
+const SymNode *snode_sum(SymNodeCtx *c, int n, const SymNode *const *nodes_in) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  NodeList nodes = {0};
+  for (int i = 0; i < n; i++)
+    if (nodes_in[i]->max != 0 || nodes_in[i]->min != 0) nl_push(c, &nodes, nodes_in[i]);
+  if (nodes.n == 0) return snode_num(c, 0);
+  if (nodes.n == 1) return nodes.items[0];
+  NodeList flat = {0};
+  sn_flat_components(c, sn_new_red(c, SN_SUM, nodes.n, nodes.items), &flat);
+  /* mul_groups: a dict from node (by key) to summed coefficient, in insertion order */
+  const SymNode **keys = arena_array(c->a, (size_t)flat.n, sizeof *keys);
+  int64_t *coef = arena_array(c->a, (size_t)flat.n, sizeof *coef);
+  int ngroups = 0;
+  int64_t num_node_sum = 0;
+  for (int i = 0; i < flat.n; i++) {
+    const SymNode *node = flat.items[i];
+    if (node->kind == SN_NUM) {
+      num_node_sum += node->b;
+      continue;
+    }
+    const SymNode *key = node->kind == SN_MUL ? node->a : node;
+    int64_t add = node->kind == SN_MUL ? node->b : 1;
+    int g = 0;
+    while (g < ngroups && !snode_eq(c, keys[g], key)) g++;
+    if (g == ngroups) {
+      keys[ngroups] = key;
+      coef[ngroups++] = 0;
+    }
+    coef[g] += add;
+  }
+  NodeList new_nodes = {0};
+  for (int g = 0; g < ngroups; g++) {
+    if (coef[g] == 0) continue;
+    nl_push(c, &new_nodes, coef[g] != 1 ? sn_new_mul(c, keys[g], coef[g]) : keys[g]);
+  }
+  if (num_node_sum != 0) nl_push(c, &new_nodes, snode_num(c, num_node_sum));
+  if (new_nodes.n > 1) return create_node(c, sn_new_red(c, SN_SUM, new_nodes.n, new_nodes.items));
+  return new_nodes.n == 1 ? new_nodes.items[0] : snode_num(c, 0);
+}
+
+/* Node.__add__: Node.sum([self, b]) */
+const SymNode *snode_add(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
+  const SymNode *pair[2] = {x, y};
+  return snode_sum(c, 2, pair);
+}
+
+const SymNode *snode_add_int(SymNodeCtx *c, const SymNode *x, int64_t b) { return snode_add(c, x, snode_num(c, b)); }
+
+/* x * b, dispatching like Python: NumNode.__mul__, MulNode.__mul__, SumNode.__mul__, Node.__mul__ */
+const SymNode *snode_mul(SymNodeCtx *c, const SymNode *x, int64_t b) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  switch (x->kind) {
+    case SN_NUM: return snode_num(c, x->b * b);
+    case SN_MUL: return snode_mul(c, x->a, x->b * b); /* two muls in one mul */
+    case SN_SUM: {                                    /* distribute mul into sum */
+      const SymNode **parts = arena_array(c->a, (size_t)x->n, sizeof *parts);
+      for (int i = 0; i < x->n; i++) parts[i] = snode_mul(c, x->nodes[i], b);
+      return snode_sum(c, x->n, parts);
+    }
+    default:
+      if (b == 0) return snode_num(c, 0);
+      if (b == 1) return x;
+      return create_node(c, sn_new_mul(c, x, b));
+  }
+}
+
+enum { FA_DEFAULT = -1 }; /* factoring_allowed: the class's default */
+
+static const SymNode *sn_floordiv(SymNodeCtx *c, const SymNode *x, int64_t b, int fa);
+
+/* Node.__floordiv__ with an int b */
+static const SymNode *sn_floordiv_generic(SymNodeCtx *c, const SymNode *x, int64_t b, bool fa) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  if (!(b != 0)) {
+    sn_raise(c, "AssertionError", "");
+    return snode_num(c, 0);
+  }
+  if (b < 0) return sn_floordiv(c, snode_mul(c, x, -1), -b, fa);
+  if (b == 1) return x;
+  /* the numerator of div is not allowed to be negative */
+  if (x->min < 0) {
+    int64_t offset = py_floordiv(x->min, b);
+    /* factor out an "offset" to make the numerator positive. don't allowing factoring again */
+    return snode_add_int(c, sn_floordiv(c, snode_add_int(c, x, -offset * b), b, false), offset);
+  }
+  return create_node(c, sn_new_div(c, x, b));
+}
+
+/* SumNode.__floordiv__ with an int b */
+static const SymNode *sn_floordiv_sum(SymNodeCtx *c, const SymNode *x, int64_t b, bool fa) {
+  if (b == 1) return x;
+  if (!fa) return sn_floordiv_generic(c, x, b, fa);
+  NodeList flat = {0}, fully_divided = {0}, rest = {0};
+  sn_flat_components(c, x, &flat);
+  int64_t g = b, divisor = 1;
+  for (int i = 0; i < flat.n; i++) {
+    const SymNode *y = flat.items[i];
+    if (y->kind == SN_NUM || y->kind == SN_MUL) {
+      if (sn_pymod(c, y->b, b) == 0) {
+        nl_push(c, &fully_divided, sn_floordiv(c, y, b, FA_DEFAULT));
+      } else {
+        int64_t div;
+        if (y->kind == SN_NUM && (div = sn_pydiv(c, y->b, b)) != 0) {
+          nl_push(c, &fully_divided, snode_num(c, div));
+          y = snode_num(c, y->b - b * div);
+        }
+        nl_push(c, &rest, y);
+        g = gcd64(g, y->b);
+        if (y->kind == SN_MUL && divisor == 1 && sn_pymod(c, b, y->b) == 0) divisor = y->b;
+      }
+    } else {
+      nl_push(c, &rest, y);
+      g = 1;
+    }
+  }
+  const SymNode *fd = snode_sum(c, fully_divided.n, fully_divided.items), *rs = snode_sum(c, rest.n, rest.items);
+  if (g > 1) return snode_add(c, fd, sn_floordiv(c, sn_floordiv(c, rs, g, FA_DEFAULT), sn_pydiv(c, b, g), FA_DEFAULT));
+  if (divisor > 1)
+    return snode_add(c, fd, sn_floordiv(c, sn_floordiv(c, rs, divisor, FA_DEFAULT), sn_pydiv(c, b, divisor), FA_DEFAULT));
+  return snode_add(c, fd, sn_floordiv_generic(c, rs, b, true));
+}
+
+/* x.__floordiv__(b, factoring_allowed) dispatched on x's class; fa == FA_DEFAULT uses the class default */
+static const SymNode *sn_floordiv(SymNodeCtx *c, const SymNode *x, int64_t b, int fa) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  switch (x->kind) {
+    case SN_MUL: { /* MulNode.__floordiv__(b, factoring_allowed=False) */
+      if (sn_pymod(c, x->b, b) == 0) return snode_mul(c, x->a, sn_pydiv(c, x->b, b));
+      if (sn_pymod(c, b, x->b) == 0 && x->b > 0) return sn_floordiv(c, x->a, sn_pydiv(c, b, x->b), FA_DEFAULT);
+      return sn_floordiv_generic(c, x, b, fa == FA_DEFAULT ? false : fa);
+    }
+    case SN_DIV: /* DivNode.__floordiv__: two divs is one div */
+      return sn_floordiv(c, x->a, x->b * b, FA_DEFAULT);
+    case SN_MOD: /* ModNode.__floordiv__(b, factoring_allowed=True) */
+      if (sn_pymod(c, x->b, b) == 0) return snode_mod(c, sn_floordiv(c, x->a, b, FA_DEFAULT), sn_pydiv(c, x->b, b));
+      return sn_floordiv_generic(c, x, b, fa == FA_DEFAULT ? true : fa);
+    case SN_SUM: return sn_floordiv_sum(c, x, b, fa == FA_DEFAULT ? true : fa);
+    default: return sn_floordiv_generic(c, x, b, fa == FA_DEFAULT ? true : fa);
+  }
+}
+
+const SymNode *snode_floordiv(SymNodeCtx *c, const SymNode *x, int64_t b) { return sn_floordiv(c, x, b, FA_DEFAULT); }
+
+/* Node.__mod__ with an int b */
+static const SymNode *sn_mod_generic(SymNodeCtx *c, const SymNode *x, int64_t b) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  if (!(b > 0)) {
+    sn_raise(c, "AssertionError", "");
+    return snode_num(c, 0);
+  }
+  if (b == 1) return snode_num(c, 0);
+  if (x->min >= 0 && x->max < b) return x;
+  if (py_floordiv(x->min, b) == py_floordiv(x->max, b)) return snode_add_int(c, x, -(b * py_floordiv(x->min, b)));
+  if (x->min < 0) return snode_mod(c, snode_add_int(c, x, -(py_floordiv(x->min, b) * b)), b);
+  return create_node(c, sn_new_mod(c, x, b));
+}
+
+/* x % b dispatched on x's class */
+const SymNode *snode_mod(SymNodeCtx *c, const SymNode *x, int64_t b) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  switch (x->kind) {
+    case SN_MUL: /* MulNode.__mod__: Node.__mod__(self.a * (self.b%b), b) */
+      return sn_mod_generic(c, snode_mul(c, x->a, sn_pymod(c, x->b, b)), b);
+    case SN_MOD: /* ModNode.__mod__ */
+      if (sn_pymod(c, x->b, b) == 0) return snode_mod(c, x->a, b);
+      return sn_mod_generic(c, x, b);
+    case SN_SUM: { /* SumNode.__mod__ */
+      const SymNode **parts = arena_array(c->a, (size_t)x->n, sizeof *parts);
+      for (int i = 0; i < x->n; i++) {
+        const SymNode *y = x->nodes[i];
+        parts[i] = (y->kind == SN_NUM || y->kind == SN_MUL) ? snode_mod(c, y, b) : y;
+      }
+      return sn_mod_generic(c, snode_sum(c, x->n, parts), b);
+    }
+    default: return sn_mod_generic(c, x, b);
+  }
+}
+
+/* Node.ands */
+const SymNode *snode_ands(SymNodeCtx *c, int n, const SymNode *const *nodes) {
+  if (n == 0) return snode_num(c, 1);
+  if (n == 1) return nodes[0];
+  for (int i = 0; i < n; i++)
+    if (!snode_truthy(nodes[i])) return snode_num(c, 0);
+  NodeList keep = {0}; /* filter 1s */
+  for (int i = 0; i < n; i++)
+    if (nodes[i]->min != nodes[i]->max) nl_push(c, &keep, nodes[i]);
+  if (keep.n > 1) return create_node(c, sn_new_red(c, SN_AND, keep.n, keep.items));
+  return keep.n == 1 ? keep.items[0] : snode_num(c, 1);
+}
+
+/* create_lt_node (shape/symbolic.py), int b */
+const SymNode *create_lt_node(SymNodeCtx *c, const SymNode *lhs, int64_t b) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  if (lhs->kind == SN_SUM) {
+    NodeList new_sum = {0};
+    for (int i = 0; i < lhs->n; i++) {
+      if (lhs->nodes[i]->kind == SN_NUM) b -= lhs->nodes[i]->b;
+      else nl_push(c, &new_sum, lhs->nodes[i]);
+    }
+    lhs = snode_sum(c, new_sum.n, new_sum.items);
+    NodeList nodes = {0}, muls = {0}, others = {0};
+    if (lhs->kind == SN_SUM)
+      for (int i = 0; i < lhs->n; i++) nl_push(c, &nodes, lhs->nodes[i]);
+    else nl_push(c, &nodes, lhs);
+    for (int i = 0; i < nodes.n; i++) {
+      const SymNode *x = nodes.items[i];
+      bool is_mul = x->kind == SN_MUL && x->b > 0 && x->max >= b;
+      nl_push(c, is_mul ? &muls : &others, x);
+    }
+    if (muls.n > 0) {
+      int64_t mul_gcd = b;
+      for (int i = 0; i < muls.n; i++) mul_gcd = gcd64(mul_gcd, muls.items[i]->b);
+      const SymNode *all_others = snode_sum(c, others.n, others.items);
+      if (all_others->min >= 0 && all_others->max < mul_gcd) {
+        const SymNode **divided = arena_array(c->a, (size_t)muls.n, sizeof *divided);
+        for (int i = 0; i < muls.n; i++) divided[i] = sn_floordiv(c, muls.items[i], mul_gcd, FA_DEFAULT);
+        lhs = snode_sum(c, muls.n, divided);
+        b = sn_pydiv(c, b, mul_gcd);
+      }
+    }
+    return lhs->kind == SN_SUM ? create_node(c, sn_new_lt(c, lhs, b)) : create_lt_node(c, lhs, b);
+  }
+  if (lhs->kind == SN_MUL) {
+    if (lhs->b == -1) return create_node(c, sn_new_lt(c, lhs, b));
+    int64_t sgn = lhs->b > 0 ? 1 : -1, ab = lhs->b > 0 ? lhs->b : -lhs->b;
+    return create_node(c, sn_new_lt(c, snode_mul(c, lhs->a, sgn), py_floordiv(b + ab - 1, ab)));
+  }
+  return create_node(c, sn_new_lt(c, lhs, b));
+}
+
+const SymNode *create_ge_node(SymNodeCtx *c, const SymNode *lhs, int64_t b) {
+  return create_lt_node(c, snode_mul(c, lhs, -1), -b + 1);
+}
+
+/* Node.vars(): the Variables, each once (by key), in first-seen order */
+static int sn_vars_rec(SymNodeCtx *c, const SymNode *x, const SymNode **out, int cap, int cnt) {
+  switch (x->kind) {
+    case SN_NUM: return cnt;
+    case SN_VAR:
+      for (int i = 0; i < cnt && i < cap; i++)
+        if (snode_eq(c, out[i], x)) return cnt;
+      if (cnt < cap) out[cnt] = x;
+      return cnt + 1;
+    case SN_SUM:
+    case SN_AND:
+      for (int i = 0; i < x->n; i++) cnt = sn_vars_rec(c, x->nodes[i], out, cap, cnt);
+      return cnt;
+    default: return sn_vars_rec(c, x->a, out, cap, cnt);
+  }
+}
+
+int snode_vars(SymNodeCtx *c, const SymNode *x, const SymNode **out, int cap) { return sn_vars_rec(c, x, out, cap, 0); }
+
+/* ============================================================ Part 2: 0.10.x UOp expressions */
+
+enum { SYM_MAX_REWRITE_DEPTH = 2000, SYM_MAX_MATCHES = 64 };
+static const int64_t INT32_MIN_ = -2147483647LL - 1, INT32_MAX_ = 2147483647LL; /* dtypes.min/max(dtypes.int) */
+
+typedef struct SymPM SymPM;
+
+struct SymCtx {
+  Arena *a;
+  TgVersion v;
+  StError err;                  /* sticky */
+  const SymUOp **table;         /* hash-consing: open addressing */
+  size_t cap, n;
+  int depth;                    /* graph_rewrite recursion */
+  const SymPM *symbolic, *flat; /* the version's PatternMatchers */
+};
+
+static void build_matchers(SymCtx *c);
+
+SymCtx *symctx_new(Arena *a, TgVersion v) {
+  SymCtx *c = arena_alloc(a, sizeof *c);
+  c->a = a;
+  c->v = v;
+  st_error_clear(&c->err);
+  c->cap = 256;
+  c->table = arena_array(a, c->cap, sizeof *c->table);
+  build_matchers(c);
+  return c;
+}
+
+StError *symctx_error(SymCtx *c) { return &c->err; }
+static bool su_failed(const SymCtx *c) { return c->err.status != ST_OK; }
+
+static void su_raise(SymCtx *c, StStatus kind, const char *type, const char *message) {
+  if (su_failed(c)) return;
+  c->err.status = kind;
+  c->err.type = type;
+  c->err.message = message;
+}
+
+/* Python ints do not overflow; int64 here can, and then the case is unsupported. */
+static int64_t ck_add(SymCtx *c, int64_t x, int64_t y) {
+  int64_t r;
+  if (__builtin_add_overflow(x, y, &r)) {
+    su_raise(c, ST_UNSUPPORTED, "", "symbolic: int64 overflow");
+    return 0;
+  }
+  return r;
+}
+
+static int64_t ck_mul(SymCtx *c, int64_t x, int64_t y) {
+  int64_t r;
+  if (__builtin_mul_overflow(x, y, &r)) {
+    su_raise(c, ST_UNSUPPORTED, "", "symbolic: int64 overflow");
+    return 0;
+  }
+  return r;
+}
+
+static bool su_is_binary(SymOp op) { return op >= SU_ADD && op <= SU_AND; }
+static bool su_is_commutative(SymOp op) {
+  return op == SU_ADD || op == SU_MUL || op == SU_MAX || op == SU_CMPNE || op == SU_XOR || op == SU_AND || op == SU_OR;
+}
+static bool su_is_irreducible(SymOp op) { return op == SU_CONST || op == SU_DEFINE_VAR || op == SU_RANGE; }
+
+static int64_t dtype_min(SymDType dt) { return dt == SDT_BOOL ? 0 : INT32_MIN_; }
+static int64_t dtype_max(SymDType dt) { return dt == SDT_BOOL ? 1 : INT32_MAX_; }
+
+static int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
+static int64_t max64(int64_t x, int64_t y) { return x > y ? x : y; }
+
+/* UOp._min_max (ops.py), per version */
+static void su_min_max(SymCtx *c, SymUOp *u) {
+  int64_t lo = dtype_min(u->dtype), hi = dtype_max(u->dtype);
+  if (su_is_binary(u->op)) {
+    int64_t a0 = u->src[0]->vmin, a1 = u->src[0]->vmax, b0 = u->src[1]->vmin, b1 = u->src[1]->vmax;
+    switch (u->op) {
+      case SU_ADD: u->vmin = ck_add(c, a0, b0); u->vmax = ck_add(c, a1, b1); return;
+      case SU_MUL: {
+        int64_t p[4] = {ck_mul(c, a0, b0), ck_mul(c, a0, b1), ck_mul(c, a1, b0), ck_mul(c, a1, b1)};
+        u->vmin = min64(min64(p[0], p[1]), min64(p[2], p[3]));
+        u->vmax = max64(max64(p[0], p[1]), max64(p[2], p[3]));
+        return;
+      }
+      case SU_MOD:
+        if (b0 > 0) {
+          if (c->v >= TG_0_10_2 && a0 < 0) { /* 0.10.2: a negative dividend keeps its sign */
+            u->vmin = -(b1 - 1);
+            u->vmax = b1 - 1;
+          } else {
+            u->vmin = 0;
+            u->vmax = b1 - 1;
+          }
+          return;
+        }
+        break;
+      case SU_IDIV:
+        if (b0 == b1) { /* min/max are equal in a CONST */
+          if (b0 > 0) { u->vmin = py_floordiv(a0, b0); u->vmax = py_floordiv(a1, b0); return; }
+          if (b0 < 0 && a0 >= 0) { u->vmin = -py_floordiv(a1, -b0); u->vmax = -py_floordiv(a0, -b0); return; }
+        }
+        if (c->v >= TG_0_10_2) { /* 0.10.2: sign-only bounds for any divisor */
+          if ((a1 <= 0 && b0 < 0) || (a0 >= 0 && b0 > 0)) { u->vmin = 0; u->vmax = dtype_max(u->dtype); return; }
+          if ((a1 <= 0 && b0 > 0) || (a0 >= 0 && b0 < 0)) { u->vmin = dtype_min(u->dtype); u->vmax = 0; return; }
+        }
+        break;
+      case SU_MAX: u->vmin = max64(a0, b0); u->vmax = max64(a1, b1); return;
+      case SU_CMPLT: u->vmin = a1 < b0; u->vmax = a0 < b1; return;
+      case SU_CMPNE: u->vmin = (a1 < b0) || (b1 < a0); u->vmax = !(a0 == a1 && a1 == b0 && b0 == b1); return;
+      default: break;
+    }
+    if (u->dtype == SDT_BOOL && u->op == SU_OR) { u->vmin = a0 ? a0 : b0; u->vmax = a1 ? a1 : b1; return; }
+    if (u->dtype == SDT_BOOL && u->op == SU_AND) { u->vmin = a0 ? b0 : a0; u->vmax = a1 ? b1 : a1; return; }
+  }
+  if (u->op == SU_WHERE && u->dtype == SDT_INT) {
+    u->vmin = min64(u->src[1]->vmin, u->src[2]->vmin);
+    u->vmax = max64(u->src[1]->vmax, u->src[2]->vmax);
+    return;
+  }
+  if (u->op == SU_DEFINE_VAR) { u->vmin = u->lo; u->vmax = u->hi; return; }
+  if (u->op == SU_RANGE) { u->vmin = u->src[0]->vmin; u->vmax = ck_add(c, u->src[1]->vmax, -1); return; }
+  if (u->op == SU_CONST) { u->vmin = u->vmax = u->arg; return; }
+  u->vmin = lo;
+  u->vmax = hi;
+}
+
+static uint64_t su_hash(const SymUOp *p) {
+  uint64_t h = 1469598103934665603ULL;
+  uint64_t parts[8] = {(uint64_t)p->op, (uint64_t)p->dtype, (uint64_t)p->nsrc, (uint64_t)p->arg,
+                       (uint64_t)p->lo, (uint64_t)p->hi, (uint64_t)(uintptr_t)p->src[0], (uint64_t)(uintptr_t)p->src[1]};
+  for (int i = 0; i < 8; i++) h = (h ^ parts[i]) * 1099511628211ULL;
+  h = (h ^ (uint64_t)(uintptr_t)p->src[2]) * 1099511628211ULL;
+  for (const char *s = p->name; s && *s; s++) h = (h ^ (uint64_t)(unsigned char)*s) * 1099511628211ULL;
+  return h;
+}
+
+static bool su_same_key(const SymUOp *x, const SymUOp *y) {
+  if (x->op != y->op || x->dtype != y->dtype || x->nsrc != y->nsrc || x->arg != y->arg || x->lo != y->lo || x->hi != y->hi) return false;
+  for (int i = 0; i < 3; i++)
+    if (x->src[i] != y->src[i]) return false;
+  if ((x->name == NULL) != (y->name == NULL)) return false;
+  return x->name == NULL || strcmp(x->name, y->name) == 0;
+}
+
+static void su_table_grow(SymCtx *c) {
+  size_t cap = c->cap * 2;
+  const SymUOp **t = arena_array(c->a, cap, sizeof *t);
+  for (size_t i = 0; i < c->cap; i++) {
+    if (!c->table[i]) continue;
+    size_t j = c->table[i]->hash & (cap - 1);
+    while (t[j]) j = (j + 1) & (cap - 1);
+    t[j] = c->table[i];
+  }
+  c->table = t;
+  c->cap = cap;
+}
+
+/* UOpMetaClass.__call__: one node per (op, dtype, src, arg) */
+static const SymUOp *su_intern(SymCtx *c, SymUOp proto) {
+  proto.hash = su_hash(&proto);
+  size_t i = proto.hash & (c->cap - 1);
+  while (c->table[i]) {
+    if (c->table[i]->hash == proto.hash && su_same_key(c->table[i], &proto)) return c->table[i];
+    i = (i + 1) & (c->cap - 1);
+  }
+  SymUOp *u = arena_alloc(c->a, sizeof *u);
+  *u = proto;
+  su_min_max(c, u);
+  c->table[i] = u;
+  if (++c->n * 2 > c->cap) su_table_grow(c);
+  return u;
+}
+
+static const SymUOp *su_node(SymCtx *c, SymOp op, SymDType dt, int nsrc, const SymUOp *s0, const SymUOp *s1, const SymUOp *s2,
+                             int64_t arg) {
+  SymUOp p;
+  memset(&p, 0, sizeof p);
+  p.op = op;
+  p.dtype = dt;
+  p.nsrc = nsrc;
+  p.src[0] = s0;
+  p.src[1] = s1;
+  p.src[2] = s2;
+  p.arg = arg;
+  return su_intern(c, p);
+}
+
+/* UOp.const(dtype, b): dtypes.as_const makes bools bools */
+const SymUOp *suop_const(SymCtx *c, SymDType dt, int64_t value) {
+  return su_node(c, SU_CONST, dt, 0, NULL, NULL, NULL, dt == SDT_BOOL ? value != 0 : value);
+}
+
+static const SymUOp *su_variable_dt(SymCtx *c, const char *name, int64_t lo, int64_t hi, SymDType dt) {
+  SymUOp p;
+  memset(&p, 0, sizeof p);
+  p.op = SU_DEFINE_VAR;
+  p.dtype = dt;
+  p.name = name;
+  p.lo = lo;
+  p.hi = hi;
+  return su_intern(c, p);
+}
+
+const SymUOp *suop_variable(SymCtx *c, const char *name, int64_t lo, int64_t hi) { return su_variable_dt(c, name, lo, hi, SDT_INT); }
+
+/* UOp.range(dtypes.int, 0, end, axis); the arg is (axis, False) in 0.10.0 and axis in 0.10.2 */
+const SymUOp *suop_range(SymCtx *c, int64_t end, int64_t axis) {
+  return su_node(c, SU_RANGE, SDT_INT, 2, suop_const(c, SDT_INT, 0), suop_const(c, SDT_INT, end), NULL, axis);
+}
+
+int64_t suop_vmin(const SymUOp *x) { return x->vmin; }
+int64_t suop_vmax(const SymUOp *x) { return x->vmax; }
+
+/* UOp.alu: the dtype is the last source's, bool for comparisons */
+const SymUOp *suop_alu(SymCtx *c, SymOp op, const SymUOp *x, const SymUOp *y) {
+  SymDType dt = (op == SU_CMPLT || op == SU_CMPNE) ? SDT_BOOL : y->dtype;
+  return su_node(c, op, dt, 2, x, y, NULL, 0);
+}
+
+/* x.const_like(b) */
+static const SymUOp *su_like(SymCtx *c, const SymUOp *x, int64_t b) { return suop_const(c, x->dtype, b); }
+
+const SymUOp *suop_add(SymCtx *c, const SymUOp *x, const SymUOp *y) { return suop_alu(c, SU_ADD, x, y); }
+const SymUOp *suop_mul(SymCtx *c, const SymUOp *x, const SymUOp *y) { return suop_alu(c, SU_MUL, x, y); }
+const SymUOp *suop_add_int(SymCtx *c, const SymUOp *x, int64_t b) { return suop_alu(c, SU_ADD, x, su_like(c, x, b)); }
+const SymUOp *suop_radd_int(SymCtx *c, int64_t b, const SymUOp *x) { return suop_alu(c, SU_ADD, su_like(c, x, b), x); }
+const SymUOp *suop_mul_int(SymCtx *c, const SymUOp *x, int64_t b) { return suop_alu(c, SU_MUL, x, su_like(c, x, b)); }
+const SymUOp *suop_idiv_int(SymCtx *c, const SymUOp *x, int64_t b) { return suop_alu(c, SU_IDIV, x, su_like(c, x, b)); }
+const SymUOp *suop_mod_int(SymCtx *c, const SymUOp *x, int64_t b) { return suop_alu(c, SU_MOD, x, su_like(c, x, b)); }
+const SymUOp *suop_lt_int(SymCtx *c, const SymUOp *x, int64_t b) { return suop_alu(c, SU_CMPLT, x, su_like(c, x, b)); }
+const SymUOp *suop_ne_int(SymCtx *c, const SymUOp *x, int64_t b) { return suop_alu(c, SU_CMPNE, x, su_like(c, x, b)); }
+
+static const SymUOp *su_rmul_int(SymCtx *c, int64_t b, const SymUOp *x) { return suop_alu(c, SU_MUL, su_like(c, x, b), x); }
+
+/* logical_not: x.ne(True) */
+static const SymUOp *su_not(SymCtx *c, const SymUOp *x) { return suop_alu(c, SU_CMPNE, x, su_like(c, x, 1)); }
+
+const SymUOp *suop_ge_int(SymCtx *c, const SymUOp *x, int64_t b) { return su_not(c, suop_lt_int(c, x, b)); }
+
+/* -x: MathTrait.neg */
+static const SymUOp *su_neg(SymCtx *c, const SymUOp *x) { return x->dtype == SDT_BOOL ? su_not(c, x) : suop_mul_int(c, x, -1); }
+
+/* x - y: x + (-y) */
+static const SymUOp *su_sub(SymCtx *c, const SymUOp *x, const SymUOp *y) { return suop_add(c, x, su_neg(c, y)); }
+
+/* x.cast(dtype) in 0.10.2 (a no-op when the dtype is already right) */
+static const SymUOp *su_cast(SymCtx *c, const SymUOp *x, SymDType dt) {
+  if (x->dtype == dt) return x;
+  return su_node(c, SU_CAST, dt, 1, x, NULL, NULL, 0);
+}
+
+/* UOp.replace(src=...) */
+static const SymUOp *su_with_src(SymCtx *c, const SymUOp *u, const SymUOp *const *src) {
+  SymUOp p = *u;
+  for (int i = 0; i < u->nsrc; i++) p.src[i] = src[i];
+  return su_intern(c, p);
+}
+
+/* UOp.tuplize comparison: (op.value, arg, dtype, tuple(src tuplize)) compared like Python tuples */
+static int su_cmp(const SymUOp *x, const SymUOp *y) {
+  if (x == y) return 0;
+  if (x->op != y->op) return x->op < y->op ? -1 : 1;
+  if (x->op == SU_DEFINE_VAR) {
+    int s = strcmp(x->name, y->name);
+    if (s != 0) return s < 0 ? -1 : 1;
+    if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
+    if (x->hi != y->hi) return x->hi < y->hi ? -1 : 1;
+  } else if (x->arg != y->arg) {
+    return x->arg < y->arg ? -1 : 1;
+  }
+  if (x->dtype != y->dtype) return x->dtype < y->dtype ? -1 : 1;
+  for (int i = 0; i < x->nsrc && i < y->nsrc; i++) {
+    int s = su_cmp(x->src[i], y->src[i]);
+    if (s != 0) return s;
+  }
+  return x->nsrc == y->nsrc ? 0 : (x->nsrc < y->nsrc ? -1 : 1);
+}
+
+/* exec_alu(op, dtype, operands, truncate_output=False), then a.const_like(result) */
+static const SymUOp *su_fold_consts(SymCtx *c, const SymUOp *a) {
+  int64_t x = a->src[0]->arg, y = a->nsrc > 1 ? a->src[1]->arg : 0, r = 0;
+  switch (a->op) {
+    case SU_ADD: r = ck_add(c, x, y); break;
+    case SU_MUL: r = ck_mul(c, x, y); break;
+    case SU_IDIV:
+      if (y == 0) {
+        if (c->v >= TG_0_10_2) { r = 0; break; } /* 0.10.2: x // 0 is 0 */
+        /* 0.10.0: x*math.inf, which const_like cannot turn into an int */
+        if (x == 0) su_raise(c, ST_RAISED, "ValueError", "cannot convert float NaN to integer");
+        else su_raise(c, ST_RAISED, "OverflowError", "cannot convert float infinity to integer");
+        return a;
+      }
+      r = (x < 0 ? -x : x) / (y < 0 ? -y : y);
+      if ((x < 0) != (y < 0) && x != 0) r = -r; /* (1,-1)[x*y<0] */
+      break;
+    case SU_MOD:
+      if (y == 0) {
+        su_raise(c, ST_RAISED, "ZeroDivisionError", "integer modulo by zero");
+        return a;
+      }
+      r = (x < 0 ? -x : x) % (y < 0 ? -y : y);
+      if (x < 0) r = -r;
+      break;
+    case SU_MAX: r = max64(x, y); break;
+    case SU_CMPLT: r = x < y; break;
+    case SU_CMPNE: r = x != y; break;
+    case SU_XOR: r = x ^ y; break;
+    case SU_OR: r = x | y; break;
+    case SU_AND: r = x & y; break;
+    case SU_WHERE: r = x ? y : a->src[2]->arg; break;
+    default: su_raise(c, ST_UNSUPPORTED, "", "symbolic: constant folding of an unported op"); return a;
+  }
+  return su_like(c, a, r);
+}
+
+/* split_uop(x, sep) */
+typedef struct UList { const SymUOp **items; int n, cap; } UList;
+
+static void ul_push(SymCtx *c, UList *l, const SymUOp *x) {
+  if (l->n == l->cap) {
+    int cap = l->cap ? l->cap * 2 : 8;
+    const SymUOp **bigger = arena_array(c->a, (size_t)cap, sizeof *bigger);
+    if (l->n) memcpy(bigger, l->items, sizeof *bigger * (size_t)l->n);
+    l->items = bigger;
+    l->cap = cap;
+  }
+  l->items[l->n++] = x;
+}
+
+static void su_split_into(SymCtx *c, const SymUOp *x, SymOp sep, UList *out) {
+  if (x->op == sep) {
+    for (int i = 0; i < x->nsrc; i++) su_split_into(c, x->src[i], sep, out);
+  } else {
+    ul_push(c, out, x);
+  }
+}
+
+int suop_split(SymCtx *c, const SymUOp *x, SymOp sep, const SymUOp ***out) {
+  UList l = {0};
+  su_split_into(c, x, sep, &l);
+  *out = l.items;
+  return l.n;
+}
+
+static void su_topo_rec(SymCtx *c, const SymUOp *x, UList *out) {
+  for (int i = 0; i < out->n; i++)
+    if (out->items[i] == x) return;
+  for (int i = 0; i < x->nsrc; i++) su_topo_rec(c, x->src[i], out);
+  ul_push(c, out, x);
+}
+
+int suop_toposort(SymCtx *c, const SymUOp *x, const SymUOp ***out) {
+  UList l = {0};
+  su_topo_rec(c, x, &l);
+  *out = l.items;
+  return l.n;
+}
+
+/* `y in x.toposort` (with_self) or `y in x.parents` (without) */
+static bool su_contains(SymCtx *c, const SymUOp *x, const SymUOp *y, bool with_self) {
+  const SymUOp **all;
+  int n = suop_toposort(c, x, &all);
+  for (int i = 0; i < n; i++)
+    if (all[i] == y && (with_self || all[i] != x)) return true;
+  return false;
+}
+
+/* UOp.const_factor */
+static int64_t su_const_factor(const SymUOp *u) {
+  if (u->op == SU_CONST) return u->arg;
+  if (u->op == SU_ADD) return gcd64(su_const_factor(u->src[0]), su_const_factor(u->src[1]));
+  if (u->op == SU_MUL) {
+    if (u->src[0]->op == SU_CONST) return u->src[0]->arg;
+    if (u->src[1]->op == SU_CONST) return u->src[1]->arg;
+  }
+  return 1;
+}
+
+/* UOp.divides; NULL is Python's None */
+static const SymUOp *su_divides(SymCtx *c, const SymUOp *u, int64_t v) {
+  if (v == 1) return u;
+  if (u->op == SU_CONST) {
+    if (v == 0) {
+      su_raise(c, ST_RAISED, "ZeroDivisionError", "integer modulo by zero");
+      return NULL;
+    }
+    return py_mod(u->arg, v) == 0 ? su_like(c, u, py_floordiv(u->arg, v)) : NULL;
+  }
+  if (u->op == SU_ADD) {
+    const SymUOp *d0 = su_divides(c, u->src[0], v);
+    if (d0 == NULL) return NULL;
+    const SymUOp *d1 = su_divides(c, u->src[1], v);
+    return d1 != NULL ? suop_add(c, d0, d1) : NULL;
+  }
+  if (u->op == SU_MUL) {
+    const SymUOp *d0 = su_divides(c, u->src[0], v);
+    if (d0 != NULL) return suop_mul(c, d0, u->src[1]);
+    const SymUOp *d1 = su_divides(c, u->src[1], v);
+    if (d1 != NULL) return suop_mul(c, u->src[0], d1);
+  }
+  return NULL;
+}
+
+/* functools.reduce(operator.add, items) */
+static const SymUOp *su_sum(SymCtx *c, int n, const SymUOp *const *items) {
+  const SymUOp *acc = items[0];
+  for (int i = 1; i < n; i++) acc = suop_add(c, acc, items[i]);
+  return acc;
+}
+
+/* ============================================================ Part 3: UPat matcher, graph_rewrite */
+
+/* The names rules bind (UPat name=...). */
+enum { NM_x, NM_y, NM_x2, NM_c, NM_c0, NM_c1, NM_c2, NM_c3, NM_a, NM_d, NM_base, NM_root, NM_f, NM_divs, NM_COUNT };
+
+typedef enum { SRC_NONE, SRC_TUPLE, SRC_LIST, SRC_REPEAT } SrcKind;
+
+typedef struct UPat UPat;
+struct UPat {
+  uint32_t ops;          /* bit per SymOp; 0 = any op */
+  uint8_t dts;           /* bit per SymDType; 0 = any dtype */
+  bool has_arg;
+  int64_t arg;
+  int name;              /* NM_* or -1 */
+  SrcKind kind;
+  int nsrc;
+  const UPat *src[3];
+  int allowed_len;       /* -1 = any */
+  bool all_same;         /* SRC_LIST whose elements are one UPat object: no permutations */
+};
+
+typedef struct Store { const SymUOp *v[NM_COUNT]; } Store;
+typedef struct StoreList { Store items[SYM_MAX_MATCHES]; int n; bool overflow; } StoreList;
+
+static void sl_push(StoreList *l, const Store *s) {
+  if (l->n == SYM_MAX_MATCHES) {
+    l->overflow = true;
+    return;
+  }
+  l->items[l->n++] = *s;
+}
+
+static void upat_match(const UPat *p, const SymUOp *u, Store st, StoreList *out);
+
+static void upat_match_seq(const UPat *const *seq, int len, int i, const SymUOp *u, const Store *st, StoreList *out) {
+  if (i == len) {
+    sl_push(out, st);
+    return;
+  }
+  StoreList *tmp = malloc(sizeof *tmp);
+  tmp->n = 0;
+  tmp->overflow = false;
+  upat_match(seq[i], u->src[i], *st, tmp);
+  out->overflow = out->overflow || tmp->overflow;
+  for (int k = 0; k < tmp->n; k++) upat_match_seq(seq, len, i + 1, u, &tmp->items[k], out);
+  free(tmp);
+}
+
+/* UPat.match */
+static void upat_match(const UPat *p, const SymUOp *u, Store st, StoreList *out) {
+  if (p->ops != 0 && !(p->ops & (1u << u->op))) return;
+  if (p->name >= 0) {
+    if (st.v[p->name] == NULL) st.v[p->name] = u;
+    else if (st.v[p->name] != u) return;
+  }
+  if (p->dts != 0 && !(p->dts & (1u << u->dtype))) return;
+  if (p->has_arg && !(u->op == SU_CONST && u->arg == p->arg)) return;
+  if (p->allowed_len != -1 && u->nsrc != p->allowed_len) return;
+  if (p->kind == SRC_NONE) {
+    sl_push(out, &st);
+    return;
+  }
+  int nperm = (p->kind == SRC_LIST && !p->all_same) ? 2 : 1;
+  for (int perm = 0; perm < nperm; perm++) {
+    const UPat *seq[3];
+    int len = p->kind == SRC_REPEAT ? u->nsrc : (p->nsrc < u->nsrc ? p->nsrc : u->nsrc);
+    for (int i = 0; i < len; i++) seq[i] = p->kind == SRC_REPEAT ? p->src[0] : p->src[perm == 0 ? i : p->nsrc - 1 - i];
+    upat_match_seq(seq, len, 0, u, &st, out);
+  }
+}
+
+typedef const SymUOp *(*SymRuleFn)(SymCtx *c, const Store *m);
+
+typedef struct SymRule { const UPat *pat; SymRuleFn fn; } SymRule;
+
+enum { SYM_MAX_RULES = 80 };
+struct SymPM { SymRule rules[SYM_MAX_RULES]; int n; };
+
+/* PatternMatcher.rewrite: the first rule (in order) whose callback returns a UOp */
+static const SymUOp *pm_rewrite_sym(SymCtx *c, const SymPM *pm, const SymUOp *u) {
+  for (int r = 0; r < pm->n; r++) {
+    const UPat *p = pm->rules[r].pat;
+    if (p->ops != 0 && !(p->ops & (1u << u->op))) continue;
+    StoreList *matches = malloc(sizeof *matches);
+    matches->n = 0;
+    matches->overflow = false;
+    Store empty;
+    memset(&empty, 0, sizeof empty);
+    upat_match(p, u, empty, matches);
+    if (matches->overflow) su_raise(c, ST_UNSUPPORTED, "", "symbolic: too many pattern matches");
+    const SymUOp *ret = NULL;
+    for (int k = 0; k < matches->n && ret == NULL && !su_failed(c); k++) ret = pm->rules[r].fn(c, &matches->items[k]);
+    free(matches);
+    if (su_failed(c)) return NULL;
+    if (ret != NULL) return ret;
+  }
+  return NULL;
+}
+
+/* RewriteContext.replace: a map from node to its rewrite */
+typedef struct Memo { const SymUOp **keys, **vals; size_t cap, n; } Memo;
+
+static const SymUOp *memo_get(const Memo *m, const SymUOp *k) {
+  size_t i = (k->hash) & (m->cap - 1);
+  while (m->keys[i]) {
+    if (m->keys[i] == k) return m->vals[i];
+    i = (i + 1) & (m->cap - 1);
+  }
+  return NULL;
+}
+
+static void memo_put(SymCtx *c, Memo *m, const SymUOp *k, const SymUOp *v) {
+  if ((m->n + 1) * 2 > m->cap) {
+    Memo bigger = {arena_array(c->a, m->cap * 2, sizeof *m->keys), arena_array(c->a, m->cap * 2, sizeof *m->vals), m->cap * 2, 0};
+    for (size_t i = 0; i < m->cap; i++)
+      if (m->keys[i]) memo_put(c, &bigger, m->keys[i], m->vals[i]);
+    *m = bigger;
+  }
+  size_t i = (k->hash) & (m->cap - 1);
+  while (m->keys[i] && m->keys[i] != k) i = (i + 1) & (m->cap - 1);
+  if (!m->keys[i]) m->n++;
+  m->keys[i] = k;
+  m->vals[i] = v;
+}
+
+/* RewriteContext.rewrite (0.10.0) / top_down_rewrite (0.10.2) */
+static const SymUOp *rewrite_rec(SymCtx *c, const SymPM *pm, Memo *m, const SymUOp *n) {
+  const SymUOp *rn = memo_get(m, n);
+  if (rn != NULL) return rn;
+  if (su_failed(c)) return n;
+  if (++c->depth > SYM_MAX_REWRITE_DEPTH) {
+    su_raise(c, ST_RAISED, "RecursionError", "maximum recursion depth exceeded");
+    c->depth--;
+    return n;
+  }
+  const SymUOp *new_src[3] = {NULL, NULL, NULL};
+  bool same = true;
+  for (int i = 0; i < n->nsrc; i++) {
+    new_src[i] = rewrite_rec(c, pm, m, n->src[i]);
+    same = same && new_src[i] == n->src[i];
+  }
+  const SymUOp *new_n = same ? pm_rewrite_sym(c, pm, n) : su_with_src(c, n, new_src);
+  const SymUOp *ret = (new_n == NULL || su_failed(c)) ? n : rewrite_rec(c, pm, m, new_n);
+  memo_put(c, m, n, ret);
+  c->depth--;
+  return ret;
+}
+
+static const SymUOp *graph_rewrite_sym(SymCtx *c, const SymUOp *x, const SymPM *pm) {
+  Memo m = {arena_array(c->a, 64, sizeof *m.keys), arena_array(c->a, 64, sizeof *m.vals), 64, 0};
+  return rewrite_rec(c, pm, &m, x);
+}
+
+const SymUOp *suop_simplify(SymCtx *c, const SymUOp *x) { return graph_rewrite_sym(c, x, c->symbolic); }
+const SymUOp *suop_rewrite_flat(SymCtx *c, const SymUOp *x) { return graph_rewrite_sym(c, x, c->flat); }
+
+/* resolve(x, default) */
+bool suop_resolve(SymCtx *c, const SymUOp *x, bool dflt) {
+  const SymUOp *sx = suop_simplify(c, x);
+  return sx->vmin == sx->vmax ? sx->vmin != 0 : dflt;
+}
+
+/* x.substitute({from: to}) */
+static const SymUOp *su_substitute_rec(SymCtx *c, Memo *m, const SymUOp *x, const SymUOp *from, const SymUOp *to) {
+  if (x == from) return to;
+  const SymUOp *done = memo_get(m, x);
+  if (done != NULL) return done;
+  const SymUOp *src[3] = {NULL, NULL, NULL};
+  bool same = true;
+  for (int i = 0; i < x->nsrc; i++) {
+    src[i] = su_substitute_rec(c, m, x->src[i], from, to);
+    same = same && src[i] == x->src[i];
+  }
+  const SymUOp *ret = same ? x : su_with_src(c, x, src);
+  memo_put(c, m, x, ret);
+  return ret;
+}
+
+static const SymUOp *su_substitute(SymCtx *c, const SymUOp *x, const SymUOp *from, const SymUOp *to) {
+  Memo m = {arena_array(c->a, 64, sizeof *m.keys), arena_array(c->a, 64, sizeof *m.vals), 64, 0};
+  return su_substitute_rec(c, &m, x, from, to);
+}
+
+/* ============================================================ Part 4: rules */
+
+/* --- UPat construction, mirroring UPat's constructor and operators. Patterns live for the
+ * whole process in one arena, built once per version. */
+
+static Arena g_pat_arena;
+static bool g_pat_arena_ready;
+
+#define OPBIT(op) (1u << (op))
+enum { DT_ANY = 0, DT_BOOL = 1u << SDT_BOOL, DT_INTS = 1u << SDT_INT };
+
+static UPat *upat_alloc(void) {
+  if (!g_pat_arena_ready) {
+    arena_init(&g_pat_arena);
+    g_pat_arena_ready = true;
+  }
+  UPat *p = arena_alloc(&g_pat_arena, sizeof *p);
+  p->name = -1;
+  p->allowed_len = -1;
+  return p;
+}
+
+/* UPat(op, dtype, src, arg, name): src given as kind + up to 3 patterns */
+static const UPat *upat(uint32_t ops, uint8_t dts, int name, SrcKind kind, int n, const UPat *s0, const UPat *s1, const UPat *s2) {
+  UPat *p = upat_alloc();
+  p->ops = ops;
+  p->dts = dts;
+  p->name = name;
+  p->kind = kind;
+  p->nsrc = n;
+  p->src[0] = s0;
+  p->src[1] = s1;
+  p->src[2] = s2;
+  p->allowed_len = (kind == SRC_TUPLE || kind == SRC_LIST) ? n : -1;
+  p->all_same = kind == SRC_LIST && n == 2 && s0 == s1;
+  return p;
+}
+
+/* UPat.var(name, dtype) and UPat.cvar(name, dtype, vec) are lru_cached: the same arguments give the
+ * same object, which decides UPat's all_same (no permutations). */
+static const UPat *g_var_cache[NM_COUNT + 1][4];
+static const UPat *g_cvar_cache[NM_COUNT + 1][4][2];
+
+static const UPat *upat_var(int name, uint8_t dts) {
+  const UPat **slot = &g_var_cache[name + 1][dts];
+  if (*slot == NULL) *slot = upat(0, dts, name, SRC_NONE, 0, NULL, NULL, NULL);
+  return *slot;
+}
+
+static const UPat *upat_cvar(int name, uint8_t dts, bool vec) {
+  const UPat **slot = &g_cvar_cache[name + 1][dts][vec];
+  if (*slot == NULL) *slot = upat(OPBIT(SU_CONST), dts, name, SRC_NONE, 0, NULL, NULL, NULL);
+  return *slot;
+}
+
+/* UPat.const(dtype, b) */
+static const UPat *upat_const(uint8_t dts, int64_t b) {
+  UPat *p = upat_alloc();
+  p->ops = OPBIT(SU_CONST);
+  p->dts = dts;
+  p->has_arg = true;
+  p->arg = b;
+  return p;
+}
+
+/* p.named(name) */
+static const UPat *upat_named(const UPat *p, int name) {
+  UPat *q = upat_alloc();
+  *q = *p;
+  q->name = name;
+  return q;
+}
+
+/* UPat.alu(op, *src): commutative ops take their sources as a list (all orders) */
+static const UPat *upat_alu(TgVersion v, SymOp op, const UPat *x, const UPat *y) {
+  uint8_t dts = y->dts;
+  if (op == SU_CMPLT || op == SU_CMPNE) dts = v >= TG_0_10_2 ? DT_BOOL : DT_ANY; /* 0.10.2 types comparisons bool */
+  return upat(OPBIT(op), dts, -1, su_is_commutative(op) ? SRC_LIST : SRC_TUPLE, 2, x, y, NULL);
+}
+
+/* x OP int (ufix makes the int a UPat.const of x's dtype) and int OP x */
+static const UPat *upat_alu_i(TgVersion v, SymOp op, const UPat *x, int64_t b) { return upat_alu(v, op, x, upat_const(x->dts, b)); }
+static const UPat *upat_ralu_i(TgVersion v, SymOp op, int64_t b, const UPat *x) { return upat_alu(v, op, upat_const(x->dts, b), x); }
+
+/* --- rule callbacks. Each names the Python rule it mirrors; m->v[NM_*] are the bound names. */
+
+#define M(name) (m->v[NM_##name])
+
+/* x+0 -> x, x*1 -> x, x//1 -> x, (x%y)%y -> base... */
+static const SymUOp *r_x(SymCtx *c, const Store *m) { (void)c; return M(x); }
+static const SymUOp *r_base(SymCtx *c, const Store *m) { (void)c; return M(base); }
+/* x//x -> 1 */
+static const SymUOp *r_one(SymCtx *c, const Store *m) { return su_like(c, M(x), 1); }
+/* x//-1 -> -x */
+static const SymUOp *r_neg_x(SymCtx *c, const Store *m) { return su_neg(c, M(x)); }
+/* (x//c1)*c3+x%c1*c2 -> x*c2 if c1*c2==c3 (0.10.2) */
+static const SymUOp *r_divmod_recombine(SymCtx *c, const Store *m) {
+  return ck_mul(c, M(c1)->arg, M(c2)->arg) == M(c3)->arg ? suop_mul(c, M(x), M(c2)) : NULL;
+}
+/* bool x & c -> x if c.arg else c */
+static const SymUOp *r_and_const(SymCtx *c, const Store *m) { (void)c; return M(c)->arg ? M(x) : M(c); }
+/* bool x | c -> c if c.arg else x */
+static const SymUOp *r_or_const(SymCtx *c, const Store *m) { (void)c; return M(c)->arg ? M(c) : M(x); }
+/* x < x -> False: 0.10.0 UOp.const(bool, False); 0.10.2 x.const_like(False).cast(bool) */
+static const SymUOp *r_false(SymCtx *c, const Store *m) {
+  if (c->v >= TG_0_10_2) return su_cast(c, su_like(c, M(x), 0), SDT_BOOL);
+  return suop_const(c, SDT_BOOL, 0);
+}
+/* x*0 -> 0 */
+static const SymUOp *r_zero(SymCtx *c, const Store *m) { return su_like(c, M(x), 0); }
+/* ALU of consts -> const (exec_alu) */
+static const SymUOp *r_const_fold(SymCtx *c, const Store *m) { return su_fold_consts(c, M(a)); }
+/* bool MUL is AND, bool ADD/MAX is OR */
+static const SymUOp *r_bool_and(SymCtx *c, const Store *m) { return suop_alu(c, SU_AND, M(x), M(y)); }
+static const SymUOp *r_bool_or(SymCtx *c, const Store *m) { return suop_alu(c, SU_OR, M(x), M(y)); }
+/* CAST(const) -> root.const_like(c.arg) */
+static const SymUOp *r_cast_const(SymCtx *c, const Store *m) { return su_like(c, M(root), M(c)->arg); }
+/* CAST to its own dtype -> its source */
+static const SymUOp *r_cast_noop(SymCtx *c, const Store *m) { (void)c; return M(root)->dtype == M(root)->src[0]->dtype ? M(root)->src[0] : NULL; }
+/* commutative flipping: x.replace(src=x.src[::-1]) if x.src[1].tuplize < x.src[0].tuplize */
+static const SymUOp *r_flip(SymCtx *c, const Store *m) {
+  const SymUOp *x = M(x);
+  if (su_cmp(x->src[1], x->src[0]) >= 0) return NULL;
+  const SymUOp *src[3] = {x->src[1], x->src[0], NULL};
+  return su_with_src(c, x, src);
+}
+/* (x + y) + x*c -> (x + x*c) + y  (0.10.0) */
+static const SymUOp *r_group_like(SymCtx *c, const Store *m) { return suop_add(c, suop_add(c, M(x), suop_mul(c, M(x), M(c))), M(y)); }
+/* x*c0 + x*c1 -> x*(c0+c1) */
+static const SymUOp *r_combine(SymCtx *c, const Store *m) { return suop_mul(c, M(x), suop_add(c, M(c0), M(c1))); }
+/* (y + x*c0) + x*c1 -> y + x*(c0+c1)  (0.10.2) */
+static const SymUOp *r_combine_y(SymCtx *c, const Store *m) { return suop_add(c, M(y), suop_mul(c, M(x), suop_add(c, M(c0), M(c1)))); }
+/* x + x*c -> x*(c+1) */
+static const SymUOp *r_x_xc(SymCtx *c, const Store *m) { return suop_mul(c, M(x), suop_add_int(c, M(c), 1)); }
+/* (y + x) + x*c -> y + x*(c+1)  (0.10.2) */
+static const SymUOp *r_x_xc_y(SymCtx *c, const Store *m) { return suop_add(c, M(y), suop_mul(c, M(x), suop_add_int(c, M(c), 1))); }
+/* x + x -> x*2 */
+static const SymUOp *r_x_x(SymCtx *c, const Store *m) { return suop_mul_int(c, M(x), 2); }
+/* (y + x) + x -> y + x*2  (0.10.2) */
+static const SymUOp *r_x_x_y(SymCtx *c, const Store *m) { return suop_add(c, M(y), suop_mul_int(c, M(x), 2)); }
+/* -1*(x+c) -> (-x)+(-c), and symbolic_flat's -1*(x+y) -> (-x)+(-y) */
+static const SymUOp *r_neg_sum_c(SymCtx *c, const Store *m) { return suop_add(c, su_neg(c, M(x)), su_neg(c, M(c))); }
+static const SymUOp *r_neg_sum_y(SymCtx *c, const Store *m) { return suop_add(c, su_neg(c, M(x)), su_neg(c, M(y))); }
+/* ALU min==max -> CONST */
+static const SymUOp *r_minmax_const(SymCtx *c, const Store *m) { return M(x)->vmin == M(x)->vmax ? su_like(c, M(x), M(x)->vmin) : NULL; }
+/* max folding */
+static const SymUOp *r_max_fold(SymCtx *c, const Store *m) {
+  (void)c;
+  if (M(x)->vmin >= M(y)->vmax) return M(x);
+  if (M(x)->vmax <= M(y)->vmin) return M(y);
+  return NULL;
+}
+/* max_var_const (0.10.0) */
+static const SymUOp *r_max_var_const(SymCtx *c, const Store *m) {
+  const SymUOp *x = M(x), *c1 = M(c1), *c2 = M(c2);
+  if (x->vmin >= 0) return suop_mul(c, x, c1->arg >= c2->arg ? c1 : c2);
+  if (x->vmax <= 0) return suop_mul(c, x, c1->arg >= c2->arg ? c2 : c1);
+  return NULL;
+}
+/* two stage ALU folding: (x op c1) op c2 -> x op (c1 op c2); f is the outer node */
+static const SymUOp *r_two_stage(SymCtx *c, const Store *m) {
+  SymOp op = M(f)->op;
+  return suop_alu(c, op, M(x), suop_alu(c, op, M(c1), M(c2)));
+}
+/* 0.10.0 spells the same rules with x+(c1+c2), x*(c1*c2), x&(c1&c2), x|(c1|c2) and no name f */
+static const SymUOp *r_two_stage_add(SymCtx *c, const Store *m) { return suop_add(c, M(x), suop_add(c, M(c1), M(c2))); }
+static const SymUOp *r_two_stage_mul(SymCtx *c, const Store *m) { return suop_mul(c, M(x), suop_mul(c, M(c1), M(c2))); }
+static const SymUOp *r_two_stage_and(SymCtx *c, const Store *m) { return suop_alu(c, SU_AND, M(x), suop_alu(c, SU_AND, M(c1), M(c2))); }
+static const SymUOp *r_two_stage_or(SymCtx *c, const Store *m) { return suop_alu(c, SU_OR, M(x), suop_alu(c, SU_OR, M(c1), M(c2))); }
+/* c0 + x < c1 -> x < c1 - c0 */
+static const SymUOp *r_lt_sub(SymCtx *c, const Store *m) { return suop_alu(c, SU_CMPLT, M(x), su_sub(c, M(c1), M(c0))); }
+/* (x//c1)//c2 -> x//(c1*c2) */
+static const SymUOp *r_div_div(SymCtx *c, const Store *m) { return suop_alu(c, SU_IDIV, M(x), suop_mul(c, M(c1), M(c2))); }
+/* c0*x<c1 for positive int c0,c1: x < ceil(c1/c0) */
+static const SymUOp *r_lt_mul_pos(SymCtx *c, const Store *m) {
+  int64_t c0 = M(c0)->arg, c1 = M(c1)->arg;
+  if (!(c0 > 0 && c1 > 0)) return NULL;
+  return suop_lt_int(c, M(x), -py_floordiv(-c1, c0));
+}
+/* c0*x<c1 for negative int c0 and non-positive c1: (-x) < -(floor(-c1/-c0)) */
+static const SymUOp *r_lt_mul_neg(SymCtx *c, const Store *m) {
+  int64_t c0 = M(c0)->arg, c1 = M(c1)->arg;
+  if (!(c0 < 0 && c0 != -1 && c1 <= 0)) return NULL;
+  return suop_lt_int(c, su_neg(c, M(x)), -py_floordiv(-c1, -c0));
+}
+/* x//c0<c1 for positive int c0: x < c1*c0 */
+static const SymUOp *r_lt_div(SymCtx *c, const Store *m) {
+  if (!(M(c0)->arg > 0)) return NULL;
+  return suop_lt_int(c, M(x), ck_mul(c, M(c1)->arg, M(c0)->arg));
+}
+/* mul add lt (0.10.0): (c0*x + x2) < c1 -> x < c1//c0 */
+static const SymUOp *r_lt_mul_add(SymCtx *c, const Store *m) {
+  int64_t c0 = M(c0)->arg, c1 = M(c1)->arg;
+  if (c0 == 0) {
+    su_raise(c, ST_RAISED, "ZeroDivisionError", "integer modulo by zero");
+    return NULL;
+  }
+  if (!(py_mod(c1, c0) == 0 && c0 > M(x2)->vmax && M(x2)->vmin >= 0)) return NULL;
+  return suop_alu(c, SU_CMPLT, M(x), suop_alu(c, SU_IDIV, M(c1), M(c0)));
+}
+/* (x + c1) + y -> (x + y) + c1 ;  (x * c1) * y -> (x * y) * c1 */
+static const SymUOp *r_add_const_last(SymCtx *c, const Store *m) { return suop_add(c, suop_add(c, M(x), M(y)), M(c1)); }
+static const SymUOp *r_mul_const_last(SymCtx *c, const Store *m) { return suop_mul(c, suop_mul(c, M(x), M(y)), M(c1)); }
+
+/* fold_unrolled_divs: (x//4+(x+1)//4+(x+2)//4+(x+3)//4 -> x */
+static const SymUOp *r_fold_unrolled_divs(SymCtx *c, const Store *m) {
+  const SymUOp **chain;
+  int n = suop_split(c, M(divs), SU_ADD, &chain);
+  bool have_den = false;
+  int64_t denominator = 0;
+  const SymUOp *ans = NULL;
+  int64_t *seen = arena_array(c->a, (size_t)n + 1, sizeof *seen);
+  int nseen = 0;
+  for (int i = 0; i < n; i++) {
+    const SymUOp *u = chain[i];
+    if (!(u->op == SU_IDIV && u->src[1]->op == SU_CONST)) return NULL;
+    if (!have_den) {
+      denominator = u->src[1]->arg;
+      have_den = true;
+    }
+    if (denominator != u->src[1]->arg) return NULL;
+    const SymUOp *s0 = u->src[0];
+    if (s0->op == SU_ADD && s0->src[1]->op == SU_CONST) { /* assumed CONST is the last of an ADD */
+      seen[nseen++] = s0->src[1]->arg;
+      s0 = s0->src[0];
+    } else {
+      seen[nseen++] = 0;
+    }
+    if (ans == NULL) ans = s0;
+    if (ans != s0) return NULL;
+  }
+  if (!have_den || ans == NULL) return NULL;
+  if (denominator - nseen > 100000) return NULL; /* sorted(seen) cannot equal range(denominator) then */
+  int64_t extra = denominator - nseen > 0 ? denominator - nseen : 0;
+  int64_t *all = arena_array(c->a, (size_t)(nseen + extra + 1), sizeof *all);
+  memcpy(all, seen, sizeof *all * (size_t)nseen);
+  int nall = nseen;
+  /* the first (denominator-len(seen_const)) terms may have been folded to 0 already */
+  for (int64_t i = 0; i < extra; i++)
+    if (0 <= ans->vmin && ans->vmax + i < denominator) all[nall++] = i;
+  if (nall != denominator) return NULL;
+  for (int i = 1; i < nall; i++) { /* sorted(seen_const) == list(range(denominator)) */
+    int64_t x = all[i];
+    int j = i - 1;
+    while (j >= 0 && all[j] > x) {
+      all[j + 1] = all[j];
+      j--;
+    }
+    all[j + 1] = x;
+  }
+  for (int i = 0; i < nall; i++)
+    if (all[i] != i) return NULL;
+  return ans;
+}
+
+/* lt_folding(x, c) */
+static const SymUOp *lt_folding(SymCtx *c, const SymUOp *x, int64_t cst) {
+  const SymUOp **terms;
+  int n = suop_split(c, x, SU_ADD, &terms);
+  UList np = {0};
+  int64_t pmin = 0, pmax = 0, d = cst;
+  for (int i = 0; i < n; i++) {
+    if (su_const_factor(terms[i]) == 1) {
+      pmin = ck_add(c, pmin, terms[i]->vmin);
+      pmax = ck_add(c, pmax, terms[i]->vmax);
+    } else {
+      ul_push(c, &np, terms[i]);
+    }
+  }
+  if (np.n == 0) return NULL;
+  for (int i = 0; i < np.n; i++) d = gcd64(d, su_const_factor(np.items[i]));
+  if (!(d > 1 && 0 <= pmin && pmax < d)) return NULL;
+  const SymUOp *div = su_divides(c, su_sum(c, np.n, np.items), d);
+  if (div == NULL) {
+    if (c->v >= TG_0_10_2) su_raise(c, ST_RAISED, "TypeError", "'<' not supported between instances of 'NoneType' and 'int'");
+    else su_raise(c, ST_RAISED, "AttributeError", "'NoneType' object has no attribute 'lt'");
+    return NULL;
+  }
+  return suop_lt_int(c, div, py_floordiv(cst, d));
+}
+/* generic lt folding: x < c -> lt_folding(x, c.arg) if 0 < c.arg */
+static const SymUOp *r_lt_folding(SymCtx *c, const Store *m) { return 0 < M(c)->arg ? lt_folding(c, M(x), M(c)->arg) : NULL; }
+
+/* canonicalize_simplex(X) */
+static const SymUOp *canonicalize_simplex(SymCtx *c, const SymUOp *x) {
+  const SymUOp **terms;
+  int n = suop_split(c, x, SU_ADD, &terms);
+  bool changed = false;
+  UList ret = {0};
+  for (int i = 0; i < n; i++) {
+    const SymUOp *u = terms[i];
+    if (u->op == SU_MUL && u->src[1]->op == SU_CONST && u->src[1]->arg > 0) { /* assumed the const is the last src of MUL */
+      changed = true;
+      u = u->src[0];
+    }
+    if (!(su_is_irreducible(u->op) && u->vmin >= 0)) return NULL;
+    ul_push(c, &ret, u);
+  }
+  return changed ? su_sum(c, ret.n, ret.items) : NULL;
+}
+/* not x < 1 -> X > 0: (x<1).ne(True) -> (newx<1).ne(True) */
+static const SymUOp *r_simplex(SymCtx *c, const Store *m) {
+  const SymUOp *newx = canonicalize_simplex(c, M(x));
+  return newx != NULL ? su_not(c, suop_lt_int(c, newx, 1)) : NULL;
+}
+
+/* mod_folding(x, c) (0.10.0) */
+static const SymUOp *mod_folding(SymCtx *c, const SymUOp *x, int64_t cst) {
+  /* simple cancel mod case */
+  if (0 < cst && 0 <= x->vmin && py_floordiv(x->vmin, cst) == py_floordiv(x->vmax, cst))
+    return suop_add_int(c, x, -(py_floordiv(x->vmin, cst) * cst));
+  const SymUOp **terms;
+  int n = suop_split(c, x, SU_ADD, &terms);
+  UList remainder = {0};
+  bool changed = false;
+  for (int i = 0; i < n; i++) {
+    const SymUOp *u = terms[i];
+    int64_t factor = su_const_factor(u);
+    if (py_mod(factor, cst) != factor) {
+      const SymUOp *divides = su_divides(c, u, factor);
+      if (divides == NULL) {
+        su_raise(c, ST_UNSUPPORTED, "", "symbolic: mod_folding found no divisor");
+        return NULL;
+      }
+      ul_push(c, &remainder, suop_mul_int(c, divides, py_mod(factor, cst)));
+      changed = true;
+    } else if (u->op == SU_MOD && u->src[1]->op == SU_CONST && py_mod(u->src[1]->arg, cst) == 0) {
+      ul_push(c, &remainder, u->src[0]);
+      changed = true;
+    } else {
+      ul_push(c, &remainder, u);
+    }
+  }
+  if (!changed) return NULL;
+  return remainder.n ? suop_mod_int(c, su_sum(c, remainder.n, remainder.items), cst) : su_like(c, x, 0);
+}
+static const SymUOp *r_mod_folding(SymCtx *c, const Store *m) { return 0 < M(c)->arg ? mod_folding(c, M(x), M(c)->arg) : NULL; }
+
+/* div_folding(x, c) (0.10.0); `x // c` on a None raises TypeError in Python */
+static const SymUOp *div_folding(SymCtx *c, const SymUOp *x, int64_t cst) {
+  /* simple cancel div case */
+  if (0 <= x->vmin && x->vmax < cst) return su_like(c, x, 0);
+  const SymUOp **terms;
+  int n = suop_split(c, x, SU_ADD, &terms);
+  UList quotient = {0}, remainder = {0};
+  int64_t rem_const = 0, g = cst, divisor = 1;
+  bool changed = false;
+  for (int i = 0; i < n; i++) {
+    const SymUOp *u = terms[i];
+    int64_t factor;
+    if (u->op == SU_CONST) { /* add all const together first */
+      if (rem_const != 0) changed = true;
+      rem_const += u->arg;
+    } else if (py_mod(factor = su_const_factor(u), cst) == 0) {
+      if (factor != 0) {
+        const SymUOp *d = su_divides(c, u, cst);
+        if (d == NULL) {
+          su_raise(c, ST_UNSUPPORTED, "", "symbolic: div_folding found no divisor");
+          return NULL;
+        }
+        ul_push(c, &quotient, d);
+      }
+      changed = true;
+    } else {
+      /* divisor is the smallest common divisor of all MULs */
+      if (u->op == SU_MUL && factor > 1 && py_mod(cst, factor) == 0 && (divisor == 1 || divisor > factor)) divisor = factor;
+      ul_push(c, &remainder, u);
+      g = gcd64(g, factor);
+    }
+  }
+  /* handle the const */
+  if (py_mod(rem_const, cst) != rem_const) {
+    changed = true;
+    ul_push(c, &quotient, su_like(c, x, py_floordiv(rem_const, cst)));
+    rem_const = py_mod(rem_const, cst);
+  }
+  if (rem_const != 0) ul_push(c, &remainder, su_like(c, x, rem_const));
+  /* x // c -> quotient + (remainder // div) // (c // div) */
+  int64_t div = g > 1 ? g : divisor;
+  if (!changed) {
+    if (!(1 < div && div < cst)) return NULL;
+    const SymUOp *newx = div_folding(c, x, div);
+    return newx != NULL ? suop_idiv_int(c, newx, py_floordiv(cst, div)) : NULL;
+  }
+  const SymUOp *rem = remainder.n ? su_sum(c, remainder.n, remainder.items) : NULL;
+  const SymUOp *quo = quotient.n ? su_sum(c, quotient.n, quotient.items) : NULL;
+  const SymUOp *rem_div = NULL;
+  if (rem != NULL) {
+    const SymUOp *folded = div_folding(c, rem, div);
+    if (folded == NULL) {
+      if (!su_failed(c)) su_raise(c, ST_RAISED, "TypeError", "unsupported operand type(s) for //: 'NoneType' and 'int'");
+      return NULL;
+    }
+    rem_div = suop_idiv_int(c, folded, py_floordiv(cst, div));
+  }
+  if (quo == NULL) return rem == NULL ? su_like(c, x, 0) : rem_div;
+  return rem == NULL ? quo : suop_add(c, rem_div, quo);
+}
+static const SymUOp *r_div_folding(SymCtx *c, const Store *m) { return 0 < M(c)->arg ? div_folding(c, M(x), M(c)->arg) : NULL; }
+
+/* div_and_mod_folding(x, y, which, split_rem=False) (0.10.2) */
+static const SymUOp *div_and_mod_folding(SymCtx *c, const SymUOp *x, const SymUOp *y, SymOp which) {
+  /* simple cancel div/mod case */
+  if (y->vmin != 0 && y->vmax != 0) {
+    int64_t q = py_floordiv(x->vmin, y->vmin);
+    if (q == py_floordiv(x->vmin, y->vmax) && q == py_floordiv(x->vmax, y->vmin) && q == py_floordiv(x->vmax, y->vmax))
+      return which == SU_MOD ? su_sub(c, x, su_rmul_int(c, q, y)) : su_like(c, x, q);
+  }
+  if (y->op != SU_CONST || y->arg <= 0) return NULL;
+  int64_t cst = y->arg;
+  const SymUOp **terms;
+  int n = suop_split(c, x, SU_ADD, &terms);
+  const SymUOp **svars = arena_array(c->a, (size_t)n, sizeof *svars);
+  int64_t *factors = arena_array(c->a, (size_t)n, sizeof *factors), *quotients = arena_array(c->a, (size_t)n, sizeof *quotients);
+  int64_t *remainders = arena_array(c->a, (size_t)n, sizeof *remainders);
+  int nv = 0;
+  int64_t g = cst, div = 1, cnst = 0, offset = 0;
+  bool changed = false;
+  for (int i = 0; i < n; i++) {
+    const SymUOp *u = terms[i];
+    if (u->op == SU_MOD && which == SU_MOD && u->src[1]->op == SU_CONST && py_mod(u->src[1]->arg, cst) == 0) {
+      u = u->src[0];
+      changed = true;
+    }
+    int64_t f = su_const_factor(u);
+    const SymUOp *v = su_divides(c, u, f);
+    if (v == NULL) {
+      if (!su_failed(c)) su_raise(c, ST_RAISED, "AttributeError", "'NoneType' object has no attribute 'vmin'");
+      return NULL;
+    }
+    int64_t q = py_floordiv(f, cst), r = py_mod(f, cst);
+    if (r == 0 || ((which == SU_MOD || u->op == SU_CONST) && r != f)) changed = true;
+    offset = ck_add(c, offset, ck_mul(c, r, v->vmin));
+    if (u->op == SU_CONST) {
+      cnst += f;
+    } else { /* div is the smallest common divisor of all terms */
+      if (f > 1 && py_mod(cst, f) == 0 && (div == 1 || div > f)) div = f;
+      g = gcd64(r, g);
+      factors[nv] = f;
+      svars[nv] = v;
+      quotients[nv] = q;
+      remainders[nv++] = r;
+    }
+  }
+  offset = py_mod(offset, cst);
+  int64_t lbound = offset, ubound = offset;
+  /* we can fold if the expression has only one non-constant term and this term can only take on two values */
+  if (nv == 1 && svars[0]->vmax - svars[0]->vmin == 1) {
+    const SymUOp *v = svars[0];
+    int64_t r = py_mod(offset + remainders[0], cst) - py_mod(offset, cst);
+    offset -= r * v->vmin;
+    if (which == SU_MOD) return suop_add_int(c, su_rmul_int(c, r, v), offset);
+    return suop_add_int(c, su_rmul_int(c, py_floordiv(factors[0] - r, cst), v), py_floordiv(cnst - offset, cst));
+  }
+  /* a//c = (a-a%c)/c, if we can fold a%c, we can fold a//c */
+  bool broke = false;
+  for (int i = 0; i < nv; i++) {
+    int64_t r = remainders[i], span = svars[i]->vmax - svars[i]->vmin;
+    if (r > py_floordiv(cst, 2)) {
+      r = r - cst;
+      if ((lbound = lbound + r * span) < 0) { broke = true; break; }
+    } else if ((ubound = ubound + r * span) >= cst) {
+      broke = true;
+      break;
+    }
+    offset -= r * svars[i]->vmin; /* determine what the new offset would be */
+  }
+  if (!broke) { /* vmin/vmax of the remainder is between 0 and c, we can remove the mod/div */
+    const SymUOp *acc = su_like(c, x, which == SU_MOD ? offset : py_floordiv(cnst - offset, cst));
+    for (int i = 0; i < nv; i++) {
+      int64_t r = remainders[i], alt = r - cst;
+      r = (alt < 0 ? -alt : alt) < (r < 0 ? -r : r) ? alt : r; /* min(r, r-c, key=abs) */
+      acc = suop_add(c, acc, su_rmul_int(c, which == SU_MOD ? r : py_floordiv(factors[i] - r, cst), svars[i]));
+    }
+    return acc;
+  }
+  if (g != 1) changed = true;
+  if (!changed) {
+    if (which == SU_IDIV && 1 < div && div < cst) {
+      const SymUOp *newx = div_and_mod_folding(c, x, suop_const(c, SDT_INT, div), SU_IDIV);
+      if (newx != NULL) return suop_idiv_int(c, newx, py_floordiv(cst, div));
+    }
+    return NULL;
+  }
+  const SymUOp *quo = su_like(c, x, py_floordiv(cnst, cst)), *rem = su_like(c, x, py_floordiv(py_mod(cnst, cst), g));
+  for (int i = 0; i < nv; i++) {
+    if (which == SU_IDIV && remainders[i] != 0) {
+      rem = suop_add(c, rem, su_rmul_int(c, py_floordiv(factors[i], g), svars[i]));
+    } else {
+      rem = suop_add(c, rem, su_rmul_int(c, py_floordiv(remainders[i], g), svars[i]));
+      quo = suop_add(c, quo, su_rmul_int(c, quotients[i], svars[i]));
+    }
+  }
+  if (which == SU_MOD) return suop_add_int(c, su_rmul_int(c, g, suop_mod_int(c, rem, py_floordiv(cst, g))), py_mod(cnst, g));
+  return suop_add(c, suop_idiv_int(c, rem, py_floordiv(cst, g)), quo);
+}
+static const SymUOp *r_idiv_fold(SymCtx *c, const Store *m) { return div_and_mod_folding(c, M(x), M(y), SU_IDIV); }
+static const SymUOp *r_mod_fold(SymCtx *c, const Store *m) { return div_and_mod_folding(c, M(x), M(y), SU_MOD); }
+/* (x//c+a)//d -> (x+a*c)//(c*d)  (0.10.2) */
+static const SymUOp *r_div_add_div(SymCtx *c, const Store *m) {
+  return suop_alu(c, SU_IDIV, suop_add(c, M(x), suop_mul(c, M(a), M(c))), suop_mul(c, M(c), M(d)));
+}
+/* (x+y)*c -> x*c+y*c (symbolic_flat) */
+static const SymUOp *r_distribute(SymCtx *c, const Store *m) { return suop_add(c, suop_mul(c, M(x), M(c)), suop_mul(c, M(y), M(c))); }
+
+#undef M
+
+/* --- the rule lists */
+
+static void pm_add(SymPM *pm, const UPat *p, SymRuleFn fn) {
+  if (pm->n == SYM_MAX_RULES) abort(); /* a programming error: raise SYM_MAX_RULES */
+  pm->rules[pm->n++] = (SymRule){p, fn};
+}
+
+static const uint32_t ALU_OPS = OPBIT(SU_ADD) | OPBIT(SU_MUL) | OPBIT(SU_IDIV) | OPBIT(SU_MAX) | OPBIT(SU_MOD) | OPBIT(SU_CMPLT) |
+                                OPBIT(SU_CMPNE) | OPBIT(SU_XOR) | OPBIT(SU_OR) | OPBIT(SU_AND) | OPBIT(SU_WHERE);
+static const uint32_t COMMUTATIVE_OPS = OPBIT(SU_ADD) | OPBIT(SU_MUL) | OPBIT(SU_MAX) | OPBIT(SU_CMPNE) | OPBIT(SU_XOR) |
+                                        OPBIT(SU_AND) | OPBIT(SU_OR);
+
+/* symbolic_simple (ops.py 0.10.0 / codegen/symbolic.py 0.10.2) */
+static void add_symbolic_simple(TgVersion v, SymPM *pm) {
+  const UPat *x = upat_var(NM_x, DT_ANY), *y = upat_var(NM_y, DT_ANY);
+  const UPat *c = upat_cvar(NM_c, DT_ANY, true), *c1 = upat_cvar(NM_c1, DT_ANY, true);
+  const UPat *xb = upat_var(NM_x, DT_BOOL), *yb = upat_var(NM_y, DT_BOOL);
+  pm_add(pm, upat_alu_i(v, SU_ADD, x, 0), r_x);                       /* x+0 -> x */
+  pm_add(pm, upat_alu_i(v, SU_MUL, x, 1), r_x);                       /* x*1 -> x */
+  pm_add(pm, upat_alu(v, SU_IDIV, x, x), r_one);                      /* x//x -> 1 */
+  pm_add(pm, upat_alu_i(v, SU_IDIV, x, 1), r_x);                      /* x//1 -> x */
+  pm_add(pm, upat_alu_i(v, SU_IDIV, x, -1), r_neg_x);                 /* x//-1 -> -x */
+  /* (x/x -> 1 and (x*x2)/x2 -> x need RECIP nodes: left out) */
+  /* (x%y)%y -> x%y */
+  pm_add(pm, upat_alu(v, SU_MOD, upat_named(upat_alu(v, SU_MOD, upat_var(-1, DT_ANY), y), NM_base), y), r_base);
+  /* (x%c)+(x//c)*c = x */
+  pm_add(pm, upat_alu(v, SU_ADD, upat_alu(v, SU_MOD, x, c), upat_alu(v, SU_MUL, upat_alu(v, SU_IDIV, x, c), c)), r_x);
+  if (v >= TG_0_10_2) { /* (x%c1)*c2+(x//c1)*c3 = x*c2 if c1*c2==c3 */
+    const UPat *c2 = upat_cvar(NM_c2, DT_ANY, true), *c3 = upat_cvar(NM_c3, DT_ANY, true);
+    pm_add(pm, upat_alu(v, SU_ADD, upat_alu(v, SU_MUL, upat_alu(v, SU_IDIV, x, c1), c3),
+                        upat_alu(v, SU_MUL, upat_alu(v, SU_MOD, x, c1), c2)), r_divmod_recombine);
+  }
+  const UPat *cs = upat_cvar(NM_c, DT_ANY, false);
+  pm_add(pm, upat_alu(v, SU_AND, xb, cs), r_and_const);               /* bool x & c */
+  pm_add(pm, upat_alu(v, SU_OR, xb, cs), r_or_const);                 /* bool x | c */
+  if (v >= TG_0_10_2) { /* 0.10.2: one Idempotent rule for OR, AND, MAX */
+    pm_add(pm, upat(OPBIT(SU_OR) | OPBIT(SU_AND) | OPBIT(SU_MAX), DT_ANY, -1, SRC_TUPLE, 2, x, x, NULL), r_x);
+  } else { /* 0.10.0: x.maximum(x), x & x, x | x */
+    pm_add(pm, upat_alu(v, SU_MAX, x, x), r_x);
+    pm_add(pm, upat_alu(v, SU_AND, x, x), r_x);
+    pm_add(pm, upat_alu(v, SU_OR, x, x), r_x);
+  }
+  /* x.logical_not().logical_not() -> x */
+  const UPat *not_x = upat_alu_i(v, SU_CMPNE, xb, 1);
+  pm_add(pm, upat_alu_i(v, SU_CMPNE, not_x, 1), r_x);
+  /* (x.where(True, False) -> x: needs WHERE: left out) */
+  pm_add(pm, upat_alu(v, SU_CMPLT, x, x), r_false);                  /* x < x -> False */
+  const UPat *xi = upat_var(NM_x, DT_INTS);
+  pm_add(pm, upat_alu(v, SU_CMPNE, xi, xi), r_false);                 /* x != x -> False (ints) */
+  pm_add(pm, upat_alu_i(v, SU_MUL, x, 0), r_zero);                    /* x*0 -> 0 */
+  /* constant folding */
+  pm_add(pm, upat(ALU_OPS, DT_ANY, NM_a, SRC_REPEAT, 1, upat(OPBIT(SU_CONST), DT_ANY, -1, SRC_NONE, 0, NULL, NULL, NULL), NULL, NULL),
+         r_const_fold);
+  /* bool MUL is AND, ADD/MAX is OR */
+  pm_add(pm, upat_alu(v, SU_MUL, xb, yb), r_bool_and);
+  pm_add(pm, upat_alu(v, SU_ADD, xb, yb), r_bool_or);
+  pm_add(pm, upat_alu(v, SU_MAX, xb, yb), r_bool_or);
+  /* cast */
+  pm_add(pm, upat(OPBIT(SU_CAST), DT_ANY, NM_root, SRC_REPEAT, 1, upat_cvar(NM_c, DT_ANY, true), NULL, NULL), r_cast_const);
+  pm_add(pm, upat(OPBIT(SU_CAST), DT_ANY, NM_root, SRC_NONE, 0, NULL, NULL, NULL), r_cast_noop);
+  /* (bitcast and pow rules of 0.10.2: no BITCAST/POW nodes here) */
+}
+
+/* the rest of `symbolic` in 0.10.0 (ops.py) */
+static void add_symbolic_0100(SymPM *pm) {
+  TgVersion v = TG_0_10_0;
+  const UPat *x = upat_var(NM_x, DT_ANY), *y = upat_var(NM_y, DT_ANY), *x2 = upat_var(NM_x2, DT_ANY);
+  const UPat *c = upat_cvar(NM_c, DT_ANY, true), *c0 = upat_cvar(NM_c0, DT_ANY, true), *c1 = upat_cvar(NM_c1, DT_ANY, true),
+             *c2 = upat_cvar(NM_c2, DT_ANY, true);
+  pm_add(pm, upat(COMMUTATIVE_OPS, DT_ANY, NM_x, SRC_NONE, 0, NULL, NULL, NULL), r_flip);             /* commutative flipping */
+  pm_add(pm, upat_alu(v, SU_ADD, upat_alu(v, SU_ADD, x, y), upat_alu(v, SU_MUL, x, c)), r_group_like); /* group like */
+  pm_add(pm, upat_alu(v, SU_OR, x, upat_alu(v, SU_AND, x, upat_var(-1, DT_ANY))), r_x);                /* x|(x&y) -> x */
+  pm_add(pm, upat_alu(v, SU_ADD, upat_alu(v, SU_MUL, x, c0), upat_alu(v, SU_MUL, x, c1)), r_combine);  /* x*c0+x*c1 */
+  pm_add(pm, upat_alu(v, SU_ADD, x, upat_alu(v, SU_MUL, x, c)), r_x_xc);                               /* x+x*c */
+  pm_add(pm, upat_alu(v, SU_ADD, x, x), r_x_x);                                                        /* x+x -> x*2 */
+  /* ((x/x2)/x3: RECIP, left out) */
+  pm_add(pm, upat_ralu_i(v, SU_MUL, -1, upat_alu(v, SU_ADD, x, c)), r_neg_sum_c);                      /* -(x+c) */
+  /* (where rules: no WHERE nodes here) */
+  pm_add(pm, upat(ALU_OPS, DT_ANY, NM_x, SRC_NONE, 0, NULL, NULL, NULL), r_minmax_const);             /* ALU min==max */
+  pm_add(pm, upat_alu(v, SU_MAX, x, y), r_max_fold);                                                   /* max folding */
+  pm_add(pm, upat_alu(v, SU_MAX, upat_alu(v, SU_MUL, x, c1), upat_alu(v, SU_MUL, x, c2)), r_max_var_const);
+  /* two stage ALU folding */
+  pm_add(pm, upat_alu(v, SU_ADD, upat_alu(v, SU_ADD, x, c1), c2), r_two_stage_add);
+  pm_add(pm, upat_alu(v, SU_MUL, upat_alu(v, SU_MUL, x, c1), c2), r_two_stage_mul);
+  pm_add(pm, upat_alu(v, SU_AND, upat_alu(v, SU_AND, x, c1), c2), r_two_stage_and);
+  pm_add(pm, upat_alu(v, SU_OR, upat_alu(v, SU_OR, x, c1), c2), r_two_stage_or);
+  pm_add(pm, upat_alu(v, SU_CMPLT, upat_alu(v, SU_ADD, c0, x), c1), r_lt_sub);                         /* c0 + x < c1 */
+  pm_add(pm, upat_alu(v, SU_IDIV, upat_alu(v, SU_IDIV, x, c1), c2), r_div_div);                        /* (x//c1)//c2 */
+  /* lt */
+  const UPat *c0s = upat_cvar(NM_c0, DT_ANY, false), *c1s = upat_cvar(NM_c1, DT_ANY, false), *xi = upat_var(NM_x, DT_INTS);
+  pm_add(pm, upat_alu(v, SU_CMPLT, upat_alu(v, SU_MUL, c0s, xi), c1s), r_lt_mul_pos);
+  pm_add(pm, upat_alu(v, SU_CMPLT, upat_alu(v, SU_MUL, c0s, xi), c1s), r_lt_mul_neg);
+  pm_add(pm, upat_alu(v, SU_CMPLT, upat_alu(v, SU_IDIV, xi, c0s), c1s), r_lt_div);
+  pm_add(pm, upat_alu(v, SU_CMPLT, upat_alu(v, SU_ADD, upat_alu(v, SU_MUL, c0s, x), x2), c1s), r_lt_mul_add); /* mul add lt */
+  /* move add/mul consts to end */
+  pm_add(pm, upat_alu(v, SU_ADD, upat(OPBIT(SU_ADD), DT_ANY, -1, SRC_TUPLE, 2, x, c1, NULL), y), r_add_const_last);
+  pm_add(pm, upat_alu(v, SU_MUL, upat(OPBIT(SU_MUL), DT_ANY, -1, SRC_TUPLE, 2, x, c1, NULL), y), r_mul_const_last);
+  /* rules from symbolic */
+  pm_add(pm, upat(OPBIT(SU_ADD), DT_ANY, NM_divs, SRC_LIST, 2, upat(0, DT_ANY, -1, SRC_NONE, 0, NULL, NULL, NULL),
+                  upat(OPBIT(SU_IDIV), DT_ANY, -1, SRC_NONE, 0, NULL, NULL, NULL), NULL), r_fold_unrolled_divs);
+  pm_add(pm, upat_alu(v, SU_CMPLT, xi, upat_cvar(NM_c, DT_ANY, false)), r_lt_folding);                 /* generic lt folding */
+  pm_add(pm, upat_alu_i(v, SU_CMPNE, upat_alu_i(v, SU_CMPLT, xi, 1), 1), r_simplex);                   /* canonicalize simplex */
+  pm_add(pm, upat_alu(v, SU_IDIV, xi, upat_cvar(NM_c, DT_ANY, false)), r_div_folding);                 /* div folding */
+  pm_add(pm, upat_alu(v, SU_MOD, x, upat_cvar(NM_c, DT_ANY, false)), r_mod_folding);                   /* mod folding */
+}
+
+/* the rest of `symbolic` in 0.10.2 (codegen/symbolic.py) */
+static void add_symbolic_0102(SymPM *pm) {
+  TgVersion v = TG_0_10_2;
+  const UPat *x = upat_var(NM_x, DT_ANY), *y = upat_var(NM_y, DT_ANY);
+  const UPat *c = upat_cvar(NM_c, DT_ANY, true), *c0 = upat_cvar(NM_c0, DT_ANY, true), *c1 = upat_cvar(NM_c1, DT_ANY, true),
+             *c2 = upat_cvar(NM_c2, DT_ANY, true);
+  /* commutative flipping (only for ints) */
+  pm_add(pm, upat(COMMUTATIVE_OPS, DT_INTS, NM_x, SRC_NONE, 0, NULL, NULL, NULL), r_flip);
+  pm_add(pm, upat_alu(v, SU_OR, x, upat_alu(v, SU_AND, x, upat_var(-1, DT_ANY))), r_x);                /* x|(x&y) -> x */
+  /* combine terms */
+  pm_add(pm, upat_alu(v, SU_ADD, upat_alu(v, SU_MUL, x, c0), upat_alu(v, SU_MUL, x, c1)), r_combine);
+  pm_add(pm, upat_alu(v, SU_ADD, upat_alu(v, SU_ADD, y, upat_alu(v, SU_MUL, x, c0)), upat_alu(v, SU_MUL, x, c1)), r_combine_y);
+  pm_add(pm, upat_alu(v, SU_ADD, x, upat_alu(v, SU_MUL, x, c)), r_x_xc);
+  pm_add(pm, upat_alu(v, SU_ADD, upat_alu(v, SU_ADD, y, x), upat_alu(v, SU_MUL, x, c)), r_x_xc_y);
+  pm_add(pm, upat_alu(v, SU_ADD, x, x), r_x_x);
+  pm_add(pm, upat_alu(v, SU_ADD, upat_alu(v, SU_ADD, y, x), x), r_x_x_y);
+  /* ((x/x2)/x3: RECIP, left out) */
+  pm_add(pm, upat_ralu_i(v, SU_MUL, -1, upat_alu(v, SU_ADD, x, c)), r_neg_sum_c);                      /* -(x+c) */
+  /* (where rules: no WHERE nodes here) */
+  pm_add(pm, upat(ALU_OPS, DT_ANY, NM_x, SRC_NONE, 0, NULL, NULL, NULL), r_minmax_const);             /* ALU min==max */
+  pm_add(pm, upat_alu(v, SU_MAX, x, y), r_max_fold);                                                   /* max folding */
+  /* two stage ALU folding, for op in GroupOp.Associative (set order: ADD, MUL, MAX, OR, AND) */
+  const SymOp assoc[5] = {SU_ADD, SU_MUL, SU_MAX, SU_OR, SU_AND};
+  for (int i = 0; i < 5; i++)
+    pm_add(pm, upat_named(upat_alu(v, assoc[i], upat_alu(v, assoc[i], x, c1), c2), NM_f), r_two_stage);
+  pm_add(pm, upat_alu(v, SU_CMPLT, upat_alu(v, SU_ADD, c0, x), c1), r_lt_sub);                         /* c0 + x < c1 */
+  pm_add(pm, upat_alu(v, SU_IDIV, upat_alu(v, SU_IDIV, x, c1), c2), r_div_div);                        /* (x//c1)//c2 */
+  /* lt */
+  const UPat *c0s = upat_cvar(NM_c0, DT_ANY, false), *c1s = upat_cvar(NM_c1, DT_ANY, false), *xi = upat_var(NM_x, DT_INTS);
+  pm_add(pm, upat_alu(v, SU_CMPLT, upat_alu(v, SU_MUL, c0s, xi), c1s), r_lt_mul_pos);
+  pm_add(pm, upat_alu(v, SU_CMPLT, upat_alu(v, SU_MUL, c0s, xi), c1s), r_lt_mul_neg);
+  pm_add(pm, upat_alu(v, SU_CMPLT, upat_alu(v, SU_IDIV, xi, c0s), c1s), r_lt_div);
+  /* move add/mul consts to end */
+  pm_add(pm, upat_alu(v, SU_ADD, upat(OPBIT(SU_ADD), DT_ANY, -1, SRC_TUPLE, 2, x, c1, NULL), y), r_add_const_last);
+  pm_add(pm, upat_alu(v, SU_MUL, upat(OPBIT(SU_MUL), DT_ANY, -1, SRC_TUPLE, 2, x, c1, NULL), y), r_mul_const_last);
+  /* rules from symbolic */
+  pm_add(pm, upat(OPBIT(SU_ADD), DT_ANY, NM_divs, SRC_LIST, 2, upat(0, DT_ANY, -1, SRC_NONE, 0, NULL, NULL, NULL),
+                  upat(OPBIT(SU_IDIV), DT_ANY, -1, SRC_NONE, 0, NULL, NULL, NULL), NULL), r_fold_unrolled_divs);
+  pm_add(pm, upat_alu(v, SU_CMPLT, xi, upat_cvar(NM_c, DT_ANY, false)), r_lt_folding);                 /* generic lt folding */
+  pm_add(pm, upat_alu_i(v, SU_CMPNE, upat_alu_i(v, SU_CMPLT, xi, 1), 1), r_simplex);                   /* canonicalize simplex */
+  /* div folding */
+  const UPat *a = upat_cvar(NM_a, DT_ANY, true), *d = upat_cvar(NM_d, DT_ANY, true);
+  pm_add(pm, upat_alu(v, SU_IDIV, upat_alu(v, SU_ADD, upat_alu(v, SU_IDIV, x, c), a), d), r_div_add_div);
+  pm_add(pm, upat_alu(v, SU_IDIV, xi, y), r_idiv_fold);
+  pm_add(pm, upat_alu(v, SU_MOD, x, y), r_mod_fold);                                                   /* mod folding */
+}
+
+/* symbolic_flat = symbolic + these two */
+static void add_symbolic_flat(TgVersion v, SymPM *pm) {
+  const UPat *x = upat_var(NM_x, DT_ANY), *y = upat_var(NM_y, DT_ANY);
+  pm_add(pm, upat_ralu_i(v, SU_MUL, -1, upat_alu(v, SU_ADD, x, y)), r_neg_sum_y);                      /* -(x+y) */
+  pm_add(pm, upat_alu(v, SU_MUL, upat_alu(v, SU_ADD, upat_var(NM_x, DT_INTS), y), upat_cvar(NM_c, DT_ANY, true)), r_distribute);
+}
+
+static SymPM g_symbolic[TG_NVERSIONS], g_flat[TG_NVERSIONS];
+static bool g_built[TG_NVERSIONS];
+
+static void build_matchers(SymCtx *c) {
+  TgVersion v = c->v == TG_0_9_1 ? TG_0_10_0 : c->v; /* 0.9.1 has no UOp symbolic; never used for it */
+  if (!g_built[v]) {
+    SymPM *pm = &g_symbolic[v];
+    add_symbolic_simple(v, pm);
+    if (v >= TG_0_10_2) add_symbolic_0102(pm);
+    else add_symbolic_0100(pm);
+    g_flat[v] = *pm;
+    add_symbolic_flat(v, &g_flat[v]);
+    g_built[v] = true;
+  }
+  c->symbolic = &g_symbolic[v];
+  c->flat = &g_flat[v];
+}
+
+/* ============================================================ Part 5: valid simplification */
+
+/* parse_valid: X <= c gives (X, true, c), X >= c gives (X, false, c); false when unparsable (ValueError) */
+static bool parse_valid(SymCtx *c, const SymUOp *valid, const SymUOp **expr, bool *is_upper, int64_t *cst) {
+  /* (X < c).ne(True) -> X >= c */
+  if (valid->op == SU_CMPNE && valid->src[1]->op == SU_CONST && valid->src[1]->arg == 1 && valid->src[0]->op == SU_CMPLT &&
+      valid->src[0]->src[1]->op == SU_CONST) {
+    *expr = valid->src[0]->src[0];
+    *is_upper = false;
+    *cst = valid->src[0]->src[1]->arg;
+    return true;
+  }
+  /* X < c -> X <= c-1 (0.10.2 also checks that X is an int) */
+  if (valid->op == SU_CMPLT && valid->src[1]->op == SU_CONST && (c->v < TG_0_10_2 || valid->src[0]->dtype == SDT_INT)) {
+    *expr = valid->src[0];
+    *is_upper = true;
+    *cst = valid->src[1]->arg - 1;
+    return true;
+  }
+  return false;
+}
+
+/* uop.substitute({X:newX}).simplify().substitute({newX:X}).simplify() */
+static const SymUOp *simplify_with(SymCtx *c, const SymUOp *uop, const SymUOp *x, const SymUOp *newx) {
+  const SymUOp *u = suop_simplify(c, su_substitute(c, uop, x, newx));
+  return suop_simplify(c, su_substitute(c, u, newx, x));
+}
+
+/* uop_given_valid (0.10.0 ops.py, 0.10.2 codegen/symbolic.py) */
+const SymUOp *sym_uop_given_valid(SymCtx *c, const SymUOp *valid, const SymUOp *uop) {
+  /* first, parse valid into {expr: (lower_bound, upper_bound)}, a dict in insertion order */
+  const SymUOp **stmts;
+  int n = suop_split(c, valid, SU_AND, &stmts);
+  const SymUOp **exprs = arena_array(c->a, (size_t)n, sizeof *exprs);
+  int64_t *bound = arena_array(c->a, (size_t)n * 2, sizeof *bound);
+  bool *has = arena_array(c->a, (size_t)n * 2, sizeof *has);
+  int nexpr = 0;
+  for (int i = 0; i < n; i++) {
+    const SymUOp *expr;
+    bool is_upper;
+    int64_t cst;
+    if (!parse_valid(c, stmts[i], &expr, &is_upper, &cst)) return uop; /* give up if we cannot parse the valid */
+    int k = 0;
+    while (k < nexpr && exprs[k] != expr) k++;
+    if (k == nexpr) exprs[nexpr++] = expr;
+    bound[2 * k + is_upper] = cst;
+    has[2 * k + is_upper] = true;
+  }
+  /* simplify uop given that valid is True */
+  for (int k = 0; k < nexpr; k++) {
+    const SymUOp *expr = exprs[k];
+    bool has_lo = has[2 * k], has_hi = has[2 * k + 1];
+    int64_t lo = bound[2 * k], hi = bound[2 * k + 1];
+    /* some expr has lower bound > upper bound -> valid is an empty set and we return None */
+    if (has_lo && has_hi && lo > hi) return NULL;
+    /* candidates: sets of (X, newX); a candidate rewrites uop when all its items give the same result */
+    const SymUOp **xs[2], **nxs[2];
+    int ncand = 0, len[2] = {0, 0};
+    if (expr->op == SU_ADD && has_lo && lo == 1) {
+      const SymUOp **parts;
+      int np = suop_split(c, expr, SU_ADD, &parts);
+      bool all_irreducible = true;
+      for (int i = 0; i < np; i++) all_irreducible = all_irreducible && su_is_irreducible(parts[i]->op);
+      if (all_irreducible) { /* the constraint is a simplex: X0 + X1 + ... > 0 */
+        xs[ncand] = parts;
+        nxs[ncand] = arena_array(c->a, (size_t)np, sizeof **nxs);
+        for (int i = 0; i < np; i++) nxs[ncand][i] = su_variable_dt(c, "fake", 1, parts[i]->vmax, parts[i]->dtype);
+        len[ncand++] = np;
+      }
+    }
+    if (su_contains(c, uop, expr, true)) { /* try checking the whole clause */
+      xs[ncand] = arena_array(c->a, 1, sizeof **xs);
+      nxs[ncand] = arena_array(c->a, 1, sizeof **nxs);
+      xs[ncand][0] = expr;
+      nxs[ncand][0] = su_variable_dt(c, "fake", has_lo ? lo : expr->vmin, has_hi ? hi : expr->vmax, expr->dtype);
+      len[ncand++] = 1;
+    }
+    for (int ci = 0; ci < ncand; ci++) {
+      const SymUOp *first = NULL;
+      bool all_same = true;
+      for (int i = 0; i < len[ci]; i++) {
+        const SymUOp *nu = simplify_with(c, uop, xs[ci][i], nxs[ci][i]);
+        if (i == 0) first = nu;
+        else all_same = all_same && nu == first;
+      }
+      if (su_failed(c)) return uop;
+      if (all_same && first != NULL) uop = first;
+    }
+  }
+  return uop;
+}
+
+/* _valid_priority: valids that are in other valids' parents go first */
+static int valid_priority(SymCtx *c, const SymUOp *v, int n, const SymUOp *const *valids) {
+  const SymUOp *expr;
+  bool is_upper;
+  int64_t cst;
+  if (!parse_valid(c, v, &expr, &is_upper, &cst)) return 0;
+  int p = 0;
+  for (int i = 0; i < n; i++) /* 0.10.0 asks `in other.parents`, 0.10.2 `in other.toposort` (self included) */
+    if (su_contains(c, valids[i], expr, c->v >= TG_0_10_2)) p--;
+  return p;
+}
+
+/* simplify_valid */
+const SymUOp *sym_simplify_valid(SymCtx *c, const SymUOp *valid) {
+  const SymUOp **valids;
+  int n = suop_split(c, valid, SU_AND, &valids);
+  int *prio = arena_array(c->a, (size_t)n, sizeof *prio);
+  int *order = arena_array(c->a, (size_t)n, sizeof *order);
+  for (int i = 0; i < n; i++) {
+    prio[i] = valid_priority(c, valids[i], n, valids);
+    order[i] = i;
+  }
+  for (int i = 1; i < n; i++) { /* sorted(..., key=priority) is stable */
+    int x = order[i], j = i - 1;
+    while (j >= 0 && prio[order[j]] > prio[x]) {
+      order[j + 1] = order[j];
+      j--;
+    }
+    order[j + 1] = x;
+  }
+  const SymUOp **ret = arena_array(c->a, (size_t)n, sizeof *ret);
+  bool something_changed = false;
+  for (int i = 0; i < n; i++) {
+    const SymUOp *stmt = valids[order[i]], *newstmt = NULL;
+    if (i > 0) {
+      const SymUOp *acc = ret[0];
+      for (int k = 1; k < i; k++) acc = suop_alu(c, SU_AND, acc, ret[k]);
+      newstmt = sym_uop_given_valid(c, acc, stmt);
+    }
+    ret[i] = newstmt != NULL ? newstmt : stmt;
+    if (ret[i] != stmt) something_changed = true;
+  }
+  if (!something_changed) return NULL;
+  const SymUOp *acc = ret[0];
+  for (int k = 1; k < n; k++) acc = suop_alu(c, SU_AND, acc, ret[k]);
+  return acc;
+}

@@ -1,0 +1,137 @@
+/* symbolic.h — tinygrad's integer index simplifier, as its View / ShapeTracker
+ * code uses it (View.__add__ to merge views, ShapeTracker.real_strides).
+ *
+ * Two engines, one per generation of tinygrad's symbolic code:
+ *
+ *  - 0.9.1, shape/symbolic.py: `Node` algebra. Expressions simplify while
+ *    they are built (NumNode, Variable, MulNode, DivNode, ModNode, LtNode,
+ *    SumNode, AndNode); equality and hashing go through the rendered `key`.
+ *    Here: SymNode, built with snode_* functions in a SymNodeCtx.
+ *
+ *  - 0.10.0 (ops.py) and 0.10.2 (ops.py + codegen/symbolic.py): `UOp`
+ *    expressions, hash-consed, simplified by graph_rewrite with the
+ *    version's `symbolic` / `symbolic_flat` PatternMatcher, plus
+ *    `simplify_valid` and `uop_given_valid`. Here: SymUOp, built with suop_*
+ *    functions in a SymCtx. The rules are written as UPat data interpreted
+ *    by a small matcher that follows UPat.match exactly (commutative
+ *    permutations, repeated names, rule order), each with the Python rule in
+ *    a comment. Only int and bool scalars exist here; rules that can only
+ *    fire on floats, vectors, WHERE, RECIP, POW, BITCAST nodes (which index
+ *    expressions never contain) are left out and listed in docs/shapetracker.md.
+ *
+ * Errors are sticky: the first exception tinygrad would raise (or an
+ * unsupported case such as int64 overflow) is kept in the context's StError
+ * and later operations return a harmless value; callers check the error
+ * after a sequence of operations. Python `//` and `%` semantics are kept
+ * (floor for Node and UOp bounds, C-style truncation where tinygrad's
+ * exec_alu uses it). Recursion is over expression trees, whose size is
+ * bounded by the number of dimensions and views; rewriting depth is capped. */
+#ifndef TSCHED_SYMBOLIC_H
+#define TSCHED_SYMBOLIC_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "arena.h"
+#include "sint.h"
+#include "version.h"
+
+/* ====================================================== 0.9.1: Node algebra */
+
+typedef enum { SN_NUM, SN_VAR, SN_MUL, SN_DIV, SN_MOD, SN_LT, SN_SUM, SN_AND } SymNodeKind;
+
+typedef struct SymNode SymNode;
+struct SymNode {
+  SymNodeKind kind;
+  int64_t min, max;
+  int64_t b;                        /* NumNode: the value; Mul/Div/Mod/Lt: the int operand b */
+  const SymNode *a;                 /* Mul/Div/Mod/Lt: the node operand a */
+  const char *expr;                 /* Variable: its name */
+  int n;                            /* Sum/And: number of nodes */
+  const SymNode *const *nodes;      /* Sum/And: the nodes, in order */
+  const char *key;                  /* Node.key (render(ctx="DEBUG")), filled on first use */
+};
+
+typedef struct SymNodeCtx {
+  Arena *a;
+  StError err;                      /* sticky: first failure wins */
+} SymNodeCtx;
+
+void snode_ctx_init(SymNodeCtx *c, Arena *a);
+const SymNode *snode_num(SymNodeCtx *c, int64_t b);                                      /* NumNode(b) */
+const SymNode *snode_var(SymNodeCtx *c, const char *expr, int64_t min, int64_t max);     /* Variable(expr, min, max) */
+const SymNode *snode_add(SymNodeCtx *c, const SymNode *x, const SymNode *y);              /* x + y */
+const SymNode *snode_add_int(SymNodeCtx *c, const SymNode *x, int64_t b);                 /* x + b */
+const SymNode *snode_mul(SymNodeCtx *c, const SymNode *x, int64_t b);                     /* x * b */
+const SymNode *snode_floordiv(SymNodeCtx *c, const SymNode *x, int64_t b);                /* x // b */
+const SymNode *snode_mod(SymNodeCtx *c, const SymNode *x, int64_t b);                     /* x % b */
+const SymNode *snode_sum(SymNodeCtx *c, int n, const SymNode *const *nodes);              /* Node.sum */
+const SymNode *snode_ands(SymNodeCtx *c, int n, const SymNode *const *nodes);             /* Node.ands */
+const SymNode *create_lt_node(SymNodeCtx *c, const SymNode *lhs, int64_t b);
+const SymNode *create_ge_node(SymNodeCtx *c, const SymNode *lhs, int64_t b);
+bool snode_truthy(const SymNode *x);                          /* Node.__bool__ */
+bool snode_lt_truthy(const SymNode *x, int64_t b);            /* bool(x < b), Node.__lt__ with an int */
+bool snode_eq(SymNodeCtx *c, const SymNode *x, const SymNode *y);   /* Node.__eq__ between two nodes */
+const char *snode_key(SymNodeCtx *c, const SymNode *x);       /* render(ctx="DEBUG") */
+const char *snode_repr(SymNodeCtx *c, const SymNode *x);      /* repr(): render(ctx="REPR") */
+/* x.vars(): distinct Variables in first-seen order into out[0..cap); returns the count. */
+int snode_vars(SymNodeCtx *c, const SymNode *x, const SymNode **out, int cap);
+
+/* ====================================================== 0.10.x: UOp symbolic */
+
+/* The ops index expressions use, in the order of tinygrad's Ops values (the
+ * same relative order in 0.10.0 and 0.10.2; UOp.tuplize compares by it). */
+typedef enum {
+  SU_DEFINE_VAR, SU_CAST, SU_ADD, SU_MUL, SU_IDIV, SU_MAX, SU_MOD, SU_CMPLT, SU_CMPNE,
+  SU_XOR, SU_OR, SU_AND, SU_WHERE, SU_RANGE, SU_CONST, SU_NOPS
+} SymOp;
+
+typedef enum { SDT_BOOL, SDT_INT } SymDType;   /* dtypes.bool, dtypes.int (int32) */
+
+typedef struct SymUOp SymUOp;
+struct SymUOp {
+  SymOp op;
+  SymDType dtype;
+  int nsrc;
+  const SymUOp *src[3];
+  int64_t arg;                 /* CONST: the value (bool as 0/1); RANGE: the axis */
+  const char *name;            /* DEFINE_VAR: arg (name, lo, hi) */
+  int64_t lo, hi;
+  int64_t vmin, vmax;          /* UOp._min_max of the context's version */
+  uint64_t hash;
+};
+
+typedef struct SymCtx SymCtx;
+
+SymCtx *symctx_new(Arena *a, TgVersion v);
+StError *symctx_error(SymCtx *c);
+
+const SymUOp *suop_const(SymCtx *c, SymDType dt, int64_t value);              /* UOp.const */
+const SymUOp *suop_variable(SymCtx *c, const char *name, int64_t lo, int64_t hi); /* UOp.variable */
+const SymUOp *suop_range(SymCtx *c, int64_t end, int64_t axis);                /* UOp.range(int, 0, end, axis) */
+/* Python operators on UOps (MathTrait): a OP b, a OP int, int OP a. */
+const SymUOp *suop_alu(SymCtx *c, SymOp op, const SymUOp *x, const SymUOp *y);
+const SymUOp *suop_add(SymCtx *c, const SymUOp *x, const SymUOp *y);
+const SymUOp *suop_add_int(SymCtx *c, const SymUOp *x, int64_t b);
+const SymUOp *suop_radd_int(SymCtx *c, int64_t b, const SymUOp *x);
+const SymUOp *suop_mul(SymCtx *c, const SymUOp *x, const SymUOp *y);
+const SymUOp *suop_mul_int(SymCtx *c, const SymUOp *x, int64_t b);
+const SymUOp *suop_idiv_int(SymCtx *c, const SymUOp *x, int64_t b);
+const SymUOp *suop_mod_int(SymCtx *c, const SymUOp *x, int64_t b);
+const SymUOp *suop_lt_int(SymCtx *c, const SymUOp *x, int64_t b);             /* x < b */
+const SymUOp *suop_ge_int(SymCtx *c, const SymUOp *x, int64_t b);             /* x >= b: (x < b).logical_not() */
+const SymUOp *suop_ne_int(SymCtx *c, const SymUOp *x, int64_t b);             /* x != b */
+int64_t suop_vmin(const SymUOp *x);
+int64_t suop_vmax(const SymUOp *x);
+
+/* resolve(x, default): simplify, then vmin == vmax ? bool(vmin) : default */
+bool suop_resolve(SymCtx *c, const SymUOp *x, bool dflt);
+const SymUOp *suop_simplify(SymCtx *c, const SymUOp *x);      /* graph_rewrite(x, symbolic) */
+const SymUOp *suop_rewrite_flat(SymCtx *c, const SymUOp *x);  /* graph_rewrite(x, symbolic_flat) */
+/* simplify_valid(valid); NULL is Python's None (nothing changed). */
+const SymUOp *sym_simplify_valid(SymCtx *c, const SymUOp *valid);
+/* uop_given_valid(valid, uop); NULL is Python's None (valid is never true). */
+const SymUOp *sym_uop_given_valid(SymCtx *c, const SymUOp *valid, const SymUOp *uop);
+/* split_uop(x, sep) into out (arena array); returns the count. */
+int suop_split(SymCtx *c, const SymUOp *x, SymOp sep, const SymUOp ***out);
+/* x.toposort / x.sparents: all nodes of x (x included), sources first. */
+int suop_toposort(SymCtx *c, const SymUOp *x, const SymUOp ***out);
+#endif

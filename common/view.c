@@ -1,0 +1,886 @@
+/* view.c — tinygrad's View (shape/view.py) for int shapes, 0.9.1 / 0.10.0 /
+ * 0.10.2. Read next to the Python: each function names the source it follows,
+ * and version differences are explicit `if (v ...)` switches with a comment. */
+#include "view.h"
+#include <stdio.h>
+#include <string.h>
+#include "symbolic.h"
+
+/* View.__add__ recurses (vm2 + vm1.shrink(...), reshaped_vm2 + vm1, vm2 + masked vm1);
+ * a few tinygrad inputs recurse forever, which Python ends with RecursionError. */
+enum { VIEW_ADD_MAX_DEPTH = 200 };
+
+/* ------------------------------------------------------------------ small helpers */
+
+void *st_raise(StError *err, const char *type, const char *message) {
+  err->status = ST_RAISED;
+  err->type = type;
+  err->message = message;
+  return NULL;
+}
+
+void *st_unsupported(StError *err, const char *message) {
+  err->status = ST_UNSUPPORTED;
+  err->type = "";
+  err->message = message;
+  return NULL;
+}
+
+static sint *sint_array(Arena *a, int n) { return arena_array(a, (size_t)(n > 0 ? n : 1), sizeof(sint)); }
+static SPair *pair_array(Arena *a, int n) { return arena_array(a, (size_t)(n > 0 ? n : 1), sizeof(SPair)); }
+
+static sint prod(int n, const sint *xs) {
+  sint p = 1;
+  for (int i = 0; i < n; i++) p *= xs[i];
+  return p;
+}
+
+static bool contains_zero(int n, const sint *xs) {
+  for (int i = 0; i < n; i++)
+    if (xs[i] == 0) return true;
+  return false;
+}
+
+static bool sints_equal(int n, const sint *x, const sint *y) {
+  for (int i = 0; i < n; i++)
+    if (x[i] != y[i]) return false;
+  return true;
+}
+
+/* Python truthiness of `self.mask`: None and () are both false. */
+static bool mask_truthy(const View *vw) { return vw->mask != NULL && vw->ndim > 0; }
+
+/* -(num // -amt): helpers.ceildiv, exact (0.9.1/0.10.0 spell it math.ceil(num / amt)). */
+static sint ceildiv(sint num, sint amt) { return -py_floordiv(-num, amt); }
+
+static void buf_append(char *buf, size_t cap, size_t *len, const char *s) {
+  size_t n = strlen(s);
+  if (*len + n >= cap) n = cap - *len - 1;
+  memcpy(buf + *len, s, n);
+  *len += n;
+  buf[*len] = '\0';
+}
+
+const char *py_repr_tuple(Arena *a, int n, const sint *xs) {
+  size_t cap = 32 + (size_t)n * 24, len = 0;
+  char *buf = arena_alloc(a, cap), num[32];
+  buf_append(buf, cap, &len, "(");
+  for (int i = 0; i < n; i++) {
+    snprintf(num, sizeof num, "%s%lld", i ? ", " : "", (long long)xs[i]);
+    buf_append(buf, cap, &len, num);
+  }
+  buf_append(buf, cap, &len, n == 1 ? ",)" : ")");
+  return buf;
+}
+
+const char *py_repr_pairs(Arena *a, int n, const SPair *xs) {
+  size_t cap = 32 + (size_t)n * 52, len = 0;
+  char *buf = arena_alloc(a, cap), num[64];
+  buf_append(buf, cap, &len, "(");
+  for (int i = 0; i < n; i++) {
+    snprintf(num, sizeof num, "%s(%lld, %lld)", i ? ", " : "", (long long)xs[i].b, (long long)xs[i].e);
+    buf_append(buf, cap, &len, num);
+  }
+  buf_append(buf, cap, &len, n == 1 ? ",)" : ")");
+  return buf;
+}
+
+/* ------------------------------------------------------------------ module functions */
+
+/* shape/view.py canonicalize_strides (all versions) */
+void canonicalize_strides(int n, const sint *shape, const sint *strides, sint *out) {
+  for (int i = 0; i < n; i++) out[i] = shape[i] == 1 ? 0 : strides[i];
+}
+
+/* shape/view.py strides_for_shape (all versions) */
+void strides_for_shape(int n, const sint *shape, sint *out) {
+  sint acc = 1;
+  for (int i = n - 1; i >= 0; i--) {
+    out[i] = acc;
+    acc *= shape[i];
+  }
+  canonicalize_strides(n, shape, out, out);
+}
+
+/* shape/view.py _merge_dims (0.9.1, 0.10.0) and merge_dims (0.10.2) */
+int merge_dims(TgVersion v, int n, const sint *shape, const sint *strides, const SPair *mask, MergedDim *out) {
+  if (n == 0) return 0;
+  int cnt = 0;
+  out[cnt++] = (MergedDim){shape[0], strides[0], strides[0] != 0 ? shape[0] : 0};
+  /* merge this dim to next dim if size is 1 */
+  bool merging = mask != NULL ? (mask[0].e - mask[0].b == 1) : shape[0] == 1;
+  for (int i = 1; i < n; i++) {
+    sint s = shape[i], st = strides[i];
+    if (s == 1) continue;  /* always merge 1 */
+    MergedDim last = out[cnt - 1];
+    if (v >= TG_0_10_2) {
+      /* 0.10.2: the third entry keeps counting through zero-stride dims */
+      if (merging || last.stride == s * st) out[cnt - 1] = (MergedDim){last.size * s, st, merging ? s : last.real * s};
+      else out[cnt++] = (MergedDim){s, st, s};
+    } else {
+      /* 0.9.1, 0.10.0: a zero stride resets the real size to 0 */
+      if (merging || last.stride == s * st)
+        out[cnt - 1] = (MergedDim){last.size * s, st, st != 0 ? (merging ? s : last.real * s) : 0};
+      else out[cnt++] = (MergedDim){s, st, st != 0 ? s : 0};
+    }
+    merging = mask != NULL ? (mask[i].e - mask[i].b == 1) : s == 1;
+  }
+  return cnt;
+}
+
+/* shape/view.py un1d (0.9.1, 0.10.0) */
+void un1d(int n, const sint *shape, sint offs, sint *out) {
+  sint strides[n > 0 ? n : 1];
+  strides_for_shape(n, shape, strides);
+  for (int i = 0; i < n; i++) {
+    sint here = strides[i] != 0 ? py_floordiv(offs, strides[i]) : 0;
+    out[i] = here;
+    offs -= here * strides[i];
+  }
+}
+
+/* shape/view.py unravel (0.10.2): (offset//acc)%d from the last dim */
+bool unravel(int n, const sint *shape, sint offs, sint *out, StError *err) {
+  sint acc = 1;
+  for (int i = n - 1; i >= 0; i--) {
+    if (acc == 0) return st_raise(err, "ZeroDivisionError", "integer division or modulo by zero") != NULL;
+    if (shape[i] == 0) return st_raise(err, "ZeroDivisionError", "integer modulo by zero") != NULL;
+    out[i] = py_mod(py_floordiv(offs, acc), shape[i]);
+    acc *= shape[i];
+  }
+  return true;
+}
+
+/* ------------------------------------------------------------------ View */
+
+/* View(shape, strides, offset, mask, contiguous): the dataclass constructor */
+const View *view_new(Arena *a, int ndim, const sint *shape, const sint *strides, sint offset, const SPair *mask,
+                     bool contiguous) {
+  View *vw = arena_alloc(a, sizeof *vw);
+  sint *sh = sint_array(a, ndim), *st = sint_array(a, ndim);
+  memcpy(sh, shape, sizeof(sint) * (size_t)ndim);
+  memcpy(st, strides, sizeof(sint) * (size_t)ndim);
+  SPair *m = NULL;
+  if (mask != NULL) {
+    m = pair_array(a, ndim);
+    memcpy(m, mask, sizeof(SPair) * (size_t)ndim);
+  }
+  *vw = (View){ndim, sh, st, offset, m, contiguous};
+  return vw;
+}
+
+sint view_size(const View *vw) { return prod(vw->ndim, vw->shape); }
+
+/* View.create (shape/view.py, all versions) */
+const View *view_create(Arena *a, TgVersion v, int n, const sint *shape, const sint *strides_in, sint offset,
+                        const SPair *mask_in, StError *err) {
+  if (v >= TG_0_10_0) { /* 0.10 rejects negative dimensions here */
+    for (int i = 0; i < n; i++)
+      if (shape[i] < 0)
+        return st_raise(err, "ValueError",
+                        arena_printf(a, "Trying to create View with negative dimension: shape=%s", py_repr_tuple(a, n, shape)));
+  }
+  sint strides[n > 0 ? n : 1];
+  /* `if strides`: None and () both mean "row-major" */
+  if (strides_in != NULL && n > 0) canonicalize_strides(n, shape, strides_in, strides);
+  else strides_for_shape(n, shape, strides);
+  sint zeros[n > 0 ? n : 1];
+  memset(zeros, 0, sizeof zeros);
+  /* canonicalize 0 in shape */
+  if (contains_zero(n, shape)) return view_new(a, n, shape, zeros, 0, NULL, true);
+  SPair mask[n > 0 ? n : 1];
+  const SPair *m = NULL;
+  if (mask_in != NULL) {
+    memcpy(mask, mask_in, sizeof(SPair) * (size_t)n);
+    m = mask;
+    /* canonicalize empty mask */
+    bool all_full = true;
+    for (int i = 0; i < n; i++) all_full = all_full && mask[i].b == 0 && mask[i].e == shape[i];
+    if (all_full) m = NULL;
+  }
+  /* a dimension masked down to one index gets stride 0 and moves its start into the offset */
+  if (m != NULL && n > 0) {
+    bool elim[n], any_elim = false, any_empty = false;
+    for (int i = 0; i < n; i++) {
+      elim[i] = !(mask[i].b + 1 < mask[i].e);
+      any_elim = any_elim || elim[i];
+      any_empty = any_empty || !(mask[i].b < mask[i].e);
+    }
+    if (any_elim) {
+      if (any_empty) {
+        memset(strides, 0, sizeof(sint) * (size_t)n);
+        offset = 0;
+        for (int i = 0; i < n; i++) mask[i] = (SPair){0, 0};
+      }
+      for (int i = 0; i < n; i++)
+        if (elim[i]) offset += strides[i] * mask[i].b;
+      for (int i = 0; i < n; i++)
+        if (elim[i]) strides[i] = 0;
+    }
+  }
+  sint rm[n > 0 ? n : 1];
+  strides_for_shape(n, shape, rm);
+  bool contiguous = offset == 0 && m == NULL && sints_equal(n, strides, rm);
+  return view_new(a, n, shape, strides, offset, m, contiguous);
+}
+
+/* dataclass __eq__: (shape, strides, offset, mask, contiguous) */
+bool view_equal(const View *x, const View *y) {
+  if (x == y) return true;
+  if (x->ndim != y->ndim || x->offset != y->offset || x->contiguous != y->contiguous) return false;
+  if (!sints_equal(x->ndim, x->shape, y->shape) || !sints_equal(x->ndim, x->strides, y->strides)) return false;
+  if ((x->mask == NULL) != (y->mask == NULL)) return false;
+  for (int i = 0; x->mask != NULL && i < x->ndim; i++)
+    if (x->mask[i].b != y->mask[i].b || x->mask[i].e != y->mask[i].e) return false;
+  return true;
+}
+
+static uint64_t mix(uint64_t h, uint64_t x) {
+  h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdULL;
+}
+
+uint64_t view_hash(const View *vw) {
+  uint64_t h = mix(0x5157, (uint64_t)vw->ndim);
+  for (int i = 0; i < vw->ndim; i++) h = mix(mix(h, (uint64_t)vw->shape[i]), (uint64_t)vw->strides[i]);
+  h = mix(mix(h, (uint64_t)vw->offset), vw->contiguous);
+  h = mix(h, vw->mask != NULL);
+  for (int i = 0; vw->mask != NULL && i < vw->ndim; i++) h = mix(mix(h, (uint64_t)vw->mask[i].b), (uint64_t)vw->mask[i].e);
+  return h;
+}
+
+/* ------------------------------------------------------------------ reshape */
+
+/* One `next(reversed(xs), default)` iterator. */
+typedef struct RevIter { int pos; } RevIter;
+static sint rev_next(RevIter *it, const sint *xs, sint dflt) { return it->pos > 0 ? xs[--it->pos] : dflt; }
+static SPair rev_next_pair(RevIter *it, const SPair *xs, SPair dflt) { return it->pos > 0 ? xs[--it->pos] : dflt; }
+
+typedef enum { RM_OK, RM_NONE, RM_ALL_INVALID } ReshapeMaskResult;
+
+/* shape/view.py _reshape_mask. 0.9.1 returns (mask, extra) with extra meaning "not possible";
+ * 0.10.x return the mask or None. RM_OK fills out, RM_NONE = not possible,
+ * RM_ALL_INVALID = ((0, 0),) * len(new_shape). `mask` is not NULL here. */
+static ReshapeMaskResult reshape_mask(TgVersion v, int n_old, const SPair *mask, const sint *old_shape, int n_new,
+                                      const sint *new_shape, SPair *out) {
+  if (v == TG_0_10_0) { /* 0.10.0: any empty mask dimension makes the whole mask empty */
+    for (int i = 0; i < n_old; i++)
+      if (mask[i].e - mask[i].b < 1) return RM_ALL_INVALID;
+  }
+  int cnt = 0;  /* new_mask, built from the last dimension */
+  RevIter r_masks = {n_old}, r_shape = {n_old}, r_new_shape = {n_new};
+  sint curr_stride = 1, old_dim = rev_next(&r_shape, old_shape, 1), new_dim = rev_next(&r_new_shape, new_shape, 1);
+  SPair m = rev_next_pair(&r_masks, mask, (SPair){0, 1});
+  if (v == TG_0_9_1 && m.e - m.b < 1) return RM_ALL_INVALID; /* 0.9.1: invalid mask */
+  for (long guard = 0; cnt < n_new; guard++) {
+    if (guard > 1000000) return RM_NONE;  /* cannot happen for matching sizes */
+    sint l = m.b, r = m.e, next_stride = new_dim * curr_stride;
+    if (old_dim == next_stride) { /* simply copy the mask and get next batch for merging */
+      out[cnt++] = (SPair){py_floordiv(l, curr_stride), py_floordiv(r - 1, curr_stride) + 1};
+      curr_stride = 1;
+      old_dim = rev_next(&r_shape, old_shape, 1);
+      new_dim = rev_next(&r_new_shape, new_shape, 1);
+      m = rev_next_pair(&r_masks, mask, (SPair){0, 1});
+      if (v == TG_0_9_1 && m.e - m.b < 1) return RM_ALL_INVALID; /* 0.9.1: invalid mask */
+    } else if (old_dim > next_stride) { /* mask can only be splitted if reshape doesn't cut across the mask */
+      bool cuts = (py_mod(l, next_stride) != 0 || py_mod(r, next_stride) != 0) &&
+                  py_floordiv(l, next_stride) != py_floordiv(r - 1, next_stride);
+      if (cuts || py_mod(old_dim, next_stride) != 0) return RM_NONE;
+      out[cnt++] = (SPair){py_floordiv(py_mod(l, next_stride), curr_stride), py_floordiv(py_mod(r - 1, next_stride), curr_stride) + 1};
+      curr_stride = next_stride;
+      new_dim = rev_next(&r_new_shape, new_shape, 1);
+    } else {
+      SPair next_mask = rev_next_pair(&r_masks, mask, (SPair){0, 1});
+      /* combine if the mask can unfold continuously */
+      bool full = m.b == 0 && m.e == old_dim;
+      if (v >= TG_0_10_2) { /* 0.10.2: an empty range (l == r) combines too */
+        if (!full && l != r && next_mask.e - next_mask.b != 1) return RM_NONE;
+      } else {
+        if (!full && next_mask.e - next_mask.b != 1) return RM_NONE;
+      }
+      m = (SPair){next_mask.b * old_dim + l, (next_mask.e - 1) * old_dim + r};
+      old_dim = old_dim * rev_next(&r_shape, old_shape, 1);
+    }
+  }
+  if (v <= TG_0_10_0) { /* 0.9.1, 0.10.0: leading 1s of the old shape must be unmasked */
+    while (r_masks.pos > 0) {
+      SPair lead = mask[--r_masks.pos];
+      if (!(lead.b == 0 && lead.e == 1)) return RM_ALL_INVALID;
+    }
+  }
+  for (int i = 0; i < cnt / 2; i++) {
+    SPair t = out[i];
+    out[i] = out[cnt - 1 - i];
+    out[cnt - 1 - i] = t;
+  }
+  return RM_OK;
+}
+
+/* The strides of the reshape loop: 0.9.1 / 0.10.0 (`strides.append(new_stride)` then scale).
+ * Returns false when a merged dimension cannot be produced (Python's `break`). */
+static bool reshape_strides_old(TgVersion v, const View *vw, int n, const sint *new_shape, sint *out) {
+  MergedDim md[vw->ndim > 0 ? vw->ndim : 1];
+  int nm = merge_dims(v, vw->ndim, vw->shape, vw->strides, vw->mask, md);
+  int cnt = 0;  /* strides, from the last new dimension */
+  RevIter r_new_shape = {n};
+  for (int k = nm - 1; k >= 0; k--) {
+    sint merged_dim = md[k].size, new_stride = md[k].stride, real_dim = md[k].real, acc = 1;
+    while (acc <= merged_dim && acc != merged_dim) {
+      /* 0.9.1: `(new_dim := next(r_new_shape, None))`; 0.10.0: `next(r_new_shape, 0) > 0`; same for int shapes */
+      sint new_dim = rev_next(&r_new_shape, new_shape, 0);
+      if (new_dim <= 0) break;
+      out[cnt++] = new_stride;
+      if (new_dim != 1) {
+        acc = acc * new_dim;
+        new_stride *= acc < real_dim ? new_dim : 0;
+      }
+    }
+    if (acc != merged_dim) return false;
+  }
+  for (; cnt < n; cnt++) out[cnt] = 0;
+  for (int i = 0; i < n / 2; i++) {
+    sint t = out[i];
+    out[i] = out[n - 1 - i];
+    out[n - 1 - i] = t;
+  }
+  return true;
+}
+
+/* The strides of the reshape loop, 0.10.2 (`r_strides.append(new_stride * acc)`). */
+static bool reshape_strides_0102(const View *vw, int n, const sint *new_shape, sint *out) {
+  MergedDim md[vw->ndim > 0 ? vw->ndim : 1];
+  int nm = merge_dims(TG_0_10_2, vw->ndim, vw->shape, vw->strides, vw->mask, md);
+  sint r_strides[n > 0 ? n : 1];
+  int cnt = 0;
+  RevIter r_new_shape = {n};
+  for (int k = nm - 1; k >= 0; k--) {
+    sint merged_size = md[k].size, new_stride = md[k].stride, real_size = md[k].real, acc = 1;
+    while (acc <= merged_size && acc != merged_size) {
+      sint new_dim = rev_next(&r_new_shape, new_shape, 0);
+      if (!(new_dim > 0)) break;
+      r_strides[cnt++] = new_stride * acc;
+      acc = acc * new_dim;
+      if (!(acc < real_size)) new_stride = 0;
+    }
+    if (acc != merged_size) return false;
+  }
+  /* new_strides = (0,) * (len(new_shape) - len(r_strides)) + tuple(r_strides[::-1]) */
+  for (int i = 0; i < n - cnt; i++) out[i] = 0;
+  for (int i = 0; i < cnt; i++) out[n - 1 - i] = r_strides[i];
+  return true;
+}
+
+static const View *reshape_checks_message(Arena *a, const View *vw, int n, const sint *new_shape, StError *err) {
+  return st_raise(err, "ValueError",
+                  arena_printf(a, "size mismatched, can't reshape self.shape=%s -> new_shape=%s",
+                               py_repr_tuple(a, vw->ndim, vw->shape), py_repr_tuple(a, n, new_shape)));
+}
+
+/* The masked/strided tail of View.reshape, after the loop found strides (all versions). */
+static const View *reshape_finish(Arena *a, TgVersion v, const View *vw, int n, const sint *new_shape, sint *strides,
+                                  StError *err) {
+  SPair new_mask[n > 0 ? n : 1];
+  const SPair *nm = NULL;
+  if (vw->mask == NULL) {
+    if (v >= TG_0_10_0) { /* 0.10: _reshape_mask(None) is ((0, s), ...) */
+      for (int i = 0; i < n; i++) new_mask[i] = (SPair){0, new_shape[i]};
+      nm = new_mask;
+    }
+  } else {
+    ReshapeMaskResult r = reshape_mask(v, vw->ndim, vw->mask, vw->shape, n, new_shape, new_mask);
+    if (r == RM_NONE) return NULL;
+    if (r == RM_ALL_INVALID)
+      for (int i = 0; i < n; i++) new_mask[i] = (SPair){0, 0};
+    nm = new_mask;
+  }
+  if (v <= TG_0_10_0) { /* 0.9.1, 0.10.0: strides canonicalized by the new mask's extents */
+    /* (0.9.1 uses new_shape when there is no mask; 0.10.0 always has one here) */
+    sint extents[n > 0 ? n : 1];
+    for (int i = 0; i < n; i++) extents[i] = nm != NULL ? nm[i].e - nm[i].b : new_shape[i];
+    canonicalize_strides(n, extents, strides, strides);
+  }
+  sint extra_offset = 0;
+  if (mask_truthy(vw))
+    for (int i = 0; i < vw->ndim; i++) extra_offset += vw->mask[i].b * vw->strides[i];
+  if (nm != NULL)
+    for (int i = 0; i < n; i++) extra_offset -= nm[i].b * strides[i];
+  return view_create(a, v, n, new_shape, strides, vw->offset + extra_offset, nm, err);
+}
+
+/* View.reshape (shape/view.py) */
+const View *view_reshape(Arena *a, TgVersion v, const View *vw, int n, const sint *new_shape, StError *err) {
+  if (n == vw->ndim && sints_equal(n, vw->shape, new_shape)) return vw;
+  for (int i = 0; i < n; i++)
+    if (new_shape[i] < 0) {
+      const char *msg = arena_printf(a, "shape can't contain negative numbers %s", py_repr_tuple(a, n, new_shape));
+      /* 0.10.2 raises ValueError, earlier versions assert */
+      return st_raise(err, v >= TG_0_10_2 ? "ValueError" : "AssertionError", msg);
+    }
+  if (v >= TG_0_10_2) { /* 0.10.2: size check first, then 0 in shape */
+    if (prod(vw->ndim, vw->shape) != prod(n, new_shape)) return reshape_checks_message(a, vw, n, new_shape, err);
+    if (contains_zero(vw->ndim, vw->shape)) return view_create(a, v, n, new_shape, NULL, 0, NULL, err);
+  } else {
+    if (contains_zero(vw->ndim, vw->shape)) {
+      if (!contains_zero(n, new_shape))
+        return st_raise(err, "AssertionError", arena_printf(a, "cannot reshape 0 size to %s", py_repr_tuple(a, n, new_shape)));
+      return view_create(a, v, n, new_shape, NULL, 0, NULL, err);
+    }
+    if (prod(vw->ndim, vw->shape) != prod(n, new_shape)) return reshape_checks_message(a, vw, n, new_shape, err);
+  }
+  if (n == 0 && vw->mask != NULL)
+    for (int i = 0; i < vw->ndim; i++)
+      if (vw->mask[i].b == vw->mask[i].e) return NULL;
+  /* after the asserts, it's okay to check contiguous */
+  if (vw->contiguous) return view_create(a, v, n, new_shape, NULL, 0, NULL, err);
+  sint strides[n > 0 ? n : 1];
+  bool ok = v >= TG_0_10_2 ? reshape_strides_0102(vw, n, new_shape, strides) : reshape_strides_old(v, vw, n, new_shape, strides);
+  if (!ok) return NULL;
+  return reshape_finish(a, v, vw, n, new_shape, strides, err);
+}
+
+/* ------------------------------------------------------------------ other movement ops */
+
+/* View.__unsafe_resize (shape/view.py): shrink by arg, intersect the old mask with `mask` */
+static const View *unsafe_resize(Arena *a, TgVersion v, const View *vw, const SPair *arg, const SPair *mask_in, StError *err) {
+  int n = vw->ndim;
+  sint offset = 0, shape[n > 0 ? n : 1];
+  for (int i = 0; i < n; i++) offset += vw->strides[i] * arg[i].b;
+  SPair mask[n > 0 ? n : 1];
+  const SPair *m = mask_in;
+  if (mask_truthy(vw)) {
+    for (int i = 0; i < n; i++) { /* move the old mask */
+      sint ax = arg[i].b, ay = arg[i].e, mx = vw->mask[i].b, my = vw->mask[i].e;
+      sint nb = mx - ax < ay - ax ? mx - ax : ay - ax, ne = my - ax < ay - ax ? my - ax : ay - ax;
+      mask[i] = (SPair){nb > 0 ? nb : 0, ne > 0 ? ne : 0};
+    }
+    if (mask_in != NULL) /* merge the masks if we have two */
+      for (int i = 0; i < n; i++)
+        mask[i] = (SPair){mask[i].b > mask_in[i].b ? mask[i].b : mask_in[i].b, mask[i].e < mask_in[i].e ? mask[i].e : mask_in[i].e};
+    m = mask;
+  }
+  for (int i = 0; i < n; i++) shape[i] = arg[i].e - arg[i].b;
+  /* 0.9.1/0.10.0 drop a full mask here, 0.10.2 leaves it to View.create: same result */
+  (void)v;
+  return view_create(a, v, n, shape, vw->strides, vw->offset + offset, m, err);
+}
+
+/* View.pad (shape/view.py) */
+const View *view_pad(Arena *a, TgVersion v, const View *vw, int n, const SPair *arg, StError *err) {
+  bool bad = n != vw->ndim;
+  for (int i = 0; i < n; i++) bad = bad || arg[i].b < 0 || arg[i].e < 0;
+  if (bad) {
+    if (v == TG_0_9_1) /* 0.9.1 message */
+      return st_raise(err, "AssertionError", arena_printf(a, "self.shape=%s, arg=%s", py_repr_tuple(a, vw->ndim, vw->shape),
+                                                          py_repr_pairs(a, n, arg)));
+    return st_raise(err, "AssertionError",
+                    arena_printf(a, "invalid pad %s for %s", py_repr_pairs(a, n, arg), py_repr_tuple(a, vw->ndim, vw->shape)));
+  }
+  bool any = false;
+  for (int i = 0; i < n; i++) any = any || arg[i].b != 0 || arg[i].e != 0;
+  if (!any) return vw;
+  SPair zvarg[n > 0 ? n : 1], mask[n > 0 ? n : 1];
+  for (int i = 0; i < n; i++) {
+    zvarg[i] = (SPair){-arg[i].b, vw->shape[i] + arg[i].e};
+    mask[i] = (SPair){arg[i].b, vw->shape[i] + arg[i].b};
+  }
+  return unsafe_resize(a, v, vw, zvarg, mask, err);
+}
+
+/* View.shrink (shape/view.py) */
+const View *view_shrink(Arena *a, TgVersion v, const View *vw, int n, const SPair *arg, StError *err) {
+  bool bad = n != vw->ndim;
+  for (int i = 0; i < n && i < vw->ndim; i++)
+    bad = bad || !(0 <= arg[i].b && arg[i].b <= arg[i].e && arg[i].e <= vw->shape[i]);
+  if (bad)
+    return st_raise(err, "AssertionError",
+                    arena_printf(a, "invalid shrink %s for %s", py_repr_pairs(a, n, arg), py_repr_tuple(a, vw->ndim, vw->shape)));
+  return unsafe_resize(a, v, vw, arg, NULL, err);
+}
+
+/* View.expand (shape/view.py) */
+const View *view_expand(Arena *a, TgVersion v, const View *vw, int n, const sint *new_shape, StError *err) {
+  if (n != vw->ndim)
+    return st_raise(err, "ValueError",
+                    arena_printf(a, "expand arg new_shape=%s must have same number of dimensions as shape self.shape=%s",
+                                 py_repr_tuple(a, n, new_shape), py_repr_tuple(a, vw->ndim, vw->shape)));
+  const char *cant = arena_printf(a, "can't expand %s into %s", py_repr_tuple(a, n, vw->shape), py_repr_tuple(a, n, new_shape));
+  bool ok = true;
+  if (v >= TG_0_10_2) { /* 0.10.2: one check, before the 0-size case */
+    for (int i = 0; i < n; i++) ok = ok && (vw->shape[i] == new_shape[i] || vw->shape[i] == 1);
+    if (!ok) return st_raise(err, "AssertionError", cant);
+    if (contains_zero(n, vw->shape)) return view_create(a, v, n, new_shape, NULL, 0, NULL, err);
+  } else {
+    if (contains_zero(n, vw->shape)) {
+      for (int i = 0; i < n; i++) {
+        sint s = vw->shape[i], x = new_shape[i];
+        ok = ok && ((s == x && x == 0) || (s > 0 && py_mod(x, s) == 0));
+      }
+      if (!ok) return st_raise(err, "AssertionError", cant);
+      return view_create(a, v, n, new_shape, NULL, 0, NULL, err);
+    }
+    for (int i = 0; i < n; i++) {
+      sint s = vw->shape[i], x = new_shape[i];
+      if (v == TG_0_9_1) ok = ok && (s == x || (s == 1 && vw->strides[i] == 0)); /* 0.9.1 also needs stride 0 */
+      else ok = ok && (s == x || s == 1);
+    }
+    if (!ok) return st_raise(err, "AssertionError", cant);
+  }
+  SPair mask[n > 0 ? n : 1];
+  const SPair *m = NULL;
+  if (mask_truthy(vw)) {
+    for (int i = 0; i < n; i++) {
+      SPair old = vw->mask[i];
+      bool unit = old.b == 0 && old.e == 1;
+      mask[i] = vw->shape[i] != new_shape[i] ? (unit ? (SPair){0, new_shape[i]} : (SPair){0, 0}) : old;
+    }
+    m = mask;
+  }
+  return view_create(a, v, n, new_shape, vw->strides, vw->offset, m, err);
+}
+
+/* View.permute (shape/view.py, all versions) */
+const View *view_permute(Arena *a, TgVersion v, const View *vw, int n, const int64_t *axis, StError *err) {
+  bool ok = n == vw->ndim;
+  bool seen[vw->ndim > 0 ? vw->ndim : 1];
+  memset(seen, 0, sizeof seen);
+  for (int i = 0; ok && i < n; i++) {
+    ok = axis[i] >= 0 && axis[i] < vw->ndim && !seen[axis[i]];
+    if (ok) seen[axis[i]] = true;
+  }
+  if (!ok)
+    return st_raise(err, "AssertionError", arena_printf(a, "invalid permutation %s of len %d", py_repr_tuple(a, n, axis), vw->ndim));
+  sint shape[n > 0 ? n : 1], strides[n > 0 ? n : 1];
+  SPair mask[n > 0 ? n : 1];
+  for (int i = 0; i < n; i++) {
+    shape[i] = vw->shape[axis[i]];
+    strides[i] = vw->strides[axis[i]];
+    if (vw->mask != NULL) mask[i] = vw->mask[axis[i]];
+  }
+  return view_create(a, v, n, shape, strides, vw->offset, vw->mask != NULL ? mask : NULL, err);
+}
+
+/* View.stride (shape/view.py, 0.9.1 and 0.10.0) */
+const View *view_stride(Arena *a, TgVersion v, const View *vw, int n, const int64_t *mul, StError *err) {
+  if (v >= TG_0_10_2) return st_unsupported(err, "View.stride does not exist in 0.10.2");
+  bool ok = true;
+  for (int i = 0; i < n; i++) ok = ok && mul[i] != 0;
+  if (!ok)
+    return st_raise(err, "AssertionError", arena_printf(a, "invalid stride %s for %s", py_repr_tuple(a, n, mul),
+                                                        py_repr_tuple(a, vw->ndim, vw->shape)));
+  if (n != vw->ndim) return st_unsupported(err, "View.stride with an argument of another length (zip truncation)");
+  sint strides[n > 0 ? n : 1], shape[n > 0 ? n : 1], offset = 0;
+  SPair mask[n > 0 ? n : 1];
+  for (int i = 0; i < n; i++) {
+    sint s = vw->shape[i], m = mul[i], am = m < 0 ? -m : m;
+    strides[i] = vw->strides[i] * m;
+    shape[i] = py_floordiv(s + (am - 1), am);
+    if (m < 0) offset += (s - 1) * vw->strides[i];
+    if (vw->mask != NULL) {
+      sint mx = vw->mask[i].b, my = vw->mask[i].e;
+      mask[i] = (SPair){py_floordiv((m > 0 ? mx : s - my) + (am - 1), am), py_floordiv((m > 0 ? my : s - mx) + (am - 1), am)};
+    }
+  }
+  return view_create(a, v, n, shape, strides, vw->offset + offset, vw->mask != NULL ? mask : NULL, err);
+}
+
+/* View.flip (shape/view.py, 0.10.2) */
+const View *view_flip(Arena *a, TgVersion v, const View *vw, int n, const bool *flip, StError *err) {
+  if (v < TG_0_10_2) return st_unsupported(err, "View.flip exists only in 0.10.2");
+  if (n != vw->ndim) return st_unsupported(err, "View.flip with an argument of another length (zip truncation)");
+  sint strides[n > 0 ? n : 1], offset = 0;
+  SPair mask[n > 0 ? n : 1];
+  for (int i = 0; i < n; i++) {
+    sint s = vw->shape[i];
+    if (flip[i]) offset += (s - 1) * vw->strides[i];
+    strides[i] = flip[i] ? -vw->strides[i] : vw->strides[i];
+    if (vw->mask != NULL) mask[i] = flip[i] ? (SPair){s - vw->mask[i].e, s - vw->mask[i].b} : vw->mask[i];
+  }
+  return view_create(a, v, n, vw->shape, strides, vw->offset + offset, vw->mask != NULL ? mask : NULL, err);
+}
+
+/* helpers.argsort: stable sort of indices by key */
+static void argsort(int n, const sint *key, int64_t *out) {
+  for (int i = 0; i < n; i++) out[i] = i;
+  for (int i = 1; i < n; i++) { /* insertion sort is stable */
+    int64_t x = out[i];
+    int j = i - 1;
+    while (j >= 0 && key[out[j]] > key[x]) {
+      out[j + 1] = out[j];
+      j--;
+    }
+    out[j + 1] = x;
+  }
+}
+
+/* View.invert (shape/view.py) */
+const View *view_invert(Arena *a, TgVersion v, const View *vw, int n_out, const sint *out_shape, StError *err) {
+  int n = vw->ndim;
+  const View *ret = view_create(a, v, n, vw->shape, NULL, 0, NULL, err);
+  if (ret == NULL) return NULL;
+  if (mask_truthy(vw) && (ret = view_shrink(a, v, ret, n, vw->mask, err)) == NULL) return NULL;
+  if (v >= TG_0_10_2) { /* 0.10.2: flip where the stride is negative */
+    bool flip[n > 0 ? n : 1];
+    for (int i = 0; i < n; i++) flip[i] = vw->strides[i] < 0;
+    ret = view_flip(a, v, ret, n, flip, err);
+  } else { /* 0.9.1, 0.10.0: stride by -1 where the stride is negative */
+    int64_t mul[n > 0 ? n : 1];
+    for (int i = 0; i < n; i++) mul[i] = vw->strides[i] < 0 ? -1 : 1;
+    ret = view_stride(a, v, ret, n, mul, err);
+  }
+  if (ret == NULL) return NULL;
+  sint key[n > 0 ? n : 1];
+  int64_t order[n > 0 ? n : 1];
+  for (int i = 0; i < n; i++) key[i] = vw->strides[i] > 0 ? -vw->strides[i] : vw->strides[i];
+  argsort(n, key, order);
+  if ((ret = view_permute(a, v, ret, n, order, err)) == NULL) return NULL;
+  /* don't support shrink, expand, or stride != (-1, 1) */
+  return prod(ret->ndim, ret->shape) == prod(n_out, out_shape) ? ret : NULL;
+}
+
+/* View.minify (shape/view.py) */
+const View *view_minify(Arena *a, TgVersion v, const View *vw, StError *err) {
+  MergedDim md[vw->ndim > 0 ? vw->ndim : 1];
+  int nm = merge_dims(v, vw->ndim, vw->shape, vw->strides, vw->mask, md);
+  sint min_shape[nm > 0 ? nm : 1];
+  for (int i = 0; i < nm; i++) min_shape[i] = md[i].size;
+  const View *nv = view_reshape(a, v, vw, nm, min_shape, err);
+  if (err->status != ST_OK) return NULL;
+  return nv != NULL ? nv : vw;
+}
+
+/* ------------------------------------------------------------------ View.__add__ */
+
+static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const View *vm1, int depth, StError *err);
+
+/* (b, s - e) padding that undoes vm1.shrink(vm1.mask) */
+static const View *pad_back(Arena *a, TgVersion v, const View *merged, const View *vm1, StError *err) {
+  int n = vm1->ndim;
+  SPair arg[n > 0 ? n : 1];
+  for (int i = 0; i < n; i++) arg[i] = (SPair){vm1->mask[i].b, vm1->shape[i] - vm1->mask[i].e};
+  return view_pad(a, v, merged, n, arg, err);
+}
+
+/* Projection of vm1's offset and strides onto vm2 (the shared first half of View.__add__). */
+typedef struct AddTerms {
+  int n1, n2;
+  sint *origin;       /* n2 */
+  int *nterms;        /* n2: len(terms[d2]) */
+  int *term_d1;       /* n2 x n1: terms[d2][k] = (d1, s1) */
+  sint *term_s1;
+  sint *strides;      /* n1 */
+} AddTerms;
+
+static bool add_terms(Arena *a, TgVersion v, const View *vm2, const View *vm1, AddTerms *t, StError *err) {
+  int n1 = vm1->ndim, n2 = vm2->ndim;
+  t->n1 = n1;
+  t->n2 = n2;
+  t->origin = sint_array(a, n2);
+  t->nterms = arena_array(a, (size_t)(n2 > 0 ? n2 : 1), sizeof(int));
+  t->term_d1 = arena_array(a, (size_t)((n2 > 0 ? n2 : 1) * (n1 > 0 ? n1 : 1)), sizeof(int));
+  t->term_s1 = arena_array(a, (size_t)((n2 > 0 ? n2 : 1) * (n1 > 0 ? n1 : 1)), sizeof(sint));
+  t->strides = sint_array(a, n1);
+  sint here[n2 > 0 ? n2 : 1];
+  if (v >= TG_0_10_2) { /* 0.10.2: unravel */
+    if (!unravel(n2, vm2->shape, vm1->offset, t->origin, err)) return false;
+  } else {
+    un1d(n2, vm2->shape, vm1->offset, t->origin);
+  }
+  for (int d1 = 0; d1 < n1; d1++) {
+    sint st = vm1->strides[d1];
+    if (st == 0) continue;
+    if (v >= TG_0_10_2) {
+      if (!unravel(n2, vm2->shape, vm1->offset + st, here, err)) return false;
+    } else {
+      un1d(n2, vm2->shape, vm1->offset + st, here);
+    }
+    for (int d2 = 0; d2 < n2; d2++) {
+      sint s1 = here[d2] - t->origin[d2];
+      if (s1 == 0) continue;
+      int k = t->nterms[d2]++;
+      t->term_d1[d2 * n1 + k] = d1;
+      t->term_s1[d2 * n1 + k] = s1;
+      t->strides[d1] += s1 * vm2->strides[d2];
+    }
+  }
+  return true;
+}
+
+/* One extent of the merge loop: (merged_size, bounds of merged_term). */
+typedef struct Extent { sint size, tmin, tmax; } Extent;
+
+/* The "merge dimensions in vm2" loop of 0.9.1, on the Node algebra. Returns the number of
+ * extents, or -1 when merged_term stays non-zero (Python returns None), -2 on error. */
+static int merge_extents_091(Arena *a, const View *vm2, const View *vm1, const AddTerms *t, Extent *ext, StError *err) {
+  SymNodeCtx c;
+  snode_ctx_init(&c, a);
+  int n1 = t->n1, n2 = t->n2, cnt = 0;
+  const SymNode *idxs[n1 > 0 ? n1 : 1];
+  for (int i = 0; i < n1; i++) idxs[i] = snode_var(&c, arena_printf(a, "idx%d", i), 0, vm1->shape[i] - 1);
+  sint merged_size = 1;
+  const SymNode *merged_term = snode_num(&c, 0);
+  for (int d2 = n2 - 1; d2 >= 0; d2--) {
+    int nt = t->nterms[d2];
+    const SymNode *parts[nt > 0 ? nt : 1];
+    for (int k = 0; k < nt; k++)
+      parts[k] = snode_mul(&c, idxs[t->term_d1[d2 * n1 + k]], t->term_s1[d2 * n1 + k] * merged_size);
+    const SymNode *sum = snode_add_int(&c, snode_sum(&c, nt, parts), t->origin[d2] * merged_size);
+    merged_term = snode_add(&c, merged_term, sum);
+    merged_size *= vm2->shape[d2];
+    /* not (merged_term >= merged_size) and not (merged_term < 0) */
+    bool ge = snode_lt_truthy(snode_mul(&c, merged_term, -1), -merged_size + 1);
+    bool lt0 = snode_lt_truthy(merged_term, 0);
+    if (!ge && !lt0) {
+      ext[cnt++] = (Extent){merged_size, merged_term->min, merged_term->max};
+      merged_size = 1;
+      merged_term = snode_num(&c, 0);
+    }
+  }
+  if (c.err.status != ST_OK) {
+    *err = c.err;
+    return -2;
+  }
+  if (snode_truthy(merged_term)) return -1;
+  return cnt;
+}
+
+/* The same loop for 0.10.0 / 0.10.2, on UOps with resolve(). */
+static int merge_extents_010(Arena *a, TgVersion v, const View *vm2, const View *vm1, const AddTerms *t, Extent *ext,
+                             StError *err) {
+  SymCtx *c = symctx_new(a, v);
+  int n1 = t->n1, n2 = t->n2, cnt = 0;
+  const SymUOp *idxs[n1 > 0 ? n1 : 1];
+  for (int i = 0; i < n1; i++) idxs[i] = suop_variable(c, arena_printf(a, "idx%d", i), 0, vm1->shape[i] - 1);
+  sint merged_size = 1;
+  const SymUOp *merged_term = suop_const(c, SDT_INT, 0);
+  for (int d2 = n2 - 1; d2 >= 0; d2--) {
+    int nt = t->nterms[d2];
+    /* (sum([idxs[d1] * s1 for d1, s1 in term]) + o) * merged_size; sum() starts from the int 0 */
+    const SymUOp *sum = NULL;
+    for (int k = 0; k < nt; k++) {
+      const SymUOp *p = suop_mul_int(c, idxs[t->term_d1[d2 * n1 + k]], t->term_s1[d2 * n1 + k]);
+      sum = sum == NULL ? suop_radd_int(c, 0, p) : suop_add(c, sum, p);
+    }
+    if (sum == NULL) { /* all ints: merged_term += (o * merged_size) */
+      merged_term = suop_add_int(c, merged_term, t->origin[d2] * merged_size);
+    } else {
+      merged_term = suop_add(c, merged_term, suop_mul_int(c, suop_add_int(c, sum, t->origin[d2]), merged_size));
+    }
+    merged_size *= vm2->shape[d2];
+    /* resolve(merged_term < merged_size, False) and resolve(0 <= merged_term, False) */
+    if (suop_resolve(c, suop_lt_int(c, merged_term, merged_size), false) &&
+        suop_resolve(c, suop_ge_int(c, merged_term, 0), false)) {
+      ext[cnt++] = (Extent){merged_size, suop_vmin(merged_term), suop_vmax(merged_term)};
+      merged_size = 1;
+      merged_term = suop_const(c, SDT_INT, 0);
+    }
+    if (symctx_error(c)->status != ST_OK) break;
+  }
+  bool nonzero = symctx_error(c)->status == ST_OK && suop_resolve(c, suop_ne_int(c, merged_term, 0), true);
+  if (symctx_error(c)->status != ST_OK) {
+    *err = *symctx_error(c);
+    return -2;
+  }
+  return nonzero ? -1 : cnt;
+}
+
+/* Project vm2's mask onto vm1 (second half of View.__add__). Returns the merged view, a
+ * recursive retry with vm1 masked, or NULL (None / error). */
+static const View *add_project_mask(Arena *a, TgVersion v, const View *vm2, const View *vm1, const AddTerms *t,
+                                    const Extent *ext, int depth, StError *err) {
+  int n1 = t->n1, n2 = t->n2;
+  sint newb[n1 > 0 ? n1 : 1], newe[n1 > 0 ? n1 : 1];
+  bool bad = false;
+  for (int i = 0; i < n1; i++) {
+    newb[i] = 0;
+    newe[i] = vm1->shape[i];
+  }
+  for (int d2 = 0; d2 < n2; d2++) {
+    sint b = vm2->mask[d2].b, e = vm2->mask[d2].e, o = t->origin[d2];
+    if (b <= ext[d2].tmin && ext[d2].tmax < e) continue;
+    int nt = t->nterms[d2];
+    if (nt != 1) {
+      if (nt == 0 && n1 > 0) newe[0] = 0; /* `if not term and newe` */
+      else bad = true;
+      continue;
+    }
+    int d1 = t->term_d1[d2 * n1];
+    sint s1 = t->term_s1[d2 * n1];
+    sint lo = ceildiv(s1 > 0 ? b - o : e - o - 1, s1), hi = py_floordiv(s1 < 0 ? b - o : e - o - 1, s1) + 1;
+    newb[d1] = newb[d1] > lo ? newb[d1] : lo;
+    newe[d1] = newe[d1] < hi ? newe[d1] : hi;
+  }
+  /* If any of vm1 was masked off, try again with that mask in place. */
+  for (int i = 0; i < n1; i++) {
+    if (newb[i] != 0 || newe[i] != vm1->shape[i]) {
+      SPair mask[n1];
+      for (int k = 0; k < n1; k++) mask[k] = (SPair){newb[k], newe[k]};
+      const View *masked = view_create(a, v, n1, vm1->shape, vm1->strides, vm1->offset, mask, err);
+      if (masked == NULL) return NULL;
+      return view_add_rec(a, v, vm2, masked, depth + 1, err);
+    }
+  }
+  /* Otherwise if vm2's mask was violated, then cannot merge. */
+  if (bad) return NULL;
+  sint offset = vm2->offset;
+  for (int d2 = 0; d2 < n2; d2++) offset += t->origin[d2] * vm2->strides[d2];
+  return view_create(a, v, n1, vm1->shape, t->strides, offset, NULL, err);
+}
+
+/* View.__add__ (shape/view.py): vm2 + vm1 */
+static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const View *vm1, int depth, StError *err) {
+  if (depth > VIEW_ADD_MAX_DEPTH) return st_raise(err, "RecursionError", "maximum recursion depth exceeded");
+  if (vm2->contiguous) return vm1;
+  bool same_shape = vm1->ndim == vm2->ndim && sints_equal(vm1->ndim, vm1->shape, vm2->shape);
+  if (vm1->contiguous && same_shape) return vm2;
+  if (vm1->contiguous && view_size(vm1) == view_size(vm2)) {
+    const View *ret = view_reshape(a, v, vm2, vm1->ndim, vm1->shape, err);
+    if (ret != NULL || err->status != ST_OK) return ret;
+  }
+  if (mask_truthy(vm1)) {
+    if (v <= TG_0_10_0) { /* 0.9.1, 0.10.0: an empty mask gives an all-invalid view */
+      for (int i = 0; i < vm1->ndim; i++)
+        if (vm1->mask[i].b >= vm1->mask[i].e) {
+          int n = vm1->ndim;
+          sint zeros[n];
+          SPair zmask[n];
+          memset(zeros, 0, sizeof zeros);
+          memset(zmask, 0, sizeof zmask);
+          return view_create(a, v, n, vm1->shape, zeros, 0, zmask, err);
+        }
+    }
+    const View *new_vm1 = view_shrink(a, v, vm1, vm1->ndim, vm1->mask, err);
+    if (new_vm1 == NULL) return NULL;
+    if (v >= TG_0_10_2 && view_equal(new_vm1, vm1)) return NULL; /* 0.10.2: shrinking changed nothing */
+    const View *merged = view_add_rec(a, v, vm2, new_vm1, depth + 1, err);
+    if (merged == NULL) return NULL;
+    return pad_back(a, v, merged, vm1, err);
+  }
+  AddTerms t;
+  if (!add_terms(a, v, vm2, vm1, &t, err)) return NULL;
+  int n2 = vm2->ndim;
+  Extent ext[n2 > 0 ? n2 : 1];
+  int next = v == TG_0_9_1 ? merge_extents_091(a, vm2, vm1, &t, ext, err) : merge_extents_010(a, v, vm2, vm1, &t, ext, err);
+  if (next < 0) return NULL;
+  /* vm2_shape := tuple(s for s,_ in reversed(extents)) */
+  sint vm2_shape[next > 0 ? next : 1];
+  Extent rext[next > 0 ? next : 1];
+  for (int i = 0; i < next; i++) {
+    vm2_shape[i] = ext[next - 1 - i].size;
+    rext[i] = ext[next - 1 - i];
+  }
+  if (next != n2 || !sints_equal(n2, vm2_shape, vm2->shape)) {
+    const View *reshaped = view_reshape(a, v, vm2, next, vm2_shape, err);
+    if (reshaped == NULL) return NULL;
+    if (v == TG_0_9_1) return view_add_rec(a, v, reshaped, vm1, depth + 1, err); /* 0.9.1 always retries */
+    /* 0.10: NOTE: this != to prevent infinite loop */
+    if (!(reshaped->ndim == n2 && sints_equal(n2, reshaped->shape, vm2->shape))) return view_add_rec(a, v, reshaped, vm1, depth + 1, err);
+  }
+  if (mask_truthy(vm2)) return add_project_mask(a, v, vm2, vm1, &t, rext, depth, err);
+  sint offset = vm2->offset;
+  for (int d2 = 0; d2 < n2; d2++) offset += t.origin[d2] * vm2->strides[d2];
+  return view_create(a, v, vm1->ndim, vm1->shape, t.strides, offset, NULL, err);
+}
+
+const View *view_add(Arena *a, TgVersion v, const View *vm2, const View *vm1, StError *err) {
+  return view_add_rec(a, v, vm2, vm1, 0, err);
+}

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Regenerate the whole oracle corpus from three tinygrad checkouts:
+#   conformance/oracle/record_all.sh TG091 TG0100 TG0102
+# (each a checkout of tag v0.9.1 / v0.10.0 / v0.10.2 with tinygrad/ test/ examples/ extra/).
+# Needs python3 with numpy and clang (the default CLANG/CPU device compiles kernels).
+# Writes conformance/corpus/v<version>-{test_schedule,workloads,big}.jsonl.gz and
+# conformance/corpus/summary.json, then runs the schema checker.
+set -eu
+if [ $# -ne 3 ]; then echo "usage: $0 TG091 TG0100 TG0102" >&2; exit 2; fi
+HERE=$(cd "$(dirname "$0")" && pwd)
+CORPUS=$(cd "$HERE/../corpus" && pwd)
+PY=${PYTHON:-/usr/bin/python3}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+export PYTHONHASHSEED=0
+for pair in "0.9.1:$1" "0.10.0:$2" "0.10.2:$3"; do
+  ver=${pair%%:*}; tg=${pair#*:}
+  for suite in test_schedule workloads big; do
+    echo "== $ver $suite ($tg)" >&2
+    timeout 3600 "$PY" "$HERE/record.py" --tinygrad "$tg" --suite "$suite" \
+      --out "$CORPUS/v$ver-$suite.jsonl.gz" --summary "$TMP/v$ver-$suite.json" >"$TMP/v$ver-$suite.log" 2>&1 \
+      || { tail -20 "$TMP/v$ver-$suite.log" >&2; exit 1; }
+    tail -1 "$TMP/v$ver-$suite.log" >&2
+  done
+done
+"$PY" "$HERE/summarize.py" "$TMP"/*.json > "$CORPUS/summary.json"
+"$PY" "$HERE/summarize.py" --table "$CORPUS/summary.json"
+"$PY" "$HERE/check_schema.py"

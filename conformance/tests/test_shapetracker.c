@@ -1,0 +1,615 @@
+/* test_shapetracker.c — the View/ShapeTracker module against vectors recorded
+ * from real tinygrad (conformance/vectors/st-v*.jsonl.gz, written by
+ * conformance/oracle/record_st_vectors.py; format in docs/shapetracker.md),
+ * plus a few hand-written cases that show the behaviour.
+ *
+ *   test_shapetracker [VECTOR_DIR]        (or env TSCHED_VECTORS; default conformance/vectors)
+ *
+ * Every case is replayed: the start ShapeTracker, the movement ops (or the
+ * exception tinygrad raised, by type and message), then every recorded
+ * result. A case passes when everything matches, is unsupported when the
+ * module reports something it does not model (symbolic values, an unported
+ * rewrite rule) and nothing mismatches, and fails otherwise. Any failure
+ * fails the test; the counts per version are printed.
+ * TSCHED_ST_VERBOSE=1 prints every failure (default: the first 20). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "shapetracker.h"
+#include "symbolic.h"
+
+static const char *g_vector_dir = "conformance/vectors";
+
+/* ================================================================ hand-written cases */
+
+static const ShapeTracker *from_shape(Arena *a, TgVersion v, int n, const sint *shape) {
+  StError err;
+  st_error_clear(&err);
+  const ShapeTracker *st = st_from_shape(a, v, n, shape, &err);
+  assert_non_null(st);
+  return st;
+}
+
+/* pad then reshape keeps one view with a mask (test_shapetracker.py test_pad_reshape) */
+static void reshape_with_mask(void **state) {
+  (void)state;
+  for (int v = 0; v < TG_NVERSIONS; v++) {
+    Arena a;
+    arena_init(&a);
+    StError err;
+    st_error_clear(&err);
+    const sint shape[1] = {4}, new_shape[2] = {4, 2};
+    const SPair pad[1] = {{2, 2}};
+    const ShapeTracker *st = st_pad(&a, (TgVersion)v, from_shape(&a, (TgVersion)v, 1, shape), 1, pad, &err);
+    st = st_reshape(&a, (TgVersion)v, st, 2, new_shape, true, &err);
+    assert_non_null(st);
+    assert_int_equal(st->nviews, 1);
+    const View *vw = st->views[0];
+    assert_non_null(vw->mask);
+    assert_int_equal(vw->mask[0].b, 1); /* rows 1..2 hold the data */
+    assert_int_equal(vw->mask[0].e, 3);
+    assert_int_equal(vw->strides[0], 2);
+    assert_int_equal(vw->strides[1], 1);
+    assert_int_equal(vw->offset, -2);
+    arena_free(&a);
+  }
+}
+
+/* pad then shrink back removes the mask (test_pad_shrink_removes_mask) */
+static void pad_then_shrink(void **state) {
+  (void)state;
+  for (int v = 0; v < TG_NVERSIONS; v++) {
+    Arena a;
+    arena_init(&a);
+    StError err;
+    st_error_clear(&err);
+    const sint shape[2] = {10, 10};
+    const SPair pad[2] = {{0, 2}, {0, 2}}, shrink[2] = {{0, 10}, {0, 10}}, shrink2[2] = {{0, 10}, {0, 11}};
+    const ShapeTracker *padded = st_pad(&a, (TgVersion)v, from_shape(&a, (TgVersion)v, 2, shape), 2, pad, &err);
+    const ShapeTracker *st = st_shrink(&a, (TgVersion)v, padded, 2, shrink, &err);
+    assert_non_null(st);
+    assert_null(st->views[0]->mask);
+    assert_true(st_contiguous(st));
+    st = st_shrink(&a, (TgVersion)v, padded, 2, shrink2, &err);
+    assert_non_null(st->views[0]->mask);
+    /* an out-of-range shrink raises the same AssertionError as tinygrad */
+    const SPair bad[2] = {{0, 13}, {0, 10}};
+    assert_null(st_shrink(&a, (TgVersion)v, padded, 2, bad, &err));
+    assert_int_equal(err.status, ST_RAISED);
+    assert_string_equal(err.type, "AssertionError");
+    assert_string_equal(err.message, "invalid shrink ((0, 13), (0, 10)) for (12, 12)");
+    arena_free(&a);
+  }
+}
+
+/* permute + flip/stride is inverted back to the base shape */
+static void invert_permute_flip(void **state) {
+  (void)state;
+  for (int v = 0; v < TG_NVERSIONS; v++) {
+    Arena a;
+    arena_init(&a);
+    StError err;
+    st_error_clear(&err);
+    const sint shape[2] = {3, 4};
+    const int64_t perm[2] = {1, 0}, mul[2] = {1, -1};
+    const bool flip[2] = {false, true};
+    const ShapeTracker *st = st_permute(&a, (TgVersion)v, from_shape(&a, (TgVersion)v, 2, shape), 2, perm, &err);
+    st = v >= TG_0_10_2 ? st_flip(&a, (TgVersion)v, st, 2, flip, &err) : st_stride(&a, (TgVersion)v, st, 2, mul, &err);
+    assert_non_null(st);
+    const ShapeTracker *inv = st_invert(&a, (TgVersion)v, st, 2, shape, true, &err);
+    assert_non_null(inv);
+    /* applying st on top of its inverse gives back the identity */
+    const ShapeTracker *id = st_add(&a, (TgVersion)v, inv, st, &err);
+    assert_non_null(id);
+    assert_int_equal(id->nviews, 1);
+    /* an expand cannot be inverted */
+    const sint one[2] = {3, 1}, wide[2] = {3, 5};
+    const ShapeTracker *ex = st_expand(&a, (TgVersion)v, from_shape(&a, (TgVersion)v, 2, one), 2, wide, &err);
+    assert_null(st_invert(&a, (TgVersion)v, ex, 2, one, true, &err));
+    assert_int_equal(err.status, ST_OK);
+    arena_free(&a);
+  }
+}
+
+/* expand then reshape needs two views; simplify cannot merge them, a permuted reshape can */
+static void merge_views(void **state) {
+  (void)state;
+  for (int v = 0; v < TG_NVERSIONS; v++) {
+    Arena a;
+    arena_init(&a);
+    StError err;
+    st_error_clear(&err);
+    const sint shape[2] = {1, 10}, wide[2] = {10, 10}, flat[1] = {100};
+    const ShapeTracker *st = st_expand(&a, (TgVersion)v, from_shape(&a, (TgVersion)v, 2, shape), 2, wide, &err);
+    st = st_reshape(&a, (TgVersion)v, st, 1, flat, true, &err);
+    assert_int_equal(st->nviews, 2);
+    assert_int_equal(st_simplify(&a, (TgVersion)v, st, &err)->nviews, 2);
+    sint rs[1];
+    bool none[1];
+    assert_true(st_real_strides(&a, (TgVersion)v, st, false, rs, none, &err));
+    assert_true(none[0]); /* idx0 % 10: no single stride */
+    /* View.__add__: a permute on top of a reshape folds into one view */
+    const sint s2[2] = {4, 6}, s3[3] = {2, 2, 6};
+    const int64_t p3[3] = {2, 0, 1};
+    const ShapeTracker *base = from_shape(&a, (TgVersion)v, 2, s2);
+    const ShapeTracker *rhs = st_permute(&a, (TgVersion)v, from_shape(&a, (TgVersion)v, 3, s3), 3, p3, &err);
+    const ShapeTracker *sum = st_add(&a, (TgVersion)v, base, rhs, &err);
+    assert_int_equal(sum->nviews, 1);
+    assert_int_equal(sum->views[0]->strides[0], 1);
+    assert_int_equal(sum->views[0]->strides[1], 12);
+    assert_int_equal(sum->views[0]->strides[2], 6);
+    arena_free(&a);
+  }
+}
+
+/* Python's // and % on negatives, which tinygrad's index math relies on */
+static void python_floor_division(void **state) {
+  (void)state;
+  assert_int_equal(py_floordiv(-7, 2), -4);
+  assert_int_equal(py_mod(-7, 2), 1);
+  assert_int_equal(py_floordiv(7, -2), -4);
+  assert_int_equal(py_mod(7, -2), -1);
+  assert_int_equal(py_floordiv(-6, 3), -2);
+  assert_int_equal(py_mod(-6, 3), 0);
+}
+
+/* a symbolic value is reported, never computed */
+static void symbolic_is_unsupported(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  const char *text = "{\"views\": [{\"shape\": [{\"sym\": {\"var\": \"i\", \"min\": 1, \"max\": 10}}, 3], \"strides\": [3, 1],"
+                     " \"offset\": 0, \"mask\": null, \"contiguous\": true}]}";
+  size_t n = strlen(text);
+  char *buf = arena_alloc(&a, n + JSON_PADDING);
+  memcpy(buf, text, n);
+  char msg[128];
+  JVal *j = json_parse(&a, buf, n, msg, sizeof msg);
+  assert_non_null(j);
+  StError err;
+  st_error_clear(&err);
+  assert_null(st_from_json(&a, j, &err));
+  assert_int_equal(err.status, ST_UNSUPPORTED);
+  assert_string_equal(err.message, "symbolic shape: unsupported");
+  arena_free(&a);
+}
+
+/* 0.9.1's Node algebra simplifies while building, as tinygrad does */
+static void node_algebra(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  SymNodeCtx c;
+  snode_ctx_init(&c, &a);
+  const SymNode *x = snode_var(&c, "x", 0, 9);
+  /* expected keys printed by tinygrad 0.9.1 */
+  const SymNode *e = snode_floordiv(&c, snode_add_int(&c, snode_mul(&c, x, 4), 3), 2);
+  assert_string_equal(snode_key(&c, e), "((x[0-9]*2)+1)");
+  assert_string_equal(snode_key(&c, snode_mod(&c, e, 2)), "1");
+  assert_string_equal(snode_key(&c, snode_floordiv(&c, snode_add_int(&c, snode_mul(&c, x, 4), 3), 4)), "x[0-9]");
+  assert_string_equal(snode_key(&c, snode_floordiv(&c, snode_add_int(&c, snode_mul(&c, x, 3), 5), 2)), "((((x[0-9]*3)+1)//2)+2)");
+  const SymNode *g = snode_mod(&c, snode_floordiv(&c, snode_add_int(&c, snode_mul(&c, x, 6), 4), 4), 3);
+  assert_string_equal(snode_key(&c, g), "((((x[0-9]*3)//2)+1)%3)");
+  assert_string_equal(snode_key(&c, snode_floordiv(&c, snode_add_int(&c, x, 3), 2)), "(((1+x[0-9])//2)+1)");
+  assert_int_equal(c.err.status, ST_OK);
+  arena_free(&a);
+}
+
+/* ================================================================ vector replay */
+
+typedef enum { R_PASS, R_UNSUPPORTED, R_FAIL } Result;
+
+typedef struct Replay {
+  TgVersion v;
+  Arena *a;
+  const char *name;
+  bool merge_view;       /* the case's MERGE_VIEW */
+  Result result;
+  char why[512];         /* first mismatch */
+  int printed;
+} Replay;
+
+static int g_fail_print_limit = 20;
+
+static void mismatch(Replay *r, const char *fmt, ...) {
+  if (r->result == R_FAIL) return;
+  r->result = R_FAIL;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->why, sizeof r->why, fmt, ap);
+  va_end(ap);
+}
+
+static void unsupported(Replay *r) {
+  if (r->result == R_PASS) r->result = R_UNSUPPORTED;
+}
+
+static const JVal *get(const JVal *o, const char *k) { return o ? json_get(o, k) : NULL; }
+
+static char *dump(const JVal *j) {
+  if (j == NULL) {
+    char *s = malloc(16);
+    strcpy(s, "(missing)");
+    return s;
+  }
+  return json_to_string(j, NULL);
+}
+
+/* our error vs the recorded {"type", "message"} (RecursionError: the type is enough) */
+static void check_error(Replay *r, const char *what, const StError *err, const JVal *expected) {
+  const JVal *type = get(expected, "type"), *msg = get(expected, "message");
+  if (err->status == ST_UNSUPPORTED) return unsupported(r);
+  if (err->status != ST_RAISED) return mismatch(r, "%s: expected %s(%s), got no error", what, type ? type->u.s : "?", msg ? msg->u.s : "?");
+  if (type && strcmp(type->u.s, err->type) != 0)
+    return mismatch(r, "%s: expected %s(%s), got %s(%s)", what, type->u.s, msg ? msg->u.s : "", err->type, err->message);
+  if (type && strcmp(type->u.s, "RecursionError") == 0) return;
+  if (msg && strcmp(msg->u.s, err->message) != 0)
+    return mismatch(r, "%s: expected %s(%s), got message %s", what, type ? type->u.s : "?", msg->u.s, err->message);
+}
+
+/* the common shape of a result: {"ok": X} or {"error": {...}}; returns the "ok" value or NULL */
+static bool result_ok(Replay *r, const char *what, const JVal *res, const StError *err, bool ours_ok, const JVal **ok) {
+  const JVal *e = get(res, "error");
+  *ok = get(res, "ok");
+  if (e != NULL) {
+    if (ours_ok) mismatch(r, "%s: tinygrad raised, we did not", what);
+    else check_error(r, what, err, e);
+    return false;
+  }
+  if (!ours_ok) {
+    if (err->status == ST_UNSUPPORTED) unsupported(r);
+    else mismatch(r, "%s: unexpected %s(%s)", what, err->type, err->message);
+    return false;
+  }
+  return true;
+}
+
+static void compare_views(Replay *r, const char *what, const JVal *expected_views, const ShapeTracker *got) {
+  if (expected_views == NULL || expected_views->kind == J_NULL) {
+    if (got != NULL) {
+      char *g = dump(st_to_json(r->a, got));
+      mismatch(r, "%s: expected None, got %s", what, g);
+      free(g);
+    }
+    return;
+  }
+  if (got == NULL) return mismatch(r, "%s: expected views, got None", what);
+  JVal *wrap = json_obj(r->a);
+  json_set(r->a, wrap, "views", (JVal *)expected_views);
+  StError err;
+  st_error_clear(&err);
+  const ShapeTracker *want = st_from_json(r->a, wrap, &err);
+  if (want == NULL) return mismatch(r, "%s: cannot read the expected views (%s)", what, err.message);
+  if (!st_equal(want, got)) {
+    char *w = dump(wrap), *g = dump(st_to_json(r->a, got));
+    mismatch(r, "%s:\n      expected %s\n      got      %s", what, w, g);
+    free(w);
+    free(g);
+  }
+}
+
+static void compare_view(Replay *r, const char *what, const JVal *expected, const View *got) {
+  JVal *arr = json_arr(r->a);
+  json_push(r->a, arr, (JVal *)expected);
+  compare_views(r, what, arr, got ? st_new(r->a, 1, &got) : NULL);
+}
+
+/* ---------------------------------------------------------------- decoding the case's input */
+
+static bool ints_of(const JVal *j, int *n, sint **out, Arena *a) {
+  if (!j || j->kind != J_ARR) return false;
+  *n = (int)j->n;
+  *out = arena_array(a, j->n + 1, sizeof **out);
+  for (size_t i = 0; i < j->n; i++) {
+    if (j->u.arr[i]->kind != J_INT) return false;
+    (*out)[i] = j->u.arr[i]->u.i;
+  }
+  return true;
+}
+
+static bool pairs_of(const JVal *j, int *n, SPair **out, Arena *a) {
+  if (!j || j->kind != J_ARR) return false;
+  *n = (int)j->n;
+  *out = arena_array(a, j->n + 1, sizeof **out);
+  for (size_t i = 0; i < j->n; i++) {
+    const JVal *p = j->u.arr[i];
+    if (p->kind != J_ARR || p->n != 2 || p->u.arr[0]->kind != J_INT || p->u.arr[1]->kind != J_INT) return false;
+    (*out)[i] = (SPair){p->u.arr[0]->u.i, p->u.arr[1]->u.i};
+  }
+  return true;
+}
+
+static bool bools_of(const JVal *j, int *n, bool **out, Arena *a) {
+  if (!j || j->kind != J_ARR) return false;
+  *n = (int)j->n;
+  *out = arena_array(a, j->n + 1, sizeof **out);
+  for (size_t i = 0; i < j->n; i++) {
+    if (j->u.arr[i]->kind != J_BOOL) return false;
+    (*out)[i] = j->u.arr[i]->u.b;
+  }
+  return true;
+}
+
+/* start: {"shape"} | {"create": [[shape, strides|null, offset, mask|null], ...]} | {"views"} */
+static const ShapeTracker *build_start(Replay *r, const JVal *start, StError *err) {
+  Arena *a = r->a;
+  const JVal *j;
+  if ((j = get(start, "shape")) != NULL) {
+    int n;
+    sint *shape;
+    if (!ints_of(j, &n, &shape, a)) return st_unsupported(err, "start shape is not all ints");
+    return st_from_shape(a, r->v, n, shape, err);
+  }
+  if ((j = get(start, "create")) != NULL) {
+    const View **views = arena_array(a, j->n + 1, sizeof *views);
+    for (size_t k = 0; k < j->n; k++) {
+      const JVal *args = j->u.arr[k];
+      int n, ns = 0, nm = 0;
+      sint *shape, *strides = NULL;
+      SPair *mask = NULL;
+      const JVal *off = args->u.arr[2];
+      if (!ints_of(args->u.arr[0], &n, &shape, a)) return st_unsupported(err, "symbolic shape: unsupported");
+      if (args->u.arr[1]->kind != J_NULL && !ints_of(args->u.arr[1], &ns, &strides, a)) return st_unsupported(err, "symbolic shape: unsupported");
+      if (args->u.arr[3]->kind != J_NULL && !pairs_of(args->u.arr[3], &nm, &mask, a)) return st_unsupported(err, "symbolic shape: unsupported");
+      if (off->kind != J_INT) return st_unsupported(err, "symbolic shape: unsupported");
+      if ((strides && ns != n) || (mask && nm != n)) return st_unsupported(err, "View.create with arguments of different lengths");
+      if ((views[k] = view_create(a, r->v, n, shape, strides, off->u.i, mask, err)) == NULL) return NULL;
+    }
+    return st_new(a, (int)j->n, views);
+  }
+  return st_from_json(a, start, err);
+}
+
+/* one movement op */
+static const ShapeTracker *apply_op(Replay *r, const ShapeTracker *st, const JVal *op, bool merge_view, StError *err) {
+  Arena *a = r->a;
+  const char *name = op->u.arr[0]->u.s;
+  const JVal *arg = op->u.arr[1];
+  int n;
+  sint *xs;
+  SPair *ps;
+  bool *bs;
+  if (strcmp(name, "reshape") == 0 || strcmp(name, "expand") == 0 || strcmp(name, "permute") == 0 || strcmp(name, "stride") == 0) {
+    if (!ints_of(arg, &n, &xs, a)) return st_unsupported(err, "symbolic shape: unsupported");
+    if (name[0] == 'r') return st_reshape(a, r->v, st, n, xs, merge_view, err);
+    if (name[0] == 'e') return st_expand(a, r->v, st, n, xs, err);
+    if (name[0] == 'p') return st_permute(a, r->v, st, n, xs, err);
+    return st_stride(a, r->v, st, n, xs, err);
+  }
+  if (strcmp(name, "pad") == 0 || strcmp(name, "shrink") == 0) {
+    if (!pairs_of(arg, &n, &ps, a)) return st_unsupported(err, "symbolic shape: unsupported");
+    return name[0] == 'p' ? st_pad(a, r->v, st, n, ps, err) : st_shrink(a, r->v, st, n, ps, err);
+  }
+  if (strcmp(name, "flip") == 0) {
+    if (!bools_of(arg, &n, &bs, a)) return st_unsupported(err, "flip argument is not bools");
+    return st_flip(a, r->v, st, n, bs, err);
+  }
+  return st_unsupported(err, "unknown movement op");
+}
+
+/* ---------------------------------------------------------------- the results */
+
+static void check_strides(Replay *r, const char *what, const JVal *res, const ShapeTracker *st, bool iv) {
+  StError err;
+  st_error_clear(&err);
+  int n = st_ndim(st);
+  sint out[n + 1];
+  bool none[n + 1];
+  const JVal *ok;
+  if (!result_ok(r, what, res, &err, st_real_strides(r->a, r->v, st, iv, out, none, &err), &ok)) return;
+  if (!ok || ok->kind != J_ARR || (int)ok->n != n) return mismatch(r, "%s: malformed expectation", what);
+  for (int i = 0; i < n; i++) {
+    const JVal *e = ok->u.arr[i];
+    bool e_none = e->kind == J_NULL;
+    if (e->kind == J_OBJ) return unsupported(r); /* a symbolic stride */
+    if (e_none != none[i] || (!e_none && e->u.i != out[i])) {
+      char *w = dump(ok);
+      mismatch(r, "%s: expected %s, got %s at axis %d (%lld)", what, w, none[i] ? "None" : "an int", i, (long long)out[i]);
+      free(w);
+      return;
+    }
+  }
+}
+
+static void check_unit_axes(Replay *r, const char *what, const JVal *res, const ShapeTracker *st, bool iv) {
+  StError err;
+  st_error_clear(&err);
+  int axes[st_ndim(st) + 1];
+  int cnt = st_unit_stride_axes(r->a, r->v, st, iv, axes, &err);
+  const JVal *ok;
+  if (!result_ok(r, what, res, &err, cnt >= 0, &ok)) return;
+  bool same = ok && ok->kind == J_ARR && (int)ok->n == cnt;
+  for (int i = 0; same && i < cnt; i++) same = ok->u.arr[i]->u.i == axes[i];
+  if (!same) mismatch(r, "%s: %d axes differ", what, cnt);
+}
+
+static void check_results(Replay *r, const JVal *res, const ShapeTracker *st) {
+  Arena *a = r->a;
+  StError err;
+  const JVal *x, *ok;
+  if ((x = get(res, "size")) != NULL) {
+    ok = get(x, "ok");
+    if (ok && ok->kind == J_INT && ok->u.i != st_size(st)) mismatch(r, "size: expected %lld got %lld", (long long)ok->u.i, (long long)st_size(st));
+  }
+  if ((x = get(res, "contiguous")) != NULL && x->u.b != st_contiguous(st)) mismatch(r, "contiguous differs");
+  if ((x = get(res, "consecutive")) != NULL && x->u.b != st_consecutive(st)) mismatch(r, "consecutive differs");
+  if ((x = get(res, "simplify")) != NULL) {
+    st_error_clear(&err);
+    const ShapeTracker *s = st_simplify(a, r->v, st, &err);
+    if (result_ok(r, "simplify", x, &err, s != NULL, &ok)) compare_views(r, "simplify", ok, s);
+  }
+  if ((x = get(res, "invert")) != NULL) {
+    int n;
+    sint *out_shape;
+    st_error_clear(&err);
+    if (!ints_of(get(x, "out_shape"), &n, &out_shape, a)) {
+      unsupported(r);
+    } else {
+      const ShapeTracker *inv = st_invert(a, r->v, st, n, out_shape, r->merge_view, &err);
+      if (result_ok(r, "invert", x, &err, err.status == ST_OK, &ok)) compare_views(r, "invert", ok, inv);
+    }
+  }
+  if ((x = get(res, "real_strides")) != NULL) check_strides(r, "real_strides", x, st, false);
+  if ((x = get(res, "real_strides_iv")) != NULL) check_strides(r, "real_strides(ignore_valid=True)", x, st, true);
+  if ((x = get(res, "unit_stride_axes")) != NULL) check_unit_axes(r, "unit_stride_axes", x, st, false);
+  if ((x = get(res, "unit_stride_axes_iv")) != NULL) check_unit_axes(r, "unit_stride_axes(ignore_valid=True)", x, st, true);
+  if ((x = get(res, "minify")) != NULL) {
+    for (int i = 0; i < st->nviews && i < (int)x->n; i++) {
+      st_error_clear(&err);
+      const View *m = view_minify(a, r->v, st->views[i], &err);
+      if (result_ok(r, "minify", x->u.arr[i], &err, m != NULL, &ok)) compare_view(r, "minify", ok, m);
+    }
+  }
+  if ((x = get(res, "add")) != NULL) {
+    st_error_clear(&err);
+    JVal *wrap = json_obj(a);
+    json_set(a, wrap, "views", (JVal *)get(x, "rhs"));
+    const ShapeTracker *rhs = st_from_json(a, wrap, &err);
+    if (rhs == NULL) return unsupported(r);
+    const ShapeTracker *sum = st_add(a, r->v, st, rhs, &err);
+    if (result_ok(r, "__add__", x, &err, sum != NULL, &ok)) compare_views(r, "__add__", ok, sum);
+  }
+}
+
+static Result replay_case(Replay *r, const JVal *c) {
+  r->result = R_PASS;
+  r->why[0] = '\0';
+  const JVal *start = get(c, "start"), *ops = get(c, "ops"), *error = get(c, "error"), *mv = get(c, "merge_view");
+  bool merge_view = !(mv && mv->kind == J_INT && mv->u.i == 0);
+  r->merge_view = merge_view;
+  StError err;
+  st_error_clear(&err);
+  const ShapeTracker *st = build_start(r, start, &err);
+  if (get(c, "symbolic") != NULL) { /* tinygrad used symbolic values: the module must refuse them */
+    for (size_t i = 0; st != NULL && ops && i < ops->n; i++) st = apply_op(r, st, ops->u.arr[i], merge_view, &err);
+    if (err.status == ST_UNSUPPORTED) return R_UNSUPPORTED;
+    mismatch(r, "a symbolic case was not reported unsupported");
+    return r->result;
+  }
+  int at = -1;
+  for (size_t i = 0; st != NULL && ops && i < ops->n; i++) {
+    at = (int)i;
+    st = apply_op(r, st, ops->u.arr[i], merge_view, &err);
+  }
+  if (st == NULL) {
+    if (err.status == ST_UNSUPPORTED) return R_UNSUPPORTED;
+    if (error == NULL) {
+      mismatch(r, "op %d raised %s(%s), tinygrad did not", at, err.type, err.message);
+      return r->result;
+    }
+    const JVal *e_at = get(error, "at");
+    if (e_at && e_at->u.i != at) mismatch(r, "raised at op %d, tinygrad at %lld", at, (long long)e_at->u.i);
+    check_error(r, "movement op", &err, error);
+    return r->result;
+  }
+  if (error != NULL) {
+    mismatch(r, "tinygrad raised %s(%s), we did not", get(error, "type")->u.s, get(error, "message")->u.s);
+    return r->result;
+  }
+  compare_views(r, "st", get(get(c, "st"), "views"), st);
+  if (r->result == R_FAIL) return r->result;
+  check_results(r, get(c, "results"), st);
+  return r->result;
+}
+
+/* ---------------------------------------------------------------- reading a .jsonl(.gz) */
+
+static char *read_gz(const char *path, size_t *len) {
+  gzFile f = gzopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 20, n = 0;
+  char *buf = malloc(cap);
+  int got;
+  while ((got = gzread(f, buf + n, (unsigned)(cap - n))) > 0) {
+    n += (size_t)got;
+    if (cap - n < (1 << 16)) buf = realloc(buf, cap *= 2);
+  }
+  gzclose(f);
+  *len = n;
+  return buf;
+}
+
+typedef struct Counts { int pass, unsupported, fail, cases; } Counts;
+
+static Counts replay_file(TgVersion v, const char *path) {
+  Counts k = {0, 0, 0, 0};
+  size_t len;
+  char *data = read_gz(path, &len);
+  if (data == NULL) {
+    fprintf(stderr, "cannot read %s\n", path);
+    k.fail = 1;
+    return k;
+  }
+  Replay r = {.v = v};
+  size_t pos = 0;
+  int line = 0;
+  while (pos < len) {
+    size_t end = pos;
+    while (end < len && data[end] != '\n') end++;
+    line++;
+    if (line > 1 && end > pos) { /* line 1 is the header */
+      Arena a;
+      arena_init(&a);
+      char *buf = arena_alloc(&a, end - pos + JSON_PADDING);
+      memcpy(buf, data + pos, end - pos);
+      char msg[256];
+      const JVal *c = json_parse(&a, buf, end - pos, msg, sizeof msg);
+      r.a = &a;
+      Result res;
+      if (c == NULL) {
+        snprintf(r.why, sizeof r.why, "bad JSON: %s", msg);
+        res = R_FAIL;
+      } else {
+        res = replay_case(&r, c);
+      }
+      k.cases++;
+      if (res == R_PASS) k.pass++;
+      else if (res == R_UNSUPPORTED) k.unsupported++;
+      else {
+        k.fail++;
+        if (r.printed++ < g_fail_print_limit) {
+          const JVal *name = c ? json_get(c, "name") : NULL;
+          fprintf(stderr, "  FAIL %s line %d %s: %s\n", tg_version_name(v), line, name ? name->u.s : "?", r.why);
+        }
+      }
+      arena_free(&a);
+    }
+    pos = end + 1;
+  }
+  free(data);
+  return k;
+}
+
+static void replay_version(TgVersion v) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/st-v%s.jsonl.gz", g_vector_dir, tg_version_name(v));
+  Counts k = replay_file(v, path);
+  printf("shapetracker vectors %-6s: %d cases: %d pass, %d fail, %d unsupported\n", tg_version_name(v), k.cases, k.pass, k.fail,
+         k.unsupported);
+  fflush(stdout);
+  assert_true(k.cases > 0);
+  assert_int_equal(k.fail, 0);
+}
+
+static void vectors_0_9_1(void **state) { (void)state; replay_version(TG_0_9_1); }
+static void vectors_0_10_0(void **state) { (void)state; replay_version(TG_0_10_0); }
+static void vectors_0_10_2(void **state) { (void)state; replay_version(TG_0_10_2); }
+
+int main(int argc, char **argv) {
+  if (argc > 1) g_vector_dir = argv[1];
+  else if (getenv("TSCHED_VECTORS")) g_vector_dir = getenv("TSCHED_VECTORS");
+  if (getenv("TSCHED_ST_VERBOSE")) g_fail_print_limit = 1 << 30;
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(reshape_with_mask),     cmocka_unit_test(pad_then_shrink), cmocka_unit_test(invert_permute_flip),
+    cmocka_unit_test(merge_views),           cmocka_unit_test(python_floor_division), cmocka_unit_test(symbolic_is_unsupported),
+    cmocka_unit_test(node_algebra),          cmocka_unit_test(vectors_0_9_1),   cmocka_unit_test(vectors_0_10_0),
+    cmocka_unit_test(vectors_0_10_2),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
