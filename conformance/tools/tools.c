@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compare.h"
+#include "explain.h"
 #include "replay.h"
 #include "scheduler.h"
 
@@ -188,7 +189,9 @@ static void use_recording(const Capture *c, Sched *s) {
   s->error = raised ? c->error : NULL;
 }
 
-void sched_of(const Capture *c, Arena *a, bool recorded_only, Sched *s) {
+void sched_of(const Capture *c, Arena *a, bool recorded_only, Sched *s) { sched_of_explained(c, a, recorded_only, NULL, s); }
+
+void sched_of_explained(const Capture *c, Arena *a, bool recorded_only, Explain *ex, Sched *s) {
   memset(s, 0, sizeof *s);
   s->source = SRC_RECORDED;
   use_recording(c, s);
@@ -196,7 +199,9 @@ void sched_of(const Capture *c, Arena *a, bool recorded_only, Sched *s) {
   ScheduleCaptureFn fn = scheduler_for(c->generation);
   Status st = {0};
   JVal *result = NULL;
+  explain_begin(ex);
   bool ok = fn && fn(c, a, &result, &st);
+  explain_end();
   if (!ok && st.kind != ST_RAISED) {
     s->source = SRC_UNSUPPORTED;
     snprintf(s->why, sizeof s->why, "%s", fn ? st.msg : "no scheduler for this generation");

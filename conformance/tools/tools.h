@@ -66,6 +66,9 @@ typedef struct Sched {
 
 /* Fills s for capture c. With recorded_only the C scheduler is not run. */
 void sched_of(const Capture *c, Arena *a, bool recorded_only, Sched *s);
+/* The same, with ex (may be NULL) listening to the generation (explain.h). */
+struct Explain;
+void sched_of_explained(const Capture *c, Arena *a, bool recorded_only, struct Explain *ex, Sched *s);
 /* "tsched", "recording", "recording (tsched differs: ...)" ... for a terminal. */
 const char *sched_source_text(const Sched *s, char *buf, size_t bufsize);
 /* One word: "tsched", "recorded", "differs", "unsupported". */
