@@ -181,6 +181,46 @@ size_t walk_captures(const char *cmd, int npaths, char **paths, CaptureVisit vis
   return errors;
 }
 
+void capture_set_keep(CaptureSet *s, const Capture *c, Arena *a) {
+  if (s->n == s->cap) {
+    s->cap = s->cap ? s->cap * 2 : 64;
+    Loaded *bigger = realloc(s->items, s->cap * sizeof *bigger);
+    if (!bigger) abort();
+    s->items = bigger;
+  }
+  Loaded *l = &s->items[s->n++];
+  l->arena = *a;
+  arena_init(a); /* the walker frees an empty arena */
+  l->c = *c;
+  l->c.file = arena_strdup(&l->arena, c->file); /* the walker frees its file names */
+}
+
+void capture_set_free(CaptureSet *s) {
+  for (size_t i = 0; i < s->n; i++) arena_free(&s->items[i].arena);
+  free(s->items);
+  memset(s, 0, sizeof *s);
+}
+
+static int cmp_loaded(const void *x, const void *y) {
+  const Loaded *a = x, *b = y;
+  int c = strcmp(a->c.name, b->c.name);
+  return c ? c : (int)a->c.generation - (int)b->c.generation;
+}
+
+void capture_set_sort(CaptureSet *s) {
+  if (s->n) qsort(s->items, s->n, sizeof *s->items, cmp_loaded);
+}
+
+size_t capture_set_find(const CaptureSet *s, const char *name) {
+  size_t lo = 0, hi = s->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (strcmp(s->items[mid].c.name, name) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < s->n && strcmp(s->items[lo].c.name, name) == 0 ? lo : s->n;
+}
+
 /* ---- the schedule of a capture ---- */
 
 static void use_recording(const Capture *c, Sched *s) {

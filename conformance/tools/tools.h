@@ -49,6 +49,18 @@ typedef bool (*CaptureVisit)(const Capture *c, Arena *a, void *ctx);
  * errors. */
 size_t walk_captures(const char *cmd, int npaths, char **paths, CaptureVisit visit, void *ctx);
 
+/* Captures kept in memory, each with its own arena (for commands that need
+ * several at once). A visitor keeps one with capture_set_keep, which takes
+ * over the arena. */
+typedef struct Loaded { Arena arena; Capture c; } Loaded;
+typedef struct CaptureSet { Loaded *items; size_t n, cap; } CaptureSet;
+void capture_set_keep(CaptureSet *s, const Capture *c, Arena *a);
+void capture_set_free(CaptureSet *s);
+/* Sorts by (name, generation); then capture_set_find finds the first of a name. */
+void capture_set_sort(CaptureSet *s);
+/* Index of the first capture named `name` (sorted set), or s->n. */
+size_t capture_set_find(const CaptureSet *s, const char *name);
+
 /* ---- the schedule of a capture ---- */
 typedef enum {
   SRC_TSCHED,     /* the C scheduler ran and reproduced the recording */
