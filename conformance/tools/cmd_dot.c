@@ -13,11 +13,11 @@
 
 typedef struct DotOptions {
   const char *name;
-  bool recorded, svg;
+  bool recorded;
   size_t items[64], nitems;
   size_t matched;
   int status;
-  FILE *out;
+  StrBuf text;   /* written at the end, when exactly one capture matched */
 } DotOptions;
 
 static const char *const palette[] = {"#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462",
@@ -31,7 +31,8 @@ static void usage(FILE *f) {
           "Write the capture's input graph as Graphviz DOT: 0.9.1 / 0.10.0 LazyBuffers\n"
           "(views included), 0.10.2 the tensor UOp graph. Each kernel is a cluster in\n"
           "its own colour holding the nodes computed in it; the node whose buffer the\n"
-          "kernel writes has a thick border; buffers realized before the call are grey.\n"
+          "kernel writes has a thick border, a node computed in several kernels a dashed\n"
+          "one; buffers realized before the call are grey.\n"
           "Edges go from a source to its consumer. The schedule comes from the tsched\n"
           "scheduler when it reproduces the recording, else from the recording.\n"
           "\n"
@@ -70,6 +71,7 @@ static void node_label(StrBuf *b, const InGraph *g, size_t i) {
   }
   if (x->buffer >= 0) sb_printf(&text, "\nbuffer %lld", x->buffer);
   if (x->writer >= 0) sb_printf(&text, "\n-> kernel %ld", x->writer);
+  if (x->shared) sb_printf(&text, "\nalso computed in kernel %ld", x->also);
   dot_escape(b, text.s);
   sb_free(&text);
 }
@@ -94,8 +96,8 @@ static void write_node(StrBuf *b, const InGraph *g, size_t i, size_t indent) {
   sb_spaces(b, indent);
   sb_printf(b, "n%zu [label=\"", i);
   node_label(b, g, i);
-  sb_printf(b, "\", fillcolor=\"%s\"%s%s];\n", fill, x->writer >= 0 ? ", penwidth=3" : "",
-            x->is_movement ? ", shape=ellipse" : "");
+  sb_printf(b, "\", fillcolor=\"%s\"%s%s%s];\n", fill, x->writer >= 0 ? ", penwidth=3" : "",
+            x->is_movement ? ", shape=ellipse" : "", x->shared ? ", style=\"filled,dashed\"" : "");
 }
 
 static void write_dot(StrBuf *b, const Capture *c, const InGraph *g, const Sched *s, const JVal *items, const DotOptions *o) {
@@ -104,7 +106,8 @@ static void write_dot(StrBuf *b, const Capture *c, const InGraph *g, const Sched
   sb_puts(b, "digraph \"");
   dot_escape(b, c->name);
   sb_puts(b, "\" {\n  label=\"");
-  sb_printf(b, "%s  %s  %zu kernels  %s", c->name, tg_version_name(c->generation), g->nkernels, sched_source_text(s, src, sizeof src));
+  sb_printf(b, "%s  %s  %zu kernel%s  %s", c->name, tg_version_name(c->generation), g->nkernels, g->nkernels == 1 ? "" : "s",
+            sched_source_text(s, src, sizeof src));
   sb_puts(b, "\";\n  labelloc=t;\n  node [shape=box, style=filled, fontname=\"monospace\", fontsize=10];\n");
   for (size_t k = 0; k < g->nkernels; k++) {
     bool any = false;
@@ -154,10 +157,7 @@ static bool visit(const Capture *c, Arena *a, void *ctx) {
       fprintf(stderr, "tsched dot: %s has %zu kernels, no kernel %zu\n", c->name, g.nkernels, o->items[k]);
       o->status = 1;
     }
-  StrBuf b = {0};
-  if (!o->status) write_dot(&b, c, &g, &s, items, o);
-  sb_flush(&b, o->out);
-  sb_free(&b);
+  if (!o->status) write_dot(&o->text, c, &g, &s, items, o);
   ingraph_free(&g);
   return true;
 }
@@ -177,31 +177,39 @@ static bool have_graphviz(void) {
 }
 
 int cmd_dot(int argc, char **argv) {
-  DotOptions o = {.out = stdout};
+  DotOptions o = {0};
+  bool svg = false;
   int first = 1;
   for (; first < argc && argv[first][0] == '-'; first++) {
     const char *arg = argv[first];
     size_t item;
     if (is_flag(arg, "--help") || is_flag(arg, "-h")) { usage(stdout); return 0; }
     else if (is_flag(arg, "--recorded")) o.recorded = true;
-    else if (is_flag(arg, "--svg") || is_flag(arg, "-Tsvg")) o.svg = true;
+    else if (is_flag(arg, "--svg") || is_flag(arg, "-Tsvg")) svg = true;
     else if (is_flag(arg, "--name") && first + 1 < argc) o.name = argv[++first];
     else if (is_flag(arg, "--item") && first + 1 < argc && parse_index(argv[first + 1], &item) && o.nitems < 64)
       o.items[o.nitems++] = item, first++;
     else { fprintf(stderr, "tsched dot: bad option %s\n", arg); usage(stderr); return 2; }
   }
   if (first == argc) { usage(stderr); return 2; }
-  if (o.svg) {
-    if (!have_graphviz()) {
-      fprintf(stderr, "tsched dot: -Tsvg needs Graphviz's `dot` (Debian: apt-get install graphviz)\n");
-      return 1;
-    }
-    fflush(stdout);
-    o.out = popen("dot -Tsvg", "w");
-    if (!o.out) { fprintf(stderr, "tsched dot: cannot run dot\n"); return 1; }
+  if (svg && !have_graphviz()) {
+    fprintf(stderr, "tsched dot: -Tsvg needs Graphviz's `dot` (Debian: apt-get install graphviz)\n");
+    return 1;
   }
   size_t errors = walk_captures("dot", argc - first, argv + first, visit, &o);
-  if (o.svg && pclose(o.out) != 0) o.status = 1;
-  if (o.matched == 0) { fprintf(stderr, "tsched dot: no capture%s\n", o.name ? " of that name" : ""); return 1; }
-  return errors || o.status ? 1 : 0;
+  if (o.matched == 0) fprintf(stderr, "tsched dot: no capture%s\n", o.name ? " of that name" : "");
+  bool ok = !errors && !o.status && o.matched == 1;
+  if (ok && svg) {
+    fflush(stdout);
+    FILE *p = popen("dot -Tsvg", "w");
+    if (!p) { fprintf(stderr, "tsched dot: cannot run dot\n"); ok = false; }
+    else {
+      sb_flush(&o.text, p);
+      ok = pclose(p) == 0;
+    }
+  } else if (ok) {
+    sb_flush(&o.text, stdout);
+  }
+  sb_free(&o.text);
+  return ok ? 0 : 1;
 }

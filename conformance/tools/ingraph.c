@@ -242,7 +242,7 @@ static void propagate_kernels(InGraph *g) {
         if (visited_by[j] == (long)k) continue;
         visited_by[j] = (long)k;
         if (y->writer >= 0 || y->realized || is_infra(y->op)) continue;
-        if (y->kernel >= 0 && y->kernel != (long)k) y->shared = true;
+        if (y->kernel >= 0 && y->kernel != (long)k && !y->shared) y->shared = true, y->also = (long)k;
         if (y->kernel < 0) y->kernel = (long)k;
         stack[top++] = j;
       }
@@ -257,7 +257,7 @@ bool ingraph_build(InGraph *g, const Capture *c, const JVal *result, const JVal 
   g->v = c->generation;
   bool ok = g->v == TG_0_10_2 ? build_uop(g, c, err, errlen) : build_lazy(g, c, err, errlen);
   if (!ok) return false;
-  for (size_t i = 0; i < g->n; i++) g->nodes[i].writer = g->nodes[i].kernel = -1;
+  for (size_t i = 0; i < g->n; i++) g->nodes[i].writer = g->nodes[i].kernel = g->nodes[i].also = -1;
   build_consumers(g);
   g->nkernels = items ? items->n : 0;
   mark_writers(g, result, items);

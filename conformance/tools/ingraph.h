@@ -24,7 +24,8 @@ typedef struct InNode {
   bool is_out;           /* passed to the scheduler (outs, or a source of the 0.10.2 SINK) */
   long writer;           /* the kernel that stores this node, -1 */
   long kernel;           /* the kernel this node is computed in (its writer, or the one it is fused into), -1 */
-  bool shared;           /* also reached from another kernel's outputs (recomputed there, or read) */
+  bool shared;           /* recomputed in another kernel too */
+  long also;             /* the first such other kernel, -1 */
 } InNode;
 
 typedef struct InGraph {
