@@ -37,6 +37,8 @@ void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher
   rc->npms = npms;
   rc->ctx = ctx;
   omap_init(&rc->replace, in->arena);
+  rc->stack = NULL;
+  rc->stack_cap = 0;
 }
 
 /* One activation of the Python recursive function. */
@@ -53,7 +55,7 @@ typedef struct { Frame *items; size_t n, cap; Arena *arena; } Stack;
 
 static void push(Stack *s, const UOp *n) {
   if (s->n == s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 64;
+    size_t cap = s->cap ? s->cap * 2 : 16;
     Frame *bigger = arena_array(s->arena, cap, sizeof *bigger);
     if (s->n) memcpy(bigger, s->items, s->n * sizeof *bigger);
     s->items = bigger;
@@ -85,7 +87,9 @@ static const UOp *finish(RewriteContext *rc, Stack *s, const UOp *ret) {
  *   new_n = pm.rewrite(n, ctx) if new_src == n.src else UOp(n.op, n.dtype, new_src, n.arg)
  *   self.replace[n] = ret = n if new_n is None else rewrite(new_n) */
 const UOp *top_down_rewrite(RewriteContext *rc, const UOp *root) {
-  Stack s = {.arena = rc->in->arena};
+  const UOp *done = omap_get(&rc->replace, omap_ptr(root));
+  if (done) return done;
+  Stack s = {.items = rc->stack, .cap = rc->stack_cap, .arena = rc->in->arena};
   const UOp *ret = NULL; /* the value the last finished frame returned */
   push(&s, root);
   while (s.n) {
@@ -112,6 +116,7 @@ const UOp *top_down_rewrite(RewriteContext *rc, const UOp *root) {
       case F_TAIL: ret = finish(rc, &s, ret); continue;
     }
   }
+  rc->stack = s.items, rc->stack_cap = s.cap;
   return ret;
 }
 
@@ -122,7 +127,9 @@ const UOp *top_down_rewrite(RewriteContext *rc, const UOp *root) {
  *   new_src = tuple(bottom_up_rewrite(x) for x in last_n.src)
  *   self.replace[n] = ret = last_n if new_src == last_n.src else bottom_up_rewrite(UOp(last_n.op, ..., new_src, ...)) */
 const UOp *bottom_up_rewrite(RewriteContext *rc, const UOp *root) {
-  Stack s = {.arena = rc->in->arena};
+  const UOp *done = omap_get(&rc->replace, omap_ptr(root));
+  if (done) return done;
+  Stack s = {.items = rc->stack, .cap = rc->stack_cap, .arena = rc->in->arena};
   const UOp *ret = NULL;
   push(&s, root);
   while (s.n) {
@@ -151,6 +158,7 @@ const UOp *bottom_up_rewrite(RewriteContext *rc, const UOp *root) {
       case F_TAIL: ret = finish(rc, &s, ret); continue;
     }
   }
+  rc->stack = s.items, rc->stack_cap = s.cap;
   return ret;
 }
 

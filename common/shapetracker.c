@@ -414,7 +414,7 @@ const View *view_from_json(Arena *a, const JVal *j, StError *err) {
       !contiguous || contiguous->kind != J_BOOL)
     return bad_input(err, "ShapeTracker: malformed VIEW");
   int n = (int)shape->n;
-  sint sh[n > 0 ? n : 1], st[n > 0 ? n : 1], off;
+  sint sh[n > 0 ? n : 1], st[n > 0 ? n : 1], off = 0;
   if (!sints_from_json(shape, n, sh, err) || !sints_from_json(strides, n, st, err) || !sint_from_json(offset, &off, err)) return NULL;
   SPair m[n > 0 ? n : 1];
   if (mask->kind != J_NULL) {

@@ -525,7 +525,7 @@ int snode_vars(SymNodeCtx *c, const SymNode *x, const SymNode **out, int cap) { 
 
 /* ============================================================ Part 2: 0.10.x UOp expressions */
 
-enum { SYM_MAX_REWRITE_DEPTH = 2000, SYM_MAX_MATCHES = 64 };
+enum { SYM_MAX_REWRITE_DEPTH = 2000, SYM_MAX_MATCHES = 32 };
 static const int64_t INT32_MIN_ = -2147483647LL - 1, INT32_MAX_ = 2147483647LL; /* dtypes.min/max(dtypes.int) */
 
 typedef struct SymPM SymPM;
@@ -968,17 +968,16 @@ static void sl_push(StoreList *l, const Store *s) {
 static void upat_match(const UPat *p, const SymUOp *u, Store st, StoreList *out);
 
 static void upat_match_seq(const UPat *const *seq, int len, int i, const SymUOp *u, const Store *st, StoreList *out) {
-  if (i == len) {
+  if (i == len || i >= 3) { /* a UOp here has at most 3 sources (the bound also keeps gcc -O3 -Warray-bounds quiet) */
     sl_push(out, st);
     return;
   }
-  StoreList *tmp = malloc(sizeof *tmp);
-  tmp->n = 0;
-  tmp->overflow = false;
-  upat_match(seq[i], u->src[i], *st, tmp);
-  out->overflow = out->overflow || tmp->overflow;
-  for (int k = 0; k < tmp->n; k++) upat_match_seq(seq, len, i + 1, u, &tmp->items[k], out);
-  free(tmp);
+  StoreList tmp;
+  tmp.n = 0;
+  tmp.overflow = false;
+  upat_match(seq[i], u->src[i], *st, &tmp);
+  out->overflow = out->overflow || tmp.overflow;
+  for (int k = 0; k < tmp.n; k++) upat_match_seq(seq, len, i + 1, u, &tmp.items[k], out);
 }
 
 /* UPat.match */
@@ -1016,16 +1015,15 @@ static const SymUOp *pm_rewrite_sym(SymCtx *c, const SymPM *pm, const SymUOp *u)
   for (int r = 0; r < pm->n; r++) {
     const UPat *p = pm->rules[r].pat;
     if (p->ops != 0 && !(p->ops & (1u << u->op))) continue;
-    StoreList *matches = malloc(sizeof *matches);
-    matches->n = 0;
-    matches->overflow = false;
+    StoreList matches;
+    matches.n = 0;
+    matches.overflow = false;
     Store empty;
     memset(&empty, 0, sizeof empty);
-    upat_match(p, u, empty, matches);
-    if (matches->overflow) su_raise(c, ST_UNSUPPORTED, "", "symbolic: too many pattern matches");
+    upat_match(p, u, empty, &matches);
+    if (matches.overflow) su_raise(c, ST_UNSUPPORTED, "", "symbolic: too many pattern matches");
     const SymUOp *ret = NULL;
-    for (int k = 0; k < matches->n && ret == NULL && !su_failed(c); k++) ret = pm->rules[r].fn(c, &matches->items[k]);
-    free(matches);
+    for (int k = 0; k < matches.n && ret == NULL && !su_failed(c); k++) ret = pm->rules[r].fn(c, &matches.items[k]);
     if (su_failed(c)) return NULL;
     if (ret != NULL) return ret;
   }

@@ -567,7 +567,7 @@ const View *view_stride(Arena *a, TgVersion v, const View *vw, int n, const int6
   if (!ok)
     return st_raise(err, "AssertionError", arena_printf(a, "invalid stride %s for %s", py_repr_tuple(a, n, mul),
                                                         py_repr_tuple(a, vw->ndim, vw->shape)));
-  if (n != vw->ndim) return st_unsupported(err, "View.stride with an argument of another length (zip truncation)");
+  if (n > vw->ndim) n = vw->ndim; /* zip() stops at the shorter: a short `mul` drops dimensions */
   sint strides[n > 0 ? n : 1], shape[n > 0 ? n : 1], offset = 0;
   SPair mask[n > 0 ? n : 1];
   for (int i = 0; i < n; i++) {
@@ -586,7 +586,9 @@ const View *view_stride(Arena *a, TgVersion v, const View *vw, int n, const int6
 /* View.flip (shape/view.py, 0.10.2) */
 const View *view_flip(Arena *a, TgVersion v, const View *vw, int n, const bool *flip, StError *err) {
   if (v < TG_0_10_2) return st_unsupported(err, "View.flip exists only in 0.10.2");
-  if (n != vw->ndim) return st_unsupported(err, "View.flip with an argument of another length (zip truncation)");
+  /* zip() stops at the shorter: extra flags are ignored; a short `arg` would make strides shorter than the shape */
+  if (n < vw->ndim) return st_unsupported(err, "View.flip with fewer flags than dimensions");
+  n = vw->ndim;
   sint strides[n > 0 ? n : 1], offset = 0;
   SPair mask[n > 0 ? n : 1];
   for (int i = 0; i < n; i++) {

@@ -1,10 +1,52 @@
-/* entry.c — generation 0.10.2's entry point for the replayer (scheduler.h).
- * Not implemented yet: every capture is reported unsupported. */
+/* entry.c — generation 0.10.2's entry point for the replayer (scheduler.h):
+ * decode the capture's tensor graph, run create_schedule_with_vars and the
+ * memory planner with the recorded context, encode the result. Python
+ * exceptions raised deep inside unwind here (throw.h). */
+#include <string.h>
 #include "scheduler.h"
+#include "schedule.h"
+
+static int64_t ctx_int(const Capture *c, const char *key, int64_t dflt) {
+  int64_t v;
+  return capture_ctx_int(c, key, &v) ? v : dflt;
+}
+
+static void kg_init(KG *k, const Capture *c, Arena *a, Interner *in, Status *st) {
+  memset(k, 0, sizeof *k);
+  k->a = a;
+  k->in = in;
+  k->cap = c;
+  k->thr.st = st;
+  k->fuse_arange = ctx_int(c, "FUSE_ARANGE", 0);
+  k->fuse_conv_bw = ctx_int(c, "FUSE_CONV_BW", 0);
+  k->dont_realize_expand = ctx_int(c, "DONT_REALIZE_EXPAND", 0);
+  k->split_reduceop = ctx_int(c, "SPLIT_REDUCEOP", 1);
+  k->split_threshold = ctx_int(c, "REDUCEOP_SPLIT_THRESHOLD", 32768);
+  k->split_size = ctx_int(c, "REDUCEOP_SPLIT_SIZE", 22);
+  k->no_memory_planner = ctx_int(c, "NO_MEMORY_PLANNER", 0);
+  kst_init(&k->stc, a, &k->thr, ctx_int(c, "MERGE_VIEW", 1) != 0);
+  omap_init(&k->zero_consts, a);
+  omap_init(&k->buffers, a);
+  omap_init(&k->all_metadata, a);
+  omap_init(&k->kernel_asts, a);
+  kg_codec_init(k);
+}
 
 bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
-  (void)c;
-  (void)a;
   *result = NULL;
-  return status_unsupported(st, "generation 0.10.2 is not implemented yet");
+  Interner *in = arena_alloc(a, sizeof *in);
+  interner_init(in, a);
+  KG *k = arena_alloc(a, sizeof *k);
+  kg_init(k, c, a, in, st);
+  st->kind = ST_OK;
+  if (setjmp(k->thr.jb)) return false;   /* a Python exception, unsupported or bad input */
+  Input input;
+  phase_enter(PHASE_BUILD);
+  if (!decode_input(k, c->input, &input, st)) return false;
+  phase_enter(PHASE_SCHEDULE);
+  SchedResult res;
+  create_schedule_with_vars(k, input.big_sink, &res);
+  phase_enter(PHASE_ENCODE);
+  *result = encode_result(k, &input, &res);
+  return true;
 }

@@ -1,10 +1,130 @@
-/* entry.c — generation 0.10.0's entry point for the replayer (scheduler.h).
- * Not implemented yet: every capture is reported unsupported. */
-#include "scheduler.h"
+/* entry.c — generation 0.10.0's entry point for the replayer (scheduler.h):
+ * decode the capture, run create_schedule_with_vars and memory_planner, and
+ * encode the result as the contract's `expected` object. */
+#include <stdlib.h>
+#include <string.h>
+#include "sched.h"
+
+static void sched_init(Sched *s, const Capture *c, Arena *a, Interner *in, Status *st) {
+  memset(s, 0, sizeof *s);
+  s->a = a;
+  s->in = in;
+  s->st = st;
+  s->cap = c;
+  codec_init(&s->codec, in, TG_0_10_0);
+  st10_init(s);
+  OMap *maps[] = {&s->buffers, &s->lazybufs, &s->ubuf_metadata, &s->var_vals, &s->assigns,
+                  &s->allbufs, &s->children, &s->st_cache, &s->unsafe_cache, &s->st_add_cache};
+  for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) omap_init(maps[i], a);
+  s->none = v_none(in);
+  s->void_dt = dt_void;
+  s->bool_dt = dt_bool;
+}
+
+static JVal *encode_item(Sched *s, const SchedItem *si) {
+  Arena *a = s->a;
+  JVal *o = json_obj(a), *bufs = json_arr(a), *md = json_arr(a), *pre = json_arr(a);
+  json_set(a, o, "ast", graph_encode(&s->codec, &si->ast, 1));
+  for (size_t i = 0; i < si->nbufs; i++) json_push(a, bufs, json_int(a, si->bufs[i]));
+  for (size_t i = 0; i < si->nmetadata; i++) json_push(a, md, value_to_json(&s->codec, si->metadata[i]->u.tuple.items[0]));
+  for (size_t i = 0; i < si->npreloads; i++) json_push(a, pre, json_int(a, si->preloads[i]));
+  json_set(a, o, "bufs", bufs);
+  json_set(a, o, "metadata", md);
+  json_set(a, o, "assign_preloads", pre);
+  return o;
+}
+
+/* (name, min, max) order of two DEFINE_VARs */
+static int var_cmp(const void *pa, const void *pb) {
+  const Value *a = (*(const UOp *const *)pa)->arg, *b = (*(const UOp *const *)pb)->arg;
+  const Value *na = a->u.tuple.items[0], *nb = b->u.tuple.items[0];
+  size_t n = na->u.str.n < nb->u.str.n ? na->u.str.n : nb->u.str.n;
+  int c = memcmp(na->u.str.s, nb->u.str.s, n);
+  if (c || na->u.str.n != nb->u.str.n) return c ? c : na->u.str.n < nb->u.str.n ? -1 : 1;
+  for (int i = 1; i < 3; i++) {
+    int64_t x = a->u.tuple.items[i]->u.i, y = b->u.tuple.items[i]->u.i;
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/* var_vals: [[{"var", "min", "max"}, val]] sorted by (name, min, max) */
+static JVal *encode_var_vals(Sched *s) {
+  Arena *a = s->a;
+  JVal *arr = json_arr(a);
+  size_t n = omap_len(&s->var_vals), k = 0;
+  const UOp **vars = arena_array(a, n + 1, sizeof *vars);
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(&s->var_vals, &pos, &key, &val);) vars[k++] = (const UOp *)(uintptr_t)key;
+  qsort(vars, n, sizeof *vars, var_cmp);
+  for (size_t i = 0; i < n; i++) {
+    const Value *arg = vars[i]->arg;
+    JVal *v = json_obj(a), *pair = json_arr(a);
+    json_set(a, v, "var", value_to_json(&s->codec, arg->u.tuple.items[0]));
+    json_set(a, v, "min", value_to_json(&s->codec, arg->u.tuple.items[1]));
+    json_set(a, v, "max", value_to_json(&s->codec, arg->u.tuple.items[2]));
+    json_push(a, pair, v);
+    json_push(a, pair, value_to_json(&s->codec, omap_get(&s->var_vals, omap_ptr(vars[i]))));
+    json_push(a, arr, pair);
+  }
+  return arr;
+}
+
+/* input dtypes and Buffer options the image fallback overwrote */
+static JVal *encode_mutations(Sched *s) {
+  Arena *a = s->a;
+  JVal *o = json_obj(a), *lbs = json_arr(a), *bufs = json_arr(a);
+  for (size_t i = 0; i < s->nlbs; i++) {
+    if (s->lbs[i].dtype == s->lbs[i].dtype0) continue;
+    JVal *e = json_arr(a);
+    json_push(a, e, json_int(a, (int64_t)i));
+    json_push(a, e, dtype_to_json(&s->codec, s->lbs[i].dtype));
+    json_push(a, lbs, e);
+  }
+  for (size_t i = 0; i < s->nbufs; i++) {
+    const InBuf *b = &s->bufs[i];
+    if (b->dtype == b->dtype0 && b->options == b->options0) continue;
+    JVal *e = json_arr(a);
+    json_push(a, e, json_int(a, (int64_t)i));
+    json_push(a, e, dtype_to_json(&s->codec, b->dtype));
+    json_push(a, e, b->options ? (JVal *)b->options : json_null(a));
+    json_push(a, bufs, e);
+  }
+  json_set(a, o, "lazybuffers", lbs);
+  json_set(a, o, "buffers", bufs);
+  return o;
+}
+
+static JVal *encode_result(Sched *s, const SchedItem *items, size_t n, const MemPlan *mp) {
+  Arena *a = s->a;
+  JVal *o = json_obj(a), *sched = json_arr(a);
+  for (size_t i = 0; i < n; i++) json_push(a, sched, encode_item(s, &items[i]));
+  json_set(a, o, "schedule", sched);
+  json_set(a, o, "var_vals", encode_var_vals(s));
+  json_set(a, o, "memory_plan", mp->ran ? mp->plan : json_null(a));
+  json_set(a, o, "memory_plan_buffers", mp->ran ? mp->plan_buffers : json_null(a));
+  json_set(a, o, "mutations", encode_mutations(s));
+  return o;
+}
 
 bool v0_10_0_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
-  (void)c;
-  (void)a;
   *result = NULL;
-  return status_unsupported(st, "generation 0.10.0 is not implemented yet");
+  phase_enter(PHASE_BUILD);
+  Interner *in = arena_alloc(a, sizeof *in);
+  interner_init(in, a);
+  Sched *s = arena_alloc(a, sizeof *s);
+  sched_init(s, c, a, in, st);
+  if (!v100_decode_input(s)) return false;
+  s->cache = arena_array(a, s->nlbs + 1, sizeof *s->cache);
+  phase_enter(PHASE_SCHEDULE);
+  SchedItem *items;
+  size_t n;
+  MemPlan mp;
+  if (!v100_create_schedule_with_vars(s, &items, &n) || !v100_memory_planner(s, items, n, &mp)) return false;
+  phase_enter(PHASE_ENCODE);
+  JVal *r = encode_result(s, items, n, &mp);
+  if (s->failed) return false;
+  *result = r;
+  return true;
 }

@@ -1,2 +1,4 @@
 # Sources of generation 0.10.0, added to the tsched_core library.
-list(APPEND TSCHED_GENERATION_SOURCES ${CMAKE_CURRENT_LIST_DIR}/entry.c)
+foreach(f entry input uops st10 to_uop realize group ast schedule memory)
+  list(APPEND TSCHED_GENERATION_SOURCES ${CMAKE_CURRENT_LIST_DIR}/${f}.c)
+endforeach()

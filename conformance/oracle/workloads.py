@@ -342,11 +342,28 @@ def symbolic_shapes():
   (a.shrink(((0, 3), (0, vi))) @ b.shrink(((0, vi), (0, 4)))).realize()
 
 
+def scheduler_errors():
+  """Programs the scheduler rejects (recorded with `error`); the workload goes on."""
+  a = rnd(4, 4)
+  try: a.assign(a.T + 1).realize()
+  except Exception: pass
+  b = rnd(4, 4)
+  try:
+    b += b.T
+    b.realize()
+  except Exception: pass
+  c, d = rnd(4), rnd(4)
+  try:
+    c.assign(d + 1); d.assign(c + 1)
+    Tensor.realize(c, d)
+  except Exception: pass
+
+
 WORKLOADS = [(f.__name__, f) for f in (
   elementwise_chain, broadcast_chain, casts, reductions, softmax_norms, matmul, conv2d_fwd_bwd, pooling,
   movement_chain, cat_stack, arange_onehot_cumsum, assign_inplace, multi_output, detach_contiguous,
   randomness, cross_entropy, mlp_sgd, mlp_adam, mnist_cnn_step, small_resnet_fwd_bwd, tiny_gpt2_fwd_bwd,
-  symbolic_shapes)]
+  symbolic_shapes, scheduler_errors)]
 
 
 # ------------------------------------------------------------------ big graphs (scheduled, not run)

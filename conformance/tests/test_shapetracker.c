@@ -11,7 +11,8 @@
  * module reports something it does not model (symbolic values, an unported
  * rewrite rule) and nothing mismatches, and fails otherwise. Any failure
  * fails the test; the counts per version are printed.
- * TSCHED_ST_VERBOSE=1 prints every failure (default: the first 20). */
+ * TSCHED_ST_VERBOSE=1 prints every failure (default: the first 20), =2 also names the
+ * unsupported cases. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -216,6 +217,7 @@ typedef struct Replay {
 } Replay;
 
 static int g_fail_print_limit = 20;
+static void unsupported(Replay *r);
 
 static void mismatch(Replay *r, const char *fmt, ...) {
   if (r->result == R_FAIL) return;
@@ -229,6 +231,8 @@ static void mismatch(Replay *r, const char *fmt, ...) {
 static void unsupported(Replay *r) {
   if (r->result == R_PASS) r->result = R_UNSUPPORTED;
 }
+
+static int g_verbose;
 
 static const JVal *get(const JVal *o, const char *k) { return o ? json_get(o, k) : NULL; }
 
@@ -329,9 +333,10 @@ static bool bools_of(const JVal *j, int *n, bool **out, Arena *a) {
   if (!j || j->kind != J_ARR) return false;
   *n = (int)j->n;
   *out = arena_array(a, j->n + 1, sizeof **out);
-  for (size_t i = 0; i < j->n; i++) {
-    if (j->u.arr[i]->kind != J_BOOL) return false;
-    (*out)[i] = j->u.arr[i]->u.b;
+  for (size_t i = 0; i < j->n; i++) { /* Python truthiness: flip((0, 1)) works too */
+    if (j->u.arr[i]->kind == J_BOOL) (*out)[i] = j->u.arr[i]->u.b;
+    else if (j->u.arr[i]->kind == J_INT) (*out)[i] = j->u.arr[i]->u.i != 0;
+    else return false;
   }
   return true;
 }
@@ -570,7 +575,11 @@ static Counts replay_file(TgVersion v, const char *path) {
       }
       k.cases++;
       if (res == R_PASS) k.pass++;
-      else if (res == R_UNSUPPORTED) k.unsupported++;
+      else if (res == R_UNSUPPORTED) {
+        k.unsupported++;
+        const JVal *name = c ? json_get(c, "name") : NULL;
+        if (g_verbose >= 2) fprintf(stderr, "  unsupported %s line %d %s\n", tg_version_name(v), line, name ? name->u.s : "?");
+      }
       else {
         k.fail++;
         if (r.printed++ < g_fail_print_limit) {
@@ -604,7 +613,10 @@ static void vectors_0_10_2(void **state) { (void)state; replay_version(TG_0_10_2
 int main(int argc, char **argv) {
   if (argc > 1) g_vector_dir = argv[1];
   else if (getenv("TSCHED_VECTORS")) g_vector_dir = getenv("TSCHED_VECTORS");
-  if (getenv("TSCHED_ST_VERBOSE")) g_fail_print_limit = 1 << 30;
+  if (getenv("TSCHED_ST_VERBOSE")) {
+    g_fail_print_limit = 1 << 30;
+    g_verbose = atoi(getenv("TSCHED_ST_VERBOSE"));
+  }
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(reshape_with_mask),     cmocka_unit_test(pad_then_shrink), cmocka_unit_test(invert_permute_flip),
     cmocka_unit_test(merge_views),           cmocka_unit_test(python_floor_division), cmocka_unit_test(symbolic_is_unsupported),

@@ -53,3 +53,13 @@ tsched_golden_test(explain_v0_9_1 0 explain --recorded --name "workloads.cross_e
 tsched_golden_test(explain_v0_10_0 0 explain --recorded --name "workloads.softmax_norms#2" conformance/corpus/v0.10.0-workloads.jsonl.gz)
 tsched_golden_test(explain_v0_10_2 0 explain --recorded --name "workloads.conv2d_fwd_bwd#2" conformance/corpus/v0.10.2-workloads.jsonl.gz)
 tsched_golden_test(explain_json 0 explain --recorded --json --name "workloads.broadcast_chain#4" conformance/corpus/v0.10.2-workloads.jsonl.gz)
+tsched_unit_test(test_v0_9_schedule)
+tsched_unit_test(test_v0_10_0_schedule)
+tsched_unit_test(test_v0_10_2_schedule)
+
+# Every committed capture follows the contract (Python 3 standard library only).
+find_program(PYTHON3 python3)
+if(PYTHON3)
+  add_test(NAME capture_schema COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/conformance/oracle/check_schema.py
+           WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+endif()

@@ -1,0 +1,147 @@
+/* decode.c — a 0.10.2 capture's input (capture-format section 4) into the
+ * tensor graph: buffers, the GRAPH of the big sink, node_buffer, metadata.
+ * Malformed input is ST_BAD_INPUT naming the place; symbolic shapes are
+ * ST_UNSUPPORTED (a later issue). */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include "schedule.h"
+
+static KG *kg_of(Codec *c) { return (KG *)((char *)c - offsetof(KG, codec)); }
+
+static bool get_int(const JVal *j, int64_t *out) {
+  if (!j || j->kind != J_INT) return false;
+  *out = j->u.i;
+  return true;
+}
+
+/* {"views": [...]} through the core codec, interned */
+static const ShapeTracker *st_decode(Codec *c, const JVal *j, Status *st) {
+  KG *k = kg_of(c);
+  const ShapeTracker *s = st_decode_status(k->a, j, st);
+  if (!s) return NULL;
+  for (int i = 0; i < s->nviews; i++)
+    if (s->views[i]->ndim > ST_MAXDIM) {
+      status_unsupported(st, "a shape with more than %d dimensions", ST_MAXDIM);
+      return NULL;
+    }
+  return kst_canon(&k->stc, s);
+}
+
+static JVal *st_encode(Codec *c, const ShapeTracker *s) { return st_to_json(c->arena, s); }
+
+void kg_codec_init(KG *k) {
+  codec_init(&k->codec, k->in, TG_0_10_2);
+  k->codec.st_decode = st_decode;
+  k->codec.st_encode = st_encode;
+}
+
+static bool has_symbolic(const Value *v) {
+  if (v->kind == V_SYM) return true;
+  if (v->kind == V_TUPLE)
+    for (size_t i = 0; i < v->u.tuple.n; i++)
+      if (has_symbolic(v->u.tuple.items[i])) return true;
+  return false;
+}
+
+static bool decode_buffers(KG *k, const JVal *jb, Status *st) {
+  if (!jb || jb->kind != J_ARR) return status_bad_input(st, "input.buffers must be an array");
+  k->ninbufs = jb->n;
+  k->inbufs = arena_array(k->a, jb->n ? jb->n : 1, sizeof *k->inbufs);
+  for (size_t i = 0; i < jb->n; i++) {
+    const JVal *e = jb->u.arr[i], *dev = json_get(e, "device"), *base = json_get(e, "base"), *opts = json_get(e, "options");
+    Buf *b = arena_alloc(k->a, sizeof *b);
+    char where[64];
+    snprintf(where, sizeof where, "input.buffers[%zu]", i);
+    if (!dev || dev->kind != J_STR || !get_int(json_get(e, "size"), &b->size) || b->size < 0)
+      return status_bad_input(st, "%s: needs a device and a size", where);
+    if (!(b->dtype = dtype_from_json(json_get(e, "dtype"), where, st))) return false;
+    b->input_index = (int64_t)i;
+    b->device = dev->u.s;
+    int64_t off = 0, bi;
+    get_int(json_get(e, "offset"), &off);
+    b->offset = off;
+    b->options = opts && opts->kind == J_OBJ ? opts : NULL;
+    if (base && base->kind != J_NULL) {
+      if (!get_int(base, &bi) || bi < 0 || (size_t)bi >= i || k->inbufs[bi]->base)
+        return status_bad_input(st, "%s: base must index an earlier base buffer", where);
+      b->base = k->inbufs[bi];
+    }
+    k->inbufs[i] = b;
+  }
+  return true;
+}
+
+static const Value *metadata_value(KG *k, const char *str, const char *caller, bool backward) {
+  const Value *items[3] = {v_str(k->in, str), v_str(k->in, caller), v_bool(k->in, backward)};
+  return v_tuple(k->in, 3, items);
+}
+
+static bool decode_metadata(KG *k, const JVal *input, Input *in, Status *st) {
+  const JVal *md = json_get(input, "metadata"), *full = json_get(input, "metadata_full");
+  if (md && md->kind != J_ARR) return status_bad_input(st, "input.metadata must be an array");
+  for (size_t i = 0; md && i < md->n; i++) {
+    const JVal *e = md->u.arr[i];
+    int64_t node;
+    if (e->kind != J_ARR || e->n != 2 || !get_int(e->u.arr[0], &node) || node < 0 || (size_t)node >= in->nnodes || e->u.arr[1]->kind != J_STR)
+      return status_bad_input(st, "input.metadata[%zu] must be [node index, str]", i);
+    const char *s = e->u.arr[1]->u.s;
+    size_t len = strlen(s);
+    bool bw = len >= 3 && strcmp(s + len - 3, " bw") == 0;
+    omap_put(&k->all_metadata, omap_ptr(in->nodes[node]), (void *)metadata_value(k, s, "", bw));
+  }
+  if (full && full->kind != J_ARR) return status_bad_input(st, "input.metadata_full must be an array");
+  for (size_t i = 0; full && i < full->n; i++) {
+    const JVal *e = full->u.arr[i];
+    int64_t node;
+    if (e->kind != J_ARR || e->n != 4 || !get_int(e->u.arr[0], &node) || node < 0 || (size_t)node >= in->nnodes ||
+        e->u.arr[1]->kind != J_STR || e->u.arr[2]->kind != J_STR || e->u.arr[3]->kind != J_BOOL)
+      return status_bad_input(st, "input.metadata_full[%zu] must be [node, name, caller, backward]", i);
+    bool bw = e->u.arr[3]->u.b;
+    const char *s = bw ? arena_printf(k->a, "%s bw", e->u.arr[1]->u.s) : e->u.arr[1]->u.s;
+    omap_put(&k->all_metadata, omap_ptr(in->nodes[node]), (void *)metadata_value(k, s, e->u.arr[2]->u.s, bw));
+  }
+  return true;
+}
+
+bool decode_input(KG *k, const JVal *input, Input *in, Status *st) {
+  memset(in, 0, sizeof *in);
+  omap_init(&in->node_index, k->a);
+  if (!input || input->kind != J_OBJ) return status_bad_input(st, "input must be an object");
+  if (!decode_buffers(k, json_get(input, "buffers"), st)) return false;
+  const JVal *g = json_get(input, "graph");
+  if (!g) return status_bad_input(st, "input.graph is missing");
+  const UOp **roots;
+  size_t nroots;
+  if (!graph_decode(&k->codec, g, "input.graph", &in->nodes, &in->nnodes, &roots, &nroots, st)) return false;
+  if (nroots != 1 || roots[0]->op != OP_SINK) return status_bad_input(st, "input.graph: roots must be [the big sink]");
+  in->big_sink = roots[0];
+  OMap labels;
+  omap_init(&labels, k->a);
+  for (size_t i = 0; i < in->nnodes; i++) {
+    const UOp *u = in->nodes[i];
+    omap_setdefault(&in->node_index, omap_ptr(u), (void *)(uintptr_t)(i + 1));
+    if (has_symbolic(u->arg)) return status_unsupported(st, "symbolic shapes (input.graph node %zu has a symbolic arg)", i);
+    if (u->op == OP_MULTI) return status_unsupported(st, "multi-device tensors (Ops.MULTI, node %zu)", i);
+    if (u->op == OP_KERNEL) return status_bad_input(st, "input.graph node %zu: a KERNEL in a tensor graph", i);
+    if (u->op == OP_UNIQUE && u->arg->kind == V_STR && strncmp(u->arg->u.str.s, "u:", 2) == 0) omap_put(&labels, omap_ptr(u), (void *)1);
+    kg_note_const(k, u);
+  }
+  in->unique_labels = omap_len(&labels);
+  const JVal *nb = json_get(input, "node_buffer");
+  if (!nb || nb->kind != J_ARR) return status_bad_input(st, "input.node_buffer must be an array");
+  for (size_t i = 0; i < nb->n; i++) {
+    const JVal *e = nb->u.arr[i];
+    int64_t node, buf;
+    if (e->kind != J_ARR || e->n != 2 || !get_int(e->u.arr[0], &node) || !get_int(e->u.arr[1], &buf) || node < 0 ||
+        (size_t)node >= in->nnodes || buf < 0 || (size_t)buf >= k->ninbufs || in->nodes[node]->op != OP_BUFFER)
+      return status_bad_input(st, "input.node_buffer[%zu] must be [BUFFER node index, buffer index]", i);
+    omap_put(&k->buffers, omap_ptr(in->nodes[node]), k->inbufs[buf]);
+  }
+  if (!decode_metadata(k, input, in, st)) return false;
+  const JVal *mpb = json_get(input, "memory_planner_bufs");
+  if (mpb && mpb->kind != J_NULL && mpb->kind != J_ARR) return status_bad_input(st, "input.memory_planner_bufs must be null or an array");
+  in->memory_planner_bufs = mpb && mpb->kind == J_ARR ? mpb : NULL;
+  in->allocator_offset = json_get(input, "memory_planner_allocator_offset");
+  return true;
+}

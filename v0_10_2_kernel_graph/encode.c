@@ -1,0 +1,239 @@
+/* encode.c — the result of a 0.10.2 scheduler run as the capture's
+ * `expected` object (capture-format section 5): schedule items, var_vals,
+ * becomes_map, new_buffers and the memory plan. BUFREFs follow the
+ * recorder: "new:K" by first appearance walking the schedule's bufs, then
+ * the becomes_map graphs, then bases; "plan:K" by first appearance in the
+ * memory plan. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "schedule.h"
+
+typedef struct Refs {
+  KG *k;
+  Buf **list[2];     /* [0] new, [1] plan */
+  size_t n[2], cap[2];
+} Refs;
+
+/* BufRegistry.ref */
+static JVal *buf_ref(Refs *r, Buf *b, int kind) {
+  Arena *a = r->k->a;
+  if (b->input_index >= 0) return json_int(a, b->input_index);
+  if (!b->ref) {
+    if (r->n[kind] == r->cap[kind]) r->list[kind] = grow(a, r->list[kind], r->n[kind], &r->cap[kind], sizeof *r->list[kind]);
+    b->ref_index = (int64_t)r->n[kind];
+    b->ref = arena_printf(a, "%s:%zu", kind ? "plan" : "new", r->n[kind]);
+    r->list[kind][r->n[kind]++] = b;
+  }
+  return json_str(a, b->ref);
+}
+
+static JVal *options_json(KG *k, const Buf *b) {
+  if (b->options) return (JVal *)b->options;
+  if (!b->image) return json_null(k->a);
+  JVal *o = json_obj(k->a);
+  json_set(k->a, o, "image", dtype_to_json(&k->codec, b->image));
+  const char *flags[5] = {"uncached", "cpu_access", "host", "nolru", "external_ptr"};
+  for (int i = 0; i < 5; i++) json_set(k->a, o, flags[i], json_bool(k->a, false));
+  return o;
+}
+
+/* BufRegistry.describe_all */
+static JVal *describe_all(Refs *r, int kind) {
+  KG *k = r->k;
+  JVal *out = json_arr(k->a);
+  for (size_t i = 0; i < r->n[kind]; i++) {
+    Buf *b = r->list[kind][i];
+    JVal *d = json_obj(k->a);
+    json_set(k->a, d, "device", json_str(k->a, b->device));
+    json_set(k->a, d, "size", json_int(k->a, b->size));
+    json_set(k->a, d, "dtype", dtype_to_json(&k->codec, b->dtype));
+    json_set(k->a, d, "base", b->base ? buf_ref(r, b->base, kind) : json_null(k->a));
+    json_set(k->a, d, "offset", json_int(k->a, b->offset));
+    json_set(k->a, d, "options", options_json(k, b));
+    json_push(k->a, out, d);
+  }
+  return out;
+}
+
+static JVal *encode_item(Refs *r, const ScheduleItem *si) {
+  KG *k = r->k;
+  JVal *o = json_obj(k->a), *bufs = json_arr(k->a), *meta = json_arr(k->a);
+  json_set(k->a, o, "ast", graph_encode(&k->codec, &si->ast, 1));
+  for (size_t i = 0; i < si->nbufs; i++) json_push(k->a, bufs, buf_ref(r, si->bufs[i], 0));
+  for (size_t i = 0; i < si->metadata->u.tuple.n; i++) {
+    const Value *m = si->metadata->u.tuple.items[i]->u.tuple.items[0];
+    json_push(k->a, meta, json_strn(k->a, m->u.str.s, m->u.str.n));
+  }
+  json_set(k->a, o, "bufs", bufs);
+  json_set(k->a, o, "metadata", meta);
+  return o;
+}
+
+typedef struct VarVal { const char *name; int64_t min, max, val; } VarVal;
+static int cmp_var(const void *a, const void *b) {
+  const VarVal *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  if (c) return c;
+  if (x->min != y->min) return x->min < y->min ? -1 : 1;
+  return x->max < y->max ? -1 : x->max > y->max;
+}
+
+static JVal *encode_var_vals(KG *k, const OMap *var_vals) {
+  size_t n = omap_len(var_vals), i = 0;
+  VarVal *vs = arena_array(k->a, n ? n : 1, sizeof *vs);
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(var_vals, &pos, &key, &val);) {
+    const UOp *var = (const UOp *)(uintptr_t)key;
+    const Value *a = var->arg, *v = val;
+    if (var->op != OP_DEFINE_VAR || a->kind != V_TUPLE || a->u.tuple.n != 3 || a->u.tuple.items[0]->kind != V_STR ||
+        a->u.tuple.items[1]->kind != V_INT || a->u.tuple.items[2]->kind != V_INT || v->kind != V_INT)
+      kg_unsupported(k, "a bound variable that is not DEFINE_VAR(name, int, int) = int");
+    vs[i++] = (VarVal){a->u.tuple.items[0]->u.str.s, a->u.tuple.items[1]->u.i, a->u.tuple.items[2]->u.i, v->u.i};
+  }
+  qsort(vs, n, sizeof *vs, cmp_var);
+  JVal *out = json_arr(k->a);
+  for (i = 0; i < n; i++) {
+    JVal *pair = json_arr(k->a), *var = json_obj(k->a);
+    json_set(k->a, var, "var", json_str(k->a, vs[i].name));
+    json_set(k->a, var, "min", json_int(k->a, vs[i].min));
+    json_set(k->a, var, "max", json_int(k->a, vs[i].max));
+    json_push(k->a, pair, var);
+    json_push(k->a, pair, json_int(k->a, vs[i].val));
+    json_push(k->a, out, pair);
+  }
+  return out;
+}
+
+/* A becomes_map value with each UNIQUE's arg written as the BUFREF of the
+ * Buffer its BUFFER has, or a "u:K" label (UOpCall._describe). */
+static JVal *encode_becomes_value(Refs *r, const UOp *v, OMap *labels, size_t *nlabels) {
+  KG *k = r->k;
+  const UOp **order;
+  size_t n = uop_toposort(k->a, &v, 1, &order);
+  OMap ub, subs;
+  omap_init(&ub, k->a);
+  omap_init(&subs, k->a);
+  for (size_t i = 0; i < n; i++) {
+    const UOp *u = order[i];
+    Buf *b;
+    if (u->op == OP_BUFFER && u->nsrc >= 2 && u->src[1]->op == OP_UNIQUE && (b = uop_buffer_get(k, u)))
+      omap_put(&ub, omap_ptr(u->src[1]), b);
+  }
+  for (size_t i = 0; i < n; i++) {
+    const UOp *u = order[i];
+    if (u->op != OP_UNIQUE) continue;
+    Buf *b = omap_get(&ub, omap_ptr(u));
+    const Value *arg;
+    if (b) {
+      JVal *ref = buf_ref(r, b, 0);
+      arg = ref->kind == J_INT ? v_int(k->in, ref->u.i) : v_str(k->in, ref->u.s);
+    } else if (u->arg->kind == V_STR && strncmp(u->arg->u.str.s, "u:", 2) == 0) {
+      arg = u->arg;
+    } else {
+      arg = omap_get(labels, omap_ptr(u));
+      if (!arg) {
+        arg = v_str(k->in, arena_printf(k->a, "u:%zu", (*nlabels)++));
+        omap_put(labels, omap_ptr(u), (void *)arg);
+      }
+    }
+    const UOp *nu = kg_uop(k, OP_UNIQUE, u->dtype, arg, 0, NULL);
+    if (nu != u) omap_put(&subs, omap_ptr(u), (void *)nu);
+  }
+  const UOp *out = omap_len(&subs) ? uop_substitute(k, v, &subs) : v;
+  return graph_encode(&k->codec, &out, 1);
+}
+
+typedef struct BecomesEntry { size_t index; const UOp *v; } BecomesEntry;
+static int cmp_entry(const void *a, const void *b) {
+  const BecomesEntry *x = a, *y = b;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static JVal *encode_becomes_map(Refs *r, const Input *in, const OMap *bm) {
+  KG *k = r->k;
+  size_t n = omap_len(bm), i = 0;
+  BecomesEntry *es = arena_array(k->a, n ? n : 1, sizeof *es);
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(bm, &pos, &key, &val);) {
+    size_t idx = (size_t)(uintptr_t)omap_get(&in->node_index, key);
+    if (!idx) continue; /* "becomes_map key not in the input graph" */
+    es[i++] = (BecomesEntry){idx - 1, val};
+  }
+  qsort(es, i, sizeof *es, cmp_entry);
+  OMap labels;
+  omap_init(&labels, k->a);
+  size_t nlabels = in->unique_labels;
+  JVal *out = json_arr(k->a);
+  for (size_t j = 0; j < i; j++) {
+    JVal *pair = json_arr(k->a);
+    json_push(k->a, pair, json_int(k->a, (int64_t)es[j].index));
+    json_push(k->a, pair, encode_becomes_value(r, es[j].v, &labels, &nlabels));
+    json_push(k->a, out, pair);
+  }
+  return out;
+}
+
+/* The planner's view of each Buffer: allocated / lb_refcount when it ran */
+static void apply_planner_bufs(Refs *r, const JVal *mpb) {
+  KG *k = r->k;
+  for (size_t i = 0; i < mpb->n; i++) {
+    const JVal *e = mpb->u.arr[i];
+    if (e->kind != J_ARR || e->n != 3 || e->u.arr[1]->kind != J_BOOL || e->u.arr[2]->kind != J_INT)
+      kg_throw(&k->thr, ST_BAD_INPUT, NULL, "input.memory_planner_bufs[%zu] must be [BUFREF, bool, int]", i);
+    const JVal *ref = e->u.arr[0];
+    Buf *b = NULL;
+    if (ref->kind == J_INT && ref->u.i >= 0 && (size_t)ref->u.i < k->ninbufs) b = k->inbufs[ref->u.i];
+    else if (ref->kind == J_STR && strncmp(ref->u.s, "new:", 4) == 0) {
+      size_t K = (size_t)strtoull(ref->u.s + 4, NULL, 10);
+      if (K < r->n[0]) b = r->list[0][K];
+    }
+    if (!b) continue; /* our schedule has no such buffer: the comparison will say so */
+    b->allocated = e->u.arr[1]->u.b;
+    b->lb_refcount = e->u.arr[2]->u.i;
+    b->planner_known = true;
+  }
+}
+
+static JVal *encode_memory_plan(Refs *r, const SchedResult *res, const MemoryPlan *plan) {
+  KG *k = r->k;
+  JVal *out = json_arr(k->a);
+  OMap done;
+  omap_init(&done, k->a);
+  for (size_t i = 0; i < res->n; i++)
+    for (size_t j = 0; j < res->items[i].nbufs; j++) {
+      Buf *b = res->items[i].bufs[j], *nb = plan->bufs[i][j];
+      if (omap_has(&done, omap_ptr(b))) continue;
+      omap_put(&done, omap_ptr(b), (void *)1);
+      if (nb == b) continue;
+      JVal *pair = json_arr(k->a);
+      json_push(k->a, pair, buf_ref(r, b, 0));
+      json_push(k->a, pair, buf_ref(r, nb, 1));
+      json_push(k->a, out, pair);
+    }
+  return out;
+}
+
+JVal *encode_result(KG *k, const Input *in, const SchedResult *res) {
+  Refs r = {.k = k};
+  Arena *a = k->a;
+  JVal *o = json_obj(a), *items = json_arr(a);
+  for (size_t i = 0; i < res->n; i++) json_push(a, items, encode_item(&r, &res->items[i]));
+  json_set(a, o, "schedule", items);
+  json_set(a, o, "var_vals", encode_var_vals(k, &res->var_vals));
+  json_set(a, o, "becomes_map", encode_becomes_map(&r, in, &res->becomes_map));
+  json_set(a, o, "new_buffers", describe_all(&r, 0));
+  if (!in->memory_planner_bufs) {
+    json_set(a, o, "memory_plan", json_null(a));
+    json_set(a, o, "memory_plan_buffers", json_null(a));
+    return o;
+  }
+  apply_planner_bufs(&r, in->memory_planner_bufs);
+  MemoryPlan plan;
+  memory_planner(k, res, in->allocator_offset, &plan);
+  json_set(a, o, "memory_plan", encode_memory_plan(&r, res, &plan));
+  json_set(a, o, "memory_plan_buffers", describe_all(&r, 1));
+  return o;
+}

@@ -1,0 +1,314 @@
+/* group.c — which tensor UOps become kernel outputs, tinygrad 0.10.2
+ * engine/schedule.py: do_realize, create_ctx, realize_before_view, can_pad,
+ * recursive_group and group_realizes. The recursive Python functions are
+ * loops over explicit stacks visiting in the same order. */
+#include <string.h>
+#include "passes.h"
+
+static bool in_map(const OMap *m, const UOp *u) { return omap_has(m, omap_ptr(u)); }
+static void realize(GrouperContext *ctx, const UOp *u) { omap_put(&ctx->realizes, omap_ptr(u), (void *)1); }
+
+/* ctx.children[u] (a dict UOp -> None); NULL when u has none yet */
+static OMap *children_of(GrouperContext *ctx, const UOp *u) { return omap_get(&ctx->children, omap_ptr(u)); }
+
+/* ops.py can_pad: False when an unsafe-pad op is reachable without passing a realized UOp */
+static bool can_pad(KG *k, const UOp *u, const OMap *edges) {
+  OMap cache;
+  omap_init(&cache, k->a);
+  size_t cap = 64, n = 0;
+  const UOp **stack = arena_array(k->a, cap, sizeof *stack);
+  stack[n++] = u;
+  while (n) {
+    const UOp *x = stack[--n];
+    if (op_is_unsafe_pad(x->op)) return false;
+    if (in_map(edges, x) || in_map(&cache, x)) continue;
+    omap_put(&cache, omap_ptr(x), (void *)1);
+    for (uint32_t i = x->nsrc; i-- > 0;) {
+      if (n == cap) stack = grow(k->a, stack, n, &cap, sizeof *stack);
+      stack[n++] = uop_base(x->src[i]);
+    }
+  }
+  return true;
+}
+
+/* ---------------------------------------------------------------- do_realize + create_ctx */
+
+/* always realize SINK parents */
+static const UOp *dr_sink(void *c, const UOp *s) {
+  KG *k = c;
+  GrouperContext *ctx = k->pass;
+  for (uint32_t i = 0; i < s->nsrc; i++) {
+    const UOp *b = uop_base(s->src[i]);
+    if (b->op != OP_CONST && b->op != OP_BIND && b->op != OP_BUFFER) realize(ctx, b);
+  }
+  return NULL;
+}
+
+/* always realize ASSIGN/CONTIGUOUS/COPY/BUFFER_VIEW */
+static const UOp *dr_always(void *c, const UOp *tr) {
+  KG *k = c;
+  realize(k->pass, tr);
+  return NULL;
+}
+
+/* schedule.py realize_before_view: realize before expand or unsafe pad ops */
+static const UOp *dr_before_view(void *c, const UOp *view) {
+  KG *k = c;
+  GrouperContext *ctx = k->pass;
+  if (view->nsrc != 1) return NULL;
+  const UOp *src = view->src[0];
+  if (src->op == OP_BUFFER || src->op == OP_CONST || src->op == OP_DEVICE) return NULL;
+  const ST *st = uop_st_unwrap(k, view);
+  uint32_t n;
+  const int64_t *sshape = uop_shape(k, src, &n);
+  int64_t sprod = shape_prod(n, sshape);
+  const View *last = st_last(st);
+  if (st->nviews == 1 && last->mask) {
+    int64_t mprod = 1;
+    for (int i = 0; i < last->ndim; i++) mprod *= last->mask[i].e - last->mask[i].b;
+    if (sprod >= mprod) {
+      if (!can_pad(k, src, &ctx->realizes)) realize(ctx, src);
+      return NULL;
+    }
+  }
+  if (sprod < st_size(st) && !k->dont_realize_expand) {
+    realize(ctx, src);
+    return NULL;
+  }
+  bool unmasked = true;
+  for (int i = 0; i < st->nviews; i++) unmasked &= st->views[i]->mask == NULL;
+  if (!unmasked && !can_pad(k, src, &ctx->realizes)) realize(ctx, src);
+  return NULL;
+}
+
+/* realize before COPY */
+static const UOp *dr_before_copy(void *c, const UOp *copy) {
+  KG *k = c;
+  if (copy->nsrc != 2) return NULL;
+  const UOp *tr = copy->src[1];
+  if (tr->op != OP_BUFFER && tr->op != OP_VIEW) realize(k->pass, tr);
+  return NULL;
+}
+
+/* schedule.py append_uop */
+static const UOp *cc_append_uop(void *c, const UOp *u) {
+  KG *k = c;
+  GrouperContext *ctx = k->pass;
+  if (u->op == OP_SINK || u->op == OP_VIEW) return NULL;
+  if (u->op == OP_ASSIGN) omap_put(&ctx->assigns, omap_ptr(uop_buf_uop(k, u)), (void *)u);
+  for (uint32_t i = 0; i < u->nsrc; i++) {
+    const UOp *b = uop_base(u->src[i]);
+    OMap *ch = children_of(ctx, b);
+    if (!ch) {
+      ch = arena_alloc(k->a, sizeof *ch);
+      omap_init(ch, k->a);
+      omap_put(&ctx->children, omap_ptr(b), ch);
+    }
+    omap_put(ch, omap_ptr(u), (void *)u);
+  }
+  return NULL;
+}
+
+static const Rule do_realize_rules[] = {
+  {{OP_SINK}, dr_sink, "realize SINK parents"},
+  {{OP_ASSIGN, OP_CONTIGUOUS, OP_COPY, OP_BUFFER_VIEW}, dr_always, "realize ASSIGN/CONTIGUOUS/COPY/BUFFER_VIEW"},
+  {{OP_VIEW}, dr_before_view, "realize_before_view"},
+  {{OP_COPY}, dr_before_copy, "realize before COPY"},
+  {{OP_NONE}, cc_append_uop, "create_ctx append_uop"},
+};
+static const PatternMatcher pm_do_realize_create_ctx = {do_realize_rules, sizeof do_realize_rules / sizeof *do_realize_rules};
+
+/* ---------------------------------------------------------------- recursive_group */
+
+/* dedup(unwrap(x.st) for x in tr_next.src if x.base is tr): the count and the first */
+static size_t child_sts(KG *k, const UOp *tr_next, const UOp *tr, const ST **first) {
+  size_t n = 0;
+  *first = NULL;
+  for (uint32_t i = 0; i < tr_next->nsrc; i++) {
+    const UOp *x = tr_next->src[i];
+    if (uop_base(x) != tr) continue;
+    const ST *s = uop_st_unwrap(k, x);
+    if (!*first) *first = s, n = 1;
+    else if (s != *first) n = 2;
+  }
+  return n;
+}
+
+typedef struct {
+  const UOp *r;
+  OMap *realizes, *reduce_for_op, *group, cache;  /* cache: tr -> OMap of st */
+  GrouperContext *ctx;
+} GroupWalk;
+
+static void group_add(KG *k, OMap *group, const UOp *u) { (void)k; omap_setdefault(group, omap_ptr(u), (void *)u); }
+
+/* cache.setdefault((tr, st)); true when it was there */
+static bool cache_seen(KG *k, GroupWalk *w, const UOp *tr, const ST *st) {
+  OMap *sts = omap_get(&w->cache, omap_ptr(tr));
+  if (!sts) {
+    sts = arena_alloc(k->a, sizeof *sts);
+    omap_init(sts, k->a);
+    omap_put(&w->cache, omap_ptr(tr), sts);
+  }
+  if (omap_has(sts, omap_ptr(st))) return true;
+  omap_put(sts, omap_ptr(st), (void *)1);
+  return false;
+}
+
+/* schedule.py recursive_group */
+static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) {
+  typedef struct { const UOp *tr; const ST *st; size_t pos; } Frame;
+  size_t cap = 64, depth = 0;
+  Frame *stack = arena_array(k->a, cap, sizeof *stack);
+  int64_t rsize = st_size(uop_st_unwrap(k, w->r));
+  stack[depth++] = (Frame){tr0, st0, 0};
+  bool entering = true;
+  while (depth) {
+    Frame *f = &stack[depth - 1];
+    if (entering) {
+      entering = false;
+      if (cache_seen(k, w, f->tr, f->st)) { depth--; continue; }
+      if (in_map(w->realizes, f->tr) && f->tr != w->r) {
+        if (!st_contiguous(f->st) || st_size(f->st) != rsize || in_map(w->reduce_for_op, f->tr)) group_add(k, w->group, w->r);
+        group_add(k, w->group, f->tr);
+        depth--;
+        continue;
+      }
+    }
+    OMap *ch = children_of(w->ctx, f->tr);
+    uint64_t key;
+    if (!ch || !omap_next(ch, &f->pos, &key, NULL)) { depth--; continue; }
+    const UOp *tr_next = (const UOp *)(uintptr_t)key;
+    const ST *first;
+    if (tr_next->op == OP_REDUCE_AXIS || child_sts(k, tr_next, f->tr, &first) > 1) {
+      group_add(k, w->group, w->r);
+      depth--;
+      continue;
+    }
+    const ST *nst = kst_add(&k->stc, f->st, first);
+    if (depth == cap) stack = grow(k->a, stack, depth, &cap, sizeof *stack);
+    stack[depth++] = (Frame){tr_next, nst, 0};
+    entering = true;
+  }
+}
+
+/* can only fuse assign if no other assign_target is used in the kernel */
+static bool other_assign_used(KG *k, GrouperContext *ctx, const UOp *r, OMap *group) {
+  OMap seen;
+  omap_init(&seen, k->a);
+  size_t cap = 64, n = 0;
+  const UOp **stack = arena_array(k->a, cap, sizeof *stack);
+  stack[n++] = r;
+  uint64_t key;
+  for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) {
+    if (n == cap) stack = grow(k->a, stack, n, &cap, sizeof *stack);
+    stack[n++] = (const UOp *)(uintptr_t)key;
+  }
+  while (n) {
+    const UOp *p = uop_base(stack[--n]);
+    if (in_map(&seen, p)) continue;
+    omap_put(&seen, omap_ptr(p), (void *)1);
+    const UOp *assign = omap_get(&ctx->assigns, omap_ptr(p));
+    if (assign && !in_map(group, assign)) return true;
+    if (in_map(&ctx->realizes, p)) continue;
+    for (uint32_t i = 0; i < p->nsrc; i++) {
+      if (n == cap) stack = grow(k->a, stack, n, &cap, sizeof *stack);
+      stack[n++] = p->src[i];
+    }
+  }
+  return false;
+}
+
+/* the chase down to contiguous children of a forced realize */
+static const UOp *chase(KG *k, GrouperContext *ctx, const UOp *tr) {
+  const ST *st = uop_st_unwrap(k, tr);
+  for (;;) {
+    OMap *ch = children_of(ctx, tr);
+    if (!ch || omap_len(ch) != 1) break;
+    uint64_t key;
+    size_t pos = 0;
+    omap_next(ch, &pos, &key, NULL);
+    const UOp *tr_next = (const UOp *)(uintptr_t)key;
+    const ST *first;
+    if (child_sts(k, tr_next, tr, &first) > 1) break;
+    if (st_size(st) != st_size(first)) break;
+    st = kst_add(&k->stc, st, first);
+    if (!st_contiguous(st) || tr_next->op == OP_REDUCE_AXIS) break;
+    tr = tr_next;
+  }
+  return tr;
+}
+
+_Noreturn static void key_error(KG *k, const UOp *u) { kg_throw(&k->thr, ST_RAISED, "KeyError", "%s", uop_repr_line(k, u)); }
+
+/* schedule.py group_realizes */
+void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
+  omap_init(&ctx->assigns, k->a);
+  omap_init(&ctx->realizes, k->a);
+  omap_init(&ctx->children, k->a);
+  void *saved = k->pass;
+  k->pass = ctx;
+  const PatternMatcher *pm = &pm_do_realize_create_ctx;
+  sink = graph_rewrite(k->in, sink, &pm, 1, k, false);
+  k->pass = saved;
+
+  OMap reduce_for_op;
+  omap_init(&reduce_for_op, k->a);
+  const UOp **double_reduces = NULL, **order;
+  size_t ndouble = 0, n = uop_toposort(k->a, &sink, 1, &order);
+  for (size_t i = 0; i < n; i++) {
+    const UOp *r = order[i];
+    if (r->op != OP_REDUCE_AXIS) continue;
+    if (k->fuse_conv_bw && uop_base(r->src[0])->op == OP_REDUCE_AXIS && r->src[0] != uop_base(r->src[0])) {
+      if (!double_reduces) double_reduces = arena_array(k->a, n, sizeof *double_reduces);
+      double_reduces[ndouble++] = r;
+    }
+    if (in_map(&ctx->realizes, r)) continue;
+    OMap *group = arena_alloc(k->a, sizeof *group);
+    omap_init(group, k->a);
+    GroupWalk w = {r, &ctx->realizes, &reduce_for_op, group, {0}, ctx};
+    omap_init(&w.cache, k->a);
+    recursive_group(k, &w, r, uop_st_unwrap(k, r));
+    uint64_t key;
+    bool can_chase = true;
+    for (size_t pos = 0; omap_next(group, &pos, &key, NULL);)
+      if (omap_has(&reduce_for_op, key)) can_chase = false;
+    bool forced_realize = in_map(group, r);
+    if (!forced_realize && omap_len(group) > 1) forced_realize = true;
+    if (!forced_realize) {
+      bool any_assign = false;
+      for (size_t pos = 0; omap_next(group, &pos, &key, NULL);)
+        any_assign |= ((const UOp *)(uintptr_t)key)->op == OP_ASSIGN;
+      if (any_assign && other_assign_used(k, ctx, r, group)) forced_realize = true, can_chase = false;
+    }
+    if (forced_realize || omap_len(group) == 0) {
+      const UOp *tr = r;
+      if (can_chase) {
+        tr = chase(k, ctx, tr);
+        /* don't cast to higher size before store (tr cannot be realized if forced_realize) */
+        if (tr->op == OP_CAST && tr->dtype->itemsize > tr->src[0]->dtype->itemsize) tr = uop_base(tr->src[0]);
+      }
+      omap_init(group, k->a);
+      omap_put(group, omap_ptr(tr), (void *)tr);
+      realize(ctx, tr);
+    }
+    for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) omap_put(&reduce_for_op, key, (void *)r);
+    if (k->fuse_arange && reduce_op_of(r) == OP_ADD && uop_base(r->src[0])->op == OP_CONST) {
+      /* maybe fuse arange with its children */
+      bool has_children = false;
+      for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) {
+        OMap *ch = children_of(ctx, (const UOp *)(uintptr_t)key);
+        has_children |= ch && omap_len(ch) != 0;
+      }
+      if (has_children)
+        for (size_t pos = 0; omap_next(group, &pos, &key, NULL);)
+          if (!omap_del(&ctx->realizes, key)) key_error(k, (const UOp *)(uintptr_t)key);
+    }
+  }
+  /* fuse double reduces with no other child */
+  for (size_t i = 0; i < ndouble; i++) {
+    const UOp *top_reduce = uop_base(double_reduces[i]->src[0]);
+    OMap *ch = children_of(ctx, top_reduce);
+    if (ch && omap_len(ch) == 1 && !omap_del(&ctx->realizes, omap_ptr(top_reduce))) key_error(k, top_reduce);
+  }
+}

@@ -1,0 +1,153 @@
+/* kernel.c — breaking the tensor graph into KERNELs and turning one KERNEL
+ * into a ScheduleItem, tinygrad 0.10.2 engine/schedule.py: create_kernel,
+ * append_to_kernel, create_kernels, schedule_uop. */
+#include <string.h>
+#include "kernel_rules.h"
+
+/* Kernel(ast, metadata), a frozen dataclass, as the Value
+ * ("Kernel", ast id, metadata tuple): equal exactly when the dataclasses are. */
+const Value *kernel_arg(KG *k, const UOp *ast, const Value *metadata) {
+  omap_put(&k->kernel_asts, (uint64_t)ast->id, (void *)ast);
+  const Value *items[3] = {v_str(k->in, "Kernel"), kv_int(k, ast->id), metadata};
+  return v_tuple(k->in, 3, items);
+}
+
+const UOp *kernel_arg_ast(KG *k, const UOp *kernel) {
+  const Value *a = kernel->arg;
+  if (a->kind != V_TUPLE || a->u.tuple.n != 3 || a->u.tuple.items[1]->kind != V_INT) kg_unsupported(k, "a KERNEL in the input graph");
+  return omap_get(&k->kernel_asts, (uint64_t)a->u.tuple.items[1]->u.i);
+}
+
+const Value *kernel_arg_metadata(const UOp *kernel) { return kernel->arg->u.tuple.items[2]; }
+
+/* ---------------------------------------------------------------- create_kernels */
+
+/* schedule.py create_kernel */
+static const UOp *ck_create_kernel(void *c, const UOp *x) {
+  KG *k = c;
+  KernelContext *ctx = k->pass;
+  if (x->op == OP_KERNEL || x->op == OP_BUFFER || !omap_has(ctx->realizes, omap_ptr(x))) return NULL;
+  const char *dev = uop_device(k, x);
+  if (!dev) kg_assert_fail(k, "%s", "");
+  const UOp *b = x->op == OP_ASSIGN ? uop_buf_uop(k, x) : new_buffer(k, dev, uop_size(k, x), x->dtype);
+  uint32_t n;
+  const int64_t *shape = uop_shape(k, x, &n);
+  const Value *m = omap_get(&ctx->ops_metadata, omap_ptr(x));
+  const Value *meta = m ? v_tuple(k->in, 1, &m) : v_tuple(k->in, 0, NULL);
+  const UOp **src = arena_array(k->a, x->nsrc + 1, sizeof *src);
+  src[0] = b;
+  memcpy(src + 1, x->src, x->nsrc * sizeof *src);
+  const UOp *kernel = kg_uop(k, OP_KERNEL, dt_void, kernel_arg(k, x, meta), x->nsrc + 1, src);
+  const UOp *view = uop_view(k, b, kst_from_shape(&k->stc, n, shape));
+  return kg_uop2(k, OP_ASSIGN, view->dtype, NULL, view, kernel);
+}
+
+/* schedule.py append_to_kernel */
+static const UOp *ck_append_to_kernel(void *c, const UOp *x) {
+  KG *k = c;
+  KernelContext *ctx = k->pass;
+  OMap seen, meta;
+  omap_init(&seen, k->a);
+  omap_init(&meta, k->a);
+  const Value *old_meta = kernel_arg_metadata(x);
+  for (size_t i = 0; i < old_meta->u.tuple.n; i++) omap_put(&meta, omap_ptr(old_meta->u.tuple.items[i]), (void *)1);
+  size_t cap = 16, n = 0;
+  const UOp **src = arena_array(k->a, cap, sizeof *src);
+  for (uint32_t i = 0; i < x->nsrc; i++) {
+    const UOp *s = x->src[i];
+    bool keep = s->op == OP_BUFFER || (s->op == OP_ASSIGN && s->src[1]->op == OP_KERNEL) || omap_has(ctx->realizes, omap_ptr(s));
+    uint32_t cnt = keep ? 1 : s->nsrc;
+    for (uint32_t j = 0; j < cnt; j++) {
+      const UOp *add = keep ? s : s->src[j];
+      if (omap_has(&seen, omap_ptr(add))) continue; /* dedup */
+      omap_put(&seen, omap_ptr(add), (void *)1);
+      if (n == cap) src = grow(k->a, src, n, &cap, sizeof *src);
+      src[n++] = add;
+    }
+    if (!keep) {
+      const Value *m = omap_get(&ctx->ops_metadata, omap_ptr(s));
+      if (m) omap_put(&meta, omap_ptr(m), (void *)1);
+    }
+  }
+  if (n == x->nsrc && memcmp(src, x->src, n * sizeof *src) == 0) return NULL;
+  const Value **items = arena_array(k->a, omap_len(&meta) + 1, sizeof *items);
+  size_t nm = 0;
+  uint64_t key;
+  for (size_t pos = 0; omap_next(&meta, &pos, &key, NULL);) items[nm++] = (const Value *)(uintptr_t)key;
+  const Value *arg = kernel_arg(k, kernel_arg_ast(k, x), v_tuple(k->in, nm, items));
+  return kg_uop(k, OP_KERNEL, x->dtype, arg, (uint32_t)n, src);
+}
+
+static const Rule create_kernels_rules[] = {
+  {{OP_NONE}, ck_create_kernel, "create_kernel"},
+  {{OP_KERNEL}, ck_append_to_kernel, "append_to_kernel"},
+};
+const PatternMatcher pm_create_kernels = {create_kernels_rules, 2};
+
+/* ---------------------------------------------------------------- schedule_uop */
+
+static Buf *buffer_view(KG *k, Buf *src, int64_t size, const DType *dt, int64_t offset) {
+  /* device.py Buffer.view */
+  if (!(offset < src->size * src->dtype->itemsize)) kg_assert_fail(k, "offset must be less than nbytes");
+  Buf *b = arena_alloc(k->a, sizeof *b);
+  b->input_index = -1;
+  b->device = src->device;
+  b->size = size;
+  b->dtype = dt;
+  b->image = dt->is_image ? dt : NULL;
+  b->base = src->base ? src->base : src;
+  b->offset = src->base ? src->offset + offset : offset;
+  return b;
+}
+
+/* schedule.py schedule_uop */
+void schedule_uop(KG *k, const UOp *sink, OMap *var_vals, ScheduleItem *out) {
+  if (sink->op != OP_ASSIGN || sink->src[1]->op != OP_KERNEL) kg_assert_fail(k, "%s\n...) must be ASSIGN", uop_repr_line(k, sink));
+  const UOp *kernel = sink->src[1];
+  /* substitute kernel sources for the target buffer */
+  OMap subs;
+  omap_init(&subs, k->a);
+  for (uint32_t i = 0; i < kernel->nsrc; i++) {
+    const UOp *s = kernel->src[i];
+    if (s->op == OP_ASSIGN) omap_put(&subs, omap_ptr(kernel_arg_ast(k, s->src[1])), (void *)s->src[0]);
+  }
+  const UOp *ast = uop_substitute(k, kernel_arg_ast(k, kernel), &subs);
+  ast = uop_sink(k, 1, &ast);
+  void *saved = k->pass;
+  /* add buffer ops */
+  BufList bufs = {0};
+  omap_init(&bufs.index, k->a);
+  buflist_index(k, &bufs, uop_buf_uop(k, sink));
+  k->pass = &bufs;
+  const PatternMatcher *abo = &pm_add_buffer_ops;
+  ast = graph_rewrite(k->in, ast, &abo, 1, k, true);
+  /* unbind_vars + push views to edges */
+  k->pass = var_vals;
+  const PatternMatcher *left[3] = {&pm_unbind_vars, &pm_merge_views, &pm_view_left};
+  ast = graph_rewrite(k->in, ast, left, 3, k, false);
+  const PatternMatcher *right[2] = {&pm_merge_views, &pm_view_right};
+  ast = graph_rewrite(k->in, ast, right, 2, k, false);
+  /* fix_kernel_ops */
+  const PatternMatcher *fix = &pm_fix_kernel_ops;
+  ast = graph_rewrite(k->in, ast, &fix, 1, k, false);
+  k->pass = saved;
+  /* create subbuffer */
+  if (ast->op == OP_BUFFER_VIEW) {
+    if (bufs.n < 2) kg_throw(&k->thr, ST_RAISED, "IndexError", "list index out of range");
+    const UOp *x = ast->src[0];
+    const ST *xst = uop_st_unwrap(k, x);
+    Buf *view = buffer_view(k, uop_buffer(k, bufs.items[1]), uop_size(k, ast), ast->dtype,
+                            xst->views[0]->offset * x->dtype->itemsize);
+    omap_put(&k->buffers, omap_ptr(bufs.items[0]), view);
+  }
+  out->ast = ast;
+  out->bufs = arena_array(k->a, bufs.n, sizeof *out->bufs);
+  out->nbufs = 0;
+  for (size_t i = 0; i < bufs.n; i++) {
+    Buf *b = uop_buffer(k, bufs.items[i]);
+    bool dup = false;
+    for (size_t j = 0; j < out->nbufs; j++) dup |= out->bufs[j] == b;
+    if (!dup) out->bufs[out->nbufs++] = b;
+  }
+  out->metadata = kernel_arg_metadata(kernel);
+}

@@ -1,0 +1,168 @@
+/* kg.h — the state of one 0.10.2 scheduler run (one capture) and the UOp
+ * methods of tinygrad 0.10.2's ops.py that the scheduler calls: `st`,
+ * `shape`, `size`, `base`, `device`, `buf_uop`, `buffer`, `const_like`,
+ * `view`, the movement ops, `alu`, `r`. Everything lives in one Arena.
+ * A Python exception anywhere unwinds to the entry point (throw.h). */
+#ifndef KG_KG_H
+#define KG_KG_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "capture.h"
+#include "graph.h"
+#include "intern.h"
+#include "omap.h"
+#include "rewrite.h"
+#include "st.h"
+#include "throw.h"
+#include "uop.h"
+
+/* A device Buffer (device.py Buffer): one of the capture's input buffers or
+ * one the scheduler created. */
+typedef struct Buf Buf;
+struct Buf {
+  int64_t input_index;      /* index in input.buffers, -1 when created here */
+  const char *device;
+  int64_t size;
+  const DType *dtype;
+  Buf *base;                /* NULL for a base buffer */
+  int64_t offset;
+  const JVal *options;      /* input buffers: their "options" JSON; NULL = None */
+  const DType *image;       /* created buffers: BufferSpec(image=...) or NULL */
+  bool allocated;           /* memory_planner: is_allocated() when it ran */
+  int64_t lb_refcount;      /* memory_planner: lb_refcount when it ran */
+  bool planner_known;       /* listed in memory_planner_bufs */
+  const char *ref;          /* BUFREF text once encoded ("new:K", "plan:K") */
+  int64_t ref_index;        /* input index, or K */
+};
+
+/* A cache indexed by UOp.id (dense: creation order in the Interner): the
+ * fast stand-in for a functools.cached_property. NULL = not computed. */
+typedef struct IdMap { void **items; size_t cap; } IdMap;
+
+/* The frames of an iterative walk over UOps, reused between walks. */
+typedef struct WalkFrame { const UOp *u; uint32_t next; } WalkFrame;
+
+typedef struct KG KG;
+struct KG {
+  Arena *a;
+  Interner *in;
+  Codec codec;
+  StCtx stc;
+  Thrower thr;
+  const Capture *cap;
+
+  /* context flags, as recorded */
+  int64_t fuse_arange, fuse_conv_bw, dont_realize_expand, split_reduceop, split_threshold, split_size,
+      no_memory_planner;
+
+  /* cached properties of UOps */
+  IdMap st_cache;      /* UOp -> ST* (or &kg_none) */
+  IdMap dev_cache;     /* UOp -> device string (or &kg_none) */
+  WalkFrame *walk;     /* scratch stack of uop_st / uop_device */
+  size_t walk_cap;
+  OMap zero_consts;    /* CONST with +0.0 arg -> the node Python's cache holds for 0.0 == -0.0 */
+
+  /* ops.py `buffers` and `all_metadata` */
+  OMap buffers;        /* BUFFER UOp -> Buf* */
+  Buf **inbufs;
+  size_t ninbufs;
+  OMap all_metadata;   /* input UOp -> Metadata Value (str, caller, backward) */
+  OMap kernel_asts;    /* KERNEL arg id -> the Kernel's ast UOp */
+  uint64_t unique_count;
+
+  /* per-pass contexts read by the rule functions */
+  void *pass;
+};
+
+extern const char kg_none;   /* marker for "None" stored in an OMap */
+
+/* Room for one more element in an arena array holding n of *cap: when it
+ * is full, a copy twice as big (at least 8) replaces it. */
+void *grow(Arena *a, void *items, size_t n, size_t *cap, size_t size);
+
+void *idmap_get(const IdMap *m, const UOp *u);
+void idmap_put(Arena *a, IdMap *m, const UOp *u, void *val);
+
+/* ---- values ---- */
+const Value *kv_int(KG *k, int64_t i);
+const Value *kv_ints(KG *k, uint32_t n, const int64_t *v);      /* tuple of ints */
+const Value *kv_st(KG *k, const ST *s);
+const ST *kv_get_st(const Value *v);                            /* NULL unless V_ST */
+/* A tuple of ints in v into out (at most ST_MAXDIM); false if v is not one. */
+bool kv_get_ints(const Value *v, uint32_t *n, int64_t *out);
+/* dtypes.as_const(b, dtype) for a scalar Value b (int, float, bool). */
+const Value *as_const(KG *k, const Value *b, const DType *dt);
+
+/* ---- GroupOp ---- */
+bool op_is_unary(Op op);
+bool op_is_binary(Op op);
+bool op_is_alu(Op op);
+bool op_is_movement(Op op);
+bool op_is_buffer_group(Op op);   /* GroupOp.Buffer: LOAD STORE VALID CONST DEFINE_VAR */
+bool op_is_commutative(Op op);
+bool op_is_unsafe_pad(Op op);
+
+/* ---- UOp construction ---- */
+const UOp *kg_uop(KG *k, Op op, const DType *dt, const Value *arg, uint32_t n, const UOp *const *src);
+const UOp *kg_uop1(KG *k, Op op, const DType *dt, const Value *arg, const UOp *a);
+const UOp *kg_uop2(KG *k, Op op, const DType *dt, const Value *arg, const UOp *a, const UOp *b);
+const UOp *kg_uop3(KG *k, Op op, const DType *dt, const Value *arg, const UOp *a, const UOp *b, const UOp *c);
+const UOp *replace_src(KG *k, const UOp *u, uint32_t n, const UOp *const *src);
+const UOp *replace_dtype(KG *k, const UOp *u, const DType *dt);
+const UOp *replace_arg(KG *k, const UOp *u, const Value *arg);
+const UOp *replace_op(KG *k, const UOp *u, Op op);
+/* Register decoded CONST nodes with a float zero arg (see zero_consts). */
+void kg_note_const(KG *k, const UOp *u);
+
+/* ---- properties ---- */
+const ST *uop_st(KG *k, const UOp *u);                 /* UOp.st, NULL for None */
+const ST *uop_st_unwrap(KG *k, const UOp *u);          /* unwrap(u.st) */
+const int64_t *uop_shape(KG *k, const UOp *u, uint32_t *n);
+int64_t uop_size(KG *k, const UOp *u);
+const UOp *uop_base(const UOp *u);
+const char *uop_device(KG *k, const UOp *u);           /* UOp._device, NULL for None */
+const UOp *uop_buf_uop(KG *k, const UOp *u);
+Buf *uop_buffer(KG *k, const UOp *u);                   /* UOp.buffer (creates the Buffer) */
+Buf *uop_buffer_get(KG *k, const UOp *u);               /* buffers.get(u) */
+const Value *uop_metadata(KG *k, const UOp *u);         /* all_metadata.get(u) (input nodes) */
+/* A KERNEL's arg Kernel(ast, metadata) (kernel.c) */
+const Value *kernel_arg(KG *k, const UOp *ast, const Value *metadata);
+const UOp *kernel_arg_ast(KG *k, const UOp *kernel);
+const Value *kernel_arg_metadata(const UOp *kernel);
+/* REDUCE_AXIS arg: the Op and the axis tuple */
+Op reduce_op_of(const UOp *r);
+uint32_t axis_arg(const UOp *r, int64_t *out);
+
+/* ---- methods building UOps ---- */
+const UOp *st_to_uop(KG *k, const ST *s);                  /* ShapeTracker.to_uop */
+const UOp *uop_view(KG *k, const UOp *u, const ST *s);     /* UOp.view */
+const UOp *uop_const(KG *k, const DType *dt, const Value *b);
+const UOp *uop_const_like(KG *k, const UOp *u, const Value *b);
+const UOp *uop_mop(KG *k, const UOp *u, Op op, const Value *arg);   /* UOp._mop */
+const UOp *uop_reshape(KG *k, const UOp *u, uint32_t n, const int64_t *shape);
+const UOp *uop_shrink(KG *k, const UOp *u, const SPair *arg);
+const UOp *uop_alu(KG *k, Op op, uint32_t n, const UOp *const *src);
+const UOp *uop_alu2(KG *k, Op op, const UOp *a, const UOp *b);
+const UOp *uop_binop_const(KG *k, Op op, const UOp *a, const Value *b, bool reverse);  /* a OP b with b a Python number */
+const UOp *uop_neg(KG *k, const UOp *u);
+const UOp *uop_cast(KG *k, const UOp *u, const DType *dt);
+const UOp *uop_r(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis);
+const UOp *uop_sink(KG *k, uint32_t n, const UOp *const *src);
+const UOp *new_buffer(KG *k, const char *device, int64_t size, const DType *dt);
+
+/* ---- errors ---- */
+_Noreturn void kg_assert_fail(KG *k, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 2, 3)))
+#endif
+  ;
+_Noreturn void kg_unsupported(KG *k, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 2, 3)))
+#endif
+  ;
+/* First line of repr(u), as ops.py pretty_print writes it. */
+const char *uop_repr_line(KG *k, const UOp *u);
+/* Python repr of a Value (floats as repr(float)). */
+const char *py_repr(KG *k, const Value *v);
+#endif

@@ -1,0 +1,51 @@
+/* passes.h — the PatternMatchers of tinygrad 0.10.2's scheduler and the
+ * functions of engine/schedule.py built on them. Rule functions get the KG
+ * as their ctx; a pass that needs more (Python's `ctx=`) hangs it on
+ * KG.pass. */
+#ifndef KG_PASSES_H
+#define KG_PASSES_H
+#include "kg.h"
+
+/* symbolic.c: codegen/symbolic.py symbolic_simple, ops.py exec_alu */
+extern const PatternMatcher pm_symbolic_simple;
+const Value *exec_alu(KG *k, Op op, const Value *const *x, uint32_t n);
+
+/* tensor_rules.c: ops.py merge_views, schedule.py remove_movement_ops and sym */
+extern const PatternMatcher pm_merge_views, pm_remove_movement_ops, pm_sym;
+/* ops.py view_left (without merge_views: list {&pm_merge_views, &pm_view_left}) */
+extern const PatternMatcher pm_view_left;
+/* The `ctx` of remove_movement_ops+sym: found_contiguous's dict. */
+typedef struct SymCtx { OMap contig; } SymCtx;
+/* graph_rewrite(u, view_left) */
+const UOp *apply_swizzle(KG *k, const UOp *u);
+/* UOp.valid(st) */
+const UOp *uop_valid(KG *k, const UOp *x, const ST *st);
+
+/* group.c: group_realizes and its matchers */
+typedef struct GrouperContext {
+  OMap assigns;    /* buffer UOp -> ASSIGN */
+  OMap realizes;   /* UOp -> present */
+  OMap children;   /* UOp -> OMap* of children (dict of UOp -> None) */
+} GrouperContext;
+/* group_realizes(sink) -> ctx.realizes; the GrouperContext is initialised here. */
+void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx);
+
+/* kernel.c: create_kernels and schedule_uop */
+typedef struct KernelContext {
+  const OMap *realizes;
+  OMap ops_metadata;   /* UOp -> Metadata Value */
+} KernelContext;
+extern const PatternMatcher pm_create_kernels;
+
+typedef struct ScheduleItem {
+  const UOp *ast;
+  Buf **bufs;
+  size_t nbufs;
+  const Value *metadata;   /* tuple of Metadata Values */
+} ScheduleItem;
+/* var_vals: DEFINE_VAR UOp -> int (stored as intptr_t via a Value*) */
+void schedule_uop(KG *k, const UOp *sink, OMap *var_vals, ScheduleItem *out);
+
+/* substitute(u, dict) */
+const UOp *uop_substitute(KG *k, const UOp *u, OMap *dvars);
+#endif

@@ -1,0 +1,249 @@
+/* schedule.c — tinygrad 0.10.2 engine/schedule.py create_schedule_with_vars:
+ * the tensor-map rewrite, group_realizes, the becomes_map, create_kernels,
+ * the assign dependencies and the BFS that orders the kernels. */
+#include <stdio.h>
+#include <string.h>
+#include "schedule.h"
+
+typedef struct UList { const UOp **items; size_t n, cap; } UList;
+
+static void ulist_push(KG *k, UList *l, const UOp *u) {
+  if (l->n == l->cap) l->items = grow(k->a, l->items, l->n, &l->cap, sizeof *l->items);
+  l->items[l->n++] = u;
+}
+
+static UList *ulist_of(KG *k, OMap *m, const UOp *key) {
+  UList *l = omap_get(m, omap_ptr(key));
+  if (!l) {
+    l = arena_alloc(k->a, sizeof *l);
+    omap_put(m, omap_ptr(key), l);
+  }
+  return l;
+}
+
+/* [x for x in k.toposort if (xs:=tensor_map[x]).base is v.base and xs.st == v.st][0] */
+static const UOp *first_movement_op(KG *k, const UOp *root, OMap *tensor_map, const UOp *vbase, const ST *vst) {
+  const UOp **order;
+  size_t n = uop_toposort(k->a, &root, 1, &order);
+  for (size_t i = 0; i < n; i++) {
+    const UOp *xs = omap_get(tensor_map, omap_ptr(order[i]));
+    if (uop_base(xs) == vbase && uop_st(k, xs) == vst) return order[i];
+  }
+  kg_throw(&k->thr, ST_RAISED, "IndexError", "list index out of range");
+}
+
+/* ---------------------------------------------------------------- type_verify(kernel_spec) */
+
+static bool all_src_in(const UOp *u, const Op *ops, int nops) {
+  for (uint32_t i = 0; i < u->nsrc; i++) {
+    bool ok = false;
+    for (int j = 0; j < nops; j++) ok |= u->src[i]->op == ops[j];
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/* spec + kernel_spec (spec.py): false means "verification failed" */
+static bool kernel_spec_ok(const UOp *u) {
+  switch (u->op) {
+    case OP_UNIQUE: return u->dtype == dt_void && u->nsrc == 0;
+    case OP_DEVICE: return u->dtype == dt_void && u->nsrc == 0 && u->arg->kind == V_STR;
+    case OP_BUFFER:
+      return u->nsrc == 2 && u->src[0]->op == OP_DEVICE && u->src[1]->op == OP_UNIQUE && u->arg->kind == V_INT;
+    case OP_KERNEL: {
+      static const Op ok[] = {OP_BUFFER, OP_ASSIGN};
+      return all_src_in(u, ok, 2);
+    }
+    case OP_ASSIGN: {
+      static const Op ok[] = {OP_BUFFER, OP_VIEW, OP_KERNEL, OP_ASSIGN};
+      return all_src_in(u, ok, 4);
+    }
+    case OP_VIEW:
+      if (u->nsrc == 0) return u->dtype == dt_void;
+      return u->nsrc != 1 || (u->src[0]->op != OP_STORE && u->dtype->base == u->src[0]->dtype->base);
+    case OP_SINK: case OP_CONST: return true;
+    default: return false;
+  }
+}
+
+static void type_verify(KG *k, const UOp *sink) {
+  const UOp **order;
+  size_t n = uop_toposort(k->a, &sink, 1, &order);
+  for (size_t i = 0; i < n; i++) {
+    const UOp *u = order[i];
+    if (kernel_spec_ok(u)) continue;
+    char srcs[1024], d[128];
+    size_t w = (size_t)snprintf(srcs, sizeof srcs, "[");
+    for (uint32_t j = 0; j < u->nsrc && w < sizeof srcs; j++)
+      w += (size_t)snprintf(srcs + w, sizeof srcs - w, "%s<%s: %d>", j ? ", " : "", op_name(u->src[j]->op, TG_0_10_2),
+                            op_value(u->src[j]->op, TG_0_10_2));
+    if (w < sizeof srcs) snprintf(srcs + w, sizeof srcs - w, "]");
+    kg_throw(&k->thr, ST_RAISED, "RuntimeError", "UOp verification failed at %zu on %s dtypes.%s %u %s %s", i, op_name(u->op, TG_0_10_2),
+             dtype_repr(u->dtype, TG_0_10_2, d, sizeof d), u->nsrc, srcs, py_repr(k, u->arg));
+  }
+}
+
+/* ---------------------------------------------------------------- create_schedule_with_vars */
+
+static void becomes_from_tensor_map(KG *k, OMap *tensor_map, OMap *becomes, OMap *rev, KernelContext *kctx) {
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(tensor_map, &pos, &key, &val);) {
+    const UOp *kk = (const UOp *)(uintptr_t)key, *v = val;
+    ulist_push(k, ulist_of(k, rev, v), kk);
+    if (kk == v) continue;
+    const UOp *vb = uop_base(v);
+    if (vb->op == OP_BUFFER) {
+      if (v->op == OP_VIEW) {
+        /* VIEW isn't a valid tensor uop, we need to backtrack to the movement op that created it */
+        const UOp *mop = first_movement_op(k, kk, tensor_map, vb, uop_st(k, v));
+        if (kk != mop) omap_put(becomes, key, (void *)mop);
+      } else omap_put(becomes, key, (void *)v);
+    } else if (vb->op == OP_CONST && (uop_st_unwrap(k, v), true)) {
+      omap_put(becomes, key, (void *)v);
+    } else {
+      const Value *m = uop_metadata(k, kk);
+      if (m) omap_put(&kctx->ops_metadata, omap_ptr(v), (void *)m);
+    }
+  }
+}
+
+/* if a kernel depends on a buffer, and that buffer is later assigned to, make the assign depend on the kernel's assign */
+static const UOp *assign_dependencies(KG *k, const UOp *sched_sink) {
+  OMap kernel_assign, assign_rep;
+  omap_init(&kernel_assign, k->a);
+  omap_init(&assign_rep, k->a);
+  const UOp **order;
+  size_t n = uop_toposort(k->a, &sched_sink, 1, &order);
+  for (size_t i = 0; i < n; i++) {
+    const UOp *u = order[i];
+    if (u->op != OP_ASSIGN) continue;
+    const UOp *ub = uop_buf_uop(k, u);
+    omap_put(&kernel_assign, omap_ptr(ub), (void *)u);
+    const UOp *kern = u->src[1];
+    for (uint32_t j = 0; j < kern->nsrc; j++) {
+      const UOp *s = kern->src[j], *a;
+      if (s->op != OP_BUFFER || s == ub || !(a = omap_get(&kernel_assign, omap_ptr(s)))) continue;
+      const UOp **sub;
+      size_t m = uop_toposort(k->a, &u, 1, &sub);
+      for (size_t t = 0; t < m; t++)
+        if (sub[t]->op == OP_ASSIGN && uop_buf_uop(k, sub[t]) == s)
+          kg_throw(&k->thr, ST_RAISED, "RuntimeError", "cycle detected in graph, kernel for %s\n...) must either depend on ASSIGN or BUFFER",
+                   uop_repr_line(k, ub));
+      const UOp **src = arena_array(k->a, a->nsrc + 1, sizeof *src);
+      memcpy(src, a->src, a->nsrc * sizeof *src);
+      src[a->nsrc] = u;
+      const UOp *na = replace_src(k, a, a->nsrc + 1, src);
+      omap_put(&assign_rep, omap_ptr(a), (void *)na);
+      omap_put(&kernel_assign, omap_ptr(s), (void *)na);
+    }
+  }
+  if (!omap_len(&assign_rep)) return sched_sink;
+  sched_sink = uop_substitute(k, sched_sink, &assign_rep);
+  type_verify(k, sched_sink);
+  return sched_sink;
+}
+
+/* final toposort (bfs) */
+static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
+  OMap children, in_degree;
+  omap_init(&children, k->a);
+  omap_init(&in_degree, k->a);
+  const UOp **order;
+  size_t n = uop_toposort(k->a, &sched_sink, 1, &order);
+  for (size_t i = 0; i < n; i++) {
+    const UOp *u = order[i];
+    if (u->op != OP_ASSIGN) continue;
+    intptr_t deg = 0;
+    const UOp *kern = u->src[1];
+    for (uint32_t j = 0; j < kern->nsrc; j++) {
+      const UOp *s = kern->src[j];
+      if (s->op != OP_ASSIGN) continue;
+      ulist_push(k, ulist_of(k, &children, s), u);
+      deg++;
+    }
+    omap_put(&in_degree, omap_ptr(u), (void *)deg);
+  }
+  size_t qcap = omap_len(&in_degree) + 1, qhead = 0, qtail = 0;
+  const UOp **queue = arena_array(k->a, qcap, sizeof *queue);
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(&in_degree, &pos, &key, &val);)
+    if ((intptr_t)val == 0) queue[qtail++] = (const UOp *)(uintptr_t)key;
+  res->items = arena_array(k->a, qcap, sizeof *res->items);
+  res->n = 0;
+  while (qhead < qtail) {
+    const UOp *u = queue[qhead++];
+    schedule_uop(k, u, &res->var_vals, &res->items[res->n++]);
+    uop_buffer(k, uop_buf_uop(k, u));
+    UList *ch = omap_get(&children, omap_ptr(u));
+    for (size_t j = 0; ch && j < ch->n; j++) {
+      intptr_t d = (intptr_t)omap_get(&in_degree, omap_ptr(ch->items[j])) - 1;
+      omap_put(&in_degree, omap_ptr(ch->items[j]), (void *)d);
+      if (d == 0) queue[qtail++] = ch->items[j];
+    }
+  }
+  if (res->n != omap_len(&in_degree))
+    kg_throw(&k->thr, ST_RAISED, "RuntimeError", "cycle detected in graph, created %zu kernels but only scheduled %zu", omap_len(&in_degree),
+             res->n);
+}
+
+/* schedule.py create_schedule_with_vars */
+void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
+  memset(res, 0, sizeof *res);
+  omap_init(&res->var_vals, k->a);
+  omap_init(&res->becomes_map, k->a);
+  /* remove_movement_ops + sym */
+  SymCtx symctx;
+  omap_init(&symctx.contig, k->a);
+  k->pass = &symctx;
+  OMap tensor_map;
+  const PatternMatcher *pms[4] = {&pm_merge_views, &pm_remove_movement_ops, &pm_symbolic_simple, &pm_sym};
+  graph_rewrite_map(k->in, big_sink, pms, 4, k, false, &tensor_map);
+  k->pass = NULL;
+
+  /* do_realize + group_realizes */
+  const UOp *sink = omap_get(&tensor_map, omap_ptr(big_sink));
+  GrouperContext gctx;
+  group_realizes(k, sink, &gctx);
+
+  /* map tensors to new uops */
+  OMap rev_tensor_map;
+  omap_init(&rev_tensor_map, k->a);
+  KernelContext kctx = {&gctx.realizes, {0}};
+  omap_init(&kctx.ops_metadata, k->a);
+  becomes_from_tensor_map(k, &tensor_map, &res->becomes_map, &rev_tensor_map, &kctx);
+
+  /* create kernels */
+  if (omap_len(&gctx.realizes) == 0) return;
+  OMap kernel_map;
+  k->pass = &kctx;
+  const PatternMatcher *ck[2] = {&pm_merge_views, &pm_create_kernels};
+  graph_rewrite_map(k->in, sink, ck, 2, k, true, &kernel_map);
+  k->pass = NULL;
+  const UOp *sched_sink = omap_get(&kernel_map, omap_ptr(sink));
+  type_verify(k, sched_sink);
+
+  /* map realized tensors to buffers */
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(&kernel_map, &pos, &key, &val);) {
+    const UOp *kk = (const UOp *)(uintptr_t)key, *v = val;
+    if (kk == v || v->op != OP_ASSIGN) continue;
+    UList *ts = omap_get(&rev_tensor_map, key);
+    if (!ts) kg_throw(&k->thr, ST_RAISED, "KeyError", "%s", uop_repr_line(k, kk));
+    for (size_t i = 0; i < ts->n; i++) {
+      const UOp *t = ts->items[i], *to;
+      if (t->op == OP_ASSIGN) to = t->src[0];
+      else {
+        uint32_t n;
+        const int64_t *shape = uop_shape(k, t, &n);
+        to = uop_reshape(k, uop_buf_uop(k, v), n, shape);
+      }
+      omap_put(&res->becomes_map, omap_ptr(t), (void *)to);
+    }
+  }
+
+  sched_sink = assign_dependencies(k, sched_sink);
+  bfs_schedule(k, sched_sink, res);
+}

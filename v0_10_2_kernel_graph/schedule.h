@@ -1,0 +1,38 @@
+/* schedule.h — create_schedule_with_vars and memory_planner of tinygrad
+ * 0.10.2 (schedule.c, memory.c), and the capture codec around them
+ * (decode.c, encode.c). */
+#ifndef KG_SCHEDULE_H
+#define KG_SCHEDULE_H
+#include "passes.h"
+
+typedef struct SchedResult {
+  ScheduleItem *items;
+  size_t n;
+  OMap var_vals;      /* DEFINE_VAR UOp -> Value (its int) */
+  OMap becomes_map;   /* input UOp -> UOp */
+} SchedResult;
+
+/* schedule.py create_schedule_with_vars(big_sink) */
+void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res);
+
+/* memory.py memory_planner: plan[i] is the Buf that replaces bufs of
+ * item i (same length), or NULL when the planner is off (NO_MEMORY_PLANNER). */
+typedef struct MemoryPlan { Buf ***bufs; bool ran; } MemoryPlan;
+void memory_planner(KG *k, const SchedResult *res, const JVal *allocator_offset, MemoryPlan *plan);
+
+/* decode.c: the capture's input (section 4) -> big_sink; fills k's buffers
+ * and metadata; *node_index maps input UOps to their first node index. */
+typedef struct Input {
+  const UOp *big_sink;
+  const UOp **nodes;
+  size_t nnodes;
+  OMap node_index;     /* UOp -> index + 1 */
+  size_t unique_labels; /* "u:K" labels used by the input */
+  const JVal *memory_planner_bufs, *allocator_offset;
+} Input;
+void kg_codec_init(KG *k);   /* the Codec with this module's ShapeTracker codec */
+bool decode_input(KG *k, const JVal *input, Input *in, Status *st);
+
+/* encode.c: the `expected` object */
+JVal *encode_result(KG *k, const Input *in, const SchedResult *res);
+#endif

@@ -1,0 +1,214 @@
+/* st.c — the scheduler's view of the core ShapeTracker module (st.h):
+ * interning, memoised View.__add__, errors as unwinding. */
+#include "st.h"
+#include <stdio.h>
+#include <string.h>
+
+static uint64_t mix(uint64_t x) {
+  x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27; x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+const char *fmt_tuple(char *buf, size_t size, uint32_t n, const int64_t *v) {
+  size_t k = 0;
+  k += (size_t)snprintf(buf + k, size - k, "(");
+  for (uint32_t i = 0; i < n && k < size; i++)
+    k += (size_t)snprintf(buf + k, size - k, "%s%lld", i ? ", " : "", (long long)v[i]);
+  if (k < size) snprintf(buf + k, size - k, n == 1 ? ",)" : ")");
+  return buf;
+}
+
+int64_t shape_prod(uint32_t n, const int64_t *shape) {
+  int64_t p = 1;
+  for (uint32_t i = 0; i < n; i++) p *= shape[i];
+  return p;
+}
+
+void kst_init(StCtx *c, Arena *a, Thrower *thr, bool merge_view) {
+  memset(c, 0, sizeof *c);
+  c->arena = a;
+  c->thr = thr;
+  c->merge_view = merge_view;
+  omap_init(&c->add_memo, a);
+}
+
+/* the result of a core call: the error unwinds, NULL stays None */
+static const void *check(StCtx *c, const void *r, const StError *err) {
+  if (err->status != ST_OK) kg_throw(c->thr, err->status, err->type, "%s", err->message ? err->message : "");
+  return r;
+}
+
+static void check_ndim(StCtx *c, uint32_t n) {
+  if (n > ST_MAXDIM) kg_throw(c->thr, ST_UNSUPPORTED, NULL, "a shape with %u dimensions (more than %d)", n, ST_MAXDIM);
+}
+
+/* ---------------------------------------------------------------- interning */
+
+static const View *intern_view(StCtx *c, const View *v) {
+  uint64_t h = view_hash(v);
+  if ((c->nv + 1) * 2 > c->vcap) {
+    size_t cap = c->vcap ? c->vcap * 2 : 256;
+    const View **t = arena_array(c->arena, cap, sizeof *t);
+    for (size_t i = 0; i < c->vcap; i++) {
+      if (!c->vtab[i]) continue;
+      size_t j = view_hash(c->vtab[i]) & (cap - 1);
+      while (t[j]) j = (j + 1) & (cap - 1);
+      t[j] = c->vtab[i];
+    }
+    c->vtab = t, c->vcap = cap;
+  }
+  size_t j = h & (c->vcap - 1);
+  while (c->vtab[j]) {
+    if (c->vtab[j] == v || view_equal(c->vtab[j], v)) return c->vtab[j];
+    j = (j + 1) & (c->vcap - 1);
+  }
+  c->vtab[j] = v;
+  c->nv++;
+  return v;
+}
+
+static uint64_t views_hash(uint32_t n, const View *const *views) {
+  uint64_t h = mix(n + 99);
+  for (uint32_t i = 0; i < n; i++) h = mix(h ^ (uint64_t)(uintptr_t)views[i]);
+  return h;
+}
+
+/* views are interned: a ShapeTracker is its array of View pointers */
+static const ST *intern_st(StCtx *c, uint32_t n, const View *const *views) {
+  uint64_t h = views_hash(n, views);
+  if ((c->ns + 1) * 2 > c->scap) {
+    size_t cap = c->scap ? c->scap * 2 : 256;
+    const ST **t = arena_array(c->arena, cap, sizeof *t);
+    for (size_t i = 0; i < c->scap; i++) {
+      const ST *s = c->stab[i];
+      if (!s) continue;
+      size_t j = views_hash((uint32_t)s->nviews, s->views) & (cap - 1);
+      while (t[j]) j = (j + 1) & (cap - 1);
+      t[j] = s;
+    }
+    c->stab = t, c->scap = cap;
+  }
+  size_t j = h & (c->scap - 1);
+  while (c->stab[j]) {
+    const ST *s = c->stab[j];
+    if ((uint32_t)s->nviews == n && memcmp(s->views, views, n * sizeof *views) == 0) return s;
+    j = (j + 1) & (c->scap - 1);
+  }
+  const ST *s = st_new(c->arena, (int)n, views);
+  c->stab[j] = s;
+  c->ns++;
+  return s;
+}
+
+const ST *kst_new(StCtx *c, uint32_t nviews, const View *const *views) {
+  const View **vs = arena_array(c->arena, nviews ? nviews : 1, sizeof *vs);
+  for (uint32_t i = 0; i < nviews; i++) vs[i] = intern_view(c, views[i]);
+  return intern_st(c, nviews, vs);
+}
+
+const ST *kst_canon(StCtx *c, const ST *s) { return s ? kst_new(c, (uint32_t)s->nviews, s->views) : NULL; }
+
+/* ---------------------------------------------------------------- operations */
+
+const View *kview_create(StCtx *c, uint32_t n, const int64_t *shape, const int64_t *strides, int64_t offset, const SPair *mask) {
+  StError err;
+  st_error_clear(&err);
+  check_ndim(c, n);
+  return intern_view(c, check(c, view_create(c->arena, TG_0_10_2, (int)n, shape, strides, offset, mask, &err), &err));
+}
+
+const ST *kst_from_shape(StCtx *c, uint32_t n, const int64_t *shape) {
+  StError err;
+  st_error_clear(&err);
+  check_ndim(c, n);
+  return kst_canon(c, check(c, st_from_shape(c->arena, TG_0_10_2, (int)n, shape, &err), &err));
+}
+
+const ST *kst_scalar(StCtx *c) {
+  static const int64_t none[1] = {0};
+  return kst_from_shape(c, 0, none);
+}
+
+const ST *kst_simplify(StCtx *c, const ST *s) {
+  StError err;
+  st_error_clear(&err);
+  return kst_canon(c, check(c, st_simplify(c->arena, TG_0_10_2, s, &err), &err));
+}
+
+/* ShapeTracker.__add__, memoised on the pair of interned operands */
+const ST *kst_add(StCtx *c, const ST *a, const ST *b) {
+  OMap *inner = omap_get(&c->add_memo, omap_ptr(a));
+  const ST *r;
+  if (inner && (r = omap_get(inner, omap_ptr(b)))) return r;
+  StError err;
+  st_error_clear(&err);
+  r = kst_canon(c, check(c, st_add(c->arena, TG_0_10_2, a, b, &err), &err));
+  if (!inner) {
+    inner = arena_alloc(c->arena, sizeof *inner);
+    omap_init(inner, c->arena);
+    omap_put(&c->add_memo, omap_ptr(a), inner);
+  }
+  omap_put(inner, omap_ptr(b), (void *)r);
+  return r;
+}
+
+const ST *kst_invert(StCtx *c, const ST *s, uint32_t n, const int64_t *out_shape) {
+  StError err;
+  st_error_clear(&err);
+  return kst_canon(c, check(c, st_invert(c->arena, TG_0_10_2, s, (int)n, out_shape, c->merge_view, &err), &err));
+}
+
+const ST *kst_reshape(StCtx *c, const ST *s, uint32_t n, const int64_t *new_shape) {
+  StError err;
+  st_error_clear(&err);
+  check_ndim(c, n);
+  return kst_canon(c, check(c, st_reshape(c->arena, TG_0_10_2, s, (int)n, new_shape, c->merge_view, &err), &err));
+}
+
+const ST *kst_pad(StCtx *c, const ST *s, const SPair *arg) {
+  StError err;
+  st_error_clear(&err);
+  return kst_canon(c, check(c, st_pad(c->arena, TG_0_10_2, s, st_ndim(s), arg, &err), &err));
+}
+
+const ST *kst_shrink(StCtx *c, const ST *s, const SPair *arg) {
+  StError err;
+  st_error_clear(&err);
+  return kst_canon(c, check(c, st_shrink(c->arena, TG_0_10_2, s, st_ndim(s), arg, &err), &err));
+}
+
+const ST *kst_expand(StCtx *c, const ST *s, uint32_t n, const int64_t *new_shape) {
+  StError err;
+  st_error_clear(&err);
+  return kst_canon(c, check(c, st_expand(c->arena, TG_0_10_2, s, (int)n, new_shape, &err), &err));
+}
+
+const ST *kst_permute(StCtx *c, const ST *s, const int64_t *axis) {
+  StError err;
+  st_error_clear(&err);
+  return kst_canon(c, check(c, st_permute(c->arena, TG_0_10_2, s, st_ndim(s), axis, &err), &err));
+}
+
+const ST *kst_flip(StCtx *c, const ST *s, const bool *arg) {
+  StError err;
+  st_error_clear(&err);
+  return kst_canon(c, check(c, st_flip(c->arena, TG_0_10_2, s, st_ndim(s), arg, &err), &err));
+}
+
+void kst_reduce_shape(const ST *s, uint32_t naxis, const int64_t *axis, int64_t *out) {
+  const View *v = st_last(s);
+  for (int i = 0; i < v->ndim; i++) {
+    out[i] = v->shape[i];
+    for (uint32_t k = 0; k < naxis; k++)
+      if (axis[k] == (int64_t)i) out[i] = 1;
+  }
+}
+
+void kst_real_strides(StCtx *c, const ST *s, bool ignore_valid, int64_t *out, bool *has) {
+  StError err;
+  st_error_clear(&err);
+  bool is_none[ST_MAXDIM];
+  if (!st_real_strides(c->arena, TG_0_10_2, s, ignore_valid, out, is_none, &err)) check(c, NULL, &err);
+  for (int i = 0; i < st_ndim(s); i++) has[i] = !is_none[i];
+}

@@ -1,0 +1,539 @@
+/* symbolic.c — `symbolic_simple` of tinygrad 0.10.2 (codegen/symbolic.py),
+ * the generic folding rules the scheduler's `sym` matcher starts with, and
+ * `exec_alu` (ops.py python_alu) for constant folding with Python number
+ * semantics (ints and floats kept apart, floor/trunc division as written).
+ *
+ * Each rule function mirrors one UPat; commutative UPats (src given as a
+ * list) try the permutations in itertools.permutations order, and the
+ * first match whose callback is not None wins, as PatternMatcher does. */
+#include <math.h>
+#include <string.h>
+#include "passes.h"
+
+/* ---------------------------------------------------------------- matching helpers */
+
+static bool is_cvar(const UOp *u) { return u->op == OP_CONST || u->op == OP_VCONST; }
+
+/* Python `arg == v` for a number arg */
+static bool arg_eq_int(const Value *a, int64_t v) {
+  switch (a->kind) {
+    case V_INT: return a->u.i == v;
+    case V_BOOL: return (int64_t)a->u.b == v;
+    case V_FLOAT: return a->u.f == (double)v;
+    default: return false;
+  }
+}
+
+/* UPat.const(None, v): a CONST whose arg == v */
+static bool const_is(const UOp *u, int64_t v) { return u->op == OP_CONST && arg_eq_int(u->arg, v); }
+
+/* UPat dtype match: dtype or its scalar */
+static bool dtype_matches(const UOp *u, const DType *d) { return u->dtype == d || u->dtype->scalar == d; }
+static bool is_bool(const UOp *u) { return dtype_matches(u, dt_bool); }
+static bool is_ints_dtype(const UOp *u) { return dtype_is_int(u->dtype); }
+
+/* ---------------------------------------------------------------- exec_alu */
+
+static double num_f(const Value *v) { return v->kind == V_FLOAT ? v->u.f : v->kind == V_INT ? (double)v->u.i : (double)v->u.b; }
+static int64_t num_i(const Value *v) { return v->kind == V_INT ? v->u.i : (int64_t)v->u.b; }
+static bool any_float(const Value *a, const Value *b) { return a->kind == V_FLOAT || b->kind == V_FLOAT; }
+
+static const Value *int_result(KG *k, __int128 x) {
+  if (x > INT64_MAX || x < INT64_MIN) kg_unsupported(k, "constant folding beyond int64 (Python big ints)");
+  return v_int(k->in, (int64_t)x);
+}
+
+static const Value *py_pow(KG *k, const Value *a, const Value *b) {
+  /* ops.py safe_pow */
+  if (!any_float(a, b) && num_i(b) >= 0) {
+    __int128 r = 1, base = num_i(a);
+    for (int64_t e = num_i(b); e > 0; e--) {
+      r *= base;
+      if (r > INT64_MAX || r < INT64_MIN) kg_unsupported(k, "constant folding beyond int64 (Python big ints)");
+    }
+    return v_int(k->in, (int64_t)r);
+  }
+  double x = num_f(a), y = num_f(b);
+  if (x == 0.0 && y < 0) return v_float(k->in, INFINITY);                  /* ZeroDivisionError */
+  if (x < 0 && y != floor(y)) return v_float(k->in, NAN);                  /* complex result */
+  double r = pow(x, y);
+  if (isinf(r) && !isinf(x) && !isinf(y)) return v_float(k->in, x > 0 ? INFINITY : -INFINITY); /* OverflowError */
+  return v_float(k->in, r);
+}
+
+/* ops.py exec_alu(op, dtype, operands, truncate_output=False) for scalars */
+const Value *exec_alu(KG *k, Op op, const Value *const *x, uint32_t n) {
+  Interner *in = k->in;
+  const Value *a = x[0], *b = n > 1 ? x[1] : NULL;
+  for (uint32_t i = 0; i < n; i++)
+    if (x[i]->kind != V_INT && x[i]->kind != V_FLOAT && x[i]->kind != V_BOOL) kg_unsupported(k, "folding a non-number constant");
+  switch (op) {
+    case OP_NEG:
+      if (a->kind == V_FLOAT) return v_float(in, -a->u.f);
+      return int_result(k, -(__int128)num_i(a));
+    case OP_LOG2: {
+      double f = num_f(a);
+      return v_float(in, f > 0 ? log2(f) : f == 0 ? -INFINITY : NAN);
+    }
+    case OP_EXP2: {
+      if (a->kind != V_FLOAT) {
+        int64_t e = num_i(a);
+        if (e >= 0 && e < 63) return v_int(in, (int64_t)1 << e);
+        if (e >= 63) kg_unsupported(k, "constant folding beyond int64 (Python big ints)");
+        return v_float(in, exp2((double)e));
+      }
+      return v_float(in, exp2(a->u.f));
+    }
+    case OP_SQRT: {
+      double f = num_f(a);
+      return v_float(in, f >= 0 ? sqrt(f) : NAN);
+    }
+    case OP_RECIP: {
+      double f = num_f(a);
+      return v_float(in, f != 0 ? 1.0 / f : copysign(INFINITY, f));
+    }
+    case OP_SIN: {
+      double f = num_f(a);
+      return v_float(in, isinf(f) ? NAN : sin(f));
+    }
+    case OP_POW: return py_pow(k, a, b);
+    case OP_ADD:
+      if (any_float(a, b)) return v_float(in, num_f(a) + num_f(b));
+      return int_result(k, (__int128)num_i(a) + num_i(b));
+    case OP_SUB:
+      if (any_float(a, b)) return v_float(in, num_f(a) - num_f(b));
+      return int_result(k, (__int128)num_i(a) - num_i(b));
+    case OP_MUL:
+      if (any_float(a, b)) return v_float(in, num_f(a) * num_f(b));
+      return int_result(k, (__int128)num_i(a) * num_i(b));
+    case OP_CMPNE:
+      if (any_float(a, b)) return v_bool(in, num_f(a) != num_f(b));
+      return v_bool(in, num_i(a) != num_i(b));
+    case OP_CMPLT:
+      if (any_float(a, b)) return v_bool(in, num_f(a) < num_f(b));
+      return v_bool(in, num_i(a) < num_i(b));
+    case OP_MAX: { /* max(x, y) returns x unless y > x */
+      bool gt = any_float(a, b) ? num_f(b) > num_f(a) : num_i(b) > num_i(a);
+      return gt ? b : a;
+    }
+    case OP_XOR: case OP_OR: case OP_AND: {
+      if (any_float(a, b)) kg_throw(&k->thr, ST_RAISED, "TypeError", "unsupported operand type(s)");
+      int64_t p = num_i(a), q = num_i(b), r = op == OP_XOR ? (p ^ q) : op == OP_OR ? (p | q) : (p & q);
+      if (a->kind == V_BOOL && b->kind == V_BOOL) return v_bool(in, r != 0);
+      return v_int(in, r);
+    }
+    case OP_SHL: case OP_SHR: {
+      if (any_float(a, b)) kg_throw(&k->thr, ST_RAISED, "TypeError", "unsupported operand type(s)");
+      int64_t p = num_i(a), q = num_i(b);
+      if (q < 0) kg_throw(&k->thr, ST_RAISED, "ValueError", "negative shift count");
+      if (op == OP_SHR) return v_int(in, q >= 63 ? (p < 0 ? -1 : 0) : p >> q);
+      if (q >= 63 || (p != 0 && (p > (INT64_MAX >> q) || p < (INT64_MIN >> q)))) kg_unsupported(k, "constant folding beyond int64 (Python big ints)");
+      return v_int(in, (int64_t)((uint64_t)p << q));
+    }
+    case OP_IDIV: { /* abs(x)//abs(y)*(1,-1)[x*y<0] if y != 0 else 0 */
+      if (any_float(a, b)) {
+        double p = num_f(a), q = num_f(b);
+        if (q == 0) return v_int(in, 0);
+        double r = floor(fabs(p) / fabs(q));
+        return v_float(in, p * q < 0 ? -r : r);
+      }
+      int64_t p = num_i(a), q = num_i(b);
+      if (q == 0) return v_int(in, 0);
+      __int128 r = (__int128)(p < 0 ? -(__int128)p : p) / (q < 0 ? -(__int128)q : q);
+      return int_result(k, ((__int128)p * q < 0) ? -r : r);
+    }
+    case OP_MOD: { /* abs(int(x))%abs(int(y))*(1,-1)[x<0] */
+      int64_t p = a->kind == V_FLOAT ? (int64_t)a->u.f : num_i(a), q = b->kind == V_FLOAT ? (int64_t)b->u.f : num_i(b);
+      if (q == 0) kg_throw(&k->thr, ST_RAISED, "ZeroDivisionError", "integer modulo by zero");
+      __int128 r = (__int128)(p < 0 ? -(__int128)p : p) % (q < 0 ? -(__int128)q : q);
+      return int_result(k, num_f(a) < 0 ? -r : r);
+    }
+    case OP_WHERE: return value_truthy(a) ? b : x[2];
+    case OP_MULACC: {
+      const Value *ab[2] = {a, b};
+      const Value *p = exec_alu(k, OP_MUL, ab, 2);
+      const Value *pc[2] = {p, x[2]};
+      return exec_alu(k, OP_ADD, pc, 2);
+    }
+    default: kg_unsupported(k, "constant folding of %s", op_name(op, TG_0_10_2));
+  }
+}
+
+/* ---------------------------------------------------------------- symbolic_simple */
+
+/* (UPat.var("x") + 0, lambda x: x) */
+static const UOp *r_add_zero(void *c, const UOp *u) {
+  (void)c;
+  if (u->nsrc != 2) return NULL;
+  if (const_is(u->src[1], 0)) return u->src[0];
+  if (const_is(u->src[0], 0)) return u->src[1];
+  return NULL;
+}
+
+/* (UPat.var("x") * 1, lambda x: x) */
+static const UOp *r_mul_one(void *c, const UOp *u) {
+  (void)c;
+  if (u->nsrc != 2) return NULL;
+  if (const_is(u->src[1], 1)) return u->src[0];
+  if (const_is(u->src[0], 1)) return u->src[1];
+  return NULL;
+}
+
+/* (UPat.var("x") // UPat.var("x"), lambda x: x.const_like(1)) */
+static const UOp *r_idiv_self(void *c, const UOp *u) {
+  if (u->nsrc != 2 || u->src[0] != u->src[1]) return NULL;
+  return uop_const_like(c, u->src[0], kv_int(c, 1));
+}
+
+/* (UPat.var("x") // 1, lambda x: x) */
+static const UOp *r_idiv_one(void *c, const UOp *u) {
+  (void)c;
+  return u->nsrc == 2 && const_is(u->src[1], 1) ? u->src[0] : NULL;
+}
+
+/* (UPat.var("x") // -1, lambda x: -x) */
+static const UOp *r_idiv_neg_one(void *c, const UOp *u) {
+  return u->nsrc == 2 && const_is(u->src[1], -1) ? uop_neg(c, u->src[0]) : NULL;
+}
+
+/* (UPat.var("x") / UPat.var("x"), lambda x: x.const_like(1)): MUL[x, RECIP(x)] */
+static const UOp *r_div_self(void *c, const UOp *u) {
+  if (u->nsrc != 2) return NULL;
+  for (int p = 0; p < 2; p++) {
+    const UOp *x = u->src[p], *rc = u->src[1 - p];
+    if (rc->op == OP_RECIP && rc->nsrc == 1 && rc->src[0] == x) return uop_const_like(c, x, kv_int(c, 1));
+  }
+  return NULL;
+}
+
+/* ((UPat.var("x") * UPat.var("x2")) / UPat.var("x2"), lambda x,x2: x): MUL[MUL[x, x2], RECIP(x2)] */
+static const UOp *r_mul_div_cancel(void *c, const UOp *u) {
+  (void)c;
+  if (u->nsrc != 2) return NULL;
+  for (int p = 0; p < 2; p++) {
+    const UOp *m = u->src[p], *rc = u->src[1 - p];
+    if (m->op != OP_MUL || m->nsrc != 2 || rc->op != OP_RECIP || rc->nsrc != 1) continue;
+    if (m->src[1] == rc->src[0]) return m->src[0];
+    if (m->src[0] == rc->src[0]) return m->src[1];
+  }
+  return NULL;
+}
+
+/* ((UPat.var() % UPat.var("y")).named("base") % UPat.var("y"), lambda base,y: base) */
+static const UOp *r_mod_mod(void *c, const UOp *u) {
+  (void)c;
+  if (u->nsrc != 2) return NULL;
+  const UOp *base = u->src[0];
+  return base->op == OP_MOD && base->nsrc == 2 && base->src[1] == u->src[1] ? base : NULL;
+}
+
+/* (x%c)+(x//c)*c -> x: ADD[MOD(x,c), MUL[IDIV(x,c), c]] */
+static const UOp *r_mod_div_recombine(void *c, const UOp *u) {
+  (void)c;
+  if (u->nsrc != 2) return NULL;
+  for (int p = 0; p < 2; p++) {
+    const UOp *md = u->src[p], *ml = u->src[1 - p];
+    if (md->op != OP_MOD || md->nsrc != 2 || !is_cvar(md->src[1]) || ml->op != OP_MUL || ml->nsrc != 2) continue;
+    const UOp *x = md->src[0], *cc = md->src[1];
+    for (int q = 0; q < 2; q++) {
+      const UOp *dv = ml->src[q], *c2 = ml->src[1 - q];
+      if (c2 == cc && dv->op == OP_IDIV && dv->nsrc == 2 && dv->src[0] == x && dv->src[1] == cc) return x;
+    }
+  }
+  return NULL;
+}
+
+/* (x//c1)*c3 + x%c1*c2 -> x*c2 if c1*c2==c3: ADD[MUL[IDIV(x,c1), c3], MUL[MOD(x,c1), c2]] */
+static const UOp *r_div_mod_mul(void *c, const UOp *u) {
+  if (u->nsrc != 2) return NULL;
+  for (int p = 0; p < 2; p++) {
+    const UOp *a = u->src[p], *b = u->src[1 - p];
+    if (a->op != OP_MUL || a->nsrc != 2 || b->op != OP_MUL || b->nsrc != 2) continue;
+    for (int q = 0; q < 2; q++) {
+      const UOp *dv = a->src[q], *c3 = a->src[1 - q];
+      if (dv->op != OP_IDIV || dv->nsrc != 2 || !is_cvar(dv->src[1]) || !is_cvar(c3)) continue;
+      const UOp *x = dv->src[0], *c1 = dv->src[1];
+      for (int r = 0; r < 2; r++) {
+        const UOp *md = b->src[r], *c2 = b->src[1 - r];
+        if (md->op != OP_MOD || md->nsrc != 2 || md->src[0] != x || md->src[1] != c1 || !is_cvar(c2)) continue;
+        if (c1->op != OP_CONST || c2->op != OP_CONST || c3->op != OP_CONST) kg_unsupported(c, "VCONST folding");
+        const Value *m[2] = {c1->arg, c2->arg};
+        const Value *prod = exec_alu(c, OP_MUL, m, 2), *pe[2] = {prod, c3->arg};
+        if (value_truthy(exec_alu(c, OP_CMPNE, pe, 2))) continue;
+        return uop_alu2(c, OP_MUL, x, c2);
+      }
+    }
+  }
+  return NULL;
+}
+
+/* (UPat.var("x", dtype=dtypes.bool) & UPat.cvar("c", vec=False), lambda x,c: x if c.arg else c) and the OR twin */
+static const UOp *bool_with_const(void *c, const UOp *u, bool is_and) {
+  (void)c;
+  if (u->nsrc != 2) return NULL;
+  for (int p = 0; p < 2; p++) {
+    const UOp *x = u->src[p], *cc = u->src[1 - p];
+    if (!is_bool(x) || cc->op != OP_CONST) continue;
+    bool t = value_truthy(cc->arg);
+    return is_and ? (t ? x : cc) : (t ? cc : x);
+  }
+  return NULL;
+}
+static const UOp *r_bool_and_const(void *c, const UOp *u) { return bool_with_const(c, u, true); }
+static const UOp *r_bool_or_const(void *c, const UOp *u) { return bool_with_const(c, u, false); }
+
+/* (UPat(GroupOp.Idempotent, src=(UPat.var("x"), UPat.var("x"))), lambda x: x) */
+static const UOp *r_idempotent(void *c, const UOp *u) {
+  (void)c;
+  return u->nsrc == 2 && u->src[0] == u->src[1] ? u->src[0] : NULL;
+}
+
+/* CONST of dtype bool equal to v (UPat.const(dtypes.bool, v)) */
+static bool bool_const_is(const UOp *u, bool v) { return u->op == OP_CONST && is_bool(u) && arg_eq_int(u->arg, v); }
+
+/* x.logical_not().logical_not() -> x: CMPNE[CMPNE[x:bool, True], True] */
+static const UOp *r_not_not(void *c, const UOp *u) {
+  (void)c;
+  if (u->nsrc != 2 || !is_bool(u)) return NULL;
+  for (int p = 0; p < 2; p++) {
+    const UOp *in = u->src[p], *t = u->src[1 - p];
+    if (!bool_const_is(t, true) || in->op != OP_CMPNE || in->nsrc != 2 || !is_bool(in)) continue;
+    for (int q = 0; q < 2; q++) {
+      const UOp *x = in->src[q], *t2 = in->src[1 - q];
+      if (is_bool(x) && bool_const_is(t2, true)) return x;
+    }
+  }
+  return NULL;
+}
+
+/* x.where(True, False) -> x for bool x */
+static const UOp *r_where_bool(void *c, const UOp *u) {
+  (void)c;
+  if (u->nsrc != 3 || !is_bool(u->src[0])) return NULL;
+  return bool_const_is(u->src[1], true) && bool_const_is(u->src[2], false) ? u->src[0] : NULL;
+}
+
+/* x.const_like(False).cast(dtypes.bool.vec(x.dtype.count)) */
+static const UOp *false_like(KG *k, const UOp *x) {
+  const DType *bd = x->dtype->count > 1 ? dtype_vec(dt_bool, x->dtype->count) : dt_bool;
+  return uop_cast(k, uop_const_like(k, x, v_bool(k->in, false)), bd);
+}
+
+/* (UPat.var("x") < UPat.var("x"), ...) */
+static const UOp *r_lt_self(void *c, const UOp *u) {
+  if (u->nsrc != 2 || u->src[0] != u->src[1] || !is_bool(u)) return NULL;
+  return false_like(c, u->src[0]);
+}
+
+/* (UPat.var("x", dtype=dtypes.ints) != UPat.var("x", dtype=dtypes.ints), ...) */
+static const UOp *r_ne_self(void *c, const UOp *u) {
+  if (u->nsrc != 2 || u->src[0] != u->src[1] || !is_bool(u) || !is_ints_dtype(u->src[0])) return NULL;
+  return false_like(c, u->src[0]);
+}
+
+/* (UPat.var("x") * 0, lambda x: x.const_like(nan if x.arg is nan/inf float else 0)) */
+static const UOp *r_mul_zero(void *c, const UOp *u) {
+  KG *k = c;
+  if (u->nsrc != 2) return NULL;
+  for (int p = 0; p < 2; p++) {
+    const UOp *x = u->src[p], *z = u->src[1 - p];
+    if (!const_is(z, 0)) continue;
+    bool nan = x->arg->kind == V_FLOAT && (isnan(x->arg->u.f) || isinf(x->arg->u.f));
+    return uop_const_like(k, x, nan ? v_float(k->in, NAN) : kv_int(k, 0));
+  }
+  return NULL;
+}
+
+/* (UPat(GroupOp.ALU, name="a", src=UPat((Ops.VCONST, Ops.CONST))), constant folding) */
+static const UOp *r_const_fold(void *c, const UOp *u) {
+  KG *k = c;
+  if (!op_is_alu(u->op) || u->op == OP_THREEFRY || u->nsrc == 0) return NULL;
+  const Value *args[3];
+  for (uint32_t i = 0; i < u->nsrc; i++) {
+    if (!is_cvar(u->src[i])) return NULL;
+    if (u->src[i]->op == OP_VCONST) kg_unsupported(k, "VCONST folding");
+    args[i] = u->src[i]->arg;
+  }
+  if (u->dtype->count > 1) kg_unsupported(k, "vector constant folding");
+  return uop_const_like(k, u, exec_alu(k, u->op, args, u->nsrc));
+}
+
+/* bool MUL is AND, ADD/MAX is OR */
+static const UOp *bool_binop(void *c, const UOp *u, Op to) {
+  if (u->nsrc != 2 || !is_bool(u->src[0]) || !is_bool(u->src[1])) return NULL;
+  return uop_alu2(c, to, u->src[0], u->src[1]);
+}
+static const UOp *r_bool_mul(void *c, const UOp *u) { return bool_binop(c, u, OP_AND); }
+static const UOp *r_bool_add_max(void *c, const UOp *u) { return bool_binop(c, u, OP_OR); }
+
+/* (UPat(Ops.CAST, name="root", src=UPat.cvar("c")), lambda root, c: root.const_like(c.arg)) */
+static const UOp *r_cast_const(void *c, const UOp *u) {
+  if (u->nsrc == 0) return NULL;
+  for (uint32_t i = 0; i < u->nsrc; i++)
+    if (!is_cvar(u->src[i]) || u->src[i] != u->src[0]) return NULL;
+  if (u->src[0]->op == OP_VCONST) kg_unsupported(c, "VCONST folding");
+  return uop_const_like(c, u, u->src[0]->arg);
+}
+
+/* (UPat((Ops.CAST, Ops.BITCAST), name="root"), lambda root: root.src[0] if root.dtype == root.src[0].dtype else None) */
+static const UOp *r_cast_noop(void *c, const UOp *u) {
+  (void)c;
+  return u->nsrc >= 1 && u->dtype == u->src[0]->dtype ? u->src[0] : NULL;
+}
+
+/* struct.pack("e", x): CPython's PyFloat_Pack2 (round half to even) */
+static uint16_t pack_half(KG *k, double x) {
+  unsigned sign = signbit(x) ? 1 : 0;
+  int e;
+  unsigned bits;
+  if (x == 0.0) return (uint16_t)(sign << 15);
+  if (isinf(x)) return (uint16_t)((sign << 15) | (0x1fu << 10));
+  if (isnan(x)) return (uint16_t)((sign << 15) | (0x1fu << 10) | 512u);
+  double f = frexp(fabs(x), &e) * 2.0;
+  e--;
+  if (e >= 16) kg_throw(&k->thr, ST_RAISED, "OverflowError", "float too large to pack with e format");
+  if (e < -25) f = 0.0, e = 0;
+  else if (e < -14) f = ldexp(f, 14 + e), e = 0;
+  else e += 15, f -= 1.0;
+  f *= 1024.0;
+  bits = (unsigned)f;
+  if (f - bits > 0.5 || (f - bits == 0.5 && bits % 2 == 1)) {
+    if (++bits == 1024) {
+      bits = 0;
+      if (++e == 31) kg_throw(&k->thr, ST_RAISED, "OverflowError", "float too large to pack with e format");
+    }
+  }
+  return (uint16_t)((sign << 15) | ((unsigned)e << 10) | bits);
+}
+
+/* struct.unpack("e", ...) */
+static double unpack_half(uint16_t h) {
+  int e = (h >> 10) & 0x1f;
+  double f = h & 0x3ff, sign = (h >> 15) ? -1.0 : 1.0;
+  if (e == 0x1f) return f == 0 ? sign * INFINITY : NAN;
+  if (e == 0) return sign * ldexp(f, -24);
+  return sign * ldexp(f + 1024.0, e - 25);
+}
+
+/* (UPat(Ops.BITCAST, name="root", src=(UPat.cvar("c"),)), fold_bitcast) */
+static const UOp *r_fold_bitcast(void *c, const UOp *u) {
+  KG *k = c;
+  if (u->nsrc != 1 || !is_cvar(u->src[0])) return NULL;
+  const UOp *cc = u->src[0];
+  char from = cc->dtype->scalar->fmt, to = u->dtype->scalar->fmt;
+  if (!from || !to) return NULL;
+  if (cc->op == OP_VCONST || u->dtype->count != 1) kg_unsupported(k, "vector bitcast folding");
+  unsigned char bytes[8] = {0};
+  const Value *v = cc->arg;
+  int fsz = cc->dtype->scalar->itemsize, tsz = u->dtype->scalar->itemsize;
+  if (fsz != tsz) kg_throw(&k->thr, ST_RAISED, "struct.error", "unpack requires a buffer of %d bytes", tsz);
+  /* struct.pack(from_fmt, v) */
+  if (from == 'f' || from == 'd' || from == 'e') {
+    double f = num_f(v);
+    if (from == 'd') memcpy(bytes, &f, 8);
+    else if (from == 'f') {
+      float g = (float)f;
+      if (isinf(g) && !isinf(f)) kg_throw(&k->thr, ST_RAISED, "OverflowError", "float too large to pack with f format");
+      memcpy(bytes, &g, 4);
+    }
+    else { uint16_t h = pack_half(k, f); memcpy(bytes, &h, 2); }
+  } else if (from == '?') bytes[0] = value_truthy(v);
+  else {
+    int64_t i = num_i(v);
+    memcpy(bytes, &i, (size_t)fsz); /* little endian */
+  }
+  /* struct.unpack(to_fmt, ...) */
+  const Value *out;
+  if (to == 'd') { double f; memcpy(&f, bytes, 8); out = v_float(k->in, f); }
+  else if (to == 'f') { float g; memcpy(&g, bytes, 4); out = v_float(k->in, g); }
+  else if (to == 'e') { uint16_t h; memcpy(&h, bytes, 2); out = v_float(k->in, unpack_half(h)); }
+  else if (to == '?') out = v_bool(k->in, bytes[0] != 0);
+  else {
+    int64_t i = 0;
+    memcpy(&i, bytes, (size_t)tsz);
+    bool is_signed = to == 'b' || to == 'h' || to == 'i' || to == 'q';
+    if (tsz < 8) {
+      int sh = 64 - 8 * tsz;
+      i = is_signed ? (int64_t)((uint64_t)i << sh) >> sh : (int64_t)(((uint64_t)i << sh) >> sh);
+    } else if (!is_signed && i < 0) kg_unsupported(k, "a uint64 constant beyond int64");
+    out = v_int(k->in, i);
+  }
+  return uop_const_like(k, u, out);
+}
+
+/* simplify_pow(x, c) for (UPat.var("x").alu(Ops.POW, UPat.cvar("c", vec=False)), simplify_pow) */
+static const UOp *r_pow_const(void *c, const UOp *u) {
+  KG *k = c;
+  if (u->nsrc != 2 || u->src[1]->op != OP_CONST) return NULL;
+  const UOp *x = u->src[0], *cc = u->src[1];
+  const Value *a = cc->arg;
+  double f = num_f(a);
+  if (f < 0) { /* x.reciprocal().pow(-c) */
+    const UOp *rc = kg_uop1(k, OP_RECIP, x->dtype, NULL, x);
+    return uop_alu2(k, OP_POW, rc, uop_neg(k, cc));
+  }
+  if (f == 0) return uop_const_like(k, x, kv_int(k, 1));
+  /* int(c.arg-0.5)+0.5 == c.arg */
+  const Value *half = v_float(k->in, 0.5), *ah[2] = {a, half};
+  const Value *am = exec_alu(k, OP_SUB, ah, 2);
+  if (trunc(num_f(am)) + 0.5 == f) {
+    const UOp *p = uop_alu2(k, OP_POW, x, uop_const_like(k, cc, am));
+    return uop_alu2(k, OP_MUL, p, kg_uop1(k, OP_SQRT, x->dtype, NULL, x));
+  }
+  if (trunc(f) == f) { /* (y := x.pow(c.const_like(c.arg//2))) * y * (x if c.arg%2 == 1 else 1) */
+    const Value *q, *odd;
+    if (a->kind == V_FLOAT) q = v_float(k->in, floor(f / 2)), odd = v_bool(k->in, fmod(f, 2) == 1);
+    else q = v_int(k->in, num_i(a) >> 1), odd = v_bool(k->in, (num_i(a) & 1) == 1);
+    const UOp *y = uop_alu2(k, OP_POW, x, uop_const_like(k, cc, q));
+    const UOp *yy = uop_alu2(k, OP_MUL, y, y);
+    return odd->u.b ? uop_alu2(k, OP_MUL, yy, x) : uop_binop_const(k, OP_MUL, yy, kv_int(k, 1), false);
+  }
+  return NULL;
+}
+
+/* (UPat.cvar("c", vec=False).alu(Ops.POW, UPat.var("x")),
+ *  lambda c,x: c if c.arg == 1 else (x*math.log2(c.arg)).exp2() if c.arg > 0 else None) */
+static const UOp *r_const_pow(void *c, const UOp *u) {
+  KG *k = c;
+  if (u->nsrc != 2 || u->src[0]->op != OP_CONST) return NULL;
+  const UOp *cc = u->src[0], *x = u->src[1];
+  double f = num_f(cc->arg);
+  if (arg_eq_int(cc->arg, 1)) return cc;
+  if (!(f > 0)) return NULL;
+  const UOp *m = uop_binop_const(k, OP_MUL, x, v_float(k->in, log2(f)), false);
+  return kg_uop1(k, OP_EXP2, m->dtype, NULL, m);
+}
+
+static const Rule symbolic_simple_rules[] = {
+  {{OP_ADD}, r_add_zero, "x+0"},
+  {{OP_MUL}, r_mul_one, "x*1"},
+  {{OP_IDIV}, r_idiv_self, "x//x"},
+  {{OP_IDIV}, r_idiv_one, "x//1"},
+  {{OP_IDIV}, r_idiv_neg_one, "x//-1"},
+  {{OP_MUL}, r_div_self, "x/x"},
+  {{OP_MUL}, r_mul_div_cancel, "(x*x2)/x2"},
+  {{OP_MOD}, r_mod_mod, "(x%y)%y"},
+  {{OP_ADD}, r_mod_div_recombine, "(x%c)+(x//c)*c"},
+  {{OP_ADD}, r_div_mod_mul, "(x//c1)*c3+x%c1*c2"},
+  {{OP_AND}, r_bool_and_const, "x&c"},
+  {{OP_OR}, r_bool_or_const, "x|c"},
+  {{OP_OR, OP_AND, OP_MAX}, r_idempotent, "idempotent"},
+  {{OP_CMPNE}, r_not_not, "not not x"},
+  {{OP_WHERE}, r_where_bool, "x.where(True, False)"},
+  {{OP_CMPLT}, r_lt_self, "x<x"},
+  {{OP_CMPNE}, r_ne_self, "x!=x"},
+  {{OP_MUL}, r_mul_zero, "x*0"},
+  {{OP_EXP2, OP_LOG2, OP_SIN, OP_SQRT, OP_RECIP, OP_NEG, OP_ADD, OP_MUL, OP_IDIV, OP_MAX, OP_MOD, OP_CMPLT, OP_CMPNE,
+    OP_XOR, OP_SHL, OP_SHR, OP_OR, OP_AND, OP_THREEFRY, OP_SUB, OP_FDIV, OP_POW, OP_WHERE, OP_MULACC},
+   r_const_fold, "constant folding"},
+  {{OP_MUL}, r_bool_mul, "bool MUL is AND"},
+  {{OP_ADD}, r_bool_add_max, "bool ADD is OR"},
+  {{OP_MAX}, r_bool_add_max, "bool MAX is OR"},
+  {{OP_CAST}, r_cast_const, "CAST(CONST)"},
+  {{OP_CAST, OP_BITCAST}, r_cast_noop, "CAST to same dtype"},
+  {{OP_BITCAST}, r_fold_bitcast, "fold_bitcast"},
+  {{OP_POW}, r_pow_const, "simplify_pow"},
+  {{OP_POW}, r_const_pow, "c ** x"},
+};
+
+const PatternMatcher pm_symbolic_simple = {symbolic_simple_rules, sizeof symbolic_simple_rules / sizeof *symbolic_simple_rules};

@@ -1,0 +1,334 @@
+/* tensor_rules.c — the matchers that clean the tensor graph and push views
+ * in tinygrad 0.10.2: ops.py merge_views and view_left, schedule.py
+ * remove_movement_ops and sym (whose symbolic_simple part is symbolic.c). */
+#include <string.h>
+#include "passes.h"
+
+static bool arg_is_zero(const Value *a) {
+  return (a->kind == V_INT && a->u.i == 0) || (a->kind == V_FLOAT && a->u.f == 0.0) || (a->kind == V_BOOL && !a->u.b);
+}
+
+static bool same_shape(KG *k, const UOp *a, const UOp *b) {
+  uint32_t na, nb;
+  const int64_t *sa = uop_shape(k, a, &na), *sb = uop_shape(k, b, &nb);
+  return na == nb && (na == 0 || memcmp(sa, sb, na * sizeof *sa) == 0);
+}
+
+/* ---------------------------------------------------------------- merge_views */
+
+/* VIEW(VIEW) merges to a single VIEW: vm2.replace(arg=vm2.st+vm1.st) */
+static const UOp *mv_view_view(void *c, const UOp *vm1) {
+  KG *k = c;
+  if (vm1->nsrc != 1 || vm1->src[0]->op != OP_VIEW) return NULL;
+  const UOp *vm2 = vm1->src[0];
+  return replace_arg(k, vm2, kv_st(k, kst_add(&k->stc, kv_get_st(vm2->arg), kv_get_st(vm1->arg))));
+}
+
+/* remove VIEW if it's contiguous and same as the base shape */
+static const UOp *mv_contiguous(void *c, const UOp *vm) {
+  KG *k = c;
+  if (vm->nsrc != 1 || vm->src[0]->op == OP_DEVICE) return NULL;
+  const UOp *x = vm->src[0];
+  return st_contiguous(kv_get_st(vm->arg)) && same_shape(k, x, vm) ? x : NULL;
+}
+
+/* merge unmasked const views: VIEW(CONST|DEFINE_VAR(VIEW st)) */
+static const UOp *mv_const(void *c, const UOp *view) {
+  KG *k = c;
+  if (view->nsrc != 1) return NULL;
+  const UOp *cn = view->src[0];
+  if ((cn->op != OP_CONST && cn->op != OP_DEFINE_VAR) || cn->nsrc != 1 || cn->src[0]->op != OP_VIEW) return NULL;
+  const UOp *st = cn->src[0];
+  const ST *merged = kst_add(&k->stc, kv_get_st(st->arg), kv_get_st(view->arg));
+  for (int i = 0; i < merged->nviews; i++)
+    if (merged->views[i]->mask) return NULL;
+  const UOp *nst = replace_arg(k, st, kv_st(k, merged));
+  return replace_src(k, cn, 1, &nst);
+}
+
+static const Rule merge_views_rules[] = {
+  {{OP_VIEW}, mv_view_view, "VIEW(VIEW)"},
+  {{OP_VIEW}, mv_contiguous, "contiguous VIEW"},
+  {{OP_VIEW}, mv_const, "VIEW(CONST)"},
+};
+const PatternMatcher pm_merge_views = {merge_views_rules, 3};
+
+/* ---------------------------------------------------------------- remove_movement_ops */
+
+/* NOTE: movement ops are always applied to base: mov(x) -> x.view(mov.st) */
+static const UOp *rm_movement(void *c, const UOp *mov) {
+  KG *k = c;
+  if (mov->nsrc != 1) return NULL;
+  return uop_view(k, mov->src[0], uop_st_unwrap(k, mov));
+}
+
+/* some masked views can collapse to 0, VIEW(x) -> CONST(VIEW) */
+static const UOp *rm_masked_view(void *c, const UOp *view) {
+  KG *k = c;
+  const View *v = st_last(kv_get_st(view->arg));
+  if (!v->mask) return NULL;
+  for (int i = 0; i < v->ndim; i++)
+    if (v->mask[i].e - v->mask[i].b == 0) return uop_const_like(k, view, kv_int(k, 0));
+  return NULL;
+}
+
+static const Rule remove_movement_rules[] = {
+  {{OP_RESHAPE, OP_EXPAND, OP_PERMUTE, OP_PAD, OP_SHRINK, OP_FLIP}, rm_movement, "movement op -> VIEW"},
+  {{OP_VIEW}, rm_masked_view, "masked VIEW -> CONST"},
+};
+const PatternMatcher pm_remove_movement_ops = {remove_movement_rules, 2};
+
+/* ---------------------------------------------------------------- sym */
+
+/* UOp with size 0 is zero */
+static const UOp *s_size_zero(void *c, const UOp *root) {
+  KG *k = c;
+  if (root->op == OP_SINK) return NULL;
+  const UOp *b = uop_base(root);
+  if (!uop_st(k, b) || uop_size(k, root) != 0) return NULL;
+  if (b->op == OP_CONST && arg_is_zero(b->arg)) return NULL;
+  return uop_const_like(k, root, kv_int(k, 0));
+}
+
+/* DETACH and CONTIGUOUS_BACKWARD are NOOPs here */
+static const UOp *s_detach(void *c, const UOp *x) {
+  (void)c;
+  return x->nsrc ? x->src[0] : NULL;
+}
+
+/* ops.py identity_element */
+static const Value *identity_element(KG *k, Op op, const DType *dt) {
+  switch (op) {
+    case OP_ADD: return as_const(k, kv_int(k, 0), dt);
+    case OP_MUL: return as_const(k, kv_int(k, 1), dt);
+    case OP_MAX:
+      if (dtype_is_int(dt)) return as_const(k, kv_int(k, dtype_is_unsigned(dt) ? 0 : (int64_t)(((uint64_t)-1) << (dt->itemsize * 8 - 1))), dt);
+      if (dtype_is_float(dt)) return as_const(k, v_float(k->in, -__builtin_inf()), dt);
+      return as_const(k, v_bool(k->in, false), dt);
+    default: kg_unsupported(k, "a REDUCE_AXIS with op %s", op_name(op, TG_0_10_2));
+  }
+}
+
+/* reduce of size 0 is the identity element */
+static const UOp *s_reduce_size_zero(void *c, const UOp *reduce) {
+  KG *k = c;
+  if (reduce->nsrc != 1) return NULL;
+  if (uop_size(k, reduce->src[0]) != 0 || uop_size(k, reduce) == 0) return NULL;
+  return uop_const_like(k, reduce, identity_element(k, reduce_op_of(reduce), reduce->dtype));
+}
+
+/* schedule.py simplify_stride0_reduce */
+static const UOp *s_stride0_reduce(void *c, const UOp *reduce) {
+  KG *k = c;
+  if (reduce->nsrc != 1) return NULL;
+  const UOp *x = reduce->src[0];
+  const ST *s = uop_st_unwrap(k, x);
+  for (int i = 0; i < s->nviews; i++)
+    if (s->views[i]->mask) return NULL;
+  int64_t axis[ST_MAXDIM];
+  uint32_t na = axis_arg(reduce, axis), n = kst_ndim(s);
+  for (uint32_t i = 0; i < na; i++)
+    if (axis[i] < 0 || axis[i] >= (int64_t)n || st_last(s)->strides[axis[i]] != 0) return NULL;
+  const int64_t *shape = st_shape(s);
+  int64_t prshape = 1;
+  SPair arg[ST_MAXDIM];
+  for (uint32_t i = 0; i < na; i++) prshape *= shape[axis[i]];
+  for (uint32_t i = 0; i < n; i++) {
+    bool reduced = false;
+    for (uint32_t j = 0; j < na; j++) reduced |= axis[j] == (int64_t)i;
+    arg[i] = (SPair){0, reduced ? 1 : shape[i]};
+  }
+  const UOp *ret = uop_shrink(k, x, arg);
+  switch (reduce_op_of(reduce)) {
+    case OP_ADD: return uop_binop_const(k, OP_MUL, ret, kv_int(k, prshape), false);
+    case OP_MUL: return uop_binop_const(k, OP_POW, ret, kv_int(k, prshape), false);
+    case OP_MAX: return ret;
+    default: return NULL;
+  }
+}
+
+/* COPY(CONST) creates a new CONST on the destination device */
+static const UOp *s_copy_const(void *c, const UOp *root) {
+  if (root->nsrc != 2 || (root->src[1]->op != OP_CONST && root->src[1]->op != OP_VCONST)) return NULL;
+  return uop_const_like(c, root, root->src[1]->arg);
+}
+
+/* no COPY to same device, except clone (arg is True) */
+static const UOp *s_copy_same_device(void *c, const UOp *copy) {
+  KG *k = c;
+  if (copy->nsrc != 2) return NULL;
+  const UOp *copyin = copy->src[1];
+  const char *din = uop_device(k, copyin), *dout = uop_device(k, copy);
+  if (!din || !dout) kg_assert_fail(k, "%s", "");
+  bool clone = copy->arg->kind == V_BOOL && copy->arg->u.b;
+  return strcmp(din, dout) == 0 && !clone ? copyin : NULL;
+}
+
+/* remove cast to image when it's already a contiguous image */
+static const UOp *s_cast_image(void *c, const UOp *cast) {
+  KG *k = c;
+  if (cast->nsrc != 1) return NULL;
+  const UOp *vm = cast->src[0];
+  if (vm->op != OP_VIEW || vm->nsrc != 1 || vm->src[0]->op != OP_CONTIGUOUS) return NULL;
+  const UOp *base = vm->src[0];
+  return cast->dtype->is_image && base->dtype->is_image ? uop_view(k, base, kv_get_st(vm->arg)) : NULL;
+}
+
+/* make things that can't be images not images */
+static const UOp *s_not_image(void *c, const UOp *u) {
+  KG *k = c;
+  if (u->op == OP_BUFFER || u->op == OP_VIEW || u->op == OP_CONST || u->op == OP_DEVICE || !u->dtype->is_image) return NULL;
+  const DType *dt = u->dtype;
+  uint32_t n;
+  const int64_t *shape = uop_shape(k, u, &n);
+  int64_t img = 1;
+  for (int i = 0; i < dt->image_ndim; i++) img *= dt->image_shape[i];
+  if (shape_prod(n, shape) == img) {
+    int64_t strides[ST_MAXDIM];
+    bool has[ST_MAXDIM];
+    kst_real_strides(&k->stc, uop_st_unwrap(k, u), false, strides, has);
+    for (uint32_t i = 0; i < n; i++)
+      if (has[i] && strides[i] == 1 && shape[i] % 4 == 0) return NULL;
+  }
+  return replace_dtype(k, u, dt->base);
+}
+
+/* remove contiguous if we can just view the buffer */
+static const UOp *s_contiguous_view_buffer(void *c, const UOp *root) {
+  KG *k = c;
+  if (root->nsrc != 1) return NULL;
+  const UOp *view = root->src[0];
+  if (view->op != OP_VIEW || view->nsrc != 1 || view->src[0]->op != OP_BUFFER) return NULL;
+  const UOp *buf = view->src[0];
+  return st_contiguous(kv_get_st(view->arg)) && uop_size(k, view) == uop_size(k, buf) ? view : NULL;
+}
+
+/* contiguous/buffer/copy is already contiguous */
+static const UOp *s_contiguous_noop(void *c, const UOp *root) {
+  (void)c;
+  if (root->nsrc != 1) return NULL;
+  Op op = root->src[0]->op;
+  return op == OP_CONTIGUOUS || op == OP_BUFFER || op == OP_COPY ? root->src[0] : NULL;
+}
+
+/* schedule.py found_contiguous */
+static const UOp *s_found_contiguous(void *c, const UOp *contig) {
+  KG *k = c;
+  SymCtx *ctx = k->pass;
+  if (contig->nsrc != 1 || contig->src[0]->op != OP_VIEW) return NULL;
+  const UOp *src = contig->src[0], *base = uop_base(src);
+  uint32_t n;
+  const int64_t *bshape = uop_shape(k, base, &n);
+  const ST *sti = kst_invert(&k->stc, uop_st_unwrap(k, src), n, bshape);
+  if (sti) omap_put(&ctx->contig, omap_ptr(base), (void *)uop_view(k, contig, sti));
+  return NULL;
+}
+
+/* schedule.py replace_contiguous */
+static const UOp *s_replace_contiguous(void *c, const UOp *alu) {
+  KG *k = c;
+  SymCtx *ctx = k->pass;
+  if (!op_is_alu(alu->op) || !omap_len(&ctx->contig)) return NULL;
+  const UOp **src = arena_array(k->a, alu->nsrc, sizeof *src);
+  bool changed = false;
+  for (uint32_t i = 0; i < alu->nsrc; i++) {
+    const UOp *r = omap_get(&ctx->contig, omap_ptr(alu->src[i]));
+    src[i] = r ? r : alu->src[i];
+    changed |= src[i] != alu->src[i];
+  }
+  return changed ? replace_src(k, alu, alu->nsrc, src) : NULL;
+}
+
+/* substitute BITCAST/CONTIGUOUS with BUFFER_VIEW on DISK */
+static const UOp *s_disk_buffer_view(void *c, const UOp *root) {
+  KG *k = c;
+  const char *dev = uop_device(k, root);
+  if (!dev) kg_assert_fail(k, "%s", "");
+  return strncmp(dev, "DISK", 4) == 0 ? replace_op(k, root, OP_BUFFER_VIEW) : NULL;
+}
+
+static const Rule sym_rules[] = {
+  {{OP_NONE}, s_size_zero, "size 0 is zero"},
+  {{OP_DETACH, OP_CONTIGUOUS_BACKWARD}, s_detach, "DETACH/CONTIGUOUS_BACKWARD"},
+  {{OP_REDUCE_AXIS}, s_reduce_size_zero, "reduce of size 0"},
+  {{OP_REDUCE_AXIS}, s_stride0_reduce, "simplify_stride0_reduce"},
+  {{OP_COPY}, s_copy_const, "COPY(CONST)"},
+  {{OP_COPY}, s_copy_same_device, "COPY to same device"},
+  {{OP_CAST}, s_cast_image, "CAST to image"},
+  {{OP_NONE}, s_not_image, "not an image"},
+  {{OP_CONTIGUOUS}, s_contiguous_view_buffer, "CONTIGUOUS(VIEW(BUFFER))"},
+  {{OP_CONTIGUOUS}, s_contiguous_noop, "CONTIGUOUS(CONTIGUOUS|BUFFER|COPY)"},
+  {{OP_CONTIGUOUS}, s_found_contiguous, "found_contiguous"},
+  {{OP_EXP2, OP_LOG2, OP_SIN, OP_SQRT, OP_RECIP, OP_NEG, OP_ADD, OP_MUL, OP_IDIV, OP_MAX, OP_MOD, OP_CMPLT, OP_CMPNE,
+    OP_XOR, OP_SHL, OP_SHR, OP_OR, OP_AND, OP_THREEFRY, OP_SUB, OP_FDIV, OP_POW, OP_WHERE, OP_MULACC},
+   s_replace_contiguous, "replace_contiguous"},
+  {{OP_BITCAST, OP_CONTIGUOUS}, s_disk_buffer_view, "BUFFER_VIEW on DISK"},
+};
+const PatternMatcher pm_sym = {sym_rules, sizeof sym_rules / sizeof *sym_rules};
+
+/* ---------------------------------------------------------------- view_left */
+
+/* UOp.valid */
+const UOp *uop_valid(KG *k, const UOp *x, const ST *st) {
+  uint32_t n = kst_ndim(st);
+  int64_t ones[ST_MAXDIM];
+  for (uint32_t i = 0; i < n; i++) ones[i] = 1;
+  const ST *u = kst_expand(&k->stc, kst_reshape(&k->stc, kst_scalar(&k->stc), n, ones), n, st_shape(st));
+  const UOp *unmasked = st_to_uop(k, u);
+  const UOp *valid = kg_uop1(k, OP_VALID, dt_bool, NULL, st_to_uop(k, st));
+  const UOp *a = replace_src(k, x, 1, &unmasked);
+  const UOp *zero = uop_const(k, x->dtype, kv_int(k, 0));
+  const UOp *b = replace_src(k, zero, 1, &unmasked);
+  const UOp *s[3] = {valid, a, b};
+  return uop_alu(k, OP_WHERE, 3, s);
+}
+
+/* VIEW(CONST) becomes VALID */
+static const UOp *vl_const(void *c, const UOp *vm) {
+  if (vm->nsrc != 1 || (vm->src[0]->op != OP_CONST && vm->src[0]->op != OP_DEFINE_VAR)) return NULL;
+  return uop_valid(c, vm->src[0], kv_get_st(vm->arg));
+}
+
+/* VIEW before elementwise ops */
+static const UOp *vl_elementwise(void *c, const UOp *vm) {
+  KG *k = c;
+  if (vm->nsrc != 1) return NULL;
+  const UOp *e = vm->src[0];
+  if (!(op_is_alu(e->op) || e->op == OP_CAST || e->op == OP_BITCAST || e->op == OP_ASSIGN)) return NULL;
+  const ST *vst = kv_get_st(vm->arg);
+  const UOp **src = arena_array(k->a, e->nsrc ? e->nsrc : 1, sizeof *src);
+  for (uint32_t i = 0; i < e->nsrc; i++) {
+    const UOp *s = e->src[i];
+    const ST *sst = uop_st(k, s);
+    if (!sst) src[i] = s;
+    else if (s == uop_base(s)) src[i] = uop_view(k, s, vst);
+    else src[i] = uop_view(k, uop_base(s), kst_add(&k->stc, sst, vst));
+  }
+  return replace_src(k, e, e->nsrc, src);
+}
+
+/* VIEW before buffer ops */
+static const UOp *vl_buffer(void *c, const UOp *vm) {
+  KG *k = c;
+  if (vm->nsrc != 1 || !op_is_buffer_group(vm->src[0]->op)) return NULL;
+  const UOp *b = vm->src[0];
+  const ST *vst = kv_get_st(vm->arg);
+  const UOp **src = arena_array(k->a, b->nsrc ? b->nsrc : 1, sizeof *src);
+  for (uint32_t i = 0; i < b->nsrc; i++) {
+    const UOp *s = b->src[i];
+    src[i] = s->op == OP_VIEW ? st_to_uop(k, kst_add(&k->stc, uop_st_unwrap(k, s), vst)) : s;
+  }
+  return replace_src(k, b, b->nsrc, src);
+}
+
+static const Rule view_left_rules[] = {
+  {{OP_VIEW}, vl_const, "VIEW(CONST) becomes VALID"},
+  {{OP_VIEW}, vl_elementwise, "VIEW before elementwise"},
+  {{OP_VIEW}, vl_buffer, "VIEW before buffer ops"},
+};
+const PatternMatcher pm_view_left = {view_left_rules, 3};
+
+const UOp *apply_swizzle(KG *k, const UOp *u) {
+  const PatternMatcher *pms[2] = {&pm_merge_views, &pm_view_left};
+  return graph_rewrite(k->in, u, pms, 2, k, false);
+}

@@ -1,0 +1,649 @@
+/* uops.c — the UOp methods of tinygrad 0.10.2 ops.py that the scheduler
+ * uses (kg.h). Cached properties (`st`, `_device`) are OMaps; their Python
+ * recursion is an explicit stack. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kg.h"
+
+const char kg_none = 0;
+
+/* ---------------------------------------------------------------- errors */
+
+_Noreturn void kg_assert_fail(KG *k, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  kg_vthrow(&k->thr, ST_RAISED, "AssertionError", fmt, ap);
+}
+
+_Noreturn void kg_unsupported(KG *k, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  kg_vthrow(&k->thr, ST_UNSUPPORTED, NULL, fmt, ap);
+}
+
+void *grow(Arena *a, void *items, size_t n, size_t *cap, size_t size) {
+  if (n < *cap) return items;
+  size_t ncap = *cap ? *cap * 2 : 8;
+  void *bigger = arena_array(a, ncap, size);
+  if (n) memcpy(bigger, items, n * size);
+  *cap = ncap;
+  return bigger;
+}
+
+void *idmap_get(const IdMap *m, const UOp *u) { return u->id < m->cap ? m->items[u->id] : NULL; }
+
+void idmap_put(Arena *a, IdMap *m, const UOp *u, void *val) {
+  if (u->id >= m->cap) {
+    size_t cap = m->cap ? m->cap : 1024;
+    while (cap <= u->id) cap *= 2;
+    void **bigger = arena_array(a, cap, sizeof *bigger);
+    if (m->cap) memcpy(bigger, m->items, m->cap * sizeof *bigger);
+    m->items = bigger, m->cap = cap;
+  }
+  m->items[u->id] = val;
+}
+
+/* ---------------------------------------------------------------- values */
+
+const Value *kv_int(KG *k, int64_t i) { return v_int(k->in, i); }
+
+const Value *kv_ints(KG *k, uint32_t n, const int64_t *v) {
+  const Value *items[ST_MAXDIM * 2];
+  for (uint32_t i = 0; i < n; i++) items[i] = v_int(k->in, v[i]);
+  return v_tuple(k->in, n, items);
+}
+
+const Value *kv_st(KG *k, const ST *s) { return v_st(k->in, (const ShapeTracker *)s); }
+const ST *kv_get_st(const Value *v) { return v && v->kind == V_ST ? (const ST *)v->u.st : NULL; }
+
+bool kv_get_ints(const Value *v, uint32_t *n, int64_t *out) {
+  if (v->kind != V_TUPLE || v->u.tuple.n > ST_MAXDIM) return false;
+  for (size_t i = 0; i < v->u.tuple.n; i++) {
+    const Value *x = v->u.tuple.items[i];
+    if (x->kind == V_INT) out[i] = x->u.i;
+    else if (x->kind == V_BOOL) out[i] = x->u.b;
+    else return false;
+  }
+  *n = (uint32_t)v->u.tuple.n;
+  return true;
+}
+
+/* dtypes.as_const */
+const Value *as_const(KG *k, const Value *b, const DType *dt) {
+  if (dtype_is_int(dt)) {
+    if (b->kind == V_INT) return b;
+    if (b->kind == V_BOOL) return v_int(k->in, b->u.b);
+    if (b->kind == V_FLOAT) {
+      double f = b->u.f;
+      if (isnan(f)) kg_throw(&k->thr, ST_RAISED, "ValueError", "cannot convert float NaN to integer");
+      if (isinf(f)) kg_throw(&k->thr, ST_RAISED, "OverflowError", "cannot convert float infinity to integer");
+      if (!(f > -9.2e18 && f < 9.2e18)) kg_unsupported(k, "an integer constant beyond int64");
+      return v_int(k->in, (int64_t)f);
+    }
+  } else if (dtype_is_float(dt)) {
+    if (b->kind == V_FLOAT) return b;
+    if (b->kind == V_INT) return v_float(k->in, (double)b->u.i);
+    if (b->kind == V_BOOL) return v_float(k->in, b->u.b ? 1.0 : 0.0);
+  } else {
+    return v_bool(k->in, value_truthy(b));
+  }
+  kg_unsupported(k, "a constant that is not a number");
+}
+
+/* ---------------------------------------------------------------- GroupOp */
+
+bool op_is_unary(Op op) {
+  return op == OP_EXP2 || op == OP_LOG2 || op == OP_SIN || op == OP_SQRT || op == OP_RECIP || op == OP_NEG;
+}
+bool op_is_binary(Op op) {
+  switch (op) {
+    case OP_ADD: case OP_MUL: case OP_IDIV: case OP_MAX: case OP_MOD: case OP_CMPLT: case OP_CMPNE: case OP_XOR:
+    case OP_SHL: case OP_SHR: case OP_OR: case OP_AND: case OP_THREEFRY: case OP_SUB: case OP_FDIV: case OP_POW:
+      return true;
+    default: return false;
+  }
+}
+bool op_is_alu(Op op) { return op_is_unary(op) || op_is_binary(op) || op == OP_WHERE || op == OP_MULACC; }
+bool op_is_movement(Op op) {
+  return op == OP_RESHAPE || op == OP_EXPAND || op == OP_PERMUTE || op == OP_PAD || op == OP_SHRINK || op == OP_FLIP;
+}
+bool op_is_buffer_group(Op op) {
+  return op == OP_LOAD || op == OP_STORE || op == OP_VALID || op == OP_CONST || op == OP_DEFINE_VAR;
+}
+bool op_is_commutative(Op op) {
+  return op == OP_ADD || op == OP_MUL || op == OP_MAX || op == OP_CMPNE || op == OP_XOR || op == OP_AND || op == OP_OR;
+}
+bool op_is_unsafe_pad(Op op) {
+  return op == OP_RECIP || op == OP_LOG2 || op == OP_EXP2 || op == OP_IDIV || op == OP_POW;
+}
+
+/* ---------------------------------------------------------------- construction */
+
+static bool float_zero(const Value *v) { return v->kind == V_FLOAT && v->u.f == 0.0; }
+
+/* UOp(op, dtype, src, arg). Python's UOp cache compares args with ==, so a
+ * CONST 0.0 and a CONST -0.0 are one node: whichever exists first. */
+const UOp *kg_uop(KG *k, Op op, const DType *dt, const Value *arg, uint32_t n, const UOp *const *src) {
+  if (op != OP_CONST || !arg || !float_zero(arg)) return uop_new(k->in, op, dt, arg, n, src);
+  const UOp *plus = uop_new(k->in, op, dt, v_float(k->in, 0.0), n, src);
+  const UOp *have = omap_get(&k->zero_consts, omap_ptr(plus));
+  if (have) return have;
+  const UOp *u = uop_new(k->in, op, dt, arg, n, src);
+  omap_put(&k->zero_consts, omap_ptr(plus), (void *)u);
+  return u;
+}
+
+void kg_note_const(KG *k, const UOp *u) {
+  if (u->op != OP_CONST || !float_zero(u->arg)) return;
+  const UOp *plus = uop_new(k->in, u->op, u->dtype, v_float(k->in, 0.0), u->nsrc, u->src);
+  omap_setdefault(&k->zero_consts, omap_ptr(plus), (void *)u);
+}
+
+const UOp *kg_uop1(KG *k, Op op, const DType *dt, const Value *arg, const UOp *a) { return kg_uop(k, op, dt, arg, 1, &a); }
+const UOp *kg_uop2(KG *k, Op op, const DType *dt, const Value *arg, const UOp *a, const UOp *b) {
+  const UOp *s[2] = {a, b};
+  return kg_uop(k, op, dt, arg, 2, s);
+}
+const UOp *kg_uop3(KG *k, Op op, const DType *dt, const Value *arg, const UOp *a, const UOp *b, const UOp *c) {
+  const UOp *s[3] = {a, b, c};
+  return kg_uop(k, op, dt, arg, 3, s);
+}
+
+/* UOp.replace */
+const UOp *replace_src(KG *k, const UOp *u, uint32_t n, const UOp *const *src) {
+  if (n == u->nsrc && (n == 0 || memcmp(src, u->src, n * sizeof *src) == 0)) return u;
+  return kg_uop(k, u->op, u->dtype, u->arg, n, src);
+}
+const UOp *replace_dtype(KG *k, const UOp *u, const DType *dt) {
+  return dt == u->dtype ? u : kg_uop(k, u->op, dt, u->arg, u->nsrc, u->src);
+}
+const UOp *replace_arg(KG *k, const UOp *u, const Value *arg) {
+  return arg == u->arg ? u : kg_uop(k, u->op, u->dtype, arg, u->nsrc, u->src);
+}
+const UOp *replace_op(KG *k, const UOp *u, Op op) { return op == u->op ? u : kg_uop(k, op, u->dtype, u->arg, u->nsrc, u->src); }
+
+/* ---------------------------------------------------------------- st */
+
+Op reduce_op_of(const UOp *r) {
+  const Value *a = r->arg;
+  if (a->kind != V_TUPLE || a->u.tuple.n != 2 || a->u.tuple.items[0]->kind != V_STR) return OP_NONE;
+  return op_parse(a->u.tuple.items[0]->u.str.s, TG_0_10_2);
+}
+
+uint32_t axis_arg(const UOp *r, int64_t *out) {
+  uint32_t n = 0;
+  if (r->arg->kind != V_TUPLE || r->arg->u.tuple.n != 2 || !kv_get_ints(r->arg->u.tuple.items[1], &n, out)) return 0;
+  return n;
+}
+
+/* The i-th UOp whose st UOp.st reads for u, or NULL past the last. */
+static const UOp *st_dep(KG *k, const UOp *u, uint32_t i) {
+  switch (u->op) {
+    case OP_BUFFER: case OP_VIEW: return NULL;
+    case OP_KERNEL: return i == 0 ? kernel_arg_ast(k, u) : NULL;
+    default: break;
+  }
+  if (op_is_movement(u->op)) return i == 0 && u->nsrc ? u->src[0] : NULL;
+  if (op_is_buffer_group(u->op)) return NULL;
+  return i < u->nsrc ? u->src[i] : NULL;
+}
+
+static const ST *cached_st(KG *k, const UOp *u, bool *found) {
+  void *c = idmap_get(&k->st_cache, u);
+  *found = c != NULL;
+  return c == &kg_none ? NULL : c;
+}
+
+static const ST *mop_st(KG *k, const ST *s, Op op, const Value *arg) {
+  int64_t v[ST_MAXDIM];
+  uint32_t n = 0;
+  if (op == OP_PAD || op == OP_SHRINK) {
+    SPair pairs[ST_MAXDIM];
+    if (arg->kind != V_TUPLE || arg->u.tuple.n != kst_ndim(s)) kg_assert_fail(k, "invalid %s arg", op == OP_PAD ? "pad" : "shrink");
+    for (size_t i = 0; i < arg->u.tuple.n; i++) {
+      uint32_t m;
+      int64_t p[ST_MAXDIM];
+      if (!kv_get_ints(arg->u.tuple.items[i], &m, p) || m != 2) kg_unsupported(k, "a symbolic or malformed movement arg");
+      pairs[i] = (SPair){p[0], p[1]};
+    }
+    return op == OP_PAD ? kst_pad(&k->stc, s, pairs) : kst_shrink(&k->stc, s, pairs);
+  }
+  if (!kv_get_ints(arg, &n, v)) kg_unsupported(k, "a symbolic or malformed movement arg");
+  switch (op) {
+    case OP_RESHAPE: return kst_reshape(&k->stc, s, n, v);
+    case OP_EXPAND: return kst_expand(&k->stc, s, n, v);
+    case OP_PERMUTE:
+      if (n != kst_ndim(s)) kg_assert_fail(k, "invalid permutation");
+      return kst_permute(&k->stc, s, v);
+    case OP_FLIP: {
+      bool f[ST_MAXDIM];
+      if (n != kst_ndim(s)) kg_assert_fail(k, "invalid flip");
+      for (uint32_t i = 0; i < n; i++) f[i] = v[i] != 0;
+      return kst_flip(&k->stc, s, f);
+    }
+    default: kg_unsupported(k, "movement op %s", op_name(op, TG_0_10_2));
+  }
+}
+
+/* "UOp sources must have the same shape {self} {[x.shape for x in src_sts]}" */
+_Noreturn static void shape_mismatch(KG *k, const UOp *u) {
+  kg_assert_fail(k, "UOp sources must have the same shape %s", uop_repr_line(k, u));
+}
+
+/* UOp.st for u once the st of what it reads is cached */
+static const ST *compute_st(KG *k, const UOp *u) {
+  bool found;
+  switch (u->op) {
+    case OP_MULTI: kg_unsupported(k, "multi-device tensors (Ops.MULTI)");
+    case OP_BUFFER: {
+      if (u->arg->kind != V_INT) kg_unsupported(k, "a BUFFER whose size is not an int");
+      int64_t n = u->arg->u.i;
+      return kst_from_shape(&k->stc, 1, &n);
+    }
+    case OP_KERNEL: {
+      const ST *a = cached_st(k, kernel_arg_ast(k, u), &found);
+      if (!a) kg_assert_fail(k, "%s", "");
+      return kst_from_shape(&k->stc, kst_ndim(a), st_shape(a));
+    }
+    case OP_VIEW: return kv_get_st(u->arg);
+    default: break;
+  }
+  if (op_is_movement(u->op)) {
+    const ST *s = cached_st(k, u->src[0], &found);
+    if (!s) kg_assert_fail(k, "%s", "");
+    return mop_st(k, s, u->op, u->arg);
+  }
+  if (op_is_buffer_group(u->op)) {
+    for (uint32_t i = 0; i < u->nsrc; i++)
+      if (u->src[i]->op == OP_VIEW) return kv_get_st(u->src[i]->arg);
+    return NULL;
+  }
+  const ST *first = NULL;
+  for (uint32_t i = 0; i < u->nsrc; i++) {
+    const ST *s = cached_st(k, u->src[i], &found);
+    if (!s) continue;
+    if (!first) first = s;
+    else if (kst_ndim(s) != kst_ndim(first) || memcmp(st_shape(s), st_shape(first), kst_ndim(s) * sizeof(int64_t)) != 0)
+      shape_mismatch(k, u);
+  }
+  if (!first) return NULL;
+  uint32_t n = kst_ndim(first);
+  int64_t shape[ST_MAXDIM];
+  memcpy(shape, st_shape(first), n * sizeof *shape);
+  if (u->op == OP_BITCAST || u->op == OP_BUFFER_VIEW) {
+    int isz = u->src[0]->dtype->itemsize;
+    if (u->dtype->itemsize != isz && n) {
+      int64_t x = shape[n - 1] * isz, d = u->dtype->itemsize;
+      shape[n - 1] = x / d - ((x % d != 0) && ((x < 0) != (d < 0)));
+    }
+  } else if (u->op == OP_REDUCE_AXIS || u->op == OP_WMMA) {
+    int64_t axis[ST_MAXDIM];
+    uint32_t na = axis_arg(u, axis);
+    kst_reduce_shape(first, na, axis, shape);
+  }
+  return kst_from_shape(&k->stc, n, shape);
+}
+
+const ST *uop_st(KG *k, const UOp *u) {
+  bool found;
+  const ST *s = cached_st(k, u, &found);
+  if (found) return s;
+  size_t depth = 0;
+  if (!k->walk_cap) k->walk = grow(k->a, k->walk, 0, &k->walk_cap, sizeof *k->walk);
+  k->walk[depth++] = (WalkFrame){u, 0};
+  while (depth) {
+    WalkFrame *f = &k->walk[depth - 1];
+    const UOp *d = st_dep(k, f->u, f->next);
+    if (d) {
+      f->next++;
+      cached_st(k, d, &found);
+      if (found) continue;
+      if (depth == k->walk_cap) k->walk = grow(k->a, k->walk, depth, &k->walk_cap, sizeof *k->walk);
+      k->walk[depth++] = (WalkFrame){d, 0};
+      continue;
+    }
+    const ST *r = compute_st(k, f->u);
+    idmap_put(k->a, &k->st_cache, f->u, r ? (void *)r : (void *)&kg_none);
+    depth--;
+  }
+  return cached_st(k, u, &found);
+}
+
+const ST *uop_st_unwrap(KG *k, const UOp *u) {
+  const ST *s = uop_st(k, u);
+  if (!s) kg_assert_fail(k, "%s", "");
+  return s;
+}
+
+const int64_t *uop_shape(KG *k, const UOp *u, uint32_t *n) {
+  const ST *s = uop_st_unwrap(k, u);
+  *n = kst_ndim(s);
+  return st_shape(s);
+}
+
+int64_t uop_size(KG *k, const UOp *u) {
+  if (u->op == OP_BUFFER) return u->arg->kind == V_INT ? u->arg->u.i : 0;
+  return st_size(uop_st_unwrap(k, u));
+}
+
+const UOp *uop_base(const UOp *u) {
+  while ((u->op == OP_VIEW && u->nsrc) || op_is_movement(u->op)) u = u->src[0];
+  return u;
+}
+
+/* ---------------------------------------------------------------- device */
+
+const char *uop_device(KG *k, const UOp *u) {
+  void *c = idmap_get(&k->dev_cache, u);
+  if (c) return c == &kg_none ? NULL : c;
+  size_t depth = 0;
+  if (!k->walk_cap) k->walk = grow(k->a, k->walk, 0, &k->walk_cap, sizeof *k->walk);
+  k->walk[depth++] = (WalkFrame){u, 0};
+  while (depth) {
+    WalkFrame *f = &k->walk[depth - 1];
+    if (f->u->op == OP_MULTI) kg_unsupported(k, "multi-device tensors (Ops.MULTI)");
+    if (f->u->op != OP_DEVICE && f->next < f->u->nsrc) {
+      const UOp *d = f->u->src[f->next++];
+      if (idmap_get(&k->dev_cache, d)) continue;
+      if (depth == k->walk_cap) k->walk = grow(k->a, k->walk, depth, &k->walk_cap, sizeof *k->walk);
+      k->walk[depth++] = (WalkFrame){d, 0};
+      continue;
+    }
+    const char *dev = NULL;
+    if (f->u->op == OP_DEVICE) {
+      if (f->u->arg->kind != V_STR) kg_unsupported(k, "a DEVICE whose arg is not a string (multi-device)");
+      dev = f->u->arg->u.str.s;
+    } else {
+      for (uint32_t i = 0; i < f->u->nsrc && !dev; i++) {
+        void *x = idmap_get(&k->dev_cache, f->u->src[i]);
+        if (x != &kg_none) dev = x;
+      }
+    }
+    idmap_put(k->a, &k->dev_cache, f->u, dev ? (void *)dev : (void *)&kg_none);
+    depth--;
+  }
+  c = idmap_get(&k->dev_cache, u);
+  return c == &kg_none ? NULL : c;
+}
+
+/* ---------------------------------------------------------------- buffers */
+
+const UOp *uop_buf_uop(KG *k, const UOp *u) {
+  for (;;) {
+    const UOp *b = uop_base(u);
+    if (b->op == OP_BUFFER) return b;
+    if (!(op_is_buffer_group(b->op) || b->op == OP_ASSIGN)) kg_assert_fail(k, "buf_uop called on %s", op_name(u->op, TG_0_10_2));
+    u = u->src[0];
+  }
+}
+
+Buf *uop_buffer_get(KG *k, const UOp *u) { return omap_get(&k->buffers, omap_ptr(u)); }
+
+Buf *uop_buffer(KG *k, const UOp *u) {
+  while (u != uop_base(u)) {
+    if (!st_contiguous(uop_st_unwrap(k, u))) kg_assert_fail(k, "VIEW only works here if it's contiguous");
+    u = u->src[0];
+  }
+  if (u->op != OP_BUFFER) kg_assert_fail(k, "must be BUFFER %s", op_name(u->op, TG_0_10_2));
+  Buf *b = uop_buffer_get(k, u);
+  if (b) return b;
+  const char *dev = uop_device(k, u);
+  if (!dev) kg_assert_fail(k, "buffer not supported on multi");
+  b = arena_alloc(k->a, sizeof *b);
+  b->input_index = -1;
+  b->device = dev;
+  b->size = uop_size(k, u);
+  b->dtype = u->dtype->is_image ? u->dtype : u->dtype->base;
+  b->image = u->dtype->is_image ? u->dtype : NULL;
+  omap_put(&k->buffers, omap_ptr(u), b);
+  return b;
+}
+
+const Value *uop_metadata(KG *k, const UOp *u) { return omap_get(&k->all_metadata, omap_ptr(u)); }
+
+const UOp *new_buffer(KG *k, const char *device, int64_t size, const DType *dt) {
+  char label[40];
+  int n = snprintf(label, sizeof label, "k:%llu", (unsigned long long)k->unique_count++);
+  const UOp *dev = kg_uop(k, OP_DEVICE, dt_void, v_str(k->in, device), 0, NULL);
+  const UOp *uniq = kg_uop(k, OP_UNIQUE, dt_void, v_strn(k->in, V_BUFREF, label, (size_t)n), 0, NULL);
+  return kg_uop2(k, OP_BUFFER, dt, kv_int(k, size), dev, uniq);
+}
+
+/* ---------------------------------------------------------------- builders */
+
+const UOp *st_to_uop(KG *k, const ST *s) { return kg_uop(k, OP_VIEW, dt_void, kv_st(k, s), 0, NULL); }
+
+const UOp *uop_view(KG *k, const UOp *u, const ST *s) { return kg_uop1(k, OP_VIEW, u->dtype, kv_st(k, s), uop_base(u)); }
+
+/* UOp.const */
+const UOp *uop_const(KG *k, const DType *dt, const Value *b) { return kg_uop(k, OP_CONST, dt, as_const(k, b, dt), 0, NULL); }
+
+/* UOp._mop */
+const UOp *uop_mop(KG *k, const UOp *u, Op op, const Value *arg) {
+  const UOp *ret = kg_uop1(k, op, u->dtype, arg, u);
+  return uop_st(k, u) == uop_st_unwrap(k, ret) ? u : ret;
+}
+
+const UOp *uop_reshape(KG *k, const UOp *u, uint32_t n, const int64_t *shape) {
+  return uop_mop(k, u, OP_RESHAPE, kv_ints(k, n, shape));
+}
+
+const UOp *uop_shrink(KG *k, const UOp *u, const SPair *arg) {
+  uint32_t n;
+  uop_shape(k, u, &n);
+  const Value *pairs[ST_MAXDIM];
+  for (uint32_t i = 0; i < n; i++) pairs[i] = kv_ints(k, 2, (const int64_t[2]){arg[i].b, arg[i].e});
+  return uop_mop(k, u, OP_SHRINK, v_tuple(k->in, n, pairs));
+}
+
+/* UOp.metaop(Ops.CONST, shape, dtype, device, b) */
+static const UOp *metaop_const(KG *k, uint32_t n, const int64_t *shape, const DType *dt, const char *device, const Value *b) {
+  const UOp *dev = kg_uop(k, OP_DEVICE, dt_void, v_str(k->in, device), 0, NULL);
+  const UOp *vw = kg_uop1(k, OP_VIEW, dt_void, kv_st(k, kst_scalar(&k->stc)), dev);
+  const UOp *c = kg_uop1(k, OP_CONST, dt, as_const(k, b, dt), vw);
+  int64_t ones[ST_MAXDIM];
+  for (uint32_t i = 0; i < n; i++) ones[i] = 1;
+  c = uop_reshape(k, c, n, ones);
+  return uop_mop(k, c, OP_EXPAND, kv_ints(k, n, shape));
+}
+
+/* UOp.const_like */
+const UOp *uop_const_like(KG *k, const UOp *u, const Value *b) {
+  const char *dev = uop_device(k, u);
+  if (!dev) return uop_const(k, u->dtype, b);
+  uint32_t n;
+  const int64_t *shape = uop_shape(k, u, &n);
+  return metaop_const(k, n, shape, u->dtype, dev, b);
+}
+
+/* UOp.alu */
+const UOp *uop_alu(KG *k, Op op, uint32_t n, const UOp *const *src) {
+  const DType *dt = src[n - 1]->dtype;
+  if (op == OP_CMPLT || op == OP_CMPNE) dt = dt->count > 1 ? dtype_vec(dt_bool, dt->count) : dt_bool;
+  return kg_uop(k, op, dt, NULL, n, src);
+}
+const UOp *uop_alu2(KG *k, Op op, const UOp *a, const UOp *b) {
+  const UOp *s[2] = {a, b};
+  return uop_alu(k, op, 2, s);
+}
+
+/* SimpleMathTrait._binop with a Python number (ufix makes it const_like) */
+const UOp *uop_binop_const(KG *k, Op op, const UOp *a, const Value *b, bool reverse) {
+  const UOp *c = uop_const_like(k, a, b);
+  return reverse ? uop_alu2(k, op, c, a) : uop_alu2(k, op, a, c);
+}
+
+/* SimpleMathTrait.neg */
+const UOp *uop_neg(KG *k, const UOp *u) {
+  if (u->dtype->scalar == dt_bool) return uop_binop_const(k, OP_CMPNE, u, v_bool(k->in, true), false);
+  return uop_binop_const(k, OP_MUL, u, kv_int(k, -1), false);
+}
+
+const UOp *uop_cast(KG *k, const UOp *u, const DType *dt) { return u->dtype == dt ? u : kg_uop1(k, OP_CAST, dt, NULL, u); }
+
+const UOp *uop_sink(KG *k, uint32_t n, const UOp *const *src) { return kg_uop(k, OP_SINK, dt_void, NULL, n, src); }
+
+/* UOp._reduce_op */
+static const UOp *reduce_op(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis) {
+  uint32_t n, m = 0;
+  const int64_t *shape = uop_shape(k, u, &n);
+  int64_t keep[ST_MAXDIM];
+  for (uint32_t i = 0; i < naxis; i++)
+    if (axis[i] >= 0 && axis[i] < (int64_t)n && shape[axis[i]] != 1) keep[m++] = axis[i];
+    else if (axis[i] < 0 || axis[i] >= (int64_t)n) kg_throw(&k->thr, ST_RAISED, "IndexError", "tuple index out of range");
+  for (uint32_t i = 1; i < m; i++) /* sorted() */
+    for (uint32_t j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+      int64_t t = keep[j]; keep[j] = keep[j - 1]; keep[j - 1] = t;
+    }
+  if (m == 0) return u;
+  const Value *arg[2] = {v_str(k->in, op_name(op, TG_0_10_2)), kv_ints(k, m, keep)};
+  return kg_uop1(k, OP_REDUCE_AXIS, u->dtype, v_tuple(k->in, 2, arg), u);
+}
+
+/* UOp.r: with SPLIT_REDUCEOP, a big reduce is split in two */
+const UOp *uop_r(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis) {
+  const ST *s = uop_st_unwrap(k, u);
+  uint32_t n = kst_ndim(s);
+  const int64_t *shape = st_shape(s);
+  int64_t new_shape[ST_MAXDIM];
+  kst_reduce_shape(s, naxis, axis, new_shape);
+  int64_t prod = shape_prod(n, shape), new_prod = shape_prod(n, new_shape);
+  bool zero = false;
+  for (uint32_t i = 0; i < n; i++) zero |= shape[i] == 0;
+  if (!k->split_reduceop || zero || prod / new_prod < k->split_threshold) return reduce_op(k, u, op, naxis, axis);
+  int64_t strides[ST_MAXDIM];
+  bool has[ST_MAXDIM], have_strides = false;
+  int64_t top = (int64_t)1 << (k->split_size < 62 ? k->split_size : 62);
+  top = top / new_prod - ((top % new_prod != 0) && (new_prod < 0));
+  if (top > 256) top = 256;
+  int64_t dim = -1, divisor = 0;
+  for (uint32_t i = 0; i < naxis && dim < 0; i++) {
+    for (int64_t x = top; x > 7 && dim < 0; x--) {
+      if (shape[axis[i]] % x != 0) continue;
+      if (!have_strides) {
+        kst_real_strides(&k->stc, s, true, strides, has);
+        have_strides = true;
+      }
+      if (has[axis[i]] && strides[axis[i]] == 0) continue;
+      dim = axis[i], divisor = x;
+    }
+  }
+  if (dim < 0) return reduce_op(k, u, op, naxis, axis);
+  int64_t split[ST_MAXDIM], perm[ST_MAXDIM];
+  uint32_t sn = 0, pn = 0;
+  if (n + 1 > ST_MAXDIM) kg_unsupported(k, "too many dimensions");
+  for (uint32_t i = 0; i < n; i++) {
+    if ((int64_t)i == dim) split[sn++] = divisor, split[sn++] = shape[i] / divisor;
+    else split[sn++] = shape[i];
+  }
+  for (uint32_t i = 0; i < sn; i++)
+    if ((int64_t)i != dim) perm[pn++] = i;
+  perm[pn++] = dim;
+  const UOp *sp = uop_mop(k, uop_reshape(k, u, sn, split), OP_PERMUTE, kv_ints(k, pn, perm));
+  int64_t last = n;
+  const UOp *r = reduce_op(k, reduce_op(k, sp, op, naxis, axis), op, 1, &last);
+  return uop_reshape(k, r, n, new_shape);
+}
+
+/* ---------------------------------------------------------------- repr */
+
+static void py_float_repr(double f, char *buf, size_t n) {
+  if (isnan(f)) { snprintf(buf, n, "nan"); return; }
+  if (isinf(f)) { snprintf(buf, n, f > 0 ? "inf" : "-inf"); return; }
+  char tmp[64];
+  int prec;
+  for (prec = 1; prec <= 17; prec++) {
+    snprintf(tmp, sizeof tmp, "%.*e", prec - 1, f);
+    if (strtod(tmp, NULL) == f) break;
+  }
+  /* tmp is d.ddde[+-]XX: decide fixed vs scientific like repr() */
+  char *e = strchr(tmp, 'e');
+  int exp = atoi(e + 1);
+  if (exp < -4 || exp >= 16) {
+    char mant[40];
+    size_t ml = (size_t)(e - tmp);
+    memcpy(mant, tmp, ml);
+    mant[ml] = 0;
+    snprintf(buf, n, "%se%c%02d", mant, exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+    return;
+  }
+  snprintf(buf, n, "%.*f", prec - 1 - exp > 0 ? prec - 1 - exp : 0, f);
+  if (!strchr(buf, '.')) strncat(buf, ".0", n - strlen(buf) - 1);
+}
+
+static void repr_into(KG *k, const Value *v, char *buf, size_t n, bool as_str);
+
+static void repr_view(const View *v, char *buf, size_t n) {
+  char a[512], b[512], m[1024];
+  size_t k = 0;
+  if (v->mask) {
+    k += (size_t)snprintf(m, sizeof m, "(");
+    for (int i = 0; i < v->ndim && k < sizeof m; i++)
+      k += (size_t)snprintf(m + k, sizeof m - k, "%s(%lld, %lld)", i ? ", " : "", (long long)v->mask[i].b, (long long)v->mask[i].e);
+    if (k < sizeof m) snprintf(m + k, sizeof m - k, v->ndim == 1 ? ",)" : ")");
+  } else snprintf(m, sizeof m, "None");
+  snprintf(buf, n, "View(shape=%s, strides=%s, offset=%lld, mask=%s, contiguous=%s)", fmt_tuple(a, sizeof a, v->ndim, v->shape),
+           fmt_tuple(b, sizeof b, v->ndim, v->strides), (long long)v->offset, m, v->contiguous ? "True" : "False");
+}
+
+static void repr_into(KG *k, const Value *v, char *buf, size_t n, bool as_str) {
+  switch (v->kind) {
+    case V_NONE: snprintf(buf, n, "None"); return;
+    case V_BOOL: snprintf(buf, n, v->u.b ? "True" : "False"); return;
+    case V_INT: snprintf(buf, n, "%lld", (long long)v->u.i); return;
+    case V_FLOAT: py_float_repr(v->u.f, buf, n); return;
+    case V_STR: snprintf(buf, n, as_str ? "%s" : "'%s'", v->u.str.s); return;
+    case V_DTYPE: {
+      char d[128];
+      snprintf(buf, n, "dtypes.%s", dtype_repr(v->u.dtype, TG_0_10_2, d, sizeof d));
+      return;
+    }
+    case V_ST: {
+      const ST *s = kv_get_st(v);
+      size_t w = (size_t)snprintf(buf, n, "ShapeTracker(views=(");
+      for (int i = 0; i < s->nviews && w < n; i++) {
+        repr_view(s->views[i], buf + w, n - w);
+        w = strlen(buf);
+        if (w < n) w += (size_t)snprintf(buf + w, n - w, ",");
+      }
+      if (w < n) snprintf(buf + w, n - w, "))");
+      return;
+    }
+    case V_TUPLE: {
+      size_t w = (size_t)snprintf(buf, n, "(");
+      for (size_t i = 0; i < v->u.tuple.n && w < n; i++) {
+        if (i) w += (size_t)snprintf(buf + w, n - w, ", ");
+        if (w < n) repr_into(k, v->u.tuple.items[i], buf + w, n - w, as_str);
+        w = strlen(buf);
+      }
+      if (w < n) snprintf(buf + w, n - w, v->u.tuple.n == 1 ? ",)" : ")");
+      return;
+    }
+    default: snprintf(buf, n, "%.*s", (int)v->u.str.n, v->u.str.s); return;
+  }
+}
+
+const char *py_repr(KG *k, const Value *v) {
+  char *buf = arena_alloc(k->a, 2048);
+  repr_into(k, v, buf, 2048, false);
+  return buf;
+}
+
+const char *uop_repr_line(KG *k, const UOp *u) {
+  char d[128], arg[2048];
+  if (u->op == OP_REDUCE_AXIS && u->arg->kind == V_TUPLE) {
+    /* argstr: f'({", ".join(map(str, self.arg))})' */
+    size_t w = (size_t)snprintf(arg, sizeof arg, "(");
+    for (size_t i = 0; i < u->arg->u.tuple.n && w < sizeof arg; i++) {
+      if (i) w += (size_t)snprintf(arg + w, sizeof arg - w, ", ");
+      if (w < sizeof arg) repr_into(k, u->arg->u.tuple.items[i], arg + w, sizeof arg - w, true);
+      w = strlen(arg);
+    }
+    if (w < sizeof arg) snprintf(arg + w, sizeof arg - w, ")");
+  } else repr_into(k, u->arg, arg, sizeof arg, false);
+  return arena_printf(k->a, "UOp(%s, dtypes.%s, arg=%s, src=(%s", op_name(u->op, TG_0_10_2), dtype_repr(u->dtype, TG_0_10_2, d, sizeof d),
+                      arg, u->nsrc ? "" : "))");
+}

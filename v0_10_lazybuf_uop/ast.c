@@ -1,0 +1,479 @@
+/* ast.c — from one kernel's STOREs to its AST (engine/schedule.py 0.10.0
+ * full_ast_rewrite):
+ *   1. `lazy` (+ `multioutput` for several outputs) folds the small graph:
+ *      VIEW(BUFFER, op) -> op, VIEW(BUFFER) -> PRELOAD, CONTIGUOUS -> its
+ *      source, and a LOAD of another output of the same kernel -> its value;
+ *   2. the "cycle detected in kernel" check on PRELOAD/LOAD of assign targets;
+ *   3. `view_left` pushes VIEWs up to the loads, `view_right` pushes the
+ *      remaining ones (on reduces) down to the stores (swizzle_r,
+ *      push_swizzle_down_through_reduce / _elementwise, merge_double_reduce);
+ *   4. the augmented-assign contiguity check;
+ *   5. `to_si` simplifies the ShapeTrackers, turns PRELOAD into LOAD and
+ *      lifts a meta op to the root, `append_bufs` numbers the BUFFERs as
+ *      DEFINE_GLOBALs. */
+#include <string.h>
+#include "sched.h"
+
+static sint prod(int n, const sint *xs) {
+  sint p = 1;
+  for (int i = 0; i < n; i++) p *= xs[i];
+  return p;
+}
+
+
+/* ======== lazy, multioutput ======== */
+
+/* (UPatSrc(), lambda ctx,to_store,**kwargs: to_store) */
+static const UOp *rule_lazy_src(void *ctx, const UOp *u) {
+  (void)ctx;
+  return u->nsrc == 2 ? u->src[1] : NULL;
+}
+
+/* (UPat(Ops.BUFFER, name="b").view(name="view"), lambda ctx,b,view: UOp(Ops.PRELOAD, view.dtype, (b, view.st.to_uop()))) */
+static const UOp *rule_lazy_preload(void *ctx, const UOp *view) {
+  Sched *s = *(Sched **)ctx;
+  if (view->nsrc != 1 || view->src[0]->op != OP_BUFFER) return NULL;
+  return uop2(s->in, OP_PRELOAD, view->dtype, s->none, view->src[0], v100_st_to_uop(s, view->arg));
+}
+
+/* (UPat(Ops.CONTIGUOUS, src=(UPat.var("x"),)), lambda ctx,x: x) */
+static const UOp *rule_lazy_contiguous(void *ctx, const UOp *u) {
+  (void)ctx;
+  return u->nsrc == 1 ? u->src[0] : NULL;
+}
+
+typedef struct LazyCtx {
+  Sched *s;          /* first member: the lazy rules read it */
+  OMap stores;       /* {x.buf_uop: x.src[2] for x in pre.src} */
+} LazyCtx;
+
+/* multioutput = PatternMatcher([(UPat.load(UPat.var("b"), UPat()), lambda ctx,b: ctx.get(b)),]) */
+static const UOp *rule_multioutput(void *ctx, const UOp *u) {
+  LazyCtx *c = ctx;
+  return u->nsrc == 2 ? omap_get(&c->stores, omap_ptr(u->src[0])) : NULL;
+}
+
+static const Rule lazy_rules[] = {
+  {{OP_VIEW}, rule_lazy_src, "UPatSrc() -> to_store"},
+  {{OP_VIEW}, rule_lazy_preload, "VIEW(BUFFER) -> PRELOAD"},
+  {{OP_CONTIGUOUS}, rule_lazy_contiguous, "CONTIGUOUS(x) -> x"},
+};
+static const PatternMatcher lazy_pm = {lazy_rules, 3};
+static const Rule multioutput_rules[] = {{{OP_LOAD}, rule_multioutput, "LOAD of an output -> its value"}};
+static const PatternMatcher multioutput_pm = {multioutput_rules, 1};
+
+/* assert cyclic dependency: among PRELOADs and LOADs of assigned buffers (in
+ * sparents order), a run of one buffer must not mix the two ops */
+static bool check_cycle(Sched *s, const UOp *sink) {
+  if (!omap_len(&s->assigns)) return true; /* no assigned buffers: nothing to check */
+  const UOp **parents;
+  size_t n = v100_uop_sparents(s, sink, &parents);
+  const UOp *run_buf = NULL;
+  Op run_op = OP_NONE;
+  bool mixed = false;
+  for (size_t i = 0; i < n && !mixed; i++) {
+    const UOp *x = parents[i];
+    if (x->op != OP_PRELOAD && x->op != OP_LOAD) continue;
+    const UOp *b = v100_buf_uop(s, x);
+    if (!b) return false;
+    if (!omap_has(&s->assigns, omap_ptr(b))) continue;
+    if (b != run_buf) run_buf = b, run_op = x->op;
+    else if (x->op != run_op) mixed = true;
+  }
+  if (!mixed) return true;
+  return v100_sched_raise(s, "RuntimeError", "cycle detected in kernel.\nhelp: use .contiguous() to break the part loading pre-assign %s into a different kernel.",
+                     v100_uop_repr_line(s, run_buf));
+}
+
+/* ======== view_left / view_right ======== */
+
+/* graph_rewrite(u, pm) with a Sched-only context */
+static const UOp *rewrite_with(Sched *s, const UOp *u, const PatternMatcher *pm0, const PatternMatcher *pm1) {
+  const PatternMatcher *pms[2] = {pm0, pm1};
+  Sched *ctx = s;
+  return graph_rewrite(s->in, u, pms, pm1 ? 2 : 1, &ctx, false);
+}
+
+/* merge_views: (UPat(Ops.VIEW, src=(UPat(Ops.VIEW, name="s0"),), name="s1"), lambda s0,s1: s0.replace(arg=s0.st+s1.st)) */
+static const UOp *rule_merge_views(void *ctx, const UOp *s1) {
+  Sched *s = *(Sched **)ctx;
+  if (s->failed || s1->nsrc != 1 || s1->src[0]->op != OP_VIEW) return NULL;
+  const UOp *s0 = s1->src[0];
+  const Value *st = st10_add(s, s0->arg, s1->arg);
+  return st ? uop_new(s->in, OP_VIEW, s0->dtype, st, s0->nsrc, s0->src) : NULL;
+}
+
+static bool pushable_elementwise(Op op) { return v100_op_in_alu(op) || op == OP_CAST || op == OP_BITCAST || op == OP_ASSIGN; }
+
+/* (UPat({*GroupOp.ALU, Ops.CAST, Ops.BITCAST, Ops.ASSIGN}, name="e").view(name="v"),
+ *  lambda e,v: e.replace(src=tuple(s.view(v.st) for s in e.src))) — VIEW before elementwise ops */
+static const UOp *rule_view_before_elementwise(void *ctx, const UOp *v) {
+  Sched *s = *(Sched **)ctx;
+  if (s->failed || v->nsrc != 1 || !pushable_elementwise(v->src[0]->op)) return NULL;
+  const UOp *e = v->src[0];
+  const UOp **src = arena_array(s->a, e->nsrc + 1, sizeof *src);
+  for (uint32_t i = 0; i < e->nsrc; i++)
+    if (!(src[i] = v100_uop_view(s, e->src[i], v->arg))) return NULL;
+  return v100_uop_replace_src(s, e, e->nsrc, src);
+}
+
+/* (UPat(GroupOp.Buffer, name="b").view(name="v"),
+ *  lambda b,v: b.replace(src=tuple((s.arg+v.arg).to_uop() if s.op is Ops.VIEW else s for s in b.src)))
+ * — early merge VIEW buffer ops */
+static const UOp *rule_merge_buffer_view(void *ctx, const UOp *v) {
+  Sched *s = *(Sched **)ctx;
+  if (s->failed || v->nsrc != 1 || !v100_op_in_buffer(v->src[0]->op)) return NULL;
+  const UOp *b = v->src[0];
+  const UOp **src = arena_array(s->a, b->nsrc + 1, sizeof *src);
+  for (uint32_t i = 0; i < b->nsrc; i++) {
+    src[i] = b->src[i];
+    if (src[i]->op != OP_VIEW) continue;
+    const Value *st = st10_add(s, src[i]->arg, v->arg);
+    if (!st) return NULL;
+    src[i] = v100_st_to_uop(s, st);
+  }
+  return v100_uop_replace_src(s, b, b->nsrc, src);
+}
+
+static const Rule merge_views_rules[] = {{{OP_VIEW}, rule_merge_views, "merge_views"}};
+static const PatternMatcher merge_views_pm = {merge_views_rules, 1};
+static const Rule view_left_rules[] = {
+  {{OP_VIEW}, rule_view_before_elementwise, "VIEW before elementwise ops"},
+  {{OP_VIEW}, rule_merge_buffer_view, "early merge VIEW buffer ops"},
+};
+static const PatternMatcher view_left_pm = {view_left_rules, 2};
+
+/* apply_swizzle(u, arg): graph_rewrite(u.view(arg), view_left) */
+static const UOp *apply_swizzle(Sched *s, const UOp *u, const Value *st) {
+  const UOp *v = v100_uop_view(s, u, st);
+  return v ? rewrite_with(s, v, &merge_views_pm, &view_left_pm) : NULL;
+}
+
+/* permute_reduce(input_st, axis): the permutation moving the reduce axes to
+ * the end; returns tmp, and rshape = tmp.shape[-len(axis):] in rshape, nr */
+static const Value *permute_reduce(Sched *s, const Value *input_st, const Value *axis, const sint **rshape, int *nr) {
+  int n = st10_ndim(input_st), k = 0;
+  size_t na = axis->u.tuple.n;
+  int64_t *perm = arena_array(s->a, (size_t)n + na + 1, sizeof *perm);
+  for (int i = 0; i < n; i++) {
+    bool reduced = false;
+    for (size_t j = 0; j < na; j++) reduced |= axis->u.tuple.items[j]->u.i == i;
+    if (!reduced) perm[k++] = i;
+  }
+  for (size_t j = 0; j < na; j++) perm[k++] = axis->u.tuple.items[j]->u.i;
+  const Value *tmp = st10_permute(s, input_st, k, perm);
+  if (!tmp) return NULL;
+  int tn = st10_ndim(tmp);
+  *nr = na == 0 ? tn : (int)na < tn ? (int)na : tn; /* tmp.shape[-len(axis):] */
+  *rshape = st10_shape(tmp) + (tn - *nr);
+  return tmp;
+}
+
+/* the view v extended by the reduce dimensions rshape (swizzle_r's `nv`) */
+static const View *extend_view(Sched *s, const View *v, int nr, const sint *rshape) {
+  int n = v->ndim + nr;
+  sint *shape = arena_array(s->a, (size_t)n + 1, sizeof *shape), *strides = arena_array(s->a, (size_t)n + 1, sizeof *strides);
+  sint prshape = prod(nr, rshape);
+  for (int i = 0; i < v->ndim; i++) shape[i] = v->shape[i], strides[i] = v->strides[i] * prshape;
+  for (int i = 0; i < nr; i++) shape[v->ndim + i] = rshape[i];
+  strides_for_shape(nr, rshape, strides + v->ndim);
+  SPair *mask = NULL;
+  if (v->mask) {
+    mask = arena_array(s->a, (size_t)n + 1, sizeof *mask);
+    memcpy(mask, v->mask, (size_t)v->ndim * sizeof *mask);
+    for (int i = 0; i < nr; i++) mask[v->ndim + i] = (SPair){0, rshape[i]};
+  }
+  return st10_view_create(s, n, shape, strides, v->offset * prshape, mask);
+}
+
+/* swizzle_r(r, src, st): a non contiguous VIEW on a reduce becomes a view of its input */
+static const UOp *swizzle_r(Sched *s, const UOp *r, const UOp *src, const Value *st) {
+  const Value *src_st = v100_uop_st(s, src), *axis = v100_axis_arg(r);
+  if (!src_st) return NULL;
+  const Value *base = st10_from_shape(s, st10_ndim(src_st), st10_shape(src_st));
+  const sint *rshape;
+  int nr;
+  const Value *tmp = base ? permute_reduce(s, base, axis, &rshape, &nr) : NULL;
+  if (!tmp) return NULL;
+  int nv = st10_nviews(st);
+  const View **views = arena_array(s->a, (size_t)nv + 1, sizeof *views);
+  for (int i = 0; i < nv; i++)
+    if (!(views[i] = extend_view(s, st10_view(st, i), nr, rshape))) return NULL;
+  const Value *ext = st10_from_views(s, nv, views), *new_input_st = ext ? st10_add(s, tmp, ext) : NULL;
+  if (!new_input_st) return NULL;
+  const sint *new_rshape;
+  int nnr;
+  if (!permute_reduce(s, new_input_st, axis, &new_rshape, &nnr)) return NULL;
+  int n = st10_ndim(new_input_st);
+  const Value **new_axis = arena_array(s->a, (size_t)nnr + 1, sizeof *new_axis);
+  for (int i = 0; i < nnr; i++) new_axis[i] = v_int(s->in, n - nnr + i);
+  const UOp *x = apply_swizzle(s, src, new_input_st);
+  const Value *out = st10_from_shape(s, st10_ndim(st), st10_shape(st));
+  if (!x || !out) return NULL;
+  return v100_uop_view(s, v100_uop_r(s, x, r->arg->u.tuple.items[0], v_tuple(s->in, (size_t)nnr, new_axis)), out);
+}
+
+/* (UPat(Ops.STORE, src=(UPat.var("b"), UPat.var("st"), UPat(Ops.ASSIGN, name="a"))),
+ *  lambda a,b,st: UOp.store(b, (a.arg[0]+st.arg).to_uop(), a.replace(arg=())) if a.arg else None) — ASSIGN can override st */
+static const UOp *rule_assign_st(void *ctx, const UOp *u) {
+  Sched *s = *(Sched **)ctx;
+  if (s->failed || u->nsrc != 3 || u->src[2]->op != OP_ASSIGN) return NULL;
+  const UOp *a = u->src[2], *st_node = u->src[1];
+  if (a->arg->kind != V_TUPLE || a->arg->u.tuple.n == 0) return NULL;
+  const Value *st = st10_add(s, a->arg->u.tuple.items[0], st_node->arg);
+  if (!st) return NULL;
+  const UOp *na = uop_new(s->in, a->op, a->dtype, v_tuple(s->in, 0, NULL), a->nsrc, a->src);
+  return uop3(s->in, OP_STORE, s->void_dt, s->none, u->src[0], v100_st_to_uop(s, st), na);
+}
+
+/* (UPat(Ops.REDUCE_AXIS, src=UPat.var("src"), name="r").view(name="v"),
+ *  lambda v,r,src: None if v.st.contiguous else swizzle_r(r, src, v.st)) — non contiguous VIEW on a reduce creates a new VIEW */
+static const UOp *rule_swizzle_reduce(void *ctx, const UOp *v) {
+  Sched *s = *(Sched **)ctx;
+  if (s->failed || v->nsrc != 1 || v->src[0]->op != OP_REDUCE_AXIS || v->src[0]->nsrc != 1) return NULL;
+  if (st10_contiguous(v->arg)) return NULL;
+  return swizzle_r(s, v->src[0], v->src[0]->src[0], v->arg);
+}
+
+/* push_swizzle_down_through_reduce(root, swizzle, src) — push a VIEW down to STORE, through a reduce (ONLY reshapes) */
+static const UOp *rule_push_through_reduce(void *ctx, const UOp *root) {
+  Sched *s = *(Sched **)ctx;
+  if (s->failed || root->nsrc != 1 || root->src[0]->op != OP_VIEW || root->src[0]->nsrc != 1) return NULL;
+  const UOp *swizzle = root->src[0], *src = swizzle->src[0];
+  const Value *swizzle_st = swizzle->arg, *src_st = v100_uop_st(s, src);
+  if (!src_st) return NULL;
+  if (!st10_contiguous(swizzle_st)) return v100_sched_raise(s, "AssertionError", "can't push a non contiguous VIEW down to STORE"), NULL;
+  int n = st10_ndim(swizzle_st), ns = st10_ndim(src_st);
+  if (prod(n, st10_shape(swizzle_st)) != prod(ns, st10_shape(src_st)))
+    return v100_sched_raise(s, "AssertionError", "can't push expands down to STORE"), NULL;
+  sint *output_shape = arena_array(s->a, (size_t)n + 1, sizeof *output_shape);
+  memcpy(output_shape, st10_shape(swizzle_st), (size_t)n * sizeof *output_shape);
+  const Value *axis = v100_axis_arg(root);
+  for (size_t j = 0; j < axis->u.tuple.n; j++) {
+    int64_t ax = axis->u.tuple.items[j]->u.i;
+    if (ax >= 0 && ax < n) output_shape[ax] = 1;
+  }
+  const Value **new_axis = arena_array(s->a, (size_t)n + 1, sizeof *new_axis);
+  size_t k = 0;
+  for (int i = 0; i < n && i < ns; i++)
+    if (st10_shape(src_st)[i] != output_shape[i]) new_axis[k++] = v_int(s->in, i);
+  const Value *out = st10_from_shape(s, n, output_shape);
+  if (!out) return NULL;
+  return v100_uop_view(s, v100_uop_r(s, src, root->arg->u.tuple.items[0], v_tuple(s->in, k, new_axis)), out);
+}
+
+static const char *shape_pair_repr(Sched *s, const Value *a, const Value *b) {
+  return arena_printf(s->a, "(%s, %s)", py_repr_tuple(s->a, st10_ndim(a), st10_shape(a)), py_repr_tuple(s->a, st10_ndim(b), st10_shape(b)));
+}
+
+/* AssertionError(f"swizzles must have the same size {swizzle_shapes}") */
+static const UOp *swizzle_size_error(Sched *s, const UOp *root) {
+  const char *shapes = "[";
+  bool first = true;
+  for (uint32_t i = 0; i < root->nsrc; i++) {
+    const UOp *x = root->src[i];
+    if (v100_u_base(x) == x) continue;
+    shapes = arena_printf(s->a, "%s%s%s", shapes, first ? "" : ", ", shape_pair_repr(s, x->arg, v100_uop_st(s, x->src[0])));
+    first = false;
+  }
+  v100_sched_raise(s, "AssertionError", "swizzles must have the same size %s]", shapes);
+  return NULL;
+}
+
+static sint st_prod(const Value *st) {
+  sint p = 1;
+  for (int i = 0; i < st10_ndim(st); i++) p *= st10_shape(st)[i];
+  return p;
+}
+
+/* (UPat((*GroupOp.ALU, Ops.CAST, Ops.BITCAST, Ops.ASSIGN, Ops.CONTIGUOUS, Ops.STORE), name="root"), push_swizzle_down_through_elementwise)
+ * — push VIEW(s) down to STORE, through an elementwise op (ONLY reshapes) */
+static const UOp *rule_push_through_elementwise(void *ctx, const UOp *root) {
+  Sched *s = *(Sched **)ctx;
+  if (s->failed || !(pushable_elementwise(root->op) || root->op == OP_CONTIGUOUS || root->op == OP_STORE)) return NULL;
+  const Value *first_st = NULL, *first_in = NULL;
+  for (uint32_t i = 0; i < root->nsrc; i++) {
+    const UOp *x = root->src[i];
+    if (v100_u_base(x) == x) continue;
+    const Value *xs = x->arg, *ys = v100_uop_st(s, x->src[0]);
+    if (!ys) return s->failed ? NULL : (v100_sched_raise(s, "AssertionError", "%s", ""), NULL);
+    if (!first_st) { first_st = xs, first_in = ys; continue; }
+    if (!st10_same_shape(xs, first_st) || st_prod(ys) != st_prod(first_in)) return swizzle_size_error(s, root);
+  }
+  if (!first_st) return NULL;
+  const Value *input_st = st10_from_shape(s, st10_ndim(first_in), st10_shape(first_in));
+  if (!input_st) return NULL;
+  const UOp **src = arena_array(s->a, root->nsrc + 1, sizeof *src);
+  for (uint32_t i = 0; i < root->nsrc; i++) {
+    const UOp *x = root->src[i];
+    src[i] = v100_u_base(x) != x ? x->src[0] : apply_swizzle(s, x, input_st);
+    if (!src[i]) return NULL;
+  }
+  const UOp *ret = v100_uop_replace_src(s, root, root->nsrc, src);
+  if (ret->op == OP_STORE) return ret;
+  const Value *out = st10_from_shape(s, st10_ndim(first_st), st10_shape(first_st));
+  return out ? v100_uop_view(s, ret, out) : NULL;
+}
+
+/* any(x.op is Ops.REDUCE_AXIS for x in u.parents) */
+static bool has_reduce_parent(Sched *s, const UOp *u) {
+  const UOp **parents;
+  size_t n = v100_uop_sparents(s, u, &parents);
+  for (size_t i = 0; i + 1 < n; i++)
+    if (parents[i]->op == OP_REDUCE_AXIS) return true;
+  return false;
+}
+
+/* (UPat(Ops.REDUCE_AXIS, src=(UPat(Ops.REDUCE_AXIS, name="first_reduce"),), name="root"), merge_double_reduce) */
+static const UOp *rule_merge_double_reduce(void *ctx, const UOp *root) {
+  Sched *s = *(Sched **)ctx;
+  if (s->failed || root->nsrc != 1 || root->src[0]->op != OP_REDUCE_AXIS) return NULL;
+  const UOp *first = root->src[0];
+  if (root->arg->u.tuple.items[0] != first->arg->u.tuple.items[0])
+    return v100_sched_raise(s, "AssertionError", "can't merge reduceops with different alu"), NULL;
+  if (has_reduce_parent(s, first)) return v100_sched_raise(s, "AssertionError", "can't merge more than two reduceops at a time"), NULL;
+  const Value *a = v100_axis_arg(root), *b = v100_axis_arg(first);
+  const Value **items = arena_array(s->a, a->u.tuple.n + b->u.tuple.n + 1, sizeof *items);
+  memcpy(items, a->u.tuple.items, a->u.tuple.n * sizeof *items);
+  memcpy(items + a->u.tuple.n, b->u.tuple.items, b->u.tuple.n * sizeof *items);
+  return v100_uop_r(s, first->src[0], first->arg->u.tuple.items[0], v_tuple(s->in, a->u.tuple.n + b->u.tuple.n, items));
+}
+
+static const Rule view_right_rules[] = {
+  {{OP_STORE}, rule_assign_st, "ASSIGN can override st"},
+  {{OP_VIEW}, rule_swizzle_reduce, "non contiguous VIEW on a reduce creates a new VIEW"},
+  {{OP_REDUCE_AXIS}, rule_push_through_reduce, "push a VIEW down to STORE, through a reduce"},
+  {{OP_NONE}, rule_push_through_elementwise, "push VIEW(s) down to STORE, through an elementwise op"},
+  {{OP_REDUCE_AXIS}, rule_merge_double_reduce, "merge_double_reduce"},
+};
+static const PatternMatcher view_right_pm = {view_right_rules, 5};
+
+/* we also allow masked views. if it has a single view and it's equal when you shrink a contig, it's fine */
+static bool check_assign_contiguous(Sched *s, const UOp *sink) {
+  if (!omap_len(&s->assigns)) return true; /* ASSIGN nodes come with assigned buffers */
+  const UOp **parents;
+  size_t n = v100_uop_sparents(s, sink, &parents);
+  OMap targets;
+  omap_init(&targets, s->a);
+  for (size_t i = 0; i < n; i++) {
+    if (parents[i]->op != OP_ASSIGN) continue;
+    const UOp *b = v100_buf_uop(s, parents[i]);
+    if (!b) return false;
+    omap_put(&targets, omap_ptr(b), (void *)1);
+  }
+  if (!omap_len(&targets)) return true;
+  for (size_t i = 0; i < n; i++) {
+    const UOp *x = parents[i], *b;
+    if (x->op != OP_PRELOAD) continue;
+    if (!(b = v100_buf_uop(s, x))) return false;
+    if (!omap_has(&targets, omap_ptr(b))) continue;
+    const Value *st = v100_st_arg(s, x);
+    if (!st) return false;
+    if (st10_contiguous(st)) continue;
+    const View *v = st10_view(st, 0);
+    if (st10_nviews(st) == 1 && v->mask) {
+      const Value *full = st10_from_shape(s, st10_ndim(st), st10_shape(st));
+      const Value *a = full ? st10_shrink(s, full, v->ndim, v->mask) : NULL, *c = a ? st10_shrink(s, st, v->ndim, v->mask) : NULL;
+      if (!c) return false;
+      if (a == c) continue;
+    }
+    return v100_sched_raise(s, "RuntimeError", "self operand of augmented assign must be contiguous.\nhelp: consider using .contiguous():");
+  }
+  return true;
+}
+
+/* ======== to_si, append_bufs ======== */
+
+typedef struct ToSiCtx {
+  Sched *s;
+  SiCtx *si;
+} ToSiCtx;
+
+static void push_uop(Arena *a, const UOp ***arr, size_t *n, size_t *cap, const UOp *u) {
+  if (*n == *cap) {
+    size_t c = *cap ? *cap * 2 : 8;
+    const UOp **bigger = arena_array(a, c, sizeof *bigger);
+    if (*n) memcpy(bigger, *arr, *n * sizeof *bigger);
+    *arr = bigger, *cap = c;
+  }
+  (*arr)[(*n)++] = u;
+}
+
+/* (UPat(Ops.VIEW, name="x"), _append_st_vars) */
+static const UOp *rule_append_st_vars(void *ctx, const UOp *x) {
+  ToSiCtx *c = ctx;
+  Sched *s = c->s;
+  if (s->failed || omap_has(&c->si->sts, omap_ptr(x->arg))) return NULL;
+  const Value *st = st10_simplify(s, x->arg); /* .unbind(): no Variables in int-only shapes */
+  if (!st) return NULL;
+  omap_put(&c->si->sts, omap_ptr(st), (void *)1);
+  return st != x->arg ? v100_st_to_uop(s, st) : NULL;
+}
+
+/* (UPat(Ops.PRELOAD, src=(UPat.var("b"), UPat()), name="x"), _append_preload) */
+static const UOp *rule_append_preload(void *ctx, const UOp *x) {
+  ToSiCtx *c = ctx;
+  Sched *s = c->s;
+  if (s->failed || x->nsrc != 2) return NULL;
+  if (omap_has(&s->assigns, omap_ptr(x->src[0]))) push_uop(s->a, &c->si->preloads, &c->si->npreloads, &c->si->cappreloads, x->src[0]);
+  return uop_new(s->in, OP_LOAD, x->dtype, x->arg, x->nsrc, x->src);
+}
+
+/* (UPat(Ops.SINK, src=(UPat.store(UPat.var("b"), UPat(), UPat(GroupOp.Meta, name="x")),)), lambda ctx,b,x: x.replace(src=(b, *x.src))) */
+static const UOp *rule_meta_root(void *ctx, const UOp *sink) {
+  ToSiCtx *c = ctx;
+  Sched *s = c->s;
+  if (s->failed || sink->nsrc != 1) return NULL;
+  const UOp *st = sink->src[0];
+  if (st->op != OP_STORE || st->dtype != s->void_dt || st->nsrc != 3 || !v100_op_in_meta(st->src[2]->op)) return NULL;
+  const UOp *x = st->src[2];
+  const UOp **src = arena_array(s->a, x->nsrc + 2, sizeof *src);
+  src[0] = st->src[0];
+  memcpy(src + 1, x->src, x->nsrc * sizeof *src);
+  return v100_uop_replace_src(s, x, x->nsrc + 1, src);
+}
+
+static const Rule to_si_rules[] = {
+  {{OP_VIEW}, rule_append_st_vars, "_append_st_vars"},
+  {{OP_PRELOAD}, rule_append_preload, "_append_preload"},
+  {{OP_SINK}, rule_meta_root, "meta op as the root"},
+};
+static const PatternMatcher to_si_pm = {to_si_rules, 3};
+
+/* append_bufs = PatternMatcher([(UPat(Ops.BUFFER, name="x"), _append_buf)]) */
+static const UOp *rule_append_buf(void *ctx, const UOp *x) {
+  ToSiCtx *c = ctx;
+  Sched *s = c->s;
+  push_uop(s->a, &c->si->bufs, &c->si->nbufs, &c->si->capbufs, x);
+  return uop0(s->in, OP_DEFINE_GLOBAL, x->dtype, v_int(s->in, (int64_t)c->si->nbufs - 1));
+}
+static const Rule append_bufs_rules[] = {{{OP_BUFFER}, rule_append_buf, "_append_buf"}};
+static const PatternMatcher append_bufs_pm = {append_bufs_rules, 1};
+
+/* full_ast_rewrite(pre, var_vals, assigned) */
+const UOp *v100_full_ast_rewrite(Sched *s, const UOp *pre, SiCtx *si) {
+  /* fuse and fold store -> loads */
+  LazyCtx lc = {s, {0}};
+  omap_init(&lc.stores, s->a);
+  for (uint32_t i = 0; i < pre->nsrc; i++) {
+    const UOp *b = v100_buf_uop(s, pre->src[i]);
+    if (!b) return NULL;
+    omap_put(&lc.stores, omap_ptr(b), (void *)pre->src[i]->src[2]);
+  }
+  const PatternMatcher *lazy_pms[2] = {&lazy_pm, &multioutput_pm};
+  const UOp *sink = graph_rewrite(s->in, pre, lazy_pms, pre->nsrc > 1 ? 2 : 1, &lc, false);
+  if (s->failed || !check_cycle(s, sink)) return NULL;
+  /* do movementops */
+  sink = rewrite_with(s, sink, &merge_views_pm, &view_left_pm);
+  if (s->failed) return NULL;
+  sink = rewrite_with(s, sink, &merge_views_pm, &view_right_pm);
+  if (s->failed || !check_assign_contiguous(s, sink)) return NULL;
+  /* convert to AST */
+  omap_init(&si->sts, s->a);
+  ToSiCtx tc = {s, si};
+  const PatternMatcher *to_si_pms[1] = {&to_si_pm}, *append_pms[1] = {&append_bufs_pm};
+  sink = graph_rewrite(s->in, sink, to_si_pms, 1, &tc, false);
+  if (s->failed) return NULL;
+  sink = graph_rewrite(s->in, sink, append_pms, 1, &tc, false);
+  return s->failed ? NULL : sink;
+}

@@ -1,0 +1,366 @@
+/* group.c — kernel fusion decisions of engine/schedule.py (0.10.0):
+ * group_realizes pairs every unrealized reduce with the elementwise children
+ * it can fuse with (recursive_group, get_isolated_children), forces a
+ * realize where it cannot (chasing it down to a contiguous child), applies
+ * FUSE_CONV_BW and FUSE_ARANGE, and groups the realized buffers into
+ * kernels. All maps are insertion-ordered like the Python dicts. */
+#include <string.h>
+#include "sched.h"
+
+/* uval(u): the op a scheduled VIEW(BUFFER, op) stores, looking through a CONTIGUOUS base */
+static const UOp *uval(Sched *s, const UOp *u) {
+  if (!u || !v100_is_scheduled(u)) {
+    if (u) v100_sched_raise(s, "AssertionError", "must be a scheduled op %s", v100_uop_repr_line(s, u));
+    else v100_sched_raise(s, "KeyError", "allbufs");
+    return NULL;
+  }
+  const UOp *to_store = u->src[1];
+  return v100_is_contiguous_base(to_store) ? to_store->src[0] : to_store;
+}
+
+static const UOp *allbuf(Sched *s, const UOp *b) { return omap_get(&s->allbufs, omap_ptr(b)); }
+
+static OMap *children_of(Sched *s, const UOp *b) {
+  static OMap empty; /* a defaultdict's fresh empty entry: never written */
+  OMap *kids = omap_get(&s->children, omap_ptr(b));
+  return kids ? kids : &empty;
+}
+
+static const UOp *nth_key(const OMap *m, size_t k) {
+  uint64_t key;
+  void *val;
+  size_t pos = 0, i = 0;
+  while (omap_next(m, &pos, &key, &val))
+    if (i++ == k) return (const UOp *)(uintptr_t)key;
+  return NULL;
+}
+
+/* dedup(x.st for x in u.src if is_scheduled(x.base) and x.base.buf_uop is tr): the
+ * distinct views u reads tr through; returns how many (up to 2), the first in *first */
+static int st_childs(const UOp *u, const UOp *tr, const Value **first) {
+  int n = 0;
+  *first = NULL;
+  for (uint32_t i = 0; i < u->nsrc && n < 2; i++) {
+    const UOp *x = u->src[i], *b = v100_u_base(x);
+    if (!v100_is_scheduled(b) || b->src[0] != tr) continue;
+    if (!*first) *first = x->arg, n = 1;
+    else if (x->arg != *first) n = 2;
+  }
+  return n;
+}
+
+typedef struct GroupState {
+  Sched *s;
+  OMap *realizes, *reduce_for_op;
+} GroupState;
+
+/* one activation of recursive_group */
+typedef struct RgFrame {
+  const UOp *tr;
+  const Value *st;
+  OMap *kids;
+  size_t pos;
+} RgFrame;
+
+static void setdefault(OMap *m, const UOp *u) { omap_setdefault(m, omap_ptr(u), (void *)1); }
+
+/* The part of recursive_group before its loop. Returns false when the call returns right away. */
+static bool rg_enter(GroupState *g, RgFrame *f, const UOp *r, OMap *group, OMap *cache) {
+  Sched *s = g->s;
+  const Value *items[2] = {v_int(s->in, (int64_t)(uintptr_t)f->tr), f->st};
+  uint64_t key = omap_ptr(v_tuple(s->in, 2, items));
+  if (omap_has(cache, key)) return false;
+  omap_put(cache, key, (void *)1);
+  if (omap_has(g->realizes, omap_ptr(f->tr)) && f->tr != r) {
+    sint rsize = st10_size(allbuf(s, r)->arg);
+    if (!st10_contiguous(f->st) || st10_size(f->st) != rsize || omap_has(g->reduce_for_op, omap_ptr(f->tr)))
+      setdefault(group, r);
+    setdefault(group, f->tr);
+    return false;
+  }
+  f->kids = children_of(s, f->tr);
+  f->pos = 0;
+  return true;
+}
+
+/* recursive_group(tr, st, r, ...): "recursively search the uop for groupable
+ * children, realize the UOp if a child can't group" — with an explicit stack. */
+static void recursive_group(GroupState *g, const UOp *tr0, const Value *st0, const UOp *r, OMap *group, OMap *cache) {
+  Sched *s = g->s;
+  size_t n = 0, cap = 32;
+  RgFrame *stack = arena_array(s->a, cap, sizeof *stack);
+  stack[n] = (RgFrame){tr0, st0, NULL, 0};
+  if (rg_enter(g, &stack[n], r, group, cache)) n++;
+  while (n && !s->failed) {
+    RgFrame *f = &stack[n - 1];
+    uint64_t key;
+    void *val;
+    if (!omap_next(f->kids, &f->pos, &key, &val)) { n--; continue; }
+    const UOp *tr_next = (const UOp *)(uintptr_t)key, *tr_next_uop = uval(s, allbuf(s, tr_next));
+    if (!tr_next_uop) return;
+    tr_next_uop = v100_u_base(tr_next_uop);
+    const Value *first;
+    /* max one reduceop per kernel; can only fuse contiguous */
+    if (tr_next_uop->op == OP_REDUCE_AXIS || st_childs(tr_next_uop, f->tr, &first) > 1) { setdefault(group, r); n--; continue; }
+    if (!first) { v100_sched_raise(s, "IndexError", "list index out of range"); return; }
+    const Value *st = st10_add(s, f->st, first);
+    if (!st) return;
+    if (n == cap) {
+      RgFrame *bigger = arena_array(s->a, cap * 2, sizeof *bigger);
+      memcpy(bigger, stack, cap * sizeof *stack);
+      stack = bigger, cap *= 2;
+    }
+    stack[n] = (RgFrame){tr_next, st, NULL, 0};
+    if (rg_enter(g, &stack[n], r, group, cache)) n++;
+  }
+}
+
+static OMap *new_map(Sched *s) {
+  OMap *m = arena_alloc(s->a, sizeof *m);
+  omap_init(m, s->a);
+  return m;
+}
+
+/* get_isolated_children(r, reduce_for_op, children, allbufs, realizes, group) */
+static OMap *get_isolated_children(GroupState *g, const UOp *r, OMap *group) {
+  Sched *s = g->s;
+  size_t n = 0, cap = omap_len(group) + 16;
+  const UOp **rc_parents = arena_array(s->a, cap, sizeof *rc_parents);
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(group, &pos, &key, &val);) rc_parents[n++] = (const UOp *)(uintptr_t)key;
+  OMap cache;
+  omap_init(&cache, s->a);
+  while (n) {
+    const UOp *p = uval(s, allbuf(s, rc_parents[--n]));
+    if (!p) return NULL;
+    if (omap_has(&cache, omap_ptr(p))) continue;
+    omap_put(&cache, omap_ptr(p), (void *)1);
+    if (p->op == OP_REDUCE_AXIS) return new_map(s); /* max one reduceop per kernel */
+    for (uint32_t i = 0; i < p->nsrc; i++) {
+      const UOp *b = v100_u_base(p->src[i]);
+      if (!v100_is_scheduled(b) || b->src[0] == r) continue;
+      if (n == cap) {
+        const UOp **bigger = arena_array(s->a, cap * 2, sizeof *bigger);
+        memcpy(bigger, rc_parents, cap * sizeof *bigger);
+        rc_parents = bigger, cap *= 2;
+      }
+      rc_parents[n++] = b->src[0];
+    }
+  }
+  /* search descendants of the reduceop that can cleanly group */
+  OMap *descendants = new_map(s);
+  for (size_t pos = 0; omap_next(group, &pos, &key, &val);) {
+    const UOp *tr = (const UOp *)(uintptr_t)key;
+    OMap rg_cache;
+    omap_init(&rg_cache, s->a);
+    recursive_group(g, tr, allbuf(s, tr)->arg, tr, descendants, &rg_cache);
+    if (s->failed) return NULL;
+  }
+  /* merge_dicts([group, {} if any(tr in group for tr in descendants) else descendants]) */
+  OMap *ret = new_map(s);
+  bool overlap = false;
+  for (size_t pos = 0; omap_next(descendants, &pos, &key, &val);) overlap |= omap_has(group, key);
+  for (size_t pos = 0; omap_next(group, &pos, &key, &val);) omap_put(ret, key, (void *)1);
+  if (!overlap)
+    for (size_t pos = 0; omap_next(descendants, &pos, &key, &val);) omap_put(ret, key, (void *)1);
+  return ret;
+}
+
+/* can only fuse assign if no other assign_target is used in the kernel */
+static bool assign_forces_realize(GroupState *g, const UOp *r, OMap *group) {
+  Sched *s = g->s;
+  size_t n = 0, cap = omap_len(group) + 16;
+  const UOp **parents = arena_array(s->a, cap, sizeof *parents);
+  parents[n++] = r;
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(group, &pos, &key, &val);) parents[n++] = (const UOp *)(uintptr_t)key;
+  while (n) {
+    const UOp *p = parents[--n], *p_uop = allbuf(s, p);
+    if (!p_uop) continue;
+    if (!(p_uop = uval(s, p_uop))) return false;
+    if (p_uop->op == OP_ASSIGN && !omap_has(group, omap_ptr(p))) return true;
+    if (omap_has(g->realizes, omap_ptr(p))) continue;
+    for (uint32_t i = 0; i < p_uop->nsrc; i++) {
+      const UOp *b = v100_u_base(p_uop->src[i]);
+      if (b->op != OP_VIEW || b->nsrc == 0) continue;
+      if (n == cap) {
+        const UOp **bigger = arena_array(s->a, cap * 2, sizeof *bigger);
+        memcpy(bigger, parents, cap * sizeof *bigger);
+        parents = bigger, cap *= 2;
+      }
+      parents[n++] = b->src[0];
+    }
+  }
+  return false;
+}
+
+/* can chase this down to contiguous children */
+static const UOp *chase(GroupState *g, const UOp *r, const UOp *r_uop) {
+  Sched *s = g->s;
+  const UOp *tr = r;
+  const Value *st = v100_uop_st(s, r_uop);
+  if (!st) return NULL;
+  OMap *kids;
+  while (omap_len(kids = children_of(s, tr)) == 1) {
+    const UOp *tr_next = nth_key(kids, 0), *tr_next_uop = uval(s, allbuf(s, tr_next)), *first;
+    if (!tr_next_uop) return NULL;
+    const Value *child_st;
+    if (st_childs(tr_next_uop, tr, &child_st) > 1) break;
+    if (!child_st) { v100_sched_raise(s, "IndexError", "list index out of range"); return NULL; }
+    if (st10_size(st) != st10_size(child_st)) break;
+    if (!(st = st10_add(s, st, child_st))) return NULL;
+    if (!st10_contiguous(st) || tr_next_uop->op == OP_REDUCE_AXIS) break;
+    tr = tr_next;
+    (void)first;
+  }
+  return tr;
+}
+
+/* don't cast to higher size before store (tr cannot be realized if forced_realize) */
+static const UOp *skip_upcast(Sched *s, const UOp *tr) {
+  const UOp *tr_uop = uval(s, allbuf(s, tr));
+  if (!tr_uop) return NULL;
+  if (tr_uop->op == OP_CAST && tr_uop->dtype->base->itemsize > tr_uop->src[0]->dtype->base->itemsize)
+    return v100_buf_uop(s, v100_u_base(tr_uop->src[0]));
+  return tr;
+}
+
+/* the part of group_realizes' loop for one reduce r */
+static bool group_one_reduce(GroupState *g, const UOp *r, const UOp *r_uop) {
+  Sched *s = g->s;
+  OMap *group = new_map(s), rg_cache;
+  omap_init(&rg_cache, s->a);
+  const Value *r_st = v100_uop_st(s, r_uop);
+  if (!r_st) return false;
+  recursive_group(g, r, r_st, r, group, &rg_cache);
+  if (s->failed) return false;
+  uint64_t key;
+  void *val;
+  bool can_chase = true;
+  for (size_t pos = 0; omap_next(group, &pos, &key, &val);) can_chase &= !omap_has(g->reduce_for_op, key);
+  bool forced_realize = omap_has(group, omap_ptr(r));
+  if (!forced_realize && omap_len(group) > 1 && !(group = get_isolated_children(g, r, group))) return false;
+  bool any_assign = false;
+  for (size_t pos = 0; omap_next(group, &pos, &key, &val);) any_assign |= omap_has(&s->assigns, key);
+  if (!forced_realize && any_assign && assign_forces_realize(g, r, group)) forced_realize = true, can_chase = false;
+  if (s->failed) return false;
+  if (forced_realize || omap_len(group) == 0) {
+    const UOp *tr = can_chase ? chase(g, r, r_uop) : r;
+    if (!tr || !(tr = skip_upcast(s, tr))) return false;
+    group = new_map(s);
+    omap_put(group, omap_ptr(tr), (void *)1);
+    omap_put(g->realizes, omap_ptr(tr), (void *)tr);
+  }
+  for (size_t pos = 0; omap_next(group, &pos, &key, &val);) omap_put(g->reduce_for_op, key, (void *)r);
+  return true;
+}
+
+/* FUSE_CONV_BW: fuse double reduces with no other child */
+static bool fuse_double_reduces(GroupState *g, const UOp **double_reduces, size_t n) {
+  Sched *s = g->s;
+  for (size_t i = 0; i < n; i++) {
+    const UOp *u = uval(s, allbuf(s, double_reduces[i])), *top_reduce;
+    if (!u || !(top_reduce = v100_buf_uop(s, v100_u_base(u->src[0])))) return false;
+    if (omap_len(children_of(s, top_reduce)) != 1) continue;
+    if (!omap_del(g->realizes, omap_ptr(top_reduce)))
+      return v100_sched_raise(s, "KeyError", "%s", v100_uop_repr_line(s, top_reduce));
+  }
+  return true;
+}
+
+/* {tr: None for tr, rop in reduce_for_op.items() if rop is rbuf} for every rbuf at once */
+static OMap *groups_by_reduce(GroupState *g) {
+  OMap *by = new_map(g->s);
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(g->reduce_for_op, &pos, &key, &val);) {
+    OMap *grp = omap_get(by, omap_ptr(val));
+    if (!grp) omap_put(by, omap_ptr(val), grp = new_map(g->s));
+    omap_put(grp, key, (void *)1);
+  }
+  return by;
+}
+
+/* FUSE_ARANGE: maybe fuse arange with its children */
+static bool fuse_aranges(GroupState *g, const UOp **reduce_of_const, size_t n) {
+  Sched *s = g->s;
+  OMap *by = n ? groups_by_reduce(g) : NULL, empty;
+  omap_init(&empty, s->a);
+  for (size_t i = 0; i < n; i++) {
+    OMap *group = omap_get(by, omap_ptr(reduce_of_const[i]));
+    if (!group) group = &empty;
+    uint64_t key, c;
+    void *val;
+    bool contiguous_base = false, kernel_children = false;
+    for (size_t pos = 0; omap_next(group, &pos, &key, &val);)
+      contiguous_base |= v100_is_contiguous_base(allbuf(s, (const UOp *)(uintptr_t)key)->src[1]);
+    if (contiguous_base) continue;
+    for (size_t pos = 0; omap_next(group, &pos, &key, &val);) {
+      OMap *kids = children_of(s, (const UOp *)(uintptr_t)key);
+      for (size_t kp = 0; omap_next(kids, &kp, &c, &val);) {
+        const UOp *cu = uval(s, allbuf(s, (const UOp *)(uintptr_t)c));
+        if (!cu) return false;
+        kernel_children |= cu->op != OP_COPY && cu->op != OP_BUFFER_VIEW;
+      }
+    }
+    if (!kernel_children) continue;
+    for (size_t pos = 0; omap_next(group, &pos, &key, &val);)
+      if (!omap_del(g->realizes, key))
+        return v100_sched_raise(s, "KeyError", "%s", v100_uop_repr_line(s, (const UOp *)(uintptr_t)key));
+  }
+  return true;
+}
+
+/* group BUFFER uops into kernels: output_groups[reduce_for_op.get(ubuf, ubuf)].append(ubuf) */
+static size_t output_groups(GroupState *g, OMap ***out) {
+  Sched *s = g->s;
+  OMap by_key;
+  omap_init(&by_key, s->a);
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(g->realizes, &pos, &key, &val);) {
+    void *r = omap_get(g->reduce_for_op, key);
+    uint64_t k = r ? omap_ptr(r) : key;
+    OMap *lst = omap_get(&by_key, k);
+    if (!lst) omap_put(&by_key, k, lst = new_map(s));
+    omap_put(lst, key, (void *)1);
+  }
+  OMap **groups = arena_array(s->a, omap_len(&by_key) + 1, sizeof *groups);
+  size_t n = 0;
+  for (size_t pos = 0; omap_next(&by_key, &pos, &key, &val);) groups[n++] = val;
+  *out = groups;
+  return n;
+}
+
+/* group_realizes(ctx, realizes): "search the big graph for all the reduceops
+ * that need to realize, sometimes group/fuse the reduceop" */
+size_t v100_group_realizes(Sched *s, OMap *realizes, OMap ***groups) {
+  OMap reduce_for_op;
+  omap_init(&reduce_for_op, s->a);
+  GroupState g = {s, realizes, &reduce_for_op};
+  size_t nall = omap_len(&s->allbufs), ndouble = 0, nconst = 0;
+  const UOp **double_reduces = arena_array(s->a, nall + 1, sizeof(UOp *));
+  const UOp **reduce_of_const = arena_array(s->a, nall + 1, sizeof(UOp *));
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(&s->allbufs, &pos, &key, &val);) {
+    const UOp *r = (const UOp *)(uintptr_t)key, *r_uop = uval(s, val);
+    if (!r_uop) return 0;
+    if (r_uop->op != OP_REDUCE_AXIS) continue;
+    if (s->fuse_conv_bw) {
+      const UOp *x = r_uop->src[0], *xu = uval(s, v100_u_base(x));
+      if (!xu) return 0;
+      if (xu->op == r_uop->op && v100_u_base(x) != x) double_reduces[ndouble++] = r;
+    }
+    if (omap_has(realizes, key)) continue;
+    if (!group_one_reduce(&g, r, r_uop)) return 0;
+    const Value *rop = r_uop->arg->u.tuple.items[0];
+    if (s->fuse_arange && rop->u.str.n == 7 && memcmp(rop->u.str.s, "Ops.ADD", 7) == 0 &&
+        v100_u_base(r_uop->src[0])->op == OP_WHERE)
+      reduce_of_const[nconst++] = r;
+  }
+  if (!fuse_double_reduces(&g, double_reduces, ndouble) || !fuse_aranges(&g, reduce_of_const, nconst)) return 0;
+  return output_groups(&g, groups);
+}

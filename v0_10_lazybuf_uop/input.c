@@ -1,0 +1,263 @@
+/* input.c — decoding a 0.10.0 capture's `input` and `context` (capture
+ * contract section 3): Buffers, LazyBuffers (bases and views), outs and the
+ * memory planner's inputs. Every malformed place is ST_BAD_INPUT naming it. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "sched.h"
+
+bool v100_sched_raise(Sched *s, const char *type, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char msg[sizeof s->st->msg];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  s->failed = true;
+  return status_raise(s->st, type, "%s", msg);
+}
+
+bool v100_sched_unsupported(Sched *s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char msg[sizeof s->st->msg];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  s->failed = true;
+  return status_unsupported(s->st, "%s", msg);
+}
+
+bool v100_sched_bad_input(Sched *s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char msg[sizeof s->st->msg];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  s->failed = true;
+  return status_bad_input(s->st, "%s", msg);
+}
+
+bool v100_sched_st_error(Sched *s, const StError *e) {
+  if (e->status == ST_RAISED) return v100_sched_raise(s, e->type, "%s", e->message);
+  if (e->status == ST_BAD_INPUT) return v100_sched_bad_input(s, "%s", e->message);
+  return v100_sched_unsupported(s, "%s", e->message);
+}
+
+/* ---- small field readers ---- */
+
+static const JVal *field(Sched *s, const JVal *obj, const char *key, JKind kind, const char *where) {
+  const JVal *v = json_get(obj, key);
+  if (!v || v->kind != kind) {
+    v100_sched_bad_input(s, "%s: field \"%s\" missing or of the wrong type", where, key);
+    return NULL;
+  }
+  return v;
+}
+
+static bool int_field(Sched *s, const JVal *obj, const char *key, const char *where, int64_t *out) {
+  const JVal *v = field(s, obj, key, J_INT, where);
+  if (v) *out = v->u.i;
+  return v != NULL;
+}
+
+static bool bool_field(Sched *s, const JVal *obj, const char *key, const char *where, bool *out) {
+  const JVal *v = field(s, obj, key, J_BOOL, where);
+  if (v) *out = v->u.b;
+  return v != NULL;
+}
+
+/* an int index into an array of n, or null (-1) when nullable */
+static bool index_field(Sched *s, const JVal *obj, const char *key, size_t n, bool nullable, const char *where,
+                        int64_t *out) {
+  const JVal *v = json_get(obj, key);
+  if (nullable && v && v->kind == J_NULL) { *out = -1; return true; }
+  if (!v || v->kind != J_INT || v->u.i < 0 || (uint64_t)v->u.i >= n)
+    return v100_sched_bad_input(s, "%s: \"%s\" is not an index below %zu", where, key, n);
+  *out = v->u.i;
+  return true;
+}
+
+static const DType *dtype_field(Sched *s, const JVal *obj, const char *key, const char *where) {
+  const JVal *v = field(s, obj, key, J_STR, where);
+  if (!v) return NULL;
+  const DType *d = dtype_parse(v->u.s);
+  if (!d) v100_sched_bad_input(s, "%s: unknown dtype \"%s\"", where, v->u.s);
+  return d;
+}
+
+/* ---- context ---- */
+
+static bool ctx_flag(Sched *s, const char *key, bool *out) {
+  int64_t v;
+  if (!capture_ctx_int(s->cap, key, &v)) return v100_sched_bad_input(s, "context: \"%s\" missing or not a number", key);
+  *out = v != 0;
+  return true;
+}
+
+static bool decode_context(Sched *s) {
+  const JVal *c = s->cap->context;
+  if (!c || c->kind != J_OBJ) return v100_sched_bad_input(s, "context: not an object");
+  if (!ctx_flag(s, "FUSE_ARANGE", &s->fuse_arange) || !ctx_flag(s, "FUSE_CONV_BW", &s->fuse_conv_bw) ||
+      !ctx_flag(s, "NO_MEMORY_PLANNER", &s->no_memory_planner))
+    return false;
+  s->limit_device = arena_array(s->a, c->n + 1, sizeof(char *));
+  s->limit_value = arena_array(s->a, c->n + 1, sizeof(int64_t));
+  for (size_t i = 0; i < c->n; i++) {
+    const JMember *m = &c->u.obj[i];
+    if (strncmp(m->key, "BUF_LIMIT:", 10) != 0) continue;
+    if (m->val->kind != J_INT) return v100_sched_bad_input(s, "context: \"%s\" is not an int", m->key);
+    s->limit_device[s->nlimits] = m->key + 10;
+    s->limit_value[s->nlimits++] = m->val->u.i;
+  }
+  return true;
+}
+
+/* ---- buffers ---- */
+
+static bool decode_buffer(Sched *s, const JVal *j, size_t i, size_t n, InBuf *b) {
+  char where[64];
+  snprintf(where, sizeof where, "input.buffers[%zu]", i);
+  if (j->kind != J_OBJ) return v100_sched_bad_input(s, "%s: not an object", where);
+  const JVal *dev = field(s, j, "device", J_STR, where), *opt = json_get(j, "options");
+  if (!dev || !(b->dtype = dtype_field(s, j, "dtype", where))) return false;
+  b->device = dev->u.s;
+  if (!int_field(s, j, "size", where, &b->size) || !bool_field(s, j, "allocated", where, &b->allocated) ||
+      !index_field(s, j, "base", n, true, where, &b->base) || !int_field(s, j, "offset", where, &b->offset) ||
+      !int_field(s, j, "lb_refcount", where, &b->lb_refcount))
+    return false;
+  if (b->size < 0 || b->offset < 0) return v100_sched_bad_input(s, "%s: negative size or offset", where);
+  if (b->dtype->is_ptr && !b->dtype->is_image) return v100_sched_bad_input(s, "%s: a Buffer dtype cannot be a pointer", where);
+  if (!opt || (opt->kind != J_NULL && opt->kind != J_OBJ)) return v100_sched_bad_input(s, "%s: bad \"options\"", where);
+  b->options = opt->kind == J_NULL ? NULL : opt;
+  b->dtype0 = b->dtype;
+  b->options0 = b->options;
+  return true;
+}
+
+static bool decode_buffers(Sched *s, const JVal *arr) {
+  s->nbufs = arr->n;
+  s->bufs = arena_array(s->a, arr->n + 1, sizeof(InBuf));
+  for (size_t i = 0; i < arr->n; i++)
+    if (!decode_buffer(s, arr->u.arr[i], i, arr->n, &s->bufs[i])) return false;
+  for (size_t i = 0; i < arr->n; i++) {
+    int64_t base = s->bufs[i].base;
+    if (base >= 0 && s->bufs[base].base >= 0) return v100_sched_bad_input(s, "input.buffers[%zu]: base can't have a base", i);
+    if (base >= 0 && strcmp(s->bufs[base].device, s->bufs[i].device) != 0)
+      return v100_sched_bad_input(s, "input.buffers[%zu]: base must have the same device", i);
+  }
+  return true;
+}
+
+/* ---- lazybuffers ---- */
+
+static bool decode_metadata(Sched *s, const JVal *j, InLB *lb, const char *where) {
+  const JVal *m = json_get(j, "metadata"), *caller = json_get(j, "metadata_caller");
+  if (!m || m->kind == J_NULL) return true;
+  if (m->kind != J_STR || (caller && caller->kind != J_STR)) return v100_sched_bad_input(s, "%s: bad metadata", where);
+  const Value *items[2] = {v_strn(s->in, V_STR, m->u.s, m->n),
+                           caller ? v_strn(s->in, V_STR, caller->u.s, caller->n) : v_str(s->in, "")};
+  lb->metadata = v_tuple(s->in, 2, items);
+  return true;
+}
+
+static bool decode_srcs(Sched *s, const JVal *j, size_t i, InLB *lb, const char *where) {
+  const JVal *srcs = json_get(j, "srcs");
+  if (!srcs || (srcs->kind != J_NULL && srcs->kind != J_ARR)) return v100_sched_bad_input(s, "%s: bad \"srcs\"", where);
+  lb->has_srcs = srcs->kind == J_ARR;
+  if (!lb->has_srcs) return true;
+  int64_t *idx = arena_array(s->a, srcs->n + 1, sizeof *idx);
+  for (size_t k = 0; k < srcs->n; k++) {
+    const JVal *x = srcs->u.arr[k];
+    if (x->kind != J_INT || x->u.i < 0 || (uint64_t)x->u.i >= i)
+      return v100_sched_bad_input(s, "%s: srcs[%zu] is not an index below %zu (post-order)", where, k, i);
+    idx[k] = x->u.i;
+  }
+  lb->srcs = idx;
+  lb->nsrcs = srcs->n;
+  return true;
+}
+
+/* a CONST's arg {"sym": {"var": name, "min": int, "max": int, "val": int}}: a bound Variable */
+static bool decode_bound_var(Sched *s, const JVal *e, InLB *lb, const char *where) {
+  const JVal *name = json_get(e, "var"), *mn = json_get(e, "min"), *mx = json_get(e, "max"), *val = json_get(e, "val");
+  if (!name || name->kind != J_STR || !mn || mn->kind != J_INT || !mx || mx->kind != J_INT)
+    return v100_sched_unsupported(s, "%s: CONST of a symbolic expression", where);
+  if (!val || val->kind != J_INT) return v100_sched_unsupported(s, "%s: CONST of an unbound Variable", where);
+  const Value *arg[3] = {v_strn(s->in, V_STR, name->u.s, name->n), v_int(s->in, mn->u.i), v_int(s->in, mx->u.i)};
+  lb->var = uop0(s->in, OP_DEFINE_VAR, dt_int, v_tuple(s->in, 3, arg));
+  lb->var_val = val->u.i;
+  return true;
+}
+
+static bool decode_base_lb(Sched *s, const JVal *j, size_t i, InLB *lb, const char *where) {
+  const JVal *op = field(s, j, "op", J_STR, where), *arg = json_get(j, "arg");
+  if (!op) return false;
+  if ((lb->op = op_parse(op->u.s, TG_0_10_0)) == OP_NONE) return v100_sched_bad_input(s, "%s: unknown op \"%s\"", where, op->u.s);
+  if (!arg) return v100_sched_bad_input(s, "%s: missing \"arg\"", where);
+  if (!(lb->arg = value_from_json(&s->codec, arg, where, s->st))) return s->failed = true, false;
+  if (!decode_srcs(s, j, i, lb, where) || !index_field(s, j, "buffer", s->nbufs, false, where, &lb->buffer) ||
+      !bool_field(s, j, "realized", where, &lb->realized) ||
+      !bool_field(s, j, "forced_realize", where, &lb->forced_realize))
+    return false;
+  if (lb->op == OP_CONST && lb->arg->kind == V_SYM && !decode_bound_var(s, json_get(arg, "sym"), lb, where)) return false;
+  if (lb->op == OP_REDUCE_AXIS && !v100_axis_arg_valid(lb->arg)) return v100_sched_bad_input(s, "%s: bad REDUCE_AXIS arg", where);
+  if (!lb->realized && !lb->has_srcs && lb->op != OP_CONST)
+    return v100_sched_bad_input(s, "%s: an unrealized LazyBuffer without srcs", where);
+  return decode_metadata(s, j, lb, where);
+}
+
+static bool decode_lb(Sched *s, const JVal *j, size_t i, InLB *lb) {
+  char where[64];
+  snprintf(where, sizeof where, "input.lazybuffers[%zu]", i);
+  if (j->kind != J_OBJ) return v100_sched_bad_input(s, "%s: not an object", where);
+  const JVal *dev = field(s, j, "device", J_STR, where), *jst = json_get(j, "st");
+  if (!dev || !(lb->dtype = dtype_field(s, j, "dtype", where))) return false;
+  lb->device = dev->u.s;
+  lb->dtype0 = lb->dtype;
+  if (!jst) return v100_sched_bad_input(s, "%s: missing \"st\"", where);
+  if (!(lb->st = value_from_json(&s->codec, jst, where, s->st))) return s->failed = true, false;
+  if (lb->st->kind != V_ST) return v100_sched_bad_input(s, "%s: \"st\" is not a ShapeTracker", where);
+  if (!json_get(j, "base")) {
+    lb->base = -1;
+    return decode_base_lb(s, j, i, lb, where);
+  }
+  if (!index_field(s, j, "base", i, false, where, &lb->base)) return false;
+  if (s->lbs[lb->base].base >= 0) return v100_sched_bad_input(s, "%s: base must be a base itself", where);
+  return true;
+}
+
+static bool decode_lbs(Sched *s, const JVal *arr) {
+  s->nlbs = arr->n;
+  s->lbs = arena_array(s->a, arr->n + 1, sizeof(InLB));
+  for (size_t i = 0; i < arr->n; i++)
+    if (!decode_lb(s, arr->u.arr[i], i, &s->lbs[i])) return false;
+  return true;
+}
+
+static bool decode_outs(Sched *s, const JVal *arr) {
+  int64_t *outs = arena_array(s->a, arr->n + 1, sizeof *outs);
+  for (size_t k = 0; k < arr->n; k++) {
+    const JVal *x = arr->u.arr[k];
+    if (x->kind != J_INT || x->u.i < 0 || (uint64_t)x->u.i >= s->nlbs)
+      return v100_sched_bad_input(s, "input.outs[%zu] is not a lazybuffer index", k);
+    outs[k] = x->u.i;
+  }
+  s->outs = outs;
+  s->nouts = arr->n;
+  return true;
+}
+
+bool v100_decode_input(Sched *s) {
+  const JVal *in = s->cap->input;
+  if (!in || in->kind != J_OBJ) return v100_sched_bad_input(s, "input: not an object");
+  if (!decode_context(s)) return false;
+  const JVal *bufs = field(s, in, "buffers", J_ARR, "input"), *lbs, *outs;
+  if (!bufs || !decode_buffers(s, bufs)) return false;
+  if (!(lbs = field(s, in, "lazybuffers", J_ARR, "input")) || !decode_lbs(s, lbs)) return false;
+  if (!(outs = field(s, in, "outs", J_ARR, "input")) || !decode_outs(s, outs)) return false;
+  const JVal *mp = json_get(in, "memory_planner_bufs");
+  if (!mp || (mp->kind != J_NULL && mp->kind != J_ARR)) return v100_sched_bad_input(s, "input.memory_planner_bufs: missing or not a list");
+  s->mp_bufs = mp && mp->kind == J_ARR ? mp : NULL;
+  s->mp_offset = json_get(in, "memory_planner_allocator_offset");
+  if (s->mp_offset && s->mp_offset->kind != J_OBJ) return v100_sched_bad_input(s, "input.memory_planner_allocator_offset: not an object");
+  return true;
+}

@@ -1,0 +1,221 @@
+/* memory.c — engine/memory.py (0.10.0) memory_planner: buffers that live in
+ * disjoint intervals of the schedule share memory. A buffer is replaced by an
+ * earlier (bigger or equal) buffer, or by a view into one when the device's
+ * allocator supports offsets. Result: the contract's memory_plan (old ->
+ * new, "plan:K" for Buffers the planner created) and their descriptions. */
+#include <stdlib.h>
+#include <string.h>
+#include "sched.h"
+
+typedef struct PBuf {     /* a Buffer as the planner sees it */
+  bool allocated;
+  int64_t lb_refcount;
+  bool known;             /* listed in memory_planner_bufs */
+} PBuf;
+
+/* a Buffer the planner created: Buffer(device, size, dtype, base=..., offset=...) */
+typedef struct NewBuf {
+  int64_t like;           /* input Buffer whose device/size/dtype it copies */
+  int64_t base;           /* input Buffer index */
+  int64_t offset;
+} NewBuf;
+
+/* a replacement: an input Buffer (>= 0) or NewBuf k (encoded -2 - k) */
+typedef int64_t Repl;
+
+typedef struct Planner {
+  Sched *s;
+  PBuf *pb;
+  NewBuf *news;
+  size_t nnew, capnew;
+  OMap noopt;             /* set of Buffer indices */
+} Planner;
+
+static int64_t nbytes(const InBuf *b) { return b->size * b->dtype->itemsize; }
+static int64_t base_of(Sched *s, int64_t b) { return s->bufs[b].base >= 0 ? s->bufs[b].base : b; }
+
+static Repl new_buffer(Planner *p, int64_t like, int64_t base, int64_t offset) {
+  if (p->nnew == p->capnew) {
+    size_t cap = p->capnew ? p->capnew * 2 : 8;
+    NewBuf *bigger = arena_array(p->s->a, cap, sizeof *bigger);
+    if (p->nnew) memcpy(bigger, p->news, p->nnew * sizeof *bigger);
+    p->news = bigger, p->capnew = cap;
+  }
+  p->news[p->nnew] = (NewBuf){like, base, offset};
+  return -2 - (Repl)p->nnew++;
+}
+
+/* buf.is_allocated() or buf.lb_refcount > 0 or buf.base in noopt_buffers */
+static bool skipped(Planner *p, int64_t b) {
+  return p->pb[b].allocated || p->pb[b].lb_refcount > 0 || omap_has(&p->noopt, (uint64_t)base_of(p->s, b));
+}
+
+static bool read_planner_bufs(Planner *p) {
+  Sched *s = p->s;
+  const JVal *arr = s->mp_bufs;
+  for (size_t i = 0; i < arr->n; i++) {
+    const JVal *e = arr->u.arr[i];
+    if (e->kind != J_ARR || e->n != 3 || e->u.arr[0]->kind != J_INT || e->u.arr[0]->u.i < 0 ||
+        (uint64_t)e->u.arr[0]->u.i >= s->nbufs || e->u.arr[1]->kind != J_BOOL || e->u.arr[2]->kind != J_INT)
+      return v100_sched_bad_input(s, "input.memory_planner_bufs[%zu]: must be [buffer index, allocated, lb_refcount]", i);
+    PBuf *b = &p->pb[e->u.arr[0]->u.i];
+    *b = (PBuf){e->u.arr[1]->u.b, e->u.arr[2]->u.i, true};
+  }
+  return true;
+}
+
+/* the free-segment key: (device, dtype, options) + ((nbytes,) if the allocator has no offset),
+ * interned so that keys compare by pointer (BufferOptions, a dataclass, by its encoding) */
+static const Value *segment_key(Planner *p, int64_t b, bool offset) {
+  Sched *s = p->s;
+  const InBuf *x = &s->bufs[b];
+  const Value *opts = s->none;
+  if (x->options) {
+    size_t n;
+    char *text = json_to_string(x->options, &n);
+    opts = v_strn(s->in, V_STR, text, n);
+    free(text);
+  }
+  const Value *items[4] = {v_str(s->in, x->device), v_dtype(s->in, x->dtype), opts,
+                           offset ? s->none : v_int(s->in, nbytes(x))};
+  return v_tuple(s->in, 4, items);
+}
+
+static bool allocator_has_offset(Planner *p, const char *device, bool *out) {
+  const JVal *v = p->s->mp_offset ? json_get(p->s->mp_offset, device) : NULL;
+  if (!v || v->kind != J_BOOL)
+    return v100_sched_bad_input(p->s, "input.memory_planner_allocator_offset: no entry for device %s", device);
+  *out = v->u.b;
+  return true;
+}
+
+typedef struct Seg { int64_t st, en, buf; bool live; } Seg;
+typedef struct SegList { Seg *items; size_t n; } SegList;
+
+/* _internal_memory_planner(buffers, noopt_buffers): Repl per Buffer index (-1: not in assigned) */
+static bool internal_planner(Planner *p, const SchedItem *items, size_t n, Repl *assigned) {
+  Sched *s = p->s;
+  int64_t *first = arena_array(s->a, s->nbufs + 1, sizeof *first), *last = arena_array(s->a, s->nbufs + 1, sizeof *last);
+  OMap order; /* first_appearance keys in order */
+  omap_init(&order, s->a);
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < items[i].nbufs; k++) {
+      int64_t b = items[i].bufs[k];
+      if (skipped(p, b)) continue;
+      int64_t base = base_of(s, b);
+      if (!omap_has(&order, (uint64_t)base)) omap_put(&order, (uint64_t)base, (void *)1), first[base] = (int64_t)i;
+      last[base] = (int64_t)i;
+    }
+  /* sorted(..., key=lambda x: -x[2].nbytes): a stable sort by descending size */
+  size_t nreq = omap_len(&order), r = 0;
+  int64_t *req = arena_array(s->a, nreq + 1, sizeof *req);
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(&order, &pos, &key, &val);) req[r++] = (int64_t)key;
+  for (size_t i = 1; i < nreq; i++) /* insertion sort keeps it stable */
+    for (size_t j = i; j > 0 && nbytes(&s->bufs[req[j - 1]]) < nbytes(&s->bufs[req[j]]); j--) {
+      int64_t t = req[j]; req[j] = req[j - 1]; req[j - 1] = t;
+    }
+  /* free_segs: per key, the list of (start, end, buffer) segments, in order */
+  OMap free_segs;
+  omap_init(&free_segs, s->a);
+  for (size_t i = 0; i < nreq; i++) {
+    int64_t buf = req[i], st = first[buf], en = last[buf];
+    bool offset = false;
+    if (!allocator_has_offset(p, s->bufs[buf].device, &offset)) return false;
+    uint64_t k = omap_ptr(segment_key(p, buf, offset));
+    SegList *segs = omap_get(&free_segs, k);
+    if (!segs) {
+      segs = arena_alloc(s->a, sizeof *segs);
+      segs->items = arena_array(s->a, 2 * nreq + 1, sizeof *segs->items);
+      omap_put(&free_segs, k, segs);
+    }
+    /* next((free_segs[key].pop(i) for i,(sst,sen,_) in enumerate(free_segs[key]) if sst <= st and en <= sen), default_buf) */
+    Seg found = {0, (int64_t)n - 1, buf, true};
+    for (size_t j = 0; j < segs->n; j++)
+      if (segs->items[j].live && segs->items[j].st <= st && en <= segs->items[j].en) {
+        found = segs->items[j], segs->items[j].live = false;
+        break;
+      }
+    if (st - 1 >= found.st) segs->items[segs->n++] = (Seg){found.st, st - 1, found.buf, true};
+    if (found.en >= en + 1) segs->items[segs->n++] = (Seg){en + 1, found.en, found.buf, true};
+    assigned[buf] = nbytes(&s->bufs[found.buf]) == nbytes(&s->bufs[buf]) ? found.buf : new_buffer(p, buf, found.buf, 0);
+  }
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < items[i].nbufs; k++) {
+      int64_t b = items[i].bufs[k];
+      if (skipped(p, b)) continue;
+      if (s->bufs[b].base >= 0) {
+        int64_t base = s->bufs[b].base;
+        Repl a = assigned[base] != -1 ? assigned[base] : base;
+        int64_t root = a >= 0 ? base_of(s, a) : p->news[-2 - a].base;
+        assigned[b] = new_buffer(p, b, root, s->bufs[b].offset);
+      } else if (assigned[b] == -1) {
+        assigned[b] = b;
+      }
+    }
+  return true;
+}
+
+static JVal *bufref(Sched *s, Repl r) {
+  return r >= 0 ? json_int(s->a, r) : json_str(s->a, arena_printf(s->a, "plan:%lld", (long long)(-2 - r)));
+}
+
+/* the contract's "plan:K" numbering is by first appearance in memory_plan */
+static JVal *describe(Planner *p, const NewBuf *nb) {
+  Sched *s = p->s;
+  const InBuf *like = &s->bufs[nb->like];
+  JVal *o = json_obj(s->a);
+  json_set(s->a, o, "device", json_str(s->a, like->device));
+  json_set(s->a, o, "size", json_int(s->a, like->size));
+  json_set(s->a, o, "dtype", dtype_to_json(&s->codec, like->dtype));
+  json_set(s->a, o, "base", json_int(s->a, nb->base));
+  json_set(s->a, o, "offset", json_int(s->a, nb->offset));
+  json_set(s->a, o, "options", like->dtype->is_image ? like->options0 ? (JVal *)like->options0 : json_null(s->a) : json_null(s->a));
+  return o;
+}
+
+bool v100_memory_planner(Sched *s, const SchedItem *items, size_t n, MemPlan *out) {
+  memset(out, 0, sizeof *out);
+  if (!s->mp_bufs) return true;
+  out->ran = true;
+  out->plan = json_arr(s->a);
+  out->plan_buffers = json_arr(s->a);
+  if (s->no_memory_planner) return true;
+  Planner p = {s, arena_array(s->a, s->nbufs + 1, sizeof(PBuf)), NULL, 0, 0, {0}};
+  omap_init(&p.noopt, s->a);
+  if (!read_planner_bufs(&p)) return false;
+  for (size_t i = 0; i < n; i++) {
+    for (size_t k = 0; k < items[i].nbufs; k++) {
+      if (!p.pb[items[i].bufs[k]].known)
+        return v100_sched_bad_input(s, "input.memory_planner_bufs: buffer %lld of the schedule is not listed", (long long)items[i].bufs[k]);
+      if (items[i].ast->op != OP_SINK) omap_put(&p.noopt, (uint64_t)items[i].bufs[k], (void *)1);
+    }
+  }
+  Repl *assigned = arena_array(s->a, s->nbufs + 1, sizeof *assigned);
+  for (size_t i = 0; i < s->nbufs; i++) assigned[i] = -1;
+  if (!internal_planner(&p, items, n, assigned)) return false;
+  /* one pair per Buffer replaced by another object, by first appearance; plan:K renumbered the same way */
+  int64_t *renum = arena_array(s->a, p.nnew + 1, sizeof *renum);
+  for (size_t k = 0; k < p.nnew; k++) renum[k] = -1;
+  size_t nplan = 0;
+  OMap done;
+  omap_init(&done, s->a);
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < items[i].nbufs; k++) {
+      int64_t b = items[i].bufs[k];
+      if (omap_has(&done, (uint64_t)b)) continue;
+      omap_put(&done, (uint64_t)b, (void *)1);
+      Repl r = assigned[b];
+      if (r == -1 || r == b) continue;
+      if (r < 0 && renum[-2 - r] < 0) {
+        renum[-2 - r] = (int64_t)nplan++;
+        json_push(s->a, out->plan_buffers, describe(&p, &p.news[-2 - r]));
+      }
+      JVal *pair = json_arr(s->a);
+      json_push(s->a, pair, json_int(s->a, b));
+      json_push(s->a, pair, bufref(s, r >= 0 ? r : -2 - renum[-2 - r]));
+      json_push(s->a, out->plan, pair);
+    }
+  return true;
+}

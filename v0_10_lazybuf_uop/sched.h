@@ -1,0 +1,212 @@
+/* sched.h — generation 0.10.0 (tinygrad v0.10.0, engine/schedule.py):
+ * the state one capture's scheduling shares between the files of this folder.
+ *
+ *   input.c     decoding the capture's `input` (LazyBuffers, Buffers, context)
+ *   uops.c      UOp helpers of ops.py: st, base, buf_uop, view, sparents, repr
+ *   st10.c      the ShapeTracker operations the scheduler uses
+ *   to_uop.c    to_uop: the big graph of VIEW(BUFFER, op) nodes
+ *   realize.c   do_realize / realize_view / break_sched
+ *   group.c     group_realizes, recursive_group, get_isolated_children
+ *   ast.c       full_ast_rewrite: lazy, multioutput, view_left, view_right, to_si
+ *   schedule.c  create_schedule_with_vars: prescheduling and the BFS
+ *   memory.c    engine/memory.py memory_planner
+ *   entry.c     the replayer's entry point and the result encoding
+ *
+ * Every generation links into one library, so the functions shared between
+ * these files carry the prefix v100_ before the tinygrad name they mirror
+ * (v100_to_uop is schedule.py's to_uop); file-local functions are static
+ * and keep the bare tinygrad name (realize, uval, recursive_group...). */
+#ifndef TSCHED_V0_10_SCHED_H
+#define TSCHED_V0_10_SCHED_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "graph.h"
+#include "omap.h"
+#include "rewrite.h"
+#include "scheduler.h"
+#include "st10.h"
+
+/* A device Buffer of input.buffers (device.py Buffer). dtype and options
+ * can be overwritten by the image-dtype fallback of to_uop. */
+typedef struct InBuf {
+  const char *device;
+  int64_t size;
+  const DType *dtype;
+  bool allocated;
+  int64_t base;            /* index of the base Buffer, -1 for None */
+  int64_t offset;
+  const JVal *options;     /* NULL for None */
+  int64_t lb_refcount;
+  const DType *dtype0;     /* as recorded, for `mutations` */
+  const JVal *options0;
+} InBuf;
+
+/* A LazyBuffer of input.lazybuffers (engine/lazy.py). */
+typedef struct InLB {
+  const char *device;
+  const DType *dtype;      /* can be overwritten by the image fallback */
+  const DType *dtype0;
+  const Value *st;         /* V_ST */
+  int64_t base;            /* view: index of its base LazyBuffer; -1 for a base */
+  Op op;
+  const Value *arg;
+  bool has_srcs;           /* false once `srcs` was deleted (scheduled or realized) */
+  size_t nsrcs;
+  const int64_t *srcs;
+  int64_t buffer;
+  bool realized, forced_realize;
+  const Value *metadata;   /* (str, caller) tuple, NULL for None */
+  const UOp *var;          /* CONST of a bound Variable: its DEFINE_VAR, else NULL */
+  int64_t var_val;         /* ... and the bound value */
+} InLB;
+
+/* Per-walk visited marks indexed by UOp id: a fresh epoch per walk instead of a hash set. */
+typedef struct Marks {
+  uint32_t *stamp;
+  size_t cap;
+  uint32_t epoch;
+} Marks;
+
+/* A reusable stack of UOps (scratch memory of one function). */
+typedef struct UStack {
+  const UOp **items;
+  size_t n, cap;
+} UStack;
+
+typedef struct Sched {
+  Arena *a;
+  Interner *in;
+  Codec codec;
+  Status *st;
+  const Capture *cap;
+  bool failed;             /* st holds why; rules return NULL from then on */
+  /* context */
+  bool fuse_arange, fuse_conv_bw, no_memory_planner;
+  size_t nlimits;
+  const char **limit_device;
+  int64_t *limit_value;
+  /* input */
+  InBuf *bufs;
+  size_t nbufs;
+  InLB *lbs;
+  size_t nlbs;
+  const int64_t *outs;
+  size_t nouts;
+  const JVal *mp_bufs;     /* memory_planner_bufs, NULL when null */
+  const JVal *mp_offset;   /* memory_planner_allocator_offset */
+  /* to_uop */
+  const UOp **cache;       /* per LazyBuffer */
+  OMap buffers;            /* BUFFER uop -> Buffer index + 1 */
+  OMap lazybufs;           /* Buffer index -> LazyBuffer index + 1 */
+  /* ScheduleContext */
+  OMap ubuf_metadata;      /* BUFFER uop -> metadata Value */
+  OMap var_vals;           /* DEFINE_VAR uop -> Value (int) */
+  OMap assigns;            /* set of BUFFER uops assigned to */
+  OMap allbufs;            /* BUFFER uop -> its VIEW(BUFFER, op) node */
+  OMap children;           /* BUFFER uop -> OMap* (set of child BUFFER uops) */
+  /* caches of UOp properties (functools.cached_property in Python) */
+  OMap st_cache;           /* UOp -> V_ST Value, or &st_none */
+  OMap unsafe_cache;       /* UOp -> 1 + (has an UnsafePad op among sparents) */
+  OMap st_add_cache;       /* (st, st) tuple -> st + st */
+  /* scratch memory reused by the walks of uops.c */
+  Marks seen, expanded;
+  UStack st_stack, pad_stack, parents;
+  void *sparents_stack;
+  size_t sparents_cap;
+  /* common values */
+  const Value *none;
+  const DType *void_dt, *bool_dt;
+} Sched;
+
+/* failing: set st, remember it, return false / NULL */
+bool v100_sched_raise(Sched *s, const char *type, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 3, 4)))
+#endif
+  ;
+bool v100_sched_unsupported(Sched *s, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 2, 3)))
+#endif
+  ;
+bool v100_sched_bad_input(Sched *s, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 2, 3)))
+#endif
+  ;
+/* Takes over an StError of the ShapeTracker core. */
+bool v100_sched_st_error(Sched *s, const StError *e);
+
+/* ---- input.c ---- */
+bool v100_decode_input(Sched *s);
+
+/* ---- uops.c: UOp properties and constructors of ops.py ---- */
+void v100_marks_begin(Sched *s, Marks *m);
+bool v100_marks_set(Sched *s, Marks *m, const UOp *u);   /* true when u was not marked yet */
+void v100_ustack_push(Sched *s, UStack *st, const UOp *u);
+bool v100_op_in_alu(Op op);        /* GroupOp.ALU */
+bool v100_op_in_meta(Op op);       /* GroupOp.Meta */
+bool v100_op_in_buffer(Op op);     /* GroupOp.Buffer */
+bool v100_op_in_unsafe_pad(Op op); /* GroupOp.UnsafePad */
+const UOp *v100_u_base(const UOp *u);                 /* UOp.base */
+bool v100_is_scheduled(const UOp *u);                 /* schedule.py is_scheduled */
+const UOp *v100_buf_uop(Sched *s, const UOp *u);      /* UOp.buf_uop (asserts) */
+bool v100_is_contiguous_base(const UOp *u);           /* UOp.is_contiguous_base */
+const Value *v100_uop_st(Sched *s, const UOp *u);     /* UOp.st: V_ST, NULL for None (or on error: s->failed) */
+const Value *v100_st_arg(Sched *s, const UOp *u);     /* UOp.st_arg */
+const Value *v100_axis_arg(const UOp *u);             /* UOp.axis_arg: tuple of ints */
+bool v100_axis_arg_valid(const Value *arg);
+const UOp *v100_st_to_uop(Sched *s, const Value *st); /* ShapeTracker.to_uop */
+const UOp *v100_uop_view(Sched *s, const UOp *u, const Value *st);  /* UOp.view */
+const UOp *v100_uop_const(Sched *s, const DType *dt, const Value *v); /* UOp.const (as_const) */
+const Value *v100_as_const(Sched *s, const Value *v, const DType *dt); /* dtypes.as_const */
+const UOp *v100_uop_r(Sched *s, const UOp *u, const Value *op, const Value *axis); /* UOp.r */
+const UOp *v100_uop_replace_src(Sched *s, const UOp *u, uint32_t n, const UOp *const *src);
+bool v100_can_pad(Sched *s, const UOp *u);            /* ops.py can_pad */
+/* UOp.sparents in Python's order (parents dict, then self). The list is
+ * scratch memory: valid until the next call. */
+size_t v100_uop_sparents(Sched *s, const UOp *u, const UOp ***out);
+/* The first line of repr(UOp), for exception messages. */
+const char *v100_uop_repr_line(Sched *s, const UOp *u);
+const char *v100_value_repr(Sched *s, const Value *v);  /* Python str() of an arg */
+
+/* ---- to_uop.c ---- */
+const UOp *v100_to_uop(Sched *s, int64_t lb);
+
+/* ---- realize.c ---- */
+void v100_do_realize(Sched *s, const UOp *big_graph, OMap *realizes);
+void v100_break_sched(Sched *s, const UOp *big_graph, OMap *realizes);
+
+/* ---- group.c ---- */
+/* Returns the store groups: an array of OMap* (each a list of BUFFER uops in order). */
+size_t v100_group_realizes(Sched *s, OMap *realizes, OMap ***groups);
+
+/* ---- ast.c ---- */
+typedef struct SiCtx {      /* ScheduleItemContext */
+  OMap sts;                 /* set of ShapeTracker values */
+  const UOp **bufs;
+  size_t nbufs, capbufs;
+  const UOp **preloads;     /* assign_preloads */
+  size_t npreloads, cappreloads;
+} SiCtx;
+const UOp *v100_full_ast_rewrite(Sched *s, const UOp *pre, SiCtx *sictx);
+
+/* ---- schedule.c ---- */
+typedef struct SchedItem {
+  const UOp *ast;
+  int64_t *bufs;            /* Buffer indices */
+  size_t nbufs;
+  const Value **metadata;   /* (str, caller) tuples, set order irrelevant */
+  size_t nmetadata;
+  int64_t *preloads;        /* Buffer indices of assign_preloads */
+  size_t npreloads;
+} SchedItem;
+bool v100_create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems);
+
+/* ---- memory.c ---- */
+typedef struct MemPlan {
+  bool ran;                 /* false: memory_plan null */
+  JVal *plan, *plan_buffers;
+} MemPlan;
+bool v100_memory_planner(Sched *s, const SchedItem *items, size_t nitems, MemPlan *out);
+#endif

@@ -1,0 +1,220 @@
+/* schedule.c — engine/schedule.py create_schedule_with_vars (0.10.0): build
+ * the big graph, decide the realizes, group them into kernels, build each
+ * kernel's AST (the "prescheduled" ScheduleItems), then order the kernels
+ * with a BFS that runs a kernel reading a buffer before the kernel assigning
+ * to it, checking BUF_LIMIT and reporting cycles. */
+#include <string.h>
+#include "sched.h"
+
+/* dedup(x.base for x in outs if x.realized is None and x.base.op is not Ops.CONST) */
+static size_t schedule_outs(Sched *s, int64_t **out) {
+  OMap seen;
+  omap_init(&seen, s->a);
+  int64_t *outs = arena_array(s->a, s->nouts + 1, sizeof *outs);
+  size_t n = 0;
+  for (size_t i = 0; i < s->nouts; i++) {
+    const InLB *x = &s->lbs[s->outs[i]];
+    int64_t base = x->base >= 0 ? x->base : s->outs[i];
+    bool realized = x->base < 0 && x->realized;
+    if (realized || s->lbs[base].op == OP_CONST || omap_has(&seen, (uint64_t)base)) continue;
+    omap_put(&seen, (uint64_t)base, (void *)1);
+    outs[n++] = base;
+  }
+  *out = outs;
+  return n;
+}
+
+static int64_t buffer_of(Sched *s, const UOp *ubuf) { return (int64_t)(uintptr_t)omap_get(&s->buffers, omap_ptr(ubuf)) - 1; }
+
+/* tuple({mx for x in sink.sparents if (x.op is Ops.STORE or is_scheduled(x)) and (mx:=ctx.ubuf_metadata.get(x.buf_uop))}) */
+static void item_metadata(Sched *s, const UOp *sink, SchedItem *si) {
+  const UOp **parents;
+  size_t n = v100_uop_sparents(s, sink, &parents);
+  OMap set;
+  omap_init(&set, s->a);
+  for (size_t i = 0; i < n; i++) {
+    const UOp *x = parents[i];
+    if (x->op != OP_STORE && !v100_is_scheduled(x)) continue;
+    const Value *m = omap_get(&s->ubuf_metadata, omap_ptr(x->src[0]));
+    if (m) omap_put(&set, omap_ptr(m), (void *)1);
+  }
+  si->metadata = arena_array(s->a, omap_len(&set) + 1, sizeof *si->metadata);
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(&set, &pos, &key, &val);) si->metadata[si->nmetadata++] = (const Value *)(uintptr_t)key;
+}
+
+/* one prescheduled ScheduleItem from a kernel's SINK of STOREs */
+static bool preschedule(Sched *s, const UOp *sink, SchedItem *si) {
+  item_metadata(s, sink, si);
+  SiCtx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  if (!(si->ast = v100_full_ast_rewrite(s, sink, &ctx))) return false;
+  si->bufs = arena_array(s->a, ctx.nbufs + 1, sizeof *si->bufs);
+  for (size_t i = 0; i < ctx.nbufs; i++) {
+    int64_t b = buffer_of(s, ctx.bufs[i]);
+    if (b < 0) return v100_sched_raise(s, "KeyError", "%s", v100_uop_repr_line(s, ctx.bufs[i]));
+    if (s->bufs[b].size != 0) si->bufs[si->nbufs++] = b;
+  }
+  si->preloads = arena_array(s->a, ctx.npreloads + 1, sizeof *si->preloads);
+  for (size_t i = 0; i < ctx.npreloads; i++) si->preloads[si->npreloads++] = buffer_of(s, ctx.preloads[i]);
+  return true;
+}
+
+/* ScheduleItem.output_idxs / outputs / inputs: bufs[i] is an output when i is
+ * a DEFINE_GLOBAL index of a STORE (bufs omits size-0 buffers, so this can
+ * pick the wrong one exactly as tinygrad does) */
+static bool is_output_idx(const SchedItem *si, size_t i) {
+  if (si->ast->op != OP_SINK) return i == 0;
+  for (uint32_t k = 0; k < si->ast->nsrc; k++) {
+    const UOp *dg = si->ast->src[k]->src[0];
+    if (dg->arg->kind == V_INT && (uint64_t)dg->arg->u.i == i) return true;
+  }
+  return false;
+}
+
+typedef struct Bfs {
+  size_t n;
+  SchedItem *items;
+  OMap targets;       /* Buffer index -> SchedItem index + 1 */
+  size_t **graph;     /* per item: the items that wait for it */
+  size_t *ngraph, *capgraph;
+  int64_t *in_degree;
+} Bfs;
+
+static void edge(Sched *s, Bfs *b, size_t from, size_t to) {
+  if (b->ngraph[from] == b->capgraph[from]) {
+    size_t cap = b->capgraph[from] ? b->capgraph[from] * 2 : 4;
+    size_t *bigger = arena_array(s->a, cap, sizeof *bigger);
+    if (b->ngraph[from]) memcpy(bigger, b->graph[from], b->ngraph[from] * sizeof *bigger);
+    b->graph[from] = bigger, b->capgraph[from] = cap;
+  }
+  b->graph[from][b->ngraph[from]++] = to;
+  b->in_degree[to]++;
+}
+
+static int64_t target_of(Bfs *b, int64_t buf) { return (int64_t)(uintptr_t)omap_get(&b->targets, (uint64_t)buf) - 1; }
+
+/* the edges of item i: realize outputs before a parent is assigned to, and after all parents are realized */
+static void item_edges(Sched *s, Bfs *b, size_t i) {
+  const SchedItem *si = &b->items[i];
+  OMap parents_assigns, scheduled_parents;
+  omap_init(&parents_assigns, s->a);
+  omap_init(&scheduled_parents, s->a);
+  for (size_t k = 0; k < si->npreloads; k++) {
+    int64_t x = target_of(b, si->preloads[k]);
+    if (x >= 0 && (size_t)x != i) omap_put(&parents_assigns, (uint64_t)x, (void *)1);
+  }
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(&parents_assigns, &pos, &key, &val);) edge(s, b, i, (size_t)key);
+  for (size_t k = 0; k < si->nbufs; k++) {
+    if (is_output_idx(si, k)) continue;
+    int64_t x = target_of(b, si->bufs[k]);
+    if (x >= 0 && !omap_has(&parents_assigns, (uint64_t)x)) omap_put(&scheduled_parents, (uint64_t)x, (void *)1);
+  }
+  for (size_t pos = 0; omap_next(&scheduled_parents, &pos, &key, &val);) edge(s, b, (size_t)key, i);
+}
+
+static const char *metadata_tuple_repr(Sched *s, const SchedItem *si) {
+  const char *acc = "(";
+  for (size_t i = 0; i < si->nmetadata; i++) {
+    const Value *m = si->metadata[i], *name = m->u.tuple.items[0], *caller = m->u.tuple.items[1];
+    acc = arena_printf(s->a, "%s%s%.*s%s%.*s", acc, i ? ", " : "", (int)name->u.str.n, name->u.str.s,
+                       caller->u.str.n ? " - " : "", (int)caller->u.str.n, caller->u.str.s);
+  }
+  return arena_printf(s->a, "%s%s)", acc, si->nmetadata == 1 ? "," : "");
+}
+
+/* after scheduling si: `del lazybufs[b].srcs` for its outputs, then the BUF_LIMIT check */
+static bool after_scheduled(Sched *s, const SchedItem *si) {
+  const char *device = NULL;
+  for (size_t k = 0; k < si->nbufs; k++) {
+    if (!is_output_idx(si, k)) continue;
+    InBuf *buf = &s->bufs[si->bufs[k]];
+    if (!device) device = buf->device;
+    int64_t lb = (int64_t)(uintptr_t)omap_get(&s->lazybufs, (uint64_t)si->bufs[k]) - 1;
+    if (lb < 0)
+      return v100_sched_raise(s, "KeyError", "<buf real:%s device:%s size:%lld dtype:%s offset:%lld>", buf->allocated ? "True" : "False",
+                         buf->device, (long long)buf->size, v100_value_repr(s, v_dtype(s->in, buf->dtype)), (long long)buf->offset);
+    if (!s->lbs[lb].has_srcs) return v100_sched_raise(s, "AttributeError", "srcs");
+    s->lbs[lb].has_srcs = false;
+  }
+  if (!device) return v100_sched_raise(s, "IndexError", "tuple index out of range");
+  for (size_t i = 0; i < s->nlimits; i++)
+    if (strcmp(s->limit_device[i], device) == 0 && s->limit_value[i] && (int64_t)si->nbufs >= s->limit_value[i])
+      return v100_sched_raise(s, "RuntimeError", "Kernel for %s exceeded the %lld buffer count limit for %s with %zu buffers.",
+                         metadata_tuple_repr(s, si), (long long)s->limit_value[i], device, si->nbufs);
+  return true;
+}
+
+/* do BFS */
+static bool bfs(Sched *s, SchedItem *pre, size_t n, SchedItem **out, size_t *nout) {
+  Bfs b = {n, pre, {0}, NULL, NULL, NULL, NULL};
+  omap_init(&b.targets, s->a);
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < pre[i].nbufs; k++)
+      if (is_output_idx(&pre[i], k)) omap_put(&b.targets, (uint64_t)pre[i].bufs[k], (void *)(uintptr_t)(i + 1));
+  b.graph = arena_array(s->a, n + 1, sizeof *b.graph);
+  b.ngraph = arena_array(s->a, n + 1, sizeof *b.ngraph);
+  b.capgraph = arena_array(s->a, n + 1, sizeof *b.capgraph);
+  b.in_degree = arena_array(s->a, n + 1, sizeof *b.in_degree);
+  for (size_t i = 0; i < n; i++) item_edges(s, &b, i);
+  size_t *queue = arena_array(s->a, n + 1, sizeof *queue), head = 0, tail = 0;
+  for (size_t i = 0; i < n; i++)
+    if (b.in_degree[i] == 0) queue[tail++] = i;
+  SchedItem *schedule = arena_array(s->a, n + 1, sizeof *schedule);
+  size_t ns = 0;
+  while (head < tail) {
+    size_t i = queue[head++];
+    schedule[ns++] = pre[i];
+    if (!after_scheduled(s, &pre[i])) return false;
+    for (size_t k = 0; k < b.ngraph[i]; k++)
+      if (--b.in_degree[b.graph[i][k]] == 0) queue[tail++] = b.graph[i][k];
+  }
+  /* confirm everything was scheduled correctly */
+  if (ns != n) return v100_sched_raise(s, "RuntimeError", "cycle detected in graph, grouped %zu but only scheduled %zu", n, ns);
+  *out = schedule;
+  *nout = ns;
+  return true;
+}
+
+bool v100_create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems) {
+  *items = NULL;
+  *nitems = 0;
+  int64_t *outs;
+  size_t nouts = schedule_outs(s, &outs);
+  if (nouts == 0) return true;
+  for (size_t i = 0; i < nouts; i++) s->lbs[outs[i]].forced_realize = true;
+  /* create the big graph */
+  const UOp **roots = arena_array(s->a, nouts + 1, sizeof *roots);
+  for (size_t i = 0; i < nouts; i++)
+    if (!(roots[i] = v100_to_uop(s, outs[i]))) return false;
+  const UOp *big_graph = uop_new(s->in, OP_SINK, s->void_dt, s->none, (uint32_t)nouts, roots);
+  /* get realizes */
+  OMap realizes;
+  omap_init(&realizes, s->a);
+  v100_do_realize(s, big_graph, &realizes);
+  if (s->failed) return false;
+  OMap **store_groups;
+  size_t ngroups = v100_group_realizes(s, &realizes, &store_groups);
+  if (s->failed) return false;
+  /* split realizes into small graphs */
+  v100_break_sched(s, big_graph, &realizes);
+  if (s->failed) return false;
+  /* preschedule all realizes */
+  SchedItem *pre = arena_array(s->a, ngroups + 1, sizeof *pre);
+  for (size_t g = 0; g < ngroups; g++) {
+    const UOp **stores = arena_array(s->a, omap_len(store_groups[g]) + 1, sizeof *stores);
+    uint32_t k = 0;
+    uint64_t key;
+    void *val;
+    for (size_t pos = 0; omap_next(store_groups[g], &pos, &key, &val);) {
+      const UOp *st = omap_get(&realizes, key);
+      if (!st || st->op != OP_STORE) return v100_sched_unsupported(s, "a realized buffer that break_sched did not reach");
+      stores[k++] = st;
+    }
+    if (!preschedule(s, uop_new(s->in, OP_SINK, s->void_dt, s->none, k, stores), &pre[g])) return false;
+  }
+  return bfs(s, pre, ngroups, items, nitems);
+}

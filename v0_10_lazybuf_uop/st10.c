@@ -1,0 +1,120 @@
+/* st10.c — ShapeTracker (shape/shapetracker.py, v0.10.0) over common/view.h,
+ * held as interned values: from_shape, __add__, simplify, permute, shrink,
+ * unit_stride_axes, the JSON codec and repr. */
+#include <string.h>
+#include "sched.h"
+#include "shapetracker.h"
+
+static const Value *intern_views(Sched *s, int n, const View *const *views) {
+  return v_st(s->in, st_new(s->a, n, views));
+}
+
+static const ShapeTracker *get(const Value *v) { return v->u.st; }
+
+int st10_ndim(const Value *st) { return get(st)->views[get(st)->nviews - 1]->ndim; }
+const sint *st10_shape(const Value *st) { return get(st)->views[get(st)->nviews - 1]->shape; }
+sint st10_size(const Value *st) { return view_size(get(st)->views[get(st)->nviews - 1]); }
+bool st10_contiguous(const Value *st) { return get(st)->nviews == 1 && get(st)->views[0]->contiguous; }
+int st10_nviews(const Value *st) { return get(st)->nviews; }
+const View *st10_view(const Value *st, int i) { return get(st)->views[i]; }
+bool st10_same_shape(const Value *a, const Value *b) {
+  int n = st10_ndim(a);
+  return n == st10_ndim(b) && (n == 0 || memcmp(st10_shape(a), st10_shape(b), (size_t)n * sizeof(sint)) == 0);
+}
+
+static bool check(Sched *s, const StError *e) {
+  if (e->status == ST_OK) return true;
+  return v100_sched_st_error(s, e);
+}
+
+const View *st10_view_create(Sched *s, int n, const sint *shape, const sint *strides, sint offset, const SPair *mask) {
+  StError e;
+  st_error_clear(&e);
+  const View *v = view_create(s->a, TG_0_10_0, n, shape, strides, offset, mask, &e);
+  return check(s, &e) ? v : NULL;
+}
+
+const Value *st10_from_shape(Sched *s, int n, const sint *shape) {
+  StError e;
+  st_error_clear(&e);
+  const ShapeTracker *r = st_from_shape(s->a, TG_0_10_0, n, shape, &e);
+  return check(s, &e) ? v_st(s->in, r) : NULL;
+}
+
+const Value *st10_from_views(Sched *s, int n, const View *const *views) { return intern_views(s, n, views); }
+
+/* ShapeTracker.simplify */
+const Value *st10_simplify(Sched *s, const Value *st) {
+  StError e;
+  st_error_clear(&e);
+  const ShapeTracker *r = st_simplify(s->a, TG_0_10_0, get(st), &e);
+  return check(s, &e) ? v_st(s->in, r) : NULL;
+}
+
+/* st_add, remembered per pair (a pure function of two interned values) */
+const Value *st10_add(Sched *s, const Value *a, const Value *b) {
+  const Value *pair[2] = {a, b};
+  uint64_t key = omap_ptr(v_tuple(s->in, 2, pair));
+  const Value *r = omap_get(&s->st_add_cache, key);
+  if (r) return r;
+  StError e;
+  st_error_clear(&e);
+  const ShapeTracker *sum = st_add(s->a, TG_0_10_0, get(a), get(b), &e);
+  if (!check(s, &e)) return NULL;
+  r = v_st(s->in, sum);
+  omap_put(&s->st_add_cache, key, (void *)r);
+  return r;
+}
+
+const Value *st10_permute(Sched *s, const Value *st, int n, const int64_t *axis) {
+  StError e;
+  st_error_clear(&e);
+  const ShapeTracker *r = st_permute(s->a, TG_0_10_0, get(st), n, axis, &e);
+  return check(s, &e) ? v_st(s->in, r) : NULL;
+}
+
+const Value *st10_shrink(Sched *s, const Value *st, int n, const SPair *arg) {
+  StError e;
+  st_error_clear(&e);
+  const ShapeTracker *r = st_shrink(s->a, TG_0_10_0, get(st), n, arg, &e);
+  return check(s, &e) ? v_st(s->in, r) : NULL;
+}
+
+/* ShapeTracker.unit_stride_axes() */
+int st10_unit_stride_axes(Sched *s, const Value *st, int64_t *out) {
+  int n = st10_ndim(st);
+  int *axes = arena_array(s->a, (size_t)n + 1, sizeof *axes);
+  StError e;
+  st_error_clear(&e);
+  int k = st_unit_stride_axes(s->a, TG_0_10_0, get(st), false, axes, &e);
+  if (!check(s, &e)) return -1;
+  for (int i = 0; i < k; i++) out[i] = axes[i];
+  return k;
+}
+
+/* ---- repr ---- */
+
+static const char *view_repr(Sched *s, const View *v) {
+  return arena_printf(s->a, "View(shape=%s, strides=%s, offset=%lld, mask=%s, contiguous=%s)",
+                      py_repr_tuple(s->a, v->ndim, v->shape), py_repr_tuple(s->a, v->ndim, v->strides),
+                      (long long)v->offset, v->mask ? py_repr_pairs(s->a, v->ndim, v->mask) : "None",
+                      v->contiguous ? "True" : "False");
+}
+
+const char *st10_repr(Sched *s, const Value *st) {
+  const char *acc = "ShapeTracker(views=(";
+  for (int i = 0; i < get(st)->nviews; i++) acc = arena_printf(s->a, "%s%s%s", acc, i ? ", " : "", view_repr(s, get(st)->views[i]));
+  return arena_printf(s->a, "%s%s))", acc, get(st)->nviews == 1 ? "," : "");
+}
+
+/* ---- JSON codec: the ShapeTracker module's, values interned ---- */
+
+static const ShapeTracker *codec_decode(Codec *c, const JVal *j, Status *st) { return st_decode_status(c->arena, j, st); }
+static JVal *codec_encode(Codec *c, const ShapeTracker *st) { return st_to_json(c->arena, st); }
+
+void st10_init(Sched *s) {
+  s->in->st_hash = st_hash;
+  s->in->st_equal = st_equal;
+  s->codec.st_decode = codec_decode;
+  s->codec.st_encode = codec_encode;
+}

@@ -1,0 +1,174 @@
+/* to_uop.c — engine/schedule.py to_uop (0.10.0): every LazyBuffer becomes a
+ * UOp of the big graph. A view is a VIEW of its base's UOp; a CONST is
+ * WHERE(VALID(st), c, 0); everything else is VIEW(BUFFER) (realized) or
+ * VIEW(BUFFER, op) with the op's sources converted the same way. On the way
+ * it fills the ScheduleContext: var_vals, assigns, allbufs, children,
+ * ubuf_metadata, and the BUFFER uop -> Buffer and Buffer -> LazyBuffer maps.
+ *
+ * The Python function recurses on the sources; here an explicit stack of
+ * frames keeps the same order of visits (so BUFFER uops get the same `num`
+ * and the dicts the same insertion order). */
+#include <string.h>
+#include "sched.h"
+
+/* UOp.new_buffer(device, size, dtype, num) */
+static const UOp *new_buffer(Sched *s, const InBuf *b, size_t num) {
+  const Value *spec[3] = {v_str(s->in, b->device), v_int(s->in, b->size), v_dtype(s->in, b->dtype)};
+  const Value *arg[2] = {v_int(s->in, (int64_t)num), v_tuple(s->in, 3, spec)};
+  return uop0(s->in, OP_BUFFER, dtype_ptr(b->dtype, -1, false), v_tuple(s->in, 2, arg));
+}
+
+static const UOp *buffer_uop_for(Sched *s, const InLB *lb) {
+  const UOp *ubuf = new_buffer(s, &s->bufs[lb->buffer], omap_len(&s->buffers));
+  omap_put(&s->buffers, omap_ptr(ubuf), (void *)(uintptr_t)(lb->buffer + 1));
+  return ubuf;
+}
+
+/* "make things that can't be images not images": the dtype fallback, which
+ * also overwrites the Buffer's dtype and options (reported as `mutations`). */
+static bool image_fallback(Sched *s, InLB *lb) {
+  if (!lb->dtype->is_image) return true;
+  const Value *st = lb->st;
+  int n = st10_ndim(st);
+  const sint *shape = st10_shape(st);
+  sint p = 1, q = 1;
+  for (int i = 0; i < n; i++) p *= shape[i];
+  for (int i = 0; i < lb->dtype->image_ndim; i++) q *= lb->dtype->image_shape[i];
+  bool fallback = p != q;
+  if (!fallback) {
+    int64_t *axes = arena_array(s->a, (size_t)n + 1, sizeof *axes);
+    int na = st10_unit_stride_axes(s, st, axes);
+    if (na < 0) return false;
+    fallback = true;
+    for (int k = 0; k < na; k++)
+      if (shape[axes[k]] % 4 == 0) fallback = false;
+  }
+  if (!fallback) return true;
+  InBuf *b = &s->bufs[lb->buffer];
+  lb->dtype = b->dtype = lb->dtype->base;
+  if (lb->realized) return v100_sched_raise(s, "AssertionError", "can't fixup allocated buffer");
+  b->options = NULL;
+  return true;
+}
+
+/* consts are always fused and generated: VALID(st).where(const(dtype, val), 0) */
+static const UOp *const_uop(Sched *s, const InLB *lb, const DType *dtype) {
+  const UOp *valid = uop1(s->in, OP_VALID, s->bool_dt, s->none, v100_st_to_uop(s, lb->st));
+  if (lb->var) omap_put(&s->var_vals, omap_ptr(lb->var), (void *)v_int(s->in, lb->var_val)); /* ctx.var_vals.update([val.unbind()]) */
+  const UOp *c = lb->var ? lb->var : v100_uop_const(s, dtype, lb->arg);
+  const UOp *zero = v100_uop_const(s, c->dtype, v_int(s->in, 0));
+  if (!c || !zero) return NULL;
+  return uop3(s->in, OP_WHERE, zero->dtype, s->none, valid, c, zero);
+}
+
+/* the bookkeeping after a buffer with an op got its VIEW(BUFFER, op) node */
+static void record_op_buffer(Sched *s, const InLB *lb, const UOp *ubuf, const UOp *op, const UOp *ret) {
+  if (lb->metadata) omap_put(&s->ubuf_metadata, omap_ptr(ubuf), (void *)lb->metadata);
+  omap_put(&s->lazybufs, (uint64_t)lb->buffer, (void *)(uintptr_t)(lb - s->lbs + 1));
+  for (uint32_t i = 0; i < op->nsrc; i++) {
+    const UOp *x = v100_u_base(op->src[i]);
+    if (!v100_is_scheduled(x)) continue;
+    OMap *kids = omap_get(&s->children, omap_ptr(x->src[0]));
+    if (!kids) {
+      kids = arena_alloc(s->a, sizeof *kids);
+      omap_init(kids, s->a);
+      omap_put(&s->children, omap_ptr(x->src[0]), kids);
+    }
+    omap_put(kids, omap_ptr(ubuf), (void *)1);
+  }
+  omap_put(&s->allbufs, omap_ptr(ubuf), (void *)ret);
+}
+
+/* One activation of the recursive Python function. */
+typedef struct Frame {
+  int64_t lb;
+  size_t next;            /* next source to convert */
+  const UOp *ubuf;
+  const UOp **src;        /* converted sources */
+} Frame;
+
+/* The sources to_uop recurses into for lb, in order. */
+static size_t visit_list(const InLB *lb, const int64_t **list) {
+  if (lb->base >= 0) { *list = &lb->base; return 1; }
+  if (lb->op == OP_CONST || lb->realized) return 0;
+  *list = lb->srcs;
+  return lb->nsrcs;
+}
+
+/* Frame entry: the part of to_uop before the recursive calls. Returns the
+ * finished UOp when there is nothing to recurse into, else NULL. */
+static const UOp *enter(Sched *s, Frame *f) {
+  InLB *lb = &s->lbs[f->lb];
+  if (lb->base >= 0) return NULL;
+  if (!image_fallback(s, lb)) return NULL;
+  const DType *dtype = v100_op_in_meta(lb->op) ? lb->dtype : lb->dtype->base;
+  if (lb->op == OP_CONST) return const_uop(s, lb, dtype);
+  if (lb->realized) {
+    f->ubuf = buffer_uop_for(s, lb);
+    return s->cache[f->lb] = uop1(s->in, OP_VIEW, dtype->base, lb->st, f->ubuf);
+  }
+  if (lb->op != OP_ASSIGN) f->ubuf = buffer_uop_for(s, lb);
+  f->src = arena_array(s->a, lb->nsrcs + 1, sizeof *f->src);
+  return NULL;
+}
+
+/* Frame exit: the part of to_uop after the recursive calls. */
+static const UOp *leave(Sched *s, Frame *f) {
+  InLB *lb = &s->lbs[f->lb];
+  if (lb->base >= 0) return s->cache[f->lb] = v100_uop_view(s, f->src[0], lb->st);
+  const DType *dtype = v100_op_in_meta(lb->op) ? lb->dtype : lb->dtype->base;
+  const UOp *op;
+  if (lb->op == OP_ASSIGN) {
+    if (lb->nsrcs != 2) { v100_sched_bad_input(s, "input.lazybuffers[%lld]: ASSIGN needs 2 srcs", (long long)f->lb); return NULL; }
+    if (!(f->ubuf = v100_buf_uop(s, f->src[0]))) return NULL;
+    omap_put(&s->assigns, omap_ptr(f->ubuf), (void *)1);
+    op = uop2(s->in, OP_ASSIGN, dtype, lb->arg, f->ubuf, f->src[1]);
+  } else {
+    const Value *arg = lb->op == OP_CAST || lb->op == OP_BITCAST ? s->none : lb->arg;
+    op = uop_new(s->in, lb->op, dtype, arg, (uint32_t)lb->nsrcs, f->src);
+  }
+  const UOp *stored = lb->forced_realize ? uop1(s->in, OP_CONTIGUOUS, op->dtype, s->none, op) : op;
+  const UOp *ret = s->cache[f->lb] = uop2(s->in, OP_VIEW, dtype->base, lb->st, f->ubuf, stored);
+  record_op_buffer(s, lb, f->ubuf, op, ret);
+  return ret;
+}
+
+const UOp *v100_to_uop(Sched *s, int64_t root) {
+  if (s->cache[root]) return s->cache[root];
+  size_t n = 0, cap = 64;
+  Frame *stack = arena_array(s->a, cap, sizeof *stack);
+  const UOp *ret = NULL;
+  bool entering = true;
+  stack[n++] = (Frame){root, 0, NULL, NULL};
+  while (n && !s->failed) {
+    Frame *f = &stack[n - 1];
+    if (entering) {
+      ret = enter(s, f);
+      if (s->failed) return NULL;
+      if (ret) { n--; entering = false; continue; }
+      if (s->lbs[f->lb].base >= 0) f->src = arena_array(s->a, 1, sizeof *f->src);
+    } else {
+      f->src[f->next++] = ret;
+    }
+    const int64_t *list;
+    size_t nlist = visit_list(&s->lbs[f->lb], &list);
+    /* convert the next source; cached ones need no frame */
+    while (f->next < nlist && s->cache[list[f->next]]) { f->src[f->next] = s->cache[list[f->next]]; f->next++; }
+    if (f->next < nlist) {
+      if (n == cap) {
+        Frame *bigger = arena_array(s->a, cap * 2, sizeof *bigger);
+        memcpy(bigger, stack, cap * sizeof *stack);
+        stack = bigger, cap *= 2;
+        f = &stack[n - 1];
+      }
+      stack[n++] = (Frame){list[f->next], 0, NULL, NULL};
+      entering = true;
+      continue;
+    }
+    ret = leave(s, f);
+    if (!ret) return NULL;
+    n--;
+    entering = false;
+  }
+  return s->failed ? NULL : ret;
+}

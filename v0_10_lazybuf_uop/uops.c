@@ -1,0 +1,368 @@
+/* uops.c — the UOp properties and constructors of tinygrad 0.10.0's ops.py
+ * that the scheduler uses: GroupOp sets, base, buf_uop, st (a cached
+ * property), view, const, can_pad, sparents (in Python's dict order) and the
+ * first line of repr(UOp) for exception messages. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sched.h"
+
+/* ---- scratch memory ---- */
+
+void v100_marks_begin(Sched *s, Marks *m) {
+  (void)s;
+  m->epoch++;
+}
+
+bool v100_marks_set(Sched *s, Marks *m, const UOp *u) {
+  if (u->id >= m->cap) {
+    size_t cap = m->cap ? m->cap : 1024;
+    while (cap <= u->id) cap *= 2;
+    uint32_t *bigger = arena_array(s->a, cap, sizeof *bigger);
+    if (m->cap) memcpy(bigger, m->stamp, m->cap * sizeof *bigger);
+    m->stamp = bigger, m->cap = cap;
+  }
+  if (m->stamp[u->id] == m->epoch) return false;
+  m->stamp[u->id] = m->epoch;
+  return true;
+}
+
+void v100_ustack_push(Sched *s, UStack *st, const UOp *u) {
+  if (st->n == st->cap) {
+    size_t cap = st->cap ? st->cap * 2 : 64;
+    const UOp **bigger = arena_array(s->a, cap, sizeof *bigger);
+    if (st->n) memcpy(bigger, st->items, st->n * sizeof *bigger);
+    st->items = bigger, st->cap = cap;
+  }
+  st->items[st->n++] = u;
+}
+
+/* ---- GroupOp ---- */
+
+bool v100_op_in_alu(Op op) {
+  switch (op) {
+    case OP_EXP2: case OP_LOG2: case OP_SIN: case OP_SQRT: case OP_RECIP: case OP_NEG:   /* Unary */
+    case OP_ADD: case OP_MUL: case OP_IDIV: case OP_MAX: case OP_MOD: case OP_CMPLT:    /* Binary */
+    case OP_CMPNE: case OP_XOR: case OP_SHL: case OP_SHR: case OP_OR: case OP_AND:
+    case OP_THREEFRY: case OP_SUB: case OP_FDIV:
+    case OP_WHERE: case OP_MULACC:                                                      /* Ternary */
+      return true;
+    default: return false;
+  }
+}
+bool v100_op_in_meta(Op op) { return op == OP_COPY || op == OP_EMPTY || op == OP_BUFFER_VIEW; }
+bool v100_op_in_buffer(Op op) { return op == OP_LOAD || op == OP_PRELOAD || op == OP_STORE || op == OP_VALID; }
+bool v100_op_in_unsafe_pad(Op op) { return op == OP_RECIP || op == OP_LOG2 || op == OP_EXP2 || op == OP_IDIV; }
+
+/* ---- structure ---- */
+
+/* UOp.base: self.src[0] if self.op is Ops.VIEW and len(self.src) == 1 else self */
+const UOp *v100_u_base(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 1 ? u->src[0] : u; }
+
+/* schedule.py is_scheduled: u.op is Ops.VIEW and len(u.src) == 2 */
+bool v100_is_scheduled(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 2; }
+
+/* UOp.buf_uop */
+const UOp *v100_buf_uop(Sched *s, const UOp *u) {
+  bool ok = (v100_op_in_buffer(u->op) || u->op == OP_ASSIGN || u->op == OP_VIEW) && u->nsrc && u->src[0]->op == OP_BUFFER;
+  if (ok) return u->src[0];
+  v100_sched_raise(s, "AssertionError", "buf_uop called on %s", op_name(u->op, TG_0_10_0));
+  return NULL;
+}
+
+/* UOp.is_contiguous_base */
+bool v100_is_contiguous_base(const UOp *u) {
+  if (u->op != OP_CONTIGUOUS) return false;
+  const UOp *b = v100_u_base(u->src[0]);
+  return !(b->op == OP_VIEW && b->nsrc == 2);
+}
+
+/* a REDUCE_AXIS arg: (str op, (int axis, ...)) */
+bool v100_axis_arg_valid(const Value *arg) {
+  if (arg->kind != V_TUPLE || arg->u.tuple.n != 2 || arg->u.tuple.items[0]->kind != V_STR) return false;
+  const Value *axis = arg->u.tuple.items[1];
+  if (axis->kind != V_TUPLE) return false;
+  for (size_t i = 0; i < axis->u.tuple.n; i++)
+    if (axis->u.tuple.items[i]->kind != V_INT) return false;
+  return true;
+}
+
+/* UOp.axis_arg of a REDUCE_AXIS: arg[1] */
+const Value *v100_axis_arg(const UOp *u) { return u->arg->u.tuple.items[1]; }
+
+const UOp *v100_st_to_uop(Sched *s, const Value *st) { return uop0(s->in, OP_VIEW, s->void_dt, st); }
+
+const UOp *v100_uop_replace_src(Sched *s, const UOp *u, uint32_t n, const UOp *const *src) {
+  if (n == u->nsrc) {
+    uint32_t i = 0;
+    while (i < n && src[i] == u->src[i]) i++;
+    if (i == n) return u;
+  }
+  return uop_new(s->in, u->op, u->dtype, u->arg, n, src);
+}
+
+/* UOp.r(op, axis) */
+const UOp *v100_uop_r(Sched *s, const UOp *u, const Value *op, const Value *axis) {
+  const Value *items[2] = {op, axis};
+  return uop1(s->in, OP_REDUCE_AXIS, u->dtype, v_tuple(s->in, 2, items), u);
+}
+
+/* dtypes.as_const(val, dtype) for a scalar value */
+const Value *v100_as_const(Sched *s, const Value *v, const DType *dt) {
+  double f = v->kind == V_FLOAT ? v->u.f : v->kind == V_INT ? (double)v->u.i : v->kind == V_BOOL ? v->u.b : 0;
+  if (dtype_is_int(dt)) {
+    if (v->kind == V_INT) return v;
+    if (v->kind == V_BOOL) return v_int(s->in, v->u.b);
+    if (!isfinite(f) || fabs(f) >= 9.2e18) { v100_sched_unsupported(s, "int() of a non-representable float"); return NULL; }
+    return v_int(s->in, (int64_t)f);
+  }
+  if (dtype_is_float(dt)) return v->kind == V_FLOAT ? v : v_float(s->in, f == 0 ? 0.0 : f);
+  return v_bool(s->in, v->kind == V_BOOL ? v->u.b : f != 0);
+}
+
+/* UOp.const(dtype, b) for a python number. 0.10.x's UOp cache holds CONST
+ * 0.0 and -0.0 as one node (Python ==), so -0.0 is folded into 0.0 here. */
+const UOp *v100_uop_const(Sched *s, const DType *dt, const Value *v) {
+  const Value *c = v100_as_const(s, v, dt);
+  if (!c) return NULL;
+  if (c->kind == V_FLOAT && c->u.f == 0) c = v_float(s->in, 0.0);
+  return uop0(s->in, OP_CONST, dt, c);
+}
+
+/* ---- UOp.st (cached_property) ---- */
+
+static int st_none_marker;
+
+const Value *v100_st_arg(Sched *s, const UOp *u) {
+  const UOp *ret = u->src[u->op == OP_VALID ? 0 : 1];
+  if (ret->op != OP_VIEW) { v100_sched_raise(s, "AssertionError", "st_arg trying to return a %s", op_name(ret->op, TG_0_10_0)); return NULL; }
+  return ret->arg;
+}
+
+static bool has_st(Op op) {
+  return !(op == OP_DEFINE_LOCAL || op == OP_DEFINE_GLOBAL || op == OP_BUFFER || op == OP_CONST || op == OP_DEFINE_VAR);
+}
+
+/* the st of u once the sts of its sources are known */
+static const Value *st_from_sources(Sched *s, const UOp *u) {
+  const Value *first = NULL;
+  for (uint32_t i = 0; i < u->nsrc; i++) {
+    const Value *x = omap_get(&s->st_cache, omap_ptr(u->src[i]));
+    if (x == (const Value *)&st_none_marker) continue;
+    if (first && !st10_same_shape(first, x)) {
+      v100_sched_raise(s, "AssertionError", "UOp parents must have the same shape %s", v100_uop_repr_line(s, u));
+      return NULL;
+    }
+    if (!first) first = x;
+  }
+  if (!first) { v100_sched_raise(s, "IndexError", "list index out of range"); return NULL; }
+  if (u->op != OP_REDUCE_AXIS) return first;
+  int n = st10_ndim(first);
+  sint *shape = arena_array(s->a, (size_t)n + 1, sizeof *shape);
+  memcpy(shape, st10_shape(first), (size_t)n * sizeof *shape);
+  const Value *axis = v100_axis_arg(u);
+  for (size_t k = 0; k < axis->u.tuple.n; k++) {
+    int64_t ax = axis->u.tuple.items[k]->u.i;
+    if (ax >= 0 && ax < n) shape[ax] = 1;
+  }
+  return st10_from_shape(s, n, shape);
+}
+
+/* the st of a node whose value needs no sources' st, or NULL */
+static const Value *st_direct(Sched *s, const UOp *u, bool *direct) {
+  *direct = true;
+  if (!has_st(u->op)) return (const Value *)&st_none_marker;
+  if (v100_op_in_buffer(u->op)) return v100_st_arg(s, u);
+  if (u->op == OP_VIEW) return u->arg;
+  *direct = false;
+  return NULL;
+}
+
+/* Iterative: sources before the node, each node once. */
+const Value *v100_uop_st(Sched *s, const UOp *root) {
+  const Value *got = omap_get(&s->st_cache, omap_ptr(root));
+  if (!got) {
+    UStack *stack = &s->st_stack;
+    stack->n = 0;
+    v100_ustack_push(s, stack, root);
+    while (stack->n && !s->failed) {
+      const UOp *u = stack->items[stack->n - 1];
+      if (omap_has(&s->st_cache, omap_ptr(u))) { stack->n--; continue; }
+      bool direct;
+      const Value *v = st_direct(s, u, &direct);
+      if (!direct) {
+        uint32_t i = 0;
+        while (i < u->nsrc && omap_has(&s->st_cache, omap_ptr(u->src[i]))) i++;
+        if (i < u->nsrc) { v100_ustack_push(s, stack, u->src[i]); continue; }
+        v = st_from_sources(s, u);
+      }
+      if (!v) return NULL;
+      omap_put(&s->st_cache, omap_ptr(u), (void *)v);
+      stack->n--;
+    }
+    if (s->failed) return NULL;
+    got = omap_get(&s->st_cache, omap_ptr(root));
+  }
+  return got == (const Value *)&st_none_marker ? NULL : got;
+}
+
+/* UOp.view(st): self if self.st is None or self.st == st else VIEW(self) */
+const UOp *v100_uop_view(Sched *s, const UOp *u, const Value *st) {
+  if (u->op == OP_STORE) { v100_sched_raise(s, "AssertionError", "VIEW of STORE is invalid, STORE is always base"); return NULL; }
+  const Value *mine = v100_uop_st(s, u);
+  if (s->failed) return NULL;
+  if (!mine || mine == st) return u;
+  return uop1(s->in, OP_VIEW, u->dtype, st, u);
+}
+
+/* ---- can_pad: not any(x.op in GroupOp.UnsafePad for x in u.sparents) ---- */
+
+bool v100_can_pad(Sched *s, const UOp *root) {
+  /* unsafe_cache: 1 = safe, 2 = has an unsafe op; computed sources first */
+  UStack *stack = &s->pad_stack;
+  stack->n = 0;
+  v100_ustack_push(s, stack, root);
+  while (stack->n) {
+    const UOp *u = stack->items[stack->n - 1];
+    if (omap_has(&s->unsafe_cache, omap_ptr(u))) { stack->n--; continue; }
+    uintptr_t verdict = v100_op_in_unsafe_pad(u->op) ? 2 : 1;
+    bool pushed = false;
+    for (uint32_t i = 0; i < u->nsrc && verdict == 1; i++) {
+      uintptr_t c = (uintptr_t)omap_get(&s->unsafe_cache, omap_ptr(u->src[i]));
+      if (c == 2) verdict = 2;
+      else if (c == 0) {
+        v100_ustack_push(s, stack, u->src[i]);
+        pushed = true;
+        break;
+      }
+    }
+    if (pushed) continue;
+    omap_put(&s->unsafe_cache, omap_ptr(u), (void *)verdict);
+    stack->n--;
+  }
+  return (uintptr_t)omap_get(&s->unsafe_cache, omap_ptr(root)) == 1;
+}
+
+/* ---- UOp.sparents in Python's order ----
+ * parents = {**{x:None for x in src}, **{k:None for x in src for k in x.parents}}:
+ * a node lists its sources, then the parents of each source in turn. A source
+ * whose parents were listed before adds nothing new, so each node is
+ * expanded once: a depth-first walk that emits a node's sources on entry. */
+static void emit_sources(Sched *s, const UOp *u) {
+  for (uint32_t i = 0; i < u->nsrc; i++)
+    if (v100_marks_set(s, &s->seen, u->src[i])) v100_ustack_push(s, &s->parents, u->src[i]);
+}
+
+size_t v100_uop_sparents(Sched *s, const UOp *root, const UOp ***out) {
+  typedef struct { const UOp *u; uint32_t next; } Frame;
+  v100_marks_begin(s, &s->seen);
+  v100_marks_begin(s, &s->expanded);
+  s->parents.n = 0;
+  size_t n = 0, cap = 64;
+  Frame *stack = s->sparents_stack ? s->sparents_stack : arena_array(s->a, cap, sizeof *stack);
+  cap = s->sparents_stack ? s->sparents_cap : cap;
+  stack[n++] = (Frame){root, 0};
+  v100_marks_set(s, &s->expanded, root);
+  emit_sources(s, root);
+  while (n) {
+    Frame *f = &stack[n - 1];
+    if (f->next == f->u->nsrc) { n--; continue; }
+    const UOp *c = f->u->src[f->next++];
+    if (!v100_marks_set(s, &s->expanded, c)) continue;
+    emit_sources(s, c);
+    if (n == cap) {
+      Frame *bigger = arena_array(s->a, cap * 2, sizeof *bigger);
+      memcpy(bigger, stack, cap * sizeof *stack);
+      stack = bigger, cap *= 2;
+    }
+    stack[n++] = (Frame){c, 0};
+  }
+  s->sparents_stack = stack;
+  s->sparents_cap = cap;
+  if (v100_marks_set(s, &s->seen, root)) v100_ustack_push(s, &s->parents, root);
+  *out = s->parents.items;
+  return s->parents.n;
+}
+
+/* ---- repr, for exception messages ---- */
+
+/* Python repr(float): the shortest string that reads back the same. */
+static const char *float_repr(Sched *s, double f) {
+  if (isnan(f)) return "nan";
+  if (isinf(f)) return f > 0 ? "inf" : "-inf";
+  char buf[64];
+  int p = 1;
+  for (; p < 17; p++) {
+    snprintf(buf, sizeof buf, "%.*e", p - 1, f);
+    if (strtod(buf, NULL) == f) break;
+  }
+  snprintf(buf, sizeof buf, "%.*e", p - 1, f);
+  char digits[32];
+  int nd = 0, exp = atoi(strchr(buf, 'e') + 1);
+  for (const char *c = buf; *c && *c != 'e'; c++)
+    if (*c >= '0' && *c <= '9') digits[nd++] = *c;
+  digits[nd] = 0;
+  const char *sign = f < 0 ? "-" : "";
+  if (exp < -4 || exp >= 16)
+    return arena_printf(s->a, "%s%c%s%s%se%c%02d", sign, digits[0], nd > 1 ? "." : "", nd > 1 ? digits + 1 : "", "",
+                        exp < 0 ? '-' : '+', abs(exp));
+  char out[64];
+  int k = 0;
+  if (exp < 0) {
+    k += snprintf(out + k, sizeof out - (size_t)k, "0.");
+    for (int i = 0; i < -exp - 1; i++) out[k++] = '0';
+    k += snprintf(out + k, sizeof out - (size_t)k, "%s", digits);
+  } else {
+    for (int i = 0; i <= exp; i++) out[k++] = i < nd ? digits[i] : '0';
+    out[k++] = '.';
+    if (nd > exp + 1) k += snprintf(out + k, sizeof out - (size_t)k, "%s", digits + exp + 1);
+    else out[k++] = '0';
+  }
+  out[k] = 0;
+  return arena_printf(s->a, "%s%s", sign, out);
+}
+
+static const char *dtype_py_repr(Sched *s, const DType *d) {
+  char buf[128];
+  return arena_printf(s->a, "dtypes.%s", dtype_repr(d, TG_0_10_0, buf, sizeof buf));
+}
+
+/* repr(x) for a value inside a tuple (strings quoted), str(x) at the top */
+static const char *value_text(Sched *s, const Value *v, bool top) {
+  switch (v->kind) {
+    case V_NONE: return "None";
+    case V_BOOL: return v->u.b ? "True" : "False";
+    case V_INT: return arena_printf(s->a, "%lld", (long long)v->u.i);
+    case V_FLOAT: return float_repr(s, v->u.f);
+    case V_STR: return top ? arena_strndup(s->a, v->u.str.s, v->u.str.n) : arena_printf(s->a, "'%.*s'", (int)v->u.str.n, v->u.str.s);
+    case V_DTYPE: return dtype_py_repr(s, v->u.dtype);
+    case V_ST: return st10_repr(s, v);
+    case V_TUPLE: {
+      const char *acc = "(";
+      for (size_t i = 0; i < v->u.tuple.n; i++)
+        acc = arena_printf(s->a, "%s%s%s", acc, i ? ", " : "", value_text(s, v->u.tuple.items[i], false));
+      return arena_printf(s->a, "%s%s)", acc, v->u.tuple.n == 1 ? "," : "");
+    }
+    default: return arena_strndup(s->a, v->u.str.s, v->u.str.n);
+  }
+}
+
+const char *v100_value_repr(Sched *s, const Value *v) { return value_text(s, v, true); }
+
+/* UOp.argstr */
+static const char *argstr(Sched *s, const UOp *u) {
+  if (u->op == OP_REDUCE_AXIS && u->arg->kind == V_TUPLE) {
+    const char *acc = "(";
+    for (size_t i = 0; i < u->arg->u.tuple.n; i++)
+      acc = arena_printf(s->a, "%s%s%s", acc, i ? ", " : "", value_text(s, u->arg->u.tuple.items[i], true));
+    return arena_printf(s->a, "%s)", acc);
+  }
+  return value_text(s, u->arg, true);
+}
+
+/* The first line of UOp.__repr__ (pretty_print): "UOp(Ops.X, dtypes.y, arg=..., src=(" */
+const char *v100_uop_repr_line(Sched *s, const UOp *u) {
+  return arena_printf(s->a, "UOp(%s, %s, arg=%s, src=(%s", op_name(u->op, TG_0_10_0), dtype_py_repr(s, u->dtype),
+                      argstr(s, u), u->nsrc ? "" : "))");
+}

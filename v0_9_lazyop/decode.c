@@ -1,0 +1,314 @@
+/* decode.c — a 0.9.1 capture's `input` (capture-format section 3) as
+ * DeviceBuffer and LazyBuffer structs, with the checks that keep the
+ * scheduler away from malformed graphs: every index in range, sources and
+ * bases earlier in post-order, sizes that fit, ops a LazyBuffer can have. */
+#include <string.h>
+#include "sched91.h"
+
+enum { MAX_ITEMS = 1 << 26 };                 /* more entries than this is not a real capture */
+static const int64_t MAX_SIZE = (int64_t)1 << 50;  /* elements of one buffer */
+
+typedef struct Dec {
+  Sched91 *s;
+  const Capture *c;
+  Status *st;
+} Dec;
+
+/* "table[i]" into buf (64 bytes), without printf: this runs once per entry. */
+static const char *entry_place(char *buf, const char *table, int i) {
+  size_t n = strlen(table);
+  memcpy(buf, table, n);
+  buf[n++] = '[';
+  char digits[12];
+  int k = 0;
+  do digits[k++] = (char)('0' + i % 10); while ((i /= 10) > 0);
+  while (k) buf[n++] = digits[--k];
+  buf[n++] = ']';
+  buf[n] = 0;
+  return buf;
+}
+
+static bool bad(Dec *d, const char *place, const char *what) {
+  return status_bad_input(d->st, "%s: input.%s: %s", d->c->name, place, what);
+}
+
+static const JVal *field(Dec *d, const JVal *obj, const char *key, JKind kind, const char *place) {
+  const JVal *v = json_get(obj, key);
+  if (!v || v->kind != kind) {
+    char what[128];
+    snprintf(what, sizeof what, "field \"%s\" missing or of the wrong type", key);
+    bad(d, place, what);
+    return NULL;
+  }
+  return v;
+}
+
+/* An index into a table of n entries that must also be below `below` (post-order). */
+static bool index_of(Dec *d, const JVal *v, int n, int below, const char *place, int *out) {
+  if (!v || v->kind != J_INT || v->u.i < 0 || v->u.i >= n) return bad(d, place, "dangling index");
+  if (v->u.i >= below) return bad(d, place, "index is not earlier in post-order");
+  *out = (int)v->u.i;
+  return true;
+}
+
+static const char *intern_device(Dec *d, const JVal *v) { return v_strn(d->s->in, V_STR, v->u.s, v->n)->u.str.s; }
+
+static bool array_len(Dec *d, const JVal *v, const char *place, int *n) {
+  if (!v || v->kind != J_ARR) return bad(d, place, "must be an array");
+  if (v->n > MAX_ITEMS) return bad(d, place, "absurdly many entries");
+  *n = (int)v->n;
+  return true;
+}
+
+/* ---- input.buffers ---- */
+
+static bool decode_buffer(Dec *d, const JVal *j, int i, DeviceBuffer *all) {
+  char place[64];
+  entry_place(place, "buffers", i);
+  DeviceBuffer *b = &all[i];
+  b->index = i;
+  const JVal *dev, *size, *dt, *alloc, *off, *refc;
+  if (j->kind != J_OBJ) return bad(d, place, "must be an object");
+  if (!(dev = field(d, j, "device", J_STR, place)) || !(size = field(d, j, "size", J_INT, place)) ||
+      !(dt = field(d, j, "dtype", J_STR, place)) || !(alloc = field(d, j, "allocated", J_BOOL, place)) ||
+      !(off = field(d, j, "offset", J_INT, place)) || !(refc = field(d, j, "lb_refcount", J_INT, place)))
+    return false;
+  if (size->u.i < 0 || size->u.i > MAX_SIZE) return bad(d, place, "absurd size");
+  if (off->u.i < 0 || off->u.i > MAX_SIZE * 16) return bad(d, place, "absurd offset");
+  if (!(b->dtype = b->orig_dtype = dtype_from_json(dt, place, d->st))) return false;
+  b->device = intern_device(d, dev);
+  b->size = size->u.i;
+  b->offset = off->u.i;
+  b->allocated = alloc->u.b;
+  b->lb_refcount = refc->u.i;
+  const JVal *base = json_get(j, "base"), *opts = json_get(j, "options");
+  if (base && base->kind != J_NULL) {
+    int bi = 0;
+    if (!index_of(d, base, i + 1, i, place, &bi)) return false;
+    if (all[bi].base) return bad(d, place, "the base of a view buffer is itself a view");
+    b->base = &all[bi];
+  }
+  if (opts && opts->kind != J_NULL && opts->kind != J_OBJ) return bad(d, place, "options must be null or an object");
+  b->options = opts && opts->kind == J_OBJ ? opts : NULL;
+  return true;
+}
+
+/* ---- input.lazybuffers ---- */
+
+bool is_loadop91(Op op) {
+  return op == OP_EMPTY || op == OP_LOADOPS_CONST || op == OP_COPY || op == OP_CONTIGUOUS || op == OP_CUSTOM ||
+         op == OP_ASSIGN || op == OP_VIEW;
+}
+bool is_reduceop91(Op op) { return op == OP_REDUCE_SUM || op == OP_REDUCE_MAX; }
+
+/* Ops a LazyBuffer base can carry: LoadOps, UnaryOps, BinaryOps, TernaryOps, ReduceOps. */
+static bool is_lazybuffer_op(Op op) {
+  switch (op) {
+    case OP_EXP2: case OP_LOG2: case OP_CAST: case OP_BITCAST: case OP_SIN: case OP_SQRT: case OP_NEG: case OP_RECIP:
+    case OP_ADD: case OP_MUL: case OP_IDIV: case OP_MAX: case OP_MOD: case OP_CMPLT: case OP_CMPNE: case OP_XOR:
+    case OP_SHR: case OP_SHL: case OP_WHERE: case OP_MULACC:
+      return true;
+    default:
+      return is_loadop91(op) || is_reduceop91(op);
+  }
+}
+
+static bool decode_arg(Dec *d, const JVal *j, Op op, const char *place, const Value **out) {
+  Interner *in = d->s->in;
+  bool dtype_arg = op == OP_CAST || op == OP_BITCAST || (op == OP_VIEW && j->kind == J_STR);
+  if (dtype_arg) {
+    const DType *dt = dtype_from_json(j, place, d->st);
+    if (!dt) return false;
+    *out = v_dtype(in, dt);
+    return true;
+  }
+  if (op == OP_LOADOPS_CONST && j->kind == J_OBJ && json_get(j, "sym"))
+    return status_unsupported(d->st, "symbolic: %s: a CONST bound to a Variable", place);
+  if (!(*out = value_from_json(&d->s->codec, j, place, d->st))) return false;
+  if (op == OP_LOADOPS_CONST && (*out)->kind != V_INT && (*out)->kind != V_FLOAT && (*out)->kind != V_BOOL)
+    return bad(d, place, "a CONST arg must be an int, float or bool");
+  if (op == OP_ASSIGN && (*out)->kind != V_TUPLE) return bad(d, place, "an ASSIGN arg must be [] or [ST]");
+  if (op == OP_ASSIGN && (*out)->u.tuple.n && (*out)->u.tuple.items[0]->kind != V_ST)
+    return bad(d, place, "an ASSIGN arg must be [] or [ST]");
+  return true;
+}
+
+static bool decode_srcs(Dec *d, const JVal *j, LazyBuffer *lb, LazyBuffer *all, const char *place) {
+  if (j->kind == J_NULL) return true;
+  int n = 0;
+  if (!array_len(d, j, place, &n)) return false;
+  lb->srcs = arena_array(d->s->a, n ? (size_t)n : 1, sizeof *lb->srcs);
+  lb->nsrcs = n;
+  for (int k = 0; k < n; k++) {
+    int si = 0;
+    if (!index_of(d, j->u.arr[k], d->s->inp->nlbs, lb->index, place, &si)) return false;
+    lb->srcs[k] = &all[si];
+  }
+  return true;
+}
+
+static bool decode_base(Dec *d, const JVal *j, LazyBuffer *lb, LazyBuffer *all, const char *place) {
+  const JVal *op, *srcs, *buf, *real, *forced;
+  if (!(op = field(d, j, "op", J_STR, place)) || !(buf = field(d, j, "buffer", J_INT, place)) ||
+      !(real = field(d, j, "realized", J_BOOL, place)) || !(forced = field(d, j, "forced_realize", J_BOOL, place)))
+    return false;
+  lb->op = op_parse(op->u.s, TG_0_9_1);
+  if (!is_lazybuffer_op(lb->op)) return bad(d, place, "op is not a LazyBuffer op of 0.9.1");
+  const JVal *arg = json_get(j, "arg");
+  if (!arg) return bad(d, place, "field \"arg\" missing");
+  if (!decode_arg(d, arg, lb->op, place, &lb->arg)) return false;
+  if (!(srcs = json_get(j, "srcs"))) return bad(d, place, "field \"srcs\" missing");
+  if (!decode_srcs(d, srcs, lb, all, place)) return false;
+  int bi = 0;
+  if (!index_of(d, buf, d->s->inp->nbuffers, d->s->inp->nbuffers, place, &bi)) return false;
+  lb->buffer = &d->s->inp->buffers[bi];
+  lb->realized = real->u.b;
+  lb->forced_realize = forced->u.b;
+  /* realized is `not hasattr(self, 'srcs')`: the two fields must agree */
+  if (lb->realized != (lb->srcs == NULL)) return bad(d, place, "\"realized\" disagrees with \"srcs\"");
+  if (lb->op == OP_ASSIGN && lb->srcs && lb->nsrcs != 2) return bad(d, place, "an ASSIGN needs two sources");
+  if ((lb->op == OP_COPY || lb->op == OP_VIEW || lb->op == OP_CAST || lb->op == OP_BITCAST || is_reduceop91(lb->op)) &&
+      lb->srcs && lb->nsrcs != 1)
+    return bad(d, place, "this op needs one source");
+  return true;
+}
+
+static bool decode_lazybuffer(Dec *d, const JVal *j, int i, LazyBuffer *all) {
+  char place[64];
+  entry_place(place, "lazybuffers", i);
+  LazyBuffer *lb = &all[i];
+  lb->index = i;
+  const JVal *dev, *dt, *stj;
+  if (j->kind != J_OBJ) return bad(d, place, "must be an object");
+  if (!(dev = field(d, j, "device", J_STR, place)) || !(dt = field(d, j, "dtype", J_STR, place)) ||
+      !(stj = field(d, j, "st", J_OBJ, place)))
+    return false;
+  lb->device = intern_device(d, dev);
+  if (!(lb->dtype = lb->orig_dtype = dtype_from_json(dt, place, d->st))) return false;
+  const Value *stv = value_from_json(&d->s->codec, stj, place, d->st);
+  if (!stv) return false;
+  if (stv->kind != V_ST) return bad(d, place, "st must be a ShapeTracker");
+  lb->st = st91_intern(d->s, stv->u.st);
+  if (lb->st->size > MAX_SIZE || lb->st->size < 0) return bad(d, place, "absurd size");
+  const JVal *base = json_get(j, "base");
+  if (base && base->kind != J_NULL) {
+    int bi = 0;
+    if (!index_of(d, base, d->s->inp->nlbs, i, place, &bi)) return false;
+    if (all[bi].base != &all[bi]) return bad(d, place, "the base of a view is itself a view");
+    lb->base = &all[bi];
+    return true;
+  }
+  lb->base = lb;
+  return decode_base(d, j, lb, all, place);
+}
+
+/* ---- outs, seen, set_orders, memory_planner_bufs ---- */
+
+static bool decode_lb_list(Dec *d, const JVal *j, const char *place, LazyBuffer ***out, int *n) {
+  if (!array_len(d, j, place, n)) return false;
+  Input91 *inp = d->s->inp;
+  *out = arena_array(d->s->a, *n ? (size_t)*n : 1, sizeof **out);
+  for (int k = 0; k < *n; k++) {
+    int li = 0;
+    if (!index_of(d, j->u.arr[k], inp->nlbs, inp->nlbs, place, &li)) return false;
+    (*out)[k] = &inp->lbs[li];
+  }
+  return true;
+}
+
+static bool decode_set_orders(Dec *d, const JVal *j) {
+  Input91 *inp = d->s->inp;
+  omap_init(&inp->parents_assigns_order, d->s->a);
+  if (!j || j->kind == J_NULL) return true;   /* no recorded order: sorted order */
+  if (j->kind != J_OBJ) return bad(d, "set_orders", "must be an object");
+  const JVal *sp = json_get(j, "simple_pads"), *pa = json_get(j, "parents_assigns");
+  if (sp && !decode_lb_list(d, sp, "set_orders.simple_pads", &inp->simple_pads_order, &inp->nsimple_pads_order))
+    return false;
+  if (!pa) return true;
+  int n = 0;
+  if (!array_len(d, pa, "set_orders.parents_assigns", &n)) return false;
+  for (int k = 0; k < n; k++) {
+    const JVal *e = pa->u.arr[k];
+    if (e->kind != J_ARR || e->n != 2) return bad(d, "set_orders.parents_assigns", "entries must be [lb, [lb...]]");
+    int key = 0, nm = 0;
+    LazyBuffer **members;
+    if (!index_of(d, e->u.arr[0], inp->nlbs, inp->nlbs, "set_orders.parents_assigns", &key)) return false;
+    if (!decode_lb_list(d, e->u.arr[1], "set_orders.parents_assigns", &members, &nm)) return false;
+    LbList *l = arena_alloc(d->s->a, sizeof *l);
+    for (int m = 0; m < nm; m++) lblist_push91(d->s->a, l, members[m]);
+    omap_put(&inp->parents_assigns_order, omap_ptr(&inp->lbs[key]), l);
+  }
+  return true;
+}
+
+static bool decode_planner_bufs(Dec *d, const JVal *j) {
+  Input91 *inp = d->s->inp;
+  omap_init(&inp->planner_state, d->s->a);
+  inp->planner_ran = j && j->kind != J_NULL;
+  if (!inp->planner_ran) return true;
+  int n = 0;
+  if (!array_len(d, j, "memory_planner_bufs", &n)) return false;
+  for (int k = 0; k < n; k++) {
+    const JVal *e = j->u.arr[k];
+    if (e->kind != J_ARR || e->n != 3 || e->u.arr[1]->kind != J_BOOL || e->u.arr[2]->kind != J_INT)
+      return bad(d, "memory_planner_bufs", "entries must be [BUFREF, allocated, lb_refcount]");
+    if (e->u.arr[0]->kind == J_STR)
+      return status_unsupported(d->st, "memory_planner_bufs names a buffer the scheduler created (%s)", e->u.arr[0]->u.s);
+    int bi = 0;
+    if (!index_of(d, e->u.arr[0], inp->nbuffers, inp->nbuffers, "memory_planner_bufs", &bi)) return false;
+    PlannerBufState *ps = arena_alloc(d->s->a, sizeof *ps);
+    ps->allocated = e->u.arr[1]->u.b;
+    ps->lb_refcount = e->u.arr[2]->u.i;
+    omap_put(&inp->planner_state, omap_ptr(&inp->buffers[bi]), ps);
+  }
+  return true;
+}
+
+/* The context flags 0.9.1 reads: the capture's values, never defaults. */
+static bool decode_context(Dec *d) {
+  static const char *keys[] = {"MULTIOUTPUT", "USE_COPY_KERNEL", "NO_MEMORY_PLANNER"};
+  int64_t v[3];
+  for (int k = 0; k < 3; k++)
+    if (!capture_ctx_int(d->c, keys[k], &v[k]))
+      return status_bad_input(d->st, "%s: context.%s missing or not a number", d->c->name, keys[k]);
+  d->s->inp->multioutput = v[0] != 0;
+  d->s->inp->use_copy_kernel = v[1] != 0;
+  d->s->inp->no_memory_planner = v[2] != 0;
+  return true;
+}
+
+bool decode_input91(Sched91 *s, const Capture *c, Input91 *inp, Status *st) {
+  Dec d = {s, c, st};
+  memset(inp, 0, sizeof *inp);
+  s->inp = inp;
+  const JVal *in = c->input;
+  if (!decode_context(&d)) return false;
+  const JVal *jb = json_get(in, "buffers"), *jl = json_get(in, "lazybuffers");
+  if (!array_len(&d, jb, "buffers", &inp->nbuffers) || !array_len(&d, jl, "lazybuffers", &inp->nlbs)) return false;
+  inp->buffers = arena_array(s->a, inp->nbuffers ? (size_t)inp->nbuffers : 1, sizeof *inp->buffers);
+  inp->lbs = arena_array(s->a, inp->nlbs ? (size_t)inp->nlbs : 1, sizeof *inp->lbs);
+  for (int i = 0; i < inp->nbuffers; i++)
+    if (!decode_buffer(&d, jb->u.arr[i], i, inp->buffers)) return false;
+  for (int i = 0; i < inp->nlbs; i++)
+    if (!decode_lazybuffer(&d, jl->u.arr[i], i, inp->lbs)) return false;
+  if (!decode_lb_list(&d, json_get(in, "outs"), "outs", &inp->outs, &inp->nouts)) return false;
+  const JVal *seen = json_get(in, "seen");
+  if (seen && seen->kind != J_NULL && !decode_lb_list(&d, seen, "seen", &inp->seen, &inp->nseen)) return false;
+  return decode_set_orders(&d, json_get(in, "set_orders")) && decode_planner_bufs(&d, json_get(in, "memory_planner_bufs"));
+}
+
+/* ---- LbList ---- */
+
+void *grow91(Arena *a, void *items, size_t n, size_t *cap, size_t elem) {
+  if (n < *cap) return items;
+  size_t bigger = *cap ? *cap * 2 : 8;
+  void *p = arena_array(a, bigger, elem);
+  if (n) memcpy(p, items, n * elem);
+  *cap = bigger;
+  return p;
+}
+
+void lblist_push91(Arena *a, LbList *l, LazyBuffer *x) {
+  l->items = grow91(a, l->items, (size_t)l->n, &l->cap, sizeof *l->items);
+  l->items[l->n++] = x;
+}

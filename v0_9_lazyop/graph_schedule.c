@@ -1,0 +1,481 @@
+/* graph_schedule.c — deciding which LazyBuffers realize and how they group
+ * into kernels: tinygrad 0.9.1 engine/schedule.py _recurse_lb,
+ * _is_padding_okay, _recursive_group and _graph_schedule (up to the
+ * prescheduling; the dependency graph is in create_schedule.c).
+ * Python's recursive walks are loops over explicit stacks that visit in the
+ * same order. Python's dicts and sets keyed by LazyBuffer are fields of the
+ * LazyBuffer (membership) plus a list (insertion order). */
+#include <string.h>
+#include "sched91.h"
+
+/* realizes[x] = None: a dict, so a second insert keeps the first position */
+static void realize(Sched91 *s, LazyBuffer *x) {
+  if (x->in_realizes) return;
+  x->in_realizes = true;
+  lblist_push91(s->a, &s->realizes, x);
+}
+
+static void add_simple_pad(Sched91 *s, LazyBuffer *x) {
+  if (x->in_simple_pads) return;
+  x->in_simple_pads = true;
+  lblist_push91(s->a, &s->simple_pads, x);
+}
+
+/* ops.py UNSAFE_PAD_OPS: ops that do not keep f(0) = 0 */
+static bool is_unsafe_pad_op(Op op) { return op == OP_RECIP || op == OP_LOG2 || op == OP_EXP2 || op == OP_IDIV; }
+
+/* ---------------------------------------------------------------- _recurse_lb */
+
+/* The view part of _recurse_lb: fuse some pads, realize all expands. */
+static void recurse_lb_view(Sched91 *s, LazyBuffer *buf) {
+  LazyBuffer *base = buf->base;
+  int64_t base_prod = base->st->size;
+  if (st91_nviews(buf->st) == 1 && st91_view_masked(buf->st, 0) && base_prod >= st91_prod_mask(buf->st)) {
+    add_simple_pad(s, base);
+  } else if (base_prod < buf->st->size) {
+    /* don't realize image to image casts. this is part of a larger problem */
+    bool image_cast = base->op == OP_CAST && base->srcs[0]->dtype->is_image && base->arg->kind == V_DTYPE &&
+                      base->arg->u.dtype->is_image;
+    if (!image_cast) realize(s, base);
+  } else {
+    for (int i = 0; i < st91_nviews(buf->st); i++)
+      if (st91_view_masked(buf->st, i)) { add_simple_pad(s, base); break; }
+  }
+}
+
+/* The base part of _recurse_lb before its sources: returns false on the
+ * "can only copy contig" assertion. */
+static bool recurse_lb_base(Sched91 *s, LazyBuffer *buf, Status *st) {
+  buf->in_allbufs = true;
+  lblist_push91(s->a, &s->allbufs, buf);
+  if (buf->forced_realize) realize(s, buf);
+  if (is_loadop91(buf->op)) realize(s, buf);
+  if (buf->op == OP_COPY) {
+    LazyBuffer *src = buf->srcs[0];
+    if (!src->st->contiguous || src->st->size != src->base->st->size)
+      return status_raise(st, "AssertionError", "can only copy contig");
+    realize(s, src->base);
+  }
+  if (buf->op == OP_VIEW) realize(s, buf->srcs[0]->base);
+  return true;
+}
+
+/* Entering _recurse_lb(buf): *push is the base whose sources are to be
+ * walked next, or NULL when the call returns at once. */
+static bool recurse_lb_enter(Sched91 *s, LazyBuffer *buf, LazyBuffer **push, Status *st) {
+  *push = NULL;
+  if (buf->in_allbufs || buf->base->realized) return true;
+  if (buf->base != buf) {
+    recurse_lb_view(s, buf);
+    buf = buf->base;   /* return _recurse_lb(buf.base, ...) */
+    if (buf->in_allbufs) return true;
+  }
+  if (!recurse_lb_base(s, buf, st)) return false;
+  *push = buf;
+  return true;
+}
+
+/* children[x.base][buf] = None for the k-th source x of buf: a dict, so buf
+ * is added once even when several of its sources share a base. */
+static void add_child(Sched91 *s, LazyBuffer *buf, int k) {
+  LazyBuffer *parent = buf->srcs[k]->base;
+  for (int j = 0; j < k; j++)
+    if (buf->srcs[j]->base == parent) return;
+  lblist_push91(s->a, &parent->children, buf);
+}
+
+typedef struct LbFrame { LazyBuffer *buf; int next; } LbFrame;
+
+/* engine/schedule.py _recurse_lb (0.9.1): "recursively search the entire
+ * graph for all LazyBuffers, insert realizes after expands". */
+static bool recurse_lb(Sched91 *s, LazyBuffer *root, Status *st) {
+  LazyBuffer *push;
+  if (!recurse_lb_enter(s, root, &push, st)) return false;
+  if (!push) return true;
+  size_t cap = 0, depth = 0;
+  LbFrame *stack = grow91(s->a, NULL, 0, &cap, sizeof *stack);
+  stack[depth++] = (LbFrame){push, 0};
+  while (depth) {
+    LbFrame *f = &stack[depth - 1];
+    if (f->next == f->buf->nsrcs) { depth--; continue; }
+    LazyBuffer *buf = f->buf;
+    int k = f->next++;
+    add_child(s, buf, k);
+    if (!recurse_lb_enter(s, buf->srcs[k], &push, st)) return false;
+    if (!push) continue;
+    stack = grow91(s->a, stack, depth, &cap, sizeof *stack);
+    stack[depth++] = (LbFrame){push, 0};
+  }
+  return true;
+}
+
+/* ---------------------------------------------------------------- _is_padding_okay */
+
+/* Memo of _is_padding_okay results. A True stays True while realizes only
+ * grows; a False is valid only in the epoch (realizes size) it was computed in. */
+typedef struct PadMemo { OMap result; size_t epoch; } PadMemo;
+enum { PAD_TRUE = 1 };
+
+static bool pad_known(PadMemo *m, const LazyBuffer *x, bool *ok) {
+  void *v;
+  if (!omap_find(&m->result, omap_ptr(x), &v)) return false;
+  uintptr_t code = (uintptr_t)v;
+  if (code == PAD_TRUE) { *ok = true; return true; }
+  if (code - 2 != m->epoch) return false;   /* a False from an older epoch */
+  *ok = false;
+  return true;
+}
+
+static void pad_store(PadMemo *m, const LazyBuffer *x, bool ok) {
+  omap_put(&m->result, omap_ptr(x), (void *)(ok ? (uintptr_t)PAD_TRUE : (uintptr_t)(m->epoch + 2)));
+}
+
+/* A node's own answer when its sources do not matter: 1 True, 0 False, -1 ask the sources. */
+static int pad_leaf(const LazyBuffer *buf) {
+  if (buf->in_realizes || buf->realized) return 1;
+  if (is_unsafe_pad_op(buf->op)) return 0;
+  return -1;
+}
+
+typedef struct PadFrame { LazyBuffer *buf; int next; } PadFrame;
+
+/* engine/schedule.py _is_padding_okay (0.9.1): all() over the sources' bases,
+ * short-circuiting on the first False, as an explicit stack. */
+static bool is_padding_okay(Sched91 *s, PadMemo *m, LazyBuffer *root) {
+  bool ok;
+  if (pad_known(m, root, &ok)) return ok;
+  int leaf = pad_leaf(root);
+  if (leaf >= 0) { pad_store(m, root, leaf); return leaf; }
+  size_t cap = 0, depth = 0;
+  PadFrame *stack = grow91(s->a, NULL, 0, &cap, sizeof *stack);
+  stack[depth++] = (PadFrame){root, 0};
+  bool last = true;   /* the value returned by the frame popped last */
+  while (depth) {
+    PadFrame *f = &stack[depth - 1];
+    if (!last || f->next == f->buf->nsrcs) {   /* all() done, or a source said False */
+      pad_store(m, f->buf, last);
+      depth--;
+      continue;
+    }
+    LazyBuffer *x = f->buf->srcs[f->next++]->base;
+    if (pad_known(m, x, &ok)) { last = ok; continue; }
+    int lx = pad_leaf(x);
+    if (lx >= 0) { pad_store(m, x, lx); last = lx; continue; }
+    stack = grow91(s->a, stack, depth, &cap, sizeof *stack);
+    stack[depth++] = (PadFrame){x, 0};
+    last = true;
+  }
+  return last;
+}
+
+/* "check if we have to realize pads": simple_pads is an id()-ordered set,
+ * tried in the order the capture recorded (set_orders.simple_pads), then
+ * any member the record does not list, in post-order. */
+static void realize_unsafe_pads(Sched91 *s) {
+  Input91 *inp = s->inp;
+  if (!s->simple_pads.n) return;
+  PadMemo memo = {.epoch = 0};
+  omap_init(&memo.result, s->a);
+  LbList order = {0};
+  uint32_t tried = ++s->search_epoch;
+  for (int i = 0; i < inp->nsimple_pads_order; i++) {
+    LazyBuffer *p = inp->simple_pads_order[i];
+    if (p->in_simple_pads && p->search_mark != tried) { p->search_mark = tried; lblist_push91(s->a, &order, p); }
+  }
+  for (int i = 0; i < inp->nlbs; i++) {
+    LazyBuffer *p = &inp->lbs[i];
+    if (p->in_simple_pads && p->search_mark != tried) lblist_push91(s->a, &order, p);
+  }
+  for (int i = 0; i < order.n; i++) {
+    if (is_padding_okay(s, &memo, order.items[i])) continue;
+    realize(s, order.items[i]);
+    memo.epoch++;
+  }
+}
+
+/* ---------------------------------------------------------------- _recursive_group */
+
+/* dedup(s for s in child.srcs if s.base is parent): *first gets the first one. */
+static int srcs_with_base(const LazyBuffer *child, const LazyBuffer *parent, LazyBuffer **first) {
+  int n = 0;
+  *first = NULL;
+  for (int i = 0; i < child->nsrcs; i++) {
+    LazyBuffer *x = child->srcs[i];
+    if (x->base != parent) continue;
+    if (!*first) { *first = x; n = 1; continue; }
+    bool dup = false;
+    for (int k = 0; k < i && !dup; k++) dup = child->srcs[k] == x;
+    if (!dup) n++;
+  }
+  return n;
+}
+
+/* The group being built for one reduce: a set, kept as marks plus a list. */
+typedef struct Group { LbList members; uint32_t mark; } Group;
+
+static void group_add(Sched91 *s, Group *g, LazyBuffer *x) {
+  if (x->group_mark == g->mark) return;
+  x->group_mark = g->mark;
+  lblist_push91(s->a, &g->members, x);
+}
+static bool group_has(const Group *g, const LazyBuffer *x) { return x->group_mark == g->mark; }
+
+typedef struct GroupFrame { LazyBuffer *tr; const St91 *st; int pos; } GroupFrame;
+
+typedef struct GroupWalk {
+  Sched91 *s;
+  LazyBuffer *r;
+  Group *group;
+  OMap visited;       /* (tr, st) pairs already walked: a second walk adds nothing new */
+  GroupFrame *stack;
+  size_t depth, cap;
+} GroupWalk;
+
+/* Calling _recursive_group(tr, st, ...): the `tr in realizes` case ends at
+ * once; otherwise a frame is pushed to walk tr's children. */
+static void group_enter(GroupWalk *w, LazyBuffer *tr, const St91 *st) {
+  Sched91 *s = w->s;
+  uint64_t key = st_memo_key91(tr, st);
+  if (omap_has(&w->visited, key)) return;
+  omap_put(&w->visited, key, (void *)1);
+  if (tr->in_realizes) {
+    /* can only fuse contiguous; max one reduceop per kernel */
+    if (!st->contiguous || st->size != w->r->st->size || tr->reduce_for_op) group_add(s, w->group, w->r);
+    group_add(s, w->group, tr);
+    return;
+  }
+  w->stack = grow91(s->a, w->stack, w->depth, &w->cap, sizeof *w->stack);
+  w->stack[w->depth++] = (GroupFrame){tr, st, 0};
+}
+
+/* engine/schedule.py _recursive_group (0.9.1): "recursively search the
+ * LazyBuffer for groupable children, realize the LazyBuffer if a child
+ * can't group". */
+static bool recursive_group(Sched91 *s, LazyBuffer *r, Group *group, Status *st) {
+  GroupWalk w = {.s = s, .r = r, .group = group};
+  omap_init(&w.visited, s->a);
+  group_enter(&w, r, r->st);
+  while (w.depth) {
+    GroupFrame *f = &w.stack[w.depth - 1];
+    if (f->pos == f->tr->children.n) { w.depth--; continue; }
+    LazyBuffer *tr_next = f->tr->children.items[f->pos++], *child_view;
+    if (tr_next->realized) continue;
+    /* max one reduceop per kernel; can only fuse contiguous */
+    if (is_reduceop91(tr_next->op) || srcs_with_base(tr_next, f->tr, &child_view) > 1) {
+      group_add(s, group, r);
+      w.depth--;
+      continue;
+    }
+    const St91 *next_st = st91_add(s, f->st, child_view->st, st);
+    if (!next_st) return false;
+    group_enter(&w, tr_next, next_st);
+  }
+  return true;
+}
+
+/* ---------------------------------------------------------------- reduce grouping */
+
+/* A depth-first search that reaches each LazyBuffer once. The searches
+ * below only ask whether something is reachable, so their order is free. */
+typedef struct Search { Sched91 *s; uint32_t mark; LbList stack; } Search;
+
+static void search_init(Search *q, Sched91 *s) {
+  memset(q, 0, sizeof *q);
+  q->s = s;
+  q->mark = ++s->search_epoch;
+}
+static void search_push(Search *q, LazyBuffer *x) {
+  if (x->search_mark == q->mark) return;
+  x->search_mark = q->mark;
+  lblist_push91(q->s->a, &q->stack, x);
+}
+static LazyBuffer *search_pop(Search *q) { return q->stack.n ? q->stack.items[--q->stack.n] : NULL; }
+
+static void push_group(Search *q, const Group *g) {
+  for (int i = 0; i < g->members.n; i++) search_push(q, g->members.items[i]);
+}
+
+/* rc_parents: does a ReduceOp feed the group (through unrealized bases other than r)? */
+static bool group_has_reduce_parent(Sched91 *s, LazyBuffer *r, const Group *g) {
+  Search q;
+  search_init(&q, s);
+  push_group(&q, g);
+  for (LazyBuffer *p; (p = search_pop(&q));) {
+    if (is_reduceop91(p->op)) return true;
+    for (int i = 0; i < p->nsrcs; i++) {
+      LazyBuffer *x = p->srcs[i]->base;
+      if (!x->realized && x != r) search_push(&q, x);
+    }
+  }
+  return false;
+}
+
+/* rc_children: "search descendants of the reduceop that can cleanly group".
+ * Every reachable descendant must be a contiguous, same-size, non-reduce
+ * buffer not yet paired with a reduce; then the realized ones join the group. */
+static void add_realized_descendants(Sched91 *s, LazyBuffer *r, Group *g) {
+  Search q;
+  search_init(&q, s);
+  push_group(&q, g);
+  LbList found = {0};
+  for (LazyBuffer *c; (c = search_pop(&q));) {
+    if (is_reduceop91(c->op) || !c->st->contiguous || c->st->size != r->st->size || c->reduce_for_op)
+      return;   /* realized_descendants.clear(); break */
+    if (c->in_realizes && !group_has(g, c)) lblist_push91(s->a, &found, c);
+    for (int i = 0; i < c->children.n; i++) {
+      LazyBuffer *x = c->children.items[i];
+      if (!x->realized && x->device == r->device) search_push(&q, x);
+    }
+  }
+  for (int i = 0; i < found.n; i++) group_add(s, g, found.items[i]);
+}
+
+/* "can only fuse assign if no other assign_target is used in the kernel" */
+static bool group_uses_other_assign_target(Sched91 *s, LazyBuffer *r, const Group *g) {
+  Search q;
+  search_init(&q, s);
+  search_push(&q, r);
+  push_group(&q, g);
+  for (LazyBuffer *p0; (p0 = search_pop(&q));) {
+    LazyBuffer *p = p0->base;
+    if (p->realized || p->in_realizes) {
+      if (p->assign && !group_has(g, p->assign)) return true;
+      continue;
+    }
+    for (int i = 0; i < p->nsrcs; i++) search_push(&q, p->srcs[i]);
+  }
+  return false;
+}
+
+static bool group_has_assign(const Group *g) {
+  for (int i = 0; i < g->members.n; i++)
+    if (g->members.items[i]->op == OP_ASSIGN) return true;
+  return false;
+}
+
+/* forced_realize: "can chase this down to contiguous children" */
+static bool chase_contiguous_child(Sched91 *s, LazyBuffer *r, LazyBuffer **out, Status *st) {
+  LazyBuffer *tr = r;
+  const St91 *acc = tr->st;
+  while (tr->children.n == 1) {
+    LazyBuffer *tr_next = tr->children.items[0], *child_view;
+    if (srcs_with_base(tr_next, tr, &child_view) > 1) break;
+    if (acc->size != child_view->st->size) break;
+    if (!(acc = st91_add(s, acc, child_view->st, st))) return false;
+    if (!acc->contiguous || is_reduceop91(tr_next->op)) break;
+    tr = tr_next;
+  }
+  /* don't cast to higher size before store (tr cannot be realized if forced_realize) */
+  if (tr->op == OP_CAST && tr->arg->u.dtype->itemsize > tr->srcs[0]->dtype->itemsize) tr = tr->srcs[0]->base;
+  *out = tr;
+  return true;
+}
+
+/* One iteration of the reduce loop of _graph_schedule: "find all reduces,
+ * and pair them to a elementwise op. if they can't be cleanly paired, force
+ * realize the reduce (or a contig child)". */
+static bool group_reduce(Sched91 *s, LazyBuffer *r, Status *st) {
+  Group g = {.mark = ++s->group_epoch};
+  if (!recursive_group(s, r, &g, st)) return false;
+  /* max one reduceop per kernel */
+  bool can_chase = true;
+  for (int i = 0; i < g.members.n; i++)
+    if (g.members.items[i]->reduce_for_op) can_chase = false;
+  bool forced_realize = group_has(&g, r);
+  if (!forced_realize && g.members.n > 1) {
+    forced_realize = group_has_reduce_parent(s, r, &g);
+    if (!forced_realize) add_realized_descendants(s, r, &g);
+  }
+  if (!forced_realize && group_has_assign(&g) && group_uses_other_assign_target(s, r, &g)) {
+    forced_realize = true;
+    can_chase = false;
+  }
+  if (!forced_realize) {
+    for (int i = 0; i < g.members.n; i++) g.members.items[i]->reduce_for_op = r;
+    return true;
+  }
+  LazyBuffer *tr = r;
+  if (can_chase) {
+    if (!chase_contiguous_child(s, r, &tr, st)) return false;
+    tr->reduce_for_op = r;
+  }
+  realize(s, tr);
+  return true;
+}
+
+/* ---------------------------------------------------------------- output groups */
+
+/* prod(buf.shape) != prod(buf.dtype.shape) or no unit-stride axis divisible by 4 */
+static bool cannot_be_image(Sched91 *s, LazyBuffer *buf, bool *out, Status *st) {
+  const DType *d = buf->dtype;
+  int64_t prod = 1;
+  for (int i = 0; i < d->image_ndim; i++) prod *= d->image_shape[i];
+  if (buf->st->size != prod) { *out = true; return true; }
+  int n = st91_ndim(buf->st);
+  bool *unit = arena_array(s->a, n ? (size_t)n : 1, sizeof *unit);
+  if (!st91_unit_stride_axes(s, buf->st, unit, st)) return false;
+  *out = true;
+  for (int i = 0; i < n; i++)
+    if (unit[i] && st91_shape(buf->st, i) % 4 == 0) *out = false;
+  return true;
+}
+
+/* "make things that can't be images not images" */
+static bool image_fallback(Sched91 *s, LazyBuffer *buf, Status *st) {
+  if (!buf->dtype->is_image) return true;
+  bool fallback;
+  if (!cannot_be_image(s, buf, &fallback, st)) return false;
+  if (!fallback) return true;
+  buf->dtype = dt_float;
+  /* hack the underlying buffer too */
+  if (buf->base == buf) {
+    if (buf->buffer->allocated) return status_raise(st, "AssertionError", "can't fixup allocated buffer");
+    buf->buffer->dtype = dt_float;
+    buf->buffer->options_cleared = true;
+  }
+  return true;
+}
+
+/* output_groups, then "preschedule all buffers in realizes". */
+static bool preschedule(Sched91 *s, Status *st) {
+  OMap groups;   /* key LazyBuffer* -> LbList* (defaultdict(list)) */
+  omap_init(&groups, s->a);
+  for (int i = 0; i < s->realizes.n; i++) {
+    LazyBuffer *buf = s->realizes.items[i];
+    if (buf->realized || buf->op == OP_LOADOPS_CONST || buf->in_seen) continue;
+    LazyBuffer *key = buf->reduce_for_op && s->inp->multioutput ? buf->reduce_for_op : buf;
+    LbList *l = omap_get(&groups, omap_ptr(key));
+    if (!l) omap_put(&groups, omap_ptr(key), l = arena_alloc(s->a, sizeof *l));
+    lblist_push91(s->a, l, buf);
+    if (!image_fallback(s, buf, st)) return false;
+  }
+  void *v;
+  for (size_t i = 0; omap_next(&groups, &i, NULL, &v);) {
+    LbList *l = v;
+    LBScheduleItem *item = arena_alloc(s->a, sizeof *item);
+    if (!schedule_group91(s, l->items, l->n, item, st)) return false;
+    omap_put(&s->prescheduled, omap_ptr(l->items[0]), item);
+  }
+  return true;
+}
+
+/* engine/schedule.py _graph_schedule (0.9.1): "create a graph for realizing the outputs". */
+bool graph_schedule91(Sched91 *s, Status *st) {
+  Input91 *inp = s->inp;
+  /* start by just realizing the buffers passed in */
+  for (int i = 0; i < inp->nouts; i++)
+    if (!inp->outs[i]->base->realized) realize(s, inp->outs[i]->base);
+  for (int i = 0; i < inp->nouts; i++)
+    if (!recurse_lb(s, inp->outs[i]->base, st)) return false;
+  for (int i = 0; i < s->realizes.n; i++) {
+    LazyBuffer *x = s->realizes.items[i];
+    if (x->op == OP_ASSIGN && !x->in_seen && !x->realized) x->srcs[1]->assign = x;
+  }
+  realize_unsafe_pads(s);
+  for (int i = 0; i < s->allbufs.n; i++) {
+    LazyBuffer *r = s->allbufs.items[i];
+    if (!is_reduceop91(r->op) || r->in_realizes) continue;
+    if (!group_reduce(s, r, st)) return false;
+  }
+  return preschedule(s, st);
+}

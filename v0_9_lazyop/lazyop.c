@@ -1,0 +1,239 @@
+/* lazyop.c — one kernel's AST from a group of output LazyBuffers:
+ * tinygrad 0.9.1 engine/schedule.py _recursive_lazyop and _schedule_group.
+ * LazyOps are hash-consed UOps with dtype NULL; structurally equal LazyOps
+ * are one node, as LazyOp.__eq__ compares them structurally. */
+#include <string.h>
+#include "sched91.h"
+
+typedef struct LopFrame {
+  LazyBuffer *buf;        /* a base being fused */
+  const St91 *st; /* the ShapeTracker its sources see */
+  const St91 *key_st;  /* memo key: (buf, st at entry) */
+  int next;
+  const UOp **srcs;
+} LopFrame;
+
+/* The state of one _schedule_group call. Its per-LazyBuffer parts
+ * (outputs.index, inputs.index, assign_targets, one memo entry) are fields
+ * of the LazyBuffers, valid for the current item_epoch (item_state). */
+typedef struct LopCtx {
+  Sched91 *s;
+  LazyBuffer **outputs;
+  int noutputs;
+  LbList *inputs;
+  OMap memo;              /* more (base, st) -> const UOp*: _recursive_lazyop is pure in them */
+  LopFrame *stack;
+  size_t depth, cap;
+} LopCtx;
+
+static LazyBuffer *item_state(Sched91 *s, LazyBuffer *b) {
+  if (b->item_mark != s->item_epoch) {
+    b->item_mark = s->item_epoch;
+    b->out_index = b->in_index = -1;
+    b->item_assign = NULL;
+    b->memo_st = NULL;
+  }
+  return b;
+}
+
+static int output_index(LopCtx *x, LazyBuffer *b) { return item_state(x->s, b)->out_index; }
+
+/* `if buf not in inputs: inputs.append(buf)`; returns inputs.index(buf). */
+static int input_index(LopCtx *x, LazyBuffer *b) {
+  if (item_state(x->s, b)->in_index < 0) {
+    b->in_index = x->inputs->n;
+    lblist_push91(x->s->a, x->inputs, b);
+  }
+  return b->in_index;
+}
+
+static const UOp *memo_get(LopCtx *x, LazyBuffer *b, const St91 *stk) {
+  if (item_state(x->s, b)->memo_st == stk) return b->memo_op;
+  return b->memo_st ? omap_get(&x->memo, st_memo_key91(b, stk)) : NULL;
+}
+
+static void memo_put(LopCtx *x, LazyBuffer *b, const St91 *stk, const UOp *u) {
+  if (!item_state(x->s, b)->memo_st) {
+    b->memo_st = stk;
+    b->memo_op = u;
+  } else if (b->memo_st != stk) {
+    omap_put(&x->memo, st_memo_key91(b, stk), (void *)u);
+  }
+}
+
+/* "we also allow masked views. if it has a single view and it's equal when
+ * you shrink a contig, it's fine" */
+static bool assign_view_ok(Sched91 *s, const St91 *ust, bool *ok, Status *st) {
+  *ok = ust->contiguous;
+  if (*ok || st91_nviews(ust) != 1 || !st91_view_masked(ust, 0)) return true;
+  const St91 *contig = st91_from_shape_of(s, ust, st), *a, *b;
+  if (!contig || !(a = st91_shrink_by_mask(s, contig, ust, st)) || !(b = st91_shrink_by_mask(s, ust, ust, st)))
+    return false;
+  *ok = a == b;
+  return true;
+}
+
+/* The load of a buffer this kernel does not compute: BufferOps.LOAD from an
+ * input, or from the output it assigns to. */
+static const UOp *load_op(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status *st) {
+  Sched91 *s = x->s;
+  const St91 *ust = st91_simplify(s, stk, st);   /* st.simplify().unbind() */
+  if (!ust) return NULL;
+  LazyBuffer *assign = item_state(s, buf)->item_assign;
+  int idx;
+  if (assign) {
+    bool ok;
+    if (!assign_view_ok(s, ust, &ok, st)) return NULL;
+    if (!ok) {
+      status_raise(st, "RuntimeError",
+                   "self operand of augmented assign must be contiguous.\nhelp: consider using .contiguous():\n"
+                   "\x1b[31m   - a += a.T\n\x1b[0m\x1b[32m   + a += a.T.contiguous()\x1b[0m");
+      return NULL;
+    }
+    idx = output_index(x, assign);
+  } else {
+    idx = x->noutputs + input_index(x, buf);
+  }
+  return uop0(s->in, OP_LOAD, NULL, v_membuffer(s->in, idx, buf->dtype, ust->st));
+}
+
+/* "consts are always fused and generated" */
+static const UOp *const_op(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status *st) {
+  const St91 *ust = st91_simplify(x->s, stk, st);
+  if (!ust) return NULL;
+  return uop0(x->s->in, OP_CONST, NULL, v_constbuffer(x->s->in, buf->arg, buf->dtype, ust->st));
+}
+
+static bool push_frame(LopCtx *x, LazyBuffer *buf, const St91 *stk, const St91 *key_st) {
+  x->stack = grow91(x->s->a, x->stack, x->depth, &x->cap, sizeof *x->stack);
+  const UOp **srcs = arena_array(x->s->a, buf->nsrcs ? (size_t)buf->nsrcs : 1, sizeof *srcs);
+  x->stack[x->depth++] = (LopFrame){buf, stk, key_st, 0, srcs};
+  return true;
+}
+
+static bool assertion(Status *st, const char *msg) { return status_raise(st, "AssertionError", "%s", msg); }
+
+/* Entering _recursive_lazyop(buf, st): either *done is the LazyOp, or a
+ * frame was pushed to build it from its sources. */
+static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp **done, Status *st) {
+  Sched91 *s = x->s;
+  *done = NULL;
+  for (;;) {
+    if (buf->base != buf) {
+      if (!(stk = st91_add(s, buf->st, stk, st))) return false;
+      buf = buf->base;
+    }
+    const St91 *key_st = stk;
+    if ((*done = memo_get(x, buf, stk))) return true;
+    bool in_outputs = output_index(x, buf) >= 0;
+    if (buf->op == OP_LOADOPS_CONST) *done = const_op(x, buf, stk, st);
+    else if (buf->realized || (buf->in_realizes && !in_outputs)) *done = load_op(x, buf, stk, st);
+    if (*done) { memo_put(x, buf, key_st, *done); return true; }
+    if (st->kind != ST_OK) return false;
+    /* if a CONTIGUOUS or ASSIGN made it all the way here, just skip it */
+    if (buf->op == OP_CONTIGUOUS || buf->op == OP_ASSIGN) {
+      if (!in_outputs) return assertion(st, "");
+      if (buf->op == OP_ASSIGN && buf->srcs[1]->base != buf->srcs[1]) return assertion(st, "assign must be to base");
+      if (buf->op == OP_ASSIGN && !buf->srcs[1]->realized) return assertion(st, "assign must be already realized to schedule");
+      buf = buf->srcs[0];
+      continue;
+    }
+    /* if it's a reduce, we have to change the shapetracker */
+    if (is_reduceop91(buf->op)) {
+      if (!stk->contiguous) return assertion(st, "ReduceOps late fusion must be contiguous");
+      if (!(stk = st91_from_shape_of(s, buf->srcs[0]->st, st))) return false;
+    }
+    return push_frame(x, buf, stk, key_st);
+  }
+}
+
+/* engine/schedule.py _recursive_lazyop (0.9.1): "recursively create a lazyop". */
+static const UOp *recursive_lazyop(LopCtx *x, LazyBuffer *root, const St91 *root_st, Status *st) {
+  const UOp *done;
+  size_t base_depth = x->depth;
+  if (!lazyop_enter(x, root, root_st, &done, st)) return NULL;
+  while (x->depth > base_depth) {
+    LopFrame *f = &x->stack[x->depth - 1];
+    if (done) { f->srcs[f->next++] = done; done = NULL; }
+    if (f->next < f->buf->nsrcs) {
+      if (!lazyop_enter(x, f->buf->srcs[f->next], f->st, &done, st)) return NULL;
+      continue;
+    }
+    done = uop_new(x->s->in, f->buf->op, NULL, f->buf->arg, (uint32_t)f->buf->nsrcs, f->srcs);
+    memo_put(x, f->buf, f->key_st, done);
+    x->depth--;
+  }
+  return done;
+}
+
+/* ---------------------------------------------------------------- _schedule_group */
+
+static bool is_single_op(Op op) { return op == OP_CUSTOM || op == OP_COPY || op == OP_EMPTY || op == OP_VIEW; }
+
+/* device.split(":")[0] equal */
+static bool same_device_kind(const char *a, const char *b) {
+  size_t na = strcspn(a, ":"), nb = strcspn(b, ":");
+  return na == nb && strncmp(a, b, na) == 0;
+}
+
+/* "single output AST": CUSTOM, COPY, EMPTY, VIEW (or USE_COPY_KERNEL's copy kernel) */
+static bool single_op_ast(Sched91 *s, LazyBuffer *out, LBScheduleItem *item, Status *st) {
+  for (int i = 0; i < out->nsrcs; i++) lblist_push91(s->a, &item->inputs, out->srcs[i]->base);
+  item->ast = arena_alloc(s->a, sizeof *item->ast);
+  item->nast = 1;
+  if (s->inp->use_copy_kernel && out->op == OP_COPY && same_device_kind(out->device, out->srcs[0]->device)) {
+    if (out->arg->kind != V_INT) return status_bad_input(st, "a COPY arg must be an int");
+    int64_t n = out->arg->u.i;
+    const St91 *cst = st91_from_shape(s, 1, &n, st);
+    if (!cst) return false;
+    const UOp *rd = uop0(s->in, OP_LOAD, NULL, v_membuffer(s->in, 1, dt_uchar, cst->st));
+    item->ast[0] = uop1(s->in, OP_STORE, NULL, v_membuffer(s->in, 0, dt_uchar, cst->st), rd);
+    return true;
+  }
+  item->ast[0] = uop0(s->in, out->op, NULL, out->arg);
+  return true;
+}
+
+static void lopctx_init(LopCtx *x, Sched91 *s, LazyBuffer **outs, int nouts, LbList *inputs) {
+  memset(x, 0, sizeof *x);
+  x->s = s;
+  x->outputs = outs;
+  x->noutputs = nouts;
+  x->inputs = inputs;
+  omap_init(&x->memo, s->a);
+  s->item_epoch++;
+  for (int i = nouts - 1; i >= 0; i--) item_state(s, outs[i])->out_index = i;
+  for (int i = 0; i < nouts; i++)
+    if (outs[i]->op == OP_ASSIGN) item_state(s, outs[i]->srcs[1])->item_assign = outs[i];
+}
+
+/* One STORE of the "multi output AST". */
+static const UOp *store_op(LopCtx *x, int i, Status *st) {
+  Sched91 *s = x->s;
+  LazyBuffer *out = x->outputs[i];
+  LazyBuffer *r = out->reduce_for_op;
+  const St91 *output_st = st91_from_shape_of(s, r ? r->st : out->st, st), *output_view = output_st;
+  if (!output_st) return NULL;
+  if (out->op == OP_ASSIGN && out->arg->u.tuple.n) output_view = st91_intern(s, out->arg->u.tuple.items[0]->u.st);
+  const UOp *lop = recursive_lazyop(x, out, output_st, st);
+  if (!lop || !(output_view = st91_simplify(s, output_view, st))) return NULL;
+  return uop1(s->in, OP_STORE, NULL, v_membuffer(s->in, i, out->dtype, output_view->st), lop);
+}
+
+/* engine/schedule.py _schedule_group (0.9.1): "create a schedule item from a list of outputs". */
+bool schedule_group91(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *item, Status *st) {
+  memset(item, 0, sizeof *item);
+  item->outputs = outs;
+  item->noutputs = nouts;
+  if (is_single_op(outs[0]->op)) {
+    if (nouts != 1) return status_raise(st, "AssertionError", "can't schedule a group of %s", op_name(outs[0]->op, TG_0_9_1));
+    return single_op_ast(s, outs[0], item, st);
+  }
+  LopCtx x;
+  lopctx_init(&x, s, outs, nouts, &item->inputs);
+  item->ast = arena_array(s->a, (size_t)nouts, sizeof *item->ast);
+  item->nast = nouts;
+  for (int i = 0; i < nouts; i++)
+    if (!(item->ast[i] = store_op(&x, i, st))) return false;
+  return true;
+}

@@ -1,0 +1,163 @@
+/* sched91.h — generation 0.9.1: tinygrad 0.9.1's engine/schedule.py in C.
+ *
+ * The input graph (capture section 3) becomes LazyBuffer and DeviceBuffer
+ * structs (decode.c); the scheduler mirrors the Python functions one by one:
+ *   _recurse_lb, _is_padding_okay, _recursive_group,
+ *   _graph_schedule                         -> graph_schedule.c
+ *   _recursive_lazyop, _schedule_group      -> lazyop.c
+ *   create_schedule_with_vars (the BFS)     -> create_schedule.c
+ *   _internal_memory_planner, memory_planner -> memory_planner.c
+ * and encode.c writes the contract's `expected` object. Everything lives in
+ * the capture's Arena. Internal header of v0_9_lazyop/. */
+#ifndef TSCHED_SCHED91_H
+#define TSCHED_SCHED91_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "capture.h"
+#include "graph.h"
+#include "intern.h"
+#include "omap.h"
+#include "status.h"
+#include "uop.h"
+#include "st91.h"
+
+/* device.py Buffer: one entry of input.buffers. dtype and options are
+ * mutable: the image-dtype fallback of _graph_schedule rewrites them. */
+typedef struct DeviceBuffer DeviceBuffer;
+typedef struct LazyBuffer LazyBuffer;
+struct DeviceBuffer {
+  int index;                 /* position in input.buffers */
+  const char *device;        /* interned: equal devices are equal pointers */
+  int64_t size, offset;
+  const DType *dtype, *orig_dtype;  /* now / at call time */
+  DeviceBuffer *base;        /* Buffer._base, NULL for a base buffer */
+  const JVal *options;       /* as recorded (null or an object) */
+  bool options_cleared;      /* the fallback set options = None */
+  bool allocated;            /* is_allocated() at call time */
+  int64_t lb_refcount;
+};
+
+/* A growable list of LazyBuffers (Python list). */
+typedef struct LbList { LazyBuffer **items; int n; size_t cap; } LbList;
+void lblist_push91(Arena *a, LbList *l, LazyBuffer *x);
+
+/* lazy.py LazyBuffer. A view has base != self and only device, dtype, st;
+ * a base has the op, arg, srcs and its Buffer. */
+struct LazyBuffer {
+  int index;                 /* position in input.lazybuffers (post-order) */
+  const char *device;        /* interned */
+  const DType *dtype;        /* mutable (image fallback) */
+  const DType *orig_dtype;   /* at call time, for `mutations` */
+  const St91 *st;
+  LazyBuffer *base;          /* self for a base */
+  /* base only */
+  Op op;
+  const Value *arg;
+  LazyBuffer **srcs;         /* NULL once scheduled/realized (Python deletes the attribute) */
+  int nsrcs;
+  DeviceBuffer *buffer;
+  bool realized;             /* realized is not None */
+  bool forced_realize;
+  /* _graph_schedule's dicts and sets keyed by LazyBuffer, kept on the key */
+  bool in_realizes, in_allbufs, in_simple_pads, in_seen;
+  LazyBuffer *reduce_for_op;  /* reduce_for_op[self], or NULL */
+  LazyBuffer *assign;         /* assign_targets[self], or NULL */
+  LbList children;            /* children[self]: an ordered dict */
+  uint32_t group_mark;        /* == Sched91.group_epoch: in the group being built */
+  uint32_t search_mark;       /* == Sched91.search_epoch: reached by the current search */
+  /* _schedule_group's per-kernel state, valid while item_mark == Sched91.item_epoch */
+  uint32_t item_mark;
+  int out_index, in_index;    /* outputs.index(self), inputs.index(self); -1 when absent */
+  LazyBuffer *item_assign;    /* this kernel's assign_targets[self] */
+  const St91 *memo_st;        /* one memo entry of _recursive_lazyop(self, memo_st) */
+  const UOp *memo_op;
+};
+
+/* One decoded capture input, plus the context flags the scheduler reads. */
+typedef struct Input91 {
+  DeviceBuffer *buffers; int nbuffers;
+  LazyBuffer *lbs; int nlbs;
+  LazyBuffer **outs; int nouts;
+  LazyBuffer **seen; int nseen;
+  LazyBuffer **simple_pads_order; int nsimple_pads_order;   /* set_orders.simple_pads */
+  OMap parents_assigns_order;   /* key LazyBuffer* -> LbList* (set_orders.parents_assigns) */
+  /* memory_planner_bufs: NULL when the planner did not run */
+  bool planner_ran;
+  OMap planner_state;           /* DeviceBuffer* -> PlannerBufState* */
+  bool multioutput, use_copy_kernel, no_memory_planner;
+} Input91;
+
+typedef struct PlannerBufState { bool allocated; int64_t lb_refcount; } PlannerBufState;
+
+
+/* _LBScheduleItem */
+typedef struct LBScheduleItem {
+  const UOp **ast; int nast;          /* roots: STOREs, or one CUSTOM/COPY/EMPTY/VIEW node */
+  LazyBuffer **outputs; int noutputs;
+  LbList inputs;
+} LBScheduleItem;
+
+/* The state of one scheduler call. */
+typedef struct Sched91 {
+  Arena *a;
+  Interner *in;
+  Codec codec;
+  Input91 *inp;
+  /* _graph_schedule: the dicts in insertion order (membership is on the LazyBuffers) */
+  LbList realizes, allbufs, simple_pads;
+  uint32_t group_epoch, search_epoch, item_epoch;
+  OMap prescheduled;    /* key LazyBuffer* -> LBScheduleItem*, ordered */
+  /* st91.c */
+  OMap st_handles;      /* ShapeTracker* -> St91* */
+  OMap st_canon;        /* st_hash -> St91* chain: the intern table */
+  OMap st_add_memo;     /* (a->id, b->id) -> a + b */
+  uint32_t nst;         /* handles made so far */
+} Sched91;
+
+/* The result of create_schedule_with_vars + memory_planner. */
+typedef struct ScheduleItem91 {
+  const UOp **ast; int nast;
+  DeviceBuffer **bufs; int nbufs;
+} ScheduleItem91;
+
+typedef struct PlanBuffer PlanBuffer;   /* memory_planner.c */
+
+typedef struct Schedule91 {
+  ScheduleItem91 *items; int nitems;
+  /* memory_planner: for every DeviceBuffer index, its replacement or NULL */
+  bool planned;
+  PlanBuffer **assigned;
+} Schedule91;
+
+/* decode.c */
+bool decode_input91(Sched91 *s, const Capture *c, Input91 *inp, Status *st);
+bool is_loadop91(Op op);
+bool is_reduceop91(Op op);
+
+/* graph_schedule.c: _graph_schedule up to and including the prescheduling. */
+bool graph_schedule91(Sched91 *s, Status *st);
+
+/* lazyop.c */
+bool schedule_group91(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *out, Status *st);
+
+/* create_schedule.c: the dependency graph and its BFS */
+bool create_schedule91(Sched91 *s, Schedule91 *out, Status *st);
+
+/* memory_planner.c */
+bool memory_planner91(Sched91 *s, Schedule91 *sched, Status *st);
+JVal *encode_memory_plan91(Sched91 *s, const Schedule91 *sched, JVal **plan_buffers);
+
+/* encode.c */
+JVal *encode_result91(Sched91 *s, const Schedule91 *sched);
+JVal *encode_options91(Arena *a, const DeviceBuffer *b);
+JVal *encode_image_options91(Sched91 *s, const DType *image);
+
+/* Small helpers */
+/* Room for one more element in an arena array holding n of *cap: returns
+ * the array, moved to a twice larger one when full. */
+void *grow91(Arena *a, void *items, size_t n, size_t *cap, size_t elem);
+/* A (LazyBuffer, ShapeTracker) pair as one 64-bit memo key. */
+static inline uint64_t st_memo_key91(const LazyBuffer *lb, const St91 *st) {
+  return ((uint64_t)(uint32_t)lb->index << 32) | st->id;
+}
+#endif

@@ -1,0 +1,144 @@
+/* st91.c — the ShapeTracker operations of the 0.9.1 scheduler (st91.h) on
+ * common/shapetracker.h. Every ShapeTracker gets one St91 handle; __add__,
+ * simplify and from_shape are memoized on the handles (Python lru_caches
+ * View.__add__ and friends), so repeated questions cost a lookup. */
+#include <stddef.h>
+#include <string.h>
+#include "sched91.h"
+#include "shapetracker.h"
+
+int st91_nviews(const St91 *st) { return st->st->nviews; }
+bool st91_view_masked(const St91 *st, int i) { return st->st->views[i]->mask != NULL; }
+int st91_ndim(const St91 *st) { return st_ndim(st->st); }
+int64_t st91_shape(const St91 *st, int axis) { return st_shape(st->st)[axis]; }
+
+int64_t st91_prod_mask(const St91 *st) {
+  const View *v = st_last(st->st);
+  int64_t p = 1;
+  for (int i = 0; i < v->ndim; i++) p *= v->mask[i].e - v->mask[i].b;
+  return p;
+}
+
+/* ---------------------------------------------------------------- interning */
+
+const St91 *st91_intern(Sched91 *s, const ShapeTracker *raw) {
+  St91 *h = omap_get(&s->st_handles, omap_ptr(raw));
+  if (h) return h;
+  uint64_t hash = st_hash(raw);
+  St91 *chain = omap_get(&s->st_canon, hash);
+  for (St91 *x = chain; x; x = x->next)
+    if (st_equal(x->st, raw)) {
+      omap_put(&s->st_handles, omap_ptr(raw), x);
+      return x;
+    }
+  h = arena_alloc(s->a, sizeof *h);
+  h->st = raw;
+  h->id = ++s->nst;
+  h->size = st_size(raw);
+  h->contiguous = st_contiguous(raw);
+  h->next = chain;
+  omap_put(&s->st_canon, hash, h);
+  omap_put(&s->st_handles, omap_ptr(raw), h);
+  return h;
+}
+
+static const St91 *result(Sched91 *s, const ShapeTracker *raw, StError *e, Status *st) {
+  if (!raw) {
+    st_error_to_status(e, st);
+    return NULL;
+  }
+  return st91_intern(s, raw);
+}
+
+/* ---------------------------------------------------------------- operations */
+
+/* ShapeTracker.simplify: merge the last two views while View.__add__ can. */
+const St91 *st91_simplify(Sched91 *s, const St91 *x, Status *st) {
+  if (x->simplified) return x->simplified;
+  StError e;
+  st_error_clear(&e);
+  const St91 *ret = result(s, st_simplify(s->a, TG_0_9_1, x->st, &e), &e, st);
+  if (ret) ((St91 *)x)->simplified = ret;
+  return ret;
+}
+
+/* ShapeTracker.__add__: "one view at a time = better simplification" */
+const St91 *st91_add(Sched91 *s, const St91 *a, const St91 *b, Status *st) {
+  uint64_t key = ((uint64_t)a->id << 32) | b->id;
+  const St91 *memo = omap_get(&s->st_add_memo, key);
+  if (memo) return memo;
+  StError e;
+  st_error_clear(&e);
+  const St91 *ret = result(s, st_add(s->a, TG_0_9_1, a->st, b->st, &e), &e, st);
+  if (ret) omap_put(&s->st_add_memo, key, (void *)ret);
+  return ret;
+}
+
+const St91 *st91_from_shape(Sched91 *s, int ndim, const int64_t *shape, Status *st) {
+  StError e;
+  st_error_clear(&e);
+  return result(s, st_from_shape(s->a, TG_0_9_1, ndim, shape, &e), &e, st);
+}
+
+const St91 *st91_from_shape_of(Sched91 *s, const St91 *x, Status *st) {
+  if (x->from_shape) return x->from_shape;
+  const St91 *ret = st91_from_shape(s, st_ndim(x->st), st_shape(x->st), st);
+  if (ret) ((St91 *)x)->from_shape = ret;
+  return ret;
+}
+
+/* x.shrink(mask_of.views[0].mask) */
+const St91 *st91_shrink_by_mask(Sched91 *s, const St91 *x, const St91 *mask_of, Status *st) {
+  StError e;
+  st_error_clear(&e);
+  const View *m = mask_of->st->views[0];
+  return result(s, st_shrink(s->a, TG_0_9_1, x->st, m->ndim, m->mask, &e), &e, st);
+}
+
+/* ShapeTracker.unit_stride_axes() */
+bool st91_unit_stride_axes(Sched91 *s, const St91 *x, bool *unit, Status *st) {
+  int n = st_ndim(x->st);
+  int *axes = arena_array(s->a, n ? (size_t)n : 1, sizeof *axes);
+  StError e;
+  st_error_clear(&e);
+  int k = st_unit_stride_axes(s->a, TG_0_9_1, x->st, false, axes, &e);
+  if (k < 0) {
+    st_error_to_status(&e, st);
+    return false;
+  }
+  for (int i = 0; i < n; i++) unit[i] = false;
+  for (int i = 0; i < k; i++) unit[axes[i]] = true;
+  return true;
+}
+
+/* ---------------------------------------------------------------- codec and interner hooks */
+
+static Sched91 *sched_of(Codec *c) { return (Sched91 *)((char *)c - offsetof(Sched91, codec)); }
+
+/* Decoded ShapeTrackers are interned at once: every ShapeTracker inside a
+ * Value is canonical, so Values can hash and compare them by pointer. */
+static const ShapeTracker *st_decode_canonical(Codec *c, const JVal *j, Status *st) {
+  const ShapeTracker *x = st_decode_status(c->arena, j, st);
+  return x ? st91_intern(sched_of(c), x)->st : NULL;
+}
+
+/* Encoded ShapeTrackers are shared: the same ShapeTracker is one JVal tree
+ * however often the result mentions it (JVals are immutable). */
+static JVal *st_encode_shared(Codec *c, const ShapeTracker *x) {
+  St91 *h = (St91 *)st91_intern(sched_of(c), x);
+  if (!h->json) h->json = st_to_json(c->arena, h->st);
+  return h->json;
+}
+
+static uint64_t st_pointer_hash(const ShapeTracker *x) { return (uint64_t)(uintptr_t)x * 0x9e3779b97f4a7c15ULL; }
+static bool st_pointer_equal(const ShapeTracker *x, const ShapeTracker *y) { return x == y; }
+
+void st91_init(Sched91 *s) {
+  s->in->st_hash = st_pointer_hash;
+  s->in->st_equal = st_pointer_equal;
+  s->codec.st_decode = st_decode_canonical;
+  s->codec.st_encode = st_encode_shared;
+  omap_init(&s->st_handles, s->a);
+  omap_init(&s->st_canon, s->a);
+  omap_init(&s->st_add_memo, s->a);
+}

@@ -1,0 +1,54 @@
+/* st91.h — the ShapeTracker operations the 0.9.1 scheduler uses, in one
+ * place (st91.c), on top of common/shapetracker.h.
+ *
+ * The scheduler holds ShapeTrackers as St91 handles: one per distinct
+ * ShapeTracker (interned, so equal ShapeTrackers are the same handle and
+ * can be compared and used as memo keys directly), carrying what the
+ * scheduler asks of it again and again: size, contiguity, its simplified
+ * form, from_shape of its shape, its JSON encoding. Only a memo miss runs
+ * the common module's code. */
+#ifndef TSCHED_ST91_H
+#define TSCHED_ST91_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "intern.h"
+#include "json.h"
+#include "status.h"
+#include "value.h"
+
+typedef struct Sched91 Sched91;
+
+typedef struct St91 St91;
+struct St91 {
+  const ShapeTracker *st;       /* the canonical ShapeTracker */
+  uint32_t id;                  /* 1, 2, ...: a small number for memo keys */
+  int64_t size;                 /* st.size */
+  bool contiguous;              /* st.contiguous */
+  const St91 *simplified;       /* st.simplify(), once asked */
+  const St91 *from_shape;       /* ShapeTracker.from_shape(st.shape), once asked */
+  JVal *json;                   /* the contract's encoding, once asked */
+  St91 *next;                   /* the intern table's chain */
+};
+
+/* Structure (shape/shapetracker.py properties) */
+int st91_nviews(const St91 *st);
+bool st91_view_masked(const St91 *st, int i);         /* views[i].mask is not None */
+int st91_ndim(const St91 *st);                        /* len(shape) */
+int64_t st91_shape(const St91 *st, int axis);         /* shape[axis] */
+int64_t st91_prod_mask(const St91 *st);               /* prod(y-x for x,y in views[-1].mask) */
+
+/* The handle of a ShapeTracker (interning it). */
+const St91 *st91_intern(Sched91 *s, const ShapeTracker *st);
+
+/* Operations; NULL with st set on an error (a raised exception or unsupported). */
+const St91 *st91_add(Sched91 *s, const St91 *a, const St91 *b, Status *st);  /* a + b */
+const St91 *st91_simplify(Sched91 *s, const St91 *x, Status *st);
+const St91 *st91_from_shape(Sched91 *s, int ndim, const int64_t *shape, Status *st);
+const St91 *st91_from_shape_of(Sched91 *s, const St91 *x, Status *st);  /* from_shape(x.shape) */
+/* x.shrink(mask_of.views[0].mask), for the assign check */
+const St91 *st91_shrink_by_mask(Sched91 *s, const St91 *x, const St91 *mask_of, Status *st);
+/* st.unit_stride_axes(): writes a flag per axis. */
+bool st91_unit_stride_axes(Sched91 *s, const St91 *x, bool *unit, Status *st);
+/* Install the ShapeTracker codec and interner hooks. */
+void st91_init(Sched91 *s);
+#endif
