@@ -55,7 +55,7 @@ static void node_label(StrBuf *b, const InGraph *g, size_t i) {
   char shape[256];
   StrBuf text = {0};
   sb_printf(&text, "%zu %s\n%s", i, op_short(x->op), x->dtype);
-  if (x->st) sb_printf(&text, " %s", st_shape_text(x->st, shape, sizeof shape));
+  if (x->st) sb_printf(&text, " %s", json_st_shape_text(x->st, shape, sizeof shape));
   if (x->arg && x->arg->kind != J_NULL) {
     StrBuf arg = {0};
     const JVal *a = x->arg;

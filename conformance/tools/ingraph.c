@@ -19,7 +19,7 @@ static const JVal *last_view(const JVal *st) {
   return views && views->kind == J_ARR && views->n ? views->u.arr[views->n - 1] : NULL;
 }
 
-long long st_size(const JVal *st) {
+long long json_st_size(const JVal *st) {
   const JVal *shape = json_get(last_view(st), "shape");
   if (!shape || shape->kind != J_ARR) return -1;
   long long size = 1;
@@ -30,7 +30,7 @@ long long st_size(const JVal *st) {
   return size;
 }
 
-const char *st_shape_text(const JVal *st, char *buf, size_t n) {
+const char *json_st_shape_text(const JVal *st, char *buf, size_t n) {
   StrBuf b = {0};
   const JVal *shape = json_get(last_view(st), "shape");
   if (shape) value_repr(&b, TG_0_9_1, shape, false, NULL);

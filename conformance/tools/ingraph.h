@@ -44,7 +44,7 @@ bool ingraph_build(InGraph *g, const Capture *c, const JVal *result, const JVal 
 void ingraph_free(InGraph *g);
 
 /* prod(shape) of a recorded ShapeTracker's last view; -1 if symbolic/unknown. */
-long long st_size(const JVal *st);
+long long json_st_size(const JVal *st);
 /* "(4, 5)" of a recorded ShapeTracker's last view into buf. */
-const char *st_shape_text(const JVal *st, char *buf, size_t n);
+const char *json_st_shape_text(const JVal *st, char *buf, size_t n);
 #endif

@@ -29,7 +29,7 @@ static void read_through(const InGraph *g, size_t i, bool *expand, bool *pad, bo
   if (!stack || !seen) abort();
   stack[top++] = i;
   seen[i] = true;
-  long long base_size = st_size(g->nodes[i].st);
+  long long base_size = json_st_size(g->nodes[i].st);
   while (top) {
     size_t x = stack[--top];
     for (size_t k = g->cons_start[x]; k < g->cons_start[x + 1]; k++) {
@@ -41,7 +41,7 @@ static void read_through(const InGraph *g, size_t i, bool *expand, bool *pad, bo
       seen[c] = true;
       const char *op = op_short(y->op);
       if (y->is_view) {
-        long long size = st_size(y->st);
+        long long size = json_st_size(y->st);
         if (base_size >= 0 && size > base_size) *expand = true;
         if (has_mask(y->st)) *pad = true;
       }
