@@ -68,10 +68,15 @@ static const UOp *rewrite_node(RewriteContext *rc, const UOp *n) {
   return pm_rewrite_list(rc->pms, rc->npms, rc->ctx, n);
 }
 
-static bool same_sources(const UOp *n, const UOp *const *src) {
-  for (uint32_t i = 0; i < n->nsrc; i++)
-    if (n->src[i] != src[i]) return false;
-  return true;
+/* new_src[i] = ret for the next source i of node: new_src is allocated only
+ * once a source changes, so NULL means "new_src == node.src". */
+static void record_source(Arena *a, Frame *f, const UOp *node, const UOp *ret) {
+  if (!f->new_src && ret != node->src[f->i]) {
+    f->new_src = arena_array(a, node->nsrc, sizeof(UOp *));
+    memcpy(f->new_src, node->src, f->i * sizeof(UOp *));
+  }
+  if (f->new_src) f->new_src[f->i] = ret;
+  f->i++;
 }
 
 /* Finishes frame f with result ret: records replace[f->n] and pops it. */
@@ -99,15 +104,13 @@ const UOp *top_down_rewrite(RewriteContext *rc, const UOp *root) {
         const UOp *cached = omap_get(&rc->replace, omap_ptr(f->n));
         if (cached) { ret = cached; s.n--; continue; }
         f->stage = F_SOURCES;
-        f->new_src = f->n->nsrc ? arena_array(rc->in->arena, f->n->nsrc, sizeof(UOp *)) : NULL;
         if (f->n->nsrc) { push(&s, f->n->src[0]); }
         continue;
       }
       case F_SOURCES: {
-        if (f->n->nsrc) f->new_src[f->i++] = ret;
+        if (f->n->nsrc) record_source(rc->in->arena, f, f->n, ret);
         if (f->i < f->n->nsrc) { push(&s, f->n->src[f->i]); continue; }
-        const UOp *new_n = same_sources(f->n, f->new_src) ? rewrite_node(rc, f->n)
-                                                          : uop_with_src(rc->in, f->n, f->n->nsrc, f->new_src);
+        const UOp *new_n = !f->new_src ? rewrite_node(rc, f->n) : uop_with_src(rc->in, f->n, f->n->nsrc, f->new_src);
         if (!new_n) { ret = finish(rc, &s, f->n); continue; }
         f->stage = F_TAIL;
         push(&s, new_n);
@@ -143,14 +146,13 @@ const UOp *bottom_up_rewrite(RewriteContext *rc, const UOp *root) {
         f = &s.items[s.n - 1]; /* rules may not touch the stack, but stay safe */
         f->last = last;
         f->stage = F_SOURCES;
-        f->new_src = last->nsrc ? arena_array(rc->in->arena, last->nsrc, sizeof(UOp *)) : NULL;
         if (last->nsrc) push(&s, last->src[0]);
         continue;
       }
       case F_SOURCES: {
-        if (f->last->nsrc) f->new_src[f->i++] = ret;
+        if (f->last->nsrc) record_source(rc->in->arena, f, f->last, ret);
         if (f->i < f->last->nsrc) { push(&s, f->last->src[f->i]); continue; }
-        if (same_sources(f->last, f->new_src)) { ret = finish(rc, &s, f->last); continue; }
+        if (!f->new_src) { ret = finish(rc, &s, f->last); continue; }
         f->stage = F_TAIL;
         push(&s, uop_with_src(rc->in, f->last, f->last->nsrc, f->new_src));
         continue;

@@ -23,6 +23,8 @@ typedef struct StCtx {
   const View **vtab; size_t nv, vcap;   /* interned Views */
   const ST **stab; size_t ns, scap;     /* interned ShapeTrackers */
   OMap add_memo;                /* ST a -> OMap (ST b -> a + b) */
+  OMap view_add_memo;           /* View vm2 -> OMap (View vm1 -> vm2 + vm1) */
+  OMap shape_memo;              /* hash of a shape -> from_shape(shape) */
 } StCtx;
 
 void kst_init(StCtx *c, Arena *a, Thrower *thr, bool merge_view);
