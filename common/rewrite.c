@@ -37,6 +37,8 @@ void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher
   rc->npms = npms;
   rc->ctx = ctx;
   omap_init(&rc->replace, in->arena);
+  rc->stack = NULL;
+  rc->stack_cap = 0;
 }
 
 /* One activation of the Python recursive function. */
@@ -53,7 +55,7 @@ typedef struct { Frame *items; size_t n, cap; Arena *arena; } Stack;
 
 static void push(Stack *s, const UOp *n) {
   if (s->n == s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 64;
+    size_t cap = s->cap ? s->cap * 2 : 16;
     Frame *bigger = arena_array(s->arena, cap, sizeof *bigger);
     if (s->n) memcpy(bigger, s->items, s->n * sizeof *bigger);
     s->items = bigger;
@@ -66,10 +68,15 @@ static const UOp *rewrite_node(RewriteContext *rc, const UOp *n) {
   return pm_rewrite_list(rc->pms, rc->npms, rc->ctx, n);
 }
 
-static bool same_sources(const UOp *n, const UOp *const *src) {
-  for (uint32_t i = 0; i < n->nsrc; i++)
-    if (n->src[i] != src[i]) return false;
-  return true;
+/* new_src[i] = ret for the next source i of node: new_src is allocated only
+ * once a source changes, so NULL means "new_src == node.src". */
+static void record_source(Arena *a, Frame *f, const UOp *node, const UOp *ret) {
+  if (!f->new_src && ret != node->src[f->i]) {
+    f->new_src = arena_array(a, node->nsrc, sizeof(UOp *));
+    memcpy(f->new_src, node->src, f->i * sizeof(UOp *));
+  }
+  if (f->new_src) f->new_src[f->i] = ret;
+  f->i++;
 }
 
 /* Finishes frame f with result ret: records replace[f->n] and pops it. */
@@ -85,7 +92,9 @@ static const UOp *finish(RewriteContext *rc, Stack *s, const UOp *ret) {
  *   new_n = pm.rewrite(n, ctx) if new_src == n.src else UOp(n.op, n.dtype, new_src, n.arg)
  *   self.replace[n] = ret = n if new_n is None else rewrite(new_n) */
 const UOp *top_down_rewrite(RewriteContext *rc, const UOp *root) {
-  Stack s = {.arena = rc->in->arena};
+  const UOp *done = omap_get(&rc->replace, omap_ptr(root));
+  if (done) return done;
+  Stack s = {.items = rc->stack, .cap = rc->stack_cap, .arena = rc->in->arena};
   const UOp *ret = NULL; /* the value the last finished frame returned */
   push(&s, root);
   while (s.n) {
@@ -95,15 +104,13 @@ const UOp *top_down_rewrite(RewriteContext *rc, const UOp *root) {
         const UOp *cached = omap_get(&rc->replace, omap_ptr(f->n));
         if (cached) { ret = cached; s.n--; continue; }
         f->stage = F_SOURCES;
-        f->new_src = f->n->nsrc ? arena_array(rc->in->arena, f->n->nsrc, sizeof(UOp *)) : NULL;
         if (f->n->nsrc) { push(&s, f->n->src[0]); }
         continue;
       }
       case F_SOURCES: {
-        if (f->n->nsrc) f->new_src[f->i++] = ret;
+        if (f->n->nsrc) record_source(rc->in->arena, f, f->n, ret);
         if (f->i < f->n->nsrc) { push(&s, f->n->src[f->i]); continue; }
-        const UOp *new_n = same_sources(f->n, f->new_src) ? rewrite_node(rc, f->n)
-                                                          : uop_with_src(rc->in, f->n, f->n->nsrc, f->new_src);
+        const UOp *new_n = !f->new_src ? rewrite_node(rc, f->n) : uop_with_src(rc->in, f->n, f->n->nsrc, f->new_src);
         if (!new_n) { ret = finish(rc, &s, f->n); continue; }
         f->stage = F_TAIL;
         push(&s, new_n);
@@ -112,6 +119,7 @@ const UOp *top_down_rewrite(RewriteContext *rc, const UOp *root) {
       case F_TAIL: ret = finish(rc, &s, ret); continue;
     }
   }
+  rc->stack = s.items, rc->stack_cap = s.cap;
   return ret;
 }
 
@@ -122,7 +130,9 @@ const UOp *top_down_rewrite(RewriteContext *rc, const UOp *root) {
  *   new_src = tuple(bottom_up_rewrite(x) for x in last_n.src)
  *   self.replace[n] = ret = last_n if new_src == last_n.src else bottom_up_rewrite(UOp(last_n.op, ..., new_src, ...)) */
 const UOp *bottom_up_rewrite(RewriteContext *rc, const UOp *root) {
-  Stack s = {.arena = rc->in->arena};
+  const UOp *done = omap_get(&rc->replace, omap_ptr(root));
+  if (done) return done;
+  Stack s = {.items = rc->stack, .cap = rc->stack_cap, .arena = rc->in->arena};
   const UOp *ret = NULL;
   push(&s, root);
   while (s.n) {
@@ -136,14 +146,13 @@ const UOp *bottom_up_rewrite(RewriteContext *rc, const UOp *root) {
         f = &s.items[s.n - 1]; /* rules may not touch the stack, but stay safe */
         f->last = last;
         f->stage = F_SOURCES;
-        f->new_src = last->nsrc ? arena_array(rc->in->arena, last->nsrc, sizeof(UOp *)) : NULL;
         if (last->nsrc) push(&s, last->src[0]);
         continue;
       }
       case F_SOURCES: {
-        if (f->last->nsrc) f->new_src[f->i++] = ret;
+        if (f->last->nsrc) record_source(rc->in->arena, f, f->last, ret);
         if (f->i < f->last->nsrc) { push(&s, f->last->src[f->i]); continue; }
-        if (same_sources(f->last, f->new_src)) { ret = finish(rc, &s, f->last); continue; }
+        if (!f->new_src) { ret = finish(rc, &s, f->last); continue; }
         f->stage = F_TAIL;
         push(&s, uop_with_src(rc->in, f->last, f->last->nsrc, f->new_src));
         continue;
@@ -151,6 +160,7 @@ const UOp *bottom_up_rewrite(RewriteContext *rc, const UOp *root) {
       case F_TAIL: ret = finish(rc, &s, ret); continue;
     }
   }
+  rc->stack = s.items, rc->stack_cap = s.cap;
   return ret;
 }
 

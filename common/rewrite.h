@@ -43,6 +43,8 @@ typedef struct RewriteContext {
   size_t npms;
   void *ctx;
   OMap replace;
+  void *stack;         /* the walk's frames, kept for the next call on this context */
+  size_t stack_cap;
 } RewriteContext;
 
 void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher *const *pms, size_t npms, void *ctx);

@@ -497,17 +497,22 @@ const View *view_shrink(Arena *a, TgVersion v, const View *vw, int n, const SPai
   return unsafe_resize(a, v, vw, arg, NULL, err);
 }
 
+/* AssertionError("can't expand {self.shape} into {new_shape}"), formatted only when raised */
+static const View *cant_expand(Arena *a, const View *vw, int n, const sint *new_shape, StError *err) {
+  return st_raise(err, "AssertionError",
+                  arena_printf(a, "can't expand %s into %s", py_repr_tuple(a, n, vw->shape), py_repr_tuple(a, n, new_shape)));
+}
+
 /* View.expand (shape/view.py) */
 const View *view_expand(Arena *a, TgVersion v, const View *vw, int n, const sint *new_shape, StError *err) {
   if (n != vw->ndim)
     return st_raise(err, "ValueError",
                     arena_printf(a, "expand arg new_shape=%s must have same number of dimensions as shape self.shape=%s",
                                  py_repr_tuple(a, n, new_shape), py_repr_tuple(a, vw->ndim, vw->shape)));
-  const char *cant = arena_printf(a, "can't expand %s into %s", py_repr_tuple(a, n, vw->shape), py_repr_tuple(a, n, new_shape));
   bool ok = true;
   if (v >= TG_0_10_2) { /* 0.10.2: one check, before the 0-size case */
     for (int i = 0; i < n; i++) ok = ok && (vw->shape[i] == new_shape[i] || vw->shape[i] == 1);
-    if (!ok) return st_raise(err, "AssertionError", cant);
+    if (!ok) return cant_expand(a, vw, n, new_shape, err);
     if (contains_zero(n, vw->shape)) return view_create(a, v, n, new_shape, NULL, 0, NULL, err);
   } else {
     if (contains_zero(n, vw->shape)) {
@@ -515,7 +520,7 @@ const View *view_expand(Arena *a, TgVersion v, const View *vw, int n, const sint
         sint s = vw->shape[i], x = new_shape[i];
         ok = ok && ((s == x && x == 0) || (s > 0 && py_mod(x, s) == 0));
       }
-      if (!ok) return st_raise(err, "AssertionError", cant);
+      if (!ok) return cant_expand(a, vw, n, new_shape, err);
       return view_create(a, v, n, new_shape, NULL, 0, NULL, err);
     }
     for (int i = 0; i < n; i++) {
@@ -523,7 +528,7 @@ const View *view_expand(Arena *a, TgVersion v, const View *vw, int n, const sint
       if (v == TG_0_9_1) ok = ok && (s == x || (s == 1 && vw->strides[i] == 0)); /* 0.9.1 also needs stride 0 */
       else ok = ok && (s == x || s == 1);
     }
-    if (!ok) return st_raise(err, "AssertionError", cant);
+    if (!ok) return cant_expand(a, vw, n, new_shape, err);
   }
   SPair mask[n > 0 ? n : 1];
   const SPair *m = NULL;

@@ -4,12 +4,22 @@
 #include "replay.h"
 
 int cmd_bench(int argc, char **argv);
+int cmd_ast(int argc, char **argv);      /* tools/cmd_ast.c */
+int cmd_dot(int argc, char **argv);      /* tools/cmd_dot.c */
+int cmd_explain(int argc, char **argv);  /* tools/cmd_explain.c */
+int cmd_diff(int argc, char **argv);     /* tools/cmd_diff.c */
+int cmd_compare(int argc, char **argv);  /* tools/cmd_compare.c */
 
 typedef struct { const char *name; int (*run)(int argc, char **argv); const char *summary; } Command;
 
 static const Command commands[] = {
   {"replay", cmd_replay, "replay captures and compare with tinygrad's recorded schedules"},
   {"bench", cmd_bench, "time each phase per capture against tinygrad's oracle_seconds"},
+  {"ast", cmd_ast, "print kernel ASTs the way tinygrad prints them (LazyOp / UOp repr)"},
+  {"diff", cmd_diff, "what changed between two recordings of the same workloads"},
+  {"compare", cmd_compare, "a workload side by side per generation, or a kernel-count table"},
+  {"dot", cmd_dot, "the input graph as Graphviz DOT, clustered by kernel"},
+  {"explain", cmd_explain, "why each buffer was realized and what each kernel fuses"},
 };
 
 static void usage(FILE *f) {

@@ -25,8 +25,6 @@ static void kg_init(KG *k, const Capture *c, Arena *a, Interner *in, Status *st)
   k->split_size = ctx_int(c, "REDUCEOP_SPLIT_SIZE", 22);
   k->no_memory_planner = ctx_int(c, "NO_MEMORY_PLANNER", 0);
   kst_init(&k->stc, a, &k->thr, ctx_int(c, "MERGE_VIEW", 1) != 0);
-  omap_init(&k->st_cache, a);
-  omap_init(&k->dev_cache, a);
   omap_init(&k->zero_consts, a);
   omap_init(&k->buffers, a);
   omap_init(&k->all_metadata, a);
@@ -43,9 +41,12 @@ bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   st->kind = ST_OK;
   if (setjmp(k->thr.jb)) return false;   /* a Python exception, unsupported or bad input */
   Input input;
+  phase_enter(PHASE_BUILD);
   if (!decode_input(k, c->input, &input, st)) return false;
+  phase_enter(PHASE_SCHEDULE);
   SchedResult res;
   create_schedule_with_vars(k, input.big_sink, &res);
+  phase_enter(PHASE_ENCODE);
   *result = encode_result(k, &input, &res);
   return true;
 }

@@ -102,7 +102,7 @@ static Buf *buffer_view(KG *k, Buf *src, int64_t size, const DType *dt, int64_t 
 
 /* schedule.py schedule_uop */
 void schedule_uop(KG *k, const UOp *sink, OMap *var_vals, ScheduleItem *out) {
-  if (sink->op != OP_ASSIGN || sink->src[1]->op != OP_KERNEL) kg_assert_fail(k, "%s must be ASSIGN", uop_repr_line(k, sink));
+  if (sink->op != OP_ASSIGN || sink->src[1]->op != OP_KERNEL) kg_assert_fail(k, "%s\n...) must be ASSIGN", uop_repr_line(k, sink));
   const UOp *kernel = sink->src[1];
   /* substitute kernel sources for the target buffer */
   OMap subs;

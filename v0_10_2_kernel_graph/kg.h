@@ -35,6 +35,13 @@ struct Buf {
   int64_t ref_index;        /* input index, or K */
 };
 
+/* A cache indexed by UOp.id (dense: creation order in the Interner): the
+ * fast stand-in for a functools.cached_property. NULL = not computed. */
+typedef struct IdMap { void **items; size_t cap; } IdMap;
+
+/* The frames of an iterative walk over UOps, reused between walks. */
+typedef struct WalkFrame { const UOp *u; uint32_t next; } WalkFrame;
+
 typedef struct KG KG;
 struct KG {
   Arena *a;
@@ -49,8 +56,10 @@ struct KG {
       no_memory_planner;
 
   /* cached properties of UOps */
-  OMap st_cache;       /* UOp -> ST* (or &kg_none) */
-  OMap dev_cache;      /* UOp -> device string (or &kg_none) */
+  IdMap st_cache;      /* UOp -> ST* (or &kg_none) */
+  IdMap dev_cache;     /* UOp -> device string (or &kg_none) */
+  WalkFrame *walk;     /* scratch stack of uop_st / uop_device */
+  size_t walk_cap;
   OMap zero_consts;    /* CONST with +0.0 arg -> the node Python's cache holds for 0.0 == -0.0 */
 
   /* ops.py `buffers` and `all_metadata` */
@@ -70,6 +79,9 @@ extern const char kg_none;   /* marker for "None" stored in an OMap */
 /* Room for one more element in an arena array holding n of *cap: when it
  * is full, a copy twice as big (at least 8) replaces it. */
 void *grow(Arena *a, void *items, size_t n, size_t *cap, size_t size);
+
+void *idmap_get(const IdMap *m, const UOp *u);
+void idmap_put(Arena *a, IdMap *m, const UOp *u, void *val);
 
 /* ---- values ---- */
 const Value *kv_int(KG *k, int64_t i);

@@ -128,7 +128,7 @@ static const UOp *assign_dependencies(KG *k, const UOp *sched_sink) {
       size_t m = uop_toposort(k->a, &u, 1, &sub);
       for (size_t t = 0; t < m; t++)
         if (sub[t]->op == OP_ASSIGN && uop_buf_uop(k, sub[t]) == s)
-          kg_throw(&k->thr, ST_RAISED, "RuntimeError", "cycle detected in graph, kernel for %s must either depend on ASSIGN or BUFFER",
+          kg_throw(&k->thr, ST_RAISED, "RuntimeError", "cycle detected in graph, kernel for %s\n...) must either depend on ASSIGN or BUFFER",
                    uop_repr_line(k, ub));
       const UOp **src = arena_array(k->a, a->nsrc + 1, sizeof *src);
       memcpy(src, a->src, a->nsrc * sizeof *src);

@@ -31,6 +31,8 @@ void kst_init(StCtx *c, Arena *a, Thrower *thr, bool merge_view) {
   c->thr = thr;
   c->merge_view = merge_view;
   omap_init(&c->add_memo, a);
+  omap_init(&c->view_add_memo, a);
+  omap_init(&c->shape_memo, a);
 }
 
 /* the result of a core call: the error unwinds, NULL stays None */
@@ -101,8 +103,11 @@ static const ST *intern_st(StCtx *c, uint32_t n, const View *const *views) {
   return s;
 }
 
+enum { KST_MAXVIEWS = 64 };
+
 const ST *kst_new(StCtx *c, uint32_t nviews, const View *const *views) {
-  const View **vs = arena_array(c->arena, nviews ? nviews : 1, sizeof *vs);
+  if (nviews > KST_MAXVIEWS) kg_throw(c->thr, ST_UNSUPPORTED, NULL, "a ShapeTracker with more than %d views", KST_MAXVIEWS);
+  const View *vs[KST_MAXVIEWS];
   for (uint32_t i = 0; i < nviews; i++) vs[i] = intern_view(c, views[i]);
   return intern_st(c, nviews, vs);
 }
@@ -118,27 +123,71 @@ const View *kview_create(StCtx *c, uint32_t n, const int64_t *shape, const int64
   return intern_view(c, check(c, view_create(c->arena, TG_0_10_2, (int)n, shape, strides, offset, mask, &err), &err));
 }
 
+/* ShapeTracker.from_shape, memoised on the shape (a hash, then an exact check) */
 const ST *kst_from_shape(StCtx *c, uint32_t n, const int64_t *shape) {
+  uint64_t h = mix(n + 7);
+  for (uint32_t i = 0; i < n; i++) h = mix(h ^ (uint64_t)shape[i]);
+  const ST *r = omap_get(&c->shape_memo, h);
+  if (r && (uint32_t)st_ndim(r) == n && (n == 0 || memcmp(st_shape(r), shape, n * sizeof *shape) == 0)) return r;
   StError err;
   st_error_clear(&err);
   check_ndim(c, n);
-  return kst_canon(c, check(c, st_from_shape(c->arena, TG_0_10_2, (int)n, shape, &err), &err));
+  r = kst_canon(c, check(c, st_from_shape(c->arena, TG_0_10_2, (int)n, shape, &err), &err));
+  omap_put(&c->shape_memo, h, (void *)r);
+  return r;
+}
+
+const ST *kst_scalar(StCtx *c) {
+  static const int64_t none[1] = {0};
+  return kst_from_shape(c, 0, none);
+}
+
+/* View.__add__ on interned views, memoised as Python's lru_cache does; NULL is None */
+static const View *kview_add(StCtx *c, const View *vm2, const View *vm1) {
+  static const View none_marker;
+  OMap *inner = omap_get(&c->view_add_memo, omap_ptr(vm2));
+  const View *r;
+  if (inner && (r = omap_get(inner, omap_ptr(vm1)))) return r == &none_marker ? NULL : r;
+  StError err;
+  st_error_clear(&err);
+  r = check(c, view_add(c->arena, TG_0_10_2, vm2, vm1, &err), &err);
+  if (r) r = intern_view(c, r);
+  if (!inner) {
+    inner = arena_alloc(c->arena, sizeof *inner);
+    omap_init(inner, c->arena);
+    omap_put(&c->view_add_memo, omap_ptr(vm2), inner);
+  }
+  omap_put(inner, omap_ptr(vm1), (void *)(r ? r : &none_marker));
+  return r;
+}
+
+/* ShapeTracker.simplify: merge the last two views while View.__add__ allows */
+static const ST *simplify_views(StCtx *c, uint32_t n, const View **vs) {
+  const View *nv;
+  while (n >= 2 && (nv = kview_add(c, vs[n - 2], vs[n - 1]))) vs[n - 2] = nv, n--;
+  return intern_st(c, n, vs);
 }
 
 const ST *kst_simplify(StCtx *c, const ST *s) {
-  StError err;
-  st_error_clear(&err);
-  return kst_canon(c, check(c, st_simplify(c->arena, TG_0_10_2, s, &err), &err));
+  const View *vs[KST_MAXVIEWS];
+  s = kst_canon(c, s);
+  memcpy(vs, s->views, (size_t)s->nviews * sizeof *vs);
+  return simplify_views(c, (uint32_t)s->nviews, vs);
 }
 
-/* ShapeTracker.__add__, memoised on the pair of interned operands */
+/* ShapeTracker.__add__ (one view of b at a time), memoised on the pair of interned operands */
 const ST *kst_add(StCtx *c, const ST *a, const ST *b) {
   OMap *inner = omap_get(&c->add_memo, omap_ptr(a));
   const ST *r;
   if (inner && (r = omap_get(inner, omap_ptr(b)))) return r;
-  StError err;
-  st_error_clear(&err);
-  r = kst_canon(c, check(c, st_add(c->arena, TG_0_10_2, a, b, &err), &err));
+  r = a;
+  for (int i = 0; i < b->nviews; i++) {
+    const View *vs[KST_MAXVIEWS];
+    if (r->nviews + 1 > KST_MAXVIEWS) kg_throw(c->thr, ST_UNSUPPORTED, NULL, "a ShapeTracker with more than %d views", KST_MAXVIEWS);
+    memcpy(vs, r->views, (size_t)r->nviews * sizeof *vs);
+    vs[r->nviews] = b->views[i];
+    r = simplify_views(c, (uint32_t)r->nviews + 1, vs);
+  }
   if (!inner) {
     inner = arena_alloc(c->arena, sizeof *inner);
     omap_init(inner, c->arena);

@@ -23,6 +23,8 @@ typedef struct StCtx {
   const View **vtab; size_t nv, vcap;   /* interned Views */
   const ST **stab; size_t ns, scap;     /* interned ShapeTrackers */
   OMap add_memo;                /* ST a -> OMap (ST b -> a + b) */
+  OMap view_add_memo;           /* View vm2 -> OMap (View vm1 -> vm2 + vm1) */
+  OMap shape_memo;              /* hash of a shape -> from_shape(shape) */
 } StCtx;
 
 void kst_init(StCtx *c, Arena *a, Thrower *thr, bool merge_view);
@@ -38,6 +40,7 @@ const ST *kst_new(StCtx *c, uint32_t nviews, const View *const *views);
 /* the interned ShapeTracker equal to s (s itself may come from anywhere) */
 const ST *kst_canon(StCtx *c, const ST *s);
 const ST *kst_from_shape(StCtx *c, uint32_t n, const int64_t *shape);
+const ST *kst_scalar(StCtx *c);   /* ShapeTracker.from_shape(()) */
 const ST *kst_add(StCtx *c, const ST *a, const ST *b);              /* a + b */
 const ST *kst_simplify(StCtx *c, const ST *s);
 const ST *kst_invert(StCtx *c, const ST *s, uint32_t n, const int64_t *out_shape);   /* NULL: None */

@@ -381,6 +381,40 @@ static const UOp *r_cast_noop(void *c, const UOp *u) {
   return u->nsrc >= 1 && u->dtype == u->src[0]->dtype ? u->src[0] : NULL;
 }
 
+/* struct.pack("e", x): CPython's PyFloat_Pack2 (round half to even) */
+static uint16_t pack_half(KG *k, double x) {
+  unsigned sign = signbit(x) ? 1 : 0;
+  int e;
+  unsigned bits;
+  if (x == 0.0) return (uint16_t)(sign << 15);
+  if (isinf(x)) return (uint16_t)((sign << 15) | (0x1fu << 10));
+  if (isnan(x)) return (uint16_t)((sign << 15) | (0x1fu << 10) | 512u);
+  double f = frexp(fabs(x), &e) * 2.0;
+  e--;
+  if (e >= 16) kg_throw(&k->thr, ST_RAISED, "OverflowError", "float too large to pack with e format");
+  if (e < -25) f = 0.0, e = 0;
+  else if (e < -14) f = ldexp(f, 14 + e), e = 0;
+  else e += 15, f -= 1.0;
+  f *= 1024.0;
+  bits = (unsigned)f;
+  if (f - bits > 0.5 || (f - bits == 0.5 && bits % 2 == 1)) {
+    if (++bits == 1024) {
+      bits = 0;
+      if (++e == 31) kg_throw(&k->thr, ST_RAISED, "OverflowError", "float too large to pack with e format");
+    }
+  }
+  return (uint16_t)((sign << 15) | ((unsigned)e << 10) | bits);
+}
+
+/* struct.unpack("e", ...) */
+static double unpack_half(uint16_t h) {
+  int e = (h >> 10) & 0x1f;
+  double f = h & 0x3ff, sign = (h >> 15) ? -1.0 : 1.0;
+  if (e == 0x1f) return f == 0 ? sign * INFINITY : NAN;
+  if (e == 0) return sign * ldexp(f, -24);
+  return sign * ldexp(f + 1024.0, e - 25);
+}
+
 /* (UPat(Ops.BITCAST, name="root", src=(UPat.cvar("c"),)), fold_bitcast) */
 static const UOp *r_fold_bitcast(void *c, const UOp *u) {
   KG *k = c;
@@ -397,8 +431,12 @@ static const UOp *r_fold_bitcast(void *c, const UOp *u) {
   if (from == 'f' || from == 'd' || from == 'e') {
     double f = num_f(v);
     if (from == 'd') memcpy(bytes, &f, 8);
-    else if (from == 'f') { float g = (float)f; memcpy(bytes, &g, 4); }
-    else kg_unsupported(k, "half bitcast folding");
+    else if (from == 'f') {
+      float g = (float)f;
+      if (isinf(g) && !isinf(f)) kg_throw(&k->thr, ST_RAISED, "OverflowError", "float too large to pack with f format");
+      memcpy(bytes, &g, 4);
+    }
+    else { uint16_t h = pack_half(k, f); memcpy(bytes, &h, 2); }
   } else if (from == '?') bytes[0] = value_truthy(v);
   else {
     int64_t i = num_i(v);
@@ -408,7 +446,7 @@ static const UOp *r_fold_bitcast(void *c, const UOp *u) {
   const Value *out;
   if (to == 'd') { double f; memcpy(&f, bytes, 8); out = v_float(k->in, f); }
   else if (to == 'f') { float g; memcpy(&g, bytes, 4); out = v_float(k->in, g); }
-  else if (to == 'e') kg_unsupported(k, "half bitcast folding");
+  else if (to == 'e') { uint16_t h; memcpy(&h, bytes, 2); out = v_float(k->in, unpack_half(h)); }
   else if (to == '?') out = v_bool(k->in, bytes[0] != 0);
   else {
     int64_t i = 0;

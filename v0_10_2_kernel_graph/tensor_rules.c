@@ -273,7 +273,7 @@ const UOp *uop_valid(KG *k, const UOp *x, const ST *st) {
   uint32_t n = kst_ndim(st);
   int64_t ones[ST_MAXDIM];
   for (uint32_t i = 0; i < n; i++) ones[i] = 1;
-  const ST *u = kst_expand(&k->stc, kst_reshape(&k->stc, kst_from_shape(&k->stc, 0, NULL), n, ones), n, st_shape(st));
+  const ST *u = kst_expand(&k->stc, kst_reshape(&k->stc, kst_scalar(&k->stc), n, ones), n, st_shape(st));
   const UOp *unmasked = st_to_uop(k, u);
   const UOp *valid = kg_uop1(k, OP_VALID, dt_bool, NULL, st_to_uop(k, st));
   const UOp *a = replace_src(k, x, 1, &unmasked);

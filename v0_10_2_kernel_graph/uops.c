@@ -33,6 +33,19 @@ void *grow(Arena *a, void *items, size_t n, size_t *cap, size_t size) {
   return bigger;
 }
 
+void *idmap_get(const IdMap *m, const UOp *u) { return u->id < m->cap ? m->items[u->id] : NULL; }
+
+void idmap_put(Arena *a, IdMap *m, const UOp *u, void *val) {
+  if (u->id >= m->cap) {
+    size_t cap = m->cap ? m->cap : 1024;
+    while (cap <= u->id) cap *= 2;
+    void **bigger = arena_array(a, cap, sizeof *bigger);
+    if (m->cap) memcpy(bigger, m->items, m->cap * sizeof *bigger);
+    m->items = bigger, m->cap = cap;
+  }
+  m->items[u->id] = val;
+}
+
 /* ---------------------------------------------------------------- values */
 
 const Value *kv_int(KG *k, int64_t i) { return v_int(k->in, i); }
@@ -179,8 +192,8 @@ static const UOp *st_dep(KG *k, const UOp *u, uint32_t i) {
 }
 
 static const ST *cached_st(KG *k, const UOp *u, bool *found) {
-  void *c = NULL;
-  *found = omap_find(&k->st_cache, omap_ptr(u), &c);
+  void *c = idmap_get(&k->st_cache, u);
+  *found = c != NULL;
   return c == &kg_none ? NULL : c;
 }
 
@@ -278,23 +291,22 @@ const ST *uop_st(KG *k, const UOp *u) {
   bool found;
   const ST *s = cached_st(k, u, &found);
   if (found) return s;
-  typedef struct { const UOp *u; uint32_t next; } Frame;
-  size_t cap = 64, depth = 0;
-  Frame *stack = arena_array(k->a, cap, sizeof *stack);
-  stack[depth++] = (Frame){u, 0};
+  size_t depth = 0;
+  if (!k->walk_cap) k->walk = grow(k->a, k->walk, 0, &k->walk_cap, sizeof *k->walk);
+  k->walk[depth++] = (WalkFrame){u, 0};
   while (depth) {
-    Frame *f = &stack[depth - 1];
+    WalkFrame *f = &k->walk[depth - 1];
     const UOp *d = st_dep(k, f->u, f->next);
     if (d) {
       f->next++;
       cached_st(k, d, &found);
       if (found) continue;
-      if (depth == cap) stack = grow(k->a, stack, depth, &cap, sizeof *stack);
-      stack[depth++] = (Frame){d, 0};
+      if (depth == k->walk_cap) k->walk = grow(k->a, k->walk, depth, &k->walk_cap, sizeof *k->walk);
+      k->walk[depth++] = (WalkFrame){d, 0};
       continue;
     }
     const ST *r = compute_st(k, f->u);
-    omap_put(&k->st_cache, omap_ptr(f->u), r ? (void *)r : (void *)&kg_none);
+    idmap_put(k->a, &k->st_cache, f->u, r ? (void *)r : (void *)&kg_none);
     depth--;
   }
   return cached_st(k, u, &found);
@@ -325,20 +337,19 @@ const UOp *uop_base(const UOp *u) {
 /* ---------------------------------------------------------------- device */
 
 const char *uop_device(KG *k, const UOp *u) {
-  void *c = NULL;
-  if (omap_find(&k->dev_cache, omap_ptr(u), &c)) return c == &kg_none ? NULL : c;
-  typedef struct { const UOp *u; uint32_t next; } Frame;
-  size_t cap = 64, depth = 0;
-  Frame *stack = arena_array(k->a, cap, sizeof *stack);
-  stack[depth++] = (Frame){u, 0};
+  void *c = idmap_get(&k->dev_cache, u);
+  if (c) return c == &kg_none ? NULL : c;
+  size_t depth = 0;
+  if (!k->walk_cap) k->walk = grow(k->a, k->walk, 0, &k->walk_cap, sizeof *k->walk);
+  k->walk[depth++] = (WalkFrame){u, 0};
   while (depth) {
-    Frame *f = &stack[depth - 1];
+    WalkFrame *f = &k->walk[depth - 1];
     if (f->u->op == OP_MULTI) kg_unsupported(k, "multi-device tensors (Ops.MULTI)");
     if (f->u->op != OP_DEVICE && f->next < f->u->nsrc) {
       const UOp *d = f->u->src[f->next++];
-      if (omap_has(&k->dev_cache, omap_ptr(d))) continue;
-      if (depth == cap) stack = grow(k->a, stack, depth, &cap, sizeof *stack);
-      stack[depth++] = (Frame){d, 0};
+      if (idmap_get(&k->dev_cache, d)) continue;
+      if (depth == k->walk_cap) k->walk = grow(k->a, k->walk, depth, &k->walk_cap, sizeof *k->walk);
+      k->walk[depth++] = (WalkFrame){d, 0};
       continue;
     }
     const char *dev = NULL;
@@ -347,14 +358,14 @@ const char *uop_device(KG *k, const UOp *u) {
       dev = f->u->arg->u.str.s;
     } else {
       for (uint32_t i = 0; i < f->u->nsrc && !dev; i++) {
-        void *x = omap_get(&k->dev_cache, omap_ptr(f->u->src[i]));
+        void *x = idmap_get(&k->dev_cache, f->u->src[i]);
         if (x != &kg_none) dev = x;
       }
     }
-    omap_put(&k->dev_cache, omap_ptr(f->u), dev ? (void *)dev : (void *)&kg_none);
+    idmap_put(k->a, &k->dev_cache, f->u, dev ? (void *)dev : (void *)&kg_none);
     depth--;
   }
-  c = omap_get(&k->dev_cache, omap_ptr(u));
+  c = idmap_get(&k->dev_cache, u);
   return c == &kg_none ? NULL : c;
 }
 
@@ -431,7 +442,7 @@ const UOp *uop_shrink(KG *k, const UOp *u, const SPair *arg) {
 /* UOp.metaop(Ops.CONST, shape, dtype, device, b) */
 static const UOp *metaop_const(KG *k, uint32_t n, const int64_t *shape, const DType *dt, const char *device, const Value *b) {
   const UOp *dev = kg_uop(k, OP_DEVICE, dt_void, v_str(k->in, device), 0, NULL);
-  const UOp *vw = kg_uop1(k, OP_VIEW, dt_void, kv_st(k, kst_from_shape(&k->stc, 0, NULL)), dev);
+  const UOp *vw = kg_uop1(k, OP_VIEW, dt_void, kv_st(k, kst_scalar(&k->stc)), dev);
   const UOp *c = kg_uop1(k, OP_CONST, dt, as_const(k, b, dt), vw);
   int64_t ones[ST_MAXDIM];
   for (uint32_t i = 0; i < n; i++) ones[i] = 1;

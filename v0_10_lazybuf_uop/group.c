@@ -204,7 +204,7 @@ static const UOp *chase(GroupState *g, const UOp *r, const UOp *r_uop) {
   if (!st) return NULL;
   OMap *kids;
   while (omap_len(kids = children_of(s, tr)) == 1) {
-    const UOp *tr_next = nth_key(kids, 0), *tr_next_uop = uval(s, allbuf(s, tr_next)), *first;
+    const UOp *tr_next = nth_key(kids, 0), *tr_next_uop = uval(s, allbuf(s, tr_next));
     if (!tr_next_uop) return NULL;
     const Value *child_st;
     if (st_childs(tr_next_uop, tr, &child_st) > 1) break;
@@ -213,7 +213,6 @@ static const UOp *chase(GroupState *g, const UOp *r, const UOp *r_uop) {
     if (!(st = st10_add(s, st, child_st))) return NULL;
     if (!st10_contiguous(st) || tr_next_uop->op == OP_REDUCE_AXIS) break;
     tr = tr_next;
-    (void)first;
   }
   return tr;
 }
@@ -270,21 +269,35 @@ static bool fuse_double_reduces(GroupState *g, const UOp **double_reduces, size_
   return true;
 }
 
+/* {tr: None for tr, rop in reduce_for_op.items() if rop is rbuf} for every rbuf at once */
+static OMap *groups_by_reduce(GroupState *g) {
+  OMap *by = new_map(g->s);
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(g->reduce_for_op, &pos, &key, &val);) {
+    OMap *grp = omap_get(by, omap_ptr(val));
+    if (!grp) omap_put(by, omap_ptr(val), grp = new_map(g->s));
+    omap_put(grp, key, (void *)1);
+  }
+  return by;
+}
+
 /* FUSE_ARANGE: maybe fuse arange with its children */
 static bool fuse_aranges(GroupState *g, const UOp **reduce_of_const, size_t n) {
   Sched *s = g->s;
+  OMap *by = n ? groups_by_reduce(g) : NULL, empty;
+  omap_init(&empty, s->a);
   for (size_t i = 0; i < n; i++) {
-    const UOp *rbuf = reduce_of_const[i];
-    uint64_t key;
+    OMap *group = omap_get(by, omap_ptr(reduce_of_const[i]));
+    if (!group) group = &empty;
+    uint64_t key, c;
     void *val;
     bool contiguous_base = false, kernel_children = false;
-    for (size_t pos = 0; omap_next(g->reduce_for_op, &pos, &key, &val);)
-      if (val == (void *)rbuf) contiguous_base |= v100_is_contiguous_base(allbuf(s, (const UOp *)(uintptr_t)key)->src[1]);
+    for (size_t pos = 0; omap_next(group, &pos, &key, &val);)
+      contiguous_base |= v100_is_contiguous_base(allbuf(s, (const UOp *)(uintptr_t)key)->src[1]);
     if (contiguous_base) continue;
-    for (size_t pos = 0; omap_next(g->reduce_for_op, &pos, &key, &val);) {
-      if (val != (void *)rbuf) continue;
+    for (size_t pos = 0; omap_next(group, &pos, &key, &val);) {
       OMap *kids = children_of(s, (const UOp *)(uintptr_t)key);
-      uint64_t c;
       for (size_t kp = 0; omap_next(kids, &kp, &c, &val);) {
         const UOp *cu = uval(s, allbuf(s, (const UOp *)(uintptr_t)c));
         if (!cu) return false;
@@ -292,8 +305,8 @@ static bool fuse_aranges(GroupState *g, const UOp **reduce_of_const, size_t n) {
       }
     }
     if (!kernel_children) continue;
-    for (size_t pos = 0; omap_next(g->reduce_for_op, &pos, &key, &val);)
-      if (val == (void *)rbuf && !omap_del(g->realizes, key))
+    for (size_t pos = 0; omap_next(group, &pos, &key, &val);)
+      if (!omap_del(g->realizes, key))
         return v100_sched_raise(s, "KeyError", "%s", v100_uop_repr_line(s, (const UOp *)(uintptr_t)key));
   }
   return true;

@@ -44,6 +44,39 @@ bool v100_sched_st_error(Sched *s, const StError *e) {
 
 /* ---- small field readers ---- */
 
+/* where = prefix + "[" + i + "]" (called once per element: no printf) */
+static void place(char *where, size_t cap, const char *prefix, size_t i) {
+  char digits[24];
+  int n = 0;
+  do digits[n++] = (char)('0' + i % 10), i /= 10; while (i);
+  size_t k = strlen(prefix);
+  if (k + (size_t)n + 3 > cap) k = cap - (size_t)n - 3;
+  memcpy(where, prefix, k);
+  where[k++] = '[';
+  while (n) where[k++] = digits[--n];
+  where[k++] = ']';
+  where[k] = 0;
+}
+
+/* dtype_parse / op_parse of the same spelling as last time: most LazyBuffers share a few */
+static const DType *parse_dtype_cached(const char *text) {
+  static char last[64];
+  static const DType *last_dt;
+  if (last_dt && strcmp(last, text) == 0) return last_dt;
+  const DType *d = dtype_parse(text);
+  if (d && strlen(text) < sizeof last) strcpy(last, text), last_dt = d;
+  return d;
+}
+
+static Op parse_op_cached(const char *text) {
+  static char last[64];
+  static Op last_op = OP_NONE;
+  if (last_op != OP_NONE && strcmp(last, text) == 0) return last_op;
+  Op op = op_parse(text, TG_0_10_0);
+  if (op != OP_NONE && strlen(text) < sizeof last) strcpy(last, text), last_op = op;
+  return op;
+}
+
 static const JVal *field(Sched *s, const JVal *obj, const char *key, JKind kind, const char *where) {
   const JVal *v = json_get(obj, key);
   if (!v || v->kind != kind) {
@@ -79,7 +112,7 @@ static bool index_field(Sched *s, const JVal *obj, const char *key, size_t n, bo
 static const DType *dtype_field(Sched *s, const JVal *obj, const char *key, const char *where) {
   const JVal *v = field(s, obj, key, J_STR, where);
   if (!v) return NULL;
-  const DType *d = dtype_parse(v->u.s);
+  const DType *d = parse_dtype_cached(v->u.s);
   if (!d) v100_sched_bad_input(s, "%s: unknown dtype \"%s\"", where, v->u.s);
   return d;
 }
@@ -115,7 +148,7 @@ static bool decode_context(Sched *s) {
 
 static bool decode_buffer(Sched *s, const JVal *j, size_t i, size_t n, InBuf *b) {
   char where[64];
-  snprintf(where, sizeof where, "input.buffers[%zu]", i);
+  place(where, sizeof where, "input.buffers", i);
   if (j->kind != J_OBJ) return v100_sched_bad_input(s, "%s: not an object", where);
   const JVal *dev = field(s, j, "device", J_STR, where), *opt = json_get(j, "options");
   if (!dev || !(b->dtype = dtype_field(s, j, "dtype", where))) return false;
@@ -191,7 +224,7 @@ static bool decode_bound_var(Sched *s, const JVal *e, InLB *lb, const char *wher
 static bool decode_base_lb(Sched *s, const JVal *j, size_t i, InLB *lb, const char *where) {
   const JVal *op = field(s, j, "op", J_STR, where), *arg = json_get(j, "arg");
   if (!op) return false;
-  if ((lb->op = op_parse(op->u.s, TG_0_10_0)) == OP_NONE) return v100_sched_bad_input(s, "%s: unknown op \"%s\"", where, op->u.s);
+  if ((lb->op = parse_op_cached(op->u.s)) == OP_NONE) return v100_sched_bad_input(s, "%s: unknown op \"%s\"", where, op->u.s);
   if (!arg) return v100_sched_bad_input(s, "%s: missing \"arg\"", where);
   if (!(lb->arg = value_from_json(&s->codec, arg, where, s->st))) return s->failed = true, false;
   if (!decode_srcs(s, j, i, lb, where) || !index_field(s, j, "buffer", s->nbufs, false, where, &lb->buffer) ||
@@ -207,7 +240,7 @@ static bool decode_base_lb(Sched *s, const JVal *j, size_t i, InLB *lb, const ch
 
 static bool decode_lb(Sched *s, const JVal *j, size_t i, InLB *lb) {
   char where[64];
-  snprintf(where, sizeof where, "input.lazybuffers[%zu]", i);
+  place(where, sizeof where, "input.lazybuffers", i);
   if (j->kind != J_OBJ) return v100_sched_bad_input(s, "%s: not an object", where);
   const JVal *dev = field(s, j, "device", J_STR, where), *jst = json_get(j, "st");
   if (!dev || !(lb->dtype = dtype_field(s, j, "dtype", where))) return false;

@@ -3,8 +3,8 @@
  * earlier (bigger or equal) buffer, or by a view into one when the device's
  * allocator supports offsets. Result: the contract's memory_plan (old ->
  * new, "plan:K" for Buffers the planner created) and their descriptions. */
+#include <stdlib.h>
 #include <string.h>
-#include "compare.h"
 #include "sched.h"
 
 typedef struct PBuf {     /* a Buffer as the planner sees it */
@@ -64,17 +64,21 @@ static bool read_planner_bufs(Planner *p) {
   return true;
 }
 
-/* Buffer options equality (BufferOptions is a dataclass): compare the encodings */
-static bool options_equal(const JVal *a, const JVal *b) {
-  if (!a || !b) return a == b;
-  return json_equal(a, b);
-}
-
-/* the free-segment key: (device, dtype, options) + ((nbytes,) if the allocator has no offset) */
-static bool same_key(Planner *p, int64_t a, int64_t b, bool offset) {
-  const InBuf *x = &p->s->bufs[a], *y = &p->s->bufs[b];
-  return strcmp(x->device, y->device) == 0 && x->dtype == y->dtype && options_equal(x->options, y->options) &&
-         (offset || nbytes(x) == nbytes(y));
+/* the free-segment key: (device, dtype, options) + ((nbytes,) if the allocator has no offset),
+ * interned so that keys compare by pointer (BufferOptions, a dataclass, by its encoding) */
+static const Value *segment_key(Planner *p, int64_t b, bool offset) {
+  Sched *s = p->s;
+  const InBuf *x = &s->bufs[b];
+  const Value *opts = s->none;
+  if (x->options) {
+    size_t n;
+    char *text = json_to_string(x->options, &n);
+    opts = v_strn(s->in, V_STR, text, n);
+    free(text);
+  }
+  const Value *items[4] = {v_str(s->in, x->device), v_dtype(s->in, x->dtype), opts,
+                           offset ? s->none : v_int(s->in, nbytes(x))};
+  return v_tuple(s->in, 4, items);
 }
 
 static bool allocator_has_offset(Planner *p, const char *device, bool *out) {
@@ -85,7 +89,8 @@ static bool allocator_has_offset(Planner *p, const char *device, bool *out) {
   return true;
 }
 
-typedef struct Seg { int64_t st, en, buf; size_t key; bool live; } Seg;
+typedef struct Seg { int64_t st, en, buf; bool live; } Seg;
+typedef struct SegList { Seg *items; size_t n; } SegList;
 
 /* _internal_memory_planner(buffers, noopt_buffers): Repl per Buffer index (-1: not in assigned) */
 static bool internal_planner(Planner *p, const SchedItem *items, size_t n, Repl *assigned) {
@@ -111,21 +116,29 @@ static bool internal_planner(Planner *p, const SchedItem *items, size_t n, Repl 
     for (size_t j = i; j > 0 && nbytes(&s->bufs[req[j - 1]]) < nbytes(&s->bufs[req[j]]); j--) {
       int64_t t = req[j]; req[j] = req[j - 1]; req[j - 1] = t;
     }
-  Seg *segs = arena_array(s->a, 2 * nreq + 1, sizeof *segs);
-  size_t nsegs = 0;
+  /* free_segs: per key, the list of (start, end, buffer) segments, in order */
+  OMap free_segs;
+  omap_init(&free_segs, s->a);
   for (size_t i = 0; i < nreq; i++) {
     int64_t buf = req[i], st = first[buf], en = last[buf];
     bool offset = false;
     if (!allocator_has_offset(p, s->bufs[buf].device, &offset)) return false;
+    uint64_t k = omap_ptr(segment_key(p, buf, offset));
+    SegList *segs = omap_get(&free_segs, k);
+    if (!segs) {
+      segs = arena_alloc(s->a, sizeof *segs);
+      segs->items = arena_array(s->a, 2 * nreq + 1, sizeof *segs->items);
+      omap_put(&free_segs, k, segs);
+    }
     /* next((free_segs[key].pop(i) for i,(sst,sen,_) in enumerate(free_segs[key]) if sst <= st and en <= sen), default_buf) */
-    Seg found = {0, (int64_t)n - 1, buf, 0, true};
-    for (size_t k = 0; k < nsegs; k++)
-      if (segs[k].live && same_key(p, segs[k].buf, buf, offset) && segs[k].st <= st && en <= segs[k].en) {
-        found = segs[k], segs[k].live = false;
+    Seg found = {0, (int64_t)n - 1, buf, true};
+    for (size_t j = 0; j < segs->n; j++)
+      if (segs->items[j].live && segs->items[j].st <= st && en <= segs->items[j].en) {
+        found = segs->items[j], segs->items[j].live = false;
         break;
       }
-    if (st - 1 >= found.st) segs[nsegs++] = (Seg){found.st, st - 1, found.buf, 0, true};
-    if (found.en >= en + 1) segs[nsegs++] = (Seg){en + 1, found.en, found.buf, 0, true};
+    if (st - 1 >= found.st) segs->items[segs->n++] = (Seg){found.st, st - 1, found.buf, true};
+    if (found.en >= en + 1) segs->items[segs->n++] = (Seg){en + 1, found.en, found.buf, true};
     assigned[buf] = nbytes(&s->bufs[found.buf]) == nbytes(&s->bufs[buf]) ? found.buf : new_buffer(p, buf, found.buf, 0);
   }
   for (size_t i = 0; i < n; i++)

@@ -108,6 +108,7 @@ typedef struct Sched {
   OMap st_cache;           /* UOp -> V_ST Value, or &st_none */
   OMap unsafe_cache;       /* UOp -> 1 + (has an UnsafePad op among sparents) */
   OMap st_add_cache;       /* (st, st) tuple -> st + st */
+  OMap st_simplify_cache;  /* st -> st.simplify() */
   /* scratch memory reused by the walks of uops.c */
   Marks seen, expanded;
   UStack st_stack, pad_stack, parents;

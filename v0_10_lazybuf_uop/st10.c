@@ -43,12 +43,17 @@ const Value *st10_from_shape(Sched *s, int n, const sint *shape) {
 
 const Value *st10_from_views(Sched *s, int n, const View *const *views) { return intern_views(s, n, views); }
 
-/* ShapeTracker.simplify */
+/* ShapeTracker.simplify, remembered per ShapeTracker */
 const Value *st10_simplify(Sched *s, const Value *st) {
+  const Value *r = omap_get(&s->st_simplify_cache, omap_ptr(st));
+  if (r) return r;
   StError e;
   st_error_clear(&e);
-  const ShapeTracker *r = st_simplify(s->a, TG_0_10_0, get(st), &e);
-  return check(s, &e) ? v_st(s->in, r) : NULL;
+  const ShapeTracker *simple = st_simplify(s->a, TG_0_10_0, get(st), &e);
+  if (!check(s, &e)) return NULL;
+  r = v_st(s->in, simple);
+  omap_put(&s->st_simplify_cache, omap_ptr(st), (void *)r);
+  return r;
 }
 
 /* st_add, remembered per pair (a pure function of two interned values) */

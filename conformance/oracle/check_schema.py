@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Schema checker for tsched-capture/1 files (Python 3 standard library only).
 
-  python3 conformance/oracle/check_schema.py [FILE.jsonl[.gz] ...]
+  python3 conformance/oracle/check_schema.py [FILE.jsonl[.gz] | DIR ...]
 
 Without arguments it checks every conformance/corpus/*.jsonl.gz next to this
-script.  It validates each capture against docs/capture-format.md: required
+script; a DIR argument stands for its *.jsonl.gz and *.jsonl files
+(e.g. conformance/corpus-extra).  It validates each capture against docs/capture-format.md: required
 fields and types, generation-specific fields, post-order GRAPHs (every src
 index smaller than the node's own) without duplicate nodes, LazyBuffer
 post-order, BUFREF ranges ("new:K", "plan:K", "u:K" included), float
@@ -407,8 +408,20 @@ def check_file(path, counts):
   return errors
 
 
+def expand(args):
+  paths = []
+  for a in args:
+    if os.path.isdir(a):
+      found = sorted(glob.glob(os.path.join(a, "*.jsonl.gz")) + glob.glob(os.path.join(a, "*.jsonl")))
+      if not found: print(f"{a}: no capture files")
+      paths += found
+    else: paths.append(a)
+  return paths
+
+
 def main(argv):
-  paths = argv[1:]
+  paths = expand(argv[1:])
+  if argv[1:] and not paths: return 2
   if not paths:
     corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "corpus")
     paths = sorted(glob.glob(os.path.join(corpus, "*.jsonl.gz")) + glob.glob(os.path.join(corpus, "*.jsonl")))

@@ -261,6 +261,8 @@ def rand_create(rng):
       mask.append([b, e])
   return [shape, strides, offset, mask]
 
+LONG_SHARE = 0.2      # share of random chains with 8-16 ops (--long-share)
+
 def rand_case(rng, gen, idx, seed, merge_view=True):
   r = rng.random()
   if r < 0.08:
@@ -278,6 +280,7 @@ def rand_case(rng, gen, idx, seed, merge_view=True):
   except Exception: st = None
   ops = []
   n_ops = rng.choice([1, 2, 2, 3, 3, 4, 4, 5, 6, 8])
+  if rng.random() < LONG_SHARE: n_ops = rng.randint(8, 16)
   for _ in range(n_ops):
     if st is None: break
     shape = list(st.shape)
@@ -399,8 +402,10 @@ def main():
   ap.add_argument("--seed", type=int, default=0)
   ap.add_argument("--count", type=int, default=3000, help="number of random chains (MERGE_VIEW=1)")
   ap.add_argument("--mv0-count", type=int, default=None, help="random chains run with MERGE_VIEW=0 (default count/20)")
+  ap.add_argument("--long-share", type=float, default=LONG_SHARE, help="share of random chains with 8-16 ops")
   ap.add_argument("--no-unit-tests", action="store_true")
   args = ap.parse_args()
+  globals()["LONG_SHARE"] = args.long_share
   if os.environ.get("PYTHONHASHSEED") != "0": print("note: run with PYTHONHASHSEED=0 for byte-identical output", file=sys.stderr)
 
   gen = load_tinygrad(args.tinygrad)

@@ -6,8 +6,9 @@ fresh processes, and checks that the captures are identical except for
   python3 test_determinism.py [--only SUBSTR] [--suite S] CHECKOUT [CHECKOUT ...]
 
 With no checkout given, the paths come from $TSCHED_TG091 $TSCHED_TG0100
-$TSCHED_TG0102; a checkout that does not exist is skipped with a message
-(exit 0 when everything was skipped: the machine has no tinygrad).
+$TSCHED_TG0102; a checkout that does not exist is skipped with a message.
+When none exists it prints a single SKIP line and exits 0 (the machine has no
+tinygrad), without a pass/fail count.
 """
 import argparse
 import gzip
@@ -65,9 +66,14 @@ def main():
   a = ap.parse_args()
   checkouts = a.checkouts or [os.environ.get(k, "") for k in ("TSCHED_TG091", "TSCHED_TG0100", "TSCHED_TG0102")]
   selection = [(a.suite or "workloads", a.only)] if (a.suite or a.only) else DEFAULT_SELECTION
+  present = [co for co in checkouts if co and os.path.isdir(os.path.join(co, "tinygrad"))]
+  if not present:
+    named = ", ".join(repr(co) for co in checkouts if co) or "none given, TSCHED_TG091/TSCHED_TG0100/TSCHED_TG0102 unset"
+    print(f"SKIP: no tinygrad checkout ({named})")
+    return 0
   ran = failed = 0
   for co in checkouts:
-    if not co or not os.path.isdir(os.path.join(co, "tinygrad")):
+    if co not in present:
       print(f"SKIP: no tinygrad checkout at {co!r}"); continue
     for suite, only in selection:
       with tempfile.TemporaryDirectory() as td:

@@ -25,5 +25,44 @@ function(tsched_golden_test name status)
 endfunction()
 tsched_golden_test(bad_input_lines 1 replay conformance/tests/bad-input/broken.jsonl)
 tsched_golden_test(missing_file 1 replay conformance/tests/bad-input/no-such-file.jsonl)
+
+# tsched ast: the expected text was printed by real tinygrad (conformance/oracle/print_asts.py)
+# for these captures of the `workloads` suite.
+set(TSCHED_AST_GOLDEN_NAMES --name "workloads.broadcast_chain#4" --name "workloads.casts#1" --name "workloads.softmax_norms#2"
+    --name "workloads.movement_chain#4" --name "workloads.movement_chain#5" --name "workloads.symbolic_shapes#1")
+tsched_golden_test(ast_v0_9_1 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.9.1-sample.jsonl.gz)
+tsched_golden_test(ast_v0_10_0 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.10.0-sample.jsonl.gz)
+tsched_golden_test(ast_v0_10_2 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.10.2-sample.jsonl.gz)
+tsched_golden_test(ast_json 0 ast --recorded --json --name "workloads.casts#1" conformance/tests/tools/v0.10.2-sample.jsonl.gz)
+
+# The other tools, on recordings only (--recorded) so that the text does not
+# change as the generations land, and on fixed copies of a few corpus
+# workloads (conformance/tests/tools/v*-sample.jsonl.gz) so that it does not
+# change when the corpus is re-recorded. Captures recorded with and without
+# FUSE_ARANGE=1 (0.10.2) give diff a same-generation change to find.
+set(TSCHED_WORKLOADS conformance/tests/tools/v0.9.1-sample.jsonl.gz
+    conformance/tests/tools/v0.10.0-sample.jsonl.gz conformance/tests/tools/v0.10.2-sample.jsonl.gz)
+tsched_golden_test(diff_fuse_arange 1 diff conformance/tests/tools/v0.10.2-arange.jsonl.gz conformance/tests/tools/v0.10.2-arange-FUSE_ARANGE.jsonl.gz)
+tsched_golden_test(diff_fuse_arange_json 1 diff --json conformance/tests/tools/v0.10.2-arange.jsonl.gz conformance/tests/tools/v0.10.2-arange-FUSE_ARANGE.jsonl.gz)
+tsched_golden_test(diff_same 0 diff --all conformance/tests/tools/v0.10.2-arange.jsonl.gz conformance/tests/tools/v0.10.2-arange.jsonl.gz)
+tsched_golden_test(diff_generations 1 diff conformance/tests/tools/v0.9.1-sample.jsonl.gz conformance/tests/tools/v0.10.0-sample.jsonl.gz)
+tsched_golden_test(compare_names 0 compare --recorded "workloads.cross_entropy#1" "workloads.softmax_norms#2" ${TSCHED_WORKLOADS})
+tsched_golden_test(compare_table 0 compare --recorded ${TSCHED_WORKLOADS})
+tsched_golden_test(compare_json 0 compare --recorded --json "workloads.broadcast_chain#4" ${TSCHED_WORKLOADS})
+tsched_golden_test(dot_v0_9_1 0 dot --recorded --name "workloads.broadcast_chain#4" conformance/tests/tools/v0.9.1-sample.jsonl.gz)
+tsched_golden_test(dot_v0_10_2_item 0 dot --recorded --name "workloads.conv2d_fwd_bwd#2" --item 1 conformance/tests/tools/v0.10.2-sample.jsonl.gz)
+tsched_golden_test(dot_two_captures 1 dot --recorded conformance/tests/tools/v0.10.0-sample.jsonl.gz)
+tsched_golden_test(explain_v0_9_1 0 explain --recorded --name "workloads.cross_entropy#1" conformance/tests/tools/v0.9.1-sample.jsonl.gz)
+tsched_golden_test(explain_v0_10_0 0 explain --recorded --name "workloads.softmax_norms#2" conformance/tests/tools/v0.10.0-sample.jsonl.gz)
+tsched_golden_test(explain_v0_10_2 0 explain --recorded --name "workloads.conv2d_fwd_bwd#2" conformance/tests/tools/v0.10.2-sample.jsonl.gz)
+tsched_golden_test(explain_json 0 explain --recorded --json --name "workloads.broadcast_chain#4" conformance/tests/tools/v0.10.2-sample.jsonl.gz)
 tsched_unit_test(test_v0_9_schedule)
 tsched_unit_test(test_v0_10_0_schedule)
+tsched_unit_test(test_v0_10_2_schedule)
+
+# Every committed capture follows the contract (Python 3 standard library only).
+find_program(PYTHON3 python3)
+if(PYTHON3)
+  add_test(NAME capture_schema COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/conformance/oracle/check_schema.py
+           WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+endif()

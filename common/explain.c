@@ -1,0 +1,67 @@
+/* explain.c — the recorder behind explain.h. */
+#include "explain.h"
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const reason_names[WHY_COUNT] = {
+  "none", "output", "forced", "meta op", "assign", "copy source", "expand", "unsafe pad",
+  "reduce", "reduce child", "multi output", "other",
+};
+
+static const char *const reason_texts[WHY_COUNT] = {
+  "not realized",
+  "an output: passed to the scheduler",
+  "forced: the program asked for a buffer (forced_realize / contiguous)",
+  "a COPY, EMPTY, CUSTOM, BUFFER_VIEW or VIEW: always a kernel of its own",
+  "an ASSIGN: writes into an existing buffer",
+  "the source of a COPY / BUFFER_VIEW / VIEW, which must be a buffer",
+  "read through an expanding view: realized before the expand",
+  "read through a pad that is unsafe to fuse (an op not 0 at 0)",
+  "a reduce that could not fuse into its consumers",
+  "the contiguous consumer a reduce was chased down to",
+  "grouped with a reduce as one more output of its kernel",
+  "other",
+};
+
+const char *explain_reason_name(ExplainReason r) { return r < WHY_COUNT ? reason_names[r] : "?"; }
+const char *explain_reason_text(ExplainReason r) { return r < WHY_COUNT ? reason_texts[r] : "?"; }
+
+void explain_init(Explain *ex) { memset(ex, 0, sizeof *ex); }
+
+void explain_free(Explain *ex) {
+  for (size_t i = 0; i < ex->nrealizes; i++) free(ex->realizes[i].detail);
+  free(ex->realizes);
+  free(ex->fuses);
+  memset(ex, 0, sizeof *ex);
+}
+
+static Explain *active;
+
+Explain *explain_active(void) { return active; }
+void explain_begin(Explain *ex) { active = ex; }
+void explain_end(void) { active = NULL; }
+
+static void *grow(void *items, size_t *cap, size_t size) {
+  *cap = *cap ? *cap * 2 : 16;
+  void *bigger = realloc(items, *cap * size);
+  if (!bigger) abort();
+  return bigger;
+}
+
+void explain_realize(Explain *ex, uint32_t node, ExplainReason reason, const char *detail) {
+  if (!ex) return;
+  if (ex->nrealizes == ex->realizes_cap) ex->realizes = grow(ex->realizes, &ex->realizes_cap, sizeof *ex->realizes);
+  char *copy = NULL;
+  if (detail) {
+    copy = malloc(strlen(detail) + 1);
+    if (!copy) abort();
+    strcpy(copy, detail);
+  }
+  ex->realizes[ex->nrealizes++] = (ExplainRealize){node, reason, copy};
+}
+
+void explain_fuse(Explain *ex, uint32_t node, uint32_t output_node) {
+  if (!ex) return;
+  if (ex->nfuses == ex->fuses_cap) ex->fuses = grow(ex->fuses, &ex->fuses_cap, sizeof *ex->fuses);
+  ex->fuses[ex->nfuses++] = (ExplainFuse){node, output_node};
+}

@@ -1,0 +1,200 @@
+/* test_v0_10_2_schedule.c — behaviour of generation 0.10.2's scheduler on
+ * small captures (each recorded from tinygrad v0.10.2): two unrealized
+ * buffers added in one kernel with its becomes_map, the error of a permuted
+ * augmented assign, constant folding, and bad or unsupported input. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "compare.h"
+#include "scheduler.h"
+
+#define CTX "\"context\": {\"FUSE_ARANGE\": 0, \"FUSE_CONV_BW\": 0, \"DONT_REALIZE_EXPAND\": 0, \"SPLIT_REDUCEOP\": 1, " \
+  "\"REDUCEOP_SPLIT_THRESHOLD\": 32768, \"REDUCEOP_SPLIT_SIZE\": 22, \"MERGE_VIEW\": 1, \"NO_MEMORY_PLANNER\": 0, \"TRACEMETA\": 1}"
+#define ST0 "{\"views\": [{\"shape\": [], \"strides\": [], \"offset\": 0, \"mask\": null, \"contiguous\": true}]}"
+#define BUF40000 "{\"device\": \"CPU\", \"size\": 40000, \"dtype\": \"float\", \"allocated\": true, \"base\": null, " \
+  "\"offset\": 0, \"options\": null, \"lb_refcount\": 1}"
+
+/* a = Tensor.empty(1, 1); b = Tensor.empty(1, 1); (a + b).realize() */
+static const char *add_two_empty =
+  "{\"name\": \"add#0\", " CTX ", \"input\": {\"buffers\": [], \"graph\": {\"nodes\": ["
+  "[\"Ops.DEVICE\", \"void\", \"CPU\", []], [\"Ops.UNIQUE\", \"void\", \"u:0\", []], [\"Ops.BUFFER\", \"float\", 1, [0, 1]],"
+  "[\"Ops.RESHAPE\", \"float\", [1, 1], [2]], [\"Ops.UNIQUE\", \"void\", \"u:1\", []], [\"Ops.BUFFER\", \"float\", 1, [0, 4]],"
+  "[\"Ops.RESHAPE\", \"float\", [1, 1], [5]], [\"Ops.ADD\", \"float\", null, [3, 6]], [\"Ops.SINK\", \"void\", null, [7]]],"
+  " \"roots\": [8]}, \"node_buffer\": [], \"metadata\": [[7, \"__add__\"], [8, \"realize\"]],"
+  " \"memory_planner_bufs\": [[\"new:0\", false, 1], [\"new:1\", false, 0], [\"new:2\", false, 0]],"
+  " \"memory_planner_allocator_offset\": {\"CPU\": false}}}";
+
+/* a = Tensor.ones(200, 200).contiguous().realize(); b = ...; a.assign(a.T + b) */
+static const char *permuted_assign =
+  "{\"name\": \"assign#2\", " CTX ", \"input\": {\"buffers\": [" BUF40000 ", " BUF40000 "], \"graph\": {\"nodes\": ["
+  "[\"Ops.DEVICE\", \"void\", \"CPU\", []], [\"Ops.UNIQUE\", \"void\", 0, []], [\"Ops.BUFFER\", \"float\", 40000, [0, 1]],"
+  "[\"Ops.RESHAPE\", \"float\", [200, 200], [2]], [\"Ops.PERMUTE\", \"float\", [1, 0], [3]],"
+  "[\"Ops.UNIQUE\", \"void\", 1, []], [\"Ops.BUFFER\", \"float\", 40000, [0, 5]], [\"Ops.RESHAPE\", \"float\", [200, 200], [6]],"
+  "[\"Ops.ADD\", \"float\", null, [4, 7]], [\"Ops.ASSIGN\", \"float\", null, [4, 8]], [\"Ops.SINK\", \"void\", null, [9]]],"
+  " \"roots\": [10]}, \"node_buffer\": [[2, 0], [6, 1]], \"metadata\": [], \"memory_planner_bufs\": null}}";
+
+/* (Tensor(2.0) + Tensor(3.0)).realize(): folds to a CONST, nothing to run */
+static const char *const_add =
+  "{\"name\": \"const#0\", " CTX ", \"input\": {\"buffers\": [], \"graph\": {\"nodes\": ["
+  "[\"Ops.DEVICE\", \"void\", \"CPU\", []], [\"Ops.VIEW\", \"void\", " ST0 ", [0]], [\"Ops.CONST\", \"float\", 2.0, [1]],"
+  "[\"Ops.CONST\", \"float\", 3.0, [1]], [\"Ops.ADD\", \"float\", null, [2, 3]], [\"Ops.SINK\", \"void\", null, [4]]],"
+  " \"roots\": [5]}, \"node_buffer\": [], \"metadata\": [], \"memory_planner_bufs\": []}}";
+
+typedef struct Run {
+  Arena arena;
+  Capture cap;
+  Status st;
+  JVal *result;
+  bool ok;
+} Run;
+
+static JVal *parse(Arena *a, const char *text) {
+  size_t n = strlen(text);
+  char *buf = arena_alloc(a, n + JSON_PADDING);
+  memcpy(buf, text, n);
+  char err[128];
+  JVal *v = json_parse(a, buf, n, err, sizeof err);
+  if (!v) fprintf(stderr, "test capture does not parse: %s\n", err);
+  return v;
+}
+
+/* Schedules one capture given as JSON text, with the first `from` replaced by `to`. */
+static void run(Run *r, const char *text, const char *from, const char *to) {
+  arena_init(&r->arena);
+  char *edited = arena_alloc(&r->arena, strlen(text) + (to ? strlen(to) : 0) + 1);
+  const char *at = from ? strstr(text, from) : NULL;
+  if (at) sprintf(edited, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+  else strcpy(edited, text);
+  JVal *root = parse(&r->arena, edited);
+  assert_non_null(root);
+  memset(&r->cap, 0, sizeof r->cap);
+  r->cap.name = "test";
+  r->cap.generation = TG_0_10_2;
+  r->cap.root = root;
+  r->cap.context = json_get(root, "context");
+  r->cap.input = json_get(root, "input");
+  memset(&r->st, 0, sizeof r->st);
+  r->ok = v0_10_2_schedule_capture(&r->cap, &r->arena, &r->result, &r->st);
+}
+
+static void assert_json(Run *r, const JVal *got, const char *expected) {
+  JVal *want = parse(&r->arena, expected);
+  assert_non_null(want);
+  if (!json_equal(want, got)) {
+    char *s = json_to_string(got, NULL);
+    fprintf(stderr, "expected %s\n     got %s\n", expected, s);
+    free(s);
+    fail();
+  }
+}
+
+static void add_of_two_buffers_is_one_kernel(void **state) {
+  (void)state;
+  Run r;
+  run(&r, add_two_empty, NULL, NULL);
+  assert_true(r.ok);
+  const JVal *sched = json_get(r.result, "schedule");
+  assert_int_equal(sched->n, 1);
+  assert_json(&r, json_get(sched->u.arr[0], "bufs"), "[\"new:0\", \"new:1\", \"new:2\"]");
+  assert_json(&r, json_get(sched->u.arr[0], "metadata"), "[\"__add__\"]");
+  /* the ADD (node 7) becomes the new output buffer, reshaped */
+  assert_json(&r, json_get(r.result, "becomes_map"),
+              "[[7, {\"nodes\": [[\"Ops.DEVICE\", \"void\", \"CPU\", []], [\"Ops.UNIQUE\", \"void\", \"new:0\", []],"
+              " [\"Ops.BUFFER\", \"float\", 1, [0, 1]], [\"Ops.RESHAPE\", \"float\", [1, 1], [2]]], \"roots\": [3]}]]");
+  assert_int_equal(json_get(r.result, "new_buffers")->n, 3);
+  assert_json(&r, json_get(r.result, "memory_plan"), "[]");
+  arena_free(&r.arena);
+}
+
+static void the_ast_stores_the_sum_of_two_loads(void **state) {
+  (void)state;
+  Run r;
+  run(&r, add_two_empty, NULL, NULL);
+  assert_true(r.ok);
+  const JVal *nodes = json_get(json_get(json_get(r.result, "schedule")->u.arr[0], "ast"), "nodes");
+  int loads = 0, stores = 0, adds = 0;
+  for (size_t i = 0; i < nodes->n; i++) {
+    const char *op = nodes->u.arr[i]->u.arr[0]->u.s;
+    loads += strcmp(op, "Ops.LOAD") == 0;
+    stores += strcmp(op, "Ops.STORE") == 0;
+    adds += strcmp(op, "Ops.ADD") == 0;
+  }
+  assert_int_equal(loads, 2);
+  assert_int_equal(stores, 1);
+  assert_int_equal(adds, 1);
+  assert_string_equal(nodes->u.arr[nodes->n - 1]->u.arr[0]->u.s, "Ops.SINK");
+  arena_free(&r.arena);
+}
+
+static void permuted_augmented_assign_raises(void **state) {
+  (void)state;
+  Run r;
+  run(&r, permuted_assign, NULL, NULL);
+  assert_false(r.ok);
+  assert_int_equal(r.st.kind, ST_RAISED);
+  assert_string_equal(r.st.type, "RuntimeError");
+  assert_true(strncmp(r.st.msg, "self operand of augmented assign must be contiguous.\n", 53) == 0);
+  arena_free(&r.arena);
+}
+
+static void constants_fold_and_nothing_runs(void **state) {
+  (void)state;
+  Run r;
+  run(&r, const_add, NULL, NULL);
+  assert_true(r.ok);
+  assert_int_equal(json_get(r.result, "schedule")->n, 0);
+  /* ADD (node 4) becomes CONST 5.0 on its device */
+  const JVal *bm = json_get(r.result, "becomes_map");
+  assert_int_equal(bm->n, 1);
+  const JVal *g = bm->u.arr[0]->u.arr[1], *nodes = json_get(g, "nodes");
+  const JVal *root = nodes->u.arr[json_get(g, "roots")->u.arr[0]->u.i];
+  assert_string_equal(root->u.arr[0]->u.s, "Ops.CONST");
+  assert_json(&r, root->u.arr[2], "5.0");
+  arena_free(&r.arena);
+}
+
+static void symbolic_shapes_are_unsupported(void **state) {
+  (void)state;
+  Run r;
+  run(&r, const_add, "\"shape\": [], \"strides\": []",
+      "\"shape\": [{\"sym\": {\"var\": \"i\", \"min\": 1, \"max\": 10, \"val\": 3}}], \"strides\": [0]");
+  assert_false(r.ok);
+  assert_int_equal(r.st.kind, ST_UNSUPPORTED);
+  arena_free(&r.arena);
+}
+
+static void bad_input_names_the_place(void **state) {
+  (void)state;
+  Run r;
+  run(&r, add_two_empty, "[3, 6]", "[3, 60]"); /* a source index past the node */
+  assert_false(r.ok);
+  assert_int_equal(r.st.kind, ST_BAD_INPUT);
+  assert_non_null(strstr(r.st.msg, "node 7"));
+  arena_free(&r.arena);
+  run(&r, permuted_assign, "\"node_buffer\": [[2, 0]", "\"node_buffer\": [[3, 0]"); /* not a BUFFER node */
+  assert_false(r.ok);
+  assert_int_equal(r.st.kind, ST_BAD_INPUT);
+  assert_non_null(strstr(r.st.msg, "node_buffer"));
+  arena_free(&r.arena);
+  run(&r, add_two_empty, "\"roots\": [8]", "\"roots\": [7]"); /* the root must be the big sink */
+  assert_false(r.ok);
+  assert_int_equal(r.st.kind, ST_BAD_INPUT);
+  arena_free(&r.arena);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(add_of_two_buffers_is_one_kernel),
+    cmocka_unit_test(the_ast_stores_the_sum_of_two_loads),
+    cmocka_unit_test(permuted_augmented_assign_raises),
+    cmocka_unit_test(constants_fold_and_nothing_runs),
+    cmocka_unit_test(symbolic_shapes_are_unsupported),
+    cmocka_unit_test(bad_input_names_the_place),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
