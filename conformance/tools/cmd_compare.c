@@ -168,10 +168,25 @@ static size_t count_written(const Written *w, size_t n, const char *desc) {
   return c;
 }
 
-enum { MAX_EXTRA_SENTENCES = 6 };
+enum { MAX_EXTRA = 6 };
 
-/* Buffers (by dtype and size) that generation i writes more often than
- * another: realized there, fused elsewhere. One sentence per kernel. */
+/* "kernel 3 (REDUCE.MAX: read through an expanding view: realized before the expand)" */
+static void kernel_with_reason(StrBuf *b, const GenView *v, size_t k) {
+  sb_printf(b, "kernel %zu (%s", k, v->infos[k].ops.s ? v->infos[k].ops.s : "no ops");
+  for (size_t x = 0; v->graph_ok && x < v->g.n; x++)
+    if (v->g.nodes[x].writer == (long)k) {
+      Why why;
+      derive_why(&v->g, v->infos, x, &why);
+      if (why.reason != WHY_OTHER) sb_printf(b, ": %s", explain_reason_text(why.reason));
+      break;
+    }
+  sb_putc(b, ')');
+}
+
+/* Buffers (matched by dtype and size) that generation i writes more often
+ * than another: realized there, fused (or stored in another dtype)
+ * elsewhere. When the others write none of that kind, one sentence per
+ * kernel; else the counts and the first such kernel. */
 static void say_extra_buffers(StrBuf *b, const GenView *v, size_t n, size_t i) {
   Written *w[TG_NVERSIONS * 4];
   size_t nw[TG_NVERSIONS * 4];
@@ -180,27 +195,38 @@ static void say_extra_buffers(StrBuf *b, const GenView *v, size_t n, size_t i) {
   size_t said = 0, unsaid = 0;
   for (size_t k = 0; k < v[i].nk; k++) {
     if (v[i].infos[k].nout == 0 || !is_compute_output(&v[i], k, 0)) continue;
-    char desc[64];
+    char desc[64], other[64];
     output_desc(&v[i], k, 0, desc, sizeof desc);
-    size_t nmissing = 0, mine = count_written(w[i], nw[i], desc);
+    size_t nmissing = 0, mine = count_written(w[i], nw[i], desc), theirs_max = 0, first_k = v[i].nk;
     for (size_t j = 0; j < n; j++) {
-      missing[j] = j != i && count_written(w[j], nw[j], desc) < mine;
+      size_t theirs = count_written(w[j], nw[j], desc);
+      missing[j] = j != i && theirs < mine;
       nmissing += missing[j];
+      if (missing[j] && theirs > theirs_max) theirs_max = theirs;
     }
     if (!nmissing) continue;
-    if (said == MAX_EXTRA_SENTENCES) { unsaid++; continue; }
+    for (size_t kk = 0; kk < v[i].nk && first_k == v[i].nk; kk++) /* one sentence per description */
+      if (v[i].infos[kk].nout && is_compute_output(&v[i], kk, 0) && strcmp(output_desc(&v[i], kk, 0, other, sizeof other), desc) == 0) first_k = kk;
+    bool first_of_desc = first_k == k;
+    if (theirs_max == 0) {
+      if (said == MAX_EXTRA) { unsaid++; continue; }
+      said++;
+      sb_printf(b, "- %s realizes %s in ", gen_name(&v[i]), desc);
+      kernel_with_reason(b, &v[i], k);
+      sb_puts(b, "; ");
+      gen_list(b, v, n, missing);
+      sb_printf(b, " realize%s no %s buffer.\n", nmissing == 1 ? "s" : "", desc);
+      continue;
+    }
+    if (!first_of_desc) continue;
+    if (said == MAX_EXTRA) { unsaid++; continue; }
     said++;
-    sb_printf(b, "- %s realizes %s in kernel %zu (%s)", gen_name(&v[i]), desc, k, v[i].infos[k].ops.s ? v[i].infos[k].ops.s : "no ops");
-    for (size_t x = 0; v[i].graph_ok && x < v[i].g.n; x++)
-      if (v[i].g.nodes[x].writer == (long)k) {
-        Why why;
-        derive_why(&v[i].g, v[i].infos, x, &why);
-        if (why.reason != WHY_OTHER) sb_printf(b, ": %s", explain_reason_text(why.reason));
-        break;
-      }
-    sb_puts(b, "; ");
-    gen_list(b, v, n, missing);
-    sb_printf(b, " %s it instead.\n", nmissing == 1 ? "fuses" : "fuse");
+    sb_printf(b, "- %s writes %zu %s buffers", gen_name(&v[i]), mine, desc);
+    for (size_t j = 0; j < n; j++)
+      if (missing[j]) sb_printf(b, ", %s %zu", gen_name(&v[j]), count_written(w[j], nw[j], desc));
+    sb_puts(b, "; the first: ");
+    kernel_with_reason(b, &v[i], k);
+    sb_puts(b, ".\n");
   }
   if (unsaid) sb_printf(b, "- %s realizes %zu more such buffer%s.\n", gen_name(&v[i]), unsaid, unsaid == 1 ? "" : "s");
   for (size_t j = 0; j < n; j++) free(w[j]);
