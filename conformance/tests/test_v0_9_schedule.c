@@ -21,6 +21,7 @@
 #define ST_1 VIEW("[1]", "[0]", "true")
 #define ST_4 VIEW("[4]", "[1]", "true")
 #define ST_4_FROM_1 VIEW("[4]", "[0]", "false")
+#define ST_4_FROM_SCALAR VIEW("[4]", "[0]", "false")
 #define ST_22 VIEW("[2,2]", "[2,1]", "true")
 #define ST_22_T VIEW("[2,2]", "[1,2]", "false")
 #define ST_22_FROM_SCALAR VIEW("[2,2]", "[0,0]", "false")
@@ -144,6 +145,40 @@ static void an_expand_realizes_its_base_first(void **state) {
   arena_free(&a);
 }
 
+/* exp2(sum(a)) and log2(sum(a)): both children pair with the reduce; under
+ * MULTIOUTPUT they are one kernel with two STOREs, else two kernels. */
+#define TWO_CHILDREN(multi)                                                                                      \
+  "{\"MULTIOUTPUT\":" #multi ",\"USE_COPY_KERNEL\":0,\"NO_MEMORY_PLANNER\":0}",                              \
+      INPUT(BUF("CLANG", 4, "true", 1) "," BUF("CLANG", 1, "false", 1) "," BUF("CLANG", 1, "false", 1) ","      \
+            BUF("CLANG", 1, "false", 1),                                                                         \
+            INPUT_BASE("CLANG", ST_4, 0) "," BASE("CLANG", ST_1, "ReduceOps.SUM", "[0]", "[0]", 1, "false") "," \
+            BASE("CLANG", ST_1, "UnaryOps.EXP2", "null", "[1]", 2, "false") ","                                 \
+            BASE("CLANG", ST_1, "UnaryOps.LOG2", "null", "[1]", 3, "false"),                                    \
+            "[2,3]", "null")
+#define SUM_OF_INPUT(i) "[\"BufferOps.LOAD\",null," MEMBUF(i, ST_4) ",[]],[\"ReduceOps.SUM\",null,[0],[0]],"
+
+static void children_of_a_reduce_share_its_kernel_under_multioutput(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  Status st;
+  JVal *got = schedule(&a, TWO_CHILDREN(1), &st);
+  assert_schedule(&a, got,
+                  "{\"schedule\":[{\"ast\":{\"nodes\":[" SUM_OF_INPUT(2)
+                  "[\"UnaryOps.EXP2\",null,null,[1]],[\"BufferOps.STORE\",null," MEMBUF(0, ST_1) ",[2]],"
+                  "[\"UnaryOps.LOG2\",null,null,[1]],[\"BufferOps.STORE\",null," MEMBUF(1, ST_1) ",[4]]],"
+                  "\"roots\":[3,5]},\"bufs\":[2,3,0],\"metadata\":[]}]," NO_PLAN "}");
+  got = schedule(&a, TWO_CHILDREN(0), &st);
+  assert_schedule(&a, got,
+                  "{\"schedule\":[{\"ast\":{\"nodes\":[" SUM_OF_INPUT(1)
+                  "[\"UnaryOps.EXP2\",null,null,[1]],[\"BufferOps.STORE\",null," MEMBUF(0, ST_1) ",[2]]],"
+                  "\"roots\":[3]},\"bufs\":[2,0],\"metadata\":[]},"
+                  "{\"ast\":{\"nodes\":[" SUM_OF_INPUT(1)
+                  "[\"UnaryOps.LOG2\",null,null,[1]],[\"BufferOps.STORE\",null," MEMBUF(0, ST_1) ",[2]]],"
+                  "\"roots\":[3]},\"bufs\":[3,0],\"metadata\":[]}]," NO_PLAN "}");
+  arena_free(&a);
+}
+
 /* ---- memory planner ---- */
 
 static void the_memory_planner_replaces_buffers_nobody_holds(void **state) {
@@ -231,6 +266,33 @@ static void assigning_to_an_unrealized_buffer_raises(void **state) {
   arena_free(&a);
 }
 
+static void crossed_assigns_are_a_cycle(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  Status st;
+  /* a += b; b += a + 9 (test_assign.test_crossunder_assign): each kernel must run before the other */
+  JVal *got = schedule(&a, CONTEXT(0),
+                       INPUT(BUF("CLANG", 4, "true", 2) "," BUF("CLANG", 4, "true", 2) "," BUF("CLANG", 4, "false", 1)
+                             "," BUF("CLANG", 1, "false", 1) "," BUF("CLANG", 4, "false", 1) "," BUF("CLANG", 4, "false", 1),
+                             BASE("CLANG", ST_4, "LoadOps.CONTIGUOUS", "null", "null", 0, "true") ","
+                             BASE("CLANG", ST_4, "LoadOps.CONTIGUOUS", "null", "null", 1, "true") ","
+                             BASE("CLANG", ST_4, "BinaryOps.ADD", "null", "[0,1]", 2, "false") ","
+                             BASE("CLANG", ST_4, "LoadOps.ASSIGN", "[]", "[2,0]", 0, "false") ","
+                             BASE("CLANG", ST_SCALAR, "LoadOps.CONST", "9.0", "[]", 3, "false") ","
+                             VIEW_LB(ST_4_FROM_SCALAR, 4) ","
+                             BASE("CLANG", ST_4, "BinaryOps.ADD", "null", "[0,5]", 4, "false") ","
+                             BASE("CLANG", ST_4, "BinaryOps.ADD", "null", "[1,6]", 5, "false") ","
+                             BASE("CLANG", ST_4, "LoadOps.ASSIGN", "[]", "[7,1]", 1, "false"),
+                             "[3,8]", "null"),
+                       &st);
+  assert_null(got);
+  assert_int_equal(st.kind, ST_RAISED);
+  assert_string_equal(st.type, "RuntimeError");
+  assert_string_equal(st.msg, "cycle detected in graph, prescheduled 2 but only scheduled 0");
+  arena_free(&a);
+}
+
 /* ---- inputs it refuses ---- */
 
 static void expect_bad_input(const char *input, const char *needle) {
@@ -270,10 +332,12 @@ int main(void) {
     cmocka_unit_test(elementwise_ops_fuse_into_one_kernel),
     cmocka_unit_test(a_reduce_fuses_with_its_elementwise_child),
     cmocka_unit_test(an_expand_realizes_its_base_first),
+    cmocka_unit_test(children_of_a_reduce_share_its_kernel_under_multioutput),
     cmocka_unit_test(the_memory_planner_replaces_buffers_nobody_holds),
     cmocka_unit_test(a_copy_is_its_own_kernel_or_a_copy_kernel),
     cmocka_unit_test(assigning_through_a_transpose_of_itself_raises),
     cmocka_unit_test(assigning_to_an_unrealized_buffer_raises),
+    cmocka_unit_test(crossed_assigns_are_a_cycle),
     cmocka_unit_test(malformed_graphs_are_bad_input),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
