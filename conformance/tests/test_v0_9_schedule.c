@@ -179,6 +179,47 @@ static void children_of_a_reduce_share_its_kernel_under_multioutput(void **state
   arena_free(&a);
 }
 
+/* ---- the image-dtype fallback ---- */
+
+#define IMG "imagef((1, 3, 5))"
+#define ST_1x15 VIEW("[1,15]", "[0,1]", "true")
+#define ST_1x15_FROM_SCALAR VIEW("[1,15]", "[0,0]", "false")
+#define IMG_BUF(size)                                                                                             \
+  "{\"device\":\"CLANG\",\"size\":" #size ",\"dtype\":\"" IMG "\",\"allocated\":false,\"base\":null,\"offset\":0," \
+  "\"options\":{\"image\":\"" IMG "\",\"uncached\":false,\"cpu_access\":false,\"host\":false,\"nolru\":false,"  \
+  "\"external_ptr\":false},\"lb_refcount\":1}"
+#define IMG_BASE(st, op, arg, srcs, buf)                                                                       \
+  "{\"device\":\"CLANG\",\"dtype\":\"" IMG "\",\"st\":" st ",\"op\":\"" op "\",\"arg\":" arg ",\"srcs\":" srcs \
+  ",\"buffer\":" #buf ",\"realized\":false,\"forced_realize\":false,\"metadata\":null}"
+
+static void an_image_that_cannot_be_an_image_becomes_float(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  Status st;
+  /* x.cast(imagef((1, 3, 5))) * 2: shape (1, 15) has no unit-stride axis divisible by 4, so the
+   * output LazyBuffer and its Buffer become float and the Buffer loses its image options */
+  JVal *got = schedule(&a, CONTEXT(0),
+                       INPUT(BUF("CLANG", 15, "true", 1) "," IMG_BUF(1) "," IMG_BUF(15) "," IMG_BUF(15),
+                             INPUT_BASE("CLANG", ST_1x15, 0) ","
+                             IMG_BASE(ST_1x15, "UnaryOps.CAST", "\"" IMG "\"", "[0]", 2) ","
+                             IMG_BASE(ST_SCALAR, "LoadOps.CONST", "2.0", "[]", 1) ","
+                             "{\"device\":\"CLANG\",\"dtype\":\"" IMG "\",\"st\":" ST_1x15_FROM_SCALAR ",\"base\":2},"
+                             IMG_BASE(ST_1x15, "BinaryOps.MUL", "null", "[1,3]", 3),
+                             "[4]", "null"),
+                       &st);
+  assert_schedule(&a, got,
+                  "{\"schedule\":[{\"ast\":{\"nodes\":["
+                  "[\"BufferOps.LOAD\",null," MEMBUF(1, ST_1x15) ",[]],"
+                  "[\"UnaryOps.CAST\",null,\"" IMG "\",[0]],"
+                  "[\"BufferOps.CONST\",null,{\"ConstBuffer\":[2.0,\"" IMG "\"," ST_1x15_FROM_SCALAR "]},[]],"
+                  "[\"BinaryOps.MUL\",null,null,[1,2]],"
+                  "[\"BufferOps.STORE\",null," MEMBUF(0, ST_1x15) ",[3]]],\"roots\":[4]},"
+                  "\"bufs\":[3,0],\"metadata\":[]}],\"var_vals\":[],\"memory_plan\":null,\"memory_plan_buffers\":null,"
+                  "\"mutations\":{\"lazybuffers\":[[4,\"float\"]],\"buffers\":[[3,\"float\",null]]}}");
+  arena_free(&a);
+}
+
 /* ---- memory planner ---- */
 
 static void the_memory_planner_replaces_buffers_nobody_holds(void **state) {
@@ -318,6 +359,7 @@ int main(void) {
     cmocka_unit_test(a_reduce_fuses_with_its_elementwise_child),
     cmocka_unit_test(an_expand_realizes_its_base_first),
     cmocka_unit_test(children_of_a_reduce_share_its_kernel_under_multioutput),
+    cmocka_unit_test(an_image_that_cannot_be_an_image_becomes_float),
     cmocka_unit_test(the_memory_planner_replaces_buffers_nobody_holds),
     cmocka_unit_test(a_copy_is_its_own_kernel_or_a_copy_kernel),
     cmocka_unit_test(assigning_through_a_transpose_of_itself_raises),
