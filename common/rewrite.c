@@ -2,6 +2,8 @@
  * 0.10.0 and 0.10.2), with the recursion replaced by an explicit stack that
  * visits nodes in exactly the order the Python recursion does. */
 #include "rewrite.h"
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool rule_applies(const Rule *r, Op op) {
@@ -11,8 +13,53 @@ static bool rule_applies(const Rule *r, Op op) {
   return false;
 }
 
+/* PatternMatcher.pdict: for each op, the indices of the rules that apply to
+ * it, in rule order. Built once per matcher (matchers are static tables) and
+ * kept for the life of the process in a small table keyed by the matcher. */
+typedef struct PmIndex {
+  const PatternMatcher *pm;
+  uint32_t start[OP_COUNT + 1];  /* rules for op k: idx[start[k] .. start[k+1]) */
+  uint16_t *idx;
+} PmIndex;
+
+enum { PM_INDEX_SLOTS = 256 };
+static PmIndex *pm_indexes[PM_INDEX_SLOTS];
+
+static const PmIndex *pm_index(const PatternMatcher *pm) {
+  size_t h = ((uintptr_t)pm >> 4) & (PM_INDEX_SLOTS - 1);
+  for (size_t probe = 0; probe < PM_INDEX_SLOTS; probe++, h = (h + 1) & (PM_INDEX_SLOTS - 1)) {
+    PmIndex *x = pm_indexes[h];
+    if (x && x->pm == pm) return x;
+    if (x) continue;
+    if (pm->nrules > UINT16_MAX) return NULL;
+    x = calloc(1, sizeof *x);
+    uint16_t *idx = x ? malloc((pm->nrules * OP_COUNT + 1) * sizeof *idx) : NULL;
+    if (!idx) { free(x); return NULL; }
+    uint32_t n = 0;
+    for (int op = 0; op < OP_COUNT; op++) {
+      x->start[op] = n;
+      for (size_t i = 0; i < pm->nrules; i++)
+        if (rule_applies(&pm->rules[i], (Op)op)) idx[n++] = (uint16_t)i;
+    }
+    x->start[OP_COUNT] = n;
+    x->pm = pm;
+    x->idx = idx;
+    pm_indexes[h] = x;
+    return x;
+  }
+  return NULL; /* table full: the caller scans the rules */
+}
+
 /* ops.py PatternMatcher.rewrite */
 const UOp *pm_rewrite(const PatternMatcher *pm, void *ctx, const UOp *u) {
+  const PmIndex *x = u->op < OP_COUNT ? pm_index(pm) : NULL;
+  if (x) {
+    for (uint32_t k = x->start[u->op]; k < x->start[u->op + 1]; k++) {
+      const UOp *ret = pm->rules[x->idx[k]].fn(ctx, u);
+      if (ret) return ret;
+    }
+    return NULL;
+  }
   for (size_t i = 0; i < pm->nrules; i++) {
     const Rule *r = &pm->rules[i];
     if (!rule_applies(r, u->op)) continue;

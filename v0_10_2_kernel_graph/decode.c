@@ -44,6 +44,38 @@ static bool has_symbolic(const Value *v) {
   return false;
 }
 
+/* The shape of a tensor-graph node that the scheduler relies on (sources
+ * and arg kinds, as tinygrad's tensor_uop_spec guarantees); false names what is wrong. */
+static const char *node_problem(const UOp *u) {
+  uint32_t n = u->nsrc;
+  const Value *a = u->arg;
+  if (op_is_unary(u->op) && n != 1) return "a unary op needs 1 source";
+  if (op_is_binary(u->op) && n != 2) return "a binary op needs 2 sources";
+  if ((u->op == OP_WHERE || u->op == OP_MULACC) && n != 3) return "a ternary op needs 3 sources";
+  if (op_is_movement(u->op) && (n != 1 || a->kind != V_TUPLE)) return "a movement op needs 1 source and a tuple arg";
+  switch (u->op) {
+    case OP_BUFFER:
+      if (n != 2 || u->src[0]->op != OP_DEVICE || u->src[1]->op != OP_UNIQUE || a->kind != V_INT || a->u.i < 0)
+        return "BUFFER needs (DEVICE, UNIQUE) sources and a size";
+      break;
+    case OP_DEVICE: if (n != 0 || a->kind != V_STR) return "DEVICE needs a string arg and no sources"; break;
+    case OP_VIEW: if (n > 1 || a->kind != V_ST) return "VIEW needs a ShapeTracker arg and at most 1 source"; break;
+    case OP_CONST:
+      if (n > 1 || (a->kind != V_INT && a->kind != V_FLOAT && a->kind != V_BOOL)) return "CONST needs a number arg and at most 1 source";
+      break;
+    case OP_REDUCE_AXIS:
+      if (n != 1 || a->kind != V_TUPLE || a->u.tuple.n != 2 || a->u.tuple.items[0]->kind != V_STR || a->u.tuple.items[1]->kind != V_TUPLE)
+        return "REDUCE_AXIS needs 1 source and an (op, axes) arg";
+      break;
+    case OP_CAST: case OP_BITCAST: case OP_CONTIGUOUS: case OP_CONTIGUOUS_BACKWARD: case OP_DETACH:
+      if (n != 1) return "needs 1 source";
+      break;
+    case OP_ASSIGN: case OP_COPY: case OP_BIND: if (n != 2) return "needs 2 sources"; break;
+    default: break;
+  }
+  return NULL;
+}
+
 static bool decode_buffers(KG *k, const JVal *jb, Status *st) {
   if (!jb || jb->kind != J_ARR) return status_bad_input(st, "input.buffers must be an array");
   k->ninbufs = jb->n;
@@ -124,6 +156,8 @@ bool decode_input(KG *k, const JVal *input, Input *in, Status *st) {
     if (has_symbolic(u->arg)) return status_unsupported(st, "symbolic shapes (input.graph node %zu has a symbolic arg)", i);
     if (u->op == OP_MULTI) return status_unsupported(st, "multi-device tensors (Ops.MULTI, node %zu)", i);
     if (u->op == OP_KERNEL) return status_bad_input(st, "input.graph node %zu: a KERNEL in a tensor graph", i);
+    const char *problem = node_problem(u);
+    if (problem) return status_bad_input(st, "input.graph node %zu (%s): %s", i, op_name(u->op, TG_0_10_2), problem);
     if (u->op == OP_UNIQUE && u->arg->kind == V_STR && strncmp(u->arg->u.str.s, "u:", 2) == 0) omap_put(&labels, omap_ptr(u), (void *)1);
     kg_note_const(k, u);
   }

@@ -204,7 +204,7 @@ static const UOp *chase(GroupState *g, const UOp *r, const UOp *r_uop) {
   if (!st) return NULL;
   OMap *kids;
   while (omap_len(kids = children_of(s, tr)) == 1) {
-    const UOp *tr_next = nth_key(kids, 0), *tr_next_uop = uval(s, allbuf(s, tr_next)), *first;
+    const UOp *tr_next = nth_key(kids, 0), *tr_next_uop = uval(s, allbuf(s, tr_next));
     if (!tr_next_uop) return NULL;
     const Value *child_st;
     if (st_childs(tr_next_uop, tr, &child_st) > 1) break;
@@ -213,7 +213,6 @@ static const UOp *chase(GroupState *g, const UOp *r, const UOp *r_uop) {
     if (!(st = st10_add(s, st, child_st))) return NULL;
     if (!st10_contiguous(st) || tr_next_uop->op == OP_REDUCE_AXIS) break;
     tr = tr_next;
-    (void)first;
   }
   return tr;
 }

@@ -7,16 +7,13 @@
 typedef struct Deps {
   LbList *graph;       /* by LazyBuffer index: graph[key] (defaultdict(list)) */
   int64_t *in_degree;  /* by LazyBuffer index */
-  OMap targets;        /* schedule_targets: output LazyBuffer* -> LBScheduleItem* */
 } Deps;
 
-static LBScheduleItem *target_of(Deps *d, const LazyBuffer *x) { return omap_get(&d->targets, omap_ptr(x)); }
-
-/* dedup a list of keys into `out`, keeping first appearances */
-static void add_unique(Arena *a, OMap *seen, LbList *out, LazyBuffer *x) {
-  if (omap_has(seen, omap_ptr(x))) return;
-  omap_put(seen, omap_ptr(x), (void *)1);
-  lblist_push91(a, out, x);
+/* dedup into `out`, keeping first appearances: `mark` is a fresh search epoch */
+static void add_unique(Sched91 *s, uint32_t mark, LbList *out, LazyBuffer *x) {
+  if (x->search_mark == mark) return;
+  x->search_mark = mark;
+  lblist_push91(s->a, out, x);
 }
 
 /* parents_assigns is an id()-ordered set: its members in the order the
@@ -24,14 +21,13 @@ static void add_unique(Arena *a, OMap *seen, LbList *out, LazyBuffer *x) {
 static LbList order_parents_assigns(Sched91 *s, LazyBuffer *key, const LbList *pa) {
   const LbList *rec = omap_get(&s->inp->parents_assigns_order, omap_ptr(key));
   if (!rec) return *pa;
-  OMap members, done;
-  omap_init(&members, s->a);
-  omap_init(&done, s->a);
-  for (int i = 0; i < pa->n; i++) omap_put(&members, omap_ptr(pa->items[i]), (void *)1);
+  uint32_t member = ++s->search_epoch;
+  for (int i = 0; i < pa->n; i++) pa->items[i]->search_mark = member;
   LbList out = {0};
+  uint32_t done = ++s->search_epoch;
   for (int i = 0; i < rec->n; i++)
-    if (omap_has(&members, omap_ptr(rec->items[i]))) add_unique(s->a, &done, &out, rec->items[i]);
-  for (int i = 0; i < pa->n; i++) add_unique(s->a, &done, &out, pa->items[i]);
+    if (rec->items[i]->search_mark == member) add_unique(s, done, &out, rec->items[i]);
+  for (int i = 0; i < pa->n; i++) add_unique(s, done, &out, pa->items[i]);
   return out;
 }
 
@@ -39,25 +35,22 @@ static LbList order_parents_assigns(Sched91 *s, LazyBuffer *key, const LbList *p
  * before the assigns to buffers it reads ("realize outputs before a parent
  * is assigned to"). */
 static bool add_edges(Sched91 *s, Deps *d, LazyBuffer *key, const LBScheduleItem *lsi, Status *st) {
-  OMap seen_parents, seen_assigns;
-  omap_init(&seen_parents, s->a);
-  omap_init(&seen_assigns, s->a);
   LbList parents = {0}, assigns = {0};
+  uint32_t mark = ++s->search_epoch;
   for (int i = 0; i < lsi->inputs.n; i++) {
-    LazyBuffer *x = lsi->inputs.items[i];
-    LBScheduleItem *t = target_of(d, x);
-    if (t) add_unique(s->a, &seen_parents, &parents, t->outputs[0]);
+    LBScheduleItem *t = lsi->inputs.items[i]->target;
+    if (t) add_unique(s, mark, &parents, t->outputs[0]);
   }
   for (int i = 0; i < parents.n; i++) {
     lblist_push91(s->a, &d->graph[parents.items[i]->index], key);
     d->in_degree[key->index]++;
   }
+  mark = ++s->search_epoch;
   for (int i = 0; i < lsi->inputs.n; i++) {
     LazyBuffer *assign = lsi->inputs.items[i]->assign;
     if (!assign) continue;
-    LBScheduleItem *t = target_of(d, assign);
-    if (!t) return status_raise(st, "KeyError", "an assign to an input is not scheduled");
-    add_unique(s->a, &seen_assigns, &assigns, t->outputs[0]);
+    if (!assign->target) return status_raise(st, "KeyError", "an assign to an input is not scheduled");
+    add_unique(s, mark, &assigns, assign->target->outputs[0]);
   }
   LbList ordered = order_parents_assigns(s, key, &assigns);
   for (int i = 0; i < ordered.n; i++) {
@@ -86,12 +79,11 @@ bool create_schedule91(Sched91 *s, Schedule91 *out, Status *st) {
   Deps d;
   d.graph = arena_array(s->a, nlbs ? (size_t)nlbs : 1, sizeof *d.graph);
   d.in_degree = arena_array(s->a, nlbs ? (size_t)nlbs : 1, sizeof *d.in_degree);
-  omap_init(&d.targets, s->a);
   uint64_t k;
   void *v;
   for (size_t i = 0; omap_next(&s->prescheduled, &i, NULL, &v);) {
     LBScheduleItem *ps = v;
-    for (int j = 0; j < ps->noutputs; j++) omap_put(&d.targets, omap_ptr(ps->outputs[j]), ps);
+    for (int j = 0; j < ps->noutputs; j++) ps->outputs[j]->target = ps;
   }
   for (size_t i = 0; omap_next(&s->prescheduled, &i, &k, &v);)
     if (!add_edges(s, &d, (LazyBuffer *)(uintptr_t)k, v, st)) return false;

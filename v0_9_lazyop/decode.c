@@ -8,11 +8,44 @@
 enum { MAX_ITEMS = 1 << 26 };                 /* more entries than this is not a real capture */
 static const int64_t MAX_SIZE = (int64_t)1 << 50;  /* elements of one buffer */
 
+/* The last few names parsed and what they meant: dtype and op spellings
+ * repeat on almost every entry. */
+typedef struct NameCache { const char *name[4]; const void *val[4]; int next; } NameCache;
+
+static const void *cache_find(const NameCache *nc, const char *name) {
+  for (int i = 0; i < 4; i++)
+    if (nc->name[i] && strcmp(nc->name[i], name) == 0) return nc->val[i];
+  return NULL;
+}
+static void cache_add(NameCache *nc, const char *name, const void *val) {
+  nc->name[nc->next] = name;
+  nc->val[nc->next] = val;
+  nc->next = (nc->next + 1) % 4;
+}
+
 typedef struct Dec {
   Sched91 *s;
   const Capture *c;
   Status *st;
+  NameCache dtypes, ops;
 } Dec;
+
+static const DType *decode_dtype(Dec *d, const JVal *j, const char *place) {
+  if (j->kind != J_STR) return dtype_from_json(j, place, d->st);   /* reports the error */
+  const DType *dt = cache_find(&d->dtypes, j->u.s);
+  if (dt) return dt;
+  if ((dt = dtype_from_json(j, place, d->st))) cache_add(&d->dtypes, j->u.s, dt);
+  return dt;
+}
+
+static Op decode_op(Dec *d, const JVal *j) {
+  const Op *op = cache_find(&d->ops, j->u.s);
+  if (op) return *op;
+  Op *parsed = arena_alloc(d->s->a, sizeof *parsed);
+  *parsed = op_parse(j->u.s, TG_0_9_1);
+  cache_add(&d->ops, j->u.s, parsed);
+  return *parsed;
+}
 
 /* "table[i]" into buf (64 bytes), without printf: this runs once per entry. */
 static const char *entry_place(char *buf, const char *table, int i) {
@@ -75,7 +108,7 @@ static bool decode_buffer(Dec *d, const JVal *j, int i, DeviceBuffer *all) {
     return false;
   if (size->u.i < 0 || size->u.i > MAX_SIZE) return bad(d, place, "absurd size");
   if (off->u.i < 0 || off->u.i > MAX_SIZE * 16) return bad(d, place, "absurd offset");
-  if (!(b->dtype = b->orig_dtype = dtype_from_json(dt, place, d->st))) return false;
+  if (!(b->dtype = b->orig_dtype = decode_dtype(d, dt, place))) return false;
   b->device = intern_device(d, dev);
   b->size = size->u.i;
   b->offset = off->u.i;
@@ -117,7 +150,7 @@ static bool decode_arg(Dec *d, const JVal *j, Op op, const char *place, const Va
   Interner *in = d->s->in;
   bool dtype_arg = op == OP_CAST || op == OP_BITCAST || (op == OP_VIEW && j->kind == J_STR);
   if (dtype_arg) {
-    const DType *dt = dtype_from_json(j, place, d->st);
+    const DType *dt = decode_dtype(d, j, place);
     if (!dt) return false;
     *out = v_dtype(in, dt);
     return true;
@@ -152,7 +185,7 @@ static bool decode_base(Dec *d, const JVal *j, LazyBuffer *lb, LazyBuffer *all, 
   if (!(op = field(d, j, "op", J_STR, place)) || !(buf = field(d, j, "buffer", J_INT, place)) ||
       !(real = field(d, j, "realized", J_BOOL, place)) || !(forced = field(d, j, "forced_realize", J_BOOL, place)))
     return false;
-  lb->op = op_parse(op->u.s, TG_0_9_1);
+  lb->op = decode_op(d, op);
   if (!is_lazybuffer_op(lb->op)) return bad(d, place, "op is not a LazyBuffer op of 0.9.1");
   const JVal *arg = json_get(j, "arg");
   if (!arg) return bad(d, place, "field \"arg\" missing");
@@ -184,11 +217,10 @@ static bool decode_lazybuffer(Dec *d, const JVal *j, int i, LazyBuffer *all) {
       !(stj = field(d, j, "st", J_OBJ, place)))
     return false;
   lb->device = intern_device(d, dev);
-  if (!(lb->dtype = lb->orig_dtype = dtype_from_json(dt, place, d->st))) return false;
-  const Value *stv = value_from_json(&d->s->codec, stj, place, d->st);
-  if (!stv) return false;
-  if (stv->kind != V_ST) return bad(d, place, "st must be a ShapeTracker");
-  lb->st = st91_intern(d->s, stv->u.st);
+  if (!(lb->dtype = lb->orig_dtype = decode_dtype(d, dt, place))) return false;
+  const ShapeTracker *raw = d->s->codec.st_decode(&d->s->codec, stj, d->st);
+  if (!raw) return false;
+  lb->st = st91_intern(d->s, raw);
   if (lb->st->size > MAX_SIZE || lb->st->size < 0) return bad(d, place, "absurd size");
   const JVal *base = json_get(j, "base");
   if (base && base->kind != J_NULL) {
@@ -219,8 +251,7 @@ static bool decode_lb_list(Dec *d, const JVal *j, const char *place, LazyBuffer 
 static bool decode_set_orders(Dec *d, const JVal *j) {
   Input91 *inp = d->s->inp;
   omap_init(&inp->parents_assigns_order, d->s->a);
-  if (!j || j->kind == J_NULL) return true;   /* no recorded order: sorted order */
-  if (j->kind != J_OBJ) return bad(d, "set_orders", "must be an object");
+  if (!j || j->kind != J_OBJ) return bad(d, "set_orders", "missing or not an object");
   const JVal *sp = json_get(j, "simple_pads"), *pa = json_get(j, "parents_assigns");
   if (sp && !decode_lb_list(d, sp, "set_orders.simple_pads", &inp->simple_pads_order, &inp->nsimple_pads_order))
     return false;
@@ -244,7 +275,8 @@ static bool decode_set_orders(Dec *d, const JVal *j) {
 static bool decode_planner_bufs(Dec *d, const JVal *j) {
   Input91 *inp = d->s->inp;
   omap_init(&inp->planner_state, d->s->a);
-  inp->planner_ran = j && j->kind != J_NULL;
+  if (!j) return bad(d, "memory_planner_bufs", "missing (null when the planner did not run)");
+  inp->planner_ran = j->kind != J_NULL;
   if (!inp->planner_ran) return true;
   int n = 0;
   if (!array_len(d, j, "memory_planner_bufs", &n)) return false;
@@ -278,7 +310,7 @@ static bool decode_context(Dec *d) {
 }
 
 bool decode_input91(Sched91 *s, const Capture *c, Input91 *inp, Status *st) {
-  Dec d = {s, c, st};
+  Dec d = {.s = s, .c = c, .st = st};
   memset(inp, 0, sizeof *inp);
   s->inp = inp;
   const JVal *in = c->input;
@@ -299,14 +331,17 @@ bool decode_input91(Sched91 *s, const Capture *c, Input91 *inp, Status *st) {
 
 /* ---- LbList ---- */
 
-void *grow91(Arena *a, void *items, size_t n, size_t *cap, size_t elem) {
-  if (n < *cap) return items;
+void *reserve91(Arena *a, void *items, size_t used, size_t need, size_t *cap, size_t elem) {
+  if (need <= *cap) return items;
   size_t bigger = *cap ? *cap * 2 : 8;
+  while (bigger < need) bigger *= 2;
   void *p = arena_array(a, bigger, elem);
-  if (n) memcpy(p, items, n * elem);
+  if (used) memcpy(p, items, used * elem);
   *cap = bigger;
   return p;
 }
+
+void *grow91(Arena *a, void *items, size_t n, size_t *cap, size_t elem) { return reserve91(a, items, n, n + 1, cap, elem); }
 
 void lblist_push91(Arena *a, LbList *l, LazyBuffer *x) {
   l->items = grow91(a, l->items, (size_t)l->n, &l->cap, sizeof *l->items);

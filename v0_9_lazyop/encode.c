@@ -19,11 +19,92 @@ JVal *encode_options91(Arena *a, const DeviceBuffer *b) {
   return (JVal *)b->options;
 }
 
-static JVal *encode_item(Sched91 *s, const ScheduleItem91 *si) {
+/* ---- ASTs ----
+ * The contract's GRAPH of one kernel (what graph_encode writes), with the
+ * JVals that repeat across kernels shared: op names, args (a MemBuffer's
+ * encoding is one tree however many kernels load it), small ints. */
+
+typedef struct AstEncoder {
+  Sched91 *s;
+  OMap args;        /* const Value* -> JVal* */
+  OMap names;       /* Op -> JVal* */
+  OMap index;       /* (item, uop id) -> node index + 1 */
+  JVal *null, *ints[64];
+  int item;
+} AstEncoder;
+
+static JVal *shared_int(AstEncoder *e, int64_t i) {
+  if (i < 0 || i >= 64) return json_int(e->s->a, i);
+  if (!e->ints[i]) e->ints[i] = json_int(e->s->a, i);
+  return e->ints[i];
+}
+
+static JVal *shared_arg(AstEncoder *e, const Value *v) {
+  JVal *j = omap_get(&e->args, omap_ptr(v));
+  if (!j) omap_put(&e->args, omap_ptr(v), j = value_to_json(&e->s->codec, v));
+  return j;
+}
+
+static JVal *shared_name(AstEncoder *e, Op op) {
+  JVal *j = omap_get(&e->names, (uint64_t)op);
+  if (!j) omap_put(&e->names, (uint64_t)op, j = json_str(e->s->a, op_name(op, TG_0_9_1)));
+  return j;
+}
+
+static uint64_t node_key(const AstEncoder *e, const UOp *u) { return ((uint64_t)(uint32_t)e->item << 32) | u->id; }
+
+/* [op, null, arg, [src index...]] once its sources have indices */
+static void encode_node(AstEncoder *e, JVal *nodes, const UOp *u) {
+  Arena *a = e->s->a;
+  JVal *n = json_arr(a), *src = json_arr(a);
+  for (uint32_t k = 0; k < u->nsrc; k++)
+    json_push(a, src, shared_int(e, (int64_t)(uintptr_t)omap_get(&e->index, node_key(e, u->src[k])) - 1));
+  json_push(a, n, shared_name(e, u->op));
+  json_push(a, n, e->null);
+  json_push(a, n, shared_arg(e, u->arg));
+  json_push(a, n, src);
+  omap_put(&e->index, node_key(e, u), (void *)(uintptr_t)(nodes->n + 1));
+  json_push(a, nodes, n);
+}
+
+typedef struct AstFrame { const UOp *u; uint32_t next; } AstFrame;
+
+/* Post-order from the roots, sources in order, each node once (uop_toposort's order). */
+static JVal *encode_ast(AstEncoder *e, const UOp *const *roots, int nroots) {
+  Arena *a = e->s->a;
+  JVal *nodes = json_arr(a), *jroots = json_arr(a), *g = json_obj(a);
+  size_t cap = 0, depth = 0;
+  AstFrame *stack = NULL;
+  for (int r = 0; r < nroots; r++) {
+    if (omap_has(&e->index, node_key(e, roots[r]))) continue;
+    stack = grow91(a, stack, depth, &cap, sizeof *stack);
+    stack[depth++] = (AstFrame){roots[r], 0};
+    while (depth) {
+      AstFrame *f = &stack[depth - 1];
+      if (f->next < f->u->nsrc) {
+        const UOp *x = f->u->src[f->next++];
+        if (omap_has(&e->index, node_key(e, x))) continue;
+        stack = grow91(a, stack, depth, &cap, sizeof *stack);
+        stack[depth++] = (AstFrame){x, 0};
+        continue;
+      }
+      encode_node(e, nodes, f->u);
+      depth--;
+    }
+  }
+  for (int r = 0; r < nroots; r++)
+    json_push(a, jroots, shared_int(e, (int64_t)(uintptr_t)omap_get(&e->index, node_key(e, roots[r])) - 1));
+  json_set(a, g, "nodes", nodes);
+  json_set(a, g, "roots", jroots);
+  e->item++;
+  return g;
+}
+
+static JVal *encode_item(Sched91 *s, AstEncoder *e, const ScheduleItem91 *si) {
   Arena *a = s->a;
   JVal *o = json_obj(a), *bufs = json_arr(a);
-  json_set(a, o, "ast", graph_encode(&s->codec, si->ast, (size_t)si->nast));
-  for (int i = 0; i < si->nbufs; i++) json_push(a, bufs, json_int(a, si->bufs[i]->index));
+  json_set(a, o, "ast", encode_ast(e, si->ast, si->nast));
+  for (int i = 0; i < si->nbufs; i++) json_push(a, bufs, shared_int(e, si->bufs[i]->index));
   json_set(a, o, "bufs", bufs);
   json_set(a, o, "metadata", json_arr(a));   /* 0.9.1's ScheduleItem has no metadata */
   return o;
@@ -59,7 +140,11 @@ static JVal *encode_mutations(Sched91 *s) {
 JVal *encode_result91(Sched91 *s, const Schedule91 *sched) {
   Arena *a = s->a;
   JVal *o = json_obj(a), *items = json_arr(a), *plan_buffers;
-  for (int i = 0; i < sched->nitems; i++) json_push(a, items, encode_item(s, &sched->items[i]));
+  AstEncoder e = {.s = s, .null = json_null(a)};
+  omap_init(&e.args, a);
+  omap_init(&e.names, a);
+  omap_init(&e.index, a);
+  for (int i = 0; i < sched->nitems; i++) json_push(a, items, encode_item(s, &e, &sched->items[i]));
   json_set(a, o, "schedule", items);
   json_set(a, o, "var_vals", json_arr(a));   /* symbolic shapes are reported unsupported before this */
   json_set(a, o, "memory_plan", encode_memory_plan91(s, sched, &plan_buffers));

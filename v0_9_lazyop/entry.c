@@ -4,6 +4,14 @@
 #include "scheduler.h"
 #include "sched91.h"
 
+enum { PY_RECURSION_LIMIT = 10000, PY_CALLER_FRAMES = 300 };
+
+bool py_recursion_ok91(size_t frames, Status *st) {
+  if (frames + PY_CALLER_FRAMES < PY_RECURSION_LIMIT) return true;
+  return status_unsupported(st, "the graph nests %zu Python frames deep in tinygrad 0.9.1's recursive scheduler, "
+                                "near sys.setrecursionlimit(10000): RecursionError there depends on the caller", frames);
+}
+
 static void sched_init(Sched91 *s, Arena *a, Interner *in) {
   *s = (Sched91){.a = a, .in = in};
   codec_init(&s->codec, in, TG_0_9_1);

@@ -61,11 +61,14 @@ static bool recurse_lb_base(Sched91 *s, LazyBuffer *buf, Status *st) {
 }
 
 /* Entering _recurse_lb(buf): *push is the base whose sources are to be
- * walked next, or NULL when the call returns at once. */
-static bool recurse_lb_enter(Sched91 *s, LazyBuffer *buf, LazyBuffer **push, Status *st) {
+ * walked next, or NULL when the call returns at once; *view is true when
+ * buf was a view (its Python frame stays while the base is walked). */
+static bool recurse_lb_enter(Sched91 *s, LazyBuffer *buf, LazyBuffer **push, bool *view, Status *st) {
   *push = NULL;
+  *view = false;
   if (buf->in_allbufs || buf->base->realized) return true;
   if (buf->base != buf) {
+    *view = true;
     recurse_lb_view(s, buf);
     buf = buf->base;   /* return _recurse_lb(buf.base, ...) */
     if (buf->in_allbufs) return true;
@@ -84,27 +87,30 @@ static void add_child(Sched91 *s, LazyBuffer *buf, int k) {
   lblist_push91(s->a, &parent->children, buf);
 }
 
-typedef struct LbFrame { LazyBuffer *buf; int next; } LbFrame;
+typedef struct LbFrame { LazyBuffer *buf; int next; size_t py; } LbFrame;   /* py: Python frames so far */
 
 /* engine/schedule.py _recurse_lb (0.9.1): "recursively search the entire
  * graph for all LazyBuffers, insert realizes after expands". */
 static bool recurse_lb(Sched91 *s, LazyBuffer *root, Status *st) {
   LazyBuffer *push;
-  if (!recurse_lb_enter(s, root, &push, st)) return false;
+  bool view;
+  if (!recurse_lb_enter(s, root, &push, &view, st)) return false;
   if (!push) return true;
-  size_t cap = 0, depth = 0;
-  LbFrame *stack = grow91(s->a, NULL, 0, &cap, sizeof *stack);
-  stack[depth++] = (LbFrame){push, 0};
+  size_t depth = 0;
+  LbFrame *stack = s->lb_stack = grow91(s->a, s->lb_stack, 0, &s->lb_stack_cap, sizeof *stack);
+  stack[depth++] = (LbFrame){push, 0, 1};
   while (depth) {
     LbFrame *f = &stack[depth - 1];
     if (f->next == f->buf->nsrcs) { depth--; continue; }
     LazyBuffer *buf = f->buf;
     int k = f->next++;
     add_child(s, buf, k);
-    if (!recurse_lb_enter(s, buf->srcs[k], &push, st)) return false;
+    if (!recurse_lb_enter(s, buf->srcs[k], &push, &view, st)) return false;
     if (!push) continue;
-    stack = grow91(s->a, stack, depth, &cap, sizeof *stack);
-    stack[depth++] = (LbFrame){push, 0};
+    size_t py = f->py + 1 + view;
+    if (!py_recursion_ok91(py, st)) return false;
+    stack = s->lb_stack = grow91(s->a, stack, depth, &s->lb_stack_cap, sizeof *stack);
+    stack[depth++] = (LbFrame){push, 0, py};
   }
   return true;
 }
@@ -140,12 +146,13 @@ static int pad_leaf(const LazyBuffer *buf) {
 typedef struct PadFrame { LazyBuffer *buf; int next; } PadFrame;
 
 /* engine/schedule.py _is_padding_okay (0.9.1): all() over the sources' bases,
- * short-circuiting on the first False, as an explicit stack. */
-static bool is_padding_okay(Sched91 *s, PadMemo *m, LazyBuffer *root) {
+ * short-circuiting on the first False, as an explicit stack. The answer
+ * goes to *okay; false only when the walk is too deep (st says why). */
+static bool is_padding_okay(Sched91 *s, PadMemo *m, LazyBuffer *root, bool *okay, Status *st) {
   bool ok;
-  if (pad_known(m, root, &ok)) return ok;
+  if (pad_known(m, root, okay)) return true;
   int leaf = pad_leaf(root);
-  if (leaf >= 0) { pad_store(m, root, leaf); return leaf; }
+  if (leaf >= 0) { pad_store(m, root, leaf); *okay = leaf; return true; }
   size_t cap = 0, depth = 0;
   PadFrame *stack = grow91(s->a, NULL, 0, &cap, sizeof *stack);
   stack[depth++] = (PadFrame){root, 0};
@@ -161,19 +168,21 @@ static bool is_padding_okay(Sched91 *s, PadMemo *m, LazyBuffer *root) {
     if (pad_known(m, x, &ok)) { last = ok; continue; }
     int lx = pad_leaf(x);
     if (lx >= 0) { pad_store(m, x, lx); last = lx; continue; }
+    if (!py_recursion_ok91(2 * (depth + 1), st)) return false;   /* a frame and all()'s generator per level */
     stack = grow91(s->a, stack, depth, &cap, sizeof *stack);
     stack[depth++] = (PadFrame){x, 0};
     last = true;
   }
-  return last;
+  *okay = last;
+  return true;
 }
 
 /* "check if we have to realize pads": simple_pads is an id()-ordered set,
  * tried in the order the capture recorded (set_orders.simple_pads), then
  * any member the record does not list, in post-order. */
-static void realize_unsafe_pads(Sched91 *s) {
+static bool realize_unsafe_pads(Sched91 *s, Status *st) {
   Input91 *inp = s->inp;
-  if (!s->simple_pads.n) return;
+  if (!s->simple_pads.n) return true;
   PadMemo memo = {.epoch = 0};
   omap_init(&memo.result, s->a);
   LbList order = {0};
@@ -187,10 +196,13 @@ static void realize_unsafe_pads(Sched91 *s) {
     if (p->in_simple_pads && p->search_mark != tried) lblist_push91(s->a, &order, p);
   }
   for (int i = 0; i < order.n; i++) {
-    if (is_padding_okay(s, &memo, order.items[i])) continue;
+    bool ok;
+    if (!is_padding_okay(s, &memo, order.items[i], &ok, st)) return false;
+    if (ok) continue;
     realize(s, order.items[i]);
     memo.epoch++;
   }
+  return true;
 }
 
 /* ---------------------------------------------------------------- _recursive_group */
@@ -226,26 +238,39 @@ typedef struct GroupWalk {
   Sched91 *s;
   LazyBuffer *r;
   Group *group;
-  OMap visited;       /* (tr, st) pairs already walked: a second walk adds nothing new */
+  OMap visited;       /* more (tr, st) pairs already walked: a second walk adds nothing new */
   GroupFrame *stack;
   size_t depth, cap;
 } GroupWalk;
 
 /* Calling _recursive_group(tr, st, ...): the `tr in realizes` case ends at
  * once; otherwise a frame is pushed to walk tr's children. */
-static void group_enter(GroupWalk *w, LazyBuffer *tr, const St91 *st) {
-  Sched91 *s = w->s;
+static bool group_visited(GroupWalk *w, LazyBuffer *tr, const St91 *st) {
+  if (tr->visit_mark != w->group->mark) {   /* the first pair of tr is kept on tr */
+    tr->visit_mark = w->group->mark;
+    tr->visit_st = st;
+    return false;
+  }
+  if (tr->visit_st == st) return true;
   uint64_t key = st_memo_key91(tr, st);
-  if (omap_has(&w->visited, key)) return;
+  if (omap_has(&w->visited, key)) return true;
   omap_put(&w->visited, key, (void *)1);
+  return false;
+}
+
+static bool group_enter(GroupWalk *w, LazyBuffer *tr, const St91 *st, Status *status) {
+  Sched91 *s = w->s;
+  if (!py_recursion_ok91(w->depth + 1, status)) return false;
+  if (group_visited(w, tr, st)) return true;
   if (tr->in_realizes) {
     /* can only fuse contiguous; max one reduceop per kernel */
     if (!st->contiguous || st->size != w->r->st->size || tr->reduce_for_op) group_add(s, w->group, w->r);
     group_add(s, w->group, tr);
-    return;
+    return true;
   }
   w->stack = grow91(s->a, w->stack, w->depth, &w->cap, sizeof *w->stack);
   w->stack[w->depth++] = (GroupFrame){tr, st, 0};
+  return true;
 }
 
 /* engine/schedule.py _recursive_group (0.9.1): "recursively search the
@@ -254,7 +279,7 @@ static void group_enter(GroupWalk *w, LazyBuffer *tr, const St91 *st) {
 static bool recursive_group(Sched91 *s, LazyBuffer *r, Group *group, Status *st) {
   GroupWalk w = {.s = s, .r = r, .group = group};
   omap_init(&w.visited, s->a);
-  group_enter(&w, r, r->st);
+  if (!group_enter(&w, r, r->st, st)) return false;
   while (w.depth) {
     GroupFrame *f = &w.stack[w.depth - 1];
     if (f->pos == f->tr->children.n) { w.depth--; continue; }
@@ -268,7 +293,7 @@ static bool recursive_group(Sched91 *s, LazyBuffer *r, Group *group, Status *st)
     }
     const St91 *next_st = st91_add(s, f->st, child_view->st, st);
     if (!next_st) return false;
-    group_enter(&w, tr_next, next_st);
+    if (!group_enter(&w, tr_next, next_st, st)) return false;
   }
   return true;
 }
@@ -471,7 +496,7 @@ bool graph_schedule91(Sched91 *s, Status *st) {
     LazyBuffer *x = s->realizes.items[i];
     if (x->op == OP_ASSIGN && !x->in_seen && !x->realized) x->srcs[1]->assign = x;
   }
-  realize_unsafe_pads(s);
+  if (!realize_unsafe_pads(s, st)) return false;
   for (int i = 0; i < s->allbufs.n; i++) {
     LazyBuffer *r = s->allbufs.items[i];
     if (!is_reduceop91(r->op) || r->in_realizes) continue;

@@ -4,13 +4,15 @@
  * are one node, as LazyOp.__eq__ compares them structurally. */
 #include <string.h>
 #include "sched91.h"
+#include "shapetracker.h"
 
 typedef struct LopFrame {
   LazyBuffer *buf;        /* a base being fused */
   const St91 *st; /* the ShapeTracker its sources see */
   const St91 *key_st;  /* memo key: (buf, st at entry) */
   int next;
-  const UOp **srcs;
+  size_t srcs_at;         /* its sources are s->lop_srcs[srcs_at ...] */
+  size_t py;              /* Python frames of the recursion down to here */
 } LopFrame;
 
 /* The state of one _schedule_group call. Its per-LazyBuffer parts
@@ -22,9 +24,10 @@ typedef struct LopCtx {
   int noutputs;
   LbList *inputs;
   OMap memo;              /* more (base, st) -> const UOp*: _recursive_lazyop is pure in them */
-  LopFrame *stack;
-  size_t depth, cap;
+  size_t depth, nsrcs;    /* frames on s->lop_stack, slots used in s->lop_srcs */
 } LopCtx;
+
+static LopFrame *frames(LopCtx *x) { return x->s->lop_stack; }
 
 static LazyBuffer *item_state(Sched91 *s, LazyBuffer *b) {
   if (b->item_mark != s->item_epoch) {
@@ -104,20 +107,33 @@ static const UOp *const_op(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status *
   return uop0(x->s->in, OP_CONST, NULL, v_constbuffer(x->s->in, buf->arg, buf->dtype, ust->st));
 }
 
-static bool push_frame(LopCtx *x, LazyBuffer *buf, const St91 *stk, const St91 *key_st) {
-  x->stack = grow91(x->s->a, x->stack, x->depth, &x->cap, sizeof *x->stack);
-  const UOp **srcs = arena_array(x->s->a, buf->nsrcs ? (size_t)buf->nsrcs : 1, sizeof *srcs);
-  x->stack[x->depth++] = (LopFrame){buf, stk, key_st, 0, srcs};
+static bool push_frame(LopCtx *x, LazyBuffer *buf, const St91 *stk, const St91 *key_st, size_t py, Status *st) {
+  Sched91 *s = x->s;
+  if (!py_recursion_ok91(py, st)) return false;
+  s->lop_stack = grow91(s->a, s->lop_stack, x->depth, &s->lop_stack_cap, sizeof(LopFrame));
+  s->lop_srcs = reserve91(s->a, s->lop_srcs, x->nsrcs, x->nsrcs + (size_t)buf->nsrcs, &s->lop_srcs_cap, sizeof *s->lop_srcs);
+  frames(x)[x->depth++] = (LopFrame){buf, stk, key_st, 0, x->nsrcs, py};
+  x->nsrcs += (size_t)buf->nsrcs;
   return true;
 }
 
 static bool assertion(Status *st, const char *msg) { return status_raise(st, "AssertionError", "%s", msg); }
+
+/* repr() of an unrealized base LazyBuffer (lazy.py LazyBuffer.__repr__), for an assertion message */
+static const char *lb_repr(Sched91 *s, const LazyBuffer *b) {
+  char dt[64];
+  const View *v = st_last(b->st->st);
+  return arena_printf(s->a, "<LB %s %s %s (<%s: %d>, None)>", b->device, py_repr_tuple(s->a, v->ndim, v->shape),
+                      dtype_repr(b->dtype, TG_0_9_1, dt, sizeof dt), op_name(b->op, TG_0_9_1), op_value(b->op, TG_0_9_1));
+}
 
 /* Entering _recursive_lazyop(buf, st): either *done is the LazyOp, or a
  * frame was pushed to build it from its sources. */
 static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp **done, Status *st) {
   Sched91 *s = x->s;
   *done = NULL;
+  /* Python frames: the caller's, then a frame and a generator per level */
+  size_t py = x->depth ? frames(x)[x->depth - 1].py + 2 : 1;
   for (;;) {
     if (buf->base != buf) {
       if (!(stk = st91_add(s, buf->st, stk, st))) return false;
@@ -134,8 +150,10 @@ static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp 
     if (buf->op == OP_CONTIGUOUS || buf->op == OP_ASSIGN) {
       if (!in_outputs) return assertion(st, "");
       if (buf->op == OP_ASSIGN && buf->srcs[1]->base != buf->srcs[1]) return assertion(st, "assign must be to base");
-      if (buf->op == OP_ASSIGN && !buf->srcs[1]->realized) return assertion(st, "assign must be already realized to schedule");
+      if (buf->op == OP_ASSIGN && !buf->srcs[1]->realized)
+        return status_raise(st, "AssertionError", "assign must be already realized to schedule %s", lb_repr(s, buf->srcs[1]));
       buf = buf->srcs[0];
+      py++;   /* return _recursive_lazyop(buf.srcs[0], ...) */
       continue;
     }
     /* if it's a reduce, we have to change the shapetracker */
@@ -143,7 +161,7 @@ static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp 
       if (!stk->contiguous) return assertion(st, "ReduceOps late fusion must be contiguous");
       if (!(stk = st91_from_shape_of(s, buf->srcs[0]->st, st))) return false;
     }
-    return push_frame(x, buf, stk, key_st);
+    return push_frame(x, buf, stk, key_st, py, st);
   }
 }
 
@@ -153,14 +171,16 @@ static const UOp *recursive_lazyop(LopCtx *x, LazyBuffer *root, const St91 *root
   size_t base_depth = x->depth;
   if (!lazyop_enter(x, root, root_st, &done, st)) return NULL;
   while (x->depth > base_depth) {
-    LopFrame *f = &x->stack[x->depth - 1];
-    if (done) { f->srcs[f->next++] = done; done = NULL; }
+    LopFrame *f = &frames(x)[x->depth - 1];
+    const UOp **srcs = &x->s->lop_srcs[f->srcs_at];
+    if (done) { srcs[f->next++] = done; done = NULL; }
     if (f->next < f->buf->nsrcs) {
       if (!lazyop_enter(x, f->buf->srcs[f->next], f->st, &done, st)) return NULL;
       continue;
     }
-    done = uop_new(x->s->in, f->buf->op, NULL, f->buf->arg, (uint32_t)f->buf->nsrcs, f->srcs);
+    done = uop_new(x->s->in, f->buf->op, NULL, f->buf->arg, (uint32_t)f->buf->nsrcs, srcs);
     memo_put(x, f->buf, f->key_st, done);
+    x->nsrcs = f->srcs_at;
     x->depth--;
   }
   return done;

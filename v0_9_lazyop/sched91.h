@@ -37,6 +37,8 @@ struct DeviceBuffer {
   int64_t lb_refcount;
 };
 
+typedef struct LBScheduleItem LBScheduleItem;
+
 /* A growable list of LazyBuffers (Python list). */
 typedef struct LbList { LazyBuffer **items; int n; size_t cap; } LbList;
 void lblist_push91(Arena *a, LbList *l, LazyBuffer *x);
@@ -63,7 +65,10 @@ struct LazyBuffer {
   LazyBuffer *reduce_for_op;  /* reduce_for_op[self], or NULL */
   LazyBuffer *assign;         /* assign_targets[self], or NULL */
   LbList children;            /* children[self]: an ordered dict */
+  struct LBScheduleItem *target;  /* schedule_targets[self]: the item computing it, or NULL */
   uint32_t group_mark;        /* == Sched91.group_epoch: in the group being built */
+  uint32_t visit_mark;        /* == Sched91.group_epoch: _recursive_group walked (self, visit_st) */
+  const St91 *visit_st;
   uint32_t search_mark;       /* == Sched91.search_epoch: reached by the current search */
   /* _schedule_group's per-kernel state, valid while item_mark == Sched91.item_epoch */
   uint32_t item_mark;
@@ -91,11 +96,11 @@ typedef struct PlannerBufState { bool allocated; int64_t lb_refcount; } PlannerB
 
 
 /* _LBScheduleItem */
-typedef struct LBScheduleItem {
+struct LBScheduleItem {
   const UOp **ast; int nast;          /* roots: STOREs, or one CUSTOM/COPY/EMPTY/VIEW node */
   LazyBuffer **outputs; int noutputs;
   LbList inputs;
-} LBScheduleItem;
+};
 
 /* The state of one scheduler call. */
 typedef struct Sched91 {
@@ -106,6 +111,10 @@ typedef struct Sched91 {
   /* _graph_schedule: the dicts in insertion order (membership is on the LazyBuffers) */
   LbList realizes, allbufs, simple_pads;
   uint32_t group_epoch, search_epoch, item_epoch;
+  /* scratch stacks, reused by every walk (a walk pops what it pushes) */
+  void *lb_stack; size_t lb_stack_cap;      /* recurse_lb's frames */
+  void *lop_stack; size_t lop_stack_cap;    /* recursive_lazyop's frames */
+  const UOp **lop_srcs; size_t lop_srcs_cap; /* the sources built so far by recursive_lazyop's frames */
   OMap prescheduled;    /* key LazyBuffer* -> LBScheduleItem*, ordered */
   /* st91.c */
   OMap st_handles;      /* ShapeTracker* -> St91* */
@@ -152,10 +161,19 @@ JVal *encode_result91(Sched91 *s, const Schedule91 *sched);
 JVal *encode_options91(Arena *a, const DeviceBuffer *b);
 JVal *encode_image_options91(Sched91 *s, const DType *image);
 
+/* tinygrad 0.9.1 walks the graph with Python recursion under
+ * sys.setrecursionlimit(10000). A walk that would nest `frames` Python
+ * frames close to that limit may end in RecursionError there, depending on
+ * how deep the caller already was: such a capture is reported unsupported
+ * (false in *st) rather than guessed. */
+bool py_recursion_ok91(size_t frames, Status *st);
+
 /* Small helpers */
 /* Room for one more element in an arena array holding n of *cap: returns
  * the array, moved to a twice larger one when full. */
 void *grow91(Arena *a, void *items, size_t n, size_t *cap, size_t elem);
+/* The same for `need` elements of which `used` are kept. */
+void *reserve91(Arena *a, void *items, size_t used, size_t need, size_t *cap, size_t elem);
 /* A (LazyBuffer, ShapeTracker) pair as one 64-bit memo key. */
 static inline uint64_t st_memo_key91(const LazyBuffer *lb, const St91 *st) {
   return ((uint64_t)(uint32_t)lb->index << 32) | st->id;

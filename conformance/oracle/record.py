@@ -68,6 +68,9 @@ class Recorder:
     self.probe = None
     self.native_set_order = native_set_order
     self.uop_buffers_hook = None
+    self.max_per_workload = None  # --max-per-test: later scheduler calls of a workload run unrecorded
+    self.capped_last = False
+    self.torch_mirror = False
 
   # -------------------------------------------------------------- naming
   def next_name(self) -> str:
@@ -126,6 +129,13 @@ class Recorder:
         rec.stats["nested_calls"] += 1
         return orig(*args, **kwargs)
       rec.flush()
+      rec.capped_last = False
+      if rec.max_per_workload is not None and rec.counters.get(rec.workload, 0) >= rec.max_per_workload:
+        rec.capped_last = True
+        rec.stats["capped_calls"] = rec.stats.get("capped_calls", 0) + 1
+        cw = rec.stats.setdefault("capped_workloads", {})
+        cw[rec.workload] = cw.get(rec.workload, 0) + 1
+        return orig(*args, **kwargs)
       rec.active = True
       try:
         return rec.record_call(orig, sig, args, kwargs)
@@ -233,7 +243,7 @@ class Recorder:
       if rec.active or p is None or id(schedule) != p["sched_id"] or \
           [tuple(id(b) for b in si.bufs) for si in schedule] != p["buf_ids"]:
         if not rec.active:
-          rec.stats["unmatched_planner_calls"] += 1
+          if not (p is None and rec.capped_last): rec.stats["unmatched_planner_calls"] += 1
           rec.flush()
         return orig(schedule)
       rec.pending = None
@@ -354,7 +364,7 @@ def run_unittest_module(rec: Recorder, modname: str, only: str | None, summary: 
   t0 = time.time()
   unittest.TestSuite(tests).run(result)
   rec.flush()
-  summary.update(classify_results(tests, result))
+  summary.update(classify_results(tests, result, torch_mirror=rec.torch_mirror))
   summary["seconds"] = round(time.time() - t0, 1)
 
 
@@ -375,7 +385,7 @@ def wrap_fixture(rec, cls, fx, name):
   setattr(cls, fx, classmethod(fixture))
 
 
-def classify_results(tests, result) -> dict:
+def classify_results(tests, result, torch_mirror=False) -> dict:
   from _tsched_stub import StubUsed
   out = {"tests": len(tests), "passed": 0, "test_failed": 0, "test_errors": 0, "skipped": 0,
          "skipped_reasons": {}, "stub_skipped": {}, "failures": []}
@@ -395,8 +405,10 @@ def classify_results(tests, result) -> dict:
       kind, err = bad[tid]
       m = [ln for ln in err.strip().splitlines() if ln.strip()]
       last = m[-1] if m else ""
-      if "tsched stub:" in last or "URLError" in last:
-        pkg = last.split("tsched stub:")[1].split()[0] if "tsched stub:" in last else "network"
+      mirror_exc = torch_mirror and "in helper_test_exception" in err and last.endswith("not raised")
+      if "tsched stub:" in last or "URLError" in last or mirror_exc:
+        pkg = last.split("tsched stub:")[1].split()[0] if "tsched stub:" in last else "network" if "URLError" in last else \
+          "torch (to raise)"
         out["stub_skipped"][pkg] = out["stub_skipped"].get(pkg, 0) + 1
       else:
         out["test_failed" if kind == "failure" else "test_errors"] += 1
@@ -437,6 +449,10 @@ def main():
   ap.add_argument("--summary", help="write counts as JSON here")
   ap.add_argument("--only", help="only tests/workloads whose id contains this")
   ap.add_argument("--native-set-order", action="store_true", help="0.9.1: leave set iteration in address order (not reproducible)")
+  ap.add_argument("--max-per-test", type=int, metavar="N",
+                  help="record at most N scheduler calls per test/workload; later calls run unrecorded (counted as capped_calls)")
+  ap.add_argument("--torch-mirror", action="store_true",
+                  help="use stubs/mirror/torch instead of the torch stub, so test_ops runs its tinygrad half (see that file)")
   a = ap.parse_args()
 
   if os.environ.get("PYTHONHASHSEED") != "0":
@@ -447,7 +463,8 @@ def main():
   out = os.path.abspath(a.out)
   summary_path = os.path.abspath(a.summary) if a.summary else None
   gen = detect_generation(checkout)
-  sys.path[:0] = [HERE, os.path.join(HERE, "stubs"), checkout]
+  stubs = ([os.path.join(HERE, "stubs", "mirror")] if a.torch_mirror else []) + [os.path.join(HERE, "stubs")]
+  sys.path[:0] = [HERE] + stubs + [checkout]
   os.chdir(checkout)
   # keep the recording free of env-dependent scheduler behaviour
   for k in ("DEBUG", "GRAPH", "VIZ", "SAVE_SCHEDULE", "FUZZ_SCHEDULE", "RUN_PROCESS_REPLAY", "CAPTURE_PROCESS_REPLAY"):
@@ -456,8 +473,12 @@ def main():
   import tinygrad  # noqa: F401
   writer = Writer(out)
   rec = Recorder(gen, writer, native_set_order=a.native_set_order)
+  rec.max_per_workload = a.max_per_test
+  rec.torch_mirror = a.torch_mirror
   rec.install()
   summary = {"generation": gen, "suite": a.suite, "checkout": os.path.basename(checkout.rstrip("/"))}
+  if a.max_per_test is not None: summary["max_per_test"] = a.max_per_test
+  if a.torch_mirror: summary["torch_mirror"] = True
   try:
     if a.suite == "test_schedule": run_unittest_module(rec, "test.test_schedule", a.only, summary)
     elif a.suite.startswith("test:"): run_unittest_module(rec, "test." + a.suite[5:], a.only, summary)
@@ -472,7 +493,7 @@ def main():
   if summary_path:
     with open(summary_path, "w") as f: json.dump(summary, f, indent=1, sort_keys=True)
   brief = {k: summary.get(k) for k in ("generation", "suite", "captures", "errors", "with_memory_plan", "tests", "passed", "test_failed",
-                                        "test_errors", "skipped", "stub_skipped", "workloads", "workloads_failed", "encoder_failures", "seconds")
+                                        "test_errors", "skipped", "stub_skipped", "workloads", "workloads_failed", "encoder_failures", "capped_calls", "seconds")
            if k in summary}
   sys.stdout.flush()
   print(json.dumps(brief), file=sys.stderr)

@@ -415,4 +415,147 @@ def deep_mlp_adam():
 
 BIG = [(f.__name__, f) for f in (resnet50_train_step, gpt2_small_fwd_bwd, deep_mlp_adam)]
 
-SUITES = {"workloads": WORKLOADS, "big": BIG}
+# ------------------------------------------------------------------ symbolic shapes (suite "symbolic", corpus-extra)
+# Bound Variables in shapes, shrinks, pads, reductions, attention and a JIT'd
+# step; every program runs in 0.9.1, 0.10.0 and 0.10.2.
+
+def _variable(name, lo, hi, val):
+  try:
+    from tinygrad import Variable
+  except ImportError:
+    from tinygrad.shape.symbolic import Variable
+  return Variable(name, lo, hi).bind(val)
+
+
+def sym_elementwise():
+  """Elementwise ops, broadcasts and a matmul on tensors reshaped to a bound variable."""
+  vi = _variable("i", 1, 10, 3)
+  a, b, c = rnd(3, 3), rnd(3, 3), rnd(3, 5)
+  (a.reshape(3, vi) + 1).realize()
+  (a.reshape(3, vi) * b.reshape(3, vi)).relu().realize()
+  (a.reshape(3, vi) + rnd(3, 1)).exp().realize()
+  (a.reshape(3, vi) @ c.reshape(vi, 5)).realize()
+  (a.reshape(vi, 3).T.contiguous() + 2).realize()
+  a.reshape(3, vi).cast(dtypes.float16).realize()
+
+
+def sym_shrink_pad():
+  """Shrink to a variable length / at a variable offset, pad by a variable amount, pad a variable-length tensor."""
+  vi = _variable("i", 1, 10, 3)
+  a = rnd(7, 11)
+  a.shrink(((0, 7), (0, vi))).realize()
+  a.shrink(((3, 5), (vi, vi + 2))).realize()
+  (a.shrink(((0, 7), (0, vi))) * 2 + 1).realize()
+  a.shrink(((0, vi), (0, 11))).sum(axis=1).realize()
+  b = rnd(3, 4)
+  b.pad(((0, 0), (0, vi))).realize()
+  b.pad(((vi, 0), (0, 0))).relu().realize()
+  c = rnd(3, 3)
+  c.reshape(3, vi).pad(((0, 0), (1, 1))).realize()
+  (c.reshape(3, vi).pad(((1, 0), (0, 2))) + 1).sum().realize()
+  a.shrink(((0, 7), (0, vi))).pad(((0, 0), (0, 2))).realize()
+
+
+def sym_reduce():
+  """Reductions over an axis of variable length (and over the fixed axis of a variable-shaped tensor)."""
+  vi = _variable("i", 1, 10, 3)
+  a = rnd(3, 4)
+  x = a.reshape(vi, 4)
+  x.sum(axis=0).realize()
+  x.sum(axis=1).realize()
+  x.sum().realize()
+  x.max(axis=0).realize()
+  x.mean(axis=0).realize()
+  x.mean().realize()
+  x.var(axis=0).realize()
+  x.softmax(axis=0).realize()
+  (x - x.max(axis=0, keepdim=True)).exp().sum(axis=0).realize()
+  vj = _variable("j", 1, 10, 4)
+  a.reshape(vi, vj).sum().realize()
+  a.reshape(vi, vj).mean(axis=1).realize()
+  Tensor.ones(3).reshape(vi).sum().realize()
+
+
+def sym_cat():
+  """Concatenation along a variable axis (one and two variables)."""
+  vi, vj = _variable("i", 1, 10, 3), _variable("j", 1, 10, 2)
+  a, b, c = rnd(3, 3), rnd(2, 3), rnd(3, 2)
+  a.reshape(vi, 3).cat(b, dim=0).realize()
+  a.reshape(3, vi).cat(c, dim=1).realize()
+  a.reshape(vi, 3).cat(b.reshape(vj, 3), dim=0).realize()
+
+
+def sym_attention():
+  """Attention over a variable number of keys (sequence length i), then a KV cache at a variable position."""
+  q = rnd(2, 1, 4, 8)
+  for i in (3, 5):
+    vi = _variable("i", 1, 10, i)
+    k, v = rnd(2, i, 4, 8), rnd(2, i, 4, 8)
+    q.transpose(1, 2).scaled_dot_product_attention(k.reshape(2, vi, 4, 8).transpose(1, 2),
+                                                     v.reshape(2, vi, 4, 8).transpose(1, 2)).realize()
+  dim, heads, maxlen = 16, 2, 8
+  wq, wk, wv = rnd(dim, dim), rnd(dim, dim), rnd(dim, dim)
+  cache_kv = Tensor.zeros(2, 1, maxlen, heads, dim // heads).contiguous().realize()
+  for pos in range(3):
+    sp = _variable("start_pos", 0, maxlen - 1, pos)
+    x = rnd(1, 1, dim)
+    xq, xk, xv = [(x @ w).reshape(1, 1, heads, dim // heads) for w in (wq, wk, wv)]
+    cache_kv.shrink((None, None, (sp, sp + 1), None, None)).assign(xk.stack(xv)).realize()
+    keys = cache_kv[0].shrink((None, (0, sp + 1), None, None))
+    values = cache_kv[1].shrink((None, (0, sp + 1), None, None))
+    xq.transpose(1, 2).scaled_dot_product_attention(keys.transpose(1, 2), values.transpose(1, 2)).transpose(1, 2) \
+      .reshape(1, 1, dim).realize()
+
+
+def sym_jit_step():
+  """A TinyJit'd step called with a variable sequence length: the JIT's first two calls schedule, the rest replay."""
+  from tinygrad.engine.jit import TinyJit
+  w1, w2 = rnd(4, 8), rnd(8, 4)
+
+  @TinyJit
+  def step(x):
+    h = (x @ w1).relu()
+    return ((h @ w2).softmax(axis=0) * x).sum(axis=0).realize()
+
+  for i in (2, 3, 4, 5):
+    vi = _variable("i", 1, 10, i)
+    step(rnd(i, 4).reshape(vi, 4)).numpy()
+
+
+def sym_jit_kv_decode():
+  """A TinyJit'd decode step of one attention layer with a KV cache, the position passed as a bound Variable
+  (as examples/gpt2.py does): assign into the cache at start_pos, attend over the first start_pos+1 entries."""
+  from tinygrad.engine.jit import TinyJit
+  dim, heads, maxlen = 16, 2, 8
+  wq, wk, wv, wo = rnd(dim, dim), rnd(dim, dim), rnd(dim, dim), rnd(dim, dim)
+  cache_kv = Tensor.zeros(2, 1, maxlen, heads, dim // heads).contiguous().realize()
+
+  @TinyJit
+  def decode(x, start_pos):
+    xq, xk, xv = [(x @ w).reshape(1, 1, heads, dim // heads) for w in (wq, wk, wv)]
+    cache_kv.shrink((None, None, (start_pos, start_pos + 1), None, None)).assign(xk.stack(xv)).realize()
+    keys = cache_kv[0].shrink((None, (0, start_pos + 1), None, None))
+    values = cache_kv[1].shrink((None, (0, start_pos + 1), None, None))
+    att = xq.transpose(1, 2).scaled_dot_product_attention(keys.transpose(1, 2), values.transpose(1, 2))
+    return (att.transpose(1, 2).reshape(1, 1, dim) @ wo).realize()
+
+  for pos in range(5):
+    decode(rnd(1, 1, dim), _variable("start_pos", 0, maxlen - 1, pos)).numpy()
+
+
+def sym_const_arange():
+  """Constants, ones and arange shrunk or reshaped to a variable length, then reduced."""
+  vi = _variable("i", 1, 10, 3)
+  (rnd(3).reshape(vi) + Tensor.ones(3).reshape(vi)).realize()
+  Tensor.arange(10).shrink(((0, vi),)).sum().realize()
+  rnd(5, 10).shrink(((0, 5), (0, vi))).max(axis=1).realize()
+  try:  # 0.10.2's scheduler rejects this one ("cannot symbolic reshape non-contiguous View"): recorded with `error`
+    (rnd(5, 10).shrink(((0, 5), (0, vi))) * Tensor.arange(10).reshape(1, 10).shrink(((0, 1), (0, vi)))).sum(axis=1).realize()
+  except ValueError: pass
+  (rnd(5, 10).shrink(((0, 5), (0, vi))) * rnd(10).shrink(((0, vi),))).sum(axis=1).realize()
+
+
+SYMBOLIC = [(f.__name__, f) for f in (sym_elementwise, sym_shrink_pad, sym_reduce, sym_cat, sym_const_arange, sym_attention,
+                                      sym_jit_step, sym_jit_kv_decode)]
+
+SUITES = {"workloads": WORKLOADS, "big": BIG, "symbolic": SYMBOLIC}

@@ -210,6 +210,27 @@ static void assigning_through_a_transpose_of_itself_raises(void **state) {
   arena_free(&a);
 }
 
+static void assigning_to_an_unrealized_buffer_raises(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  Status st;
+  /* the target of the ASSIGN is a CONTIGUOUS not realized yet (lazy.py never builds this) */
+  JVal *got = schedule(&a, CONTEXT(0),
+                       INPUT(BUF("CLANG", 4, "true", 1) "," BUF("CLANG", 4, "false", 2) "," BUF("CLANG", 4, "false", 1),
+                             INPUT_BASE("CLANG", ST_4, 0) ","
+                             BASE("CLANG", ST_4, "LoadOps.CONTIGUOUS", "null", "[0]", 1, "false") ","
+                             BASE("CLANG", ST_4, "UnaryOps.EXP2", "null", "[0]", 2, "false") ","
+                             BASE("CLANG", ST_4, "LoadOps.ASSIGN", "[]", "[2,1]", 1, "false"),
+                             "[3]", "null"),
+                       &st);
+  assert_null(got);
+  assert_int_equal(st.kind, ST_RAISED);
+  assert_string_equal(st.type, "AssertionError");
+  assert_string_equal(st.msg, "assign must be already realized to schedule <LB CLANG (4,) float (<LoadOps.CONTIGUOUS: 4>, None)>");
+  arena_free(&a);
+}
+
 /* ---- inputs it refuses ---- */
 
 static void expect_bad_input(const char *input, const char *needle) {
@@ -252,6 +273,7 @@ int main(void) {
     cmocka_unit_test(the_memory_planner_replaces_buffers_nobody_holds),
     cmocka_unit_test(a_copy_is_its_own_kernel_or_a_copy_kernel),
     cmocka_unit_test(assigning_through_a_transpose_of_itself_raises),
+    cmocka_unit_test(assigning_to_an_unrealized_buffer_raises),
     cmocka_unit_test(malformed_graphs_are_bad_input),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
