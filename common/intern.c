@@ -1,6 +1,8 @@
 /* intern.c — hash-consing of Values and UOps (see intern.h, value.h, uop.h). */
 #include "intern.h"
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static uint64_t mix(uint64_t x) {
@@ -172,29 +174,44 @@ static bool uop_same(const UOp *a, const UOp *b) {
   return true;
 }
 
+static uint64_t slot_for(const UOp *u) { return (u->hash & 0xffffffff00000000ULL) | ((uint64_t)u->id + 1); }
+
 static void grow_uops(Interner *in) {
-  size_t cap = in->uops_cap ? in->uops_cap * 2 : 1024;
-  const UOp **t = arena_array(in->arena, cap, sizeof *t);
-  for (size_t i = 0; i < in->uops_cap; i++) {
-    const UOp *u = in->uops[i];
-    if (!u) continue;
+  size_t cap = in->uop_slots_cap ? in->uop_slots_cap * 2 : 1024;
+  uint64_t *t = arena_array(in->arena, cap, sizeof *t);
+  for (size_t i = 0; i < in->nuops; i++) {
+    const UOp *u = in->uop_by_id[i];
     size_t j = u->hash & (cap - 1);
     while (t[j]) j = (j + 1) & (cap - 1);
-    t[j] = u;
+    t[j] = slot_for(u);
   }
-  in->uops = t;
-  in->uops_cap = cap;
+  in->uop_slots = t;
+  in->uop_slots_cap = cap;
+}
+
+static void append_by_id(Interner *in, const UOp *u) {
+  if (in->nuops == in->uop_by_id_cap) {
+    size_t cap = in->uop_by_id_cap ? in->uop_by_id_cap * 2 : 1024;
+    const UOp **bigger = arena_array(in->arena, cap, sizeof *bigger);
+    if (in->nuops) memcpy(bigger, in->uop_by_id, in->nuops * sizeof *bigger);
+    in->uop_by_id = bigger;
+    in->uop_by_id_cap = cap;
+  }
+  in->uop_by_id[in->nuops++] = u;
 }
 
 const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, uint32_t nsrc, const UOp *const *src) {
   UOp proto = {op, dtype, arg ? arg : v_none(in), nsrc, src, 0, 0};
   proto.hash = uop_hash(&proto);
-  if ((in->nuops + 1) * 2 > in->uops_cap) grow_uops(in);
-  size_t mask = in->uops_cap - 1, j = proto.hash & mask;
-  while (in->uops[j]) {
-    if (uop_same(in->uops[j], &proto)) return in->uops[j];
-    j = (j + 1) & mask;
+  if ((in->nuops + 1) * 2 > in->uop_slots_cap) grow_uops(in);
+  size_t mask = in->uop_slots_cap - 1, j = proto.hash & mask;
+  uint64_t high = proto.hash & 0xffffffff00000000ULL;
+  for (; in->uop_slots[j]; j = (j + 1) & mask) {
+    if ((in->uop_slots[j] & 0xffffffff00000000ULL) != high) continue;
+    const UOp *other = in->uop_by_id[(in->uop_slots[j] & 0xffffffffULL) - 1];
+    if (uop_same(other, &proto)) return other;
   }
+  if (in->nuops >= UINT32_MAX - 1) { fprintf(stderr, "tsched: more than 2^32 nodes\n"); abort(); }
   UOp *u = arena_alloc(in->arena, sizeof *u);
   *u = proto;
   if (nsrc) {
@@ -203,8 +220,8 @@ const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, ui
     u->src = s;
   }
   u->id = (uint32_t)in->nuops;
-  in->uops[j] = u;
-  in->nuops++;
+  in->uop_slots[j] = slot_for(u);
+  append_by_id(in, u);
   return u;
 }
 

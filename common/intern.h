@@ -11,7 +11,10 @@ struct Interner {
   Arena *arena;
   /* open-addressing tables of pointers, sized to powers of two */
   const Value **values; size_t nvalues, values_cap;
-  const UOp **uops; size_t nuops, uops_cap;
+  /* UOp table: slot = (high 32 bits of the hash) << 32 | (id + 1), 0 empty;
+   * the hash bits let a probe skip most mismatches without touching a node. */
+  uint64_t *uop_slots; size_t nuops, uop_slots_cap;
+  const UOp **uop_by_id; size_t uop_by_id_cap;   /* id -> node */
   /* hooks into the ShapeTracker module, for V_ST / V_MEMBUFFER / V_CONSTBUFFER */
   uint64_t (*st_hash)(const ShapeTracker *);
   bool (*st_equal)(const ShapeTracker *, const ShapeTracker *);

@@ -1,7 +1,14 @@
 /* omap.c — insertion-ordered hash map (see omap.h), CPython's compact-dict
- * layout: an index table pointing into an append-only entry array. */
+ * layout: an index table of 32-bit slots pointing into an append-only entry
+ * array. The entry array doubles when full (deleted entries are squeezed out
+ * first when they are many); the index has twice the entries' capacity, so
+ * it is at most half full. */
 #include "omap.h"
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+enum { SLOT_EMPTY = -1, SLOT_DELETED = -2 };
 
 static uint64_t mix(uint64_t x) { /* splitmix64 finaliser */
   x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
@@ -12,39 +19,40 @@ static uint64_t mix(uint64_t x) { /* splitmix64 finaliser */
 void omap_init(OMap *m, Arena *a) { memset(m, 0, sizeof *m); m->arena = a; }
 size_t omap_len(const OMap *m) { return m->len; }
 
-/* Slot of key in the index, or of the empty slot where it would go. */
+/* Slot of key in the index, or of the slot where it would go. */
 static size_t probe(const OMap *m, uint64_t key, bool *found) {
   size_t mask = m->index_cap - 1, i = mix(key) & mask, first_deleted = SIZE_MAX;
   for (;;) {
-    int64_t e = m->index[i];
-    if (e == -1) { *found = false; return first_deleted != SIZE_MAX ? first_deleted : i; }
-    if (e == -2) { if (first_deleted == SIZE_MAX) first_deleted = i; }
+    int32_t e = m->index[i];
+    if (e == SLOT_EMPTY) { *found = false; return first_deleted != SIZE_MAX ? first_deleted : i; }
+    if (e == SLOT_DELETED) { if (first_deleted == SIZE_MAX) first_deleted = i; }
     else if (m->entries[e].key == key) { *found = true; return i; }
     i = (i + 1) & mask;
   }
 }
 
-static void rebuild(OMap *m, size_t need) {
-  /* compact the entries, then re-index with room for `need` live ones */
+/* Make room for one more entry: squeeze out deleted entries if they are at
+ * least a quarter, else double the entry array; then re-index. */
+static void grow(OMap *m) {
   size_t live = 0;
   for (size_t i = 0; i < m->nentries; i++)
     if (m->entries[i].live) m->entries[live++] = m->entries[i];
+  bool squeeze = m->entries_cap && (m->nentries - live) * 4 >= m->entries_cap;
   m->nentries = live;
-  size_t cap = 8;
-  while (cap < need * 2) cap *= 2;
-  if (cap > m->index_cap || !m->index) m->index = arena_array(m->arena, cap, sizeof(int64_t)), m->index_cap = cap;
-  memset(m->index, 0xff, m->index_cap * sizeof(int64_t)); /* all -1 */
-  for (size_t i = 0; i < m->nentries; i++) {
-    bool found;
-    m->index[probe(m, m->entries[i].key, &found)] = (int64_t)i;
-  }
-  if (m->entries_cap < need) {
-    size_t ecap = m->entries_cap ? m->entries_cap : 8;
-    while (ecap < need) ecap *= 2;
+  if (!squeeze) {
+    size_t ecap = m->entries_cap ? m->entries_cap * 2 : 8;
+    if (ecap > INT32_MAX / 2) { fprintf(stderr, "tsched: map larger than 2^30 entries\n"); abort(); }
     OMapEntry *e = arena_array(m->arena, ecap, sizeof *e);
-    if (m->nentries) memcpy(e, m->entries, m->nentries * sizeof *e);
+    if (live) memcpy(e, m->entries, live * sizeof *e);
     m->entries = e;
     m->entries_cap = ecap;
+    m->index = arena_array(m->arena, ecap * 2, sizeof(int32_t));
+    m->index_cap = ecap * 2;
+  }
+  memset(m->index, 0xff, m->index_cap * sizeof(int32_t)); /* all SLOT_EMPTY */
+  for (size_t i = 0; i < m->nentries; i++) {
+    bool found;
+    m->index[probe(m, m->entries[i].key, &found)] = (int32_t)i;
   }
 }
 
@@ -64,11 +72,11 @@ void *omap_get(const OMap *m, uint64_t key) {
 }
 
 static void insert_new(OMap *m, uint64_t key, void *val) {
-  if (m->nentries + 1 > m->entries_cap || (m->nentries + 1) * 2 > m->index_cap) rebuild(m, (m->len + 1) * 2);
+  if (m->nentries == m->entries_cap) grow(m);
   bool found;
   size_t slot = probe(m, key, &found);
   m->entries[m->nentries] = (OMapEntry){key, val, true};
-  m->index[slot] = (int64_t)m->nentries++;
+  m->index[slot] = (int32_t)m->nentries++;
   m->len++;
 }
 
@@ -94,7 +102,7 @@ bool omap_del(OMap *m, uint64_t key) {
   size_t slot = probe(m, key, &found);
   if (!found) return false;
   m->entries[m->index[slot]].live = false;
-  m->index[slot] = -2;
+  m->index[slot] = SLOT_DELETED;
   m->len--;
   return true;
 }

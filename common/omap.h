@@ -16,7 +16,7 @@ typedef struct OMap {
   Arena *arena;
   OMapEntry *entries;   /* in insertion order, deleted ones have live=false */
   size_t nentries, entries_cap, len;
-  int64_t *index;       /* open addressing into entries; -1 empty, -2 deleted */
+  int32_t *index;       /* open addressing into entries; -1 empty, -2 deleted */
   size_t index_cap;
 } OMap;
 
