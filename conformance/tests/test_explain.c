@@ -25,6 +25,7 @@ static void listener_records_realizes_and_fuses(void **state) {
   explain_realize(explain_active(), 7, WHY_EXPAND, detail);
   explain_realize(explain_active(), 9, WHY_REDUCE, NULL);
   for (uint32_t i = 0; i < 100; i++) explain_fuse(explain_active(), i, 7);
+  explain_kernel(explain_active(), 0, 7);
   explain_end();
   detail[0] = '!'; /* the recorder kept its own copy */
   explain_realize(explain_active(), 1, WHY_OTHER, "after end: not recorded");
@@ -36,6 +37,8 @@ static void listener_records_realizes_and_fuses(void **state) {
   assert_int_equal(ex.nfuses, 100);
   assert_int_equal(ex.fuses[99].node, 99);
   assert_int_equal(ex.fuses[99].into, 7);
+  assert_int_equal(ex.nkernels, 1);
+  assert_int_equal(ex.kernels[0].node, 7);
   explain_free(&ex);
   assert_int_equal(ex.nrealizes, 0);
 }
