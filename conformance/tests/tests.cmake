@@ -7,6 +7,7 @@ endfunction()
 
 tsched_unit_test(test_core)
 tsched_unit_test(test_rewrite)
+tsched_unit_test(test_explain)
 
 # The main job as a test: replay the bundled corpus. Any read error fails it,
 # and so does any failing capture not on record in conformance/known-failures/
