@@ -32,6 +32,7 @@ void explain_free(Explain *ex) {
   for (size_t i = 0; i < ex->nrealizes; i++) free(ex->realizes[i].detail);
   free(ex->realizes);
   free(ex->fuses);
+  free(ex->kernels);
   memset(ex, 0, sizeof *ex);
 }
 
@@ -64,4 +65,10 @@ void explain_fuse(Explain *ex, uint32_t node, uint32_t output_node) {
   if (!ex) return;
   if (ex->nfuses == ex->fuses_cap) ex->fuses = grow(ex->fuses, &ex->fuses_cap, sizeof *ex->fuses);
   ex->fuses[ex->nfuses++] = (ExplainFuse){node, output_node};
+}
+
+void explain_kernel(Explain *ex, uint32_t kernel, uint32_t node) {
+  if (!ex) return;
+  if (ex->nkernels == ex->kernels_cap) ex->kernels = grow(ex->kernels, &ex->kernels_cap, sizeof *ex->kernels);
+  ex->kernels[ex->nkernels++] = (ExplainKernel){kernel, node};
 }

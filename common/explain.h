@@ -6,6 +6,7 @@
  *   Explain *ex = explain_active();            // NULL unless someone listens
  *   explain_realize(ex, node, WHY_EXPAND, "expanded from (4, 1) to (4, 5)");
  *   explain_fuse(ex, node, output_node);
+ *   explain_kernel(ex, kernel_index, output_node);     // optional
  * Every call is a no-op when ex is NULL, so a generation calls them
  * unconditionally and pays nothing during `tsched replay`.
  *
@@ -46,10 +47,12 @@ typedef struct ExplainRealize {
 } ExplainRealize;
 
 typedef struct ExplainFuse { uint32_t node, into; } ExplainFuse;
+typedef struct ExplainKernel { uint32_t kernel, node; } ExplainKernel;
 
 typedef struct Explain {
   ExplainRealize *realizes; size_t nrealizes, realizes_cap;
   ExplainFuse *fuses; size_t nfuses, fuses_cap;
+  ExplainKernel *kernels; size_t nkernels, kernels_cap;
 } Explain;
 
 void explain_init(Explain *ex);
@@ -59,6 +62,10 @@ void explain_free(Explain *ex);
 Explain *explain_active(void);
 void explain_realize(Explain *ex, uint32_t node, ExplainReason reason, const char *detail);
 void explain_fuse(Explain *ex, uint32_t node, uint32_t output_node);
+/* Schedule item `kernel` (its index in the returned schedule) stores input
+ * node `node`. Optional: without it the tools find the node by the buffer it
+ * writes, which fails for 0.10.2 intermediates no tensor maps to. */
+void explain_kernel(Explain *ex, uint32_t kernel, uint32_t node);
 
 /* Listener side: make ex the active recorder around one scheduler call
  * (explain_begin(ex); fn(c, a, &result, &st); explain_end();). */

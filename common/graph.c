@@ -159,28 +159,44 @@ JVal *value_to_json(Codec *c, const Value *v) {
   return json_null(a);
 }
 
+/* Errors inside a node name it: "<where>: ..." becomes "<where> node i: ...".
+ * (Formatting the place only on failure keeps big graphs fast.) */
+static bool at_node(Status *st, const char *where, size_t i) {
+  size_t n = strlen(where);
+  if (strncmp(st->msg, where, n) == 0 && n + 64 < sizeof st->msg) {
+    char head[64], rest[sizeof st->msg];
+    snprintf(head, sizeof head, " node %zu", i);
+    size_t h = strlen(head), r = strlen(st->msg + n);
+    if (n + h + r >= sizeof st->msg) r = sizeof st->msg - 1 - n - h;
+    memcpy(rest, st->msg + n, r);
+    memcpy(st->msg + n, head, h);
+    memcpy(st->msg + n + h, rest, r);
+    st->msg[n + h + r] = 0;
+  }
+  return false;
+}
+
 static bool decode_node(Codec *c, const JVal *e, size_t i, const UOp **nodes, const char *where, const UOp **out,
                         Status *st) {
-  char place[256];
-  snprintf(place, sizeof place, "%s node %zu", where, i);
-  if (e->kind != J_ARR || e->n != 4) return status_bad_input(st, "%s: must be [op, dtype, arg, [src...]]", place);
+  if (e->kind != J_ARR || e->n != 4)
+    return status_bad_input(st, "%s node %zu: must be [op, dtype, arg, [src...]]", where, i);
   const JVal *jop = e->u.arr[0], *jdt = e->u.arr[1], *jsrc = e->u.arr[3];
-  if (jop->kind != J_STR) return status_bad_input(st, "%s: op must be a string", place);
+  if (jop->kind != J_STR) return status_bad_input(st, "%s node %zu: op must be a string", where, i);
   Op op = op_parse(jop->u.s, c->v);
-  if (op == OP_NONE) return status_bad_input(st, "%s: unknown op \"%s\"", place, jop->u.s);
+  if (op == OP_NONE) return status_bad_input(st, "%s node %zu: unknown op \"%s\"", where, i, jop->u.s);
   const DType *dt = NULL;
-  if (jdt->kind != J_NULL && !(dt = dtype_from_json(jdt, place, st))) return false;
-  const Value *arg = value_from_json(c, e->u.arr[2], place, st);
-  if (!arg) return false;
-  if (jsrc->kind != J_ARR) return status_bad_input(st, "%s: sources must be an array", place);
+  if (jdt->kind != J_NULL && !(dt = dtype_from_json(jdt, where, st))) return at_node(st, where, i);
+  const Value *arg = value_from_json(c, e->u.arr[2], where, st);
+  if (!arg) return at_node(st, where, i);
+  if (jsrc->kind != J_ARR) return status_bad_input(st, "%s node %zu: sources must be an array", where, i);
+  if (jsrc->n > UINT32_MAX) return status_bad_input(st, "%s node %zu: too many sources", where, i);
   const UOp **src = arena_array(c->arena, jsrc->n ? jsrc->n : 1, sizeof *src);
   for (size_t k = 0; k < jsrc->n; k++) {
     const JVal *s = jsrc->u.arr[k];
     if (s->kind != J_INT || s->u.i < 0 || (uint64_t)s->u.i >= i)
-      return status_bad_input(st, "%s: source %zu must be an index below %zu (post-order)", place, k, i);
+      return status_bad_input(st, "%s node %zu: source %zu must be an index below %zu (post-order)", where, i, k, i);
     src[k] = nodes[s->u.i];
   }
-  if (jsrc->n > UINT32_MAX) return status_bad_input(st, "%s: too many sources", place);
   *out = uop_new(c->in, op, dt, arg, (uint32_t)jsrc->n, src);
   return true;
 }

@@ -42,40 +42,55 @@ static const UOp *ck_create_kernel(void *c, const UOp *x) {
   return kg_uop2(k, OP_ASSIGN, view->dtype, NULL, view, kernel);
 }
 
+/* dedup / dict.fromkeys for the few items of one KERNEL: a list searched
+ * linearly, with an OMap index once it grows past a handful */
+typedef struct UniqList { const void **items; size_t n, cap; OMap *index; } UniqList;
+
+static void uniq_add(KG *k, UniqList *l, const void *x) {
+  if (l->index) {
+    if (omap_has(l->index, omap_ptr(x))) return;
+  } else {
+    for (size_t i = 0; i < l->n; i++)
+      if (l->items[i] == x) return;
+  }
+  if (l->n == l->cap) l->items = grow(k->a, l->items, l->n, &l->cap, sizeof *l->items);
+  l->items[l->n++] = x;
+  if (l->index) omap_put(l->index, omap_ptr(x), (void *)1);
+  else if (l->n > 32) {
+    l->index = arena_alloc(k->a, sizeof *l->index);
+    omap_init(l->index, k->a);
+    for (size_t i = 0; i < l->n; i++) omap_put(l->index, omap_ptr(l->items[i]), (void *)1);
+  }
+}
+
 /* schedule.py append_to_kernel */
 static const UOp *ck_append_to_kernel(void *c, const UOp *x) {
   KG *k = c;
   KernelContext *ctx = k->pass;
-  OMap seen, meta;
-  omap_init(&seen, k->a);
-  omap_init(&meta, k->a);
+  const void *src_buf[16], *meta_buf[8];
+  UniqList src = {src_buf, 0, 16, NULL}, meta = {meta_buf, 0, 8, NULL};
   const Value *old_meta = kernel_arg_metadata(x);
-  for (size_t i = 0; i < old_meta->u.tuple.n; i++) omap_put(&meta, omap_ptr(old_meta->u.tuple.items[i]), (void *)1);
-  size_t cap = 16, n = 0;
-  const UOp **src = arena_array(k->a, cap, sizeof *src);
+  for (size_t i = 0; i < old_meta->u.tuple.n; i++) uniq_add(k, &meta, old_meta->u.tuple.items[i]);
   for (uint32_t i = 0; i < x->nsrc; i++) {
     const UOp *s = x->src[i];
     bool keep = s->op == OP_BUFFER || (s->op == OP_ASSIGN && s->src[1]->op == OP_KERNEL) || omap_has(ctx->realizes, omap_ptr(s));
-    uint32_t cnt = keep ? 1 : s->nsrc;
-    for (uint32_t j = 0; j < cnt; j++) {
-      const UOp *add = keep ? s : s->src[j];
-      if (omap_has(&seen, omap_ptr(add))) continue; /* dedup */
-      omap_put(&seen, omap_ptr(add), (void *)1);
-      if (n == cap) src = grow(k->a, src, n, &cap, sizeof *src);
-      src[n++] = add;
+    if (keep) {
+      uniq_add(k, &src, s);
+      continue;
     }
-    if (!keep) {
-      const Value *m = omap_get(&ctx->ops_metadata, omap_ptr(s));
-      if (m) omap_put(&meta, omap_ptr(m), (void *)1);
-    }
+    for (uint32_t j = 0; j < s->nsrc; j++) uniq_add(k, &src, s->src[j]);
+    const Value *m = omap_get(&ctx->ops_metadata, omap_ptr(s));
+    if (m) uniq_add(k, &meta, m);
   }
-  if (n == x->nsrc && memcmp(src, x->src, n * sizeof *src) == 0) return NULL;
-  const Value **items = arena_array(k->a, omap_len(&meta) + 1, sizeof *items);
-  size_t nm = 0;
-  uint64_t key;
-  for (size_t pos = 0; omap_next(&meta, &pos, &key, NULL);) items[nm++] = (const Value *)(uintptr_t)key;
-  const Value *arg = kernel_arg(k, kernel_arg_ast(k, x), v_tuple(k->in, nm, items));
-  return kg_uop(k, OP_KERNEL, x->dtype, arg, (uint32_t)n, src);
+  bool same = src.n == x->nsrc;
+  for (size_t i = 0; same && i < src.n; i++) same = src.items[i] == x->src[i];
+  if (same) return NULL;
+  const UOp **nsrc = arena_array(k->a, src.n ? src.n : 1, sizeof *nsrc);
+  const Value **nmeta = arena_array(k->a, meta.n ? meta.n : 1, sizeof *nmeta);
+  for (size_t i = 0; i < src.n; i++) nsrc[i] = src.items[i];
+  for (size_t i = 0; i < meta.n; i++) nmeta[i] = meta.items[i];
+  const Value *arg = kernel_arg(k, kernel_arg_ast(k, x), v_tuple(k->in, meta.n, nmeta));
+  return kg_uop(k, OP_KERNEL, x->dtype, arg, (uint32_t)src.n, nsrc);
 }
 
 static const Rule create_kernels_rules[] = {

@@ -85,6 +85,8 @@ static void type_verify(KG *k, const UOp *sink) {
 
 /* ---------------------------------------------------------------- create_schedule_with_vars */
 
+/* create_schedule_with_vars, "map tensors to new uops": the becomes_map of
+ * simplified tensors, rev_tensor_map and ops_metadata */
 static void becomes_from_tensor_map(KG *k, OMap *tensor_map, OMap *becomes, OMap *rev, KernelContext *kctx) {
   uint64_t key;
   void *val;
@@ -99,7 +101,8 @@ static void becomes_from_tensor_map(KG *k, OMap *tensor_map, OMap *becomes, OMap
         const UOp *mop = first_movement_op(k, kk, tensor_map, vb, uop_st(k, v));
         if (kk != mop) omap_put(becomes, key, (void *)mop);
       } else omap_put(becomes, key, (void *)v);
-    } else if (vb->op == OP_CONST && (uop_st_unwrap(k, v), true)) {
+    } else if (vb->op == OP_CONST) {
+      uop_st_unwrap(k, v); /* all_int(v.shape): shapes are ints here, but v.shape asserts st is not None */
       omap_put(becomes, key, (void *)v);
     } else {
       const Value *m = uop_metadata(k, kk);

@@ -46,26 +46,26 @@ void lblist_push91(Arena *a, LbList *l, LazyBuffer *x);
 /* lazy.py LazyBuffer. A view has base != self and only device, dtype, st;
  * a base has the op, arg, srcs and its Buffer. */
 struct LazyBuffer {
-  int index;                 /* position in input.lazybuffers (post-order) */
-  const char *device;        /* interned */
-  const DType *dtype;        /* mutable (image fallback) */
-  const DType *orig_dtype;   /* at call time, for `mutations` */
-  const St91 *st;
+  /* the fields every walk reads come first (one cache line) */
   LazyBuffer *base;          /* self for a base */
-  /* base only */
-  Op op;
-  const Value *arg;
-  LazyBuffer **srcs;         /* NULL once scheduled/realized (Python deletes the attribute) */
+  LazyBuffer **srcs;         /* base only; NULL once scheduled/realized (Python deletes the attribute) */
+  const St91 *st;
   int nsrcs;
-  DeviceBuffer *buffer;
+  Op op;                     /* base only */
   bool realized;             /* realized is not None */
   bool forced_realize;
   /* _graph_schedule's dicts and sets keyed by LazyBuffer, kept on the key */
   bool in_realizes, in_allbufs, in_simple_pads, in_seen;
+  int index;                 /* position in input.lazybuffers (post-order) */
+  LbList children;            /* children[self]: an ordered dict */
+  const char *device;        /* interned */
+  const DType *dtype;        /* mutable (image fallback) */
+  const DType *orig_dtype;   /* at call time, for `mutations` */
+  const Value *arg;          /* base only */
+  DeviceBuffer *buffer;      /* base only */
   LazyBuffer *reduce_for_op;  /* reduce_for_op[self], or NULL */
   LazyBuffer *assign;         /* assign_targets[self], or NULL */
-  LbList children;            /* children[self]: an ordered dict */
-  struct LBScheduleItem *target;  /* schedule_targets[self]: the item computing it, or NULL */
+  LBScheduleItem *target;     /* schedule_targets[self]: the item computing it, or NULL */
   uint32_t group_mark;        /* == Sched91.group_epoch: in the group being built */
   uint32_t visit_mark;        /* == Sched91.group_epoch: _recursive_group walked (self, visit_st) */
   const St91 *visit_st;

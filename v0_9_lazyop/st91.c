@@ -64,13 +64,17 @@ const St91 *st91_simplify(Sched91 *s, const St91 *x, Status *st) {
 
 /* ShapeTracker.__add__: "one view at a time = better simplification" */
 const St91 *st91_add(Sched91 *s, const St91 *a, const St91 *b, Status *st) {
+  if (a->add_rhs == b) return a->add_sum;
   uint64_t key = ((uint64_t)a->id << 32) | b->id;
-  const St91 *memo = omap_get(&s->st_add_memo, key);
-  if (memo) return memo;
-  StError e;
-  st_error_clear(&e);
-  const St91 *ret = result(s, st_add(s->a, TG_0_9_1, a->st, b->st, &e), &e, st);
-  if (ret) omap_put(&s->st_add_memo, key, (void *)ret);
+  const St91 *ret = omap_get(&s->st_add_memo, key);
+  if (!ret) {
+    StError e;
+    st_error_clear(&e);
+    if (!(ret = result(s, st_add(s->a, TG_0_9_1, a->st, b->st, &e), &e, st))) return NULL;
+    omap_put(&s->st_add_memo, key, (void *)ret);
+  }
+  ((St91 *)a)->add_rhs = b;
+  ((St91 *)a)->add_sum = ret;
   return ret;
 }
 

@@ -27,6 +27,7 @@ struct St91 {
   const St91 *simplified;       /* st.simplify(), once asked */
   const St91 *from_shape;       /* ShapeTracker.from_shape(st.shape), once asked */
   JVal *json;                   /* the contract's encoding, once asked */
+  const St91 *add_rhs, *add_sum;  /* the last `self + add_rhs` asked (before the memo table) */
   St91 *next;                   /* the intern table's chain */
 };
 

@@ -5,8 +5,10 @@ command (conformance/tests/golden/ast_*.txt): the text is tinygrad's own.
 
   python3 print_asts.py --tinygrad /work/tg/v0.10.2 workloads.matmul#3 workloads.softmax_norms#2
 
-Each NAME is a capture name of the `workloads` suite (workload id and call
-index, numbered from 0 exactly as record.py numbers them).
+Each NAME is a capture name of the `workloads` or `big` suite, or of a
+test module (`test_schedule.TestSchedule.test_fold_conv#0`; each such test is
+run alone, in sorted order), with the call index numbered from 0 exactly as
+record.py numbers them.
 """
 import argparse
 import gc
@@ -59,6 +61,16 @@ def main():
     return ret
 
   record.replace_everywhere(orig, create_schedule_with_vars)
+  # unittest ids ("test_schedule.TestSchedule.test_fold_conv"): each test run alone
+  import unittest
+  for wl in sorted(w for w in wanted if w.startswith("test_")):
+    gc.collect()
+    record.seed_everything()
+    state.update(workload=wl, calls=0)
+    try:
+      unittest.TestSuite([unittest.defaultTestLoader.loadTestsFromName("test." + wl)]).run(unittest.TestResult())
+    except Exception as e:  # a test that cannot load prints nothing
+      print(f"# {wl}: {type(e).__name__}: {e}", file=sys.stderr)
   for suite in ("workloads", "big"):
     for name, fn in workloads.SUITES[suite]:
       wl = f"{suite}.{name}"

@@ -406,9 +406,10 @@ def classify_results(tests, result, torch_mirror=False) -> dict:
       m = [ln for ln in err.strip().splitlines() if ln.strip()]
       last = m[-1] if m else ""
       mirror_exc = torch_mirror and "in helper_test_exception" in err and last.endswith("not raised")
-      if "tsched stub:" in last or "URLError" in last or mirror_exc:
+      missing = last.startswith("ModuleNotFoundError: No module named '") and "tinygrad" not in last
+      if "tsched stub:" in last or "URLError" in last or mirror_exc or missing:
         pkg = last.split("tsched stub:")[1].split()[0] if "tsched stub:" in last else "network" if "URLError" in last else \
-          "torch (to raise)"
+          "torch (to raise)" if mirror_exc else "module " + last.split("'")[1]
         out["stub_skipped"][pkg] = out["stub_skipped"].get(pkg, 0) + 1
       else:
         out["test_failed" if kind == "failure" else "test_errors"] += 1

@@ -11,7 +11,8 @@ import sys
 
 KEEP = ("generation", "suite", "captures", "errors", "with_memory_plan", "tests", "passed", "test_failed", "test_errors",
         "skipped", "skipped_reasons", "stub_skipped", "failures", "workloads", "workloads_failed", "encoder_failures",
-        "set_order_affected", "unmatched_planner_calls", "nested_calls")
+        "set_order_affected", "unmatched_planner_calls", "nested_calls", "module_import_error", "max_per_test", "capped_calls",
+        "capped_workloads", "torch_mirror")
 
 
 def merge(paths):
@@ -35,6 +36,8 @@ def table(path):
     if r.get("test_errors") or r.get("test_failed"): why.append(f"{r.get('test_errors', 0) + r.get('test_failed', 0)} failed: " +
                                                                "; ".join(x.split(": ", 1)[-1][:60] for x in r.get("failures", [])))
     for w, e in sorted((r.get("workloads_failed") or {}).items()): why.append(f"{w}: {e[:60]}")
+    if r.get("module_import_error"): why.append(f"import failed: {r['module_import_error'][:60]}")
+    if r.get("capped_calls"): why.append(f"{r['capped_calls']} calls over the cap of {r.get('max_per_test')} per test not recorded")
     ran = r.get("tests", r.get("workloads", 0))
     print(f"| {r['generation']} | {r['suite']} | {r['captures']} | {r['errors']} | {r['with_memory_plan']} | {ran} | {', '.join(why) or '-'} |")
 

@@ -20,7 +20,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_SELECTION = [("workloads", "assign_inplace"), ("workloads", "multi_output"), ("workloads", "mlp_adam"),
-                     ("workloads", "movement_chain"), ("test_schedule", "TestSchedule.test_fold_conv")]
+                     ("workloads", "movement_chain"), ("test_schedule", "TestSchedule.test_fold_conv"),
+                     ("symbolic", "sym_jit_kv_decode")]
 
 
 def load(path):

@@ -21,6 +21,7 @@
 #define ST_1 VIEW("[1]", "[0]", "true")
 #define ST_4 VIEW("[4]", "[1]", "true")
 #define ST_4_FROM_1 VIEW("[4]", "[0]", "false")
+#define ST_4_FROM_SCALAR VIEW("[4]", "[0]", "false")
 #define ST_22 VIEW("[2,2]", "[2,1]", "true")
 #define ST_22_T VIEW("[2,2]", "[1,2]", "false")
 #define ST_22_FROM_SCALAR VIEW("[2,2]", "[0,0]", "false")
@@ -144,6 +145,81 @@ static void an_expand_realizes_its_base_first(void **state) {
   arena_free(&a);
 }
 
+/* exp2(sum(a)) and log2(sum(a)): both children pair with the reduce; under
+ * MULTIOUTPUT they are one kernel with two STOREs, else two kernels. */
+#define TWO_CHILDREN(multi)                                                                                      \
+  "{\"MULTIOUTPUT\":" #multi ",\"USE_COPY_KERNEL\":0,\"NO_MEMORY_PLANNER\":0}",                              \
+      INPUT(BUF("CLANG", 4, "true", 1) "," BUF("CLANG", 1, "false", 1) "," BUF("CLANG", 1, "false", 1) ","      \
+            BUF("CLANG", 1, "false", 1),                                                                         \
+            INPUT_BASE("CLANG", ST_4, 0) "," BASE("CLANG", ST_1, "ReduceOps.SUM", "[0]", "[0]", 1, "false") "," \
+            BASE("CLANG", ST_1, "UnaryOps.EXP2", "null", "[1]", 2, "false") ","                                 \
+            BASE("CLANG", ST_1, "UnaryOps.LOG2", "null", "[1]", 3, "false"),                                    \
+            "[2,3]", "null")
+#define SUM_OF_INPUT(i) "[\"BufferOps.LOAD\",null," MEMBUF(i, ST_4) ",[]],[\"ReduceOps.SUM\",null,[0],[0]],"
+
+static void children_of_a_reduce_share_its_kernel_under_multioutput(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  Status st;
+  JVal *got = schedule(&a, TWO_CHILDREN(1), &st);
+  assert_schedule(&a, got,
+                  "{\"schedule\":[{\"ast\":{\"nodes\":[" SUM_OF_INPUT(2)
+                  "[\"UnaryOps.EXP2\",null,null,[1]],[\"BufferOps.STORE\",null," MEMBUF(0, ST_1) ",[2]],"
+                  "[\"UnaryOps.LOG2\",null,null,[1]],[\"BufferOps.STORE\",null," MEMBUF(1, ST_1) ",[4]]],"
+                  "\"roots\":[3,5]},\"bufs\":[2,3,0],\"metadata\":[]}]," NO_PLAN "}");
+  got = schedule(&a, TWO_CHILDREN(0), &st);
+  assert_schedule(&a, got,
+                  "{\"schedule\":[{\"ast\":{\"nodes\":[" SUM_OF_INPUT(1)
+                  "[\"UnaryOps.EXP2\",null,null,[1]],[\"BufferOps.STORE\",null," MEMBUF(0, ST_1) ",[2]]],"
+                  "\"roots\":[3]},\"bufs\":[2,0],\"metadata\":[]},"
+                  "{\"ast\":{\"nodes\":[" SUM_OF_INPUT(1)
+                  "[\"UnaryOps.LOG2\",null,null,[1]],[\"BufferOps.STORE\",null," MEMBUF(0, ST_1) ",[2]]],"
+                  "\"roots\":[3]},\"bufs\":[3,0],\"metadata\":[]}]," NO_PLAN "}");
+  arena_free(&a);
+}
+
+/* ---- the image-dtype fallback ---- */
+
+#define IMG "imagef((1, 3, 5))"
+#define ST_1x15 VIEW("[1,15]", "[0,1]", "true")
+#define ST_1x15_FROM_SCALAR VIEW("[1,15]", "[0,0]", "false")
+#define IMG_BUF(size)                                                                                             \
+  "{\"device\":\"CLANG\",\"size\":" #size ",\"dtype\":\"" IMG "\",\"allocated\":false,\"base\":null,\"offset\":0," \
+  "\"options\":{\"image\":\"" IMG "\",\"uncached\":false,\"cpu_access\":false,\"host\":false,\"nolru\":false,"  \
+  "\"external_ptr\":false},\"lb_refcount\":1}"
+#define IMG_BASE(st, op, arg, srcs, buf)                                                                       \
+  "{\"device\":\"CLANG\",\"dtype\":\"" IMG "\",\"st\":" st ",\"op\":\"" op "\",\"arg\":" arg ",\"srcs\":" srcs \
+  ",\"buffer\":" #buf ",\"realized\":false,\"forced_realize\":false,\"metadata\":null}"
+
+static void an_image_that_cannot_be_an_image_becomes_float(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  Status st;
+  /* x.cast(imagef((1, 3, 5))) * 2: shape (1, 15) has no unit-stride axis divisible by 4, so the
+   * output LazyBuffer and its Buffer become float and the Buffer loses its image options */
+  JVal *got = schedule(&a, CONTEXT(0),
+                       INPUT(BUF("CLANG", 15, "true", 1) "," IMG_BUF(1) "," IMG_BUF(15) "," IMG_BUF(15),
+                             INPUT_BASE("CLANG", ST_1x15, 0) ","
+                             IMG_BASE(ST_1x15, "UnaryOps.CAST", "\"" IMG "\"", "[0]", 2) ","
+                             IMG_BASE(ST_SCALAR, "LoadOps.CONST", "2.0", "[]", 1) ","
+                             "{\"device\":\"CLANG\",\"dtype\":\"" IMG "\",\"st\":" ST_1x15_FROM_SCALAR ",\"base\":2},"
+                             IMG_BASE(ST_1x15, "BinaryOps.MUL", "null", "[1,3]", 3),
+                             "[4]", "null"),
+                       &st);
+  assert_schedule(&a, got,
+                  "{\"schedule\":[{\"ast\":{\"nodes\":["
+                  "[\"BufferOps.LOAD\",null," MEMBUF(1, ST_1x15) ",[]],"
+                  "[\"UnaryOps.CAST\",null,\"" IMG "\",[0]],"
+                  "[\"BufferOps.CONST\",null,{\"ConstBuffer\":[2.0,\"" IMG "\"," ST_1x15_FROM_SCALAR "]},[]],"
+                  "[\"BinaryOps.MUL\",null,null,[1,2]],"
+                  "[\"BufferOps.STORE\",null," MEMBUF(0, ST_1x15) ",[3]]],\"roots\":[4]},"
+                  "\"bufs\":[3,0],\"metadata\":[]}],\"var_vals\":[],\"memory_plan\":null,\"memory_plan_buffers\":null,"
+                  "\"mutations\":{\"lazybuffers\":[[4,\"float\"]],\"buffers\":[[3,\"float\",null]]}}");
+  arena_free(&a);
+}
+
 /* ---- memory planner ---- */
 
 static void the_memory_planner_replaces_buffers_nobody_holds(void **state) {
@@ -188,47 +264,59 @@ static void a_copy_is_its_own_kernel_or_a_copy_kernel(void **state) {
 
 /* ---- errors tinygrad raises ---- */
 
-static void assigning_through_a_transpose_of_itself_raises(void **state) {
-  (void)state;
+/* Scheduling `input` raises `type` with a message starting with `message`. */
+static void expect_raise(const char *input, const char *type, const char *message) {
   Arena a;
   arena_init(&a);
   Status st;
-  /* t += t.T + 1: the target is read through a non-contiguous view */
-  JVal *got = schedule(&a, CONTEXT(0),
-                       INPUT(BUF("CLANG", 4, "true", 2) "," BUF("CLANG", 1, "false", 1) "," BUF("CLANG", 4, "false", 1),
-                             INPUT_BASE("CLANG", ST_22, 0) "," VIEW_LB(ST_22_T, 0) ","
-                             BASE("CLANG", ST_SCALAR, "LoadOps.CONST", "1.0", "[]", 1, "false") ","
-                             VIEW_LB(ST_22_FROM_SCALAR, 2) ","
-                             BASE("CLANG", ST_22, "BinaryOps.ADD", "null", "[1,3]", 2, "false") ","
-                             BASE("CLANG", ST_22, "LoadOps.ASSIGN", "[]", "[4,0]", 0, "false"),
-                             "[5]", "null"),
-                       &st);
-  assert_null(got);
+  assert_null(schedule(&a, CONTEXT(0), input, &st));
   assert_int_equal(st.kind, ST_RAISED);
-  assert_string_equal(st.type, "RuntimeError");
-  assert_true(strncmp(st.msg, "self operand of augmented assign must be contiguous.\n", 53) == 0);
+  assert_string_equal(st.type, type);
+  if (strncmp(st.msg, message, strlen(message)) != 0) fail_msg("\"%s\" does not start with \"%s\"", st.msg, message);
   arena_free(&a);
+}
+
+static void assigning_through_a_transpose_of_itself_raises(void **state) {
+  (void)state;
+  /* t += t.T + 1: the target is read through a non-contiguous view */
+  expect_raise(INPUT(BUF("CLANG", 4, "true", 2) "," BUF("CLANG", 1, "false", 1) "," BUF("CLANG", 4, "false", 1),
+               INPUT_BASE("CLANG", ST_22, 0) "," VIEW_LB(ST_22_T, 0) ","
+               BASE("CLANG", ST_SCALAR, "LoadOps.CONST", "1.0", "[]", 1, "false") ","
+               VIEW_LB(ST_22_FROM_SCALAR, 2) ","
+               BASE("CLANG", ST_22, "BinaryOps.ADD", "null", "[1,3]", 2, "false") ","
+               BASE("CLANG", ST_22, "LoadOps.ASSIGN", "[]", "[4,0]", 0, "false"),
+               "[5]", "null"),
+               "RuntimeError", "self operand of augmented assign must be contiguous.\n");
 }
 
 static void assigning_to_an_unrealized_buffer_raises(void **state) {
   (void)state;
-  Arena a;
-  arena_init(&a);
-  Status st;
   /* the target of the ASSIGN is a CONTIGUOUS not realized yet (lazy.py never builds this) */
-  JVal *got = schedule(&a, CONTEXT(0),
-                       INPUT(BUF("CLANG", 4, "true", 1) "," BUF("CLANG", 4, "false", 2) "," BUF("CLANG", 4, "false", 1),
-                             INPUT_BASE("CLANG", ST_4, 0) ","
-                             BASE("CLANG", ST_4, "LoadOps.CONTIGUOUS", "null", "[0]", 1, "false") ","
-                             BASE("CLANG", ST_4, "UnaryOps.EXP2", "null", "[0]", 2, "false") ","
-                             BASE("CLANG", ST_4, "LoadOps.ASSIGN", "[]", "[2,1]", 1, "false"),
-                             "[3]", "null"),
-                       &st);
-  assert_null(got);
-  assert_int_equal(st.kind, ST_RAISED);
-  assert_string_equal(st.type, "AssertionError");
-  assert_string_equal(st.msg, "assign must be already realized to schedule <LB CLANG (4,) float (<LoadOps.CONTIGUOUS: 4>, None)>");
-  arena_free(&a);
+  expect_raise(INPUT(BUF("CLANG", 4, "true", 1) "," BUF("CLANG", 4, "false", 2) "," BUF("CLANG", 4, "false", 1),
+               INPUT_BASE("CLANG", ST_4, 0) ","
+               BASE("CLANG", ST_4, "LoadOps.CONTIGUOUS", "null", "[0]", 1, "false") ","
+               BASE("CLANG", ST_4, "UnaryOps.EXP2", "null", "[0]", 2, "false") ","
+               BASE("CLANG", ST_4, "LoadOps.ASSIGN", "[]", "[2,1]", 1, "false"),
+               "[3]", "null"),
+               "AssertionError", "assign must be already realized to schedule <LB CLANG (4,) float (<LoadOps.CONTIGUOUS: 4>, None)>");
+}
+
+static void crossed_assigns_are_a_cycle(void **state) {
+  (void)state;
+  /* a += b; b += a + 9 (test_assign.test_crossunder_assign): each kernel must run before the other */
+  expect_raise(INPUT(BUF("CLANG", 4, "true", 2) "," BUF("CLANG", 4, "true", 2) "," BUF("CLANG", 4, "false", 1)
+               "," BUF("CLANG", 1, "false", 1) "," BUF("CLANG", 4, "false", 1) "," BUF("CLANG", 4, "false", 1),
+               BASE("CLANG", ST_4, "LoadOps.CONTIGUOUS", "null", "null", 0, "true") ","
+               BASE("CLANG", ST_4, "LoadOps.CONTIGUOUS", "null", "null", 1, "true") ","
+               BASE("CLANG", ST_4, "BinaryOps.ADD", "null", "[0,1]", 2, "false") ","
+               BASE("CLANG", ST_4, "LoadOps.ASSIGN", "[]", "[2,0]", 0, "false") ","
+               BASE("CLANG", ST_SCALAR, "LoadOps.CONST", "9.0", "[]", 3, "false") ","
+               VIEW_LB(ST_4_FROM_SCALAR, 4) ","
+               BASE("CLANG", ST_4, "BinaryOps.ADD", "null", "[0,5]", 4, "false") ","
+               BASE("CLANG", ST_4, "BinaryOps.ADD", "null", "[1,6]", 5, "false") ","
+               BASE("CLANG", ST_4, "LoadOps.ASSIGN", "[]", "[7,1]", 1, "false"),
+               "[3,8]", "null"),
+               "RuntimeError", "cycle detected in graph, prescheduled 2 but only scheduled 0");
 }
 
 /* ---- inputs it refuses ---- */
@@ -270,10 +358,13 @@ int main(void) {
     cmocka_unit_test(elementwise_ops_fuse_into_one_kernel),
     cmocka_unit_test(a_reduce_fuses_with_its_elementwise_child),
     cmocka_unit_test(an_expand_realizes_its_base_first),
+    cmocka_unit_test(children_of_a_reduce_share_its_kernel_under_multioutput),
+    cmocka_unit_test(an_image_that_cannot_be_an_image_becomes_float),
     cmocka_unit_test(the_memory_planner_replaces_buffers_nobody_holds),
     cmocka_unit_test(a_copy_is_its_own_kernel_or_a_copy_kernel),
     cmocka_unit_test(assigning_through_a_transpose_of_itself_raises),
     cmocka_unit_test(assigning_to_an_unrealized_buffer_raises),
+    cmocka_unit_test(crossed_assigns_are_a_cycle),
     cmocka_unit_test(malformed_graphs_are_bad_input),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -167,7 +167,7 @@ static void explain_text(StrBuf *b, const Ctx *x) {
     sb_printf(b, "raised %s: %s\n", type && type->kind == J_STR ? type->u.s : "?", msg && msg->kind == J_STR ? msg->u.s : "");
     return;
   }
-  if (x->ex->nrealizes || x->ex->nfuses) sb_printf(b, "reasons: reported by the %s scheduler\n", tg_version_name(c->generation));
+  if (x->ex->nrealizes || x->ex->nfuses || x->ex->nkernels) sb_printf(b, "reasons: reported by the %s scheduler\n", tg_version_name(c->generation));
   else if (x->s->source == SRC_TSCHED) sb_printf(b, "reasons: derived from the input and the schedule (the %s scheduler does not report them yet)\n", tg_version_name(c->generation));
   else sb_printf(b, "reasons: derived from the input and the schedule\n");
   for (size_t k = 0; k < n; k++) explain_kernel_text(b, x, k);
@@ -231,6 +231,7 @@ static bool visit(const Capture *c, Arena *a, void *ctx) {
     fprintf(stderr, "tsched explain: %s: %s\n", c->name, err);
     o->status = 1;
   } else {
+    ingraph_set_writers(&g, ex.kernels, ex.nkernels);
     Ctx x = {c, &s, &g, &ex, sched_items(&s), NULL, NULL};
     ctx_prepare(&x, a);
     StrBuf b = {0};

@@ -229,7 +229,10 @@ static void mark_writers(InGraph *g, const JVal *result, const JVal *items) {
 static void propagate_kernels(InGraph *g) {
   size_t *stack = xcalloc(g->n, sizeof *stack);
   long *visited_by = xcalloc(g->n, sizeof *visited_by);
-  for (size_t i = 0; i < g->n; i++) g->nodes[i].kernel = g->nodes[i].writer, visited_by[i] = -1;
+  for (size_t i = 0; i < g->n; i++) {
+    InNode *x = &g->nodes[i];
+    x->kernel = x->writer, x->shared = false, x->also = -1, visited_by[i] = -1;
+  }
   for (size_t k = 0; k < g->nkernels; k++) {
     size_t top = 0;
     for (size_t i = 0; i < g->n; i++)
@@ -263,6 +266,16 @@ bool ingraph_build(InGraph *g, const Capture *c, const JVal *result, const JVal 
   mark_writers(g, result, items);
   propagate_kernels(g);
   return true;
+}
+
+void ingraph_set_writers(InGraph *g, const ExplainKernel *kernels, size_t n) {
+  if (!n) return;
+  for (size_t k = 0; k < n; k++) /* a reported kernel forgets its derived writers */
+    for (size_t i = 0; i < g->n; i++)
+      if (g->nodes[i].writer == (long)kernels[k].kernel) g->nodes[i].writer = -1;
+  for (size_t k = 0; k < n; k++)
+    if (kernels[k].node < g->n && kernels[k].kernel < g->nkernels) g->nodes[kernels[k].node].writer = (long)kernels[k].kernel;
+  propagate_kernels(g);
 }
 
 void ingraph_free(InGraph *g) {

@@ -7,7 +7,9 @@
 #define TSCHED_INGRAPH_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "capture.h"
+#include "explain.h"
 #include "json.h"
 
 typedef struct InNode {
@@ -42,6 +44,9 @@ typedef struct InGraph {
  * malformed input. */
 bool ingraph_build(InGraph *g, const Capture *c, const JVal *result, const JVal *items, char *err, size_t errlen);
 void ingraph_free(InGraph *g);
+/* Replaces the derived writers of the reported kernels by the reported nodes
+ * (see explain_kernel) and recomputes which kernel computes each node. */
+void ingraph_set_writers(InGraph *g, const ExplainKernel *kernels, size_t n);
 
 /* prod(shape) of a recorded ShapeTracker's last view; -1 if symbolic/unknown. */
 long long json_st_size(const JVal *st);

@@ -85,8 +85,10 @@ bool kernel_info(const JVal *item, TgVersion v, KernelInfo *k) {
   memset(k, 0, sizeof *k);
   snprintf(k->kind, sizeof k->kind, "kernel");
   const JVal *ast = json_get(item, "ast"), *nodes = json_get(ast, "nodes"), *roots = json_get(ast, "roots");
+  static JVal no_bufs = {.kind = J_ARR};
   k->bufs = json_get(item, "bufs");
-  if (!nodes || nodes->kind != J_ARR || !roots || roots->kind != J_ARR || !k->bufs || k->bufs->kind != J_ARR) return false;
+  if (!k->bufs || k->bufs->kind != J_ARR) k->bufs = &no_bufs; /* malformed: callers may still read k->bufs->n */
+  if (!nodes || nodes->kind != J_ARR || !roots || roots->kind != J_ARR || k->bufs == &no_bufs) return false;
   find_outputs(k, nodes, roots);
   const char *last = NULL;
   size_t repeat = 0;

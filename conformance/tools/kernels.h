@@ -14,7 +14,7 @@ enum { KERNEL_MAX_OUTS = 64 };
 
 typedef struct KernelInfo {
   char kind[24];            /* "kernel", or the meta op: "copy", "empty", "custom", "buffer_view", "view" */
-  const JVal *bufs;         /* the item's BUFREF array */
+  const JVal *bufs;         /* the item's BUFREF array (an empty one when malformed) */
   size_t nout;              /* bufs[out[i]] are written */
   size_t out[KERNEL_MAX_OUTS];
   StrBuf ops;               /* compute ops in post-order, "MUL ADD REDUCE.ADD EXP2"; repeats as "MUL*2" */

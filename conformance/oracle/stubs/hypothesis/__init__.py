@@ -30,6 +30,8 @@ def settings(*a, **kw):
 
 settings.register_profile = lambda *a, **kw: None
 settings.load_profile = lambda *a, **kw: None
+settings.get_profile = lambda *a, **kw: None
+settings.default = "tsched hypothesis stand-in"
 
 
 class HealthCheck:

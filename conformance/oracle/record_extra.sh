@@ -1,0 +1,69 @@
+#!/bin/sh
+# Regenerate conformance/corpus-extra from three tinygrad checkouts:
+#   conformance/oracle/record_extra.sh TG091 TG0100 TG0102 [MODULE ...]
+# (each a checkout of tag v0.9.1 / v0.10.0 / v0.10.2 with tinygrad/ test/ examples/ extra/).
+# Needs python3 with numpy and clang, like record_all.sh (which regenerates conformance/corpus
+# and is not affected by this script).
+#
+# Writes, for every version:
+#   conformance/corpus-extra/v<version>-<module>.jsonl.gz   scheduler calls of test/<module>.py
+#   conformance/corpus-extra/v<version>-symbolic.jsonl.gz   the "symbolic" suite of workloads.py
+# and conformance/corpus-extra/summary.json, prints the count table, runs the schema checker.
+# A module that yields no capture in a version (all its tests skipped there) gets no file;
+# its counts are still in summary.json.  With MODULE arguments only those are recorded
+# ("symbolic" names the workload suite) and summary.json is left alone.
+#
+# Every test module is recorded with --max-per-test $CAP (default 100): a test's scheduler
+# calls after the first CAP run unrecorded (counted as capped_calls in summary.json).
+# test_ops is recorded with --torch-mirror (see conformance/oracle/stubs/mirror/torch).
+# Each recording runs under `timeout $TIMEOUT` (default 3600 s).
+set -eu
+if [ $# -lt 3 ]; then echo "usage: $0 TG091 TG0100 TG0102 [MODULE ...]" >&2; exit 2; fi
+HERE=$(cd "$(dirname "$0")" && pwd)
+OUT=$(cd "$HERE/.." && pwd)/corpus-extra
+mkdir -p "$OUT"
+PY=${PYTHON:-/usr/bin/python3}
+CAP=${CAP:-100}
+TIMEOUT=${TIMEOUT:-3600}
+TG091=$1; TG0100=$2; TG0102=$3; shift 3
+# test modules present in all three releases whose tests schedule something on the CPU
+# device set (see conformance/corpus-extra/README.md for the ones left out and why)
+MODULES="test_arange test_assign test_const_folding test_conv test_conv_shapetracker test_dtype test_dtype_alu
+test_fusion_op test_gc test_graph test_image_dtype test_jit test_kernel_cache test_linearizer test_masked_st
+test_method_cache test_multitensor test_nn test_ops test_optim test_pickle test_randomness test_sample test_setitem
+test_specific_conv test_subbuffer test_symbolic_jit test_symbolic_ops test_tensor test_tensor_data
+test_tensor_variable test_to_numpy test_uops test_uops_stats test_winograd test_zero_copy unit.test_device
+unit.test_disk_tensor unit.test_shm_tensor"
+ALL=1
+if [ $# -gt 0 ]; then MODULES="$*"; ALL=0; else MODULES="$MODULES symbolic"; fi
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+export PYTHONHASHSEED=0
+FAILED=""
+for pair in "0.9.1:$TG091" "0.10.0:$TG0100" "0.10.2:$TG0102"; do
+  ver=${pair%%:*}; tg=${pair#*:}
+  for m in $MODULES; do
+    case $m in
+      symbolic) args="--suite symbolic" ;;
+      test_ops) args="--suite test:$m --max-per-test $CAP --torch-mirror" ;;
+      *) args="--suite test:$m --max-per-test $CAP" ;;
+    esac
+    out="$OUT/v$ver-$m.jsonl.gz"
+    echo "== $ver $m" >&2
+    # shellcheck disable=SC2086
+    if timeout "$TIMEOUT" "$PY" "$HERE/record.py" --tinygrad "$tg" $args --out "$out" \
+        --summary "$TMP/v$ver-$m.json" >"$TMP/v$ver-$m.log" 2>&1; then
+      tail -1 "$TMP/v$ver-$m.log" >&2
+      if [ "$(gzip -dc "$out" | head -c1 | wc -c)" -eq 0 ]; then rm -f "$out"; echo "   (no captures: no file)" >&2; fi
+    else
+      rc=$?; rm -f "$out" "$TMP/v$ver-$m.json"; FAILED="$FAILED $ver:$m(rc=$rc)"
+      tail -5 "$TMP/v$ver-$m.log" >&2
+    fi
+  done
+done
+if [ $ALL -eq 1 ]; then
+  "$PY" "$HERE/summarize.py" "$TMP"/*.json > "$OUT/summary.json"
+  "$PY" "$HERE/summarize.py" --table "$OUT/summary.json"
+fi
+"$PY" "$HERE/check_schema.py" "$OUT"
+if [ -n "$FAILED" ]; then echo "recordings that failed:$FAILED" >&2; exit 1; fi
