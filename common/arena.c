@@ -17,7 +17,7 @@
 struct ArenaChunk {
   ArenaChunk *next;
   size_t size, used;
-  _Alignas(16) unsigned char data[];
+  _Alignas(8) unsigned char data[];
 };
 
 enum { ARENA_MIN_CHUNK = 64 * 1024 };
@@ -79,7 +79,7 @@ static void out_of_memory(size_t bytes) {
 }
 
 void *arena_alloc(Arena *a, size_t bytes) {
-  size_t need = (bytes + 15) & ~(size_t)15;
+  size_t need = (bytes + 7) & ~(size_t)7;
   if (need < bytes) out_of_memory(bytes);
   ArenaChunk *c = a->head;
   if (!c || c->size - c->used < need) {
