@@ -18,9 +18,32 @@ const DType *dtype_from_json(const JVal *j, const char *where, Status *st) {
   return d;
 }
 
+/* a J_STR of text that outlives the arena (dtype reprs, op names): not copied */
+static JVal *kept_str(Arena *a, const char *s, size_t n) {
+  JVal *j = json_null(a);
+  j->kind = J_STR;
+  j->u.s = s;
+  j->n = (uint32_t)n;
+  return j;
+}
+
+/* op_name as a J_STR, the names looked up once per version */
+static JVal *op_json(Arena *a, Op op, TgVersion v) {
+  static const char *names[TG_NVERSIONS][OP_COUNT];
+  static uint8_t lens[TG_NVERSIONS][OP_COUNT];
+  if ((int)v < 0 || v >= TG_NVERSIONS || op >= OP_COUNT) return json_str(a, "?");
+  if (!names[v][op]) {
+    const char *name = op_name(op, v);
+    names[v][op] = name ? name : "?";
+    lens[v][op] = (uint8_t)strlen(names[v][op]);
+  }
+  return kept_str(a, names[v][op], lens[v][op]);
+}
+
 JVal *dtype_to_json(Codec *c, const DType *d) {
-  char buf[128];
-  return json_str(c->arena, dtype_repr(d, c->v, buf, sizeof buf));
+  size_t n;
+  const char *s = dtype_repr_kept(d, c->v, &n);
+  return kept_str(c->arena, s, n);
 }
 
 /* {"float": "inf"|"-inf"|"nan"} */
@@ -234,8 +257,7 @@ JVal *graph_encode(Codec *c, const UOp *const *roots, size_t nroots) {
     const UOp *u = order[i];
     omap_put(&index, omap_ptr(u), (void *)(uintptr_t)(i + 1));
     JVal *e = json_arr(a), *src = json_arr(a);
-    const char *name = op_name(u->op, c->v);
-    json_push(a, e, json_str(a, name ? name : "?"));
+    json_push(a, e, op_json(a, u->op, c->v));
     json_push(a, e, u->dtype ? dtype_to_json(c, u->dtype) : json_null(a));
     json_push(a, e, value_to_json(c, u->arg));
     for (uint32_t k = 0; k < u->nsrc; k++)
