@@ -109,6 +109,7 @@ typedef struct Sched {
   OMap unsafe_cache;       /* UOp -> 1 + (has an UnsafePad op among sparents) */
   OMap st_add_cache;       /* (st, st) tuple -> st + st */
   OMap st_simplify_cache;  /* st -> st.simplify() */
+  OMap st_json_cache;      /* ShapeTracker -> its JSON encoding */
   /* scratch memory reused by the walks of uops.c */
   Marks seen, expanded;
   UStack st_stack, pad_stack, parents;
