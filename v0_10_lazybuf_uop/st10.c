@@ -42,6 +42,14 @@ const Value *st10_from_shape(Sched *s, int n, const sint *shape) {
   return check(s, &e) ? v_st(s->in, r) : NULL;
 }
 
+/* ShapeTracker.from_shape(st.shape), remembered per ShapeTracker */
+const Value *st10_from_shape_of(Sched *s, const Value *st) {
+  const Value *r = omap_get(&s->st_full_cache, omap_ptr(st));
+  if (r) return r;
+  if ((r = st10_from_shape(s, st10_ndim(st), st10_shape(st)))) omap_put(&s->st_full_cache, omap_ptr(st), (void *)r);
+  return r;
+}
+
 const Value *st10_from_views(Sched *s, int n, const View *const *views) { return intern_views(s, n, views); }
 
 /* ShapeTracker.simplify, remembered per ShapeTracker */
