@@ -14,7 +14,8 @@ The format is documented in docs/shapetracker.md. Cases come from
   * every movement op, View.create and ShapeTracker that tinygrad's own
     test/unit/test_shapetracker*.py and test_view.py exercise (hooked while
     those tests run in this process),
-  * a share of random chains run with MERGE_VIEW=0.
+  * a share of random chains run with MERGE_VIEW=0,
+  * every ShapeTracker found in the capture files given with --captures (the schedulers' real inputs).
 Run with PYTHONHASHSEED=0; two runs with the same arguments give identical files.
 """
 from __future__ import annotations
@@ -393,6 +394,25 @@ def run_views_case(name, views, ops, merge_view=True):
   case["results"] = results(st, list(views_literal_st(views).views[0].shape), None)
   return case
 
+# ---------------------------------------------------------------- ShapeTrackers of capture files
+
+def harvest_captures(paths):
+  """Every distinct ST ({"views": [...]}) inside capture files (tsched-capture/1 JSON Lines), in first-seen order."""
+  seen = {}
+  def walk(x):
+    if isinstance(x, dict):
+      if isinstance(x.get("views"), list) and all(isinstance(v, dict) and "shape" in v for v in x["views"]):
+        k = json.dumps(x["views"], sort_keys=True)
+        if k not in seen: seen[k] = x["views"]
+      for v in x.values(): walk(v)
+    elif isinstance(x, list):
+      for v in x: walk(v)
+  for path in paths:
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+      for line in f:
+        if line.strip(): walk(json.loads(line))
+  return list(seen.values())
+
 # ---------------------------------------------------------------- main
 
 def main():
@@ -404,6 +424,7 @@ def main():
   ap.add_argument("--mv0-count", type=int, default=None, help="random chains run with MERGE_VIEW=0 (default count/20)")
   ap.add_argument("--long-share", type=float, default=LONG_SHARE, help="share of random chains with 8-16 ops")
   ap.add_argument("--no-unit-tests", action="store_true")
+  ap.add_argument("--captures", nargs="*", default=[], help="capture files whose ShapeTrackers become cases (corpus-K)")
   args = ap.parse_args()
   globals()["LONG_SHARE"] = args.long_share
   if os.environ.get("PYTHONHASHSEED") != "0": print("note: run with PYTHONHASHSEED=0 for byte-identical output", file=sys.stderr)
@@ -417,6 +438,7 @@ def main():
       else: cases.append(run_case(f"unit-create-{i}", {"create": [c]}, []))
     for i, views in enumerate(sts): cases.append(run_views_case(f"unit-st-{i}", views, []))
     for i, rec in enumerate(ops): cases.append(run_views_case(f"unit-op-{i}", rec["views"], [[rec["op"], rec["arg"]]]))
+  for i, views in enumerate(harvest_captures(sorted(args.captures))): cases.append(run_views_case(f"corpus-{i}", views, []))
   rng = random.Random(args.seed)
   for i in range(args.count): cases.append(rand_case(rng, gen, i, args.seed))
   mv0 = args.count // 20 if args.mv0_count is None else args.mv0_count
