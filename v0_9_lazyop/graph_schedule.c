@@ -32,13 +32,16 @@ static bool base_reason(Sched91 *s, const LazyBuffer *buf, ExplainReason *why, c
  * callers format a detail only when s->ex listens. A view that expands x or
  * a COPY that reads it may come first, but when _recurse_lb will realize x
  * for what it is (forced, a LoadOp), that is the reason reported. */
+static void explain_realize91(Sched91 *s, LazyBuffer *x, ExplainReason why, const char *detail) {
+  if ((why == WHY_EXPAND || why == WHY_COPY_SOURCE) && !x->realized) base_reason(s, x, &why, &detail);
+  explain_realize(s->ex, (uint32_t)x->index, why, detail);
+}
+
 static void realize(Sched91 *s, LazyBuffer *x, ExplainReason why, const char *detail) {
   if (x->in_realizes) return;
   x->in_realizes = true;
   lblist_push91(s->a, &s->realizes, x);
-  if (!s->ex) return;
-  if ((why == WHY_EXPAND || why == WHY_COPY_SOURCE) && !x->realized) base_reason(s, x, &why, &detail);
-  explain_realize(s->ex, (uint32_t)x->index, why, detail);
+  if (s->ex) explain_realize91(s, x, why, detail);
 }
 
 static const char *shape_text(Sched91 *s, const St91 *st) {
@@ -78,25 +81,32 @@ static void recurse_lb_view(Sched91 *s, LazyBuffer *buf) {
   }
 }
 
+/* `if buf.forced_realize: realizes[buf] = None`, `if buf.op in LoadOps: realizes[buf.base] = None` */
+static void realize_base(Sched91 *s, LazyBuffer *buf) {
+  ExplainReason why = WHY_NONE;
+  const char *detail = NULL;
+  base_reason(s, buf, &why, &detail);
+  realize(s, buf, why, detail);
+}
+
+/* `realizes[buf.srcs[0].base] = None` for a COPY or a VIEW */
+static void realize_copy_source(Sched91 *s, const LazyBuffer *buf, LazyBuffer *src) {
+  realize(s, src, WHY_COPY_SOURCE, s->ex ? arena_printf(s->a, "read by %s node %d", op_text(buf->op), buf->index) : NULL);
+}
+
 /* The base part of _recurse_lb before its sources: returns false on the
  * "can only copy contig" assertion. */
 static bool recurse_lb_base(Sched91 *s, LazyBuffer *buf, Status *st) {
   buf->in_allbufs = true;
   lblist_push91(s->a, &s->allbufs, buf);
-  ExplainReason why = WHY_NONE;
-  const char *detail = NULL;
-  if (buf->forced_realize || is_loadop91(buf->op)) {   /* if buf.forced_realize / if buf.op in LoadOps */
-    base_reason(s, buf, &why, &detail);
-    realize(s, buf, why, detail);
-  }
+  if (buf->forced_realize || is_loadop91(buf->op)) realize_base(s, buf);
   if (buf->op == OP_COPY) {
     LazyBuffer *src = buf->srcs[0];
     if (!src->st->contiguous || src->st->size != src->base->st->size)
       return status_raise(st, "AssertionError", "can only copy contig");
-    realize(s, src->base, WHY_COPY_SOURCE, s->ex ? arena_printf(s->a, "read by COPY node %d", buf->index) : NULL);
+    realize_copy_source(s, buf, src->base);
   }
-  if (buf->op == OP_VIEW)
-    realize(s, buf->srcs[0]->base, WHY_COPY_SOURCE, s->ex ? arena_printf(s->a, "read by VIEW node %d", buf->index) : NULL);
+  if (buf->op == OP_VIEW) realize_copy_source(s, buf, buf->srcs[0]->base);
   return true;
 }
 
