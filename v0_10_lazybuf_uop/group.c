@@ -18,7 +18,7 @@ static const UOp *uval(Sched *s, const UOp *u) {
   return v100_is_contiguous_base(to_store) ? to_store->src[0] : to_store;
 }
 
-static const UOp *allbuf(Sched *s, const UOp *b) { return omap_get(&s->allbufs, omap_ptr(b)); }
+static const UOp *allbuf(Sched *s, const UOp *b) { return v100_idcache_get(&s->allbuf_of, b); }
 
 static OMap *children_of(Sched *s, const UOp *b) {
   static OMap empty; /* a defaultdict's fresh empty entry: never written */
