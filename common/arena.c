@@ -3,7 +3,8 @@
  * pages from the system cost calloc nothing to clear).
  *
  * A freed arena's chunks wait in a pool (per thread, up to ARENA_POOL_BYTES)
- * for the next arena, which clears only the part the last one used: giving
+ * for the next arena, which clears what it hands out of the part earlier
+ * arenas used (c->dirty), as it hands it out: giving
  * big chunks back to the system and faulting them in again, zeroed page by
  * page, cost more than the scheduling itself. Sanitizer builds skip the pool
  * so that a use after arena_free is still caught. */
@@ -17,6 +18,7 @@
 struct ArenaChunk {
   ArenaChunk *next;
   size_t size, used;
+  size_t dirty;          /* data[used..dirty) may hold an earlier arena's bytes */
   _Alignas(8) unsigned char data[];
 };
 
@@ -34,10 +36,10 @@ enum { ARENA_MIN_CHUNK = 64 * 1024 };
 #define ARENA_POOL 1
 #endif
 
-static _Thread_local ArenaChunk *pool;      /* c->used: how much of c->data is not zero */
+static _Thread_local ArenaChunk *pool;
 static _Thread_local size_t pool_bytes;
 
-/* The smallest pooled chunk of at least size bytes, cleared; NULL if none. */
+/* The smallest pooled chunk of at least size bytes; NULL if none. */
 static ArenaChunk *chunk_from_pool(size_t size) {
   ArenaChunk **best = NULL;
   for (ArenaChunk **p = &pool; *p; p = &(*p)->next)
@@ -46,7 +48,7 @@ static ArenaChunk *chunk_from_pool(size_t size) {
   ArenaChunk *c = *best;
   *best = c->next;
   pool_bytes -= c->size;
-  memset(c->data, 0, c->used);
+  if (c->used > c->dirty) c->dirty = c->used;
   c->used = 0;
   return c;
 }
@@ -93,13 +95,14 @@ void *arena_alloc(Arena *a, size_t bytes) {
       c = calloc(1, sizeof(ArenaChunk) + size); /* zeroed once here: each byte is handed out once */
       if (!c) out_of_memory(bytes);
       c->size = size;
-      c->used = 0;
+      c->used = c->dirty = 0;
     }
     c->next = a->head;
     a->head = c;
     a->chunk_bytes += c->size;
   }
   void *p = c->data + c->used;
+  if (c->used < c->dirty) memset(p, 0, c->dirty - c->used < need ? c->dirty - c->used : need);
   c->used += need;
   a->used_bytes += need;
   return p;
