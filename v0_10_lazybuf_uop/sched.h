@@ -124,6 +124,8 @@ typedef struct Sched {
   /* scratch memory reused by the walks of uops.c */
   Marks seen, expanded;
   UStack st_stack, pad_stack, parents;
+  void *to_uop_stack, *rg_stack;   /* to_uop's and recursive_group's frames, reused */
+  size_t to_uop_cap, rg_cap;
   void *sparents_stack;
   size_t sparents_cap;
   /* common values */

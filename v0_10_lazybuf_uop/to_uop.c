@@ -138,10 +138,11 @@ static const UOp *leave(Sched *s, Frame *f) {
 
 const UOp *v100_to_uop(Sched *s, int64_t root) {
   if (s->cache[root]) return s->cache[root];
-  size_t n = 0, cap = 64;
-  Frame *stack = arena_array(s->a, cap, sizeof *stack);
+  size_t n = 0, cap = s->to_uop_cap ? s->to_uop_cap : 64;
+  Frame *stack = s->to_uop_stack ? s->to_uop_stack : arena_array(s->a, cap, sizeof *stack);
   const UOp *ret = NULL;
   bool entering = true;
+  s->to_uop_stack = stack, s->to_uop_cap = cap;
   stack[n++] = (Frame){root, 0, NULL, NULL};
   while (n && !s->failed) {
     Frame *f = &stack[n - 1];
@@ -162,6 +163,7 @@ const UOp *v100_to_uop(Sched *s, int64_t root) {
         Frame *bigger = arena_array(s->a, cap * 2, sizeof *bigger);
         memcpy(bigger, stack, cap * sizeof *stack);
         stack = bigger, cap *= 2;
+        s->to_uop_stack = stack, s->to_uop_cap = cap;
         f = &stack[n - 1];
       }
       stack[n++] = (Frame){list[f->next], 0, NULL, NULL};
