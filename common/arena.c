@@ -65,7 +65,13 @@ static void chunk_release(ArenaChunk *c) {
 
 void arena_init(Arena *a) { memset(a, 0, sizeof *a); }
 
+/* head's bump pointer back into the chunk */
+static void sync_head(Arena *a) {
+  if (a->head) a->head->used = (size_t)(a->cur - a->head->data);
+}
+
 void arena_free(Arena *a) {
+  sync_head(a);
   ArenaChunk *c = a->head;
   while (c) {
     ArenaChunk *next = c->next;
@@ -80,32 +86,29 @@ static void out_of_memory(size_t bytes) {
   abort();
 }
 
-void *arena_alloc(Arena *a, size_t bytes) {
+void *arena_alloc_slow(Arena *a, size_t bytes) {
   size_t need = (bytes + 7) & ~(size_t)7;
   if (need < bytes) out_of_memory(bytes);
-  ArenaChunk *c = a->head;
-  if (!c || c->size - c->used < need) {
-    /* Chunks grow with the arena so that big captures need few mallocs. */
-    size_t size = a->chunk_bytes / 2;
-    if (size < ARENA_MIN_CHUNK) size = ARENA_MIN_CHUNK;
-    if (size < need) size = need;
-    if (size > SIZE_MAX - sizeof(ArenaChunk)) out_of_memory(bytes);
-    c = chunk_from_pool(size);
-    if (!c) {
-      c = calloc(1, sizeof(ArenaChunk) + size); /* zeroed once here: each byte is handed out once */
-      if (!c) out_of_memory(bytes);
-      c->size = size;
-      c->used = c->dirty = 0;
-    }
-    c->next = a->head;
-    a->head = c;
-    a->chunk_bytes += c->size;
+  sync_head(a);
+  /* Chunks grow with the arena so that big captures need few mallocs. */
+  size_t size = a->chunk_bytes / 2;
+  if (size < ARENA_MIN_CHUNK) size = ARENA_MIN_CHUNK;
+  if (size < need) size = need;
+  if (size > SIZE_MAX - sizeof(ArenaChunk)) out_of_memory(bytes);
+  ArenaChunk *c = chunk_from_pool(size);
+  if (!c) {
+    c = calloc(1, sizeof(ArenaChunk) + size); /* zeroed once here: each byte is handed out once */
+    if (!c) out_of_memory(bytes);
+    c->size = size;
+    c->used = c->dirty = 0;
   }
-  void *p = c->data + c->used;
-  if (c->used < c->dirty) memset(p, 0, c->dirty - c->used < need ? c->dirty - c->used : need);
-  c->used += need;
-  a->used_bytes += need;
-  return p;
+  c->next = a->head;
+  a->head = c;
+  a->chunk_bytes += c->size;
+  a->cur = c->data;
+  a->end = c->data + c->size;
+  a->dirty = c->data + c->dirty;
+  return arena_alloc(a, bytes);
 }
 
 void *arena_array(Arena *a, size_t count, size_t size) {
