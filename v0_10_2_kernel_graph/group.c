@@ -255,7 +255,7 @@ void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
   OMap reduce_for_op;
   omap_init(&reduce_for_op, k->a);
   const UOp **double_reduces = NULL, **order;
-  size_t ndouble = 0, n = uop_toposort(k->a, &sink, 1, &order);
+  size_t ndouble = 0, n = kg_toposort(k, sink, &order);
   for (size_t i = 0; i < n; i++) {
     const UOp *r = order[i];
     if (r->op != OP_REDUCE_AXIS) continue;

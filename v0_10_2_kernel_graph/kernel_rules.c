@@ -191,21 +191,13 @@ static const UOp *vr_elementwise(void *c, const UOp *root) {
   return uop_view(k, ret, kst_from_shape(&k->stc, n, oshape));
 }
 
-static bool contains_reduce(KG *k, const UOp *u) {
-  const UOp **order;
-  size_t n = uop_toposort(k->a, &u, 1, &order);
-  for (size_t i = 0; i < n; i++)
-    if (order[i]->op == OP_REDUCE_AXIS) return true;
-  return false;
-}
-
 /* schedule.py merge_double_reduce */
 static const UOp *vr_double_reduce(void *c, const UOp *root) {
   KG *k = c;
   if (root->nsrc != 1 || root->src[0]->op != OP_REDUCE_AXIS) return NULL;
   const UOp *first = root->src[0];
   if (reduce_op_of(root) != reduce_op_of(first)) kg_assert_fail(k, "can't merge reduceops with different alu");
-  if (contains_reduce(k, first->src[0])) kg_assert_fail(k, "can't merge more than two reduceops at a time");
+  if (kg_contains_op(k, first->src[0], OP_REDUCE_AXIS)) kg_assert_fail(k, "can't merge more than two reduceops at a time");
   int64_t a[2 * ST_MAXDIM];
   uint32_t n1 = axis_arg(root, a), n2 = axis_arg(first, a + n1);
   const Value *arg[2] = {first->arg->u.tuple.items[0], kv_ints(k, n1 + n2, a)};

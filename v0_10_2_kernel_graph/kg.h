@@ -60,6 +60,13 @@ struct KG {
   IdMap dev_cache;     /* UOp -> device string (or &kg_none) */
   WalkFrame *walk;     /* scratch stack of uop_st / uop_device */
   size_t walk_cap;
+  /* walk.c: visited stamps by UOp id, and the toposort's stack and result */
+  uint32_t *marks, epoch;
+  size_t marks_cap;
+  WalkFrame *topo_stack;
+  size_t topo_stack_cap;
+  const UOp **topo;
+  size_t topo_cap;
   OMap zero_consts;    /* CONST with +0.0 arg -> the node Python's cache holds for 0.0 == -0.0 */
 
   /* ops.py `buffers` and `all_metadata` */
@@ -82,6 +89,18 @@ void *grow(Arena *a, void *items, size_t n, size_t *cap, size_t size);
 
 void *idmap_get(const IdMap *m, const UOp *u);
 void idmap_put(Arena *a, IdMap *m, const UOp *u, void *val);
+
+/* ---- walks (walk.c) ---- */
+/* A new visited set for kg_mark, which marks u and says whether it already was. */
+void kg_marks_begin(KG *k);
+bool kg_mark(KG *k, const UOp *u);
+/* UOp.toposort of root. *out is k's buffer, valid until the next toposort
+ * (a caller iterating it must not start another one). */
+size_t kg_toposort(KG *k, const UOp *root, const UOp ***out);
+/* The toposort up to and including the first node for which stop holds. */
+size_t kg_toposort_until(KG *k, const UOp *root, bool (*stop)(KG *, const UOp *, void *), void *ctx, const UOp ***out);
+/* any(x.op is op for x in root.toposort) */
+bool kg_contains_op(KG *k, const UOp *root, Op op);
 
 /* ---- values ---- */
 const Value *kv_int(KG *k, int64_t i);

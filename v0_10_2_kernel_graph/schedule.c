@@ -21,14 +21,21 @@ static UList *ulist_of(KG *k, OMap *m, const UOp *key) {
   return l;
 }
 
-/* [x for x in k.toposort if (xs:=tensor_map[x]).base is v.base and xs.st == v.st][0] */
+typedef struct MopWanted { OMap *tensor_map; const UOp *vbase; const ST *vst; } MopWanted;
+
+static bool is_wanted_mop(KG *k, const UOp *x, void *ctx) {
+  MopWanted *w = ctx;
+  const UOp *xs = omap_get(w->tensor_map, omap_ptr(x));
+  return uop_base(xs) == w->vbase && uop_st(k, xs) == w->vst;
+}
+
+/* [x for x in k.toposort if (xs:=tensor_map[x]).base is v.base and xs.st == v.st][0]:
+ * the toposort stops at the first match */
 static const UOp *first_movement_op(KG *k, const UOp *root, OMap *tensor_map, const UOp *vbase, const ST *vst) {
+  MopWanted w = {tensor_map, vbase, vst};
   const UOp **order;
-  size_t n = uop_toposort(k->a, &root, 1, &order);
-  for (size_t i = 0; i < n; i++) {
-    const UOp *xs = omap_get(tensor_map, omap_ptr(order[i]));
-    if (uop_base(xs) == vbase && uop_st(k, xs) == vst) return order[i];
-  }
+  size_t n = kg_toposort_until(k, root, is_wanted_mop, &w, &order);
+  if (n && is_wanted_mop(k, order[n - 1], &w)) return order[n - 1];
   kg_throw(&k->thr, ST_RAISED, "IndexError", "list index out of range");
 }
 
@@ -68,7 +75,7 @@ static bool kernel_spec_ok(const UOp *u) {
 
 static void type_verify(KG *k, const UOp *sink) {
   const UOp **order;
-  size_t n = uop_toposort(k->a, &sink, 1, &order);
+  size_t n = kg_toposort(k, sink, &order);
   for (size_t i = 0; i < n; i++) {
     const UOp *u = order[i];
     if (kernel_spec_ok(u)) continue;
@@ -111,13 +118,24 @@ static void becomes_from_tensor_map(KG *k, OMap *tensor_map, OMap *becomes, OMap
   }
 }
 
+static bool is_assign_to(KG *k, const UOp *x, void *buf) { return x->op == OP_ASSIGN && uop_buf_uop(k, x) == buf; }
+
+/* any(x.op is Ops.ASSIGN and x.buf_uop is buf for x in u.toposort) */
+static bool assigns_buffer(KG *k, const UOp *u, const UOp *buf) {
+  const UOp **sub;
+  size_t m = kg_toposort_until(k, u, is_assign_to, (void *)buf, &sub);
+  return m && is_assign_to(k, sub[m - 1], (void *)buf);
+}
+
 /* if a kernel depends on a buffer, and that buffer is later assigned to, make the assign depend on the kernel's assign */
 static const UOp *assign_dependencies(KG *k, const UOp *sched_sink) {
   OMap kernel_assign, assign_rep;
   omap_init(&kernel_assign, k->a);
   omap_init(&assign_rep, k->a);
-  const UOp **order;
-  size_t n = uop_toposort(k->a, &sched_sink, 1, &order);
+  const UOp **topo;
+  size_t n = kg_toposort(k, sched_sink, &topo);
+  const UOp **order = arena_array(k->a, n, sizeof *order); /* the cycle check below walks again */
+  memcpy(order, topo, n * sizeof *order);
   for (size_t i = 0; i < n; i++) {
     const UOp *u = order[i];
     if (u->op != OP_ASSIGN) continue;
@@ -127,12 +145,9 @@ static const UOp *assign_dependencies(KG *k, const UOp *sched_sink) {
     for (uint32_t j = 0; j < kern->nsrc; j++) {
       const UOp *s = kern->src[j], *a;
       if (s->op != OP_BUFFER || s == ub || !(a = omap_get(&kernel_assign, omap_ptr(s)))) continue;
-      const UOp **sub;
-      size_t m = uop_toposort(k->a, &u, 1, &sub);
-      for (size_t t = 0; t < m; t++)
-        if (sub[t]->op == OP_ASSIGN && uop_buf_uop(k, sub[t]) == s)
-          kg_throw(&k->thr, ST_RAISED, "RuntimeError", "cycle detected in graph, kernel for %s\n...) must either depend on ASSIGN or BUFFER",
-                   uop_repr_line(k, ub));
+      if (assigns_buffer(k, u, s))
+        kg_throw(&k->thr, ST_RAISED, "RuntimeError", "cycle detected in graph, kernel for %s\n...) must either depend on ASSIGN or BUFFER",
+                 uop_repr_line(k, ub));
       const UOp **src = arena_array(k->a, a->nsrc + 1, sizeof *src);
       memcpy(src, a->src, a->nsrc * sizeof *src);
       src[a->nsrc] = u;
@@ -153,7 +168,7 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
   omap_init(&children, k->a);
   omap_init(&in_degree, k->a);
   const UOp **order;
-  size_t n = uop_toposort(k->a, &sched_sink, 1, &order);
+  size_t n = kg_toposort(k, sched_sink, &order);
   for (size_t i = 0; i < n; i++) {
     const UOp *u = order[i];
     if (u->op != OP_ASSIGN) continue;
