@@ -13,7 +13,7 @@ typedef struct Arena {
 
 void arena_init(Arena *a);
 void arena_free(Arena *a);
-/* Zero-filled, 16-byte aligned. Aborts with a message on out-of-memory. */
+/* Zero-filled, 8-byte aligned (nothing here needs more). Aborts with a message on out-of-memory. */
 void *arena_alloc(Arena *a, size_t bytes);
 /* arena_alloc(count * size) with an overflow check. */
 void *arena_array(Arena *a, size_t count, size_t size);

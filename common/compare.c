@@ -200,7 +200,7 @@ bool graph_equal(Arena *a, const JVal *expected, const JVal *got, char *why, siz
   if (!canon_graph(&c, got, "produced", &idg, why, whylen)) return false;
   const JVal *re = json_get(expected, "roots"), *rg = json_get(got, "roots");
   if (!re || !rg || re->kind != J_ARR || rg->kind != J_ARR) { snprintf(why, whylen, "graph without \"roots\""); return false; }
-  if (re->n != rg->n) { snprintf(why, whylen, "expected %zu roots, got %zu", re->n, rg->n); return false; }
+  if (re->n != rg->n) { snprintf(why, whylen, "expected %zu roots, got %zu", (size_t)re->n, (size_t)rg->n); return false; }
   size_t ne = json_get(expected, "nodes")->n, ng = json_get(got, "nodes")->n;
   for (size_t r = 0; r < re->n; r++) {
     const JVal *x = re->u.arr[r], *y = rg->u.arr[r];
@@ -277,7 +277,7 @@ static bool compare_item(Arena *ar, TgVersion v, size_t k, const JVal *e, const 
 static bool compare_becomes_map(Arena *ar, const JVal *e, const JVal *g, char *why, size_t whylen) {
   if (!e || !g || e->kind != J_ARR || g->kind != J_ARR) return describe(why, whylen, "%s: expected %.300s, got %.300s", "becomes_map", e, g);
   if (e->n != g->n) {
-    snprintf(why, whylen, "becomes_map: expected %zu entries, got %zu", e->n, g->n);
+    snprintf(why, whylen, "becomes_map: expected %zu entries, got %zu", (size_t)e->n, (size_t)g->n);
     return false;
   }
   for (size_t i = 0; i < e->n; i++) {
@@ -305,7 +305,7 @@ bool compare_expected(Arena *ar, TgVersion v, const JVal *exp, const JVal *got, 
   for (size_t k = 0; k < n; k++)
     if (!compare_item(ar, v, k, se->u.arr[k], sg->u.arr[k], why, whylen)) return false;
   if (se->n != sg->n) {
-    snprintf(why, whylen, "expected %zu schedule items, got %zu", se->n, sg->n);
+    snprintf(why, whylen, "expected %zu schedule items, got %zu", (size_t)se->n, (size_t)sg->n);
     return false;
   }
   if (!field_equal(exp, got, "var_vals"))

@@ -10,7 +10,9 @@ static uint64_t mix(uint64_t x) {
   x ^= x >> 27; x *= 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
 }
-static uint64_t combine(uint64_t h, uint64_t x) { return mix(h ^ (x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2))); }
+/* One order-dependent step of a hash over several words (FxHash: a rotate,
+ * an xor and a multiply); a hash is finished with mix(). */
+static uint64_t step(uint64_t h, uint64_t x) { return ((h << 5 | h >> 59) ^ x) * 0x517cc1b727220a95ULL; }
 
 static uint64_t hash_bytes(const char *s, size_t n) {
   uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
@@ -33,29 +35,33 @@ static bool st_same(const Interner *in, const ShapeTracker *a, const ShapeTracke
 }
 
 static uint64_t value_hash(const Interner *in, const Value *v) {
-  uint64_t h = mix((uint64_t)v->kind + 1);
+  uint64_t h = (uint64_t)v->kind + 1;
   switch (v->kind) {
-    case V_NONE: return h;
-    case V_BOOL: return combine(h, v->u.b);
-    case V_INT: return combine(h, (uint64_t)v->u.i);
+    case V_NONE: break;
+    case V_BOOL: h = step(h, v->u.b); break;
+    case V_INT: h = step(h, (uint64_t)v->u.i); break;
     case V_FLOAT: {
       double f = v->u.f;
       uint64_t bits;
       memcpy(&bits, &f, sizeof bits);
-      return combine(h, bits);
+      h = step(h, bits);
+      break;
     }
-    case V_STR: case V_SYM: case V_REPR: case V_BUFREF: return combine(h, hash_bytes(v->u.str.s, v->u.str.n));
+    case V_STR: case V_SYM: case V_REPR: case V_BUFREF: h = step(h, hash_bytes(v->u.str.s, v->u.str.n)); break;
     case V_TUPLE:
-      for (size_t i = 0; i < v->u.tuple.n; i++) h = combine(h, v->u.tuple.items[i]->hash);
-      return combine(h, v->u.tuple.n);
-    case V_DTYPE: return combine(h, (uint64_t)(uintptr_t)v->u.dtype);
-    case V_ST: return combine(h, st_hash_of(in, v->u.st));
+      for (size_t i = 0; i < v->u.tuple.n; i++) h = step(h, v->u.tuple.items[i]->hash);
+      h = step(h, v->u.tuple.n);
+      break;
+    case V_DTYPE: h = step(h, (uint64_t)(uintptr_t)v->u.dtype); break;
+    case V_ST: h = step(h, st_hash_of(in, v->u.st)); break;
     case V_MEMBUFFER:
-      return combine(combine(combine(h, (uint64_t)v->u.membuf.idx), (uintptr_t)v->u.membuf.dtype), st_hash_of(in, v->u.membuf.st));
+      h = step(step(step(h, (uint64_t)v->u.membuf.idx), (uintptr_t)v->u.membuf.dtype), st_hash_of(in, v->u.membuf.st));
+      break;
     case V_CONSTBUFFER:
-      return combine(combine(combine(h, v->u.constbuf.val->hash), (uintptr_t)v->u.constbuf.dtype), st_hash_of(in, v->u.constbuf.st));
+      h = step(step(step(h, v->u.constbuf.val->hash), (uintptr_t)v->u.constbuf.dtype), st_hash_of(in, v->u.constbuf.st));
+      break;
   }
-  return h;
+  return mix(h);
 }
 
 /* Exact identity of floats: bit patterns (so 0.0 and -0.0 stay two values,
@@ -161,10 +167,9 @@ bool value_truthy(const Value *v) {
 /* ---------------- uops ---------------- */
 
 static uint64_t uop_hash(const UOp *u) {
-  uint64_t h = combine(mix((uint64_t)u->op), (uint64_t)(uintptr_t)u->dtype);
-  h = combine(h, u->arg->hash);
-  for (uint32_t i = 0; i < u->nsrc; i++) h = combine(h, u->src[i]->hash);
-  return combine(h, u->nsrc);
+  uint64_t h = step(step((uint64_t)u->op + 1, (uint64_t)(uintptr_t)u->dtype), u->arg->hash);
+  for (uint32_t i = 0; i < u->nsrc; i++) h = step(h, u->src[i]->hash);
+  return mix(step(h, u->nsrc));
 }
 
 static bool uop_same(const UOp *a, const UOp *b) {
@@ -201,7 +206,8 @@ static void append_by_id(Interner *in, const UOp *u) {
 }
 
 const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, uint32_t nsrc, const UOp *const *src) {
-  UOp proto = {op, dtype, arg ? arg : v_none(in), nsrc, src, 0, 0};
+  if (!arg) arg = in->none ? in->none : (in->none = v_none(in));
+  UOp proto = {op, dtype, arg, nsrc, src, 0, 0};
   proto.hash = uop_hash(&proto);
   if ((in->nuops + 1) * 2 > in->uop_slots_cap) grow_uops(in);
   size_t mask = in->uop_slots_cap - 1, j = proto.hash & mask;
@@ -212,10 +218,11 @@ const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, ui
     if (uop_same(other, &proto)) return other;
   }
   if (in->nuops >= UINT32_MAX - 1) { fprintf(stderr, "tsched: more than 2^32 nodes\n"); abort(); }
-  UOp *u = arena_alloc(in->arena, sizeof *u);
+  /* the node and its source array in one allocation */
+  UOp *u = arena_alloc(in->arena, sizeof *u + nsrc * sizeof(UOp *));
   *u = proto;
   if (nsrc) {
-    const UOp **s = arena_array(in->arena, nsrc, sizeof *s);
+    const UOp **s = (const UOp **)(u + 1);
     memcpy(s, src, nsrc * sizeof *s);
     u->src = s;
   }

@@ -15,6 +15,8 @@ struct Interner {
    * the hash bits let a probe skip most mismatches without touching a node. */
   uint64_t *uop_slots; size_t nuops, uop_slots_cap;
   const UOp **uop_by_id; size_t uop_by_id_cap;   /* id -> node */
+  const Value *none;                             /* v_none(), for uop_new */
+  struct RewriteMemo *rewrite_memos;             /* rewrite.c: free RewriteContext tables */
   /* hooks into the ShapeTracker module, for V_ST / V_MEMBUFFER / V_CONSTBUFFER */
   uint64_t (*st_hash)(const ShapeTracker *);
   bool (*st_equal)(const ShapeTracker *, const ShapeTracker *);

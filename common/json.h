@@ -13,11 +13,11 @@
 typedef enum { J_NULL, J_BOOL, J_INT, J_UINT, J_FLOAT, J_STR, J_ARR, J_OBJ } JKind;
 
 typedef struct JVal JVal;
-typedef struct JMember { const char *key; size_t keylen; JVal *val; } JMember;
+typedef struct JMember { const char *key; uint32_t keylen; JVal *val; } JMember;
 
 struct JVal {
   JKind kind;
-  size_t n;                 /* J_STR: byte length; J_ARR/J_OBJ: element count */
+  uint32_t n;               /* J_STR: byte length; J_ARR/J_OBJ: element count (16-byte JVal) */
   union {
     bool b;                 /* J_BOOL */
     int64_t i;              /* J_INT */

@@ -78,16 +78,6 @@ const UOp *pm_rewrite_list(const PatternMatcher *const *pms, size_t npms, void *
   return NULL;
 }
 
-void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher *const *pms, size_t npms, void *ctx) {
-  rc->in = in;
-  rc->pms = pms;
-  rc->npms = npms;
-  rc->ctx = ctx;
-  omap_init(&rc->replace, in->arena);
-  rc->stack = NULL;
-  rc->stack_cap = 0;
-}
-
 /* One activation of the Python recursive function. */
 typedef enum { F_ENTER, F_SOURCES, F_TAIL } FrameStage;
 typedef struct {
@@ -95,41 +85,121 @@ typedef struct {
   const UOp *last;       /* bottom-up: the node after rewriting it to a fixpoint */
   FrameStage stage;
   uint32_t i;            /* next source to rewrite */
-  const UOp **new_src;
+  uint32_t new_src;      /* offset of new_src in the memo's srcs, NO_SRC while new_src == node.src */
 } Frame;
 
-typedef struct { Frame *items; size_t n, cap; Arena *arena; } Stack;
+enum { NO_SRC = UINT32_MAX };
 
-static void push(Stack *s, const UOp *n) {
-  if (s->n == s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 16;
-    Frame *bigger = arena_array(s->arena, cap, sizeof *bigger);
-    if (s->n) memcpy(bigger, s->items, s->n * sizeof *bigger);
-    s->items = bigger;
-    s->cap = cap;
+/* RewriteContext.replace as a table by UOp id (see rewrite.h), plus the
+ * walk's scratch stacks: frames, and the new_src tuples of the frames being
+ * built (a frame's tuple sits above those of the frames below it, so they
+ * form a stack too). */
+struct RewriteMemo {
+  RewriteMemo *next;     /* in the Interner's free list */
+  uint32_t epoch;        /* entries with stamp == epoch belong to the current context */
+  uint32_t *stamp;
+  const UOp **val;
+  size_t cap;            /* ids below cap have an entry */
+  Frame *frames;
+  size_t nframes, frames_cap;
+  const UOp **srcs;
+  size_t nsrcs, srcs_cap;
+};
+
+static RewriteMemo *memo_acquire(Interner *in) {
+  RewriteMemo *m = in->rewrite_memos;
+  if (m) in->rewrite_memos = m->next;
+  else m = arena_alloc(in->arena, sizeof *m);
+  m->next = NULL;
+  if (++m->epoch == 0) { /* wrapped: forget every stamp */
+    if (m->cap) memset(m->stamp, 0, m->cap * sizeof *m->stamp);
+    m->epoch = 1;
   }
-  s->items[s->n++] = (Frame){n, NULL, F_ENTER, 0, NULL};
+  m->nframes = m->nsrcs = 0;
+  return m;
+}
+
+static const UOp *memo_get(const RewriteMemo *m, const UOp *n) {
+  return n->id < m->cap && m->stamp[n->id] == m->epoch ? m->val[n->id] : NULL;
+}
+
+static void memo_put(Interner *in, RewriteMemo *m, const UOp *n, const UOp *ret) {
+  if (n->id >= m->cap) {
+    size_t cap = m->cap ? m->cap : 256;
+    while (cap <= n->id) cap *= 2;
+    if (cap < uop_count(in)) cap = uop_count(in);
+    uint32_t *stamp = arena_array(in->arena, cap, sizeof *stamp); /* zero: no entry */
+    const UOp **val = arena_array(in->arena, cap, sizeof *val);
+    if (m->cap) {
+      memcpy(stamp, m->stamp, m->cap * sizeof *stamp);
+      memcpy(val, m->val, m->cap * sizeof *val);
+    }
+    m->stamp = stamp, m->val = val, m->cap = cap;
+  }
+  m->stamp[n->id] = m->epoch;
+  m->val[n->id] = ret;
+}
+
+void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher *const *pms, size_t npms, void *ctx) {
+  rc->in = in;
+  rc->pms = pms;
+  rc->npms = npms;
+  rc->ctx = ctx;
+  rc->memo = memo_acquire(in);
+}
+
+void rewrite_context_release(RewriteContext *rc) {
+  rc->memo->next = rc->in->rewrite_memos;
+  rc->in->rewrite_memos = rc->memo;
+  rc->memo = NULL;
+}
+
+static Frame *push(Interner *in, RewriteMemo *m, const UOp *n) {
+  if (m->nframes == m->frames_cap) {
+    size_t cap = m->frames_cap ? m->frames_cap * 2 : 64;
+    Frame *bigger = arena_array(in->arena, cap, sizeof *bigger);
+    if (m->nframes) memcpy(bigger, m->frames, m->nframes * sizeof *bigger);
+    m->frames = bigger, m->frames_cap = cap;
+  }
+  Frame *f = &m->frames[m->nframes++];
+  *f = (Frame){n, NULL, F_ENTER, 0, NO_SRC};
+  return f;
 }
 
 static const UOp *rewrite_node(RewriteContext *rc, const UOp *n) {
   return pm_rewrite_list(rc->pms, rc->npms, rc->ctx, n);
 }
 
-/* new_src[i] = ret for the next source i of node: new_src is allocated only
- * once a source changes, so NULL means "new_src == node.src". */
-static void record_source(Arena *a, Frame *f, const UOp *node, const UOp *ret) {
-  if (!f->new_src && ret != node->src[f->i]) {
-    f->new_src = arena_array(a, node->nsrc, sizeof(UOp *));
-    memcpy(f->new_src, node->src, f->i * sizeof(UOp *));
+/* new_src[i] = ret for the next source i of node: new_src gets room on the
+ * srcs stack only once a source changes. */
+static void record_source(Interner *in, RewriteMemo *m, Frame *f, const UOp *node, const UOp *ret) {
+  if (f->new_src == NO_SRC && ret != node->src[f->i]) {
+    if (m->nsrcs + node->nsrc > m->srcs_cap) {
+      size_t cap = m->srcs_cap ? m->srcs_cap * 2 : 256;
+      while (cap < m->nsrcs + node->nsrc) cap *= 2;
+      const UOp **bigger = arena_array(in->arena, cap, sizeof *bigger);
+      if (m->nsrcs) memcpy(bigger, m->srcs, m->nsrcs * sizeof *bigger);
+      m->srcs = bigger, m->srcs_cap = cap;
+    }
+    f->new_src = (uint32_t)m->nsrcs;
+    memcpy(m->srcs + m->nsrcs, node->src, f->i * sizeof(UOp *));
+    m->nsrcs += node->nsrc;
   }
-  if (f->new_src) f->new_src[f->i] = ret;
+  if (f->new_src != NO_SRC) m->srcs[f->new_src + f->i] = ret;
   f->i++;
 }
 
-/* Finishes frame f with result ret: records replace[f->n] and pops it. */
-static const UOp *finish(RewriteContext *rc, Stack *s, const UOp *ret) {
-  omap_put(&rc->replace, omap_ptr(s->items[s->n - 1].n), (void *)ret);
-  s->n--;
+/* UOp(node.op, node.dtype, new_src, node.arg); frees new_src's room */
+static const UOp *with_new_src(Interner *in, RewriteMemo *m, Frame *f, const UOp *node) {
+  const UOp *u = uop_with_src(in, node, node->nsrc, m->srcs + f->new_src);
+  m->nsrcs = f->new_src;
+  return u;
+}
+
+/* Finishes the top frame with result ret: records replace[f->n] and pops it. */
+static const UOp *finish(RewriteContext *rc, const UOp *ret) {
+  RewriteMemo *m = rc->memo;
+  memo_put(rc->in, m, m->frames[--m->nframes].n, ret);
   return ret;
 }
 
@@ -139,34 +209,36 @@ static const UOp *finish(RewriteContext *rc, Stack *s, const UOp *ret) {
  *   new_n = pm.rewrite(n, ctx) if new_src == n.src else UOp(n.op, n.dtype, new_src, n.arg)
  *   self.replace[n] = ret = n if new_n is None else rewrite(new_n) */
 const UOp *top_down_rewrite(RewriteContext *rc, const UOp *root) {
-  const UOp *done = omap_get(&rc->replace, omap_ptr(root));
+  RewriteMemo *m = rc->memo;
+  const UOp *done = memo_get(m, root);
   if (done) return done;
-  Stack s = {.items = rc->stack, .cap = rc->stack_cap, .arena = rc->in->arena};
+  Interner *in = rc->in;
+  size_t bottom = m->nframes;
   const UOp *ret = NULL; /* the value the last finished frame returned */
-  push(&s, root);
-  while (s.n) {
-    Frame *f = &s.items[s.n - 1];
+  push(in, m, root);
+  while (m->nframes > bottom) {
+    Frame *f = &m->frames[m->nframes - 1];
     switch (f->stage) {
       case F_ENTER: {
-        const UOp *cached = omap_get(&rc->replace, omap_ptr(f->n));
-        if (cached) { ret = cached; s.n--; continue; }
+        const UOp *cached = memo_get(m, f->n);
+        if (cached) { ret = cached; m->nframes--; continue; }
         f->stage = F_SOURCES;
-        if (f->n->nsrc) { push(&s, f->n->src[0]); }
+        if (f->n->nsrc) push(in, m, f->n->src[0]);
         continue;
       }
       case F_SOURCES: {
-        if (f->n->nsrc) record_source(rc->in->arena, f, f->n, ret);
-        if (f->i < f->n->nsrc) { push(&s, f->n->src[f->i]); continue; }
-        const UOp *new_n = !f->new_src ? rewrite_node(rc, f->n) : uop_with_src(rc->in, f->n, f->n->nsrc, f->new_src);
-        if (!new_n) { ret = finish(rc, &s, f->n); continue; }
-        f->stage = F_TAIL;
-        push(&s, new_n);
+        const UOp *n = f->n;
+        if (n->nsrc) record_source(in, m, f, n, ret);
+        if (f->i < n->nsrc) { push(in, m, n->src[f->i]); continue; }
+        const UOp *new_n = f->new_src == NO_SRC ? rewrite_node(rc, n) : with_new_src(in, m, f, n);
+        if (!new_n) { ret = finish(rc, n); continue; }
+        m->frames[m->nframes - 1].stage = F_TAIL; /* rules may not touch this stack, but stay safe */
+        push(in, m, new_n);
         continue;
       }
-      case F_TAIL: ret = finish(rc, &s, ret); continue;
+      case F_TAIL: ret = finish(rc, ret); continue;
     }
   }
-  rc->stack = s.items, rc->stack_cap = s.cap;
   return ret;
 }
 
@@ -177,37 +249,40 @@ const UOp *top_down_rewrite(RewriteContext *rc, const UOp *root) {
  *   new_src = tuple(bottom_up_rewrite(x) for x in last_n.src)
  *   self.replace[n] = ret = last_n if new_src == last_n.src else bottom_up_rewrite(UOp(last_n.op, ..., new_src, ...)) */
 const UOp *bottom_up_rewrite(RewriteContext *rc, const UOp *root) {
-  const UOp *done = omap_get(&rc->replace, omap_ptr(root));
+  RewriteMemo *m = rc->memo;
+  const UOp *done = memo_get(m, root);
   if (done) return done;
-  Stack s = {.items = rc->stack, .cap = rc->stack_cap, .arena = rc->in->arena};
+  Interner *in = rc->in;
+  size_t bottom = m->nframes;
   const UOp *ret = NULL;
-  push(&s, root);
-  while (s.n) {
-    Frame *f = &s.items[s.n - 1];
+  push(in, m, root);
+  while (m->nframes > bottom) {
+    Frame *f = &m->frames[m->nframes - 1];
     switch (f->stage) {
       case F_ENTER: {
-        const UOp *cached = omap_get(&rc->replace, omap_ptr(f->n));
-        if (cached) { ret = cached; s.n--; continue; }
+        const UOp *cached = memo_get(m, f->n);
+        if (cached) { ret = cached; m->nframes--; continue; }
         const UOp *last = f->n, *next;
         while ((next = rewrite_node(rc, last))) last = next;
-        f = &s.items[s.n - 1]; /* rules may not touch the stack, but stay safe */
+        f = &m->frames[m->nframes - 1]; /* rules may not touch the stack, but stay safe */
         f->last = last;
         f->stage = F_SOURCES;
-        if (last->nsrc) push(&s, last->src[0]);
+        if (last->nsrc) push(in, m, last->src[0]);
         continue;
       }
       case F_SOURCES: {
-        if (f->last->nsrc) record_source(rc->in->arena, f, f->last, ret);
-        if (f->i < f->last->nsrc) { push(&s, f->last->src[f->i]); continue; }
-        if (!f->new_src) { ret = finish(rc, &s, f->last); continue; }
+        const UOp *last = f->last;
+        if (last->nsrc) record_source(in, m, f, last, ret);
+        if (f->i < last->nsrc) { push(in, m, last->src[f->i]); continue; }
+        if (f->new_src == NO_SRC) { ret = finish(rc, last); continue; }
+        const UOp *next = with_new_src(in, m, f, last);
         f->stage = F_TAIL;
-        push(&s, uop_with_src(rc->in, f->last, f->last->nsrc, f->new_src));
+        push(in, m, next);
         continue;
       }
-      case F_TAIL: ret = finish(rc, &s, ret); continue;
+      case F_TAIL: ret = finish(rc, ret); continue;
     }
   }
-  rc->stack = s.items, rc->stack_cap = s.cap;
   return ret;
 }
 
@@ -216,7 +291,9 @@ const UOp *graph_rewrite(Interner *in, const UOp *sink, const PatternMatcher *co
                          bool bottom_up) {
   RewriteContext rc;
   rewrite_context_init(&rc, in, pms, npms, ctx);
-  return bottom_up ? bottom_up_rewrite(&rc, sink) : top_down_rewrite(&rc, sink);
+  const UOp *ret = bottom_up ? bottom_up_rewrite(&rc, sink) : top_down_rewrite(&rc, sink);
+  rewrite_context_release(&rc);
+  return ret;
 }
 
 /* ops.py graph_rewrite_map (0.10.2):
@@ -232,4 +309,5 @@ void graph_rewrite_map(Interner *in, const UOp *sink, const PatternMatcher *cons
     const UOp *k = order[i];
     omap_put(out, omap_ptr(k), (void *)(bottom_up ? bottom_up_rewrite(&rc, k) : top_down_rewrite(&rc, k)));
   }
+  rewrite_context_release(&rc);
 }

@@ -36,18 +36,24 @@ const UOp *pm_rewrite(const PatternMatcher *pm, void *ctx, const UOp *u);
 /* Several matchers tried in order, as `pm1 + pm2` concatenates rule lists. */
 const UOp *pm_rewrite_list(const PatternMatcher *const *pms, size_t npms, void *ctx, const UOp *u);
 
-/* The rewrite state: RewriteContext. `replace` maps a node to its result. */
+/* The rewrite state: RewriteContext. Its `replace` dict (node -> result) is
+ * only ever looked up, never iterated, so it is a table indexed by UOp id
+ * whose entries count only when stamped with this context's epoch: a new
+ * context costs nothing however large the graph is. The tables (and the
+ * walk's frame stack) come from a pool in the Interner and go back to it when
+ * the context is released, so nested graph_rewrites get their own. */
+typedef struct RewriteMemo RewriteMemo;
 typedef struct RewriteContext {
   Interner *in;
   const PatternMatcher *const *pms;  /* concatenated in order */
   size_t npms;
   void *ctx;
-  OMap replace;
-  void *stack;         /* the walk's frames, kept for the next call on this context */
-  size_t stack_cap;
+  RewriteMemo *memo;
 } RewriteContext;
 
 void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher *const *pms, size_t npms, void *ctx);
+/* Gives the context's tables back to the Interner's pool (rc is unusable after). */
+void rewrite_context_release(RewriteContext *rc);
 /* RewriteContext.rewrite (0.10.0) / top_down_rewrite (0.10.2): sources first,
  * then the node, then the result again until nothing matches. */
 const UOp *top_down_rewrite(RewriteContext *rc, const UOp *n);

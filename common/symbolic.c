@@ -525,7 +525,7 @@ int snode_vars(SymNodeCtx *c, const SymNode *x, const SymNode **out, int cap) { 
 
 /* ============================================================ Part 2: 0.10.x UOp expressions */
 
-enum { SYM_MAX_REWRITE_DEPTH = 2000, SYM_MAX_MATCHES = 32 };
+enum { SYM_MAX_REWRITE_DEPTH = 2000 };
 static const int64_t INT32_MIN_ = -2147483647LL - 1, INT32_MAX_ = 2147483647LL; /* dtypes.min/max(dtypes.int) */
 
 typedef struct SymPM SymPM;
@@ -955,52 +955,53 @@ struct UPat {
 };
 
 typedef struct Store { const SymUOp *v[NM_COUNT]; } Store;
-typedef struct StoreList { Store items[SYM_MAX_MATCHES]; int n; bool overflow; } StoreList;
 
-static void sl_push(StoreList *l, const Store *s) {
-  if (l->n == SYM_MAX_MATCHES) {
-    l->overflow = true;
-    return;
-  }
-  l->items[l->n++] = *s;
-}
+/* UPat.match returns the list of all matches and PatternMatcher.rewrite calls the rule on each
+ * in order until one returns a UOp. Matching has no side effects, so the same order is produced
+ * here lazily: each complete match is handed to a continuation, which stops the search by
+ * returning true. */
+typedef struct Cont Cont;
+typedef bool (*ContFn)(const Cont *k, const Store *st);
+struct Cont {
+  ContFn fn;
+  const UPat *const *seq;   /* seq_step: the source patterns (in this permutation's order) */
+  int len, i;               /* seq_step: how many, and the next one to match */
+  const SymUOp *u;          /* seq_step: the node whose sources are matched */
+  const Cont *next;         /* seq_step: what follows the last source */
+  void *data;               /* the final continuation's state */
+};
 
-static void upat_match(const UPat *p, const SymUOp *u, Store st, StoreList *out);
+static bool upat_match(const UPat *p, const SymUOp *u, Store st, const Cont *k);
 
-static void upat_match_seq(const UPat *const *seq, int len, int i, const SymUOp *u, const Store *st, StoreList *out) {
-  if (i == len || i >= 3) { /* a UOp here has at most 3 sources (the bound also keeps gcc -O3 -Warray-bounds quiet) */
-    sl_push(out, st);
-    return;
-  }
-  StoreList tmp;
-  tmp.n = 0;
-  tmp.overflow = false;
-  upat_match(seq[i], u->src[i], *st, &tmp);
-  out->overflow = out->overflow || tmp.overflow;
-  for (int k = 0; k < tmp.n; k++) upat_match_seq(seq, len, i + 1, u, &tmp.items[k], out);
+/* match u.src[i:] against seq[i:], then continue with k->next */
+static bool seq_step(const Cont *k, const Store *st) {
+  if (k->i == k->len) return k->next->fn(k->next, st);
+  Cont step = *k;
+  step.i = k->i + 1;
+  return upat_match(k->seq[k->i], k->u->src[k->i], *st, &step);
 }
 
 /* UPat.match */
-static void upat_match(const UPat *p, const SymUOp *u, Store st, StoreList *out) {
-  if (p->ops != 0 && !(p->ops & (1u << u->op))) return;
+static bool upat_match(const UPat *p, const SymUOp *u, Store st, const Cont *k) {
+  if (p->ops != 0 && !(p->ops & (1u << u->op))) return false;
   if (p->name >= 0) {
     if (st.v[p->name] == NULL) st.v[p->name] = u;
-    else if (st.v[p->name] != u) return;
+    else if (st.v[p->name] != u) return false;
   }
-  if (p->dts != 0 && !(p->dts & (1u << u->dtype))) return;
-  if (p->has_arg && !(u->op == SU_CONST && u->arg == p->arg)) return;
-  if (p->allowed_len != -1 && u->nsrc != p->allowed_len) return;
-  if (p->kind == SRC_NONE) {
-    sl_push(out, &st);
-    return;
-  }
+  if (p->dts != 0 && !(p->dts & (1u << u->dtype))) return false;
+  if (p->has_arg && !(u->op == SU_CONST && u->arg == p->arg)) return false;
+  if (p->allowed_len != -1 && u->nsrc != p->allowed_len) return false;
+  if (p->kind == SRC_NONE) return k->fn(k, &st);
+  /* a list of sources is tried in every order (itertools.permutations), unless all are one UPat */
   int nperm = (p->kind == SRC_LIST && !p->all_same) ? 2 : 1;
   for (int perm = 0; perm < nperm; perm++) {
     const UPat *seq[3];
-    int len = p->kind == SRC_REPEAT ? u->nsrc : (p->nsrc < u->nsrc ? p->nsrc : u->nsrc);
+    int len = p->kind == SRC_REPEAT ? u->nsrc : (p->nsrc < u->nsrc ? p->nsrc : u->nsrc); /* zip() */
     for (int i = 0; i < len; i++) seq[i] = p->kind == SRC_REPEAT ? p->src[0] : p->src[perm == 0 ? i : p->nsrc - 1 - i];
-    upat_match_seq(seq, len, 0, u, &st, out);
+    Cont step = {seq_step, seq, len, 0, u, k, NULL};
+    if (seq_step(&step, &st)) return true;
   }
+  return false;
 }
 
 typedef const SymUOp *(*SymRuleFn)(SymCtx *c, const Store *m);
@@ -1010,22 +1011,27 @@ typedef struct SymRule { const UPat *pat; SymRuleFn fn; } SymRule;
 enum { SYM_MAX_RULES = 80 };
 struct SymPM { SymRule rules[SYM_MAX_RULES]; int n; };
 
+/* the final continuation: call the rule's callback; stop at a result or an error */
+typedef struct RuleCall { SymCtx *c; SymRuleFn fn; const SymUOp *ret; } RuleCall;
+
+static bool call_rule(const Cont *k, const Store *st) {
+  RuleCall *rc = k->data;
+  rc->ret = rc->fn(rc->c, st);
+  return rc->ret != NULL || su_failed(rc->c);
+}
+
 /* PatternMatcher.rewrite: the first rule (in order) whose callback returns a UOp */
 static const SymUOp *pm_rewrite_sym(SymCtx *c, const SymPM *pm, const SymUOp *u) {
   for (int r = 0; r < pm->n; r++) {
     const UPat *p = pm->rules[r].pat;
     if (p->ops != 0 && !(p->ops & (1u << u->op))) continue;
-    StoreList matches;
-    matches.n = 0;
-    matches.overflow = false;
+    RuleCall rc = {c, pm->rules[r].fn, NULL};
+    Cont done = {call_rule, NULL, 0, 0, NULL, NULL, &rc};
     Store empty;
     memset(&empty, 0, sizeof empty);
-    upat_match(p, u, empty, &matches);
-    if (matches.overflow) su_raise(c, ST_UNSUPPORTED, "", "symbolic: too many pattern matches");
-    const SymUOp *ret = NULL;
-    for (int k = 0; k < matches.n && ret == NULL && !su_failed(c); k++) ret = pm->rules[r].fn(c, &matches.items[k]);
+    upat_match(p, u, empty, &done);
     if (su_failed(c)) return NULL;
-    if (ret != NULL) return ret;
+    if (rc.ret != NULL) return rc.ret;
   }
   return NULL;
 }

@@ -158,12 +158,14 @@ const View *view_new(Arena *a, int ndim, const sint *shape, const sint *strides,
                      bool contiguous) {
   View *vw = arena_alloc(a, sizeof *vw);
   sint *sh = sint_array(a, ndim), *st = sint_array(a, ndim);
-  memcpy(sh, shape, sizeof(sint) * (size_t)ndim);
-  memcpy(st, strides, sizeof(sint) * (size_t)ndim);
+  if (ndim > 0) { /* a 0-d view may come with NULL arrays */
+    memcpy(sh, shape, sizeof(sint) * (size_t)ndim);
+    memcpy(st, strides, sizeof(sint) * (size_t)ndim);
+  }
   SPair *m = NULL;
   if (mask != NULL) {
     m = pair_array(a, ndim);
-    memcpy(m, mask, sizeof(SPair) * (size_t)ndim);
+    if (ndim > 0) memcpy(m, mask, sizeof(SPair) * (size_t)ndim);
   }
   *vw = (View){ndim, sh, st, offset, m, contiguous};
   return vw;
