@@ -115,7 +115,46 @@ static Buf *buffer_view(KG *k, Buf *src, int64_t size, const DType *dt, int64_t 
   return b;
 }
 
-/* schedule.py schedule_uop */
+/* The passes of schedule_uop after add_buffer_ops (view_left with
+ * unbind_vars, view_right, fix_kernel_ops) and apply_swizzle's view_left
+ * read nothing but the node they rewrite, so rewrite(n) is a function of n:
+ * each gets one RewriteContext for the whole schedule, and a subtree that
+ * many kernels share is rewritten once. The replace map of a context only
+ * ever holds rewrite(n), so every kernel gets what a fresh graph_rewrite
+ * would give it. (unbind_vars adds to var_vals, which is shared by all
+ * kernels: seeing a BIND again would put the same value again.) */
+typedef struct KernelPasses { RewriteContext left, right, fix, swizzle; } KernelPasses;
+
+static const PatternMatcher *const left_pms[3] = {&pm_unbind_vars, &pm_merge_views, &pm_view_left};
+static const PatternMatcher *const right_pms[2] = {&pm_merge_views, &pm_view_right};
+static const PatternMatcher *const fix_pms[1] = {&pm_fix_kernel_ops};
+static const PatternMatcher *const swizzle_pms[2] = {&pm_merge_views, &pm_view_left};
+
+void kernel_passes_begin(KG *k) {
+  KernelPasses *p = arena_alloc(k->a, sizeof *p);
+  rewrite_context_init(&p->left, k->in, left_pms, 3, k);
+  rewrite_context_init(&p->right, k->in, right_pms, 2, k);
+  rewrite_context_init(&p->fix, k->in, fix_pms, 1, k);
+  rewrite_context_init(&p->swizzle, k->in, swizzle_pms, 2, k);
+  k->kpasses = p;
+}
+
+void kernel_passes_end(KG *k) {
+  KernelPasses *p = k->kpasses;
+  rewrite_context_release(&p->swizzle);
+  rewrite_context_release(&p->fix);
+  rewrite_context_release(&p->right);
+  rewrite_context_release(&p->left);
+  k->kpasses = NULL;
+}
+
+/* graph_rewrite(u, merge_views+view_left) */
+const UOp *apply_swizzle(KG *k, const UOp *u) {
+  if (k->kpasses) return top_down_rewrite(&k->kpasses->swizzle, u);
+  return graph_rewrite(k->in, u, swizzle_pms, 2, k, false);
+}
+
+/* schedule.py schedule_uop (between kernel_passes_begin and kernel_passes_end) */
 void schedule_uop(KG *k, const UOp *sink, OMap *var_vals, ScheduleItem *out) {
   if (sink->op != OP_ASSIGN || sink->src[1]->op != OP_KERNEL) kg_assert_fail(k, "%s\n...) must be ASSIGN", uop_repr_line(k, sink));
   const UOp *kernel = sink->src[1];
@@ -138,13 +177,11 @@ void schedule_uop(KG *k, const UOp *sink, OMap *var_vals, ScheduleItem *out) {
   ast = graph_rewrite(k->in, ast, &abo, 1, k, true);
   /* unbind_vars + push views to edges */
   k->pass = var_vals;
-  const PatternMatcher *left[3] = {&pm_unbind_vars, &pm_merge_views, &pm_view_left};
-  ast = graph_rewrite(k->in, ast, left, 3, k, false);
-  const PatternMatcher *right[2] = {&pm_merge_views, &pm_view_right};
-  ast = graph_rewrite(k->in, ast, right, 2, k, false);
+  KernelPasses *p = k->kpasses;
+  ast = top_down_rewrite(&p->left, ast);
+  ast = top_down_rewrite(&p->right, ast);
   /* fix_kernel_ops */
-  const PatternMatcher *fix = &pm_fix_kernel_ops;
-  ast = graph_rewrite(k->in, ast, &fix, 1, k, false);
+  ast = top_down_rewrite(&p->fix, ast);
   k->pass = saved;
   /* create subbuffer */
   if (ast->op == OP_BUFFER_VIEW) {

@@ -79,6 +79,9 @@ struct KG {
 
   /* per-pass contexts read by the rule functions */
   void *pass;
+  /* kernel.c: the pure passes of schedule_uop, one RewriteContext each for
+   * the whole schedule (NULL outside it) */
+  struct KernelPasses *kpasses;
 };
 
 extern const char kg_none;   /* marker for "None" stored in an OMap */

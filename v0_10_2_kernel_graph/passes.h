@@ -16,7 +16,7 @@ extern const PatternMatcher pm_merge_views, pm_remove_movement_ops, pm_sym;
 extern const PatternMatcher pm_view_left;
 /* The `ctx` of remove_movement_ops+sym: found_contiguous's dict. */
 typedef struct SymCtx { OMap contig; } SymCtx;
-/* graph_rewrite(u, view_left) */
+/* graph_rewrite(u, merge_views+view_left) (kernel.c) */
 const UOp *apply_swizzle(KG *k, const UOp *u);
 /* UOp.valid(st) */
 const UOp *uop_valid(KG *k, const UOp *x, const ST *st);
@@ -45,6 +45,10 @@ typedef struct ScheduleItem {
 } ScheduleItem;
 /* var_vals: DEFINE_VAR UOp -> int (stored as intptr_t via a Value*) */
 void schedule_uop(KG *k, const UOp *sink, OMap *var_vals, ScheduleItem *out);
+/* Around the schedule_uop calls of one schedule: the rewrite contexts the
+ * kernels share (see kernel.c). */
+void kernel_passes_begin(KG *k);
+void kernel_passes_end(KG *k);
 
 /* substitute(u, dict) */
 const UOp *uop_substitute(KG *k, const UOp *u, OMap *dvars);

@@ -190,6 +190,7 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
     if ((intptr_t)val == 0) queue[qtail++] = (const UOp *)(uintptr_t)key;
   res->items = arena_array(k->a, qcap, sizeof *res->items);
   res->n = 0;
+  kernel_passes_begin(k);
   while (qhead < qtail) {
     const UOp *u = queue[qhead++];
     schedule_uop(k, u, &res->var_vals, &res->items[res->n++]);
@@ -201,6 +202,7 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
       if (d == 0) queue[qtail++] = ch->items[j];
     }
   }
+  kernel_passes_end(k);
   if (res->n != omap_len(&in_degree))
     kg_throw(&k->thr, ST_RAISED, "RuntimeError", "cycle detected in graph, created %zu kernels but only scheduled %zu", omap_len(&in_degree),
              res->n);
