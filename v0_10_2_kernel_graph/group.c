@@ -246,10 +246,14 @@ void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
   omap_init(&ctx->assigns, k->a);
   omap_init(&ctx->realizes, k->a);
   omap_init(&ctx->children, k->a);
+  /* graph_rewrite(sink, do_realize+create_ctx, ctx): no rule returns a
+   * node, so the rewrite is a post-order walk that runs the rules of each
+   * node once, sources first, and gives back the sink */
   void *saved = k->pass;
   k->pass = ctx;
-  const PatternMatcher *pm = &pm_do_realize_create_ctx;
-  sink = graph_rewrite(k->in, sink, &pm, 1, k, false);
+  const UOp **walk;
+  size_t nwalk = kg_toposort(k, sink, &walk);
+  for (size_t i = 0; i < nwalk; i++) pm_rewrite(&pm_do_realize_create_ctx, k, walk[i]);
   k->pass = saved;
 
   OMap reduce_for_op;

@@ -282,6 +282,7 @@ const PatternMatcher pm_substitute = {substitute_rules, 1};
 
 /* UOp.substitute: graph_rewrite(self, _substitute, dvars, bottom_up=True) */
 const UOp *uop_substitute(KG *k, const UOp *u, OMap *dvars) {
+  if (!omap_len(dvars)) return u; /* no rule can match: the rewrite gives u back */
   void *saved = k->pass;
   k->pass = dvars;
   const PatternMatcher *pm = &pm_substitute;
