@@ -7,15 +7,16 @@
 /* Kernel(ast, metadata), a frozen dataclass, as the Value
  * ("Kernel", ast id, metadata tuple): equal exactly when the dataclasses are. */
 const Value *kernel_arg(KG *k, const UOp *ast, const Value *metadata) {
-  omap_put(&k->kernel_asts, (uint64_t)ast->id, (void *)ast);
-  const Value *items[3] = {v_str(k->in, "Kernel"), kv_int(k, ast->id), metadata};
+  const Value *items[3] = {k->kernel_tag, kv_int(k, ast->id), metadata};
   return v_tuple(k->in, 3, items);
 }
 
 const UOp *kernel_arg_ast(KG *k, const UOp *kernel) {
   const Value *a = kernel->arg;
   if (a->kind != V_TUPLE || a->u.tuple.n != 3 || a->u.tuple.items[1]->kind != V_INT) kg_unsupported(k, "a KERNEL in the input graph");
-  return omap_get(&k->kernel_asts, (uint64_t)a->u.tuple.items[1]->u.i);
+  int64_t id = a->u.tuple.items[1]->u.i;
+  if (id < 0 || (uint64_t)id >= uop_count(k->in)) kg_unsupported(k, "a KERNEL whose ast is unknown");
+  return k->in->uop_by_id[id];
 }
 
 const Value *kernel_arg_metadata(const UOp *kernel) { return kernel->arg->u.tuple.items[2]; }

@@ -12,7 +12,7 @@ static const UOp *ab_load_buf(void *c, const UOp *x) {
   KG *k = c;
   BufList *ctx = k->pass;
   size_t idx = buflist_index(k, ctx, x);
-  const UOp *dg = kg_uop(k, OP_DEFINE_GLOBAL, dtype_ptr(x->dtype, uop_size(k, x), false), kv_int(k, (int64_t)idx), 0, NULL);
+  const UOp *dg = kg_uop(k, OP_DEFINE_GLOBAL, kg_dtype_ptr(k, x->dtype, uop_size(k, x)), kv_int(k, (int64_t)idx), 0, NULL);
   return kg_uop2(k, OP_LOAD, x->dtype, NULL, dg, st_to_uop(k, uop_st_unwrap(k, x)));
 }
 
@@ -29,7 +29,7 @@ static const UOp *ab_sink_store(void *c, const UOp *s) {
   const UOp *x = s->src[0];
   uint32_t n;
   const int64_t *shape = uop_shape(k, x, &n);
-  const UOp *dg = kg_uop(k, OP_DEFINE_GLOBAL, dtype_ptr(x->dtype, uop_size(k, x), false), kv_int(k, 0), 0, NULL);
+  const UOp *dg = kg_uop(k, OP_DEFINE_GLOBAL, kg_dtype_ptr(k, x->dtype, uop_size(k, x)), kv_int(k, 0), 0, NULL);
   const UOp *store = kg_uop3(k, OP_STORE, dt_void, NULL, dg, st_to_uop(k, kst_from_shape(&k->stc, n, shape)), x);
   return uop_sink(k, 1, &store);
 }

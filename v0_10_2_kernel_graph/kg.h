@@ -74,7 +74,8 @@ struct KG {
   Buf **inbufs;
   size_t ninbufs;
   OMap all_metadata;   /* input UOp -> Metadata Value (str, caller, backward) */
-  OMap kernel_asts;    /* KERNEL arg id -> the Kernel's ast UOp */
+  const Value *kernel_tag;  /* "Kernel", the first item of a KERNEL's arg */
+  OMap ptr_dtypes;     /* dtype_ptr memo: (dtype, size) -> [dtype, size, ptr dtype] */
   uint64_t unique_count;
 
   /* per-pass contexts read by the rule functions */
@@ -147,6 +148,8 @@ const UOp *uop_buf_uop(KG *k, const UOp *u);
 Buf *uop_buffer(KG *k, const UOp *u);                   /* UOp.buffer (creates the Buffer) */
 Buf *uop_buffer_get(KG *k, const UOp *u);               /* buffers.get(u) */
 const Value *uop_metadata(KG *k, const UOp *u);         /* all_metadata.get(u) (input nodes) */
+/* dtype.ptr(size), memoised (the core interns pointer dtypes in a list) */
+const DType *kg_dtype_ptr(KG *k, const DType *dt, int64_t size);
 /* A KERNEL's arg Kernel(ast, metadata) (kernel.c) */
 const Value *kernel_arg(KG *k, const UOp *ast, const Value *metadata);
 const UOp *kernel_arg_ast(KG *k, const UOp *kernel);
