@@ -1,6 +1,7 @@
 /* dtype.c — interned dtypes (tinygrad/dtype.py). Derived types (vectors,
  * pointers, images) live for the whole process in a small intern table. */
 #include "dtype.h"
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,9 +79,15 @@ const DType *dtype_vec(const DType *d, int count) {
   return intern(&p);
 }
 
+/* dtype_ptr results by (d, size, local): interning walks the derived list */
+typedef struct PtrMemo { const DType *d; int64_t size; bool local; const DType *ptr; } PtrMemo;
+static PtrMemo ptr_memo[64];
+
 const DType *dtype_ptr(const DType *d, int64_t size, bool local) {
   init_scalars();
   if (d->is_image) return d;
+  PtrMemo *m = &ptr_memo[(((uintptr_t)d >> 4) ^ (uint64_t)size ^ local) & 63];
+  if (m->ptr && m->d == d && m->size == size && m->local == local) return m->ptr;
   DType p = *d;
   p.is_ptr = true;
   p.local = local;
@@ -88,7 +95,9 @@ const DType *dtype_ptr(const DType *d, int64_t size, bool local) {
   p.ptr_size = size;
   p.base = d;
   p.scalar = NULL;
-  return intern(&p);
+  const DType *r = intern(&p);
+  *m = (PtrMemo){d, size, local, r};
+  return r;
 }
 
 const DType *dtype_image(bool half, int ndim, const int64_t *shape) {
@@ -182,6 +191,25 @@ const char *dtype_repr(const DType *d, TgVersion v, char *buf, size_t n) {
   }
   snprintf(buf, n, "%s", d->name);
   return buf;
+}
+
+typedef struct Repr { struct Repr *next; const DType *d; TgVersion v; size_t n; char s[]; } Repr;
+static Repr *reprs[256];
+
+const char *dtype_repr_kept(const DType *d, TgVersion v, size_t *len) {
+  Repr **slot = &reprs[(((uintptr_t)d >> 4) ^ (uintptr_t)v) & 255];
+  for (Repr *r = *slot; r; r = r->next)
+    if (r->d == d && r->v == v) { *len = r->n; return r->s; }
+  char buf[160];
+  dtype_repr(d, v, buf, sizeof buf);
+  size_t n = strlen(buf);
+  Repr *r = malloc(sizeof *r + n + 1);
+  if (!r) abort();
+  *r = (Repr){*slot, d, v, n};
+  memcpy(r->s, buf, n + 1);
+  *slot = r;
+  *len = n;
+  return r->s;
 }
 
 bool dtype_is_float(const DType *d) { return d->is_image || d->scalar->kind == DK_FLOAT; }

@@ -39,6 +39,9 @@ const DType *dtype_parse(const char *s);
 /* repr(dtype) without "dtypes.", as version v prints it. Static storage is not
  * used: the result is written into buf (size >= 64 recommended). */
 const char *dtype_repr(const DType *d, TgVersion v, char *buf, size_t bufsize);
+/* The same text, computed once per (dtype, version) and kept for the life of
+ * the process (as the dtypes are); *len gets its length. */
+const char *dtype_repr_kept(const DType *d, TgVersion v, size_t *len);
 
 const DType *dtype_vec(const DType *d, int count);                    /* DType.vec */
 const DType *dtype_ptr(const DType *d, int64_t size, bool local);      /* DType.ptr */

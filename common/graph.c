@@ -18,9 +18,32 @@ const DType *dtype_from_json(const JVal *j, const char *where, Status *st) {
   return d;
 }
 
+/* a J_STR of text that outlives the arena (dtype reprs, op names): not copied */
+static JVal *kept_str(Arena *a, const char *s, size_t n) {
+  JVal *j = json_null(a);
+  j->kind = J_STR;
+  j->u.s = s;
+  j->n = (uint32_t)n;
+  return j;
+}
+
+/* op_name as a J_STR, the names looked up once per version */
+static JVal *op_json(Arena *a, Op op, TgVersion v) {
+  static const char *names[TG_NVERSIONS][OP_COUNT];
+  static uint8_t lens[TG_NVERSIONS][OP_COUNT];
+  if ((int)v < 0 || v >= TG_NVERSIONS || op >= OP_COUNT) return json_str(a, "?");
+  if (!names[v][op]) {
+    const char *name = op_name(op, v);
+    names[v][op] = name ? name : "?";
+    lens[v][op] = (uint8_t)strlen(names[v][op]);
+  }
+  return kept_str(a, names[v][op], lens[v][op]);
+}
+
 JVal *dtype_to_json(Codec *c, const DType *d) {
-  char buf[128];
-  return json_str(c->arena, dtype_repr(d, c->v, buf, sizeof buf));
+  size_t n;
+  const char *s = dtype_repr_kept(d, c->v, &n);
+  return kept_str(c->arena, s, n);
 }
 
 /* {"float": "inf"|"-inf"|"nan"} */
@@ -223,28 +246,82 @@ bool graph_decode(Codec *c, const JVal *g, const char *where, const UOp ***nodes
   return true;
 }
 
+typedef struct EncFrame { const UOp *u; uint32_t next; } EncFrame;
+
+/* a J_ARR of n slots (capacity: the next power of two, json_push's rule) */
+static JVal *arr_of(Arena *a, size_t n) {
+  JVal *j = json_arr(a);
+  size_t cap = 4;
+  while (cap < n) cap *= 2;
+  j->u.arr = arena_array(a, cap, sizeof(JVal *));
+  j->n = (uint32_t)n;
+  return j;
+}
+
+static void *grown(Arena *a, void *old, size_t n, size_t *cap, size_t size) {
+  size_t c = *cap ? *cap * 2 : 256;
+  while (c < n) c *= 2;
+  void *p = arena_array(a, c, size);
+  if (*cap) memcpy(p, old, *cap * size);
+  *cap = c;
+  return p;
+}
+
+/* post-order from the roots, sources in order, each node once (uop_toposort's
+ * order), numbering each node in enc_pos; returns the count */
+static size_t encode_order(Codec *c, const UOp *const *roots, size_t nroots) {
+  Arena *a = c->arena;
+  size_t ids = uop_count(c->in);
+  if (ids > c->enc_cap) {
+    size_t old = c->enc_cap;
+    c->enc_stamp = grown(a, c->enc_stamp, ids, &c->enc_cap, sizeof *c->enc_stamp);
+    c->enc_cap = old;
+    c->enc_pos = grown(a, c->enc_pos, ids, &c->enc_cap, sizeof *c->enc_pos);
+  }
+  if (++c->enc_epoch == 0) {
+    memset(c->enc_stamp, 0, c->enc_cap * sizeof *c->enc_stamp);
+    c->enc_epoch = 1;
+  }
+  size_t n = 0, depth = 0;
+  for (size_t r = 0; r < nroots; r++) {
+    if (c->enc_stamp[roots[r]->id] == c->enc_epoch) continue;
+    c->enc_stamp[roots[r]->id] = c->enc_epoch;
+    if (depth == c->enc_stack_cap) c->enc_stack = grown(a, c->enc_stack, depth + 1, &c->enc_stack_cap, sizeof *c->enc_stack);
+    c->enc_stack[depth++] = (EncFrame){roots[r], 0};
+    while (depth) {
+      EncFrame *f = &c->enc_stack[depth - 1];
+      if (f->next < f->u->nsrc) {
+        const UOp *s = f->u->src[f->next++];
+        if (c->enc_stamp[s->id] == c->enc_epoch) continue;
+        c->enc_stamp[s->id] = c->enc_epoch;
+        if (depth == c->enc_stack_cap) c->enc_stack = grown(a, c->enc_stack, depth + 1, &c->enc_stack_cap, sizeof *c->enc_stack);
+        c->enc_stack[depth++] = (EncFrame){s, 0};
+        continue;
+      }
+      if (n == c->enc_order_cap) c->enc_order = grown(a, c->enc_order, n + 1, &c->enc_order_cap, sizeof *c->enc_order);
+      c->enc_pos[f->u->id] = (uint32_t)n;
+      c->enc_order[n++] = f->u;
+      depth--;
+    }
+  }
+  return n;
+}
+
 JVal *graph_encode(Codec *c, const UOp *const *roots, size_t nroots) {
   Arena *a = c->arena;
-  const UOp **order;
-  size_t n = uop_toposort(a, roots, nroots, &order);
-  OMap index;
-  omap_init(&index, a);
-  JVal *nodes = json_arr(a), *jroots = json_arr(a), *g = json_obj(a);
+  size_t n = encode_order(c, roots, nroots);
+  JVal *nodes = arr_of(a, n), *jroots = arr_of(a, nroots), *g = json_obj(a);
   for (size_t i = 0; i < n; i++) {
-    const UOp *u = order[i];
-    omap_put(&index, omap_ptr(u), (void *)(uintptr_t)(i + 1));
-    JVal *e = json_arr(a), *src = json_arr(a);
-    const char *name = op_name(u->op, c->v);
-    json_push(a, e, json_str(a, name ? name : "?"));
-    json_push(a, e, u->dtype ? dtype_to_json(c, u->dtype) : json_null(a));
-    json_push(a, e, value_to_json(c, u->arg));
-    for (uint32_t k = 0; k < u->nsrc; k++)
-      json_push(a, src, json_int(a, (int64_t)(uintptr_t)omap_get(&index, omap_ptr(u->src[k])) - 1));
-    json_push(a, e, src);
-    json_push(a, nodes, e);
+    const UOp *u = c->enc_order[i];
+    JVal *e = arr_of(a, 4), *src = arr_of(a, u->nsrc);
+    e->u.arr[0] = op_json(a, u->op, c->v);
+    e->u.arr[1] = u->dtype ? dtype_to_json(c, u->dtype) : json_null(a);
+    e->u.arr[2] = value_to_json(c, u->arg);
+    e->u.arr[3] = src;
+    for (uint32_t k = 0; k < u->nsrc; k++) src->u.arr[k] = json_int(a, c->enc_pos[u->src[k]->id]);
+    nodes->u.arr[i] = e;
   }
-  for (size_t r = 0; r < nroots; r++)
-    json_push(a, jroots, json_int(a, (int64_t)(uintptr_t)omap_get(&index, omap_ptr(roots[r])) - 1));
+  for (size_t r = 0; r < nroots; r++) jroots->u.arr[r] = json_int(a, c->enc_pos[roots[r]->id]);
   json_set(a, g, "nodes", nodes);
   json_set(a, g, "roots", jroots);
   return g;

@@ -19,6 +19,14 @@ struct Codec {
    * NULL st_decode makes every ShapeTracker "unsupported". */
   const ShapeTracker *(*st_decode)(Codec *c, const JVal *j, Status *st);
   JVal *(*st_encode)(Codec *c, const ShapeTracker *s);
+  /* graph_encode's scratch, reused call after call: per UOp id, the node's
+   * position + 1 when stamped with the current epoch; the DFS stack; the order */
+  uint32_t *enc_stamp, *enc_pos, enc_epoch;
+  size_t enc_cap;
+  struct EncFrame *enc_stack;
+  size_t enc_stack_cap;
+  const UOp **enc_order;
+  size_t enc_order_cap;
 };
 
 void codec_init(Codec *c, Interner *in, TgVersion v);

@@ -50,10 +50,9 @@ static const PmIndex *pm_index(const PatternMatcher *pm) {
   return NULL; /* table full: the caller scans the rules */
 }
 
-/* ops.py PatternMatcher.rewrite */
-const UOp *pm_rewrite(const PatternMatcher *pm, void *ctx, const UOp *u) {
-  const PmIndex *x = u->op < OP_COUNT ? pm_index(pm) : NULL;
-  if (x) {
+/* PatternMatcher.rewrite with the matcher's index x (NULL: scan the rules) */
+static const UOp *pm_rewrite_indexed(const PatternMatcher *pm, const PmIndex *x, void *ctx, const UOp *u) {
+  if (x && u->op < OP_COUNT) {
     for (uint32_t k = x->start[u->op]; k < x->start[u->op + 1]; k++) {
       const UOp *ret = pm->rules[x->idx[k]].fn(ctx, u);
       if (ret) return ret;
@@ -67,6 +66,11 @@ const UOp *pm_rewrite(const PatternMatcher *pm, void *ctx, const UOp *u) {
     if (ret) return ret;
   }
   return NULL;
+}
+
+/* ops.py PatternMatcher.rewrite */
+const UOp *pm_rewrite(const PatternMatcher *pm, void *ctx, const UOp *u) {
+  return pm_rewrite_indexed(pm, u->op < OP_COUNT ? pm_index(pm) : NULL, ctx, u);
 }
 
 /* `pm1 + pm2 + ...`: PatternMatcher.__add__ concatenates the rule lists. */
@@ -146,6 +150,7 @@ void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher
   rc->npms = npms;
   rc->ctx = ctx;
   rc->memo = memo_acquire(in);
+  for (size_t i = 0; i < npms && i < RC_MAX_PMS; i++) rc->index[i] = pm_index(pms[i]);
 }
 
 void rewrite_context_release(RewriteContext *rc) {
@@ -166,8 +171,14 @@ static Frame *push(Interner *in, RewriteMemo *m, const UOp *n) {
   return f;
 }
 
+/* pm_rewrite_list with the matchers' indexes looked up once per context */
 static const UOp *rewrite_node(RewriteContext *rc, const UOp *n) {
-  return pm_rewrite_list(rc->pms, rc->npms, rc->ctx, n);
+  if (rc->npms > RC_MAX_PMS) return pm_rewrite_list(rc->pms, rc->npms, rc->ctx, n);
+  for (size_t i = 0; i < rc->npms; i++) {
+    const UOp *ret = pm_rewrite_indexed(rc->pms[i], rc->index[i], rc->ctx, n);
+    if (ret) return ret;
+  }
+  return NULL;
 }
 
 /* new_src[i] = ret for the next source i of node: new_src gets room on the
@@ -218,26 +229,29 @@ const UOp *top_down_rewrite(RewriteContext *rc, const UOp *root) {
   push(in, m, root);
   while (m->nframes > bottom) {
     Frame *f = &m->frames[m->nframes - 1];
+    const UOp *n = f->n;
     switch (f->stage) {
-      case F_ENTER: {
-        const UOp *cached = memo_get(m, f->n);
-        if (cached) { ret = cached; m->nframes--; continue; }
+      case F_ENTER:
         f->stage = F_SOURCES;
-        if (f->n->nsrc) push(in, m, f->n->src[0]);
-        continue;
-      }
-      case F_SOURCES: {
-        const UOp *n = f->n;
-        if (n->nsrc) record_source(in, m, f, n, ret);
-        if (f->i < n->nsrc) { push(in, m, n->src[f->i]); continue; }
-        const UOp *new_n = f->new_src == NO_SRC ? rewrite_node(rc, n) : with_new_src(in, m, f, n);
-        if (!new_n) { ret = finish(rc, n); continue; }
-        m->frames[m->nframes - 1].stage = F_TAIL; /* rules may not touch this stack, but stay safe */
-        push(in, m, new_n);
-        continue;
-      }
+        break;
+      case F_SOURCES: /* ret: what the source f->i rewrote to */
+        record_source(in, m, f, n, ret);
+        break;
       case F_TAIL: ret = finish(rc, ret); continue;
     }
+    /* the next source not rewritten yet gets a frame; the others are recorded here */
+    while (f->i < n->nsrc) {
+      const UOp *x = n->src[f->i], *cached = memo_get(m, x);
+      if (!cached) break;
+      record_source(in, m, f, n, cached);
+    }
+    if (f->i < n->nsrc) { push(in, m, n->src[f->i]); continue; }
+    const UOp *new_n = f->new_src == NO_SRC ? rewrite_node(rc, n) : with_new_src(in, m, f, n);
+    if (!new_n) { ret = finish(rc, n); continue; }
+    const UOp *cached = memo_get(m, new_n);
+    if (cached) { ret = finish(rc, cached); continue; } /* rewrite(new_n) returns at once */
+    m->frames[m->nframes - 1].stage = F_TAIL; /* rules may not touch this stack, but stay safe */
+    push(in, m, new_n);
   }
   return ret;
 }

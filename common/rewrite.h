@@ -43,12 +43,15 @@ const UOp *pm_rewrite_list(const PatternMatcher *const *pms, size_t npms, void *
  * walk's frame stack) come from a pool in the Interner and go back to it when
  * the context is released, so nested graph_rewrites get their own. */
 typedef struct RewriteMemo RewriteMemo;
+typedef struct PmIndex PmIndex;
+enum { RC_MAX_PMS = 8 };
 typedef struct RewriteContext {
   Interner *in;
   const PatternMatcher *const *pms;  /* concatenated in order */
   size_t npms;
   void *ctx;
   RewriteMemo *memo;
+  const PmIndex *index[RC_MAX_PMS];  /* PatternMatcher.pdict of each of the first pms */
 } RewriteContext;
 
 void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher *const *pms, size_t npms, void *ctx);

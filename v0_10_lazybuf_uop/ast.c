@@ -190,7 +190,7 @@ static const View *extend_view(Sched *s, const View *v, int nr, const sint *rsha
 static const UOp *swizzle_r(Sched *s, const UOp *r, const UOp *src, const Value *st) {
   const Value *src_st = v100_uop_st(s, src), *axis = v100_axis_arg(r);
   if (!src_st) return NULL;
-  const Value *base = st10_from_shape(s, st10_ndim(src_st), st10_shape(src_st));
+  const Value *base = st10_from_shape_of(s, src_st);
   const sint *rshape;
   int nr;
   const Value *tmp = base ? permute_reduce(s, base, axis, &rshape, &nr) : NULL;
@@ -208,7 +208,7 @@ static const UOp *swizzle_r(Sched *s, const UOp *r, const UOp *src, const Value 
   const Value **new_axis = arena_array(s->a, (size_t)nnr + 1, sizeof *new_axis);
   for (int i = 0; i < nnr; i++) new_axis[i] = v_int(s->in, n - nnr + i);
   const UOp *x = apply_swizzle(s, src, new_input_st);
-  const Value *out = st10_from_shape(s, st10_ndim(st), st10_shape(st));
+  const Value *out = st10_from_shape_of(s, st);
   if (!x || !out) return NULL;
   return v100_uop_view(s, v100_uop_r(s, x, r->arg->u.tuple.items[0], v_tuple(s->in, (size_t)nnr, new_axis)), out);
 }
@@ -301,7 +301,7 @@ static const UOp *rule_push_through_elementwise(void *ctx, const UOp *root) {
     if (!st10_same_shape(xs, first_st) || st_prod(ys) != st_prod(first_in)) return swizzle_size_error(s, root);
   }
   if (!first_st) return NULL;
-  const Value *input_st = st10_from_shape(s, st10_ndim(first_in), st10_shape(first_in));
+  const Value *input_st = st10_from_shape_of(s, first_in);
   if (!input_st) return NULL;
   const UOp **src = arena_array(s->a, root->nsrc + 1, sizeof *src);
   for (uint32_t i = 0; i < root->nsrc; i++) {
@@ -311,7 +311,7 @@ static const UOp *rule_push_through_elementwise(void *ctx, const UOp *root) {
   }
   const UOp *ret = v100_uop_replace_src(s, root, root->nsrc, src);
   if (ret->op == OP_STORE) return ret;
-  const Value *out = st10_from_shape(s, st10_ndim(first_st), st10_shape(first_st));
+  const Value *out = st10_from_shape_of(s, first_st);
   return out ? v100_uop_view(s, ret, out) : NULL;
 }
 
@@ -372,7 +372,7 @@ static bool check_assign_contiguous(Sched *s, const UOp *sink) {
     if (st10_contiguous(st)) continue;
     const View *v = st10_view(st, 0);
     if (st10_nviews(st) == 1 && v->mask) {
-      const Value *full = st10_from_shape(s, st10_ndim(st), st10_shape(st));
+      const Value *full = st10_from_shape_of(s, st);
       const Value *a = full ? st10_shrink(s, full, v->ndim, v->mask) : NULL, *c = a ? st10_shrink(s, st, v->ndim, v->mask) : NULL;
       if (!c) return false;
       if (a == c) continue;

@@ -3,6 +3,7 @@
  * earlier (bigger or equal) buffer, or by a view into one when the device's
  * allocator supports offsets. Result: the contract's memory_plan (old ->
  * new, "plan:K" for Buffers the planner created) and their descriptions. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sched.h"
@@ -89,8 +90,71 @@ static bool allocator_has_offset(Planner *p, const char *device, bool *out) {
   return true;
 }
 
-typedef struct Seg { int64_t st, en, buf; bool live; } Seg;
-typedef struct SegList { Seg *items; size_t n; } SegList;
+/* free_segs[key]: a list of (start, end, buffer) segments, popped anywhere and
+ * appended at the end. The search takes the first segment in list order with
+ * start <= st and en <= end; a tree over the list positions keeps, per range,
+ * the least start and the greatest end of its live segments, so the search
+ * skips every range that cannot hold a match (the same first match as
+ * Python's linear scan). */
+typedef struct Seg { int64_t st, en, buf; } Seg;
+typedef struct SegList {
+  Seg *items;
+  size_t n, cap;           /* cap: a power of two, the tree's leaf count */
+  int64_t *tmin, *tmax;    /* tree nodes 1 .. 2*cap-1, leaves at cap + i */
+} SegList;
+
+static void seg_set_leaf(SegList *l, size_t i, int64_t mn, int64_t mx) {
+  size_t k = l->cap + i;
+  l->tmin[k] = mn, l->tmax[k] = mx;
+  for (k /= 2; k; k /= 2) {
+    l->tmin[k] = l->tmin[2 * k] < l->tmin[2 * k + 1] ? l->tmin[2 * k] : l->tmin[2 * k + 1];
+    l->tmax[k] = l->tmax[2 * k] > l->tmax[2 * k + 1] ? l->tmax[2 * k] : l->tmax[2 * k + 1];
+  }
+}
+
+static void seg_grow(Arena *a, SegList *l) {
+  size_t cap = l->cap ? l->cap * 2 : 8;
+  Seg *items = arena_array(a, cap, sizeof *items);
+  int64_t *tmin = arena_array(a, 2 * cap, sizeof *tmin), *tmax = arena_array(a, 2 * cap, sizeof *tmax);
+  for (size_t k = 0; k < 2 * cap; k++) tmin[k] = INT64_MAX, tmax[k] = INT64_MIN;
+  if (l->n) memcpy(items, l->items, l->n * sizeof *items);
+  for (size_t i = 0; i < l->cap; i++) tmin[cap + i] = l->tmin[l->cap + i], tmax[cap + i] = l->tmax[l->cap + i];
+  for (size_t k = cap - 1; k >= 1; k--) {
+    tmin[k] = tmin[2 * k] < tmin[2 * k + 1] ? tmin[2 * k] : tmin[2 * k + 1];
+    tmax[k] = tmax[2 * k] > tmax[2 * k + 1] ? tmax[2 * k] : tmax[2 * k + 1];
+  }
+  l->items = items, l->tmin = tmin, l->tmax = tmax, l->cap = cap;
+}
+
+static void seg_append(Arena *a, SegList *l, Seg x) {
+  if (l->n == l->cap) seg_grow(a, l);
+  l->items[l->n] = x;
+  seg_set_leaf(l, l->n++, x.st, x.en);
+}
+
+/* next(i for i,(sst,sen,_) in enumerate(segs) if sst <= st and en <= sen), or -1 */
+static long seg_find(const SegList *l, int64_t st, int64_t en) {
+  if (!l->n) return -1;
+  size_t stack[2 * 64], sp = 0;
+  stack[sp++] = 1;
+  while (sp) {
+    size_t k = stack[--sp];
+    if (l->tmin[k] > st || l->tmax[k] < en) continue;
+    if (k >= l->cap) return (long)(k - l->cap);
+    stack[sp++] = 2 * k + 1; /* right after left */
+    stack[sp++] = 2 * k;
+  }
+  return -1;
+}
+
+typedef struct Request { int64_t nbytes; size_t pos; int64_t buf; } Request;
+
+/* sorted(key=lambda x: -x[2].nbytes) is stable: equal sizes keep their order */
+static int request_cmp(const void *pa, const void *pb) {
+  const Request *a = pa, *b = pb;
+  if (a->nbytes != b->nbytes) return a->nbytes > b->nbytes ? -1 : 1;
+  return (a->pos > b->pos) - (a->pos < b->pos);
+}
 
 /* _internal_memory_planner(buffers, noopt_buffers): Repl per Buffer index (-1: not in assigned) */
 static bool internal_planner(Planner *p, const SchedItem *items, size_t n, Repl *assigned) {
@@ -106,39 +170,29 @@ static bool internal_planner(Planner *p, const SchedItem *items, size_t n, Repl 
       if (!omap_has(&order, (uint64_t)base)) omap_put(&order, (uint64_t)base, (void *)1), first[base] = (int64_t)i;
       last[base] = (int64_t)i;
     }
-  /* sorted(..., key=lambda x: -x[2].nbytes): a stable sort by descending size */
   size_t nreq = omap_len(&order), r = 0;
-  int64_t *req = arena_array(s->a, nreq + 1, sizeof *req);
+  Request *req = arena_array(s->a, nreq + 1, sizeof *req);
   uint64_t key;
   void *val;
-  for (size_t pos = 0; omap_next(&order, &pos, &key, &val);) req[r++] = (int64_t)key;
-  for (size_t i = 1; i < nreq; i++) /* insertion sort keeps it stable */
-    for (size_t j = i; j > 0 && nbytes(&s->bufs[req[j - 1]]) < nbytes(&s->bufs[req[j]]); j--) {
-      int64_t t = req[j]; req[j] = req[j - 1]; req[j - 1] = t;
-    }
-  /* free_segs: per key, the list of (start, end, buffer) segments, in order */
-  OMap free_segs;
+  for (size_t pos = 0; omap_next(&order, &pos, &key, &val); r++) req[r] = (Request){nbytes(&s->bufs[key]), r, (int64_t)key};
+  qsort(req, nreq, sizeof *req, request_cmp);
+  OMap free_segs; /* key -> SegList */
   omap_init(&free_segs, s->a);
   for (size_t i = 0; i < nreq; i++) {
-    int64_t buf = req[i], st = first[buf], en = last[buf];
+    int64_t buf = req[i].buf, st = first[buf], en = last[buf];
     bool offset = false;
     if (!allocator_has_offset(p, s->bufs[buf].device, &offset)) return false;
     uint64_t k = omap_ptr(segment_key(p, buf, offset));
     SegList *segs = omap_get(&free_segs, k);
     if (!segs) {
       segs = arena_alloc(s->a, sizeof *segs);
-      segs->items = arena_array(s->a, 2 * nreq + 1, sizeof *segs->items);
       omap_put(&free_segs, k, segs);
     }
-    /* next((free_segs[key].pop(i) for i,(sst,sen,_) in enumerate(free_segs[key]) if sst <= st and en <= sen), default_buf) */
-    Seg found = {0, (int64_t)n - 1, buf, true};
-    for (size_t j = 0; j < segs->n; j++)
-      if (segs->items[j].live && segs->items[j].st <= st && en <= segs->items[j].en) {
-        found = segs->items[j], segs->items[j].live = false;
-        break;
-      }
-    if (st - 1 >= found.st) segs->items[segs->n++] = (Seg){found.st, st - 1, found.buf, true};
-    if (found.en >= en + 1) segs->items[segs->n++] = (Seg){en + 1, found.en, found.buf, true};
+    Seg found = {0, (int64_t)n - 1, buf};
+    long j = seg_find(segs, st, en);
+    if (j >= 0) found = segs->items[j], seg_set_leaf(segs, (size_t)j, INT64_MAX, INT64_MIN); /* pop(j) */
+    if (st - 1 >= found.st) seg_append(s->a, segs, (Seg){found.st, st - 1, found.buf});
+    if (found.en >= en + 1) seg_append(s->a, segs, (Seg){en + 1, found.en, found.buf});
     assigned[buf] = nbytes(&s->bufs[found.buf]) == nbytes(&s->bufs[buf]) ? found.buf : new_buffer(p, buf, found.buf, 0);
   }
   for (size_t i = 0; i < n; i++)

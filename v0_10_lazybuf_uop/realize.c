@@ -19,7 +19,7 @@ typedef struct RealizeCtx {
 static const UOp *realize(RealizeCtx *c, const UOp *b, const UOp *to_store, const UOp *base) {
   Sched *s = c->s;
   const Value *st = base->arg;
-  const Value *full = st10_from_shape(s, st10_ndim(st), st10_shape(st));
+  const Value *full = st10_from_shape_of(s, st);
   if (!full) return NULL;
   omap_put(c->realizes, omap_ptr(b), (void *)uop3(s->in, OP_STORE, s->void_dt, s->none, b, v100_st_to_uop(s, full), to_store));
   return uop2(s->in, OP_LOAD, base->dtype, s->none, b, v100_st_to_uop(s, st));

@@ -67,6 +67,13 @@ typedef struct Marks {
   uint32_t epoch;
 } Marks;
 
+/* A cached property of UOps (functools.cached_property): a value per UOp id,
+ * NULL while not computed. */
+typedef struct IdCache {
+  const void **val;
+  size_t cap;
+} IdCache;
+
 /* A reusable stack of UOps (scratch memory of one function). */
 typedef struct UStack {
   const UOp **items;
@@ -105,10 +112,12 @@ typedef struct Sched {
   OMap allbufs;            /* BUFFER uop -> its VIEW(BUFFER, op) node */
   OMap children;           /* BUFFER uop -> OMap* (set of child BUFFER uops) */
   /* caches of UOp properties (functools.cached_property in Python) */
-  OMap st_cache;           /* UOp -> V_ST Value, or &st_none */
-  OMap unsafe_cache;       /* UOp -> 1 + (has an UnsafePad op among sparents) */
+  IdCache st_cache;        /* UOp -> V_ST Value, or &st_none */
+  IdCache unsafe_cache;    /* UOp -> 1 + (has an UnsafePad op among sparents) */
   OMap st_add_cache;       /* (st, st) tuple -> st + st */
   OMap st_simplify_cache;  /* st -> st.simplify() */
+  OMap st_full_cache;      /* st -> ShapeTracker.from_shape(st.shape) */
+  OMap st_json_cache;      /* ShapeTracker -> its JSON encoding */
   /* scratch memory reused by the walks of uops.c */
   Marks seen, expanded;
   UStack st_stack, pad_stack, parents;
@@ -145,6 +154,8 @@ bool v100_decode_input(Sched *s);
 void v100_marks_begin(Sched *s, Marks *m);
 bool v100_marks_set(Sched *s, Marks *m, const UOp *u);   /* true when u was not marked yet */
 void v100_ustack_push(Sched *s, UStack *st, const UOp *u);
+static inline const void *v100_idcache_get(const IdCache *c, const UOp *u) { return u->id < c->cap ? c->val[u->id] : NULL; }
+void v100_idcache_put(Sched *s, IdCache *c, const UOp *u, const void *v);
 bool v100_op_in_alu(Op op);        /* GroupOp.ALU */
 bool v100_op_in_meta(Op op);       /* GroupOp.Meta */
 bool v100_op_in_buffer(Op op);     /* GroupOp.Buffer */

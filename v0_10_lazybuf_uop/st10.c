@@ -1,6 +1,7 @@
 /* st10.c — ShapeTracker (shape/shapetracker.py, v0.10.0) over common/view.h,
  * held as interned values: from_shape, __add__, simplify, permute, shrink,
  * unit_stride_axes, the JSON codec and repr. */
+#include <stddef.h>
 #include <string.h>
 #include "sched.h"
 #include "shapetracker.h"
@@ -39,6 +40,14 @@ const Value *st10_from_shape(Sched *s, int n, const sint *shape) {
   st_error_clear(&e);
   const ShapeTracker *r = st_from_shape(s->a, TG_0_10_0, n, shape, &e);
   return check(s, &e) ? v_st(s->in, r) : NULL;
+}
+
+/* ShapeTracker.from_shape(st.shape), remembered per ShapeTracker */
+const Value *st10_from_shape_of(Sched *s, const Value *st) {
+  const Value *r = omap_get(&s->st_full_cache, omap_ptr(st));
+  if (r) return r;
+  if ((r = st10_from_shape(s, st10_ndim(st), st10_shape(st)))) omap_put(&s->st_full_cache, omap_ptr(st), (void *)r);
+  return r;
 }
 
 const Value *st10_from_views(Sched *s, int n, const View *const *views) { return intern_views(s, n, views); }
@@ -115,7 +124,16 @@ const char *st10_repr(Sched *s, const Value *st) {
 /* ---- JSON codec: the ShapeTracker module's, values interned ---- */
 
 static const ShapeTracker *codec_decode(Codec *c, const JVal *j, Status *st) { return st_decode_status(c->arena, j, st); }
-static JVal *codec_encode(Codec *c, const ShapeTracker *st) { return st_to_json(c->arena, st); }
+/* the encoding of an interned ShapeTracker is built once and shared (JSON results are never modified) */
+static JVal *codec_encode(Codec *c, const ShapeTracker *st) {
+  Sched *s = (Sched *)((char *)c - offsetof(Sched, codec));
+  JVal *j = omap_get(&s->st_json_cache, omap_ptr(st));
+  if (!j) {
+    j = st_to_json(c->arena, st);
+    omap_put(&s->st_json_cache, omap_ptr(st), j);
+  }
+  return j;
+}
 
 void st10_init(Sched *s) {
   s->in->st_hash = st_hash;

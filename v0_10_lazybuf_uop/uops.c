@@ -38,6 +38,18 @@ void v100_ustack_push(Sched *s, UStack *st, const UOp *u) {
   st->items[st->n++] = u;
 }
 
+void v100_idcache_put(Sched *s, IdCache *c, const UOp *u, const void *v) {
+  if (u->id >= c->cap) {
+    size_t cap = c->cap ? c->cap * 2 : 1024;
+    while (cap <= u->id) cap *= 2;
+    if (cap < uop_count(s->in)) cap = uop_count(s->in);
+    const void **bigger = arena_array(s->a, cap, sizeof *bigger);
+    if (c->cap) memcpy(bigger, c->val, c->cap * sizeof *bigger);
+    c->val = bigger, c->cap = cap;
+  }
+  c->val[u->id] = v;
+}
+
 /* ---- GroupOp ---- */
 
 bool v100_op_in_alu(Op op) {
@@ -148,7 +160,7 @@ static bool has_st(Op op) {
 static const Value *st_from_sources(Sched *s, const UOp *u) {
   const Value *first = NULL;
   for (uint32_t i = 0; i < u->nsrc; i++) {
-    const Value *x = omap_get(&s->st_cache, omap_ptr(u->src[i]));
+    const Value *x = v100_idcache_get(&s->st_cache, u->src[i]);
     if (x == (const Value *)&st_none_marker) continue;
     if (first && !st10_same_shape(first, x)) {
       v100_sched_raise(s, "AssertionError", "UOp parents must have the same shape %s", v100_uop_repr_line(s, u));
@@ -181,28 +193,28 @@ static const Value *st_direct(Sched *s, const UOp *u, bool *direct) {
 
 /* Iterative: sources before the node, each node once. */
 const Value *v100_uop_st(Sched *s, const UOp *root) {
-  const Value *got = omap_get(&s->st_cache, omap_ptr(root));
+  const Value *got = v100_idcache_get(&s->st_cache, root);
   if (!got) {
     UStack *stack = &s->st_stack;
     stack->n = 0;
     v100_ustack_push(s, stack, root);
     while (stack->n && !s->failed) {
       const UOp *u = stack->items[stack->n - 1];
-      if (omap_has(&s->st_cache, omap_ptr(u))) { stack->n--; continue; }
+      if (v100_idcache_get(&s->st_cache, u)) { stack->n--; continue; }
       bool direct;
       const Value *v = st_direct(s, u, &direct);
       if (!direct) {
         uint32_t i = 0;
-        while (i < u->nsrc && omap_has(&s->st_cache, omap_ptr(u->src[i]))) i++;
+        while (i < u->nsrc && v100_idcache_get(&s->st_cache, u->src[i])) i++;
         if (i < u->nsrc) { v100_ustack_push(s, stack, u->src[i]); continue; }
         v = st_from_sources(s, u);
       }
       if (!v) return NULL;
-      omap_put(&s->st_cache, omap_ptr(u), (void *)v);
+      v100_idcache_put(s, &s->st_cache, u, v);
       stack->n--;
     }
     if (s->failed) return NULL;
-    got = omap_get(&s->st_cache, omap_ptr(root));
+    got = v100_idcache_get(&s->st_cache, root);
   }
   return got == (const Value *)&st_none_marker ? NULL : got;
 }
@@ -225,11 +237,11 @@ bool v100_can_pad(Sched *s, const UOp *root) {
   v100_ustack_push(s, stack, root);
   while (stack->n) {
     const UOp *u = stack->items[stack->n - 1];
-    if (omap_has(&s->unsafe_cache, omap_ptr(u))) { stack->n--; continue; }
+    if (v100_idcache_get(&s->unsafe_cache, u)) { stack->n--; continue; }
     uintptr_t verdict = v100_op_in_unsafe_pad(u->op) ? 2 : 1;
     bool pushed = false;
     for (uint32_t i = 0; i < u->nsrc && verdict == 1; i++) {
-      uintptr_t c = (uintptr_t)omap_get(&s->unsafe_cache, omap_ptr(u->src[i]));
+      uintptr_t c = (uintptr_t)v100_idcache_get(&s->unsafe_cache, u->src[i]);
       if (c == 2) verdict = 2;
       else if (c == 0) {
         v100_ustack_push(s, stack, u->src[i]);
@@ -238,10 +250,10 @@ bool v100_can_pad(Sched *s, const UOp *root) {
       }
     }
     if (pushed) continue;
-    omap_put(&s->unsafe_cache, omap_ptr(u), (void *)verdict);
+    v100_idcache_put(s, &s->unsafe_cache, u, (const void *)verdict);
     stack->n--;
   }
-  return (uintptr_t)omap_get(&s->unsafe_cache, omap_ptr(root)) == 1;
+  return (uintptr_t)v100_idcache_get(&s->unsafe_cache, root) == 1;
 }
 
 /* ---- UOp.sparents in Python's order ----

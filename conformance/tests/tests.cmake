@@ -18,6 +18,8 @@ foreach(f ${TSCHED_KNOWN_FAILURES})
   list(APPEND TSCHED_KNOWN_FAILURE_ARGS --known-failures ${f})
 endforeach()
 add_test(NAME replay_corpus COMMAND tsched replay ${TSCHED_KNOWN_FAILURE_ARGS} ${CMAKE_SOURCE_DIR}/conformance/corpus)
+# The scaling pairs (conformance/oracle/record_scaling.py): one program at size N and 10N per generation.
+add_test(NAME replay_scaling COMMAND tsched replay ${TSCHED_KNOWN_FAILURE_ARGS} ${CMAKE_SOURCE_DIR}/conformance/corpus-scaling)
 
 # Golden-output tests of the command-line tool (TSCHED_UPDATE_GOLDEN=1 ctest rewrites them).
 function(tsched_golden_test name status)
@@ -70,4 +72,6 @@ find_program(PYTHON3 python3)
 if(PYTHON3)
   add_test(NAME capture_schema COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/conformance/oracle/check_schema.py
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+  add_test(NAME capture_schema_scaling COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/conformance/oracle/check_schema.py
+           conformance/corpus-scaling WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 endif()
