@@ -64,34 +64,56 @@ static void uniq_add(KG *k, UniqList *l, const void *x) {
   }
 }
 
-/* schedule.py append_to_kernel */
+static bool kept_in_kernel(KernelContext *ctx, const UOp *s) {
+  return s->op == OP_BUFFER || (s->op == OP_ASSIGN && s->src[1]->op == OP_KERNEL) || omap_has(ctx->realizes, omap_ptr(s));
+}
+
+/* schedule.py append_to_kernel, applied until it returns None, as
+ * bottom_up_rewrite does with a KERNEL (the only op it is tried on): the
+ * KERNELs in between are never seen outside that loop, so the steps work on
+ * lists and only the last one becomes a UOp. One step:
+ *   new_srcs, new_metadata = [], dict.fromkeys(x.arg.metadata)
+ *   for s in x.src: keep s, or take s.src and s's metadata
+ *   x.replace(src=dedup(new_srcs), arg=Kernel(x.arg.ast, tuple(new_metadata))) if that changes the sources */
 static const UOp *ck_append_to_kernel(void *c, const UOp *x) {
   KG *k = c;
   KernelContext *ctx = k->pass;
-  const void *src_buf[16], *meta_buf[8];
-  UniqList src = {src_buf, 0, 16, NULL}, meta = {meta_buf, 0, 8, NULL};
+  const void *meta_buf[8];
+  UniqList meta = {meta_buf, 0, 8, NULL};
   const Value *old_meta = kernel_arg_metadata(x);
   for (size_t i = 0; i < old_meta->u.tuple.n; i++) uniq_add(k, &meta, old_meta->u.tuple.items[i]);
-  for (uint32_t i = 0; i < x->nsrc; i++) {
-    const UOp *s = x->src[i];
-    bool keep = s->op == OP_BUFFER || (s->op == OP_ASSIGN && s->src[1]->op == OP_KERNEL) || omap_has(ctx->realizes, omap_ptr(s));
-    if (keep) {
-      uniq_add(k, &src, s);
-      continue;
+  const UOp *const *cur = x->src;
+  size_t n = x->nsrc;
+  bool changed = false;
+  for (int which = 0;; which ^= 1) {
+    const UOp **next = k->append_bufs[which];
+    size_t m = 0;
+    kg_marks_begin(k); /* dedup */
+    for (size_t i = 0; i < n; i++) {
+      const UOp *s = cur[i];
+      if (kept_in_kernel(ctx, s)) {
+        if (kg_mark(k, s)) continue;
+        if (m == k->append_caps[which]) next = k->append_bufs[which] = grow(k->a, next, m, &k->append_caps[which], sizeof *next);
+        next[m++] = s;
+        continue;
+      }
+      for (uint32_t j = 0; j < s->nsrc; j++) {
+        if (kg_mark(k, s->src[j])) continue;
+        if (m == k->append_caps[which]) next = k->append_bufs[which] = grow(k->a, next, m, &k->append_caps[which], sizeof *next);
+        next[m++] = s->src[j];
+      }
+      const Value *md = omap_get(&ctx->ops_metadata, omap_ptr(s));
+      if (md) uniq_add(k, &meta, md);
     }
-    for (uint32_t j = 0; j < s->nsrc; j++) uniq_add(k, &src, s->src[j]);
-    const Value *m = omap_get(&ctx->ops_metadata, omap_ptr(s));
-    if (m) uniq_add(k, &meta, m);
+    if (m == n && (n == 0 || memcmp(next, cur, n * sizeof *cur) == 0)) break;
+    changed = true;
+    cur = next, n = m;
   }
-  bool same = src.n == x->nsrc;
-  for (size_t i = 0; same && i < src.n; i++) same = src.items[i] == x->src[i];
-  if (same) return NULL;
-  const UOp **nsrc = arena_array(k->a, src.n ? src.n : 1, sizeof *nsrc);
+  if (!changed) return NULL;
   const Value **nmeta = arena_array(k->a, meta.n ? meta.n : 1, sizeof *nmeta);
-  for (size_t i = 0; i < src.n; i++) nsrc[i] = src.items[i];
   for (size_t i = 0; i < meta.n; i++) nmeta[i] = meta.items[i];
   const Value *arg = kernel_arg(k, kernel_arg_ast(k, x), v_tuple(k->in, meta.n, nmeta));
-  return kg_uop(k, OP_KERNEL, x->dtype, arg, (uint32_t)src.n, nsrc);
+  return kg_uop(k, OP_KERNEL, x->dtype, arg, (uint32_t)n, cur);
 }
 
 static const Rule create_kernels_rules[] = {

@@ -67,6 +67,9 @@ struct KG {
   size_t topo_stack_cap;
   const UOp **topo;
   size_t topo_cap;
+  /* kernel.c: the source lists of append_to_kernel's steps */
+  const UOp **append_bufs[2];
+  size_t append_caps[2];
   OMap zero_consts;    /* CONST with +0.0 arg -> the node Python's cache holds for 0.0 == -0.0 */
 
   /* ops.py `buffers` and `all_metadata` */
