@@ -27,13 +27,13 @@ const Value *kernel_arg_metadata(const UOp *kernel) { return kernel->arg->u.tupl
 static const UOp *ck_create_kernel(void *c, const UOp *x) {
   KG *k = c;
   KernelContext *ctx = k->pass;
-  if (x->op == OP_KERNEL || x->op == OP_BUFFER || !omap_has(ctx->realizes, omap_ptr(x))) return NULL;
+  if (x->op == OP_KERNEL || x->op == OP_BUFFER || !idset_has(ctx->realizes, x)) return NULL;
   const char *dev = uop_device(k, x);
   if (!dev) kg_assert_fail(k, "%s", "");
   const UOp *b = x->op == OP_ASSIGN ? uop_buf_uop(k, x) : new_buffer(k, dev, uop_size(k, x), x->dtype);
   uint32_t n;
   const int64_t *shape = uop_shape(k, x, &n);
-  const Value *m = omap_get(&ctx->ops_metadata, omap_ptr(x));
+  const Value *m = idmap_get(&ctx->ops_metadata, x);
   const Value *meta = m ? v_tuple(k->in, 1, &m) : v_tuple(k->in, 0, NULL);
   const UOp **src = arena_array(k->a, x->nsrc + 1, sizeof *src);
   src[0] = b;
@@ -65,7 +65,7 @@ static void uniq_add(KG *k, UniqList *l, const void *x) {
 }
 
 static bool kept_in_kernel(KernelContext *ctx, const UOp *s) {
-  return s->op == OP_BUFFER || (s->op == OP_ASSIGN && s->src[1]->op == OP_KERNEL) || omap_has(ctx->realizes, omap_ptr(s));
+  return s->op == OP_BUFFER || (s->op == OP_ASSIGN && s->src[1]->op == OP_KERNEL) || idset_has(ctx->realizes, s);
 }
 
 /* schedule.py append_to_kernel, applied until it returns None, as
@@ -102,7 +102,7 @@ static const UOp *ck_append_to_kernel(void *c, const UOp *x) {
         if (m == k->append_caps[which]) next = k->append_bufs[which] = grow(k->a, next, m, &k->append_caps[which], sizeof *next);
         next[m++] = s->src[j];
       }
-      const Value *md = omap_get(&ctx->ops_metadata, omap_ptr(s));
+      const Value *md = idmap_get(&ctx->ops_metadata, s);
       if (md) uniq_add(k, &meta, md);
     }
     if (m == n && (n == 0 || memcmp(next, cur, n * sizeof *cur) == 0)) break;

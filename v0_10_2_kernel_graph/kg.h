@@ -39,6 +39,12 @@ struct Buf {
  * fast stand-in for a functools.cached_property. NULL = not computed. */
 typedef struct IdMap { void **items; size_t cap; } IdMap;
 
+/* A set of UOps by id (a dict of UOp -> None that is never iterated). */
+typedef struct IdSet { uint8_t *in; size_t cap, len; } IdSet;
+
+/* A list of UOps (list[UOp]), and an IdMap of them (dict of UOp -> list). */
+typedef struct UList { const UOp **items; size_t n, cap; } UList;
+
 /* The frames of an iterative walk over UOps, reused between walks. */
 typedef struct WalkFrame { const UOp *u; uint32_t next; } WalkFrame;
 
@@ -96,6 +102,12 @@ void *grow(Arena *a, void *items, size_t n, size_t *cap, size_t size);
 
 void *idmap_get(const IdMap *m, const UOp *u);
 void idmap_put(Arena *a, IdMap *m, const UOp *u, void *val);
+bool idset_has(const IdSet *s, const UOp *u);
+void idset_add(Arena *a, IdSet *s, const UOp *u);
+bool idset_del(IdSet *s, const UOp *u);   /* false when u was not there */
+void ulist_push(Arena *a, UList *l, const UOp *u);
+/* m[key], created empty when missing (defaultdict(list)[key]) */
+UList *ulist_of(Arena *a, IdMap *m, const UOp *key);
 
 /* ---- walks (walk.c) ---- */
 /* A new visited set for kg_mark, which marks u and says whether it already was. */

@@ -24,16 +24,16 @@ const UOp *uop_valid(KG *k, const UOp *x, const ST *st);
 /* group.c: group_realizes and its matchers */
 typedef struct GrouperContext {
   OMap assigns;    /* buffer UOp -> ASSIGN */
-  OMap realizes;   /* UOp -> present */
-  OMap children;   /* UOp -> OMap* of children (dict of UOp -> None) */
+  IdSet realizes;  /* dict of UOp -> None, never iterated */
+  IdMap children;  /* UOp -> UList* of children (a dict of UOp -> None: a child is added once) */
 } GrouperContext;
 /* group_realizes(sink) -> ctx.realizes; the GrouperContext is initialised here. */
 void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx);
 
 /* kernel.c: create_kernels and schedule_uop */
 typedef struct KernelContext {
-  const OMap *realizes;
-  OMap ops_metadata;   /* UOp -> Metadata Value */
+  const IdSet *realizes;
+  IdMap ops_metadata;  /* UOp -> Metadata Value */
 } KernelContext;
 extern const PatternMatcher pm_create_kernels;
 

@@ -46,6 +46,41 @@ void idmap_put(Arena *a, IdMap *m, const UOp *u, void *val) {
   m->items[u->id] = val;
 }
 
+bool idset_has(const IdSet *s, const UOp *u) { return u->id < s->cap && s->in[u->id]; }
+
+void idset_add(Arena *a, IdSet *s, const UOp *u) {
+  if (u->id >= s->cap) {
+    size_t cap = s->cap ? s->cap : 64;
+    while (cap <= u->id) cap *= 2;
+    uint8_t *bigger = arena_array(a, cap, 1);
+    if (s->cap) memcpy(bigger, s->in, s->cap);
+    s->in = bigger, s->cap = cap;
+  }
+  s->len += !s->in[u->id];
+  s->in[u->id] = 1;
+}
+
+bool idset_del(IdSet *s, const UOp *u) {
+  if (!idset_has(s, u)) return false;
+  s->in[u->id] = 0;
+  s->len--;
+  return true;
+}
+
+void ulist_push(Arena *a, UList *l, const UOp *u) {
+  if (l->n == l->cap) l->items = grow(a, l->items, l->n, &l->cap, sizeof *l->items);
+  l->items[l->n++] = u;
+}
+
+UList *ulist_of(Arena *a, IdMap *m, const UOp *key) {
+  UList *l = idmap_get(m, key);
+  if (!l) {
+    l = arena_alloc(a, sizeof *l);
+    idmap_put(a, m, key, l);
+  }
+  return l;
+}
+
 /* ---------------------------------------------------------------- values */
 
 const Value *kv_int(KG *k, int64_t i) { return v_int(k->in, i); }
