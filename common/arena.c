@@ -3,7 +3,8 @@
  * pages from the system cost calloc nothing to clear).
  *
  * A freed arena's chunks wait in a pool (per thread, up to ARENA_POOL_BYTES)
- * for the next arena, which clears only the part the last one used: giving
+ * for the next arena, which clears what it hands out of the part earlier
+ * arenas used (c->dirty), as it hands it out: giving
  * big chunks back to the system and faulting them in again, zeroed page by
  * page, cost more than the scheduling itself. Sanitizer builds skip the pool
  * so that a use after arena_free is still caught. */
@@ -17,6 +18,7 @@
 struct ArenaChunk {
   ArenaChunk *next;
   size_t size, used;
+  size_t dirty;          /* data[used..dirty) may hold an earlier arena's bytes */
   _Alignas(8) unsigned char data[];
 };
 
@@ -34,10 +36,10 @@ enum { ARENA_MIN_CHUNK = 64 * 1024 };
 #define ARENA_POOL 1
 #endif
 
-static _Thread_local ArenaChunk *pool;      /* c->used: how much of c->data is not zero */
+static _Thread_local ArenaChunk *pool;
 static _Thread_local size_t pool_bytes;
 
-/* The smallest pooled chunk of at least size bytes, cleared; NULL if none. */
+/* The smallest pooled chunk of at least size bytes; NULL if none. */
 static ArenaChunk *chunk_from_pool(size_t size) {
   ArenaChunk **best = NULL;
   for (ArenaChunk **p = &pool; *p; p = &(*p)->next)
@@ -46,7 +48,7 @@ static ArenaChunk *chunk_from_pool(size_t size) {
   ArenaChunk *c = *best;
   *best = c->next;
   pool_bytes -= c->size;
-  memset(c->data, 0, c->used);
+  if (c->used > c->dirty) c->dirty = c->used;
   c->used = 0;
   return c;
 }
@@ -63,7 +65,13 @@ static void chunk_release(ArenaChunk *c) {
 
 void arena_init(Arena *a) { memset(a, 0, sizeof *a); }
 
+/* head's bump pointer back into the chunk */
+static void sync_head(Arena *a) {
+  if (a->head) a->head->used = (size_t)(a->cur - a->head->data);
+}
+
 void arena_free(Arena *a) {
+  sync_head(a);
   ArenaChunk *c = a->head;
   while (c) {
     ArenaChunk *next = c->next;
@@ -78,31 +86,29 @@ static void out_of_memory(size_t bytes) {
   abort();
 }
 
-void *arena_alloc(Arena *a, size_t bytes) {
+void *arena_alloc_slow(Arena *a, size_t bytes) {
   size_t need = (bytes + 7) & ~(size_t)7;
   if (need < bytes) out_of_memory(bytes);
-  ArenaChunk *c = a->head;
-  if (!c || c->size - c->used < need) {
-    /* Chunks grow with the arena so that big captures need few mallocs. */
-    size_t size = a->chunk_bytes / 2;
-    if (size < ARENA_MIN_CHUNK) size = ARENA_MIN_CHUNK;
-    if (size < need) size = need;
-    if (size > SIZE_MAX - sizeof(ArenaChunk)) out_of_memory(bytes);
-    c = chunk_from_pool(size);
-    if (!c) {
-      c = calloc(1, sizeof(ArenaChunk) + size); /* zeroed once here: each byte is handed out once */
-      if (!c) out_of_memory(bytes);
-      c->size = size;
-      c->used = 0;
-    }
-    c->next = a->head;
-    a->head = c;
-    a->chunk_bytes += c->size;
+  sync_head(a);
+  /* Chunks grow with the arena so that big captures need few mallocs. */
+  size_t size = a->chunk_bytes / 2;
+  if (size < ARENA_MIN_CHUNK) size = ARENA_MIN_CHUNK;
+  if (size < need) size = need;
+  if (size > SIZE_MAX - sizeof(ArenaChunk)) out_of_memory(bytes);
+  ArenaChunk *c = chunk_from_pool(size);
+  if (!c) {
+    c = calloc(1, sizeof(ArenaChunk) + size); /* zeroed once here: each byte is handed out once */
+    if (!c) out_of_memory(bytes);
+    c->size = size;
+    c->used = c->dirty = 0;
   }
-  void *p = c->data + c->used;
-  c->used += need;
-  a->used_bytes += need;
-  return p;
+  c->next = a->head;
+  a->head = c;
+  a->chunk_bytes += c->size;
+  a->cur = c->data;
+  a->end = c->data + c->size;
+  a->dirty = c->data + c->dirty;
+  return arena_alloc(a, bytes);
 }
 
 void *arena_array(Arena *a, size_t count, size_t size) {

@@ -3,18 +3,32 @@
 #ifndef TSCHED_ARENA_H
 #define TSCHED_ARENA_H
 #include <stddef.h>
+#include <string.h>
 
 typedef struct ArenaChunk ArenaChunk;
 typedef struct Arena {
   ArenaChunk *head;     /* newest chunk first */
+  unsigned char *cur, *end;  /* the free part of head's memory */
+  unsigned char *dirty;      /* head's memory below this may hold an earlier arena's bytes */
   size_t used_bytes;    /* total bytes handed out, for `tsched bench` */
   size_t chunk_bytes;   /* total bytes reserved from malloc */
 } Arena;
 
 void arena_init(Arena *a);
 void arena_free(Arena *a);
-/* Zero-filled, 8-byte aligned (nothing here needs more). Aborts with a message on out-of-memory. */
-void *arena_alloc(Arena *a, size_t bytes);
+/* arena_alloc when the head chunk is full (arena.c) */
+void *arena_alloc_slow(Arena *a, size_t bytes);
+/* Zero-filled, 8-byte aligned (nothing here needs more). Aborts with a message on out-of-memory.
+ * The common case, a bump of the pointer, is inline. */
+static inline void *arena_alloc(Arena *a, size_t bytes) {
+  size_t need = (bytes + 7) & ~(size_t)7;
+  if (need < bytes || need > (size_t)(a->end - a->cur)) return arena_alloc_slow(a, bytes);
+  unsigned char *p = a->cur;
+  a->cur += need;
+  a->used_bytes += need;
+  if (p < a->dirty) memset(p, 0, (size_t)(a->dirty - p) < need ? (size_t)(a->dirty - p) : need);
+  return p;
+}
 /* arena_alloc(count * size) with an overflow check. */
 void *arena_array(Arena *a, size_t count, size_t size);
 char *arena_strndup(Arena *a, const char *s, size_t n);

@@ -123,11 +123,11 @@ static RewriteMemo *memo_acquire(Interner *in) {
   return m;
 }
 
-static const UOp *memo_get(const RewriteMemo *m, const UOp *n) {
+static inline const UOp *memo_get(const RewriteMemo *m, const UOp *n) {
   return n->id < m->cap && m->stamp[n->id] == m->epoch ? m->val[n->id] : NULL;
 }
 
-static void memo_put(Interner *in, RewriteMemo *m, const UOp *n, const UOp *ret) {
+static inline void memo_put(Interner *in, RewriteMemo *m, const UOp *n, const UOp *ret) {
   if (n->id >= m->cap) {
     size_t cap = m->cap ? m->cap : 256;
     while (cap <= n->id) cap *= 2;
@@ -159,7 +159,7 @@ void rewrite_context_release(RewriteContext *rc) {
   rc->memo = NULL;
 }
 
-static Frame *push(Interner *in, RewriteMemo *m, const UOp *n) {
+static inline Frame *push(Interner *in, RewriteMemo *m, const UOp *n) {
   if (m->nframes == m->frames_cap) {
     size_t cap = m->frames_cap ? m->frames_cap * 2 : 64;
     Frame *bigger = arena_array(in->arena, cap, sizeof *bigger);
@@ -183,7 +183,7 @@ static const UOp *rewrite_node(RewriteContext *rc, const UOp *n) {
 
 /* new_src[i] = ret for the next source i of node: new_src gets room on the
  * srcs stack only once a source changes. */
-static void record_source(Interner *in, RewriteMemo *m, Frame *f, const UOp *node, const UOp *ret) {
+static inline void record_source(Interner *in, RewriteMemo *m, Frame *f, const UOp *node, const UOp *ret) {
   if (f->new_src == NO_SRC && ret != node->src[f->i]) {
     if (m->nsrcs + node->nsrc > m->srcs_cap) {
       size_t cap = m->srcs_cap ? m->srcs_cap * 2 : 256;
@@ -208,7 +208,7 @@ static const UOp *with_new_src(Interner *in, RewriteMemo *m, Frame *f, const UOp
 }
 
 /* Finishes the top frame with result ret: records replace[f->n] and pops it. */
-static const UOp *finish(RewriteContext *rc, const UOp *ret) {
+static inline const UOp *finish(RewriteContext *rc, const UOp *ret) {
   RewriteMemo *m = rc->memo;
   memo_put(rc->in, m, m->frames[--m->nframes].n, ret);
   return ret;

@@ -737,6 +737,21 @@ const SymUOp *suop_range(SymCtx *c, int64_t end, int64_t axis) {
   return su_node(c, SU_RANGE, SDT_INT, 2, suop_const(c, SDT_INT, 0), suop_const(c, SDT_INT, end), NULL, axis);
 }
 
+const SymUOp *suop_make(SymCtx *c, SymOp op, SymDType dt, int nsrc, const SymUOp *const *src, int64_t arg, const char *name,
+                        int64_t lo, int64_t hi) {
+  SymUOp p;
+  memset(&p, 0, sizeof p);
+  p.op = op;
+  p.dtype = dt;
+  p.nsrc = nsrc;
+  for (int i = 0; i < nsrc && i < 3; i++) p.src[i] = src[i];
+  p.arg = op == SU_CONST && dt == SDT_BOOL ? arg != 0 : arg;
+  p.name = name;
+  p.lo = lo;
+  p.hi = hi;
+  return su_intern(c, p);
+}
+
 int64_t suop_vmin(const SymUOp *x) { return x->vmin; }
 int64_t suop_vmax(const SymUOp *x) { return x->vmax; }
 

@@ -107,6 +107,10 @@ StError *symctx_error(SymCtx *c);
 const SymUOp *suop_const(SymCtx *c, SymDType dt, int64_t value);              /* UOp.const */
 const SymUOp *suop_variable(SymCtx *c, const char *name, int64_t lo, int64_t hi); /* UOp.variable */
 const SymUOp *suop_range(SymCtx *c, int64_t end, int64_t axis);                /* UOp.range(int, 0, end, axis) */
+/* UOp(op, dtype, src, arg) for any op here (hash-consed like every node); arg is the CONST value or
+ * RANGE axis, name/lo/hi the DEFINE_VAR arg. For decoding recorded expressions. */
+const SymUOp *suop_make(SymCtx *c, SymOp op, SymDType dt, int nsrc, const SymUOp *const *src, int64_t arg, const char *name,
+                        int64_t lo, int64_t hi);
 /* Python operators on UOps (MathTrait): a OP b, a OP int, int OP a. */
 const SymUOp *suop_alu(SymCtx *c, SymOp op, const SymUOp *x, const SymUOp *y);
 const SymUOp *suop_add(SymCtx *c, const SymUOp *x, const SymUOp *y);

@@ -13,7 +13,7 @@ static void sched_init(Sched *s, const Capture *c, Arena *a, Interner *in, Statu
   s->cap = c;
   codec_init(&s->codec, in, TG_0_10_0);
   st10_init(s);
-  OMap *maps[] = {&s->buffers, &s->lazybufs, &s->ubuf_metadata, &s->var_vals, &s->assigns,
+  OMap *maps[] = {&s->var_vals, &s->assigns,
                   &s->allbufs, &s->children, &s->st_add_cache, &s->st_simplify_cache, &s->st_json_cache, &s->st_full_cache};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) omap_init(maps[i], a);
   s->none = v_none(in);
@@ -117,6 +117,7 @@ bool v0_10_0_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   sched_init(s, c, a, in, st);
   if (!v100_decode_input(s)) return false;
   s->cache = arena_array(a, s->nlbs + 1, sizeof *s->cache);
+  s->lazybufs = arena_array(a, s->nbufs + 1, sizeof *s->lazybufs);
   phase_enter(PHASE_SCHEDULE);
   SchedItem *items;
   size_t n;

@@ -18,7 +18,7 @@ static const UOp *uval(Sched *s, const UOp *u) {
   return v100_is_contiguous_base(to_store) ? to_store->src[0] : to_store;
 }
 
-static const UOp *allbuf(Sched *s, const UOp *b) { return omap_get(&s->allbufs, omap_ptr(b)); }
+static const UOp *allbuf(Sched *s, const UOp *b) { return v100_idcache_get(&s->allbuf_of, b); }
 
 static OMap *children_of(Sched *s, const UOp *b) {
   static OMap empty; /* a defaultdict's fresh empty entry: never written */
@@ -87,8 +87,9 @@ static bool rg_enter(GroupState *g, RgFrame *f, const UOp *r, OMap *group, OMap 
  * children, realize the UOp if a child can't group" — with an explicit stack. */
 static void recursive_group(GroupState *g, const UOp *tr0, const Value *st0, const UOp *r, OMap *group, OMap *cache) {
   Sched *s = g->s;
-  size_t n = 0, cap = 32;
-  RgFrame *stack = arena_array(s->a, cap, sizeof *stack);
+  size_t n = 0, cap = s->rg_cap ? s->rg_cap : 32;
+  RgFrame *stack = s->rg_stack ? s->rg_stack : arena_array(s->a, cap, sizeof *stack);
+  s->rg_stack = stack, s->rg_cap = cap;
   stack[n] = (RgFrame){tr0, st0, NULL, 0};
   if (rg_enter(g, &stack[n], r, group, cache)) n++;
   while (n && !s->failed) {
@@ -109,6 +110,7 @@ static void recursive_group(GroupState *g, const UOp *tr0, const Value *st0, con
       RgFrame *bigger = arena_array(s->a, cap * 2, sizeof *bigger);
       memcpy(bigger, stack, cap * sizeof *stack);
       stack = bigger, cap *= 2;
+      s->rg_stack = stack, s->rg_cap = cap;
     }
     stack[n] = (RgFrame){tr_next, st, NULL, 0};
     if (rg_enter(g, &stack[n], r, group, cache)) n++;

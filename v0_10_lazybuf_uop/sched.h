@@ -30,6 +30,7 @@
  * can be overwritten by the image-dtype fallback of to_uop. */
 typedef struct InBuf {
   const char *device;
+  const Value *device_v;   /* device as an interned str (made on first use) */
   int64_t size;
   const DType *dtype;
   bool allocated;
@@ -103,13 +104,15 @@ typedef struct Sched {
   const JVal *mp_offset;   /* memory_planner_allocator_offset */
   /* to_uop */
   const UOp **cache;       /* per LazyBuffer */
-  OMap buffers;            /* BUFFER uop -> Buffer index + 1 */
-  OMap lazybufs;           /* Buffer index -> LazyBuffer index + 1 */
+  IdCache buffers;         /* BUFFER uop -> Buffer index + 1 */
+  size_t nbuffers;         /* BUFFER uops made (the next one's num) */
+  int64_t *lazybufs;       /* Buffer index -> LazyBuffer index + 1, 0: none */
   /* ScheduleContext */
-  OMap ubuf_metadata;      /* BUFFER uop -> metadata Value */
+  IdCache ubuf_metadata;   /* BUFFER uop -> metadata Value */
   OMap var_vals;           /* DEFINE_VAR uop -> Value (int) */
   OMap assigns;            /* set of BUFFER uops assigned to */
-  OMap allbufs;            /* BUFFER uop -> its VIEW(BUFFER, op) node */
+  OMap allbufs;            /* BUFFER uop -> its VIEW(BUFFER, op) node (iterated in order) */
+  IdCache allbuf_of;       /* the same, for lookups */
   OMap children;           /* BUFFER uop -> OMap* (set of child BUFFER uops) */
   /* caches of UOp properties (functools.cached_property in Python) */
   IdCache st_cache;        /* UOp -> V_ST Value, or &st_none */
@@ -121,6 +124,8 @@ typedef struct Sched {
   /* scratch memory reused by the walks of uops.c */
   Marks seen, expanded;
   UStack st_stack, pad_stack, parents;
+  void *to_uop_stack, *rg_stack;   /* to_uop's and recursive_group's frames, reused */
+  size_t to_uop_cap, rg_cap;
   void *sparents_stack;
   size_t sparents_cap;
   /* common values */

@@ -24,7 +24,7 @@ static size_t schedule_outs(Sched *s, int64_t **out) {
   return n;
 }
 
-static int64_t buffer_of(Sched *s, const UOp *ubuf) { return (int64_t)(uintptr_t)omap_get(&s->buffers, omap_ptr(ubuf)) - 1; }
+static int64_t buffer_of(Sched *s, const UOp *ubuf) { return (int64_t)(uintptr_t)v100_idcache_get(&s->buffers, ubuf) - 1; }
 
 /* tuple({mx for x in sink.sparents if (x.op is Ops.STORE or is_scheduled(x)) and (mx:=ctx.ubuf_metadata.get(x.buf_uop))}) */
 static void item_metadata(Sched *s, const UOp *sink, SchedItem *si) {
@@ -35,7 +35,7 @@ static void item_metadata(Sched *s, const UOp *sink, SchedItem *si) {
   for (size_t i = 0; i < n; i++) {
     const UOp *x = parents[i];
     if (x->op != OP_STORE && !v100_is_scheduled(x)) continue;
-    const Value *m = omap_get(&s->ubuf_metadata, omap_ptr(x->src[0]));
+    const Value *m = v100_idcache_get(&s->ubuf_metadata, x->src[0]);
     if (m) omap_put(&set, omap_ptr(m), (void *)1);
   }
   si->metadata = arena_array(s->a, omap_len(&set) + 1, sizeof *si->metadata);
@@ -133,7 +133,7 @@ static bool after_scheduled(Sched *s, const SchedItem *si) {
     if (!is_output_idx(si, k)) continue;
     InBuf *buf = &s->bufs[si->bufs[k]];
     if (!device) device = buf->device;
-    int64_t lb = (int64_t)(uintptr_t)omap_get(&s->lazybufs, (uint64_t)si->bufs[k]) - 1;
+    int64_t lb = s->lazybufs[si->bufs[k]] - 1;
     if (lb < 0)
       return v100_sched_raise(s, "KeyError", "<buf real:%s device:%s size:%lld dtype:%s offset:%lld>", buf->allocated ? "True" : "False",
                          buf->device, (long long)buf->size, v100_value_repr(s, v_dtype(s->in, buf->dtype)), (long long)buf->offset);

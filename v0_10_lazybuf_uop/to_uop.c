@@ -12,15 +12,17 @@
 #include "sched.h"
 
 /* UOp.new_buffer(device, size, dtype, num) */
-static const UOp *new_buffer(Sched *s, const InBuf *b, size_t num) {
-  const Value *spec[3] = {v_str(s->in, b->device), v_int(s->in, b->size), v_dtype(s->in, b->dtype)};
+static const UOp *new_buffer(Sched *s, InBuf *b, size_t num) {
+  if (!b->device_v) b->device_v = v_str(s->in, b->device);
+  const Value *spec[3] = {b->device_v, v_int(s->in, b->size), v_dtype(s->in, b->dtype)};
   const Value *arg[2] = {v_int(s->in, (int64_t)num), v_tuple(s->in, 3, spec)};
   return uop0(s->in, OP_BUFFER, dtype_ptr(b->dtype, -1, false), v_tuple(s->in, 2, arg));
 }
 
 static const UOp *buffer_uop_for(Sched *s, const InLB *lb) {
-  const UOp *ubuf = new_buffer(s, &s->bufs[lb->buffer], omap_len(&s->buffers));
-  omap_put(&s->buffers, omap_ptr(ubuf), (void *)(uintptr_t)(lb->buffer + 1));
+  const UOp *ubuf = new_buffer(s, &s->bufs[lb->buffer], s->nbuffers);
+  if (!v100_idcache_get(&s->buffers, ubuf)) s->nbuffers++; /* len(buffers) counts distinct BUFFER uops */
+  v100_idcache_put(s, &s->buffers, ubuf, (void *)(uintptr_t)(lb->buffer + 1));
   return ubuf;
 }
 
@@ -63,8 +65,8 @@ static const UOp *const_uop(Sched *s, const InLB *lb, const DType *dtype) {
 
 /* the bookkeeping after a buffer with an op got its VIEW(BUFFER, op) node */
 static void record_op_buffer(Sched *s, const InLB *lb, const UOp *ubuf, const UOp *op, const UOp *ret) {
-  if (lb->metadata) omap_put(&s->ubuf_metadata, omap_ptr(ubuf), (void *)lb->metadata);
-  omap_put(&s->lazybufs, (uint64_t)lb->buffer, (void *)(uintptr_t)(lb - s->lbs + 1));
+  if (lb->metadata) v100_idcache_put(s, &s->ubuf_metadata, ubuf, lb->metadata);
+  s->lazybufs[lb->buffer] = lb - s->lbs + 1;
   for (uint32_t i = 0; i < op->nsrc; i++) {
     const UOp *x = v100_u_base(op->src[i]);
     if (!v100_is_scheduled(x)) continue;
@@ -77,6 +79,7 @@ static void record_op_buffer(Sched *s, const InLB *lb, const UOp *ubuf, const UO
     omap_put(kids, omap_ptr(ubuf), (void *)1);
   }
   omap_put(&s->allbufs, omap_ptr(ubuf), (void *)ret);
+  v100_idcache_put(s, &s->allbuf_of, ubuf, ret);
 }
 
 /* One activation of the recursive Python function. */
@@ -135,10 +138,11 @@ static const UOp *leave(Sched *s, Frame *f) {
 
 const UOp *v100_to_uop(Sched *s, int64_t root) {
   if (s->cache[root]) return s->cache[root];
-  size_t n = 0, cap = 64;
-  Frame *stack = arena_array(s->a, cap, sizeof *stack);
+  size_t n = 0, cap = s->to_uop_cap ? s->to_uop_cap : 64;
+  Frame *stack = s->to_uop_stack ? s->to_uop_stack : arena_array(s->a, cap, sizeof *stack);
   const UOp *ret = NULL;
   bool entering = true;
+  s->to_uop_stack = stack, s->to_uop_cap = cap;
   stack[n++] = (Frame){root, 0, NULL, NULL};
   while (n && !s->failed) {
     Frame *f = &stack[n - 1];
@@ -159,6 +163,7 @@ const UOp *v100_to_uop(Sched *s, int64_t root) {
         Frame *bigger = arena_array(s->a, cap * 2, sizeof *bigger);
         memcpy(bigger, stack, cap * sizeof *stack);
         stack = bigger, cap *= 2;
+        s->to_uop_stack = stack, s->to_uop_cap = cap;
         f = &stack[n - 1];
       }
       stack[n++] = (Frame){list[f->next], 0, NULL, NULL};

@@ -96,6 +96,7 @@ bool create_schedule91(Sched91 *s, Schedule91 *out, Status *st) {
   while (head < tail) {
     LBScheduleItem *ps = queue[head++];
     for (int j = 0; j < ps->noutputs; j++) ps->outputs[j]->in_seen = true;
+    for (int j = 0; s->ex && j < ps->noutputs; j++) explain_kernel(s->ex, (uint32_t)out->nitems, (uint32_t)ps->outputs[j]->index);
     item_bufs(s, ps, &out->items[out->nitems++]);
     const LbList *next = &d.graph[ps->outputs[0]->index];
     for (int j = 0; j < next->n; j++)

@@ -17,6 +17,8 @@ static void sched_init(Sched91 *s, Arena *a, Interner *in) {
   codec_init(&s->codec, in, TG_0_9_1);
   st91_init(s);
   omap_init(&s->prescheduled, a);
+  s->ex = explain_active();
+  if (s->ex) omap_init(&s->pad_views, a);
 }
 
 bool v0_9_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {

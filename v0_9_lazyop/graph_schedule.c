@@ -7,18 +7,54 @@
  * LazyBuffer (membership) plus a list (insertion order). */
 #include <string.h>
 #include "sched91.h"
+#include "shapetracker.h"
 
-/* realizes[x] = None: a dict, so a second insert keeps the first position */
-static void realize(Sched91 *s, LazyBuffer *x) {
+/* "LoadOps.COPY" -> "COPY", for explain details */
+static const char *op_text(Op op) {
+  const char *name = op_name(op, TG_0_9_1), *dot = name ? strchr(name, '.') : NULL;
+  return dot ? dot + 1 : name ? name : "?";
+}
+
+/* Why _recurse_lb's base part realizes buf: forced_realize or `buf.op in
+ * LoadOps`; false when neither. */
+static bool base_reason(Sched91 *s, const LazyBuffer *buf, ExplainReason *why, const char **detail) {
+  if (buf->forced_realize) *why = WHY_FORCED, *detail = "forced_realize";
+  else if (buf->op == OP_CONTIGUOUS) *why = WHY_FORCED, *detail = "CONTIGUOUS (a LoadOp)";
+  else if (buf->op == OP_ASSIGN) *why = WHY_ASSIGN, *detail = NULL;
+  else if (buf->op == OP_LOADOPS_CONST) *why = WHY_META_OP, *detail = "CONST is a LoadOp (realized, but a constant gets no kernel)";
+  else if (is_loadop91(buf->op)) *why = WHY_META_OP, *detail = s->ex ? arena_printf(s->a, "%s is a LoadOp", op_text(buf->op)) : NULL;
+  else return false;
+  return true;
+}
+
+/* realizes[x] = None: a dict, so a second insert keeps the first position.
+ * `why` and `detail` tell `tsched explain` the reason (common/explain.h);
+ * callers format a detail only when s->ex listens. A view that expands x or
+ * a COPY that reads it may come first, but when _recurse_lb will realize x
+ * for what it is (forced, a LoadOp), that is the reason reported. */
+static void explain_realize91(Sched91 *s, LazyBuffer *x, ExplainReason why, const char *detail) {
+  if ((why == WHY_EXPAND || why == WHY_COPY_SOURCE) && !x->realized) base_reason(s, x, &why, &detail);
+  explain_realize(s->ex, (uint32_t)x->index, why, detail);
+}
+
+static void realize(Sched91 *s, LazyBuffer *x, ExplainReason why, const char *detail) {
   if (x->in_realizes) return;
   x->in_realizes = true;
   lblist_push91(s->a, &s->realizes, x);
+  if (s->ex) explain_realize91(s, x, why, detail);
 }
 
-static void add_simple_pad(Sched91 *s, LazyBuffer *x) {
+static const char *shape_text(Sched91 *s, const St91 *st) {
+  const View *v = st_last(st->st);
+  return py_repr_tuple(s->a, v->ndim, v->shape);
+}
+
+/* `view` puts `x` in simple_pads (with explain: remember the first such view) */
+static void add_simple_pad(Sched91 *s, LazyBuffer *x, LazyBuffer *view) {
   if (x->in_simple_pads) return;
   x->in_simple_pads = true;
   lblist_push91(s->a, &s->simple_pads, x);
+  if (s->ex) omap_put(&s->pad_views, omap_ptr(x), view);
 }
 
 /* ops.py UNSAFE_PAD_OPS: ops that do not keep f(0) = 0 */
@@ -31,16 +67,31 @@ static void recurse_lb_view(Sched91 *s, LazyBuffer *buf) {
   LazyBuffer *base = buf->base;
   int64_t base_prod = base->st->size;
   if (st91_nviews(buf->st) == 1 && st91_view_masked(buf->st, 0) && base_prod >= st91_prod_mask(buf->st)) {
-    add_simple_pad(s, base);
+    add_simple_pad(s, base, buf);
   } else if (base_prod < buf->st->size) {
     /* don't realize image to image casts. this is part of a larger problem */
     bool image_cast = base->op == OP_CAST && base->srcs[0]->dtype->is_image && base->arg->kind == V_DTYPE &&
                       base->arg->u.dtype->is_image;
-    if (!image_cast) realize(s, base);
+    if (!image_cast)
+      realize(s, base, WHY_EXPAND, s->ex ? arena_printf(s->a, "view node %d expands %s to %s", buf->index,
+                                                        shape_text(s, base->st), shape_text(s, buf->st)) : NULL);
   } else {
     for (int i = 0; i < st91_nviews(buf->st); i++)
-      if (st91_view_masked(buf->st, i)) { add_simple_pad(s, base); break; }
+      if (st91_view_masked(buf->st, i)) { add_simple_pad(s, base, buf); break; }
   }
+}
+
+/* `if buf.forced_realize: realizes[buf] = None`, `if buf.op in LoadOps: realizes[buf.base] = None` */
+static void realize_base(Sched91 *s, LazyBuffer *buf) {
+  ExplainReason why = WHY_NONE;
+  const char *detail = NULL;
+  base_reason(s, buf, &why, &detail);
+  realize(s, buf, why, detail);
+}
+
+/* `realizes[buf.srcs[0].base] = None` for a COPY or a VIEW */
+static void realize_copy_source(Sched91 *s, const LazyBuffer *buf, LazyBuffer *src) {
+  realize(s, src, WHY_COPY_SOURCE, s->ex ? arena_printf(s->a, "read by %s node %d", op_text(buf->op), buf->index) : NULL);
 }
 
 /* The base part of _recurse_lb before its sources: returns false on the
@@ -48,15 +99,14 @@ static void recurse_lb_view(Sched91 *s, LazyBuffer *buf) {
 static bool recurse_lb_base(Sched91 *s, LazyBuffer *buf, Status *st) {
   buf->in_allbufs = true;
   lblist_push91(s->a, &s->allbufs, buf);
-  if (buf->forced_realize) realize(s, buf);
-  if (is_loadop91(buf->op)) realize(s, buf);
+  if (buf->forced_realize || is_loadop91(buf->op)) realize_base(s, buf);
   if (buf->op == OP_COPY) {
     LazyBuffer *src = buf->srcs[0];
     if (!src->st->contiguous || src->st->size != src->base->st->size)
       return status_raise(st, "AssertionError", "can only copy contig");
-    realize(s, src->base);
+    realize_copy_source(s, buf, src->base);
   }
-  if (buf->op == OP_VIEW) realize(s, buf->srcs[0]->base);
+  if (buf->op == OP_VIEW) realize_copy_source(s, buf, buf->srcs[0]->base);
   return true;
 }
 
@@ -177,6 +227,38 @@ static bool is_padding_okay(Sched91 *s, PadMemo *m, LazyBuffer *root, bool *okay
   return true;
 }
 
+/* With explain: the node _is_padding_okay(root) found in UNSAFE_PAD_OPS
+ * (the first one in its order; a node seen before answered True). */
+static const LazyBuffer *unsafe_pad_node(Sched91 *s, LazyBuffer *root) {
+  if (pad_leaf(root) == 0) return root;
+  size_t cap = 0, depth = 0;
+  PadFrame *stack = grow91(s->a, NULL, 0, &cap, sizeof *stack);
+  stack[depth++] = (PadFrame){root, 0};
+  uint32_t seen = ++s->search_epoch;
+  while (depth) {
+    PadFrame *f = &stack[depth - 1];
+    if (f->next == f->buf->nsrcs) { depth--; continue; }
+    LazyBuffer *x = f->buf->srcs[f->next++]->base;
+    if (x->search_mark == seen) continue;
+    x->search_mark = seen;
+    int leaf = pad_leaf(x);
+    if (leaf == 0) return x;
+    if (leaf == 1) continue;
+    stack = grow91(s->a, stack, depth, &cap, sizeof *stack);
+    stack[depth++] = (PadFrame){x, 0};
+  }
+  return NULL;
+}
+
+static const char *unsafe_pad_detail(Sched91 *s, LazyBuffer *p) {
+  if (!s->ex) return NULL;
+  const LazyBuffer *view = omap_get(&s->pad_views, omap_ptr(p)), *bad = unsafe_pad_node(s, p);
+  const char *by = view ? arena_printf(s->a, "view node %d pads it", view->index) : "it is padded";
+  if (!bad) return by;
+  if (bad == p) return arena_printf(s->a, "%s, and it is a %s, not 0 at 0 (UNSAFE_PAD_OPS)", by, op_text(p->op));
+  return arena_printf(s->a, "%s, and node %d %s under it is not 0 at 0 (UNSAFE_PAD_OPS)", by, bad->index, op_text(bad->op));
+}
+
 /* "check if we have to realize pads": simple_pads is an id()-ordered set,
  * tried in the order the capture recorded (set_orders.simple_pads), then
  * any member the record does not list, in post-order. */
@@ -199,7 +281,7 @@ static bool realize_unsafe_pads(Sched91 *s, Status *st) {
     bool ok;
     if (!is_padding_okay(s, &memo, order.items[i], &ok, st)) return false;
     if (ok) continue;
-    realize(s, order.items[i]);
+    realize(s, order.items[i], WHY_UNSAFE_PAD, unsafe_pad_detail(s, order.items[i]));
     memo.epoch++;
   }
   return true;
@@ -222,8 +304,9 @@ static int srcs_with_base(const LazyBuffer *child, const LazyBuffer *parent, Laz
   return n;
 }
 
-/* The group being built for one reduce: a set, kept as marks plus a list. */
-typedef struct Group { LbList members; uint32_t mark; } Group;
+/* The group being built for one reduce: a set, kept as marks plus a list.
+ * With explain, `why` says what first put the reduce itself in it. */
+typedef struct Group { LbList members; uint32_t mark; const char *why; } Group;
 
 static void group_add(Sched91 *s, Group *g, LazyBuffer *x) {
   if (x->group_mark == g->mark) return;
@@ -231,6 +314,12 @@ static void group_add(Sched91 *s, Group *g, LazyBuffer *x) {
   lblist_push91(s->a, &g->members, x);
 }
 static bool group_has(const Group *g, const LazyBuffer *x) { return x->group_mark == g->mark; }
+
+/* group.add(r): the reduce cannot fuse into its children (why: for explain) */
+static void group_add_reduce(Sched91 *s, Group *g, LazyBuffer *r, const char *why) {
+  if (why && !g->why && !group_has(g, r)) g->why = why;
+  group_add(s, g, r);
+}
 
 typedef struct GroupFrame { LazyBuffer *tr; const St91 *st; int pos; } GroupFrame;
 
@@ -258,19 +347,46 @@ static bool group_visited(GroupWalk *w, LazyBuffer *tr, const St91 *st) {
   return false;
 }
 
+/* Why realized child tr, which sees r through st, cannot take r in its kernel. */
+static const char *realized_child_why(Sched91 *s, const LazyBuffer *r, const LazyBuffer *tr, const St91 *st) {
+  if (!s->ex) return NULL;
+  if (!st->contiguous)
+    return arena_printf(s->a, "realized node %d %s reads it through a non-contiguous view (can only fuse contiguous)", tr->index,
+                        op_text(tr->op));
+  if (st->size != r->st->size)
+    return arena_printf(s->a, "realized node %d %s reads it through a view of size %lld, not %lld (can only fuse contiguous)",
+                        tr->index, op_text(tr->op), (long long)st->size, (long long)r->st->size);
+  return arena_printf(s->a, "realized node %d %s is already in the kernel of reduce node %d (one reduce per kernel)", tr->index,
+                      op_text(tr->op), tr->reduce_for_op->index);
+}
+
 static bool group_enter(GroupWalk *w, LazyBuffer *tr, const St91 *st, Status *status) {
   Sched91 *s = w->s;
   if (!py_recursion_ok91(w->depth + 1, status)) return false;
   if (group_visited(w, tr, st)) return true;
   if (tr->in_realizes) {
     /* can only fuse contiguous; max one reduceop per kernel */
-    if (!st->contiguous || st->size != w->r->st->size || tr->reduce_for_op) group_add(s, w->group, w->r);
+    if (!st->contiguous || st->size != w->r->st->size || tr->reduce_for_op)
+      group_add_reduce(s, w->group, w->r, realized_child_why(s, w->r, tr, st));
     group_add(s, w->group, tr);
     return true;
   }
   w->stack = grow91(s->a, w->stack, w->depth, &w->cap, sizeof *w->stack);
   w->stack[w->depth++] = (GroupFrame){tr, st, 0};
   return true;
+}
+
+/* Why child tr_next of tr (r itself or a node fused with it) stops the
+ * group: it is a reduce, or it reads tr through several views. */
+static const char *unfusable_child_why(Sched91 *s, const LazyBuffer *r, const LazyBuffer *tr, const LazyBuffer *tr_next) {
+  if (!s->ex) return NULL;
+  const char *via = tr == r ? "" : arena_printf(s->a, " (through node %d %s)", tr->index, op_text(tr->op));
+  LazyBuffer *first;
+  if (is_reduceop91(tr_next->op))
+    return arena_printf(s->a, "node %d %s reads it%s and is a reduce itself (one reduce per kernel)", tr_next->index,
+                        op_text(tr_next->op), via);
+  return arena_printf(s->a, "node %d %s reads it%s through %d different views (can only fuse contiguous)", tr_next->index,
+                      op_text(tr_next->op), via, srcs_with_base(tr_next, tr, &first));
 }
 
 /* engine/schedule.py _recursive_group (0.9.1): "recursively search the
@@ -287,7 +403,7 @@ static bool recursive_group(Sched91 *s, LazyBuffer *r, Group *group, Status *st)
     if (tr_next->realized) continue;
     /* max one reduceop per kernel; can only fuse contiguous */
     if (is_reduceop91(tr_next->op) || srcs_with_base(tr_next, f->tr, &child_view) > 1) {
-      group_add(s, group, r);
+      group_add_reduce(s, group, r, unfusable_child_why(s, r, f->tr, tr_next));
       w.depth--;
       continue;
     }
@@ -320,19 +436,19 @@ static void push_group(Search *q, const Group *g) {
   for (int i = 0; i < g->members.n; i++) search_push(q, g->members.items[i]);
 }
 
-/* rc_parents: does a ReduceOp feed the group (through unrealized bases other than r)? */
-static bool group_has_reduce_parent(Sched91 *s, LazyBuffer *r, const Group *g) {
+/* rc_parents: the ReduceOp that feeds the group (through unrealized bases other than r), or NULL. */
+static LazyBuffer *group_reduce_parent(Sched91 *s, LazyBuffer *r, const Group *g) {
   Search q;
   search_init(&q, s);
   push_group(&q, g);
   for (LazyBuffer *p; (p = search_pop(&q));) {
-    if (is_reduceop91(p->op)) return true;
+    if (is_reduceop91(p->op)) return p;
     for (int i = 0; i < p->nsrcs; i++) {
       LazyBuffer *x = p->srcs[i]->base;
       if (!x->realized && x != r) search_push(&q, x);
     }
   }
-  return false;
+  return NULL;
 }
 
 /* rc_children: "search descendants of the reduceop that can cleanly group".
@@ -355,8 +471,9 @@ static void add_realized_descendants(Sched91 *s, LazyBuffer *r, Group *g) {
   for (int i = 0; i < found.n; i++) group_add(s, g, found.items[i]);
 }
 
-/* "can only fuse assign if no other assign_target is used in the kernel" */
-static bool group_uses_other_assign_target(Sched91 *s, LazyBuffer *r, const Group *g) {
+/* "can only fuse assign if no other assign_target is used in the kernel":
+ * the assign target the kernel would read, or NULL. */
+static LazyBuffer *group_other_assign_target(Sched91 *s, LazyBuffer *r, const Group *g) {
   Search q;
   search_init(&q, s);
   search_push(&q, r);
@@ -364,12 +481,12 @@ static bool group_uses_other_assign_target(Sched91 *s, LazyBuffer *r, const Grou
   for (LazyBuffer *p0; (p0 = search_pop(&q));) {
     LazyBuffer *p = p0->base;
     if (p->realized || p->in_realizes) {
-      if (p->assign && !group_has(g, p->assign)) return true;
+      if (p->assign && !group_has(g, p->assign)) return p;
       continue;
     }
     for (int i = 0; i < p->nsrcs; i++) search_push(&q, p->srcs[i]);
   }
-  return false;
+  return NULL;
 }
 
 static bool group_has_assign(const Group *g) {
@@ -408,12 +525,22 @@ static bool group_reduce(Sched91 *s, LazyBuffer *r, Status *st) {
     if (g.members.items[i]->reduce_for_op) can_chase = false;
   bool forced_realize = group_has(&g, r);
   if (!forced_realize && g.members.n > 1) {
-    forced_realize = group_has_reduce_parent(s, r, &g);
+    LazyBuffer *p = group_reduce_parent(s, r, &g);
+    forced_realize = p != NULL;
     if (!forced_realize) add_realized_descendants(s, r, &g);
+    else if (s->ex)
+      g.why = arena_printf(s->a, "its kernel would also %s reduce node %d %s (one reduce per kernel)",
+                           group_has(&g, p) ? "store" : "compute", p->index, op_text(p->op));
   }
-  if (!forced_realize && group_has_assign(&g) && group_uses_other_assign_target(s, r, &g)) {
-    forced_realize = true;
-    can_chase = false;
+  if (!forced_realize && group_has_assign(&g)) {
+    LazyBuffer *target = group_other_assign_target(s, r, &g);
+    if (target) {
+      forced_realize = true;
+      can_chase = false;
+      if (s->ex)
+        g.why = arena_printf(s->a, "its kernel has an ASSIGN and would read node %d, the target of ASSIGN node %d in another kernel",
+                             target->index, target->assign->index);
+    }
   }
   if (!forced_realize) {
     for (int i = 0; i < g.members.n; i++) g.members.items[i]->reduce_for_op = r;
@@ -424,7 +551,9 @@ static bool group_reduce(Sched91 *s, LazyBuffer *r, Status *st) {
     if (!chase_contiguous_child(s, r, &tr, st)) return false;
     tr->reduce_for_op = r;
   }
-  realize(s, tr);
+  if (tr == r) realize(s, tr, WHY_REDUCE, g.why);
+  else realize(s, tr, WHY_REDUCE_CHILD, s->ex ? arena_printf(s->a, "chased down from reduce node %d %s, which could not fuse: %s",
+                                                              r->index, op_text(r->op), g.why ? g.why : "?") : NULL);
   return true;
 }
 
@@ -489,7 +618,7 @@ bool graph_schedule91(Sched91 *s, Status *st) {
   Input91 *inp = s->inp;
   /* start by just realizing the buffers passed in */
   for (int i = 0; i < inp->nouts; i++)
-    if (!inp->outs[i]->base->realized) realize(s, inp->outs[i]->base);
+    if (!inp->outs[i]->base->realized) realize(s, inp->outs[i]->base, WHY_OUTPUT, NULL);
   for (int i = 0; i < inp->nouts; i++)
     if (!recurse_lb(s, inp->outs[i]->base, st)) return false;
   for (int i = 0; i < s->realizes.n; i++) {

@@ -25,6 +25,7 @@ typedef struct LopCtx {
   LbList *inputs;
   OMap memo;              /* more (base, st) -> const UOp*: _recursive_lazyop is pure in them */
   size_t depth, nsrcs;    /* frames on s->lop_stack, slots used in s->lop_srcs */
+  uint32_t into;          /* for explain: the output whose STORE is being built */
 } LopCtx;
 
 static LopFrame *frames(LopCtx *x) { return x->s->lop_stack; }
@@ -137,11 +138,13 @@ static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp 
   for (;;) {
     if (buf->base != buf) {
       if (!(stk = st91_add(s, buf->st, stk, st))) return false;
+      if (s->ex) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
       buf = buf->base;
     }
     const St91 *key_st = stk;
     if ((*done = memo_get(x, buf, stk))) return true;
     bool in_outputs = output_index(x, buf) >= 0;
+    if (buf->op == OP_LOADOPS_CONST && s->ex) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
     if (buf->op == OP_LOADOPS_CONST) *done = const_op(x, buf, stk, st);
     else if (buf->realized || (buf->in_realizes && !in_outputs)) *done = load_op(x, buf, stk, st);
     if (*done) { memo_put(x, buf, key_st, *done); return true; }
@@ -161,6 +164,7 @@ static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp 
       if (!stk->contiguous) return assertion(st, "ReduceOps late fusion must be contiguous");
       if (!(stk = st91_from_shape_of(s, buf->srcs[0]->st, st))) return false;
     }
+    if (s->ex && !in_outputs) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
     return push_frame(x, buf, stk, key_st, py, st);
   }
 }
@@ -235,6 +239,7 @@ static const UOp *store_op(LopCtx *x, int i, Status *st) {
   const St91 *output_st = st91_from_shape_of(s, r ? r->st : out->st, st), *output_view = output_st;
   if (!output_st) return NULL;
   if (out->op == OP_ASSIGN && out->arg->u.tuple.n) output_view = st91_intern(s, out->arg->u.tuple.items[0]->u.st);
+  x->into = (uint32_t)out->index;
   const UOp *lop = recursive_lazyop(x, out, output_st, st);
   if (!lop || !(output_view = st91_simplify(s, output_view, st))) return NULL;
   return uop1(s->in, OP_STORE, NULL, v_membuffer(s->in, i, out->dtype, output_view->st), lop);

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "capture.h"
+#include "explain.h"
 #include "graph.h"
 #include "intern.h"
 #include "omap.h"
@@ -116,6 +117,9 @@ typedef struct Sched91 {
   void *lop_stack; size_t lop_stack_cap;    /* recursive_lazyop's frames */
   const UOp **lop_srcs; size_t lop_srcs_cap; /* the sources built so far by recursive_lazyop's frames */
   OMap prescheduled;    /* key LazyBuffer* -> LBScheduleItem*, ordered */
+  /* `tsched explain` (common/explain.h): NULL unless someone listens */
+  Explain *ex;
+  OMap pad_views;       /* with ex: base LazyBuffer* -> the first view that put it in simple_pads */
   /* st91.c */
   OMap st_handles;      /* ShapeTracker* -> St91* */
   OMap st_canon;        /* st_hash -> St91* chain: the intern table */

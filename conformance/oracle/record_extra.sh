@@ -11,12 +11,13 @@
 # and conformance/corpus-extra/summary.json, prints the count table, runs the schema checker.
 # A module that yields no capture in a version (all its tests skipped there) gets no file;
 # its counts are still in summary.json.  With MODULE arguments only those are recorded
-# ("symbolic" names the workload suite) and summary.json is left alone.
+# ("symbolic" names the workload suite) and their counts replace theirs in summary.json.
 #
 # Every test module is recorded with --max-per-test $CAP (default 100): a test's scheduler
 # calls after the first CAP run unrecorded (counted as capped_calls in summary.json).
 # test_ops is recorded with --torch-mirror (see conformance/oracle/stubs/mirror/torch).
-# Each recording runs under `timeout $TIMEOUT` (default 3600 s).
+# Each recording runs under `timeout $TIMEOUT` (default 3600 s).  LOGDIR=dir keeps the
+# per-recording logs and --summary files there.
 set -eu
 if [ $# -lt 3 ]; then echo "usage: $0 TG091 TG0100 TG0102 [MODULE ...]" >&2; exit 2; fi
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -36,8 +37,8 @@ test_tensor_variable test_to_numpy test_uops test_uops_stats test_winograd test_
 unit.test_disk_tensor unit.test_shm_tensor"
 ALL=1
 if [ $# -gt 0 ]; then MODULES="$*"; ALL=0; else MODULES="$MODULES symbolic"; fi
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+if [ -n "${LOGDIR:-}" ]; then TMP=$LOGDIR; mkdir -p "$TMP"   # keep per-recording logs and summaries there
+else TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT; fi
 export PYTHONHASHSEED=0
 FAILED=""
 for pair in "0.9.1:$TG091" "0.10.0:$TG0100" "0.10.2:$TG0102"; do
@@ -61,9 +62,11 @@ for pair in "0.9.1:$TG091" "0.10.0:$TG0100" "0.10.2:$TG0102"; do
     fi
   done
 done
-if [ $ALL -eq 1 ]; then
-  "$PY" "$HERE/summarize.py" "$TMP"/*.json > "$OUT/summary.json"
-  "$PY" "$HERE/summarize.py" --table "$OUT/summary.json"
+if ls "$TMP"/*.json >/dev/null 2>&1; then
+  if [ $ALL -eq 1 ] || [ ! -f "$OUT/summary.json" ]; then "$PY" "$HERE/summarize.py" "$TMP"/*.json > "$TMP/summary.new"
+  else "$PY" "$HERE/summarize.py" --merge "$OUT/summary.json" "$TMP"/*.json > "$TMP/summary.new"; fi
+  mv "$TMP/summary.new" "$OUT/summary.json"
+  "$PY" "$HERE/summarize.py" --pivot "$OUT/summary.json"
 fi
 "$PY" "$HERE/check_schema.py" "$OUT"
 if [ -n "$FAILED" ]; then echo "recordings that failed:$FAILED" >&2; exit 1; fi

@@ -14,7 +14,8 @@ The format is documented in docs/shapetracker.md. Cases come from
   * every movement op, View.create and ShapeTracker that tinygrad's own
     test/unit/test_shapetracker*.py and test_view.py exercise (hooked while
     those tests run in this process),
-  * a share of random chains run with MERGE_VIEW=0.
+  * a share of random chains run with MERGE_VIEW=0,
+  * every ShapeTracker found in the capture files given with --captures (the schedulers' real inputs).
 Run with PYTHONHASHSEED=0; two runs with the same arguments give identical files.
 """
 from __future__ import annotations
@@ -393,7 +394,133 @@ def run_views_case(name, views, ops, merge_view=True):
   case["results"] = results(st, list(views_literal_st(views).views[0].shape), None)
   return case
 
+# ---------------------------------------------------------------- ShapeTrackers of capture files
+
+def harvest_captures(paths):
+  """Every distinct ST ({"views": [...]}) inside capture files (tsched-capture/1 JSON Lines), in first-seen order."""
+  seen = {}
+  def walk(x):
+    if isinstance(x, dict):
+      if isinstance(x.get("views"), list) and all(isinstance(v, dict) and "shape" in v for v in x["views"]):
+        k = json.dumps(x["views"], sort_keys=True)
+        if k not in seen: seen[k] = x["views"]
+      for v in x.values(): walk(v)
+    elif isinstance(x, list):
+      for v in x: walk(v)
+  for path in paths:
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+      for line in f:
+        if line.strip(): walk(json.loads(line))
+  return list(seen.values())
+
+# ---------------------------------------------------------------- symbolic vectors (--sym-out)
+# Random index-like expressions (sums of scaled variables, //, %, comparisons, conjunctions), built
+# with tinygrad's own operators, and what its simplifier makes of them. TREE is
+#   ["var", name, lo, hi] | ["range", axis, end] (0.10.x) | ["const", c] | ["add", T, T] | ["mul", T, c]
+#   | ["idiv", T, c] | ["mod", T, c] | ["lt", T, c] | ["ge", T, c] | ["and", T, T]
+
+def rand_tree(rng, gen, depth=0):
+  r = rng.random()
+  if depth >= 3 or r < 0.25:
+    if gen != "0.9.1" and rng.random() < 0.5: return ["range", rng.randrange(4), rng.choice([1, 2, 3, 4, 6, 8, 12, 16])]
+    if rng.random() < 0.15: return ["const", rng.randint(-6, 20)]
+    lo = rng.choice([0, 0, 0, 1, 2]); return ["var", f"v{rng.randrange(4)}", lo, lo + rng.choice([1, 2, 3, 5, 7, 11, 15])]
+  if r < 0.55:
+    terms = [["mul", rand_tree(rng, gen, depth + 1), rng.choice([1, 1, 2, 3, 4, 6, 8, 12, -1, -2])] for _ in range(rng.randint(1, 3))]
+    t = terms[0]
+    for x in terms[1:]: t = ["add", t, x]
+    if rng.random() < 0.6: t = ["add", t, ["const", rng.randint(-8, 30)]]
+    return t
+  if r < 0.75: return ["idiv", rand_tree(rng, gen, depth + 1), rng.choice([1, 2, 3, 4, 5, 6, 8, 12, 16])]
+  return ["mod", rand_tree(rng, gen, depth + 1), rng.choice([1, 2, 3, 4, 5, 6, 8, 12, 16])]
+
+def rand_valid(rng, gen, expr):
+  conds = []
+  for _ in range(rng.randint(1, 3)):
+    sub = expr if rng.random() < 0.3 else rand_tree(rng, gen, 2)
+    conds.append(["ge", sub, rng.randint(-2, 6)] if rng.random() < 0.5 else ["lt", sub, rng.randint(1, 40)])
+  v = conds[0]
+  for x in conds[1:]: v = ["and", v, x]
+  return v
+
+def build_tree(t):
+  """The expression, built with the version's operators the way its View/ShapeTracker code builds indices."""
+  k = t[0]
+  if GEN == "0.9.1":
+    from tinygrad.shape.symbolic import Variable, NumNode, Node, create_lt_node, create_ge_node
+    if k == "var": return Variable(t[1], t[2], t[3])
+    if k == "const": return NumNode(t[1])
+    if k == "add": return build_tree(t[1]) + build_tree(t[2])
+    if k == "mul": return build_tree(t[1]) * t[2]
+    if k == "idiv": return build_tree(t[1]) // t[2]
+    if k == "mod": return build_tree(t[1]) % t[2]
+    if k == "lt": return create_lt_node(build_tree(t[1]), t[2])
+    if k == "ge": return create_ge_node(build_tree(t[1]), t[2])
+    if k == "and": return Node.ands([build_tree(t[1]), build_tree(t[2])])
+  from tinygrad.ops import UOp
+  from tinygrad.dtype import dtypes
+  if k == "var": return UOp.variable(t[1], t[2], t[3])
+  if k == "range": return UOp.range(dtypes.int, 0, t[2], t[1])
+  if k == "const": return UOp.const(dtypes.int, t[1])
+  if k == "add": return build_tree(t[1]) + build_tree(t[2])
+  if k == "mul": return build_tree(t[1]) * t[2]
+  if k == "idiv": return build_tree(t[1]) // t[2]
+  if k == "mod": return build_tree(t[1]) % t[2]
+  if k == "lt": return build_tree(t[1]) < t[2]
+  if k == "ge": return build_tree(t[1]) >= t[2]
+  if k == "and": return build_tree(t[1]) * build_tree(t[2])   # as to_indexed_uops combines valids
+  raise ValueError(k)
+
+def enc_uop(u):
+  """[op, dtype, arg, [src...]] with arg: the CONST value, [name, lo, hi] of a DEFINE_VAR, the RANGE axis."""
+  from tinygrad.ops import Ops
+  arg = u.arg
+  if u.op is Ops.RANGE and isinstance(arg, tuple): arg = arg[0]
+  if u.op is Ops.DEFINE_VAR: arg = list(arg)
+  return [u.op.name, repr(u.dtype).replace("dtypes.", ""), arg, [enc_uop(x) for x in u.src]]
+
+def sym_case(rng, i, seed):
+  expr = rand_tree(rng, GEN)
+  valid = rand_valid(rng, GEN, expr) if rng.random() < 0.5 else None
+  case = {"name": f"sym-{seed}-{i}", "expr": expr, "valid": valid}
+  if GEN == "0.9.1":
+    def node_res(t):
+      n = build_tree(t)
+      return {"key": n.key, "min": n.min, "max": n.max}
+    case["results"] = {"expr": guarded(lambda: node_res(expr))}
+    if valid is not None: case["results"]["valid"] = guarded(lambda: node_res(valid))
+    return case
+  from tinygrad.ops import graph_rewrite
+  if GEN == "0.10.2": from tinygrad.codegen.symbolic import symbolic_flat, simplify_valid, uop_given_valid
+  else: from tinygrad.ops import symbolic_flat, simplify_valid, uop_given_valid
+  res = {}
+  def raw(): u = build_tree(expr); return [u.vmin, u.vmax]
+  res["bounds"] = guarded(raw)
+  res["simplify"] = guarded(lambda: enc_uop(build_tree(expr).simplify()))
+  res["flat"] = guarded(lambda: enc_uop(graph_rewrite(build_tree(expr), symbolic_flat)))
+  if valid is not None:
+    def sv():
+      x = simplify_valid(graph_rewrite(build_tree(valid), symbolic_flat))
+      return None if x is None else enc_uop(x)
+    def gv():
+      v = graph_rewrite(build_tree(valid), symbolic_flat)
+      if (nv := simplify_valid(v)) is not None: v = nv
+      x = uop_given_valid(v, graph_rewrite(build_tree(expr), symbolic_flat))
+      return None if x is None else enc_uop(x)
+    res["simplify_valid"] = guarded(sv)
+    res["uop_given_valid"] = guarded(gv)
+  case["results"] = res
+  return case
+
 # ---------------------------------------------------------------- main
+
+def write_jsonl(path, rows):
+  """JSON Lines, gzipped without a timestamp when the name ends in .gz (same input, same bytes)."""
+  text = "".join(json.dumps(x, separators=(",", ":")) + "\n" for x in rows).encode()
+  with open(path, "wb") as raw:
+    if path.endswith(".gz"):
+      with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz: gz.write(text)
+    else: raw.write(text)
 
 def main():
   ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -404,6 +531,9 @@ def main():
   ap.add_argument("--mv0-count", type=int, default=None, help="random chains run with MERGE_VIEW=0 (default count/20)")
   ap.add_argument("--long-share", type=float, default=LONG_SHARE, help="share of random chains with 8-16 ops")
   ap.add_argument("--no-unit-tests", action="store_true")
+  ap.add_argument("--captures", nargs="*", default=[], help="capture files whose ShapeTrackers become cases (corpus-K)")
+  ap.add_argument("--sym-out", default=None, help="also write symbolic vectors (random index expressions) here")
+  ap.add_argument("--sym-count", type=int, default=3000)
   args = ap.parse_args()
   globals()["LONG_SHARE"] = args.long_share
   if os.environ.get("PYTHONHASHSEED") != "0": print("note: run with PYTHONHASHSEED=0 for byte-identical output", file=sys.stderr)
@@ -417,6 +547,7 @@ def main():
       else: cases.append(run_case(f"unit-create-{i}", {"create": [c]}, []))
     for i, views in enumerate(sts): cases.append(run_views_case(f"unit-st-{i}", views, []))
     for i, rec in enumerate(ops): cases.append(run_views_case(f"unit-op-{i}", rec["views"], [[rec["op"], rec["arg"]]]))
+  for i, views in enumerate(harvest_captures(sorted(args.captures))): cases.append(run_views_case(f"corpus-{i}", views, []))
   rng = random.Random(args.seed)
   for i in range(args.count): cases.append(rand_case(rng, gen, i, args.seed))
   mv0 = args.count // 20 if args.mv0_count is None else args.mv0_count
@@ -424,11 +555,12 @@ def main():
   for i in range(mv0): cases.append(rand_case(rng0, gen, i, args.seed, merge_view=False))
 
   header = {"format": FORMAT, "generation": gen, "tinygrad": gen, "seed": args.seed, "count": args.count, "cases": len(cases)}
-  text = "".join(json.dumps(x, separators=(",", ":")) + "\n" for x in [header] + cases).encode()
-  with open(args.out, "wb") as raw:
-    if args.out.endswith(".gz"):
-      with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz: gz.write(text)
-    else: raw.write(text)
+  write_jsonl(args.out, [header] + cases)
+  if args.sym_out:
+    srng = random.Random(args.seed * 104729 + 7)
+    scases = [sym_case(srng, i, args.seed) for i in range(args.sym_count)]
+    sheader = {"format": "tsched-sym-vectors/1", "generation": gen, "tinygrad": gen, "seed": args.seed, "cases": len(scases)}
+    write_jsonl(args.sym_out, [sheader] + scases)
   n_err = sum(1 for c in cases if "error" in c)
   print(f"{gen}: wrote {len(cases)} cases ({n_err} raising) to {args.out}", file=sys.stderr)
 

@@ -4,7 +4,10 @@ with --table, print that JSON as the per-version count table of
 conformance/README.md.
 
   summarize.py RUN.json ... > conformance/corpus/summary.json
+  summarize.py --merge OLD.json RUN.json ... > NEW.json          # RUNs replace OLD's runs of the same version+suite
   summarize.py --table conformance/corpus/summary.json
+  summarize.py --pivot conformance/corpus-extra/summary.json     # suites x versions
+  summarize.py --reasons conformance/corpus-extra/summary.json   # skip reasons, missing packages, caps
 """
 import json
 import sys
@@ -15,11 +18,17 @@ KEEP = ("generation", "suite", "captures", "errors", "with_memory_plan", "tests"
         "capped_workloads", "torch_mirror")
 
 
-def merge(paths):
+def merge(paths, base=None):
+  """base: an earlier merged summary whose runs the new ones replace (same generation and suite)."""
   runs = []
   for p in paths:
     with open(p) as f: s = json.load(f)
     runs.append({k: s[k] for k in KEEP if k in s})
+  if base:
+    with open(base) as f: old = json.load(f)["runs"]
+    new = {(r["generation"], r["suite"]) for r in runs}
+    runs = [r for r in old if (r["generation"], r["suite"]) not in new] + runs
+    runs.sort(key=lambda r: r["suite"])
   runs.sort(key=lambda r: (["0.9.1", "0.10.0", "0.10.2"].index(r["generation"]), ["test_schedule", "workloads", "big"].index(r["suite"])
                            if r["suite"] in ("test_schedule", "workloads", "big") else 9))
   return {"runs": runs}
@@ -42,6 +51,55 @@ def table(path):
     print(f"| {r['generation']} | {r['suite']} | {r['captures']} | {r['errors']} | {r['with_memory_plan']} | {ran} | {', '.join(why) or '-'} |")
 
 
+GENS = ("0.9.1", "0.10.0", "0.10.2")
+
+
+def suite_name(r): return r["suite"][5:] if r["suite"].startswith("test:") else r["suite"]
+
+
+def pivot(path):
+  """One row per suite, one column per version: captures (errors), and the tests' fate."""
+  with open(path) as f: runs = json.load(f)["runs"]
+  by = {(suite_name(r), r["generation"]): r for r in runs}
+  suites = sorted({s for s, _ in by}, key=lambda s: (s == "symbolic", s))
+  print("| suite | " + " | ".join(GENS) + " |")
+  print("|---|" + "---:|" * len(GENS))
+  tot = {g: [0, 0] for g in GENS}
+  for s in suites:
+    cells = []
+    for g in GENS:
+      r = by.get((s, g))
+      if r is None: cells.append("-"); continue
+      tot[g][0] += r["captures"]; tot[g][1] += r["errors"]
+      c = f"{r['captures']}" + (f" ({r['errors']} err)" if r["errors"] else "")
+      if "tests" in r:
+        stub = ", ".join(f"{n} need {k}" for k, n in sorted((r.get("stub_skipped") or {}).items()))
+        bad = r.get("test_failed", 0) + r.get("test_errors", 0)
+        c += f" · {r['passed']}/{r['tests']} pass" + (f", {r['skipped']} skip" if r.get("skipped") else "") + \
+          (f", {stub}" if stub else "") + (f", {bad} fail" if bad else "")
+      elif "workloads" in r: c += f" · {r['workloads']} workloads"
+      if r.get("module_import_error"): c += " · import failed"
+      cells.append(c)
+    print(f"| {s} | " + " | ".join(cells) + " |")
+  print("| **total** | " + " | ".join(f"**{tot[g][0]}** ({tot[g][1]} err)" for g in GENS) + " |")
+
+
+def reasons(path):
+  """Why tests did not run to the end: per suite and version, the skip reasons and missing packages."""
+  with open(path) as f: runs = json.load(f)["runs"]
+  for r in runs:
+    parts = [f"{n}x {k}" for k, n in sorted((r.get("skipped_reasons") or {}).items(), key=lambda kv: -kv[1])]
+    parts += [f"{n}x needs {k}" for k, n in sorted((r.get("stub_skipped") or {}).items())]
+    parts += [f"failed: {x.split(': ', 1)[-1][:90]}" for x in r.get("failures", [])]
+    if r.get("module_import_error"): parts.append(f"import failed: {r['module_import_error'][:90]}")
+    if r.get("capped_calls"): parts.append(f"{r['capped_calls']} calls over the cap in {len(r.get('capped_workloads') or {})} tests")
+    if parts: print(f"- {r['generation']} {suite_name(r)}: " + "; ".join(parts))
+
+
 if __name__ == "__main__":
   if len(sys.argv) == 3 and sys.argv[1] == "--table": table(sys.argv[2])
+  elif len(sys.argv) == 3 and sys.argv[1] == "--pivot": pivot(sys.argv[2])
+  elif len(sys.argv) == 3 and sys.argv[1] == "--reasons": reasons(sys.argv[2])
+  elif len(sys.argv) >= 3 and sys.argv[1] == "--merge":
+    json.dump(merge(sys.argv[3:], base=sys.argv[2]), sys.stdout, indent=1, sort_keys=True); print()
   else: json.dump(merge(sys.argv[1:]), sys.stdout, indent=1, sort_keys=True); print()

@@ -181,6 +181,33 @@ static void symbolic_is_unsupported(void **state) {
   arena_free(&a);
 }
 
+/* the contract's ST encoding both ways; equal trackers hash alike */
+static void json_round_trip(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  const char *text = "{\"views\": [{\"shape\": [2, 3], \"strides\": [3, 1], \"offset\": -1, \"mask\": [[0, 2], [1, 3]], "
+                     "\"contiguous\": false}, {\"shape\": [6], \"strides\": [1], \"offset\": 0, \"mask\": null, \"contiguous\": true}]}";
+  size_t n = strlen(text);
+  char *buf = arena_alloc(&a, n + JSON_PADDING);
+  memcpy(buf, text, n);
+  char msg[128];
+  JVal *j = json_parse(&a, buf, n, msg, sizeof msg);
+  StError err;
+  st_error_clear(&err);
+  const ShapeTracker *st = st_from_json(&a, j, &err);
+  assert_non_null(st);
+  char *back = json_to_string(st_to_json(&a, st), NULL);
+  assert_string_equal(back, text);
+  free(back);
+  const ShapeTracker *again = st_from_json(&a, j, &err);
+  assert_true(st != again && st_equal(st, again));
+  assert_true(st_hash(st) == st_hash(again));
+  const sint shape[1] = {6};
+  assert_false(st_equal(st, from_shape(&a, TG_0_10_2, 1, shape)));
+  arena_free(&a);
+}
+
 /* 0.9.1's Node algebra simplifies while building, as tinygrad does */
 static void node_algebra(void **state) {
   (void)state;
@@ -620,7 +647,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(reshape_with_mask),     cmocka_unit_test(pad_then_shrink), cmocka_unit_test(invert_permute_flip),
     cmocka_unit_test(merge_views),           cmocka_unit_test(python_floor_division), cmocka_unit_test(symbolic_is_unsupported),
-    cmocka_unit_test(node_algebra),          cmocka_unit_test(vectors_0_9_1),   cmocka_unit_test(vectors_0_10_0),
+    cmocka_unit_test(node_algebra),          cmocka_unit_test(json_round_trip), cmocka_unit_test(vectors_0_9_1),   cmocka_unit_test(vectors_0_10_0),
     cmocka_unit_test(vectors_0_10_2),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -63,6 +63,9 @@ tsched_golden_test(explain_v0_9_1 0 explain --recorded --name "workloads.cross_e
 tsched_golden_test(explain_v0_10_0 0 explain --recorded --name "workloads.softmax_norms#2" conformance/tests/tools/v0.10.0-sample.jsonl.gz)
 tsched_golden_test(explain_v0_10_2 0 explain --recorded --name "workloads.conv2d_fwd_bwd#2" conformance/tests/tools/v0.10.2-sample.jsonl.gz)
 tsched_golden_test(explain_json 0 explain --recorded --json --name "workloads.broadcast_chain#4" conformance/tests/tools/v0.10.2-sample.jsonl.gz)
+# The reasons the schedulers report (not --recorded): a few test_schedule captures per
+# generation, picked for their reasons (unsafe pad, forced, chased reduce, several views...).
+tsched_golden_test(explain_reported_v0_9_1 0 explain conformance/tests/tools/v0.9.1-explain.jsonl.gz)
 tsched_unit_test(test_v0_9_schedule)
 tsched_unit_test(test_v0_10_0_schedule)
 tsched_unit_test(test_v0_10_2_schedule)

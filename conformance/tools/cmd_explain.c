@@ -50,6 +50,8 @@ typedef struct Ctx {
   const JVal *items;
   KernelInfo *infos;   /* one per kernel */
   long **from;         /* from[k][i]: the earlier kernel that wrote kernel k's bufs[i], or -1 */
+  long *why_at;        /* per node: its first reported realize in ex->realizes, or -1 */
+  OMap fused;          /* reported fuses: key node << 32 | kernel */
 } Ctx;
 
 static bool is_output(const KernelInfo *ki, size_t i) {
@@ -58,8 +60,36 @@ static bool is_output(const KernelInfo *ki, size_t i) {
   return false;
 }
 
+static uint64_t fuse_key(size_t node, size_t kernel) { return (uint64_t)node << 32 | (uint32_t)kernel; }
+
+/* Indexes what the generation reported: the first reason per node, the
+ * (node, kernel) pairs of its fuses. */
+static void ctx_index_reported(Ctx *x, Arena *a) {
+  const InGraph *g = x->g;
+  x->why_at = arena_array(a, g->n ? g->n : 1, sizeof *x->why_at);
+  for (size_t i = 0; i < g->n; i++) x->why_at[i] = -1;
+  for (size_t r = x->ex->nrealizes; r-- > 0;)
+    if (x->ex->realizes[r].node < g->n) x->why_at[x->ex->realizes[r].node] = (long)r;
+  omap_init(&x->fused, a);
+  for (size_t f = 0; f < x->ex->nfuses; f++) {
+    const ExplainFuse *e = &x->ex->fuses[f];
+    if (e->node < g->n && e->into < g->n && g->nodes[e->into].writer >= 0)
+      omap_put(&x->fused, fuse_key(e->node, (size_t)g->nodes[e->into].writer), (void *)1);
+  }
+}
+
+/* Why node i was realized: as reported, else derived. */
+static void node_why(const Ctx *x, size_t i, Why *w) {
+  long r = x->why_at[i];
+  if (r < 0) { derive_why(x->g, x->infos, i, w); return; }
+  w->reason = x->ex->realizes[r].reason;
+  w->detail = x->ex->realizes[r].detail;
+  w->reported = true;
+}
+
 /* Walks the schedule once, remembering the last writer of each buffer. */
 static void ctx_prepare(Ctx *x, Arena *a) {
+  ctx_index_reported(x, a);
   size_t n = x->items ? x->items->n : 0;
   x->infos = arena_array(a, n ? n : 1, sizeof *x->infos);
   x->from = arena_array(a, n ? n : 1, sizeof *x->from);
@@ -88,9 +118,7 @@ static void node_name(StrBuf *b, const InGraph *g, size_t i) { sb_printf(b, "%zu
 /* The fused nodes of kernel k: reported fuses when there are any, else derived. */
 static bool in_kernel(const Ctx *x, size_t i, size_t k) {
   if (x->ex->nfuses == 0) return x->g->nodes[i].kernel == (long)k && x->g->nodes[i].writer != (long)k;
-  for (size_t f = 0; f < x->ex->nfuses; f++)
-    if (x->ex->fuses[f].node == i && x->ex->fuses[f].into < x->g->n && x->g->nodes[x->ex->fuses[f].into].writer == (long)k) return true;
-  return false;
+  return omap_has(&x->fused, fuse_key(i, k));
 }
 
 /* "writes buffer 5 float[1]: node 8 SUM / why: ..." for each output. */
@@ -106,7 +134,7 @@ static void explain_writes(StrBuf *b, const Ctx *x, size_t k) {
     for (size_t i = 0; i < g->n; i++) {
       if (g->nodes[i].writer != (long)k) continue;
       Why w;
-      if (!reported_why(x->ex, i, &w)) derive_why(g, x->infos, i, &w);
+      node_why(x, i, &w);
       sb_puts(b, any ? "\n    and node " : ": node ");
       node_name(b, g, i);
       sb_printf(b, "\n    why: %s (%s)", explain_reason_text(w.reason), w.reported ? "reported" : "derived");
@@ -187,7 +215,7 @@ static void explain_json(StrBuf *b, const Ctx *x) {
     for (size_t i = 0; i < g->n; i++) {
       if (g->nodes[i].writer != (long)k) continue;
       Why w;
-      if (!reported_why(x->ex, i, &w)) derive_why(g, x->infos, i, &w);
+      node_why(x, i, &w);
       sb_printf(b, "%s{\"node\": %zu, \"op\": \"%s\", \"why\": \"%s\", \"reported\": %s, \"detail\": ", first ? "" : ", ", i,
                 g->nodes[i].op, explain_reason_name(w.reason), w.reported ? "true" : "false");
       if (w.detail) json_str_lit(b, w.detail);
@@ -232,7 +260,7 @@ static bool visit(const Capture *c, Arena *a, void *ctx) {
     o->status = 1;
   } else {
     ingraph_set_writers(&g, ex.kernels, ex.nkernels);
-    Ctx x = {c, &s, &g, &ex, sched_items(&s), NULL, NULL};
+    Ctx x = {c, &s, &g, &ex, sched_items(&s), NULL, NULL, NULL, {0}};
     ctx_prepare(&x, a);
     StrBuf b = {0};
     if (o->json) explain_json(&b, &x);

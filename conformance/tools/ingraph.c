@@ -270,9 +270,12 @@ bool ingraph_build(InGraph *g, const Capture *c, const JVal *result, const JVal 
 
 void ingraph_set_writers(InGraph *g, const ExplainKernel *kernels, size_t n) {
   if (!n) return;
-  for (size_t k = 0; k < n; k++) /* a reported kernel forgets its derived writers */
-    for (size_t i = 0; i < g->n; i++)
-      if (g->nodes[i].writer == (long)kernels[k].kernel) g->nodes[i].writer = -1;
+  bool *reported = xcalloc(g->nkernels, sizeof *reported);
+  for (size_t k = 0; k < n; k++)
+    if (kernels[k].kernel < g->nkernels) reported[kernels[k].kernel] = true;
+  for (size_t i = 0; i < g->n; i++) /* a reported kernel forgets its derived writers */
+    if (g->nodes[i].writer >= 0 && reported[g->nodes[i].writer]) g->nodes[i].writer = -1;
+  free(reported);
   for (size_t k = 0; k < n; k++)
     if (kernels[k].node < g->n && kernels[k].kernel < g->nkernels) g->nodes[kernels[k].node].writer = (long)kernels[k].kernel;
   propagate_kernels(g);

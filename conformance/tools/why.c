@@ -79,15 +79,3 @@ void derive_why(const InGraph *g, const KernelInfo *infos, size_t i, Why *w) {
   }
   else w->reason = WHY_OTHER, w->detail = "not derivable from the input and output";
 }
-
-bool reported_why(const Explain *ex, size_t node, Why *w) {
-  for (size_t r = 0; r < ex->nrealizes; r++)
-    if (ex->realizes[r].node == node) {
-      w->reason = ex->realizes[r].reason;
-      w->detail = ex->realizes[r].detail;
-      w->reported = true;
-      return true;
-    }
-  return false;
-}
-

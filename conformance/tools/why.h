@@ -19,6 +19,4 @@ typedef struct Why {
 
 /* Derived from g; infos has one KernelInfo per kernel of g. */
 void derive_why(const InGraph *g, const KernelInfo *infos, size_t node, Why *w);
-/* The generation's own reason for node, if it reported one. */
-bool reported_why(const Explain *ex, size_t node, Why *w);
 #endif
