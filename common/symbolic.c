@@ -538,6 +538,10 @@ struct SymCtx {
   size_t cap, n;
   int depth;                    /* graph_rewrite recursion */
   const SymPM *symbolic, *flat; /* the version's PatternMatchers */
+  /* graph_rewrite's replace maps, one per matcher, kept from call to call:
+   * the rules read nothing but the node, so rewrite(n) is a function of n
+   * and a later rewrite of a larger expression reuses its parts */
+  struct Memo *memo_symbolic, *memo_flat;
 };
 
 static void build_matchers(SymCtx *c);
@@ -1101,8 +1105,12 @@ static const SymUOp *rewrite_rec(SymCtx *c, const SymPM *pm, Memo *m, const SymU
 }
 
 static const SymUOp *graph_rewrite_sym(SymCtx *c, const SymUOp *x, const SymPM *pm) {
-  Memo m = {arena_array(c->a, 64, sizeof *m.keys), arena_array(c->a, 64, sizeof *m.vals), 64, 0};
-  return rewrite_rec(c, pm, &m, x);
+  Memo **m = pm == c->symbolic ? &c->memo_symbolic : &c->memo_flat;
+  if (!*m) {
+    *m = arena_alloc(c->a, sizeof **m);
+    **m = (Memo){arena_array(c->a, 64, sizeof *(*m)->keys), arena_array(c->a, 64, sizeof *(*m)->vals), 64, 0};
+  }
+  return rewrite_rec(c, pm, *m, x);
 }
 
 const SymUOp *suop_simplify(SymCtx *c, const SymUOp *x) { return graph_rewrite_sym(c, x, c->symbolic); }

@@ -111,7 +111,7 @@ static JVal *encode_var_vals(KG *k, const OMap *var_vals) {
 static JVal *encode_becomes_value(Refs *r, const UOp *v, OMap *labels, size_t *nlabels) {
   KG *k = r->k;
   const UOp **order;
-  size_t n = uop_toposort(k->a, &v, 1, &order);
+  size_t n = kg_toposort(k, v, &order);
   OMap ub, subs;
   omap_init(&ub, k->a);
   omap_init(&subs, k->a);

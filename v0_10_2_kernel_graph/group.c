@@ -6,13 +6,17 @@
 #include "passes.h"
 
 static bool in_map(const OMap *m, const UOp *u) { return omap_has(m, omap_ptr(u)); }
-static void realize(GrouperContext *ctx, const UOp *u) { omap_put(&ctx->realizes, omap_ptr(u), (void *)1); }
+static void realize(KG *k, GrouperContext *ctx, const UOp *u) { idset_add(k->a, &ctx->realizes, u); }
 
 /* ctx.children[u] (a dict UOp -> None); NULL when u has none yet */
-static OMap *children_of(GrouperContext *ctx, const UOp *u) { return omap_get(&ctx->children, omap_ptr(u)); }
+static UList *children_of(GrouperContext *ctx, const UOp *u) { return idmap_get(&ctx->children, u); }
+static size_t nchildren(GrouperContext *ctx, const UOp *u) {
+  UList *ch = children_of(ctx, u);
+  return ch ? ch->n : 0;
+}
 
 /* ops.py can_pad: False when an unsafe-pad op is reachable without passing a realized UOp */
-static bool can_pad(KG *k, const UOp *u, const OMap *edges) {
+static bool can_pad(KG *k, const UOp *u, const IdSet *edges) {
   OMap cache;
   omap_init(&cache, k->a);
   size_t cap = 64, n = 0;
@@ -21,7 +25,7 @@ static bool can_pad(KG *k, const UOp *u, const OMap *edges) {
   while (n) {
     const UOp *x = stack[--n];
     if (op_is_unsafe_pad(x->op)) return false;
-    if (in_map(edges, x) || in_map(&cache, x)) continue;
+    if (idset_has(edges, x) || in_map(&cache, x)) continue;
     omap_put(&cache, omap_ptr(x), (void *)1);
     for (uint32_t i = x->nsrc; i-- > 0;) {
       if (n == cap) stack = grow(k->a, stack, n, &cap, sizeof *stack);
@@ -39,7 +43,7 @@ static const UOp *dr_sink(void *c, const UOp *s) {
   GrouperContext *ctx = k->pass;
   for (uint32_t i = 0; i < s->nsrc; i++) {
     const UOp *b = uop_base(s->src[i]);
-    if (b->op != OP_CONST && b->op != OP_BIND && b->op != OP_BUFFER) realize(ctx, b);
+    if (b->op != OP_CONST && b->op != OP_BIND && b->op != OP_BUFFER) realize(k, ctx, b);
   }
   return NULL;
 }
@@ -47,7 +51,7 @@ static const UOp *dr_sink(void *c, const UOp *s) {
 /* always realize ASSIGN/CONTIGUOUS/COPY/BUFFER_VIEW */
 static const UOp *dr_always(void *c, const UOp *tr) {
   KG *k = c;
-  realize(k->pass, tr);
+  realize(k, k->pass, tr);
   return NULL;
 }
 
@@ -67,17 +71,17 @@ static const UOp *dr_before_view(void *c, const UOp *view) {
     int64_t mprod = 1;
     for (int i = 0; i < last->ndim; i++) mprod *= last->mask[i].e - last->mask[i].b;
     if (sprod >= mprod) {
-      if (!can_pad(k, src, &ctx->realizes)) realize(ctx, src);
+      if (!can_pad(k, src, &ctx->realizes)) realize(k, ctx, src);
       return NULL;
     }
   }
   if (sprod < st_size(st) && !k->dont_realize_expand) {
-    realize(ctx, src);
+    realize(k, ctx, src);
     return NULL;
   }
   bool unmasked = true;
   for (int i = 0; i < st->nviews; i++) unmasked &= st->views[i]->mask == NULL;
-  if (!unmasked && !can_pad(k, src, &ctx->realizes)) realize(ctx, src);
+  if (!unmasked && !can_pad(k, src, &ctx->realizes)) realize(k, ctx, src);
   return NULL;
 }
 
@@ -86,7 +90,7 @@ static const UOp *dr_before_copy(void *c, const UOp *copy) {
   KG *k = c;
   if (copy->nsrc != 2) return NULL;
   const UOp *tr = copy->src[1];
-  if (tr->op != OP_BUFFER && tr->op != OP_VIEW) realize(k->pass, tr);
+  if (tr->op != OP_BUFFER && tr->op != OP_VIEW) realize(k, k->pass, tr);
   return NULL;
 }
 
@@ -97,14 +101,10 @@ static const UOp *cc_append_uop(void *c, const UOp *u) {
   if (u->op == OP_SINK || u->op == OP_VIEW) return NULL;
   if (u->op == OP_ASSIGN) omap_put(&ctx->assigns, omap_ptr(uop_buf_uop(k, u)), (void *)u);
   for (uint32_t i = 0; i < u->nsrc; i++) {
-    const UOp *b = uop_base(u->src[i]);
-    OMap *ch = children_of(ctx, b);
-    if (!ch) {
-      ch = arena_alloc(k->a, sizeof *ch);
-      omap_init(ch, k->a);
-      omap_put(&ctx->children, omap_ptr(b), ch);
-    }
-    omap_put(ch, omap_ptr(u), (void *)u);
+    /* ctx.children[s.base][u] = None: u's sources are all seen here, so u is
+     * already there exactly when it is the last child added */
+    UList *ch = ulist_of(k->a, &ctx->children, uop_base(u->src[i]));
+    if (!ch->n || ch->items[ch->n - 1] != u) ulist_push(k->a, ch, u);
   }
   return NULL;
 }
@@ -136,7 +136,8 @@ static size_t child_sts(KG *k, const UOp *tr_next, const UOp *tr, const ST **fir
 
 typedef struct {
   const UOp *r;
-  OMap *realizes, *reduce_for_op, *group, cache;  /* cache: tr -> OMap of st */
+  IdSet *realizes;
+  OMap *reduce_for_op, *group, cache;  /* cache: tr -> OMap of st */
   GrouperContext *ctx;
 } GroupWalk;
 
@@ -168,17 +169,16 @@ static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) 
     if (entering) {
       entering = false;
       if (cache_seen(k, w, f->tr, f->st)) { depth--; continue; }
-      if (in_map(w->realizes, f->tr) && f->tr != w->r) {
+      if (idset_has(w->realizes, f->tr) && f->tr != w->r) {
         if (!st_contiguous(f->st) || st_size(f->st) != rsize || in_map(w->reduce_for_op, f->tr)) group_add(k, w->group, w->r);
         group_add(k, w->group, f->tr);
         depth--;
         continue;
       }
     }
-    OMap *ch = children_of(w->ctx, f->tr);
-    uint64_t key;
-    if (!ch || !omap_next(ch, &f->pos, &key, NULL)) { depth--; continue; }
-    const UOp *tr_next = (const UOp *)(uintptr_t)key;
+    UList *ch = children_of(w->ctx, f->tr);
+    if (!ch || f->pos == ch->n) { depth--; continue; }
+    const UOp *tr_next = ch->items[f->pos++];
     const ST *first;
     if (tr_next->op == OP_REDUCE_AXIS || child_sts(k, tr_next, f->tr, &first) > 1) {
       group_add(k, w->group, w->r);
@@ -210,7 +210,7 @@ static bool other_assign_used(KG *k, GrouperContext *ctx, const UOp *r, OMap *gr
     omap_put(&seen, omap_ptr(p), (void *)1);
     const UOp *assign = omap_get(&ctx->assigns, omap_ptr(p));
     if (assign && !in_map(group, assign)) return true;
-    if (in_map(&ctx->realizes, p)) continue;
+    if (idset_has(&ctx->realizes, p)) continue;
     for (uint32_t i = 0; i < p->nsrc; i++) {
       if (n == cap) stack = grow(k->a, stack, n, &cap, sizeof *stack);
       stack[n++] = p->src[i];
@@ -223,12 +223,8 @@ static bool other_assign_used(KG *k, GrouperContext *ctx, const UOp *r, OMap *gr
 static const UOp *chase(KG *k, GrouperContext *ctx, const UOp *tr) {
   const ST *st = uop_st_unwrap(k, tr);
   for (;;) {
-    OMap *ch = children_of(ctx, tr);
-    if (!ch || omap_len(ch) != 1) break;
-    uint64_t key;
-    size_t pos = 0;
-    omap_next(ch, &pos, &key, NULL);
-    const UOp *tr_next = (const UOp *)(uintptr_t)key;
+    if (nchildren(ctx, tr) != 1) break;
+    const UOp *tr_next = children_of(ctx, tr)->items[0];
     const ST *first;
     if (child_sts(k, tr_next, tr, &first) > 1) break;
     if (st_size(st) != st_size(first)) break;
@@ -244,18 +240,22 @@ _Noreturn static void key_error(KG *k, const UOp *u) { kg_throw(&k->thr, ST_RAIS
 /* schedule.py group_realizes */
 void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
   omap_init(&ctx->assigns, k->a);
-  omap_init(&ctx->realizes, k->a);
-  omap_init(&ctx->children, k->a);
+  ctx->realizes = (IdSet){0};
+  ctx->children = (IdMap){0};
+  /* graph_rewrite(sink, do_realize+create_ctx, ctx): no rule returns a
+   * node, so the rewrite is a post-order walk that runs the rules of each
+   * node once, sources first, and gives back the sink */
   void *saved = k->pass;
   k->pass = ctx;
-  const PatternMatcher *pm = &pm_do_realize_create_ctx;
-  sink = graph_rewrite(k->in, sink, &pm, 1, k, false);
+  const UOp **walk;
+  size_t nwalk = kg_toposort(k, sink, &walk);
+  for (size_t i = 0; i < nwalk; i++) pm_rewrite(&pm_do_realize_create_ctx, k, walk[i]);
   k->pass = saved;
 
   OMap reduce_for_op;
   omap_init(&reduce_for_op, k->a);
   const UOp **double_reduces = NULL, **order;
-  size_t ndouble = 0, n = uop_toposort(k->a, &sink, 1, &order);
+  size_t ndouble = 0, n = kg_toposort(k, sink, &order);
   for (size_t i = 0; i < n; i++) {
     const UOp *r = order[i];
     if (r->op != OP_REDUCE_AXIS) continue;
@@ -263,7 +263,7 @@ void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
       if (!double_reduces) double_reduces = arena_array(k->a, n, sizeof *double_reduces);
       double_reduces[ndouble++] = r;
     }
-    if (in_map(&ctx->realizes, r)) continue;
+    if (idset_has(&ctx->realizes, r)) continue;
     OMap *group = arena_alloc(k->a, sizeof *group);
     omap_init(group, k->a);
     GroupWalk w = {r, &ctx->realizes, &reduce_for_op, group, {0}, ctx};
@@ -290,25 +290,21 @@ void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
       }
       omap_init(group, k->a);
       omap_put(group, omap_ptr(tr), (void *)tr);
-      realize(ctx, tr);
+      realize(k, ctx, tr);
     }
     for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) omap_put(&reduce_for_op, key, (void *)r);
     if (k->fuse_arange && reduce_op_of(r) == OP_ADD && uop_base(r->src[0])->op == OP_CONST) {
       /* maybe fuse arange with its children */
       bool has_children = false;
-      for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) {
-        OMap *ch = children_of(ctx, (const UOp *)(uintptr_t)key);
-        has_children |= ch && omap_len(ch) != 0;
-      }
+      for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) has_children |= nchildren(ctx, (const UOp *)(uintptr_t)key) != 0;
       if (has_children)
         for (size_t pos = 0; omap_next(group, &pos, &key, NULL);)
-          if (!omap_del(&ctx->realizes, key)) key_error(k, (const UOp *)(uintptr_t)key);
+          if (!idset_del(&ctx->realizes, (const UOp *)(uintptr_t)key)) key_error(k, (const UOp *)(uintptr_t)key);
     }
   }
   /* fuse double reduces with no other child */
   for (size_t i = 0; i < ndouble; i++) {
     const UOp *top_reduce = uop_base(double_reduces[i]->src[0]);
-    OMap *ch = children_of(ctx, top_reduce);
-    if (ch && omap_len(ch) == 1 && !omap_del(&ctx->realizes, omap_ptr(top_reduce))) key_error(k, top_reduce);
+    if (nchildren(ctx, top_reduce) == 1 && !idset_del(&ctx->realizes, top_reduce)) key_error(k, top_reduce);
   }
 }

@@ -7,15 +7,16 @@
 /* Kernel(ast, metadata), a frozen dataclass, as the Value
  * ("Kernel", ast id, metadata tuple): equal exactly when the dataclasses are. */
 const Value *kernel_arg(KG *k, const UOp *ast, const Value *metadata) {
-  omap_put(&k->kernel_asts, (uint64_t)ast->id, (void *)ast);
-  const Value *items[3] = {v_str(k->in, "Kernel"), kv_int(k, ast->id), metadata};
+  const Value *items[3] = {k->kernel_tag, kv_int(k, ast->id), metadata};
   return v_tuple(k->in, 3, items);
 }
 
 const UOp *kernel_arg_ast(KG *k, const UOp *kernel) {
   const Value *a = kernel->arg;
   if (a->kind != V_TUPLE || a->u.tuple.n != 3 || a->u.tuple.items[1]->kind != V_INT) kg_unsupported(k, "a KERNEL in the input graph");
-  return omap_get(&k->kernel_asts, (uint64_t)a->u.tuple.items[1]->u.i);
+  int64_t id = a->u.tuple.items[1]->u.i;
+  if (id < 0 || (uint64_t)id >= uop_count(k->in)) kg_unsupported(k, "a KERNEL whose ast is unknown");
+  return k->in->uop_by_id[id];
 }
 
 const Value *kernel_arg_metadata(const UOp *kernel) { return kernel->arg->u.tuple.items[2]; }
@@ -26,13 +27,13 @@ const Value *kernel_arg_metadata(const UOp *kernel) { return kernel->arg->u.tupl
 static const UOp *ck_create_kernel(void *c, const UOp *x) {
   KG *k = c;
   KernelContext *ctx = k->pass;
-  if (x->op == OP_KERNEL || x->op == OP_BUFFER || !omap_has(ctx->realizes, omap_ptr(x))) return NULL;
+  if (x->op == OP_KERNEL || x->op == OP_BUFFER || !idset_has(ctx->realizes, x)) return NULL;
   const char *dev = uop_device(k, x);
   if (!dev) kg_assert_fail(k, "%s", "");
   const UOp *b = x->op == OP_ASSIGN ? uop_buf_uop(k, x) : new_buffer(k, dev, uop_size(k, x), x->dtype);
   uint32_t n;
   const int64_t *shape = uop_shape(k, x, &n);
-  const Value *m = omap_get(&ctx->ops_metadata, omap_ptr(x));
+  const Value *m = idmap_get(&ctx->ops_metadata, x);
   const Value *meta = m ? v_tuple(k->in, 1, &m) : v_tuple(k->in, 0, NULL);
   const UOp **src = arena_array(k->a, x->nsrc + 1, sizeof *src);
   src[0] = b;
@@ -63,34 +64,56 @@ static void uniq_add(KG *k, UniqList *l, const void *x) {
   }
 }
 
-/* schedule.py append_to_kernel */
+static bool kept_in_kernel(KernelContext *ctx, const UOp *s) {
+  return s->op == OP_BUFFER || (s->op == OP_ASSIGN && s->src[1]->op == OP_KERNEL) || idset_has(ctx->realizes, s);
+}
+
+/* schedule.py append_to_kernel, applied until it returns None, as
+ * bottom_up_rewrite does with a KERNEL (the only op it is tried on): the
+ * KERNELs in between are never seen outside that loop, so the steps work on
+ * lists and only the last one becomes a UOp. One step:
+ *   new_srcs, new_metadata = [], dict.fromkeys(x.arg.metadata)
+ *   for s in x.src: keep s, or take s.src and s's metadata
+ *   x.replace(src=dedup(new_srcs), arg=Kernel(x.arg.ast, tuple(new_metadata))) if that changes the sources */
 static const UOp *ck_append_to_kernel(void *c, const UOp *x) {
   KG *k = c;
   KernelContext *ctx = k->pass;
-  const void *src_buf[16], *meta_buf[8];
-  UniqList src = {src_buf, 0, 16, NULL}, meta = {meta_buf, 0, 8, NULL};
+  const void *meta_buf[8];
+  UniqList meta = {meta_buf, 0, 8, NULL};
   const Value *old_meta = kernel_arg_metadata(x);
   for (size_t i = 0; i < old_meta->u.tuple.n; i++) uniq_add(k, &meta, old_meta->u.tuple.items[i]);
-  for (uint32_t i = 0; i < x->nsrc; i++) {
-    const UOp *s = x->src[i];
-    bool keep = s->op == OP_BUFFER || (s->op == OP_ASSIGN && s->src[1]->op == OP_KERNEL) || omap_has(ctx->realizes, omap_ptr(s));
-    if (keep) {
-      uniq_add(k, &src, s);
-      continue;
+  const UOp *const *cur = x->src;
+  size_t n = x->nsrc;
+  bool changed = false;
+  for (int which = 0;; which ^= 1) {
+    const UOp **next = k->append_bufs[which];
+    size_t m = 0;
+    kg_marks_begin(k); /* dedup */
+    for (size_t i = 0; i < n; i++) {
+      const UOp *s = cur[i];
+      if (kept_in_kernel(ctx, s)) {
+        if (kg_mark(k, s)) continue;
+        if (m == k->append_caps[which]) next = k->append_bufs[which] = grow(k->a, next, m, &k->append_caps[which], sizeof *next);
+        next[m++] = s;
+        continue;
+      }
+      for (uint32_t j = 0; j < s->nsrc; j++) {
+        if (kg_mark(k, s->src[j])) continue;
+        if (m == k->append_caps[which]) next = k->append_bufs[which] = grow(k->a, next, m, &k->append_caps[which], sizeof *next);
+        next[m++] = s->src[j];
+      }
+      const Value *md = idmap_get(&ctx->ops_metadata, s);
+      if (md) uniq_add(k, &meta, md);
     }
-    for (uint32_t j = 0; j < s->nsrc; j++) uniq_add(k, &src, s->src[j]);
-    const Value *m = omap_get(&ctx->ops_metadata, omap_ptr(s));
-    if (m) uniq_add(k, &meta, m);
+    if (m == n && (n == 0 || memcmp(next, cur, n * sizeof *cur) == 0)) break;
+    changed = true;
+    cur = next, n = m;
   }
-  bool same = src.n == x->nsrc;
-  for (size_t i = 0; same && i < src.n; i++) same = src.items[i] == x->src[i];
-  if (same) return NULL;
-  const UOp **nsrc = arena_array(k->a, src.n ? src.n : 1, sizeof *nsrc);
+  if (!changed) return NULL;
   const Value **nmeta = arena_array(k->a, meta.n ? meta.n : 1, sizeof *nmeta);
-  for (size_t i = 0; i < src.n; i++) nsrc[i] = src.items[i];
   for (size_t i = 0; i < meta.n; i++) nmeta[i] = meta.items[i];
   const Value *arg = kernel_arg(k, kernel_arg_ast(k, x), v_tuple(k->in, meta.n, nmeta));
-  return kg_uop(k, OP_KERNEL, x->dtype, arg, (uint32_t)src.n, nsrc);
+  return kg_uop(k, OP_KERNEL, x->dtype, arg, (uint32_t)n, cur);
 }
 
 static const Rule create_kernels_rules[] = {
@@ -115,7 +138,46 @@ static Buf *buffer_view(KG *k, Buf *src, int64_t size, const DType *dt, int64_t 
   return b;
 }
 
-/* schedule.py schedule_uop */
+/* The passes of schedule_uop after add_buffer_ops (view_left with
+ * unbind_vars, view_right, fix_kernel_ops) and apply_swizzle's view_left
+ * read nothing but the node they rewrite, so rewrite(n) is a function of n:
+ * each gets one RewriteContext for the whole schedule, and a subtree that
+ * many kernels share is rewritten once. The replace map of a context only
+ * ever holds rewrite(n), so every kernel gets what a fresh graph_rewrite
+ * would give it. (unbind_vars adds to var_vals, which is shared by all
+ * kernels: seeing a BIND again would put the same value again.) */
+typedef struct KernelPasses { RewriteContext left, right, fix, swizzle; } KernelPasses;
+
+static const PatternMatcher *const left_pms[3] = {&pm_unbind_vars, &pm_merge_views, &pm_view_left};
+static const PatternMatcher *const right_pms[2] = {&pm_merge_views, &pm_view_right};
+static const PatternMatcher *const fix_pms[1] = {&pm_fix_kernel_ops};
+static const PatternMatcher *const swizzle_pms[2] = {&pm_merge_views, &pm_view_left};
+
+void kernel_passes_begin(KG *k) {
+  KernelPasses *p = arena_alloc(k->a, sizeof *p);
+  rewrite_context_init(&p->left, k->in, left_pms, 3, k);
+  rewrite_context_init(&p->right, k->in, right_pms, 2, k);
+  rewrite_context_init(&p->fix, k->in, fix_pms, 1, k);
+  rewrite_context_init(&p->swizzle, k->in, swizzle_pms, 2, k);
+  k->kpasses = p;
+}
+
+void kernel_passes_end(KG *k) {
+  KernelPasses *p = k->kpasses;
+  rewrite_context_release(&p->swizzle);
+  rewrite_context_release(&p->fix);
+  rewrite_context_release(&p->right);
+  rewrite_context_release(&p->left);
+  k->kpasses = NULL;
+}
+
+/* graph_rewrite(u, merge_views+view_left) */
+const UOp *apply_swizzle(KG *k, const UOp *u) {
+  if (k->kpasses) return top_down_rewrite(&k->kpasses->swizzle, u);
+  return graph_rewrite(k->in, u, swizzle_pms, 2, k, false);
+}
+
+/* schedule.py schedule_uop (between kernel_passes_begin and kernel_passes_end) */
 void schedule_uop(KG *k, const UOp *sink, OMap *var_vals, ScheduleItem *out) {
   if (sink->op != OP_ASSIGN || sink->src[1]->op != OP_KERNEL) kg_assert_fail(k, "%s\n...) must be ASSIGN", uop_repr_line(k, sink));
   const UOp *kernel = sink->src[1];
@@ -138,13 +200,11 @@ void schedule_uop(KG *k, const UOp *sink, OMap *var_vals, ScheduleItem *out) {
   ast = graph_rewrite(k->in, ast, &abo, 1, k, true);
   /* unbind_vars + push views to edges */
   k->pass = var_vals;
-  const PatternMatcher *left[3] = {&pm_unbind_vars, &pm_merge_views, &pm_view_left};
-  ast = graph_rewrite(k->in, ast, left, 3, k, false);
-  const PatternMatcher *right[2] = {&pm_merge_views, &pm_view_right};
-  ast = graph_rewrite(k->in, ast, right, 2, k, false);
+  KernelPasses *p = k->kpasses;
+  ast = top_down_rewrite(&p->left, ast);
+  ast = top_down_rewrite(&p->right, ast);
   /* fix_kernel_ops */
-  const PatternMatcher *fix = &pm_fix_kernel_ops;
-  ast = graph_rewrite(k->in, ast, &fix, 1, k, false);
+  ast = top_down_rewrite(&p->fix, ast);
   k->pass = saved;
   /* create subbuffer */
   if (ast->op == OP_BUFFER_VIEW) {

@@ -12,7 +12,7 @@ static const UOp *ab_load_buf(void *c, const UOp *x) {
   KG *k = c;
   BufList *ctx = k->pass;
   size_t idx = buflist_index(k, ctx, x);
-  const UOp *dg = kg_uop(k, OP_DEFINE_GLOBAL, dtype_ptr(x->dtype, uop_size(k, x), false), kv_int(k, (int64_t)idx), 0, NULL);
+  const UOp *dg = kg_uop(k, OP_DEFINE_GLOBAL, kg_dtype_ptr(k, x->dtype, uop_size(k, x)), kv_int(k, (int64_t)idx), 0, NULL);
   return kg_uop2(k, OP_LOAD, x->dtype, NULL, dg, st_to_uop(k, uop_st_unwrap(k, x)));
 }
 
@@ -29,7 +29,7 @@ static const UOp *ab_sink_store(void *c, const UOp *s) {
   const UOp *x = s->src[0];
   uint32_t n;
   const int64_t *shape = uop_shape(k, x, &n);
-  const UOp *dg = kg_uop(k, OP_DEFINE_GLOBAL, dtype_ptr(x->dtype, uop_size(k, x), false), kv_int(k, 0), 0, NULL);
+  const UOp *dg = kg_uop(k, OP_DEFINE_GLOBAL, kg_dtype_ptr(k, x->dtype, uop_size(k, x)), kv_int(k, 0), 0, NULL);
   const UOp *store = kg_uop3(k, OP_STORE, dt_void, NULL, dg, st_to_uop(k, kst_from_shape(&k->stc, n, shape)), x);
   return uop_sink(k, 1, &store);
 }
@@ -191,21 +191,13 @@ static const UOp *vr_elementwise(void *c, const UOp *root) {
   return uop_view(k, ret, kst_from_shape(&k->stc, n, oshape));
 }
 
-static bool contains_reduce(KG *k, const UOp *u) {
-  const UOp **order;
-  size_t n = uop_toposort(k->a, &u, 1, &order);
-  for (size_t i = 0; i < n; i++)
-    if (order[i]->op == OP_REDUCE_AXIS) return true;
-  return false;
-}
-
 /* schedule.py merge_double_reduce */
 static const UOp *vr_double_reduce(void *c, const UOp *root) {
   KG *k = c;
   if (root->nsrc != 1 || root->src[0]->op != OP_REDUCE_AXIS) return NULL;
   const UOp *first = root->src[0];
   if (reduce_op_of(root) != reduce_op_of(first)) kg_assert_fail(k, "can't merge reduceops with different alu");
-  if (contains_reduce(k, first->src[0])) kg_assert_fail(k, "can't merge more than two reduceops at a time");
+  if (kg_contains_op(k, first->src[0], OP_REDUCE_AXIS)) kg_assert_fail(k, "can't merge more than two reduceops at a time");
   int64_t a[2 * ST_MAXDIM];
   uint32_t n1 = axis_arg(root, a), n2 = axis_arg(first, a + n1);
   const Value *arg[2] = {first->arg->u.tuple.items[0], kv_ints(k, n1 + n2, a)};
@@ -290,6 +282,7 @@ const PatternMatcher pm_substitute = {substitute_rules, 1};
 
 /* UOp.substitute: graph_rewrite(self, _substitute, dvars, bottom_up=True) */
 const UOp *uop_substitute(KG *k, const UOp *u, OMap *dvars) {
+  if (!omap_len(dvars)) return u; /* no rule can match: the rewrite gives u back */
   void *saved = k->pass;
   k->pass = dvars;
   const PatternMatcher *pm = &pm_substitute;

@@ -39,6 +39,12 @@ struct Buf {
  * fast stand-in for a functools.cached_property. NULL = not computed. */
 typedef struct IdMap { void **items; size_t cap; } IdMap;
 
+/* A set of UOps by id (a dict of UOp -> None that is never iterated). */
+typedef struct IdSet { uint8_t *in; size_t cap, len; } IdSet;
+
+/* A list of UOps (list[UOp]), and an IdMap of them (dict of UOp -> list). */
+typedef struct UList { const UOp **items; size_t n, cap; } UList;
+
 /* The frames of an iterative walk over UOps, reused between walks. */
 typedef struct WalkFrame { const UOp *u; uint32_t next; } WalkFrame;
 
@@ -60,6 +66,16 @@ struct KG {
   IdMap dev_cache;     /* UOp -> device string (or &kg_none) */
   WalkFrame *walk;     /* scratch stack of uop_st / uop_device */
   size_t walk_cap;
+  /* walk.c: visited stamps by UOp id, and the toposort's stack and result */
+  uint32_t *marks, epoch;
+  size_t marks_cap;
+  WalkFrame *topo_stack;
+  size_t topo_stack_cap;
+  const UOp **topo;
+  size_t topo_cap;
+  /* kernel.c: the source lists of append_to_kernel's steps */
+  const UOp **append_bufs[2];
+  size_t append_caps[2];
   OMap zero_consts;    /* CONST with +0.0 arg -> the node Python's cache holds for 0.0 == -0.0 */
 
   /* ops.py `buffers` and `all_metadata` */
@@ -67,11 +83,15 @@ struct KG {
   Buf **inbufs;
   size_t ninbufs;
   OMap all_metadata;   /* input UOp -> Metadata Value (str, caller, backward) */
-  OMap kernel_asts;    /* KERNEL arg id -> the Kernel's ast UOp */
+  const Value *kernel_tag;  /* "Kernel", the first item of a KERNEL's arg */
+  OMap ptr_dtypes;     /* dtype_ptr memo: (dtype, size) -> [dtype, size, ptr dtype] */
   uint64_t unique_count;
 
   /* per-pass contexts read by the rule functions */
   void *pass;
+  /* kernel.c: the pure passes of schedule_uop, one RewriteContext each for
+   * the whole schedule (NULL outside it) */
+  struct KernelPasses *kpasses;
 };
 
 extern const char kg_none;   /* marker for "None" stored in an OMap */
@@ -82,6 +102,24 @@ void *grow(Arena *a, void *items, size_t n, size_t *cap, size_t size);
 
 void *idmap_get(const IdMap *m, const UOp *u);
 void idmap_put(Arena *a, IdMap *m, const UOp *u, void *val);
+bool idset_has(const IdSet *s, const UOp *u);
+void idset_add(Arena *a, IdSet *s, const UOp *u);
+bool idset_del(IdSet *s, const UOp *u);   /* false when u was not there */
+void ulist_push(Arena *a, UList *l, const UOp *u);
+/* m[key], created empty when missing (defaultdict(list)[key]) */
+UList *ulist_of(Arena *a, IdMap *m, const UOp *key);
+
+/* ---- walks (walk.c) ---- */
+/* A new visited set for kg_mark, which marks u and says whether it already was. */
+void kg_marks_begin(KG *k);
+bool kg_mark(KG *k, const UOp *u);
+/* UOp.toposort of root. *out is k's buffer, valid until the next toposort
+ * (a caller iterating it must not start another one). */
+size_t kg_toposort(KG *k, const UOp *root, const UOp ***out);
+/* The toposort up to and including the first node for which stop holds. */
+size_t kg_toposort_until(KG *k, const UOp *root, bool (*stop)(KG *, const UOp *, void *), void *ctx, const UOp ***out);
+/* any(x.op is op for x in root.toposort) */
+bool kg_contains_op(KG *k, const UOp *root, Op op);
 
 /* ---- values ---- */
 const Value *kv_int(KG *k, int64_t i);
@@ -125,6 +163,8 @@ const UOp *uop_buf_uop(KG *k, const UOp *u);
 Buf *uop_buffer(KG *k, const UOp *u);                   /* UOp.buffer (creates the Buffer) */
 Buf *uop_buffer_get(KG *k, const UOp *u);               /* buffers.get(u) */
 const Value *uop_metadata(KG *k, const UOp *u);         /* all_metadata.get(u) (input nodes) */
+/* dtype.ptr(size), memoised (the core interns pointer dtypes in a list) */
+const DType *kg_dtype_ptr(KG *k, const DType *dt, int64_t size);
 /* A KERNEL's arg Kernel(ast, metadata) (kernel.c) */
 const Value *kernel_arg(KG *k, const UOp *ast, const Value *metadata);
 const UOp *kernel_arg_ast(KG *k, const UOp *kernel);

@@ -16,7 +16,7 @@ extern const PatternMatcher pm_merge_views, pm_remove_movement_ops, pm_sym;
 extern const PatternMatcher pm_view_left;
 /* The `ctx` of remove_movement_ops+sym: found_contiguous's dict. */
 typedef struct SymCtx { OMap contig; } SymCtx;
-/* graph_rewrite(u, view_left) */
+/* graph_rewrite(u, merge_views+view_left) (kernel.c) */
 const UOp *apply_swizzle(KG *k, const UOp *u);
 /* UOp.valid(st) */
 const UOp *uop_valid(KG *k, const UOp *x, const ST *st);
@@ -24,16 +24,16 @@ const UOp *uop_valid(KG *k, const UOp *x, const ST *st);
 /* group.c: group_realizes and its matchers */
 typedef struct GrouperContext {
   OMap assigns;    /* buffer UOp -> ASSIGN */
-  OMap realizes;   /* UOp -> present */
-  OMap children;   /* UOp -> OMap* of children (dict of UOp -> None) */
+  IdSet realizes;  /* dict of UOp -> None, never iterated */
+  IdMap children;  /* UOp -> UList* of children (a dict of UOp -> None: a child is added once) */
 } GrouperContext;
 /* group_realizes(sink) -> ctx.realizes; the GrouperContext is initialised here. */
 void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx);
 
 /* kernel.c: create_kernels and schedule_uop */
 typedef struct KernelContext {
-  const OMap *realizes;
-  OMap ops_metadata;   /* UOp -> Metadata Value */
+  const IdSet *realizes;
+  IdMap ops_metadata;  /* UOp -> Metadata Value */
 } KernelContext;
 extern const PatternMatcher pm_create_kernels;
 
@@ -45,6 +45,10 @@ typedef struct ScheduleItem {
 } ScheduleItem;
 /* var_vals: DEFINE_VAR UOp -> int (stored as intptr_t via a Value*) */
 void schedule_uop(KG *k, const UOp *sink, OMap *var_vals, ScheduleItem *out);
+/* Around the schedule_uop calls of one schedule: the rewrite contexts the
+ * kernels share (see kernel.c). */
+void kernel_passes_begin(KG *k);
+void kernel_passes_end(KG *k);
 
 /* substitute(u, dict) */
 const UOp *uop_substitute(KG *k, const UOp *u, OMap *dvars);

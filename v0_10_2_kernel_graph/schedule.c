@@ -5,30 +5,21 @@
 #include <string.h>
 #include "schedule.h"
 
-typedef struct UList { const UOp **items; size_t n, cap; } UList;
+typedef struct MopWanted { OMap *tensor_map; const UOp *vbase; const ST *vst; } MopWanted;
 
-static void ulist_push(KG *k, UList *l, const UOp *u) {
-  if (l->n == l->cap) l->items = grow(k->a, l->items, l->n, &l->cap, sizeof *l->items);
-  l->items[l->n++] = u;
+static bool is_wanted_mop(KG *k, const UOp *x, void *ctx) {
+  MopWanted *w = ctx;
+  const UOp *xs = omap_get(w->tensor_map, omap_ptr(x));
+  return uop_base(xs) == w->vbase && uop_st(k, xs) == w->vst;
 }
 
-static UList *ulist_of(KG *k, OMap *m, const UOp *key) {
-  UList *l = omap_get(m, omap_ptr(key));
-  if (!l) {
-    l = arena_alloc(k->a, sizeof *l);
-    omap_put(m, omap_ptr(key), l);
-  }
-  return l;
-}
-
-/* [x for x in k.toposort if (xs:=tensor_map[x]).base is v.base and xs.st == v.st][0] */
+/* [x for x in k.toposort if (xs:=tensor_map[x]).base is v.base and xs.st == v.st][0]:
+ * the toposort stops at the first match */
 static const UOp *first_movement_op(KG *k, const UOp *root, OMap *tensor_map, const UOp *vbase, const ST *vst) {
+  MopWanted w = {tensor_map, vbase, vst};
   const UOp **order;
-  size_t n = uop_toposort(k->a, &root, 1, &order);
-  for (size_t i = 0; i < n; i++) {
-    const UOp *xs = omap_get(tensor_map, omap_ptr(order[i]));
-    if (uop_base(xs) == vbase && uop_st(k, xs) == vst) return order[i];
-  }
+  size_t n = kg_toposort_until(k, root, is_wanted_mop, &w, &order);
+  if (n && is_wanted_mop(k, order[n - 1], &w)) return order[n - 1];
   kg_throw(&k->thr, ST_RAISED, "IndexError", "list index out of range");
 }
 
@@ -68,7 +59,7 @@ static bool kernel_spec_ok(const UOp *u) {
 
 static void type_verify(KG *k, const UOp *sink) {
   const UOp **order;
-  size_t n = uop_toposort(k->a, &sink, 1, &order);
+  size_t n = kg_toposort(k, sink, &order);
   for (size_t i = 0; i < n; i++) {
     const UOp *u = order[i];
     if (kernel_spec_ok(u)) continue;
@@ -85,14 +76,29 @@ static void type_verify(KG *k, const UOp *sink) {
 
 /* ---------------------------------------------------------------- create_schedule_with_vars */
 
+/* ops.py graph_rewrite_map: {k: rewrite(k) for k in list(sink.toposort)[::-1]}
+ * (the core's, with this module's toposort) */
+static void kg_graph_rewrite_map(KG *k, const UOp *sink, const PatternMatcher *const *pms, size_t npms, bool bottom_up, OMap *out) {
+  RewriteContext rc;
+  rewrite_context_init(&rc, k->in, pms, npms, k);
+  const UOp **topo;
+  size_t n = kg_toposort(k, sink, &topo);
+  const UOp **order = arena_array(k->a, n ? n : 1, sizeof *order); /* the rules may walk too */
+  memcpy(order, topo, n * sizeof *order);
+  omap_init(out, k->a);
+  for (size_t i = n; i-- > 0;)
+    omap_put(out, omap_ptr(order[i]), (void *)(bottom_up ? bottom_up_rewrite(&rc, order[i]) : top_down_rewrite(&rc, order[i])));
+  rewrite_context_release(&rc);
+}
+
 /* create_schedule_with_vars, "map tensors to new uops": the becomes_map of
  * simplified tensors, rev_tensor_map and ops_metadata */
-static void becomes_from_tensor_map(KG *k, OMap *tensor_map, OMap *becomes, OMap *rev, KernelContext *kctx) {
+static void becomes_from_tensor_map(KG *k, OMap *tensor_map, OMap *becomes, IdMap *rev, KernelContext *kctx) {
   uint64_t key;
   void *val;
   for (size_t pos = 0; omap_next(tensor_map, &pos, &key, &val);) {
     const UOp *kk = (const UOp *)(uintptr_t)key, *v = val;
-    ulist_push(k, ulist_of(k, rev, v), kk);
+    ulist_push(k->a, ulist_of(k->a, rev, v), kk);
     if (kk == v) continue;
     const UOp *vb = uop_base(v);
     if (vb->op == OP_BUFFER) {
@@ -106,9 +112,18 @@ static void becomes_from_tensor_map(KG *k, OMap *tensor_map, OMap *becomes, OMap
       omap_put(becomes, key, (void *)v);
     } else {
       const Value *m = uop_metadata(k, kk);
-      if (m) omap_put(&kctx->ops_metadata, omap_ptr(v), (void *)m);
+      if (m) idmap_put(k->a, &kctx->ops_metadata, v, (void *)m);
     }
   }
+}
+
+static bool is_assign_to(KG *k, const UOp *x, void *buf) { return x->op == OP_ASSIGN && uop_buf_uop(k, x) == buf; }
+
+/* any(x.op is Ops.ASSIGN and x.buf_uop is buf for x in u.toposort) */
+static bool assigns_buffer(KG *k, const UOp *u, const UOp *buf) {
+  const UOp **sub;
+  size_t m = kg_toposort_until(k, u, is_assign_to, (void *)buf, &sub);
+  return m && is_assign_to(k, sub[m - 1], (void *)buf);
 }
 
 /* if a kernel depends on a buffer, and that buffer is later assigned to, make the assign depend on the kernel's assign */
@@ -116,8 +131,10 @@ static const UOp *assign_dependencies(KG *k, const UOp *sched_sink) {
   OMap kernel_assign, assign_rep;
   omap_init(&kernel_assign, k->a);
   omap_init(&assign_rep, k->a);
-  const UOp **order;
-  size_t n = uop_toposort(k->a, &sched_sink, 1, &order);
+  const UOp **topo;
+  size_t n = kg_toposort(k, sched_sink, &topo);
+  const UOp **order = arena_array(k->a, n, sizeof *order); /* the cycle check below walks again */
+  memcpy(order, topo, n * sizeof *order);
   for (size_t i = 0; i < n; i++) {
     const UOp *u = order[i];
     if (u->op != OP_ASSIGN) continue;
@@ -127,12 +144,9 @@ static const UOp *assign_dependencies(KG *k, const UOp *sched_sink) {
     for (uint32_t j = 0; j < kern->nsrc; j++) {
       const UOp *s = kern->src[j], *a;
       if (s->op != OP_BUFFER || s == ub || !(a = omap_get(&kernel_assign, omap_ptr(s)))) continue;
-      const UOp **sub;
-      size_t m = uop_toposort(k->a, &u, 1, &sub);
-      for (size_t t = 0; t < m; t++)
-        if (sub[t]->op == OP_ASSIGN && uop_buf_uop(k, sub[t]) == s)
-          kg_throw(&k->thr, ST_RAISED, "RuntimeError", "cycle detected in graph, kernel for %s\n...) must either depend on ASSIGN or BUFFER",
-                   uop_repr_line(k, ub));
+      if (assigns_buffer(k, u, s))
+        kg_throw(&k->thr, ST_RAISED, "RuntimeError", "cycle detected in graph, kernel for %s\n...) must either depend on ASSIGN or BUFFER",
+                 uop_repr_line(k, ub));
       const UOp **src = arena_array(k->a, a->nsrc + 1, sizeof *src);
       memcpy(src, a->src, a->nsrc * sizeof *src);
       src[a->nsrc] = u;
@@ -149,11 +163,11 @@ static const UOp *assign_dependencies(KG *k, const UOp *sched_sink) {
 
 /* final toposort (bfs) */
 static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
-  OMap children, in_degree;
-  omap_init(&children, k->a);
+  IdMap children = {0};
+  OMap in_degree;
   omap_init(&in_degree, k->a);
   const UOp **order;
-  size_t n = uop_toposort(k->a, &sched_sink, 1, &order);
+  size_t n = kg_toposort(k, sched_sink, &order);
   for (size_t i = 0; i < n; i++) {
     const UOp *u = order[i];
     if (u->op != OP_ASSIGN) continue;
@@ -162,7 +176,7 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
     for (uint32_t j = 0; j < kern->nsrc; j++) {
       const UOp *s = kern->src[j];
       if (s->op != OP_ASSIGN) continue;
-      ulist_push(k, ulist_of(k, &children, s), u);
+      ulist_push(k->a, ulist_of(k->a, &children, s), u);
       deg++;
     }
     omap_put(&in_degree, omap_ptr(u), (void *)deg);
@@ -175,17 +189,19 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
     if ((intptr_t)val == 0) queue[qtail++] = (const UOp *)(uintptr_t)key;
   res->items = arena_array(k->a, qcap, sizeof *res->items);
   res->n = 0;
+  kernel_passes_begin(k);
   while (qhead < qtail) {
     const UOp *u = queue[qhead++];
     schedule_uop(k, u, &res->var_vals, &res->items[res->n++]);
     uop_buffer(k, uop_buf_uop(k, u));
-    UList *ch = omap_get(&children, omap_ptr(u));
+    UList *ch = idmap_get(&children, u);
     for (size_t j = 0; ch && j < ch->n; j++) {
       intptr_t d = (intptr_t)omap_get(&in_degree, omap_ptr(ch->items[j])) - 1;
       omap_put(&in_degree, omap_ptr(ch->items[j]), (void *)d);
       if (d == 0) queue[qtail++] = ch->items[j];
     }
   }
+  kernel_passes_end(k);
   if (res->n != omap_len(&in_degree))
     kg_throw(&k->thr, ST_RAISED, "RuntimeError", "cycle detected in graph, created %zu kernels but only scheduled %zu", omap_len(&in_degree),
              res->n);
@@ -202,7 +218,7 @@ void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
   k->pass = &symctx;
   OMap tensor_map;
   const PatternMatcher *pms[4] = {&pm_merge_views, &pm_remove_movement_ops, &pm_symbolic_simple, &pm_sym};
-  graph_rewrite_map(k->in, big_sink, pms, 4, k, false, &tensor_map);
+  kg_graph_rewrite_map(k, big_sink, pms, 4, false, &tensor_map);
   k->pass = NULL;
 
   /* do_realize + group_realizes */
@@ -211,18 +227,16 @@ void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
   group_realizes(k, sink, &gctx);
 
   /* map tensors to new uops */
-  OMap rev_tensor_map;
-  omap_init(&rev_tensor_map, k->a);
+  IdMap rev_tensor_map = {0};
   KernelContext kctx = {&gctx.realizes, {0}};
-  omap_init(&kctx.ops_metadata, k->a);
   becomes_from_tensor_map(k, &tensor_map, &res->becomes_map, &rev_tensor_map, &kctx);
 
   /* create kernels */
-  if (omap_len(&gctx.realizes) == 0) return;
+  if (gctx.realizes.len == 0) return;
   OMap kernel_map;
   k->pass = &kctx;
   const PatternMatcher *ck[2] = {&pm_merge_views, &pm_create_kernels};
-  graph_rewrite_map(k->in, sink, ck, 2, k, true, &kernel_map);
+  kg_graph_rewrite_map(k, sink, ck, 2, true, &kernel_map);
   k->pass = NULL;
   const UOp *sched_sink = omap_get(&kernel_map, omap_ptr(sink));
   type_verify(k, sched_sink);
@@ -233,7 +247,7 @@ void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
   for (size_t pos = 0; omap_next(&kernel_map, &pos, &key, &val);) {
     const UOp *kk = (const UOp *)(uintptr_t)key, *v = val;
     if (kk == v || v->op != OP_ASSIGN) continue;
-    UList *ts = omap_get(&rev_tensor_map, key);
+    UList *ts = idmap_get(&rev_tensor_map, kk);
     if (!ts) kg_throw(&k->thr, ST_RAISED, "KeyError", "%s", uop_repr_line(k, kk));
     for (size_t i = 0; i < ts->n; i++) {
       const UOp *t = ts->items[i], *to;

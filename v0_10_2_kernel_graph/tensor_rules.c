@@ -328,7 +328,3 @@ static const Rule view_left_rules[] = {
 };
 const PatternMatcher pm_view_left = {view_left_rules, 3};
 
-const UOp *apply_swizzle(KG *k, const UOp *u) {
-  const PatternMatcher *pms[2] = {&pm_merge_views, &pm_view_left};
-  return graph_rewrite(k->in, u, pms, 2, k, false);
-}

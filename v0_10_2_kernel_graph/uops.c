@@ -37,13 +37,48 @@ void *idmap_get(const IdMap *m, const UOp *u) { return u->id < m->cap ? m->items
 
 void idmap_put(Arena *a, IdMap *m, const UOp *u, void *val) {
   if (u->id >= m->cap) {
-    size_t cap = m->cap ? m->cap : 1024;
+    size_t cap = m->cap ? m->cap : 64;
     while (cap <= u->id) cap *= 2;
     void **bigger = arena_array(a, cap, sizeof *bigger);
     if (m->cap) memcpy(bigger, m->items, m->cap * sizeof *bigger);
     m->items = bigger, m->cap = cap;
   }
   m->items[u->id] = val;
+}
+
+bool idset_has(const IdSet *s, const UOp *u) { return u->id < s->cap && s->in[u->id]; }
+
+void idset_add(Arena *a, IdSet *s, const UOp *u) {
+  if (u->id >= s->cap) {
+    size_t cap = s->cap ? s->cap : 64;
+    while (cap <= u->id) cap *= 2;
+    uint8_t *bigger = arena_array(a, cap, 1);
+    if (s->cap) memcpy(bigger, s->in, s->cap);
+    s->in = bigger, s->cap = cap;
+  }
+  s->len += !s->in[u->id];
+  s->in[u->id] = 1;
+}
+
+bool idset_del(IdSet *s, const UOp *u) {
+  if (!idset_has(s, u)) return false;
+  s->in[u->id] = 0;
+  s->len--;
+  return true;
+}
+
+void ulist_push(Arena *a, UList *l, const UOp *u) {
+  if (l->n == l->cap) l->items = grow(a, l->items, l->n, &l->cap, sizeof *l->items);
+  l->items[l->n++] = u;
+}
+
+UList *ulist_of(Arena *a, IdMap *m, const UOp *key) {
+  UList *l = idmap_get(m, key);
+  if (!l) {
+    l = arena_alloc(a, sizeof *l);
+    idmap_put(a, m, key, l);
+  }
+  return l;
 }
 
 /* ---------------------------------------------------------------- values */
@@ -164,6 +199,18 @@ const UOp *replace_arg(KG *k, const UOp *u, const Value *arg) {
   return arg == u->arg ? u : kg_uop(k, u->op, u->dtype, arg, u->nsrc, u->src);
 }
 const UOp *replace_op(KG *k, const UOp *u, Op op) { return op == u->op ? u : kg_uop(k, op, u->dtype, u->arg, u->nsrc, u->src); }
+
+typedef struct PtrDType { const DType *dt; int64_t size; const DType *ptr; } PtrDType;
+
+const DType *kg_dtype_ptr(KG *k, const DType *dt, int64_t size) {
+  uint64_t key = (uint64_t)(uintptr_t)dt * 0x9e3779b97f4a7c15ULL ^ (uint64_t)size;
+  PtrDType *have = omap_get(&k->ptr_dtypes, key);
+  if (have && have->dt == dt && have->size == size) return have->ptr;
+  PtrDType *p = arena_alloc(k->a, sizeof *p);
+  *p = (PtrDType){dt, size, dtype_ptr(dt, size, false)};
+  omap_put(&k->ptr_dtypes, key, p);
+  return p->ptr;
+}
 
 /* ---------------------------------------------------------------- st */
 
