@@ -117,6 +117,7 @@ typedef struct Sched {
   /* caches of UOp properties (functools.cached_property in Python) */
   IdCache st_cache;        /* UOp -> V_ST Value, or &st_none */
   IdCache unsafe_cache;    /* UOp -> 1 + (has an UnsafePad op among sparents) */
+  IdCache swizzled;        /* VIEW uop -> apply_swizzle's graph_rewrite of it (ast.c) */
   IdCache reduce_free;     /* BUFFER uop -> 1: no REDUCE_AXIS at or above it, 2: some (group.c) */
   OMap st_add_cache;       /* (st, st) tuple -> st + st */
   OMap st_simplify_cache;  /* st -> st.simplify() */
