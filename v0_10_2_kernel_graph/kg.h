@@ -85,6 +85,7 @@ struct KG {
   OMap all_metadata;   /* input UOp -> Metadata Value (str, caller, backward) */
   const Value *kernel_tag;  /* "Kernel", the first item of a KERNEL's arg */
   OMap ptr_dtypes;     /* dtype_ptr memo: (dtype, size) -> [dtype, size, ptr dtype] */
+  OMap mop_memo;       /* uops.c: (st, movement op, arg) -> st */
   uint64_t unique_count;
 
   /* per-pass contexts read by the rule functions */

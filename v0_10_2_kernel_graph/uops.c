@@ -244,7 +244,7 @@ static const ST *cached_st(KG *k, const UOp *u, bool *found) {
   return c == &kg_none ? NULL : c;
 }
 
-static const ST *mop_st(KG *k, const ST *s, Op op, const Value *arg) {
+static const ST *mop_st_compute(KG *k, const ST *s, Op op, const Value *arg) {
   int64_t v[ST_MAXDIM];
   uint32_t n = 0;
   if (op == OP_PAD || op == OP_SHRINK) {
@@ -273,6 +273,22 @@ static const ST *mop_st(KG *k, const ST *s, Op op, const Value *arg) {
     }
     default: kg_unsupported(k, "movement op %s", op_name(op, TG_0_10_2));
   }
+}
+
+/* The ShapeTracker a movement op gives, memoised on (st, op, arg): the
+ * ShapeTracker methods are pure (Python caches View.reshape the same way),
+ * and movement args are interned Values. */
+typedef struct MopMemo { const ST *s; Op op; const Value *arg; const ST *r; } MopMemo;
+
+static const ST *mop_st(KG *k, const ST *s, Op op, const Value *arg) {
+  uint64_t key = ((uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)(uintptr_t)arg * 0xc2b2ae3d27d4eb4fULL) ^ (uint64_t)op;
+  MopMemo *m = omap_get(&k->mop_memo, key);
+  if (m && m->s == s && m->op == op && m->arg == arg) return m->r;
+  const ST *r = mop_st_compute(k, s, op, arg);
+  m = arena_alloc(k->a, sizeof *m);
+  *m = (MopMemo){s, op, arg, r};
+  omap_put(&k->mop_memo, key, m);
+  return r;
 }
 
 /* "UOp sources must have the same shape {self} {[x.shape for x in src_sts]}" */
