@@ -569,7 +569,9 @@ static char *read_gz(const char *path, size_t *len) {
 
 typedef struct Counts { int pass, unsupported, fail, cases; } Counts;
 
-static Counts replay_file(TgVersion v, const char *path) {
+typedef Result (*CaseFn)(Replay *r, const JVal *c);
+
+static Counts replay_file(TgVersion v, const char *path, CaseFn replay) {
   Counts k = {0, 0, 0, 0};
   size_t len;
   char *data = read_gz(path, &len);
@@ -598,7 +600,7 @@ static Counts replay_file(TgVersion v, const char *path) {
         snprintf(r.why, sizeof r.why, "bad JSON: %s", msg);
         res = R_FAIL;
       } else {
-        res = replay_case(&r, c);
+        res = replay(&r, c);
       }
       k.cases++;
       if (res == R_PASS) k.pass++;
@@ -622,20 +624,156 @@ static Counts replay_file(TgVersion v, const char *path) {
   return k;
 }
 
-static void replay_version(TgVersion v) {
+static Result replay_sym_case(Replay *r, const JVal *cs);
+
+static void replay_version_file(TgVersion v, const char *prefix, CaseFn fn) {
   char path[1024];
-  snprintf(path, sizeof path, "%s/st-v%s.jsonl.gz", g_vector_dir, tg_version_name(v));
-  Counts k = replay_file(v, path);
-  printf("shapetracker vectors %-6s: %d cases: %d pass, %d fail, %d unsupported\n", tg_version_name(v), k.cases, k.pass, k.fail,
+  snprintf(path, sizeof path, "%s/%s-v%s.jsonl.gz", g_vector_dir, prefix, tg_version_name(v));
+  Counts k = replay_file(v, path, fn);
+  printf("%s vectors %-6s: %d cases: %d pass, %d fail, %d unsupported\n", prefix, tg_version_name(v), k.cases, k.pass, k.fail,
          k.unsupported);
   fflush(stdout);
   assert_true(k.cases > 0);
   assert_int_equal(k.fail, 0);
 }
 
-static void vectors_0_9_1(void **state) { (void)state; replay_version(TG_0_9_1); }
-static void vectors_0_10_0(void **state) { (void)state; replay_version(TG_0_10_0); }
-static void vectors_0_10_2(void **state) { (void)state; replay_version(TG_0_10_2); }
+/* ================================================================ symbolic vectors (sym-v*.jsonl.gz) */
+
+/* TREE -> 0.9.1 Node, with the operators record_st_vectors.py's build_tree uses */
+static const SymNode *build_node(SymNodeCtx *c, const JVal *t) {
+  const char *k = t->u.arr[0]->u.s;
+  if (strcmp(k, "var") == 0) return snode_var(c, t->u.arr[1]->u.s, t->u.arr[2]->u.i, t->u.arr[3]->u.i);
+  if (strcmp(k, "const") == 0) return snode_num(c, t->u.arr[1]->u.i);
+  const SymNode *x = build_node(c, t->u.arr[1]);
+  if (strcmp(k, "add") == 0) return snode_add(c, x, build_node(c, t->u.arr[2]));
+  if (strcmp(k, "and") == 0) {
+    const SymNode *both[2] = {x, build_node(c, t->u.arr[2])};
+    return snode_ands(c, 2, both);
+  }
+  int64_t b = t->u.arr[2]->u.i;
+  if (strcmp(k, "mul") == 0) return snode_mul(c, x, b);
+  if (strcmp(k, "idiv") == 0) return snode_floordiv(c, x, b);
+  if (strcmp(k, "mod") == 0) return snode_mod(c, x, b);
+  if (strcmp(k, "lt") == 0) return create_lt_node(c, x, b);
+  return create_ge_node(c, x, b); /* "ge" */
+}
+
+/* TREE -> 0.10.x UOp, built with the Python operators */
+static const SymUOp *build_uop(SymCtx *c, const JVal *t) {
+  const char *k = t->u.arr[0]->u.s;
+  if (strcmp(k, "var") == 0) return suop_variable(c, t->u.arr[1]->u.s, t->u.arr[2]->u.i, t->u.arr[3]->u.i);
+  if (strcmp(k, "range") == 0) return suop_range(c, t->u.arr[2]->u.i, t->u.arr[1]->u.i);
+  if (strcmp(k, "const") == 0) return suop_const(c, SDT_INT, t->u.arr[1]->u.i);
+  const SymUOp *x = build_uop(c, t->u.arr[1]);
+  if (strcmp(k, "add") == 0) return suop_add(c, x, build_uop(c, t->u.arr[2]));
+  if (strcmp(k, "and") == 0) return suop_mul(c, x, build_uop(c, t->u.arr[2]));
+  int64_t b = t->u.arr[2]->u.i;
+  if (strcmp(k, "mul") == 0) return suop_mul_int(c, x, b);
+  if (strcmp(k, "idiv") == 0) return suop_idiv_int(c, x, b);
+  if (strcmp(k, "mod") == 0) return suop_mod_int(c, x, b);
+  if (strcmp(k, "lt") == 0) return suop_lt_int(c, x, b);
+  return suop_ge_int(c, x, b); /* "ge" */
+}
+
+/* a recorded [op, dtype, arg, [src...]] -> the (hash-consed) SymUOp, NULL if it names something unknown */
+static const SymUOp *decode_uop(SymCtx *c, const JVal *j) {
+  static const char *const names[SU_NOPS] = {"DEFINE_VAR", "CAST", "ADD", "MUL", "IDIV", "MAX", "MOD", "CMPLT", "CMPNE",
+                                             "XOR", "OR", "AND", "WHERE", "RANGE", "CONST"};
+  int op = 0;
+  while (op < SU_NOPS && strcmp(names[op], j->u.arr[0]->u.s) != 0) op++;
+  if (op == SU_NOPS) return NULL;
+  const char *dt = j->u.arr[1]->u.s;
+  if (strcmp(dt, "int") != 0 && strcmp(dt, "bool") != 0) return NULL;
+  const JVal *arg = j->u.arr[2], *src = j->u.arr[3];
+  const SymUOp *srcs[3];
+  if (src->n > 3) return NULL;
+  for (size_t i = 0; i < src->n; i++)
+    if ((srcs[i] = decode_uop(c, src->u.arr[i])) == NULL) return NULL;
+  int64_t a = 0, lo = 0, hi = 0;
+  const char *name = NULL;
+  if (arg->kind == J_INT) a = arg->u.i;
+  if (arg->kind == J_BOOL) a = arg->u.b;
+  if (op == SU_DEFINE_VAR) {
+    name = arg->u.arr[0]->u.s;
+    lo = arg->u.arr[1]->u.i;
+    hi = arg->u.arr[2]->u.i;
+  }
+  return suop_make(c, (SymOp)op, strcmp(dt, "bool") == 0 ? SDT_BOOL : SDT_INT, (int)src->n, srcs, a, name, lo, hi);
+}
+
+static void check_uop_result(Replay *r, SymCtx *c, const char *what, const JVal *res, const SymUOp *got) {
+  const JVal *e = get(res, "error");
+  StError *err = symctx_error(c);
+  if (e != NULL) return err->status != ST_OK ? check_error(r, what, err, e) : mismatch(r, "%s: tinygrad raised, we did not", what);
+  if (err->status == ST_UNSUPPORTED) return unsupported(r);
+  if (err->status != ST_OK) return mismatch(r, "%s: unexpected %s(%s)", what, err->type, err->message);
+  const JVal *ok = get(res, "ok");
+  if (ok == NULL || ok->kind == J_NULL) {
+    if (got != NULL) mismatch(r, "%s: expected None", what);
+    return;
+  }
+  const SymUOp *want = decode_uop(c, ok);
+  if (want == NULL) return unsupported(r);
+  if (want != got) {
+    char *w = dump(ok);
+    mismatch(r, "%s: differs, expected %s", what, w);
+    free(w);
+  }
+}
+
+static Result replay_sym_case(Replay *r, const JVal *cs) {
+  r->result = R_PASS;
+  r->why[0] = '\0';
+  const JVal *expr = get(cs, "expr"), *valid = get(cs, "valid"), *res = get(cs, "results");
+  if (r->v == TG_0_9_1) {
+    const char *keys[2] = {"expr", "valid"};
+    const JVal *trees[2] = {expr, valid};
+    for (int i = 0; i < 2; i++) {
+      const JVal *x = get(res, keys[i]);
+      if (x == NULL) continue;
+      SymNodeCtx c;
+      snode_ctx_init(&c, r->a);
+      const SymNode *n = build_node(&c, trees[i]);
+      const char *key = c.err.status == ST_OK ? snode_key(&c, n) : "";
+      const JVal *ok = get(x, "ok");
+      if (get(x, "error") != NULL) {
+        if (c.err.status == ST_OK) mismatch(r, "%s: tinygrad raised, we gave %s", keys[i], key);
+        else check_error(r, keys[i], &c.err, get(x, "error"));
+      } else if (c.err.status != ST_OK) {
+        mismatch(r, "%s: unexpected %s(%s)", keys[i], c.err.type, c.err.message);
+      } else if (strcmp(get(ok, "key")->u.s, key) != 0 || get(ok, "min")->u.i != n->min || get(ok, "max")->u.i != n->max) {
+        mismatch(r, "%s: expected %s [%lld, %lld], got %s [%lld, %lld]", keys[i], get(ok, "key")->u.s, (long long)get(ok, "min")->u.i,
+                 (long long)get(ok, "max")->u.i, key, (long long)n->min, (long long)n->max);
+      }
+    }
+    return r->result;
+  }
+  SymCtx *c = symctx_new(r->a, r->v);
+  const SymUOp *raw = build_uop(c, expr);
+  const JVal *x;
+  if ((x = get(res, "bounds")) != NULL && (x = get(x, "ok")) != NULL &&
+      (x->u.arr[0]->u.i != suop_vmin(raw) || x->u.arr[1]->u.i != suop_vmax(raw)))
+    mismatch(r, "bounds: expected [%lld, %lld] got [%lld, %lld]", (long long)x->u.arr[0]->u.i, (long long)x->u.arr[1]->u.i,
+             (long long)suop_vmin(raw), (long long)suop_vmax(raw));
+  if ((x = get(res, "simplify")) != NULL) check_uop_result(r, c, "simplify", x, suop_simplify(c, raw));
+  const SymUOp *flat = suop_rewrite_flat(c, raw);
+  if ((x = get(res, "flat")) != NULL) check_uop_result(r, c, "symbolic_flat", x, flat);
+  if (valid != NULL && valid->kind != J_NULL) {
+    const SymUOp *v = suop_rewrite_flat(c, build_uop(c, valid));
+    const SymUOp *nv = sym_simplify_valid(c, v);
+    if ((x = get(res, "simplify_valid")) != NULL) check_uop_result(r, c, "simplify_valid", x, nv);
+    if (nv != NULL) v = nv;
+    if ((x = get(res, "uop_given_valid")) != NULL) check_uop_result(r, c, "uop_given_valid", x, sym_uop_given_valid(c, v, flat));
+  }
+  return r->result;
+}
+
+static void vectors_0_9_1(void **state) { (void)state; replay_version_file(TG_0_9_1, "st", replay_case); }
+static void vectors_0_10_0(void **state) { (void)state; replay_version_file(TG_0_10_0, "st", replay_case); }
+static void vectors_0_10_2(void **state) { (void)state; replay_version_file(TG_0_10_2, "st", replay_case); }
+static void sym_vectors_0_9_1(void **state) { (void)state; replay_version_file(TG_0_9_1, "sym", replay_sym_case); }
+static void sym_vectors_0_10_0(void **state) { (void)state; replay_version_file(TG_0_10_0, "sym", replay_sym_case); }
+static void sym_vectors_0_10_2(void **state) { (void)state; replay_version_file(TG_0_10_2, "sym", replay_sym_case); }
 
 int main(int argc, char **argv) {
   if (argc > 1) g_vector_dir = argv[1];
@@ -648,7 +786,8 @@ int main(int argc, char **argv) {
     cmocka_unit_test(reshape_with_mask),     cmocka_unit_test(pad_then_shrink), cmocka_unit_test(invert_permute_flip),
     cmocka_unit_test(merge_views),           cmocka_unit_test(python_floor_division), cmocka_unit_test(symbolic_is_unsupported),
     cmocka_unit_test(node_algebra),          cmocka_unit_test(json_round_trip), cmocka_unit_test(vectors_0_9_1),   cmocka_unit_test(vectors_0_10_0),
-    cmocka_unit_test(vectors_0_10_2),
+    cmocka_unit_test(vectors_0_10_2),        cmocka_unit_test(sym_vectors_0_9_1), cmocka_unit_test(sym_vectors_0_10_0),
+    cmocka_unit_test(sym_vectors_0_10_2),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
