@@ -296,6 +296,24 @@ _Noreturn static void shape_mismatch(KG *k, const UOp *u) {
   kg_assert_fail(k, "UOp sources must have the same shape %s", uop_repr_line(k, u));
 }
 
+/* Is s ShapeTracker.from_shape(s.shape)? One View as View.create(shape)
+ * makes it: offset 0, no mask, the shape's strides (all 0 with a 0 in the shape). */
+static bool is_from_shape(const ST *s) {
+  if (s->nviews != 1) return false;
+  const View *v = s->views[0];
+  if (!v->contiguous || v->offset != 0 || v->mask) return false;
+  int64_t strides[ST_MAXDIM];
+  bool zero = false;
+  for (int i = 0; i < v->ndim; i++) zero |= v->shape[i] == 0;
+  if (zero) {
+    for (int i = 0; i < v->ndim; i++)
+      if (v->strides[i] != 0) return false;
+    return true;
+  }
+  strides_for_shape(v->ndim, v->shape, strides);
+  return memcmp(strides, v->strides, (size_t)v->ndim * sizeof *strides) == 0;
+}
+
 /* UOp.st for u once the st of what it reads is cached */
 static const ST *compute_st(KG *k, const UOp *u) {
   bool found;
@@ -333,6 +351,8 @@ static const ST *compute_st(KG *k, const UOp *u) {
       shape_mismatch(k, u);
   }
   if (!first) return NULL;
+  if (u->op != OP_BITCAST && u->op != OP_BUFFER_VIEW && u->op != OP_REDUCE_AXIS && u->op != OP_WMMA && is_from_shape(first))
+    return first; /* ShapeTracker.from_shape(first.shape) is first itself (interned) */
   uint32_t n = kst_ndim(first);
   int64_t shape[ST_MAXDIM];
   memcpy(shape, st_shape(first), n * sizeof *shape);
