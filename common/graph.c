@@ -259,7 +259,7 @@ static JVal *arr_of(Arena *a, size_t n) {
 }
 
 static void *grown(Arena *a, void *old, size_t n, size_t *cap, size_t size) {
-  size_t c = *cap ? *cap * 2 : 256;
+  size_t c = *cap ? *cap * 2 : 64;
   while (c < n) c *= 2;
   void *p = arena_array(a, c, size);
   if (*cap) memcpy(p, old, *cap * size);

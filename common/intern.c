@@ -182,7 +182,7 @@ static bool uop_same(const UOp *a, const UOp *b) {
 static uint64_t slot_for(const UOp *u) { return (u->hash & 0xffffffff00000000ULL) | ((uint64_t)u->id + 1); }
 
 static void grow_uops(Interner *in) {
-  size_t cap = in->uop_slots_cap ? in->uop_slots_cap * 2 : 1024;
+  size_t cap = in->uop_slots_cap ? in->uop_slots_cap * 2 : 256;
   uint64_t *t = arena_array(in->arena, cap, sizeof *t);
   for (size_t i = 0; i < in->nuops; i++) {
     const UOp *u = in->uop_by_id[i];
@@ -196,7 +196,7 @@ static void grow_uops(Interner *in) {
 
 static void append_by_id(Interner *in, const UOp *u) {
   if (in->nuops == in->uop_by_id_cap) {
-    size_t cap = in->uop_by_id_cap ? in->uop_by_id_cap * 2 : 1024;
+    size_t cap = in->uop_by_id_cap ? in->uop_by_id_cap * 2 : 256;
     const UOp **bigger = arena_array(in->arena, cap, sizeof *bigger);
     if (in->nuops) memcpy(bigger, in->uop_by_id, in->nuops * sizeof *bigger);
     in->uop_by_id = bigger;

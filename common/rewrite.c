@@ -129,7 +129,7 @@ static inline const UOp *memo_get(const RewriteMemo *m, const UOp *n) {
 
 static inline void memo_put(Interner *in, RewriteMemo *m, const UOp *n, const UOp *ret) {
   if (n->id >= m->cap) {
-    size_t cap = m->cap ? m->cap : 256;
+    size_t cap = m->cap ? m->cap : 64;
     while (cap <= n->id) cap *= 2;
     if (cap < uop_count(in)) cap = uop_count(in);
     uint32_t *stamp = arena_array(in->arena, cap, sizeof *stamp); /* zero: no entry */
@@ -186,7 +186,7 @@ static const UOp *rewrite_node(RewriteContext *rc, const UOp *n) {
 static inline void record_source(Interner *in, RewriteMemo *m, Frame *f, const UOp *node, const UOp *ret) {
   if (f->new_src == NO_SRC && ret != node->src[f->i]) {
     if (m->nsrcs + node->nsrc > m->srcs_cap) {
-      size_t cap = m->srcs_cap ? m->srcs_cap * 2 : 256;
+      size_t cap = m->srcs_cap ? m->srcs_cap * 2 : 64;
       while (cap < m->nsrcs + node->nsrc) cap *= 2;
       const UOp **bigger = arena_array(in->arena, cap, sizeof *bigger);
       if (m->nsrcs) memcpy(bigger, m->srcs, m->nsrcs * sizeof *bigger);

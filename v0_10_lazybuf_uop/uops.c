@@ -17,7 +17,7 @@ void v100_marks_begin(Sched *s, Marks *m) {
 
 bool v100_marks_set(Sched *s, Marks *m, const UOp *u) {
   if (u->id >= m->cap) {
-    size_t cap = m->cap ? m->cap : 1024;
+    size_t cap = m->cap ? m->cap : 64;
     while (cap <= u->id) cap *= 2;
     uint32_t *bigger = arena_array(s->a, cap, sizeof *bigger);
     if (m->cap) memcpy(bigger, m->stamp, m->cap * sizeof *bigger);
@@ -40,7 +40,7 @@ void v100_ustack_push(Sched *s, UStack *st, const UOp *u) {
 
 void v100_idcache_put(Sched *s, IdCache *c, const UOp *u, const void *v) {
   if (u->id >= c->cap) {
-    size_t cap = c->cap ? c->cap * 2 : 1024;
+    size_t cap = c->cap ? c->cap * 2 : 64;
     while (cap <= u->id) cap *= 2;
     if (cap < uop_count(s->in)) cap = uop_count(s->in);
     const void **bigger = arena_array(s->a, cap, sizeof *bigger);
