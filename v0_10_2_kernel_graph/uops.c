@@ -487,12 +487,25 @@ Buf *uop_buffer(KG *k, const UOp *u) {
 
 const Value *uop_metadata(KG *k, const UOp *u) { return omap_get(&k->all_metadata, omap_ptr(u)); }
 
+/* UOp(Ops.DEVICE, arg=device), remembered for the last device asked for */
+static const UOp *device_uop(KG *k, const char *device) {
+  if (k->last_device != device) {
+    k->last_device_uop = kg_uop(k, OP_DEVICE, dt_void, v_str(k->in, device), 0, NULL);
+    k->last_device = device;
+  }
+  return k->last_device_uop;
+}
+
 const UOp *new_buffer(KG *k, const char *device, int64_t size, const DType *dt) {
-  char label[40];
-  int n = snprintf(label, sizeof label, "k:%llu", (unsigned long long)k->unique_count++);
-  const UOp *dev = kg_uop(k, OP_DEVICE, dt_void, v_str(k->in, device), 0, NULL);
+  char label[32], digits[24];
+  int nd = 0;
+  uint64_t x = k->unique_count++;
+  do digits[nd++] = (char)('0' + x % 10), x /= 10; while (x);
+  int n = 0;
+  label[n++] = 'k', label[n++] = ':';
+  while (nd) label[n++] = digits[--nd];
   const UOp *uniq = kg_uop(k, OP_UNIQUE, dt_void, v_strn(k->in, V_BUFREF, label, (size_t)n), 0, NULL);
-  return kg_uop2(k, OP_BUFFER, dt, kv_int(k, size), dev, uniq);
+  return kg_uop2(k, OP_BUFFER, dt, kv_int(k, size), device_uop(k, device), uniq);
 }
 
 /* ---------------------------------------------------------------- builders */
@@ -524,8 +537,7 @@ const UOp *uop_shrink(KG *k, const UOp *u, const SPair *arg) {
 
 /* UOp.metaop(Ops.CONST, shape, dtype, device, b) */
 static const UOp *metaop_const(KG *k, uint32_t n, const int64_t *shape, const DType *dt, const char *device, const Value *b) {
-  const UOp *dev = kg_uop(k, OP_DEVICE, dt_void, v_str(k->in, device), 0, NULL);
-  const UOp *vw = kg_uop1(k, OP_VIEW, dt_void, kv_st(k, kst_scalar(&k->stc)), dev);
+  const UOp *vw = kg_uop1(k, OP_VIEW, dt_void, kv_st(k, kst_scalar(&k->stc)), device_uop(k, device));
   const UOp *c = kg_uop1(k, OP_CONST, dt, as_const(k, b, dt), vw);
   int64_t ones[ST_MAXDIM];
   for (uint32_t i = 0; i < n; i++) ones[i] = 1;
