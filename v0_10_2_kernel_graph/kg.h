@@ -86,6 +86,7 @@ struct KG {
   const Value *kernel_tag;  /* "Kernel", the first item of a KERNEL's arg */
   OMap ptr_dtypes;     /* dtype_ptr memo: (dtype, size) -> [dtype, size, ptr dtype] */
   OMap mop_memo;       /* uops.c: (st, movement op, arg) -> st */
+  OMap st_json;        /* decode.c: ShapeTracker -> its JSON */
   uint64_t unique_count;
   const char *last_device;        /* uops.c device_uop: the DEVICE UOp of the last device string asked for */
   const UOp *last_device_uop;
