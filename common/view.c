@@ -462,7 +462,6 @@ static const View *unsafe_resize(Arena *a, TgVersion v, const View *vw, const SP
   }
   for (int i = 0; i < n; i++) shape[i] = arg[i].e - arg[i].b;
   /* 0.9.1/0.10.0 drop a full mask here, 0.10.2 leaves it to View.create: same result */
-  (void)v;
   return view_create(a, v, n, shape, vw->strides, vw->offset + offset, m, err);
 }
 

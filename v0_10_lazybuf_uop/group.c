@@ -52,7 +52,34 @@ static int st_childs(const UOp *u, const UOp *tr, const Value **first) {
 typedef struct GroupState {
   Sched *s;
   OMap *realizes, *reduce_for_op;
+  OMap *top;          /* for explain: the group of the reduce being paired */
+  const char *why;    /* for explain: what first stopped that reduce from fusing */
 } GroupState;
+
+/* group.setdefault(r) in the reduce's own walk: remember why for explain */
+static void note_unfusable(GroupState *g, const OMap *group, const char *why) {
+  if (!g->why && group == g->top) g->why = why;
+}
+
+/* why realized tr, seen through st, cannot take reduce r into its kernel */
+static const char *realized_child_why(GroupState *g, const UOp *tr, const Value *st, sint rsize) {
+  Sched *s = g->s;
+  const char *node = v100_explain_node(s, tr);
+  if (!st10_contiguous(st)) return arena_printf(s->a, "realized %s reads it through a non-contiguous view (can only fuse contiguous)", node);
+  if (st10_size(st) != rsize)
+    return arena_printf(s->a, "realized %s reads it through a view of size %lld, not %lld (can only fuse contiguous)", node,
+                        (long long)st10_size(st), (long long)rsize);
+  return arena_printf(s->a, "realized %s is already in the kernel of reduce %s (one reduce per kernel)", node,
+                      v100_explain_node(s, omap_get(g->reduce_for_op, omap_ptr(tr))));
+}
+
+/* why child tr_next of tr (the reduce r or a buffer fused with it) stops the group */
+static const char *unfusable_child_why(GroupState *g, const UOp *r, const UOp *tr, const UOp *tr_next, bool reduce) {
+  Sched *s = g->s;
+  const char *via = tr == r ? "" : arena_printf(s->a, " (through %s)", v100_explain_node(s, tr));
+  if (reduce) return arena_printf(s->a, "%s reads it%s and is a reduce itself (one reduce per kernel)", v100_explain_node(s, tr_next), via);
+  return arena_printf(s->a, "%s reads it%s through different views (can only fuse contiguous)", v100_explain_node(s, tr_next), via);
+}
 
 /* one activation of recursive_group */
 typedef struct RgFrame {
@@ -73,8 +100,10 @@ static bool rg_enter(GroupState *g, RgFrame *f, const UOp *r, OMap *group, OMap 
   omap_put(cache, key, (void *)1);
   if (omap_has(g->realizes, omap_ptr(f->tr)) && f->tr != r) {
     sint rsize = st10_size(allbuf(s, r)->arg);
-    if (!st10_contiguous(f->st) || st10_size(f->st) != rsize || omap_has(g->reduce_for_op, omap_ptr(f->tr)))
+    if (!st10_contiguous(f->st) || st10_size(f->st) != rsize || omap_has(g->reduce_for_op, omap_ptr(f->tr))) {
+      if (s->ex) note_unfusable(g, group, realized_child_why(g, f->tr, f->st, rsize));
       setdefault(group, r);
+    }
     setdefault(group, f->tr);
     return false;
   }
@@ -102,7 +131,12 @@ static void recursive_group(GroupState *g, const UOp *tr0, const Value *st0, con
     tr_next_uop = v100_u_base(tr_next_uop);
     const Value *first;
     /* max one reduceop per kernel; can only fuse contiguous */
-    if (tr_next_uop->op == OP_REDUCE_AXIS || st_childs(tr_next_uop, f->tr, &first) > 1) { setdefault(group, r); n--; continue; }
+    if (tr_next_uop->op == OP_REDUCE_AXIS || st_childs(tr_next_uop, f->tr, &first) > 1) {
+      if (s->ex) note_unfusable(g, group, unfusable_child_why(g, r, f->tr, tr_next, tr_next_uop->op == OP_REDUCE_AXIS));
+      setdefault(group, r);
+      n--;
+      continue;
+    }
     if (!first) { v100_sched_raise(s, "IndexError", "list index out of range"); return; }
     const Value *st = st10_add(s, f->st, first);
     if (!st) return;
@@ -166,11 +200,14 @@ static OMap *get_isolated_children(GroupState *g, const UOp *r, OMap *group) {
   OMap cache;
   omap_init(&cache, s->a);
   while (n) {
-    const UOp *p = uval(s, allbuf(s, rc_parents[--n]));
+    const UOp *pb = rc_parents[--n], *p = uval(s, allbuf(s, pb));
     if (!p) return NULL;
     if (omap_has(&cache, omap_ptr(p))) continue;
     omap_put(&cache, omap_ptr(p), (void *)1);
-    if (p->op == OP_REDUCE_AXIS) return new_map(s); /* max one reduceop per kernel */
+    if (p->op == OP_REDUCE_AXIS) { /* max one reduceop per kernel */
+      if (s->ex) g->why = arena_printf(s->a, "its kernel would also compute reduce %s (one reduce per kernel)", v100_explain_node(s, pb));
+      return new_map(s);
+    }
     for (uint32_t i = 0; i < p->nsrc; i++) {
       const UOp *b = v100_u_base(p->src[i]);
       if (!v100_is_scheduled(b) || b->src[0] == r || reduce_free_above(s, b->src[0])) continue;
@@ -214,7 +251,10 @@ static bool assign_forces_realize(GroupState *g, const UOp *r, OMap *group) {
     const UOp *p = parents[--n], *p_uop = allbuf(s, p);
     if (!p_uop) continue;
     if (!(p_uop = uval(s, p_uop))) return false;
-    if (p_uop->op == OP_ASSIGN && !omap_has(group, omap_ptr(p))) return true;
+    if (p_uop->op == OP_ASSIGN && !omap_has(group, omap_ptr(p))) {
+      if (s->ex) g->why = arena_printf(s->a, "its kernel has an ASSIGN and would read the buffer of ASSIGN %s, which is not in it", v100_explain_node(s, p));
+      return true;
+    }
     if (omap_has(g->realizes, omap_ptr(p))) continue;
     for (uint32_t i = 0; i < p_uop->nsrc; i++) {
       const UOp *b = v100_u_base(p_uop->src[i]);
@@ -267,6 +307,7 @@ static bool group_one_reduce(GroupState *g, const UOp *r, const UOp *r_uop) {
   omap_init(&rg_cache, s->a);
   const Value *r_st = v100_uop_st(s, r_uop);
   if (!r_st) return false;
+  g->top = group, g->why = NULL;
   recursive_group(g, r, r_st, r, group, &rg_cache);
   if (s->failed) return false;
   uint64_t key;
@@ -284,6 +325,7 @@ static bool group_one_reduce(GroupState *g, const UOp *r, const UOp *r_uop) {
     if (!tr || !(tr = skip_upcast(s, tr))) return false;
     group = new_map(s);
     omap_put(group, omap_ptr(tr), (void *)1);
+    if (s->ex) v100_explain_reduce(s, g->realizes, tr, r, g->why);
     omap_put(g->realizes, omap_ptr(tr), (void *)tr);
   }
   for (size_t pos = 0; omap_next(group, &pos, &key, &val);) omap_put(g->reduce_for_op, key, (void *)r);
@@ -372,7 +414,7 @@ static size_t output_groups(GroupState *g, OMap ***out) {
 size_t v100_group_realizes(Sched *s, OMap *realizes, OMap ***groups) {
   OMap reduce_for_op;
   omap_init(&reduce_for_op, s->a);
-  GroupState g = {s, realizes, &reduce_for_op};
+  GroupState g = {s, realizes, &reduce_for_op, NULL, NULL};
   size_t nall = omap_len(&s->allbufs), ndouble = 0, nconst = 0;
   const UOp **double_reduces = arena_array(s->a, nall + 1, sizeof(UOp *));
   const UOp **reduce_of_const = arena_array(s->a, nall + 1, sizeof(UOp *));

@@ -30,6 +30,13 @@ static const UOp *realize_then_view(RealizeCtx *c, const UOp *b, const UOp *to_s
   return ld ? v100_uop_view(c->s, ld, st) : NULL;
 }
 
+/* realize(ctx, b, to_store, base).view(view.st) in realize_view, telling explain why */
+static const UOp *realize_before_view(RealizeCtx *c, const UOp *b, const UOp *to_store, const UOp *base, const UOp *view,
+                                      ExplainReason why) {
+  if (c->s->ex) v100_explain_view(c->s, c->realizes, b, base, view, why);
+  return realize_then_view(c, b, to_store, base, view->arg);
+}
+
 /* UPatSrc(): VIEW(b, to_store) */
 static bool match_src(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 2; }
 /* UPatSrc().view(): VIEW(VIEW(b, to_store)) */
@@ -51,15 +58,15 @@ static const UOp *realize_view(RealizeCtx *c, const UOp *base, const UOp *view, 
   if (st10_nviews(st) == 1 && last->mask) {
     sint valid = 1;
     for (int i = 0; i < last->ndim; i++) valid *= last->mask[i].e - last->mask[i].b;
-    if (base_size >= valid) return v100_can_pad(s, base) ? NULL : realize_then_view(c, b, to_store, base, st);
+    if (base_size >= valid) return v100_can_pad(s, base) ? NULL : realize_before_view(c, b, to_store, base, view, WHY_UNSAFE_PAD);
   }
   /* early realize before expand */
-  if (base_size < prod(st10_ndim(st), st10_shape(st))) return realize_then_view(c, b, to_store, base, st);
+  if (base_size < prod(st10_ndim(st), st10_shape(st))) return realize_before_view(c, b, to_store, base, view, WHY_EXPAND);
   /* otherwise safety check pads */
   bool no_masks = true;
   for (int i = 0; i < st10_nviews(st); i++)
     if (st10_view(st, i)->mask) no_masks = false;
-  return no_masks || v100_can_pad(s, base) ? NULL : realize_then_view(c, b, to_store, base, st);
+  return no_masks || v100_can_pad(s, base) ? NULL : realize_before_view(c, b, to_store, base, view, WHY_UNSAFE_PAD);
 }
 
 /* (UPatSrc((Ops.ASSIGN, Ops.CONTIGUOUS, *GroupOp.Meta)), realize) — always realize meta ops */
@@ -68,6 +75,7 @@ static const UOp *rule_realize_meta(void *ctx, const UOp *u) {
   if (c->s->failed || !match_src(u)) return NULL;
   Op op = u->src[1]->op;
   if (op != OP_ASSIGN && op != OP_CONTIGUOUS && !v100_op_in_meta(op)) return NULL;
+  if (c->s->ex) v100_explain_meta(c->s, c->realizes, u->src[0], u->src[1]);
   return realize(c, u->src[0], u->src[1], u);
 }
 
@@ -105,9 +113,10 @@ static const UOp *rule_realize_copy_src(void *ctx, const UOp *root) {
   RealizeCtx *c = ctx;
   if (c->s->failed || root->nsrc != 1) return NULL;
   const UOp *x = root->src[0], *ld;
+  if (!match_src(x) && !match_src_view(x)) return NULL;
+  if (c->s->ex) v100_explain_copy_src(c->s, c->realizes, match_src(x) ? x->src[0] : x->src[0]->src[0], root);
   if (match_src(x)) ld = realize(c, x->src[0], x->src[1], x);
-  else if (match_src_view(x)) ld = realize_then_view(c, x->src[0]->src[0], x->src[0]->src[1], x->src[0], x->arg);
-  else return NULL;
+  else ld = realize_then_view(c, x->src[0]->src[0], x->src[0]->src[1], x->src[0], x->arg);
   return ld ? v100_uop_replace_src(c->s, root, 1, &ld) : NULL;
 }
 

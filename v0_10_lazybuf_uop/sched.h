@@ -20,6 +20,7 @@
 #define TSCHED_V0_10_SCHED_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "explain.h"
 #include "graph.h"
 #include "omap.h"
 #include "rewrite.h"
@@ -74,6 +75,8 @@ typedef struct IdCache {
   const void **val;
   size_t cap;
 } IdCache;
+
+typedef struct Explain100 Explain100;   /* explain.c */
 
 /* A reusable stack of UOps (scratch memory of one function). */
 typedef struct UStack {
@@ -133,6 +136,9 @@ typedef struct Sched {
   /* common values */
   const Value *none;
   const DType *void_dt, *bool_dt;
+  /* `tsched explain` (explain.c): NULL unless someone listens */
+  Explain *ex;
+  Explain100 *xp;
 } Sched;
 
 /* failing: set st, remember it, return false / NULL */
@@ -221,6 +227,20 @@ typedef struct SchedItem {
   size_t npreloads;
 } SchedItem;
 bool v100_create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems);
+
+/* ---- explain.c: what `tsched explain` is told (only while s->ex listens) ---- */
+/* After to_uop: s->ex = explain_active(), and the maps to LazyBuffer indices. */
+void v100_explain_begin(Sched *s, const int64_t *outs, size_t nouts);
+/* Before realize(ctx, b, ...) adds b to realizes, per do_realize rule. */
+void v100_explain_meta(Sched *s, const OMap *realizes, const UOp *b, const UOp *to_store);
+void v100_explain_view(Sched *s, const OMap *realizes, const UOp *b, const UOp *base, const UOp *view, ExplainReason why);
+void v100_explain_copy_src(Sched *s, const OMap *realizes, const UOp *b, const UOp *root);
+/* group_realizes' `realizes[tr] = tr` for reduce r (why: what stopped r from fusing) */
+void v100_explain_reduce(Sched *s, const OMap *realizes, const UOp *tr, const UOp *r, const char *why);
+const char *v100_explain_node(Sched *s, const UOp *b);   /* "node 7 SUM": b's LazyBuffer */
+/* With the final realizes: the LazyBuffers each kernel computes. */
+void v100_explain_fuses(Sched *s, const OMap *realizes);
+int64_t v100_explain_lb_of_buffer(Sched *s, int64_t buf);   /* the LazyBuffer computing a Buffer, -1 */
 
 /* ---- memory.c ---- */
 typedef struct MemPlan {

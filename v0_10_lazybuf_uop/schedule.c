@@ -148,6 +148,15 @@ static bool after_scheduled(Sched *s, const SchedItem *si) {
   return true;
 }
 
+/* tell `tsched explain` which LazyBuffer each schedule item stores */
+static void explain_kernels(Sched *s, const SchedItem *items, size_t n) {
+  for (size_t k = 0; k < n; k++)
+    for (size_t i = 0; i < items[k].nbufs; i++) {
+      int64_t lb = is_output_idx(&items[k], i) ? v100_explain_lb_of_buffer(s, items[k].bufs[i]) : -1;
+      if (lb >= 0) explain_kernel(s->ex, (uint32_t)k, (uint32_t)lb);
+    }
+}
+
 /* do BFS */
 static bool bfs(Sched *s, SchedItem *pre, size_t n, SchedItem **out, size_t *nout) {
   Bfs b = {n, pre, {0}, NULL, NULL, NULL, NULL};
@@ -190,6 +199,7 @@ bool v100_create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems)
   const UOp **roots = arena_array(s->a, nouts + 1, sizeof *roots);
   for (size_t i = 0; i < nouts; i++)
     if (!(roots[i] = v100_to_uop(s, outs[i]))) return false;
+  v100_explain_begin(s, outs, nouts);
   const UOp *big_graph = uop_new(s->in, OP_SINK, s->void_dt, s->none, (uint32_t)nouts, roots);
   /* get realizes */
   OMap realizes;
@@ -199,6 +209,7 @@ bool v100_create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems)
   OMap **store_groups;
   size_t ngroups = v100_group_realizes(s, &realizes, &store_groups);
   if (s->failed) return false;
+  if (s->ex) v100_explain_fuses(s, &realizes);
   /* split realizes into small graphs */
   v100_break_sched(s, big_graph, &realizes);
   if (s->failed) return false;
@@ -216,5 +227,7 @@ bool v100_create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems)
     }
     if (!preschedule(s, uop_new(s->in, OP_SINK, s->void_dt, s->none, k, stores), &pre[g])) return false;
   }
-  return bfs(s, pre, ngroups, items, nitems);
+  if (!bfs(s, pre, ngroups, items, nitems)) return false;
+  if (s->ex) explain_kernels(s, *items, *nitems);
+  return true;
 }
