@@ -28,7 +28,17 @@ static const ShapeTracker *st_decode(Codec *c, const JVal *j, Status *st) {
   return kst_canon(&k->stc, s);
 }
 
-static JVal *st_encode(Codec *c, const ShapeTracker *s) { return st_to_json(c->arena, s); }
+/* the JSON of a ShapeTracker, built once per ShapeTracker and shared (the
+ * result's JSON is never modified) */
+static JVal *st_encode(Codec *c, const ShapeTracker *s) {
+  KG *k = kg_of(c);
+  JVal *j = omap_get(&k->st_json, omap_ptr(s));
+  if (!j) {
+    j = st_to_json(c->arena, s);
+    omap_put(&k->st_json, omap_ptr(s), j);
+  }
+  return j;
+}
 
 void kg_codec_init(KG *k) {
   codec_init(&k->codec, k->in, TG_0_10_2);

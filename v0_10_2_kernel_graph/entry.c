@@ -29,6 +29,8 @@ static void kg_init(KG *k, const Capture *c, Arena *a, Interner *in, Status *st)
   omap_init(&k->buffers, a);
   omap_init(&k->all_metadata, a);
   omap_init(&k->ptr_dtypes, a);
+  omap_init(&k->mop_memo, a);
+  omap_init(&k->st_json, a);
   k->kernel_tag = v_str(in, "Kernel");
   kg_codec_init(k);
 }

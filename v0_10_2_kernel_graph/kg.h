@@ -86,7 +86,11 @@ struct KG {
   OMap all_metadata;   /* input UOp -> Metadata Value (str, caller, backward) */
   const Value *kernel_tag;  /* "Kernel", the first item of a KERNEL's arg */
   OMap ptr_dtypes;     /* dtype_ptr memo: (dtype, size) -> [dtype, size, ptr dtype] */
+  OMap mop_memo;       /* uops.c: (st, movement op, arg) -> st */
+  OMap st_json;        /* decode.c: ShapeTracker -> its JSON */
   uint64_t unique_count;
+  const char *last_device;        /* uops.c device_uop: the DEVICE UOp of the last device string asked for */
+  const UOp *last_device_uop;
 
   /* per-pass contexts read by the rule functions */
   void *pass;
@@ -116,7 +120,13 @@ UList *ulist_of(Arena *a, IdMap *m, const UOp *key);
 /* ---- walks (walk.c) ---- */
 /* A new visited set for kg_mark, which marks u and says whether it already was. */
 void kg_marks_begin(KG *k);
-bool kg_mark(KG *k, const UOp *u);
+bool kg_mark_grow(KG *k, const UOp *u);
+static inline bool kg_mark(KG *k, const UOp *u) {
+  if (u->id >= k->marks_cap) return kg_mark_grow(k, u);
+  if (k->marks[u->id] == k->epoch) return true;
+  k->marks[u->id] = k->epoch;
+  return false;
+}
 /* UOp.toposort of root. *out is k's buffer, valid until the next toposort
  * (a caller iterating it must not start another one). */
 size_t kg_toposort(KG *k, const UOp *root, const UOp ***out);

@@ -244,7 +244,7 @@ static const ST *cached_st(KG *k, const UOp *u, bool *found) {
   return c == &kg_none ? NULL : c;
 }
 
-static const ST *mop_st(KG *k, const ST *s, Op op, const Value *arg) {
+static const ST *mop_st_compute(KG *k, const ST *s, Op op, const Value *arg) {
   int64_t v[ST_MAXDIM];
   uint32_t n = 0;
   if (op == OP_PAD || op == OP_SHRINK) {
@@ -275,9 +275,43 @@ static const ST *mop_st(KG *k, const ST *s, Op op, const Value *arg) {
   }
 }
 
+/* The ShapeTracker a movement op gives, memoised on (st, op, arg): the
+ * ShapeTracker methods are pure (Python caches View.reshape the same way),
+ * and movement args are interned Values. */
+typedef struct MopMemo { const ST *s; Op op; const Value *arg; const ST *r; } MopMemo;
+
+static const ST *mop_st(KG *k, const ST *s, Op op, const Value *arg) {
+  uint64_t key = ((uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)(uintptr_t)arg * 0xc2b2ae3d27d4eb4fULL) ^ (uint64_t)op;
+  MopMemo *m = omap_get(&k->mop_memo, key);
+  if (m && m->s == s && m->op == op && m->arg == arg) return m->r;
+  const ST *r = mop_st_compute(k, s, op, arg);
+  m = arena_alloc(k->a, sizeof *m);
+  *m = (MopMemo){s, op, arg, r};
+  omap_put(&k->mop_memo, key, m);
+  return r;
+}
+
 /* "UOp sources must have the same shape {self} {[x.shape for x in src_sts]}" */
 _Noreturn static void shape_mismatch(KG *k, const UOp *u) {
   kg_assert_fail(k, "UOp sources must have the same shape %s", uop_repr_line(k, u));
+}
+
+/* Is s ShapeTracker.from_shape(s.shape)? One View as View.create(shape)
+ * makes it: offset 0, no mask, the shape's strides (all 0 with a 0 in the shape). */
+static bool is_from_shape(const ST *s) {
+  if (s->nviews != 1) return false;
+  const View *v = s->views[0];
+  if (!v->contiguous || v->offset != 0 || v->mask) return false;
+  int64_t strides[ST_MAXDIM];
+  bool zero = false;
+  for (int i = 0; i < v->ndim; i++) zero |= v->shape[i] == 0;
+  if (zero) {
+    for (int i = 0; i < v->ndim; i++)
+      if (v->strides[i] != 0) return false;
+    return true;
+  }
+  strides_for_shape(v->ndim, v->shape, strides);
+  return memcmp(strides, v->strides, (size_t)v->ndim * sizeof *strides) == 0;
 }
 
 /* UOp.st for u once the st of what it reads is cached */
@@ -317,6 +351,8 @@ static const ST *compute_st(KG *k, const UOp *u) {
       shape_mismatch(k, u);
   }
   if (!first) return NULL;
+  if (u->op != OP_BITCAST && u->op != OP_BUFFER_VIEW && u->op != OP_REDUCE_AXIS && u->op != OP_WMMA && is_from_shape(first))
+    return first; /* ShapeTracker.from_shape(first.shape) is first itself (interned) */
   uint32_t n = kst_ndim(first);
   int64_t shape[ST_MAXDIM];
   memcpy(shape, st_shape(first), n * sizeof *shape);
@@ -451,12 +487,25 @@ Buf *uop_buffer(KG *k, const UOp *u) {
 
 const Value *uop_metadata(KG *k, const UOp *u) { return omap_get(&k->all_metadata, omap_ptr(u)); }
 
+/* UOp(Ops.DEVICE, arg=device), remembered for the last device asked for */
+static const UOp *device_uop(KG *k, const char *device) {
+  if (k->last_device != device) {
+    k->last_device_uop = kg_uop(k, OP_DEVICE, dt_void, v_str(k->in, device), 0, NULL);
+    k->last_device = device;
+  }
+  return k->last_device_uop;
+}
+
 const UOp *new_buffer(KG *k, const char *device, int64_t size, const DType *dt) {
-  char label[40];
-  int n = snprintf(label, sizeof label, "k:%llu", (unsigned long long)k->unique_count++);
-  const UOp *dev = kg_uop(k, OP_DEVICE, dt_void, v_str(k->in, device), 0, NULL);
+  char label[32], digits[24];
+  int nd = 0;
+  uint64_t x = k->unique_count++;
+  do digits[nd++] = (char)('0' + x % 10), x /= 10; while (x);
+  int n = 0;
+  label[n++] = 'k', label[n++] = ':';
+  while (nd) label[n++] = digits[--nd];
   const UOp *uniq = kg_uop(k, OP_UNIQUE, dt_void, v_strn(k->in, V_BUFREF, label, (size_t)n), 0, NULL);
-  return kg_uop2(k, OP_BUFFER, dt, kv_int(k, size), dev, uniq);
+  return kg_uop2(k, OP_BUFFER, dt, kv_int(k, size), device_uop(k, device), uniq);
 }
 
 /* ---------------------------------------------------------------- builders */
@@ -488,8 +537,7 @@ const UOp *uop_shrink(KG *k, const UOp *u, const SPair *arg) {
 
 /* UOp.metaop(Ops.CONST, shape, dtype, device, b) */
 static const UOp *metaop_const(KG *k, uint32_t n, const int64_t *shape, const DType *dt, const char *device, const Value *b) {
-  const UOp *dev = kg_uop(k, OP_DEVICE, dt_void, v_str(k->in, device), 0, NULL);
-  const UOp *vw = kg_uop1(k, OP_VIEW, dt_void, kv_st(k, kst_scalar(&k->stc)), dev);
+  const UOp *vw = kg_uop1(k, OP_VIEW, dt_void, kv_st(k, kst_scalar(&k->stc)), device_uop(k, device));
   const UOp *c = kg_uop1(k, OP_CONST, dt, as_const(k, b, dt), vw);
   int64_t ones[ST_MAXDIM];
   for (uint32_t i = 0; i < n; i++) ones[i] = 1;

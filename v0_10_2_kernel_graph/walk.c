@@ -25,15 +25,13 @@ void kg_marks_begin(KG *k) {
   }
 }
 
-/* Marks u seen; true when it already was. */
-bool kg_mark(KG *k, const UOp *u) {
+/* kg_mark for an id past the table: grow it, then mark */
+bool kg_mark_grow(KG *k, const UOp *u) {
   marks_reserve(k, (size_t)u->id + 1);
-  if (k->marks[u->id] == k->epoch) return true;
-  k->marks[u->id] = k->epoch;
-  return false;
+  return kg_mark(k, u);
 }
 
-static void push_frame(KG *k, size_t depth, const UOp *u) {
+static inline void push_frame(KG *k, size_t depth, const UOp *u) {
   if (depth == k->topo_stack_cap) k->topo_stack = grow(k->a, k->topo_stack, depth, &k->topo_stack_cap, sizeof *k->topo_stack);
   k->topo_stack[depth] = (WalkFrame){u, 0};
 }

@@ -143,10 +143,17 @@ static const Rule view_left_rules[] = {
 };
 static const PatternMatcher view_left_pm = {view_left_rules, 2};
 
-/* apply_swizzle(u, arg): graph_rewrite(u.view(arg), view_left) */
+/* apply_swizzle(u, arg): graph_rewrite(u.view(arg), view_left). The rewrite
+ * is a pure function of the node u.view(arg) (its rules only read the
+ * graph), so its result is remembered per node. */
 static const UOp *apply_swizzle(Sched *s, const UOp *u, const Value *st) {
   const UOp *v = v100_uop_view(s, u, st);
-  return v ? rewrite_with(s, v, &merge_views_pm, &view_left_pm) : NULL;
+  if (!v) return NULL;
+  const UOp *r = v100_idcache_get(&s->swizzled, v);
+  if (r) return r;
+  r = rewrite_with(s, v, &merge_views_pm, &view_left_pm);
+  if (r && !s->failed) v100_idcache_put(s, &s->swizzled, v, r);
+  return r;
 }
 
 /* permute_reduce(input_st, axis): the permutation moving the reduce axes to

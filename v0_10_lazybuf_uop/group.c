@@ -157,6 +157,38 @@ static OMap *new_map(Sched *s) {
   return m;
 }
 
+/* True when no REDUCE_AXIS is among the op of buffer b and of every
+ * scheduled buffer above it (memoised per buffer). get_isolated_children's
+ * upward walk looks for a REDUCE_AXIS and has no other effect, so it can
+ * skip such a buffer without changing its result; without this the walk
+ * visits every ancestor of a group for every reduce (quadratic). Anything
+ * unexpected (a buffer uval would reject) answers false: no pruning. */
+static bool reduce_free_above(Sched *s, const UOp *b0) {
+  enum { UNKNOWN, FREE, NOT_FREE };
+  UStack *stack = &s->rf_stack;
+  stack->n = 0;
+  v100_ustack_push(s, stack, b0);
+  while (stack->n) {
+    const UOp *b = stack->items[stack->n - 1], *vb = allbuf(s, b), *p;
+    if (v100_idcache_get(&s->reduce_free, b)) { stack->n--; continue; }
+    if (!vb || !v100_is_scheduled(vb)) { v100_idcache_put(s, &s->reduce_free, b, (void *)(uintptr_t)NOT_FREE); stack->n--; continue; }
+    p = v100_is_contiguous_base(vb->src[1]) ? vb->src[1]->src[0] : vb->src[1];
+    uintptr_t verdict = p->op == OP_REDUCE_AXIS ? NOT_FREE : FREE;
+    bool pushed = false;
+    for (uint32_t i = 0; i < p->nsrc && verdict == FREE && !pushed; i++) {
+      const UOp *x = v100_u_base(p->src[i]);
+      if (!v100_is_scheduled(x)) continue;
+      uintptr_t c = (uintptr_t)v100_idcache_get(&s->reduce_free, x->src[0]);
+      if (c == NOT_FREE) verdict = NOT_FREE;
+      else if (c == UNKNOWN) v100_ustack_push(s, stack, x->src[0]), pushed = true;
+    }
+    if (pushed) continue;
+    v100_idcache_put(s, &s->reduce_free, b, (void *)verdict);
+    stack->n--;
+  }
+  return (uintptr_t)v100_idcache_get(&s->reduce_free, b0) == FREE;
+}
+
 /* get_isolated_children(r, reduce_for_op, children, allbufs, realizes, group) */
 static OMap *get_isolated_children(GroupState *g, const UOp *r, OMap *group) {
   Sched *s = g->s;
@@ -178,7 +210,7 @@ static OMap *get_isolated_children(GroupState *g, const UOp *r, OMap *group) {
     }
     for (uint32_t i = 0; i < p->nsrc; i++) {
       const UOp *b = v100_u_base(p->src[i]);
-      if (!v100_is_scheduled(b) || b->src[0] == r) continue;
+      if (!v100_is_scheduled(b) || b->src[0] == r || reduce_free_above(s, b->src[0])) continue;
       if (n == cap) {
         const UOp **bigger = arena_array(s->a, cap * 2, sizeof *bigger);
         memcpy(bigger, rc_parents, cap * sizeof *bigger);

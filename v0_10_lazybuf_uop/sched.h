@@ -120,13 +120,15 @@ typedef struct Sched {
   /* caches of UOp properties (functools.cached_property in Python) */
   IdCache st_cache;        /* UOp -> V_ST Value, or &st_none */
   IdCache unsafe_cache;    /* UOp -> 1 + (has an UnsafePad op among sparents) */
+  IdCache swizzled;        /* VIEW uop -> apply_swizzle's graph_rewrite of it (ast.c) */
+  IdCache reduce_free;     /* BUFFER uop -> 1: no REDUCE_AXIS at or above it, 2: some (group.c) */
   OMap st_add_cache;       /* (st, st) tuple -> st + st */
   OMap st_simplify_cache;  /* st -> st.simplify() */
   OMap st_full_cache;      /* st -> ShapeTracker.from_shape(st.shape) */
   OMap st_json_cache;      /* ShapeTracker -> its JSON encoding */
   /* scratch memory reused by the walks of uops.c */
   Marks seen, expanded;
-  UStack st_stack, pad_stack, parents;
+  UStack st_stack, pad_stack, rf_stack, parents;
   void *to_uop_stack, *rg_stack;   /* to_uop's and recursive_group's frames, reused */
   size_t to_uop_cap, rg_cap;
   void *sparents_stack;
