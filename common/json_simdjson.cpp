@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string_view>
-#include <unordered_map>
+#include <vector>
 
 extern "C" {
 #include "json.h"
@@ -14,20 +14,71 @@ extern "C" {
 
 namespace {
 
+/* The strings stored once per document: an open-addressing table kept for
+ * the thread and emptied in O(1) per document by bumping a generation. */
+struct StringTable {
+  struct Slot { const char *s; uint32_t n; uint32_t gen; uint64_t hash; };
+  std::vector<Slot> slots = std::vector<Slot>(1024);
+  uint32_t gen = 0;
+  size_t used = 0;
+
+  void reset() {
+    used = 0;
+    if (++gen == 0) { /* wrapped: really clear once every 2^32 documents */
+      for (Slot &slot : slots) slot.gen = 0;
+      gen = 1;
+    }
+  }
+
+  static uint64_t hash_of(std::string_view s) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
+    return h ^ (h >> 29);
+  }
+
+  void grow() {
+    std::vector<Slot> old(slots.size() * 2);
+    old.swap(slots);
+    for (const Slot &slot : old)
+      if (slot.gen == gen) place(slot);
+  }
+
+  void place(const Slot &slot) {
+    size_t mask = slots.size() - 1, i = slot.hash & mask;
+    while (slots[i].gen == gen) i = (i + 1) & mask;
+    slots[i] = slot;
+  }
+
+  /* The stored copy of s, or NULL when absent. */
+  const char *find(std::string_view s, uint64_t hash) const {
+    size_t mask = slots.size() - 1, i = hash & mask;
+    for (; slots[i].gen == gen; i = (i + 1) & mask)
+      if (slots[i].hash == hash && slots[i].n == s.size() && std::memcmp(slots[i].s, s.data(), s.size()) == 0)
+        return slots[i].s;
+    return nullptr;
+  }
+
+  void add(const char *copy, std::string_view s, uint64_t hash) {
+    if ((used + 1) * 2 > slots.size()) grow();
+    place(Slot{copy, static_cast<uint32_t>(s.size()), gen, hash});
+    used++;
+  }
+};
+
 /* Fills JVal trees (counts fit JVal.n's 32 bits: simdjson documents are
  * below 4 GiB). Array and object children are allocated in one block
  * each, and short strings (op names, dtypes, object keys: they repeat on
  * every node) are stored once per document. */
 struct Builder {
   Arena *arena;
-  std::unordered_map<std::string_view, const char *> strings;
+  StringTable &strings;
 
   const char *intern(std::string_view s) {
     if (s.size() > 64) return arena_strndup(arena, s.data(), s.size());
-    auto it = strings.find(s);
-    if (it != strings.end()) return it->second;
+    uint64_t hash = StringTable::hash_of(s);
+    if (const char *found = strings.find(s, hash)) return found;
     const char *copy = arena_strndup(arena, s.data(), s.size());
-    strings.emplace(std::string_view(copy, s.size()), copy);
+    strings.add(copy, s, hash);
     return copy;
   }
 
@@ -95,7 +146,9 @@ extern "C" JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, si
       if (err && errlen) std::snprintf(err, errlen, "malformed JSON: %s", simdjson::error_message(code));
       return nullptr;
     }
-    Builder b{a, {}};
+    static thread_local StringTable strings;
+    strings.reset();
+    Builder b{a, strings};
     JVal *root = static_cast<JVal *>(arena_alloc(a, sizeof(JVal)));
     b.fill(root, doc);
     return root;

@@ -141,6 +141,8 @@ const char *snode_repr(SymNodeCtx *c, const SymNode *x) { return sn_render(c, x,
 bool snode_eq(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
   if (x == y) return true;
   if (x->kind == SN_NUM || y->kind == SN_NUM) return x->kind == SN_NUM && y->kind == SN_NUM && x->b == y->b;
+  /* two Variables: "expr[min-max]" (min >= 0) is equal exactly when expr, min and max are */
+  if (x->kind == SN_VAR && y->kind == SN_VAR) return x->min == y->min && x->max == y->max && strcmp(x->expr, y->expr) == 0;
   return strcmp(snode_key(c, x), snode_key(c, y)) == 0;
 }
 

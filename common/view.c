@@ -713,6 +713,14 @@ static bool add_terms(Arena *a, TgVersion v, const View *vm2, const View *vm1, A
   return true;
 }
 
+/* The name "idx<i>" of the i-th index Variable of View.__add__, without a printf per merge. */
+static const char *idx_name(Arena *a, int i) {
+  static const char *const names[] = {"idx0",  "idx1",  "idx2",  "idx3",  "idx4",  "idx5",  "idx6",  "idx7",
+                                      "idx8",  "idx9",  "idx10", "idx11", "idx12", "idx13", "idx14", "idx15"};
+  if (i < (int)(sizeof names / sizeof names[0])) return names[i];
+  return arena_printf(a, "idx%d", i);
+}
+
 /* One extent of the merge loop: (merged_size, bounds of merged_term). */
 typedef struct Extent { sint size, tmin, tmax; } Extent;
 
@@ -723,7 +731,7 @@ static int merge_extents_091(Arena *a, const View *vm2, const View *vm1, const A
   snode_ctx_init(&c, a);
   int n1 = t->n1, n2 = t->n2, cnt = 0;
   const SymNode *idxs[n1 > 0 ? n1 : 1];
-  for (int i = 0; i < n1; i++) idxs[i] = snode_var(&c, arena_printf(a, "idx%d", i), 0, vm1->shape[i] - 1);
+  for (int i = 0; i < n1; i++) idxs[i] = snode_var(&c, idx_name(a, i), 0, vm1->shape[i] - 1);
   sint merged_size = 1;
   const SymNode *merged_term = snode_num(&c, 0);
   for (int d2 = n2 - 1; d2 >= 0; d2--) {
@@ -757,7 +765,7 @@ static int merge_extents_010(Arena *a, TgVersion v, const View *vm2, const View 
   SymCtx *c = symctx_new(a, v);
   int n1 = t->n1, n2 = t->n2, cnt = 0;
   const SymUOp *idxs[n1 > 0 ? n1 : 1];
-  for (int i = 0; i < n1; i++) idxs[i] = suop_variable(c, arena_printf(a, "idx%d", i), 0, vm1->shape[i] - 1);
+  for (int i = 0; i < n1; i++) idxs[i] = suop_variable(c, idx_name(a, i), 0, vm1->shape[i] - 1);
   sint merged_size = 1;
   const SymUOp *merged_term = suop_const(c, SDT_INT, 0);
   for (int d2 = n2 - 1; d2 >= 0; d2--) {
