@@ -46,6 +46,7 @@ bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   Input input;
   phase_enter(PHASE_BUILD);
   if (!decode_input(k, c->input, &input, st)) return false;
+  explain102_begin(k, &input);
   phase_enter(PHASE_SCHEDULE);
   SchedResult res;
   create_schedule_with_vars(k, input.big_sink, &res);

@@ -43,7 +43,9 @@ static const UOp *dr_sink(void *c, const UOp *s) {
   GrouperContext *ctx = k->pass;
   for (uint32_t i = 0; i < s->nsrc; i++) {
     const UOp *b = uop_base(s->src[i]);
-    if (b->op != OP_CONST && b->op != OP_BIND && b->op != OP_BUFFER) realize(k, ctx, b);
+    if (b->op == OP_CONST || b->op == OP_BIND || b->op == OP_BUFFER) continue;
+    if (k->ex) explain102_realize(k, &ctx->realizes, b, WHY_OUTPUT, NULL);
+    realize(k, ctx, b);
   }
   return NULL;
 }
@@ -51,8 +53,16 @@ static const UOp *dr_sink(void *c, const UOp *s) {
 /* always realize ASSIGN/CONTIGUOUS/COPY/BUFFER_VIEW */
 static const UOp *dr_always(void *c, const UOp *tr) {
   KG *k = c;
-  realize(k, k->pass, tr);
+  GrouperContext *ctx = k->pass;
+  if (k->ex) explain102_always(k, &ctx->realizes, tr);
+  realize(k, ctx, tr);
   return NULL;
+}
+
+/* realize(ctx, src) in realize_before_view, telling explain why */
+static void realize_before(KG *k, GrouperContext *ctx, const UOp *src, const UOp *view, ExplainReason why) {
+  if (k->ex) explain102_view(k, &ctx->realizes, src, view, why);
+  realize(k, ctx, src);
 }
 
 /* schedule.py realize_before_view: realize before expand or unsafe pad ops */
@@ -71,17 +81,17 @@ static const UOp *dr_before_view(void *c, const UOp *view) {
     int64_t mprod = 1;
     for (int i = 0; i < last->ndim; i++) mprod *= last->mask[i].e - last->mask[i].b;
     if (sprod >= mprod) {
-      if (!can_pad(k, src, &ctx->realizes)) realize(k, ctx, src);
+      if (!can_pad(k, src, &ctx->realizes)) realize_before(k, ctx, src, view, WHY_UNSAFE_PAD);
       return NULL;
     }
   }
   if (sprod < st_size(st) && !k->dont_realize_expand) {
-    realize(k, ctx, src);
+    realize_before(k, ctx, src, view, WHY_EXPAND);
     return NULL;
   }
   bool unmasked = true;
   for (int i = 0; i < st->nviews; i++) unmasked &= st->views[i]->mask == NULL;
-  if (!unmasked && !can_pad(k, src, &ctx->realizes)) realize(k, ctx, src);
+  if (!unmasked && !can_pad(k, src, &ctx->realizes)) realize_before(k, ctx, src, view, WHY_UNSAFE_PAD);
   return NULL;
 }
 
@@ -90,7 +100,10 @@ static const UOp *dr_before_copy(void *c, const UOp *copy) {
   KG *k = c;
   if (copy->nsrc != 2) return NULL;
   const UOp *tr = copy->src[1];
-  if (tr->op != OP_BUFFER && tr->op != OP_VIEW) realize(k, k->pass, tr);
+  if (tr->op == OP_BUFFER || tr->op == OP_VIEW) return NULL;
+  GrouperContext *ctx = k->pass;
+  if (k->ex) explain102_copy_src(k, &ctx->realizes, tr, copy);
+  realize(k, ctx, tr);
   return NULL;
 }
 
@@ -139,7 +152,33 @@ typedef struct {
   IdSet *realizes;
   OMap *reduce_for_op, *group, cache;  /* cache: tr -> OMap of st */
   GrouperContext *ctx;
+  const char *why;                      /* for explain: what first put r in its group */
 } GroupWalk;
+
+/* group.setdefault(r): r cannot fuse into its children (why: for explain) */
+static void group_add_reduce(GroupWalk *w, const char *why) {
+  if (why && !w->why && !omap_has(w->group, omap_ptr(w->r))) w->why = why;
+  omap_setdefault(w->group, omap_ptr(w->r), (void *)w->r);
+}
+
+/* why realized tr, seen through st, cannot take reduce r into its kernel */
+static const char *realized_child_why(KG *k, GroupWalk *w, const UOp *tr, const ST *st, int64_t rsize) {
+  const char *node = explain102_name(k, tr);
+  if (!st_contiguous(st)) return arena_printf(k->a, "realized %s reads it through a non-contiguous view (can only fuse contiguous)", node);
+  if (st_size(st) != rsize)
+    return arena_printf(k->a, "realized %s reads it through a view of size %lld, not %lld (can only fuse contiguous)", node,
+                        (long long)st_size(st), (long long)rsize);
+  return arena_printf(k->a, "realized %s is already in the kernel of reduce %s (one reduce per kernel)", node,
+                      explain102_name(k, omap_get(w->reduce_for_op, omap_ptr(tr))));
+}
+
+/* why child tr_next of tr (the reduce or a UOp fused with it) stops the group */
+static const char *unfusable_child_why(KG *k, GroupWalk *w, const UOp *tr, const UOp *tr_next) {
+  const char *via = tr == w->r ? "" : arena_printf(k->a, " (through %s)", explain102_name(k, tr));
+  if (tr_next->op == OP_REDUCE_AXIS)
+    return arena_printf(k->a, "%s reads it%s and is a reduce itself (one reduce per kernel)", explain102_name(k, tr_next), via);
+  return arena_printf(k->a, "%s reads it%s through different views (can only fuse contiguous)", explain102_name(k, tr_next), via);
+}
 
 static void group_add(KG *k, OMap *group, const UOp *u) { (void)k; omap_setdefault(group, omap_ptr(u), (void *)u); }
 
@@ -170,7 +209,8 @@ static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) 
       entering = false;
       if (cache_seen(k, w, f->tr, f->st)) { depth--; continue; }
       if (idset_has(w->realizes, f->tr) && f->tr != w->r) {
-        if (!st_contiguous(f->st) || st_size(f->st) != rsize || in_map(w->reduce_for_op, f->tr)) group_add(k, w->group, w->r);
+        if (!st_contiguous(f->st) || st_size(f->st) != rsize || in_map(w->reduce_for_op, f->tr))
+          group_add_reduce(w, k->ex ? realized_child_why(k, w, f->tr, f->st, rsize) : NULL);
         group_add(k, w->group, f->tr);
         depth--;
         continue;
@@ -181,7 +221,7 @@ static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) 
     const UOp *tr_next = ch->items[f->pos++];
     const ST *first;
     if (tr_next->op == OP_REDUCE_AXIS || child_sts(k, tr_next, f->tr, &first) > 1) {
-      group_add(k, w->group, w->r);
+      group_add_reduce(w, k->ex ? unfusable_child_why(k, w, f->tr, tr_next) : NULL);
       depth--;
       continue;
     }
@@ -193,7 +233,7 @@ static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) 
 }
 
 /* can only fuse assign if no other assign_target is used in the kernel */
-static bool other_assign_used(KG *k, GrouperContext *ctx, const UOp *r, OMap *group) {
+static bool other_assign_used(KG *k, GrouperContext *ctx, const UOp *r, OMap *group, const char **why) {
   OMap seen;
   omap_init(&seen, k->a);
   size_t cap = 64, n = 0;
@@ -209,7 +249,10 @@ static bool other_assign_used(KG *k, GrouperContext *ctx, const UOp *r, OMap *gr
     if (in_map(&seen, p)) continue;
     omap_put(&seen, omap_ptr(p), (void *)1);
     const UOp *assign = omap_get(&ctx->assigns, omap_ptr(p));
-    if (assign && !in_map(group, assign)) return true;
+    if (assign && !in_map(group, assign)) {
+      if (k->ex) *why = arena_printf(k->a, "its kernel would read the buffer %s assigns to, in another kernel", explain102_name(k, assign));
+      return true;
+    }
     if (idset_has(&ctx->realizes, p)) continue;
     for (uint32_t i = 0; i < p->nsrc; i++) {
       if (n == cap) stack = grow(k->a, stack, n, &cap, sizeof *stack);
@@ -233,6 +276,16 @@ static const UOp *chase(KG *k, GrouperContext *ctx, const UOp *tr) {
     tr = tr_next;
   }
   return tr;
+}
+
+/* "its kernel would store node 5 ADD and node 9 MUL" */
+static const char *several_outputs_why(KG *k, OMap *group) {
+  const char *names = "";
+  uint64_t key;
+  size_t i = 0;
+  for (size_t pos = 0; omap_next(group, &pos, &key, NULL); i++)
+    names = arena_printf(k->a, "%s%s%s", names, i ? " and " : "", explain102_name(k, (const UOp *)(uintptr_t)key));
+  return arena_printf(k->a, "its kernel would store %s (can only have one output)", names);
 }
 
 _Noreturn static void key_error(KG *k, const UOp *u) { kg_throw(&k->thr, ST_RAISED, "KeyError", "%s", uop_repr_line(k, u)); }
@@ -266,7 +319,7 @@ void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
     if (idset_has(&ctx->realizes, r)) continue;
     OMap *group = arena_alloc(k->a, sizeof *group);
     omap_init(group, k->a);
-    GroupWalk w = {r, &ctx->realizes, &reduce_for_op, group, {0}, ctx};
+    GroupWalk w = {r, &ctx->realizes, &reduce_for_op, group, {0}, ctx, NULL};
     omap_init(&w.cache, k->a);
     recursive_group(k, &w, r, uop_st_unwrap(k, r));
     uint64_t key;
@@ -274,12 +327,15 @@ void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
     for (size_t pos = 0; omap_next(group, &pos, &key, NULL);)
       if (omap_has(&reduce_for_op, key)) can_chase = false;
     bool forced_realize = in_map(group, r);
-    if (!forced_realize && omap_len(group) > 1) forced_realize = true;
+    if (!forced_realize && omap_len(group) > 1) {   /* can only have one output */
+      forced_realize = true;
+      if (k->ex) w.why = several_outputs_why(k, group);
+    }
     if (!forced_realize) {
       bool any_assign = false;
       for (size_t pos = 0; omap_next(group, &pos, &key, NULL);)
         any_assign |= ((const UOp *)(uintptr_t)key)->op == OP_ASSIGN;
-      if (any_assign && other_assign_used(k, ctx, r, group)) forced_realize = true, can_chase = false;
+      if (any_assign && other_assign_used(k, ctx, r, group, &w.why)) forced_realize = true, can_chase = false;
     }
     if (forced_realize || omap_len(group) == 0) {
       const UOp *tr = r;
@@ -290,6 +346,7 @@ void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
       }
       omap_init(group, k->a);
       omap_put(group, omap_ptr(tr), (void *)tr);
+      if (k->ex) explain102_reduce(k, &ctx->realizes, tr, r, w.why);
       realize(k, ctx, tr);
     }
     for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) omap_put(&reduce_for_op, key, (void *)r);

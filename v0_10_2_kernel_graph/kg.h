@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "capture.h"
+#include "explain.h"
 #include "graph.h"
 #include "intern.h"
 #include "omap.h"
@@ -96,6 +97,9 @@ struct KG {
   /* kernel.c: the pure passes of schedule_uop, one RewriteContext each for
    * the whole schedule (NULL outside it) */
   struct KernelPasses *kpasses;
+  /* `tsched explain` (explain.c): NULL unless someone listens */
+  Explain *ex;
+  struct Explain102 *xp;
 };
 
 extern const char kg_none;   /* marker for "None" stored in an OMap */

@@ -50,6 +50,22 @@ void schedule_uop(KG *k, const UOp *sink, OMap *var_vals, ScheduleItem *out);
 void kernel_passes_begin(KG *k);
 void kernel_passes_end(KG *k);
 
+/* explain.c: what `tsched explain` is told (only while k->ex listens). Each
+ * call names the input nodes that became the simplified UOp; a UOp already
+ * in realizes is not reported again (the first insert decides). */
+typedef struct Explain102 Explain102;
+void explain102_realize(KG *k, const IdSet *realizes, const UOp *u, ExplainReason why, const char *detail);
+void explain102_always(KG *k, const IdSet *realizes, const UOp *tr);   /* ASSIGN/CONTIGUOUS/COPY/BUFFER_VIEW */
+void explain102_view(KG *k, const IdSet *realizes, const UOp *src, const UOp *view, ExplainReason why);
+void explain102_copy_src(KG *k, const IdSet *realizes, const UOp *tr, const UOp *copy);
+/* `ctx.realizes[tr] = None` for reduce r (why: what stopped r from fusing) */
+void explain102_reduce(KG *k, const IdSet *realizes, const UOp *tr, const UOp *r, const char *why);
+const char *explain102_name(KG *k, const UOp *u);   /* "node 7 ADD": the first input node that became u */
+/* With the final realizes: the input nodes each KERNEL computes. */
+void explain102_fuses(KG *k, const UOp *sink, const IdSet *realizes);
+/* The schedule's ASSIGNs in order: which input nodes each item stores. */
+void explain102_kernels(KG *k, const UOp *const *assigns, size_t n);
+
 /* substitute(u, dict) */
 const UOp *uop_substitute(KG *k, const UOp *u, OMap *dvars);
 #endif

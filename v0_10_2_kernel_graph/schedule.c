@@ -202,6 +202,7 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
     }
   }
   kernel_passes_end(k);
+  if (k->ex) explain102_kernels(k, queue, res->n);
   if (res->n != omap_len(&in_degree))
     kg_throw(&k->thr, ST_RAISED, "RuntimeError", "cycle detected in graph, created %zu kernels but only scheduled %zu", omap_len(&in_degree),
              res->n);
@@ -223,8 +224,10 @@ void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
 
   /* do_realize + group_realizes */
   const UOp *sink = omap_get(&tensor_map, omap_ptr(big_sink));
+  if (k->ex) explain102_tensor_map(k, &tensor_map, sink);
   GrouperContext gctx;
   group_realizes(k, sink, &gctx);
+  if (k->ex) explain102_fuses(k, sink, &gctx.realizes);
 
   /* map tensors to new uops */
   IdMap rev_tensor_map = {0};

@@ -33,6 +33,11 @@ typedef struct Input {
 void kg_codec_init(KG *k);   /* the Codec with this module's ShapeTracker codec */
 bool decode_input(KG *k, const JVal *input, Input *in, Status *st);
 
+/* explain.c: k->ex = explain_active(); with a listener, keep the input's node numbering */
+void explain102_begin(KG *k, const Input *input);
+/* With a listener: which input nodes became each simplified UOp, and the SINK's sources */
+void explain102_tensor_map(KG *k, const OMap *tensor_map, const UOp *sink);
+
 /* encode.c: the `expected` object */
 JVal *encode_result(KG *k, const Input *in, const SchedResult *res);
 #endif

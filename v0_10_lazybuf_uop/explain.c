@@ -78,9 +78,10 @@ void v100_explain_meta(Sched *s, const OMap *realizes, const UOp *b, const UOp *
   else report(s, realizes, b, WHY_META_OP, arena_printf(s->a, "%s: always realize meta ops", op_text(op)));
 }
 
-/* can_pad(base) was false: the first UnsafePad op among base.sparents,
+/* can_pad(base) was false: "<the first UnsafePad op among base.sparents> is",
  * named by the buffer whose op it is. */
 static const char *unsafe_pad_culprit(Sched *s, const UOp *base) {
+  int64_t padded = lb_of(s, base->src[0]);
   UStack stack = {0};
   Marks seen = {0};
   v100_marks_begin(s, &seen);
@@ -91,15 +92,20 @@ static const char *unsafe_pad_culprit(Sched *s, const UOp *base) {
     if (v100_is_scheduled(u)) {
       const UOp *op = v100_is_contiguous_base(u->src[1]) ? u->src[1]->src[0] : u->src[1];
       int64_t lb = lb_of(s, u->src[0]);
-      if (v100_op_in_unsafe_pad(op->op))
-        return lb < 0 ? arena_printf(s->a, "%s", op_text(op->op)) : arena_printf(s->a, "node %lld %s", (long long)lb, op_text(op->op));
+      if (!v100_op_in_unsafe_pad(op->op)) {
+      } else if (lb >= 0 && lb == padded) {
+        return arena_printf(s->a, "its own op %s is", op_text(op->op));
+      } else {
+        return lb < 0 ? arena_printf(s->a, "a %s under the pad is", op_text(op->op))
+                      : arena_printf(s->a, "node %lld %s under the pad is", (long long)lb, op_text(op->op));
+      }
     } else if (v100_op_in_unsafe_pad(u->op)) {
-      return op_text(u->op);
+      return arena_printf(s->a, "a %s under the pad is", op_text(u->op));
     }
     for (uint32_t i = u->nsrc; i-- > 0;)
       if (v100_marks_set(s, &seen, u->src[i])) v100_ustack_push(s, &stack, u->src[i]);
   }
-  return "an UnsafePad op";
+  return "an op under the pad is";
 }
 
 void v100_explain_view(Sched *s, const OMap *realizes, const UOp *b, const UOp *base, const UOp *view, ExplainReason why) {
@@ -111,8 +117,7 @@ void v100_explain_view(Sched *s, const OMap *realizes, const UOp *b, const UOp *
   if (why == WHY_EXPAND)
     detail = arena_printf(s->a, "%s expands %s to %s", by, shape_text(s, base->arg), shape_text(s, view->arg));
   else
-    detail = arena_printf(s->a, "%s pads it, and %s under the pad is not 0 at 0 (can_pad: GroupOp.UnsafePad)", by,
-                          unsafe_pad_culprit(s, base));
+    detail = arena_printf(s->a, "%s pads it, and %s not 0 at 0 (can_pad: GroupOp.UnsafePad)", by, unsafe_pad_culprit(s, base));
   explain_realize(s->ex, (uint32_t)lb, why, detail);
 }
 

@@ -255,7 +255,7 @@ static const char *unsafe_pad_detail(Sched91 *s, LazyBuffer *p) {
   const LazyBuffer *view = omap_get(&s->pad_views, omap_ptr(p)), *bad = unsafe_pad_node(s, p);
   const char *by = view ? arena_printf(s->a, "view node %d pads it", view->index) : "it is padded";
   if (!bad) return by;
-  if (bad == p) return arena_printf(s->a, "%s, and it is a %s, not 0 at 0 (UNSAFE_PAD_OPS)", by, op_text(p->op));
+  if (bad == p) return arena_printf(s->a, "%s, and its own op %s is not 0 at 0 (UNSAFE_PAD_OPS)", by, op_text(p->op));
   return arena_printf(s->a, "%s, and node %d %s under it is not 0 at 0 (UNSAFE_PAD_OPS)", by, bad->index, op_text(bad->op));
 }
 

@@ -67,6 +67,7 @@ tsched_golden_test(explain_json 0 explain --recorded --json --name "workloads.br
 # generation, picked for their reasons (unsafe pad, forced, chased reduce, several views...).
 tsched_golden_test(explain_reported_v0_9_1 0 explain conformance/tests/tools/v0.9.1-explain.jsonl.gz)
 tsched_golden_test(explain_reported_v0_10_0 0 explain conformance/tests/tools/v0.10.0-explain.jsonl.gz)
+tsched_golden_test(explain_reported_v0_10_2 0 explain conformance/tests/tools/v0.10.2-explain.jsonl.gz)
 tsched_unit_test(test_v0_9_schedule)
 tsched_unit_test(test_v0_10_0_schedule)
 tsched_unit_test(test_v0_10_2_schedule)

@@ -196,7 +196,7 @@ static void explain_text(StrBuf *b, const Ctx *x) {
     return;
   }
   if (x->ex->nrealizes || x->ex->nfuses || x->ex->nkernels) sb_printf(b, "reasons: reported by the %s scheduler\n", tg_version_name(c->generation));
-  else if (x->s->source == SRC_TSCHED) sb_printf(b, "reasons: derived from the input and the schedule (the %s scheduler does not report them yet)\n", tg_version_name(c->generation));
+  else if (x->s->source == SRC_TSCHED) sb_printf(b, "reasons: derived from the input and the schedule (the %s scheduler reported none)\n", tg_version_name(c->generation));
   else sb_printf(b, "reasons: derived from the input and the schedule\n");
   for (size_t k = 0; k < n; k++) explain_kernel_text(b, x, k);
 }
