@@ -269,7 +269,6 @@ static bool decode_set_orders(Dec *d, const JVal *j) {
 
 static bool decode_planner_bufs(Dec *d, const JVal *j) {
   Input91 *inp = d->s->inp;
-  omap_init(&inp->planner_state, d->s->a);
   if (!j) return bad(d, "memory_planner_bufs", "missing (null when the planner did not run)");
   inp->planner_ran = j->kind != J_NULL;
   if (!inp->planner_ran) return true;
@@ -286,7 +285,7 @@ static bool decode_planner_bufs(Dec *d, const JVal *j) {
     PlannerBufState *ps = arena_alloc(d->s->a, sizeof *ps);
     ps->allocated = e->u.arr[1]->u.b;
     ps->lb_refcount = e->u.arr[2]->u.i;
-    omap_put(&inp->planner_state, omap_ptr(&inp->buffers[bi]), ps);
+    inp->buffers[bi].planner = ps;
   }
   return true;
 }

@@ -36,6 +36,7 @@ struct DeviceBuffer {
   bool options_cleared;      /* the fallback set options = None */
   bool allocated;            /* is_allocated() at call time */
   int64_t lb_refcount;
+  const struct PlannerBufState *planner;  /* its memory_planner_bufs entry, NULL if none */
 };
 
 typedef struct LBScheduleItem LBScheduleItem;
@@ -89,11 +90,10 @@ typedef struct Input91 {
   OMap parents_assigns_order;   /* key LazyBuffer* -> LbList* (set_orders.parents_assigns) */
   /* memory_planner_bufs: NULL when the planner did not run */
   bool planner_ran;
-  OMap planner_state;           /* DeviceBuffer* -> PlannerBufState* */
   bool multioutput, use_copy_kernel, no_memory_planner;
 } Input91;
 
-typedef struct PlannerBufState { bool allocated; int64_t lb_refcount; } PlannerBufState;
+typedef struct PlannerBufState { bool allocated; int64_t lb_refcount; } PlannerBufState;  /* DeviceBuffer.planner */
 
 
 /* _LBScheduleItem */
