@@ -68,6 +68,7 @@ struct LazyBuffer {
   LazyBuffer *reduce_for_op;  /* reduce_for_op[self], or NULL */
   LazyBuffer *assign;         /* assign_targets[self], or NULL */
   LBScheduleItem *target;     /* schedule_targets[self]: the item computing it, or NULL */
+  LbList *output_group;       /* output_groups[self], or NULL */
   uint32_t group_mark;        /* == Sched91.group_epoch: in the group being built */
   uint32_t visit_mark;        /* == Sched91.group_epoch: _recursive_group walked (self, visit_st) */
   const St91 *visit_st;
