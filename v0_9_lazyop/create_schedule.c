@@ -100,7 +100,7 @@ bool create_schedule91(Sched91 *s, Schedule91 *out, Status *st) {
     item_bufs(s, ps, &out->items[out->nitems++]);
     const LbList *next = &d.graph[ps->outputs[0]->index];
     for (int j = 0; j < next->n; j++)
-      if (--d.in_degree[next->items[j]->index] == 0) queue[tail++] = omap_get(&s->prescheduled, omap_ptr(next->items[j]));
+      if (--d.in_degree[next->items[j]->index] == 0) queue[tail++] = next->items[j]->target;
   }
   bool all_zero = true;
   for (size_t i = 0; omap_next(&s->prescheduled, &i, &k, NULL);)

@@ -128,11 +128,6 @@ static bool decode_buffer(Dec *d, const JVal *j, int i, DeviceBuffer *all) {
 
 /* ---- input.lazybuffers ---- */
 
-bool is_loadop91(Op op) {
-  return op == OP_EMPTY || op == OP_LOADOPS_CONST || op == OP_COPY || op == OP_CONTIGUOUS || op == OP_CUSTOM ||
-         op == OP_ASSIGN || op == OP_VIEW;
-}
-bool is_reduceop91(Op op) { return op == OP_REDUCE_SUM || op == OP_REDUCE_MAX; }
 
 /* Ops a LazyBuffer base can carry: LoadOps, UnaryOps, BinaryOps, TernaryOps, ReduceOps. */
 static bool is_lazybuffer_op(Op op) {
@@ -274,7 +269,6 @@ static bool decode_set_orders(Dec *d, const JVal *j) {
 
 static bool decode_planner_bufs(Dec *d, const JVal *j) {
   Input91 *inp = d->s->inp;
-  omap_init(&inp->planner_state, d->s->a);
   if (!j) return bad(d, "memory_planner_bufs", "missing (null when the planner did not run)");
   inp->planner_ran = j->kind != J_NULL;
   if (!inp->planner_ran) return true;
@@ -291,7 +285,7 @@ static bool decode_planner_bufs(Dec *d, const JVal *j) {
     PlannerBufState *ps = arena_alloc(d->s->a, sizeof *ps);
     ps->allocated = e->u.arr[1]->u.b;
     ps->lb_refcount = e->u.arr[2]->u.i;
-    omap_put(&inp->planner_state, omap_ptr(&inp->buffers[bi]), ps);
+    inp->buffers[bi].planner = ps;
   }
   return true;
 }
@@ -331,8 +325,7 @@ bool decode_input91(Sched91 *s, const Capture *c, Input91 *inp, Status *st) {
 
 /* ---- LbList ---- */
 
-void *reserve91(Arena *a, void *items, size_t used, size_t need, size_t *cap, size_t elem) {
-  if (need <= *cap) return items;
+void *reserve91_slow(Arena *a, void *items, size_t used, size_t need, size_t *cap, size_t elem) {
   size_t bigger = *cap ? *cap * 2 : 8;
   while (bigger < need) bigger *= 2;
   void *p = arena_array(a, bigger, elem);
@@ -341,9 +334,3 @@ void *reserve91(Arena *a, void *items, size_t used, size_t need, size_t *cap, si
   return p;
 }
 
-void *grow91(Arena *a, void *items, size_t n, size_t *cap, size_t elem) { return reserve91(a, items, n, n + 1, cap, elem); }
-
-void lblist_push91(Arena *a, LbList *l, LazyBuffer *x) {
-  l->items = grow91(a, l->items, (size_t)l->n, &l->cap, sizeof *l->items);
-  l->items[l->n++] = x;
-}

@@ -4,10 +4,8 @@
 #include "scheduler.h"
 #include "sched91.h"
 
-enum { PY_RECURSION_LIMIT = 10000, PY_CALLER_FRAMES = 300 };
-
-bool py_recursion_ok91(size_t frames, Status *st) {
-  if (frames + PY_CALLER_FRAMES < PY_RECURSION_LIMIT) return true;
+/* The slow path of py_recursion_ok91 (sched91.h). */
+bool py_recursion_unsupported91(size_t frames, Status *st) {
   return status_unsupported(st, "the graph nests %zu Python frames deep in tinygrad 0.9.1's recursive scheduler, "
                                 "near sys.setrecursionlimit(10000): RecursionError there depends on the caller", frames);
 }

@@ -592,20 +592,20 @@ static bool image_fallback(Sched91 *s, LazyBuffer *buf, Status *st) {
 
 /* output_groups, then "preschedule all buffers in realizes". */
 static bool preschedule(Sched91 *s, Status *st) {
-  OMap groups;   /* key LazyBuffer* -> LbList* (defaultdict(list)) */
-  omap_init(&groups, s->a);
+  LbList keys = {0};   /* output_groups (defaultdict(list)): its keys in order, each value on its key */
   for (int i = 0; i < s->realizes.n; i++) {
     LazyBuffer *buf = s->realizes.items[i];
     if (buf->realized || buf->op == OP_LOADOPS_CONST || buf->in_seen) continue;
     LazyBuffer *key = buf->reduce_for_op && s->inp->multioutput ? buf->reduce_for_op : buf;
-    LbList *l = omap_get(&groups, omap_ptr(key));
-    if (!l) omap_put(&groups, omap_ptr(key), l = arena_alloc(s->a, sizeof *l));
-    lblist_push91(s->a, l, buf);
+    if (!key->output_group) {
+      key->output_group = arena_alloc(s->a, sizeof *key->output_group);
+      lblist_push91(s->a, &keys, key);
+    }
+    lblist_push91(s->a, key->output_group, buf);
     if (!image_fallback(s, buf, st)) return false;
   }
-  void *v;
-  for (size_t i = 0; omap_next(&groups, &i, NULL, &v);) {
-    LbList *l = v;
+  for (int i = 0; i < keys.n; i++) {
+    LbList *l = keys.items[i]->output_group;
     LBScheduleItem *item = arena_alloc(s->a, sizeof *item);
     if (!schedule_group91(s, l->items, l->n, item, st)) return false;
     omap_put(&s->prescheduled, omap_ptr(l->items[0]), item);

@@ -99,7 +99,7 @@ static bool internal_memory_planner(Planner *p, Status *st) {
   for (int i = 0; i < sc->nitems; i++) {
     for (int j = 0; j < sc->items[i].nbufs; j++) {
       const DeviceBuffer *buf = sc->items[i].bufs[j];
-      const PlannerBufState *ps = omap_get(&inp->planner_state, omap_ptr(buf));
+      const PlannerBufState *ps = buf->planner;
       if (!ps)
         return status_bad_input(st, "memory_planner_bufs has no entry for buffer %d of schedule item %d", buf->index, i);
       /* all unallocated unparented buffers are fair game to replace */

@@ -36,13 +36,14 @@ struct DeviceBuffer {
   bool options_cleared;      /* the fallback set options = None */
   bool allocated;            /* is_allocated() at call time */
   int64_t lb_refcount;
+  const struct PlannerBufState *planner;  /* its memory_planner_bufs entry, NULL if none */
 };
 
 typedef struct LBScheduleItem LBScheduleItem;
 
 /* A growable list of LazyBuffers (Python list). */
 typedef struct LbList { LazyBuffer **items; int n; size_t cap; } LbList;
-void lblist_push91(Arena *a, LbList *l, LazyBuffer *x);
+static inline void lblist_push91(Arena *a, LbList *l, LazyBuffer *x);
 
 /* lazy.py LazyBuffer. A view has base != self and only device, dtype, st;
  * a base has the op, arg, srcs and its Buffer. */
@@ -67,6 +68,7 @@ struct LazyBuffer {
   LazyBuffer *reduce_for_op;  /* reduce_for_op[self], or NULL */
   LazyBuffer *assign;         /* assign_targets[self], or NULL */
   LBScheduleItem *target;     /* schedule_targets[self]: the item computing it, or NULL */
+  LbList *output_group;       /* output_groups[self], or NULL */
   uint32_t group_mark;        /* == Sched91.group_epoch: in the group being built */
   uint32_t visit_mark;        /* == Sched91.group_epoch: _recursive_group walked (self, visit_st) */
   const St91 *visit_st;
@@ -89,11 +91,10 @@ typedef struct Input91 {
   OMap parents_assigns_order;   /* key LazyBuffer* -> LbList* (set_orders.parents_assigns) */
   /* memory_planner_bufs: NULL when the planner did not run */
   bool planner_ran;
-  OMap planner_state;           /* DeviceBuffer* -> PlannerBufState* */
   bool multioutput, use_copy_kernel, no_memory_planner;
 } Input91;
 
-typedef struct PlannerBufState { bool allocated; int64_t lb_refcount; } PlannerBufState;
+typedef struct PlannerBufState { bool allocated; int64_t lb_refcount; } PlannerBufState;  /* DeviceBuffer.planner */
 
 
 /* _LBScheduleItem */
@@ -144,8 +145,11 @@ typedef struct Schedule91 {
 
 /* decode.c */
 bool decode_input91(Sched91 *s, const Capture *c, Input91 *inp, Status *st);
-bool is_loadop91(Op op);
-bool is_reduceop91(Op op);
+static inline bool is_loadop91(Op op) {
+  return op == OP_EMPTY || op == OP_LOADOPS_CONST || op == OP_COPY || op == OP_CONTIGUOUS || op == OP_CUSTOM ||
+         op == OP_ASSIGN || op == OP_VIEW;
+}
+static inline bool is_reduceop91(Op op) { return op == OP_REDUCE_SUM || op == OP_REDUCE_MAX; }
 
 /* graph_schedule.c: _graph_schedule up to and including the prescheduling. */
 bool graph_schedule91(Sched91 *s, Status *st);
@@ -170,14 +174,28 @@ JVal *encode_image_options91(Sched91 *s, const DType *image);
  * frames close to that limit may end in RecursionError there, depending on
  * how deep the caller already was: such a capture is reported unsupported
  * (false in *st) rather than guessed. */
-bool py_recursion_ok91(size_t frames, Status *st);
+enum { PY_RECURSION_LIMIT91 = 10000, PY_CALLER_FRAMES91 = 300 };
+bool py_recursion_unsupported91(size_t frames, Status *st);
+static inline bool py_recursion_ok91(size_t frames, Status *st) {
+  return frames + PY_CALLER_FRAMES91 < PY_RECURSION_LIMIT91 || py_recursion_unsupported91(frames, st);
+}
 
 /* Small helpers */
 /* Room for one more element in an arena array holding n of *cap: returns
  * the array, moved to a twice larger one when full. */
-void *grow91(Arena *a, void *items, size_t n, size_t *cap, size_t elem);
+static inline void *grow91(Arena *a, void *items, size_t n, size_t *cap, size_t elem);
 /* The same for `need` elements of which `used` are kept. */
-void *reserve91(Arena *a, void *items, size_t used, size_t need, size_t *cap, size_t elem);
+void *reserve91_slow(Arena *a, void *items, size_t used, size_t need, size_t *cap, size_t elem);
+static inline void *reserve91(Arena *a, void *items, size_t used, size_t need, size_t *cap, size_t elem) {
+  return need <= *cap ? items : reserve91_slow(a, items, used, need, cap, elem);
+}
+static inline void *grow91(Arena *a, void *items, size_t n, size_t *cap, size_t elem) {
+  return reserve91(a, items, n, n + 1, cap, elem);
+}
+static inline void lblist_push91(Arena *a, LbList *l, LazyBuffer *x) {
+  l->items = grow91(a, l->items, (size_t)l->n, &l->cap, sizeof *l->items);
+  l->items[l->n++] = x;
+}
 /* A (LazyBuffer, ShapeTracker) pair as one 64-bit memo key. */
 static inline uint64_t st_memo_key91(const LazyBuffer *lb, const St91 *st) {
   return ((uint64_t)(uint32_t)lb->index << 32) | st->id;
