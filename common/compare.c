@@ -36,32 +36,40 @@ static bool as_float(const JVal *v, double *out) {
 
 bool json_equal(const JVal *a, const JVal *b) {
   typedef struct { const JVal *a, *b; } Pair;
+  if (a == b) return true;
+  if (a->kind != J_ARR && a->kind != J_OBJ && b->kind != J_OBJ) return scalar_equal(a, b) || (a->kind == J_FLOAT && b->kind == J_FLOAT && isnan(a->u.f) && isnan(b->u.f));
+  Pair local[64];
   size_t cap = 64, n = 0;
-  Pair *stack = malloc(cap * sizeof *stack);
-  if (!stack) abort();
+  Pair *stack = local;
   stack[n++] = (Pair){a, b};
   bool equal = true;
   while (n && equal) {
     Pair p = stack[--n];
     double fa, fb;
+    if (p.a == p.b) continue;
     if (as_float(p.a, &fa) && as_float(p.b, &fb)) { equal = fa == fb || (isnan(fa) && isnan(fb)); continue; }
     if (p.a->kind != p.b->kind) { equal = false; break; }
     if (p.a->kind != J_ARR && p.a->kind != J_OBJ) { equal = scalar_equal(p.a, p.b); continue; }
     if (p.a->n != p.b->n) { equal = false; break; }
     if (n + p.a->n > cap) {
       while (n + p.a->n > cap) cap *= 2;
-      Pair *bigger = realloc(stack, cap * sizeof *stack);
+      Pair *bigger = malloc(cap * sizeof *bigger);
       if (!bigger) abort();
+      memcpy(bigger, stack, n * sizeof *stack);
+      if (stack != local) free(stack);
       stack = bigger;
     }
     for (size_t i = 0; i < p.a->n && equal; i++) {
       if (p.a->kind == J_ARR) { stack[n++] = (Pair){p.a->u.arr[i], p.b->u.arr[i]}; continue; }
-      const JVal *other = json_get(p.b, p.a->u.obj[i].key);
+      const JVal *other = p.b->u.obj[i].keylen == p.a->u.obj[i].keylen &&
+                                  memcmp(p.b->u.obj[i].key, p.a->u.obj[i].key, p.a->u.obj[i].keylen) == 0
+                              ? p.b->u.obj[i].val /* same key order: the common case */
+                              : json_get(p.b, p.a->u.obj[i].key);
       if (!other) equal = false;
       else stack[n++] = (Pair){p.a->u.obj[i].val, other};
     }
   }
-  free(stack);
+  if (stack != local) free(stack);
   return equal;
 }
 
@@ -84,15 +92,12 @@ typedef struct {
   size_t nids;
 } Canon;
 
-static uint64_t hash_json(const JVal *v);
-
 static uint64_t hash_mix(uint64_t h, uint64_t x) {
   h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
   return h * 0xff51afd7ed558ccdULL;
 }
 
-/* A hash consistent with json_equal: floats by value, objects order-free. */
-static uint64_t hash_json(const JVal *v) {
+static uint64_t hash_scalar(const JVal *v) {
   double f;
   if (as_float(v, &f)) {
     if (f == 0) f = 0; /* -0.0 */
@@ -111,7 +116,45 @@ static uint64_t hash_json(const JVal *v) {
       for (size_t i = 0; i < v->n; i++) h = hash_mix(h, (unsigned char)v->u.s[i]);
       return h;
     }
-    default: return hash_mix(7, v->kind * 31 + v->n); /* containers: shape only, json_equal decides */
+    default: return 0;
+  }
+}
+
+/* A hash consistent with json_equal: floats by value, object members
+ * order-free (their hashes are summed), arrays in order. Args are shallow
+ * (a ShapeTracker is a few levels), so a small fixed stack suffices; past
+ * it the hash only covers the shape, which stays consistent. */
+static uint64_t hash_json(const JVal *root) {
+  enum { MAX_DEPTH = 16 };
+  typedef struct { const JVal *v; size_t next; uint64_t h; } Frame;
+  Frame stack[MAX_DEPTH];
+  size_t depth = 0;
+  double f;
+  if ((root->kind != J_ARR && root->kind != J_OBJ) || as_float(root, &f)) return hash_scalar(root);
+  stack[depth++] = (Frame){root, 0, hash_mix(7, root->kind * 31u + root->n)};
+  uint64_t done = 0;
+  for (;;) {
+    Frame *top = &stack[depth - 1];
+    if (top->next == top->v->n) {
+      done = top->h;
+      if (--depth == 0) return done;
+      Frame *parent = &stack[depth - 1];
+      parent->h = parent->v->kind == J_OBJ ? parent->h + done : hash_mix(parent->h, done);
+      continue;
+    }
+    size_t i = top->next++;
+    const JVal *child = top->v->kind == J_ARR ? top->v->u.arr[i] : top->v->u.obj[i].val;
+    uint64_t key = top->v->kind == J_OBJ ? hash_scalar(&(JVal){.kind = J_STR, .n = top->v->u.obj[i].keylen,
+                                                                  .u.s = top->v->u.obj[i].key})
+                                         : 0;
+    if ((child->kind == J_ARR || child->kind == J_OBJ) && !as_float(child, &f) && depth < MAX_DEPTH) {
+      stack[depth++] = (Frame){child, 0, hash_mix(7 + key, child->kind * 31u + child->n)};
+      continue;
+    }
+    uint64_t h = (child->kind == J_ARR || child->kind == J_OBJ) && !as_float(child, &f)
+                     ? hash_mix(7, child->kind * 31u + child->n)
+                     : hash_scalar(child);
+    top->h = top->v->kind == J_OBJ ? top->h + hash_mix(key, h) : hash_mix(top->h, h);
   }
 }
 

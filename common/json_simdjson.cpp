@@ -102,9 +102,24 @@ struct Builder {
     }
   }
 
-  void fill_array(JVal *v, simdjson::dom::array a) {
-    size_t n = 0;
+  /* simdjson's size() saturates at 0xFFFFFF elements; count beyond that. */
+  static size_t count(simdjson::dom::array a) {
+    size_t n = a.size();
+    if (n < 0xFFFFFF) return n;
+    n = 0;
     for (auto it = a.begin(); it != a.end(); ++it) n++;
+    return n;
+  }
+  static size_t count(simdjson::dom::object o) {
+    size_t n = o.size();
+    if (n < 0xFFFFFF) return n;
+    n = 0;
+    for (auto it = o.begin(); it != o.end(); ++it) n++;
+    return n;
+  }
+
+  void fill_array(JVal *v, simdjson::dom::array a) {
+    size_t n = count(a);
     v->kind = J_ARR;
     v->n = n;
     v->u.arr = static_cast<JVal **>(arena_array(arena, n ? n : 1, sizeof(JVal *)));
@@ -118,8 +133,7 @@ struct Builder {
   }
 
   void fill_object(JVal *v, simdjson::dom::object o) {
-    size_t n = 0;
-    for (auto it = o.begin(); it != o.end(); ++it) n++;
+    size_t n = count(o);
     v->kind = J_OBJ;
     v->n = n;
     v->u.obj = static_cast<JMember *>(arena_array(arena, n ? n : 1, sizeof(JMember)));
