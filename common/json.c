@@ -4,6 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+JVal *json_parse_text(Arena *a, const char *text, char *err, size_t errlen) {
+  size_t n = strlen(text);
+  char *buf = arena_alloc(a, n + JSON_PADDING);
+  memcpy(buf, text, n);
+  return json_parse(a, buf, n, err, errlen);
+}
+
 const JVal *json_get(const JVal *obj, const char *key) {
   if (!obj || obj->kind != J_OBJ) return NULL;
   size_t klen = strlen(key);

@@ -37,6 +37,10 @@ enum { JSON_PADDING = 64 };
  * err. Never throws. Nesting deeper than 1024 levels is an error. */
 JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, size_t errlen);
 
+/* json_parse of a NUL-terminated text, copied into the arena with the
+ * padding the parser needs (for tests and small documents). */
+JVal *json_parse_text(Arena *a, const char *text, char *err, size_t errlen);
+
 /* Lookups. json_get returns NULL when obj is not an object or has no key. */
 const JVal *json_get(const JVal *obj, const char *key);
 bool json_is_int(const JVal *v);          /* J_INT, or J_UINT (always > INT64_MAX) */

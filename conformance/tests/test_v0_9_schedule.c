@@ -41,11 +41,8 @@
   "\"set_orders\":{\"simple_pads\":[],\"parents_assigns\":[]},\"memory_planner_bufs\":" planner "}"
 
 static JVal *parse(Arena *a, const char *text) {
-  size_t n = strlen(text);
-  char *buf = arena_alloc(a, n + JSON_PADDING);
-  memcpy(buf, text, n);
   char err[128];
-  JVal *v = json_parse(a, buf, n, err, sizeof err);
+  JVal *v = json_parse_text(a, text, err, sizeof err);
   if (!v) fail_msg("test JSON does not parse: %s", err);
   return v;
 }
