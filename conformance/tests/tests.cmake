@@ -19,6 +19,7 @@ foreach(f ${TSCHED_KNOWN_FAILURES})
 endforeach()
 add_test(NAME replay_corpus COMMAND tsched replay ${TSCHED_KNOWN_FAILURE_ARGS} ${CMAKE_SOURCE_DIR}/conformance/corpus)
 # The scaling pairs (conformance/oracle/record_scaling.py): one program at size N and 10N per generation.
+add_test(NAME replay_corpus_extra COMMAND tsched replay ${TSCHED_KNOWN_FAILURE_ARGS} ${CMAKE_SOURCE_DIR}/conformance/corpus-extra)
 add_test(NAME replay_scaling COMMAND tsched replay ${TSCHED_KNOWN_FAILURE_ARGS} ${CMAKE_SOURCE_DIR}/conformance/corpus-scaling)
 
 # Golden-output tests of the command-line tool (TSCHED_UPDATE_GOLDEN=1 ctest rewrites them).
