@@ -336,6 +336,13 @@ def run_unittest_module(rec: Recorder, modname: str, only: str | None, summary: 
   suite = unittest.defaultTestLoader.loadTestsFromModule(mod)
   tests = list(iter_tests(suite))
   if only: tests = [t for t in tests if only in t.id()]
+  if rec.torch_mirror:
+    # an expected failure fails at some torch comparison, which the mirror always passes: the test would go on
+    # past the point where a real run stops, so it is not run at all
+    for t in tests:
+      meth = getattr(type(t), t._testMethodName, None)
+      if getattr(meth, "__unittest_expecting_failure__", False) or getattr(type(t), "__unittest_expecting_failure__", False):
+        setattr(type(t), t._testMethodName, unittest.skip("expected failure (not run under the torch mirror)")(meth))
   # name class- and module-level fixtures
   for cls in dict.fromkeys(type(t) for t in tests):
     for fx in ("setUpClass", "tearDownClass"):
@@ -392,7 +399,7 @@ def classify_results(tests, result, torch_mirror=False) -> dict:
   bad = {}
   for t, err in result.errors: bad[t.id()] = ("error", err)
   for t, err in result.failures: bad[t.id()] = ("failure", err)
-  for t, err in getattr(result, "unexpectedSuccesses", []): pass
+  if getattr(result, "unexpectedSuccesses", []): out["unexpected_successes"] = len(result.unexpectedSuccesses)
   skipped = {t.id(): reason for t, reason in result.skipped}
   for t, _ in getattr(result, "expectedFailures", []): skipped.setdefault(t.id(), "expected failure")
   for t in tests:
