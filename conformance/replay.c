@@ -213,6 +213,14 @@ static void print_summary(const Tally *t, bool json, const size_t *other_errors)
   }
 }
 
+/* Another tsched data file (ShapeTracker vectors: "tsched-st-vectors/1"...)
+ * found among captures: its first line names that format. */
+static const char *other_tsched_format(const Capture *c) {
+  const JVal *format = c->root ? json_get(c->root, "format") : NULL;
+  if (!format || format->kind != J_STR || strncmp(format->u.s, "tsched-", 7) != 0) return NULL;
+  return strcmp(format->u.s, "tsched-capture/1") == 0 ? NULL : format->u.s;
+}
+
 static void replay_file(const char *path, bool json, bool verbose, Tally *t, size_t *unknown_errors, KnownFailures *known) {
   CaptureReader r;
   Status st;
@@ -227,6 +235,12 @@ static void replay_file(const char *path, bool json, bool verbose, Tally *t, siz
     Capture c;
     if (!capture_reader_next(&r, &a, &c, &st)) { arena_free(&a); break; }
     double t0 = now_seconds();
+    const char *other = c.line == 1 ? other_tsched_format(&c) : NULL;
+    if (other) { /* not captures: skip the file, it is no error */
+      fprintf(stderr, "SKIP %s: a %s file, not captures\n", path, other);
+      arena_free(&a);
+      break;
+    }
     if (st.kind != ST_OK) {
       fprintf(json ? stderr : stdout, "ERROR %s\n", st.msg);
       if (c.generation_known)

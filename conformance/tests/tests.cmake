@@ -27,7 +27,7 @@ function(tsched_golden_test name status)
   add_test(NAME ${name} COMMAND sh ${CMAKE_SOURCE_DIR}/conformance/tests/golden.sh
            ${CMAKE_SOURCE_DIR}/conformance/tests/golden/${name}.txt ${status} $<TARGET_FILE:tsched> ${ARGN})
 endfunction()
-tsched_golden_test(bad_input_lines 1 replay conformance/tests/bad-input/broken.jsonl)
+tsched_golden_test(bad_input_lines 1 replay conformance/tests/bad-input/broken-captures.txt)
 tsched_golden_test(missing_file 1 replay conformance/tests/bad-input/no-such-file.jsonl)
 
 # tsched ast: the expected text was printed by real tinygrad (conformance/oracle/print_asts.py)
