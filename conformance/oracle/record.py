@@ -308,7 +308,31 @@ def replace_everywhere(orig, new):
   return n
 
 
+class SeededTempNames:
+  """tempfile's name generator, made deterministic: tests put temporary paths into device names
+  ("DISK:/tmp/tmpab12cd34"), which end up in captures."""
+  characters = "abcdefghijklmnopqrstuvwxyz0123456789_"
+
+  def __init__(self, seed): self.rng = random.Random(seed)
+  def __iter__(self): return self
+  def __next__(self): return "".join(self.rng.choices(self.characters, k=8))
+
+
+def private_tempdir(gen: str, suite: str) -> str:
+  """A temporary directory whose path depends only on the recording (so temporary paths in captures are the same
+  in every recording), emptied first so earlier leftovers cannot change which names tempfile picks."""
+  import re, shutil, tempfile
+  base = "/tmp" if os.path.isdir("/tmp") else tempfile.gettempdir()
+  d = os.path.join(base, "tsched-oracle-" + re.sub(r"[^A-Za-z0-9_.-]", "_", f"{gen}-{suite}"))
+  shutil.rmtree(d, ignore_errors=True)
+  os.makedirs(d)
+  tempfile.tempdir = d
+  return d
+
+
 def seed_everything():
+  import tempfile
+  tempfile._name_sequence = SeededTempNames(0)
   random.seed(0)
   try:
     import numpy as np
@@ -478,6 +502,7 @@ def main():
   for k in ("DEBUG", "GRAPH", "VIZ", "SAVE_SCHEDULE", "FUZZ_SCHEDULE", "RUN_PROCESS_REPLAY", "CAPTURE_PROCESS_REPLAY"):
     os.environ.pop(k, None)
 
+  tmpdir = private_tempdir(gen, a.suite + (f"-{a.only}" if a.only else ""))
   import tinygrad  # noqa: F401
   writer = Writer(out)
   rec = Recorder(gen, writer, native_set_order=a.native_set_order)
@@ -503,6 +528,8 @@ def main():
   brief = {k: summary.get(k) for k in ("generation", "suite", "captures", "errors", "with_memory_plan", "tests", "passed", "test_failed",
                                         "test_errors", "skipped", "stub_skipped", "workloads", "workloads_failed", "encoder_failures", "capped_calls", "seconds")
            if k in summary}
+  import shutil
+  shutil.rmtree(tmpdir, ignore_errors=True)
   sys.stdout.flush()
   print(json.dumps(brief), file=sys.stderr)
   sys.stderr.flush()
