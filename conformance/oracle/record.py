@@ -310,7 +310,9 @@ def replace_everywhere(orig, new):
 
 class SeededTempNames:
   """tempfile's name generator, made deterministic: tests put temporary paths into device names
-  ("DISK:/tmp/tmpab12cd34"), which end up in captures."""
+  ("DISK:/tmp/tmpab12cd34"), which end up in captures.  One sequence for the whole recording, never
+  restarted: names must not repeat within the process (0.9.1/0.10.0's CLANG runtime dlopens each kernel
+  from a temporary file, and dlopen of a path already loaded returns the old library)."""
   characters = "abcdefghijklmnopqrstuvwxyz0123456789_"
 
   def __init__(self, seed): self.rng = random.Random(seed)
@@ -327,12 +329,11 @@ def private_tempdir(gen: str, suite: str) -> str:
   shutil.rmtree(d, ignore_errors=True)
   os.makedirs(d)
   tempfile.tempdir = d
+  tempfile._name_sequence = SeededTempNames(0)
   return d
 
 
 def seed_everything():
-  import tempfile
-  tempfile._name_sequence = SeededTempNames(0)
   random.seed(0)
   try:
     import numpy as np
