@@ -17,7 +17,8 @@
 # calls after the first CAP run unrecorded (counted as capped_calls in summary.json).
 # test_ops is recorded with --torch-mirror (see conformance/oracle/stubs/mirror/torch).
 # Each recording runs under `timeout $TIMEOUT` (default 3600 s).  LOGDIR=dir keeps the
-# per-recording logs and --summary files there.
+# per-recording logs and --summary files there (use a fresh directory).  A recording that fails
+# leaves the previous file of that module in place and makes the script exit 1.
 set -eu
 if [ $# -lt 3 ]; then echo "usage: $0 TG091 TG0100 TG0102 [MODULE ...]" >&2; exit 2; fi
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -51,13 +52,15 @@ for pair in "0.9.1:$TG091" "0.10.0:$TG0100" "0.10.2:$TG0102"; do
     esac
     out="$OUT/v$ver-$m.jsonl.gz"
     echo "== $ver $m" >&2
+    part="$TMP/v$ver-$m.jsonl.gz"  # written there, moved into place when complete
     # shellcheck disable=SC2086
-    if timeout "$TIMEOUT" "$PY" "$HERE/record.py" --tinygrad "$tg" $args --out "$out" \
+    if timeout "$TIMEOUT" "$PY" "$HERE/record.py" --tinygrad "$tg" $args --out "$part" \
         --summary "$TMP/v$ver-$m.json" >"$TMP/v$ver-$m.log" 2>&1; then
       tail -1 "$TMP/v$ver-$m.log" >&2
-      if [ "$(gzip -dc "$out" | head -c1 | wc -c)" -eq 0 ]; then rm -f "$out"; echo "   (no captures: no file)" >&2; fi
+      if [ "$(gzip -dc "$part" | head -c1 | wc -c)" -eq 0 ]; then rm -f "$part" "$out"; echo "   (no captures: no file)" >&2
+      else mv -f "$part" "$out"; fi
     else
-      rc=$?; rm -f "$out" "$TMP/v$ver-$m.json"; FAILED="$FAILED $ver:$m(rc=$rc)"
+      rc=$?; rm -f "$part" "$TMP/v$ver-$m.json"; FAILED="$FAILED $ver:$m(rc=$rc)"
       tail -5 "$TMP/v$ver-$m.log" >&2
     fi
   done
