@@ -330,6 +330,12 @@ def private_tempdir(gen: str, suite: str) -> str:
   os.makedirs(d)
   tempfile.tempdir = d
   tempfile._name_sequence = SeededTempNames(0)
+  try:  # shared-memory names ("DISK:shm:psm_..." devices) likewise; SharedMemory retries a name that exists
+    import multiprocessing.shared_memory as shm
+    rng = random.Random(0)
+    shm._make_filename = lambda: shm._SHM_NAME_PREFIX + "%08x" % rng.getrandbits(32)
+  except ImportError:
+    pass
   return d
 
 
