@@ -558,4 +558,55 @@ def sym_const_arange():
 SYMBOLIC = [(f.__name__, f) for f in (sym_elementwise, sym_shrink_pad, sym_reduce, sym_cat, sym_const_arange, sym_attention,
                                       sym_jit_step, sym_jit_kv_decode)]
 
-SUITES = {"workloads": WORKLOADS, "big": BIG, "symbolic": SYMBOLIC}
+# ------------------------------------------------------------------ image dtypes (suite "images", corpus-extra)
+# tinygrad's image tests need a GPU/QCOM device; on the CPU image kernels cannot run, but they can be
+# scheduled.  Tensor.image_dot / image_conv2d (the IMAGE=1/2 paths of matmul and conv2d, present in all three
+# versions) are called directly under Context(IMAGE=...), and the graphs are only scheduled, never run.
+
+def _image_ctx(level):
+  from tinygrad.helpers import Context
+  return Context(IMAGE=level)
+
+
+def img_dot():
+  """image_dot: matmuls through image-typed casts (IMAGE=2) and the IMAGE=1 variant."""
+  a, b = rnd(4, 16), rnd(16, 8)
+  for level in (2, 1):
+    with _image_ctx(level):
+      schedule_only(a.image_dot(b))
+      schedule_only(a.image_dot(b).relu() + 1)
+  with _image_ctx(2):
+    schedule_only(rnd(2, 4, 16).image_dot(rnd(16, 12)))
+    schedule_only(a.image_dot(rnd(16, 6)))  # 6 outputs: not a multiple of 4
+
+
+def img_conv2d():
+  """image_conv2d forward: plain, padded, strided, grouped, with bias; IMAGE=2 and IMAGE=1."""
+  x, w = rnd(1, 16, 8, 8), rnd(8, 16, 3, 3)
+  for level in (2, 1):
+    with _image_ctx(level):
+      schedule_only(x.image_conv2d(w, padding=1).relu())
+      schedule_only(x.image_conv2d(w, stride=2))
+  with _image_ctx(2):
+    schedule_only(x.image_conv2d(rnd(16, 4, 3, 3), groups=4, padding=1))
+    schedule_only(x.image_conv2d(rnd(8, 16, 1, 1), bias=rnd(8)))
+    schedule_only(rnd(1, 3, 8, 8).image_conv2d(rnd(8, 3, 3, 3), padding=1))  # 3 input channels: padded to 4
+
+
+def img_small_net():
+  """Two image convolutions and an image matmul head, forward and backward, scheduled together."""
+  x = rnd(1, 8, 8, 8)
+  w1 = Tensor((np.random.randn(8, 8, 3, 3)).astype(np.float32), requires_grad=True).realize()
+  w2 = Tensor((np.random.randn(16, 8, 3, 3)).astype(np.float32), requires_grad=True).realize()
+  wf = Tensor((np.random.randn(16 * 4 * 4, 4)).astype(np.float32), requires_grad=True).realize()
+  with _image_ctx(2):
+    h = x.image_conv2d(w1, padding=1).relu()
+    h = h.image_conv2d(w2, padding=1, stride=2).relu()
+    loss = h.reshape(1, -1).image_dot(wf).sum()
+    loss.backward()
+    schedule_only(loss, w1.grad, w2.grad, wf.grad)
+
+
+IMAGES = [(f.__name__, f) for f in (img_dot, img_conv2d, img_small_net)]
+
+SUITES = {"workloads": WORKLOADS, "big": BIG, "symbolic": SYMBOLIC, "images": IMAGES}
