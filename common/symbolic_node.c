@@ -1,0 +1,524 @@
+/* symbolic_node.c — 0.9.1's Node algebra (shape/symbolic.py), see symbolic.h.
+ * Expressions simplify while they are built (NumNode, Variable, MulNode,
+ * DivNode, ModNode, LtNode, SumNode, AndNode). */
+#include "symbolic.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ============================================================ Part 1: 0.9.1 Node algebra */
+
+static const char *const SN_CLASS[] = {"NumNode", "Variable", "MulNode", "DivNode", "ModNode", "LtNode", "SumNode", "AndNode"};
+
+void snode_ctx_init(SymNodeCtx *c, Arena *a) {
+  c->a = a;
+  st_error_clear(&c->err);
+}
+
+static bool sn_failed(const SymNodeCtx *c) { return c->err.status != ST_OK; }
+
+static void sn_raise(SymNodeCtx *c, const char *type, const char *message) {
+  if (sn_failed(c)) return;
+  c->err.status = ST_RAISED;
+  c->err.type = type;
+  c->err.message = message;
+}
+
+/* Python's `%` and `//` on ints, raising ZeroDivisionError like Python. */
+static int64_t sn_pymod(SymNodeCtx *c, int64_t x, int64_t y) {
+  if (y == 0) {
+    sn_raise(c, "ZeroDivisionError", "integer modulo by zero");
+    return 0;
+  }
+  return py_mod(x, y);
+}
+
+static int64_t sn_pydiv(SymNodeCtx *c, int64_t x, int64_t y) {
+  if (y == 0) {
+    sn_raise(c, "ZeroDivisionError", "integer division or modulo by zero");
+    return 0;
+  }
+  return py_floordiv(x, y);
+}
+
+static int64_t gcd64(int64_t x, int64_t y) { /* math.gcd: non-negative */
+  if (x < 0) x = -x;
+  if (y < 0) y = -y;
+  while (y != 0) {
+    int64_t t = x % y;
+    x = y;
+    y = t;
+  }
+  return x;
+}
+
+static SymNode *sn_alloc(SymNodeCtx *c, SymNodeKind kind) {
+  SymNode *n = arena_alloc(c->a, sizeof *n);
+  n->kind = kind;
+  return n;
+}
+
+/* NumNode(num) */
+const SymNode *snode_num(SymNodeCtx *c, int64_t b) {
+  SymNode *n = sn_alloc(c, SN_NUM);
+  n->b = n->min = n->max = b;
+  return n;
+}
+
+/* Variable.__new__ / __init__ */
+const SymNode *snode_var(SymNodeCtx *c, const char *expr, int64_t min, int64_t max) {
+  if (!(min >= 0 && min <= max)) {
+    sn_raise(c, "AssertionError",
+             arena_printf(c->a, "invalid Variable expr='%s' nmin=%lld nmax=%lld", expr, (long long)min, (long long)max));
+    return snode_num(c, 0);
+  }
+  if (min == max) return snode_num(c, min);
+  SymNode *n = sn_alloc(c, SN_VAR);
+  n->expr = expr;
+  n->min = min;
+  n->max = max;
+  return n;
+}
+
+bool snode_truthy(const SymNode *x) { return !(x->max == x->min && x->min == 0); }
+
+/* Node.render for ctx "DEBUG" (the key) and "REPR" */
+static const char *sn_render(SymNodeCtx *c, const SymNode *x, bool repr) {
+  if (!repr && x->key != NULL) return x->key;
+  if (!(x->kind == SN_VAR || x->kind == SN_NUM || x->min != x->max)) sn_raise(c, "AssertionError", "");
+  const char *s = "";
+  switch (x->kind) {
+    case SN_NUM: s = repr ? arena_printf(c->a, "NumNode(%lld)", (long long)x->b) : arena_printf(c->a, "%lld", (long long)x->b); break;
+    case SN_VAR:
+      s = repr ? arena_printf(c->a, "Variable('%s', %lld, %lld)", x->expr, (long long)x->min, (long long)x->max)
+               : arena_printf(c->a, "%s[%lld-%lld]", x->expr, (long long)x->min, (long long)x->max);
+      break;
+    case SN_MUL: s = arena_printf(c->a, "(%s*%lld)", sn_render(c, x->a, repr), (long long)x->b); break;
+    case SN_DIV: s = arena_printf(c->a, "(%s//%lld)", sn_render(c, x->a, repr), (long long)x->b); break;
+    case SN_MOD: s = arena_printf(c->a, "(%s%%%lld)", sn_render(c, x->a, repr), (long long)x->b); break;
+    case SN_LT: s = arena_printf(c->a, "(%s<%lld)", sn_render(c, x->a, repr), (long long)x->b); break;
+    case SN_SUM:
+    case SN_AND: {
+      /* "(" + sep.join(sorted(renders)) + ")" */
+      const char *sep = x->kind == SN_SUM ? "+" : " and ";
+      const char **parts = arena_array(c->a, (size_t)(x->n > 0 ? x->n : 1), sizeof *parts);
+      size_t len = 3;
+      for (int i = 0; i < x->n; i++) {
+        parts[i] = sn_render(c, x->nodes[i], repr);
+        len += strlen(parts[i]) + strlen(sep);
+      }
+      for (int i = 1; i < x->n; i++) { /* insertion sort by strcmp (Python str order for ASCII) */
+        const char *p = parts[i];
+        int j = i - 1;
+        while (j >= 0 && strcmp(parts[j], p) > 0) {
+          parts[j + 1] = parts[j];
+          j--;
+        }
+        parts[j + 1] = p;
+      }
+      char *buf = arena_alloc(c->a, len);
+      strcpy(buf, "(");
+      for (int i = 0; i < x->n; i++) {
+        if (i) strcat(buf, sep);
+        strcat(buf, parts[i]);
+      }
+      strcat(buf, ")");
+      s = buf;
+      break;
+    }
+  }
+  if (!repr) ((SymNode *)x)->key = s; /* Node.key is a cached_property */
+  return s;
+}
+
+const char *snode_key(SymNodeCtx *c, const SymNode *x) { return sn_render(c, x, false); }
+const char *snode_repr(SymNodeCtx *c, const SymNode *x) { return sn_render(c, x, true); }
+
+/* Node.__eq__ between nodes: NumNode compares its value, everything else its key */
+bool snode_eq(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
+  if (x == y) return true;
+  if (x->kind == SN_NUM || y->kind == SN_NUM) return x->kind == SN_NUM && y->kind == SN_NUM && x->b == y->b;
+  /* two Variables: "expr[min-max]" (min >= 0) is equal exactly when expr, min and max are */
+  if (x->kind == SN_VAR && y->kind == SN_VAR) return x->min == y->min && x->max == y->max && strcmp(x->expr, y->expr) == 0;
+  return strcmp(snode_key(c, x), snode_key(c, y)) == 0;
+}
+
+/* OpNode.get_bounds for each class */
+static void sn_bounds_mul(SymNodeCtx *c, SymNode *n) {
+  if (!(n->a->min >= 0)) sn_raise(c, "AssertionError", "");
+  if (n->b >= 0) {
+    n->min = n->a->min * n->b;
+    n->max = n->a->max * n->b;
+  } else {
+    n->min = n->a->max * n->b;
+    n->max = n->a->min * n->b;
+  }
+}
+
+static const SymNode *sn_new_mul(SymNodeCtx *c, const SymNode *a, int64_t b) { /* MulNode(a, b) */
+  SymNode *n = sn_alloc(c, SN_MUL);
+  n->a = a;
+  n->b = b;
+  sn_bounds_mul(c, n);
+  return n;
+}
+
+static const SymNode *sn_new_div(SymNodeCtx *c, const SymNode *a, int64_t b) { /* DivNode(a, b) */
+  SymNode *n = sn_alloc(c, SN_DIV);
+  n->a = a;
+  n->b = b;
+  if (!(a->min >= 0)) sn_raise(c, "AssertionError", "");
+  n->min = sn_pydiv(c, a->min, b);
+  n->max = sn_pydiv(c, a->max, b);
+  return n;
+}
+
+static const SymNode *sn_new_mod(SymNodeCtx *c, const SymNode *a, int64_t b) { /* ModNode(a, b) */
+  SymNode *n = sn_alloc(c, SN_MOD);
+  n->a = a;
+  n->b = b;
+  if (!(a->min >= 0)) sn_raise(c, "AssertionError", "");
+  if (a->max - a->min >= b || (a->min != a->max && sn_pymod(c, a->min, b) >= sn_pymod(c, a->max, b))) {
+    n->min = 0;
+    n->max = b - 1;
+  } else {
+    n->min = sn_pymod(c, a->min, b);
+    n->max = sn_pymod(c, a->max, b);
+  }
+  return n;
+}
+
+static void sn_lt_bounds(const SymNode *a, int64_t b, int64_t *lo, int64_t *hi) { /* LtNode.get_bounds, int b */
+  if (a->kind == SN_NUM && a->b == b) { /* self.a == self.b */
+    *lo = *hi = 0;
+  } else if (a->max < b) {
+    *lo = *hi = 1;
+  } else if (a->min >= b) {
+    *lo = *hi = 0;
+  } else {
+    *lo = 0;
+    *hi = 1;
+  }
+}
+
+static const SymNode *sn_new_lt(SymNodeCtx *c, const SymNode *a, int64_t b) { /* LtNode(a, b) */
+  SymNode *n = sn_alloc(c, SN_LT);
+  n->a = a;
+  n->b = b;
+  sn_lt_bounds(a, b, &n->min, &n->max);
+  return n;
+}
+
+bool snode_lt_truthy(const SymNode *x, int64_t b) {
+  int64_t lo, hi;
+  sn_lt_bounds(x, b, &lo, &hi);
+  return !(lo == 0 && hi == 0);
+}
+
+static const SymNode *sn_new_red(SymNodeCtx *c, SymNodeKind kind, int n, const SymNode *const *nodes) { /* SumNode/AndNode */
+  SymNode *r = sn_alloc(c, kind);
+  const SymNode **copy = arena_array(c->a, (size_t)(n > 0 ? n : 1), sizeof *copy);
+  memcpy(copy, nodes, sizeof *copy * (size_t)n);
+  r->n = n;
+  r->nodes = copy;
+  if (kind == SN_SUM) {
+    for (int i = 0; i < n; i++) {
+      r->min += nodes[i]->min;
+      r->max += nodes[i]->max;
+    }
+  } else { /* AndNode: min of the mins, max of the maxes */
+    for (int i = 0; i < n; i++) {
+      if (i == 0 || nodes[i]->min < r->min) r->min = nodes[i]->min;
+      if (i == 0 || nodes[i]->max > r->max) r->max = nodes[i]->max;
+    }
+  }
+  return r;
+}
+
+/* create_node: a node whose bounds meet is a NumNode */
+static const SymNode *create_node(SymNodeCtx *c, const SymNode *ret) {
+  if (!(ret->min <= ret->max))
+    sn_raise(c, "AssertionError",
+             arena_printf(c->a, "min greater than max! %lld %lld when creating <class 'tinygrad.shape.symbolic.%s'> <%s>",
+                          (long long)ret->min, (long long)ret->max, SN_CLASS[ret->kind], snode_key(c, ret)));
+  if (ret->min == ret->max) return snode_num(c, ret->min);
+  return ret;
+}
+
+/* A growable list of nodes. */
+typedef struct NodeList { const SymNode **items; int n, cap; } NodeList;
+
+static void nl_push(SymNodeCtx *c, NodeList *l, const SymNode *x) {
+  if (l->n == l->cap) {
+    int cap = l->cap ? l->cap * 2 : 8;
+    const SymNode **bigger = arena_array(c->a, (size_t)cap, sizeof *bigger);
+    if (l->n) memcpy(bigger, l->items, sizeof *bigger * (size_t)l->n);
+    l->items = bigger;
+    l->cap = cap;
+  }
+  l->items[l->n++] = x;
+}
+
+/* SumNode.flat_components */
+static void sn_flat_components(SymNodeCtx *c, const SymNode *sum, NodeList *out) {
+  for (int i = 0; i < sum->n; i++) {
+    if (sum->nodes[i]->kind == SN_SUM) sn_flat_components(c, sum->nodes[i], out);
+    else nl_push(c, out, sum->nodes[i]);
+  }
+}
+
+/* Node.sum */
+const SymNode *snode_sum(SymNodeCtx *c, int n, const SymNode *const *nodes_in) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  NodeList nodes = {0};
+  for (int i = 0; i < n; i++)
+    if (nodes_in[i]->max != 0 || nodes_in[i]->min != 0) nl_push(c, &nodes, nodes_in[i]);
+  if (nodes.n == 0) return snode_num(c, 0);
+  if (nodes.n == 1) return nodes.items[0];
+  NodeList flat = {0};
+  sn_flat_components(c, sn_new_red(c, SN_SUM, nodes.n, nodes.items), &flat);
+  /* mul_groups: a dict from node (by key) to summed coefficient, in insertion order */
+  const SymNode **keys = arena_array(c->a, (size_t)flat.n, sizeof *keys);
+  int64_t *coef = arena_array(c->a, (size_t)flat.n, sizeof *coef);
+  int ngroups = 0;
+  int64_t num_node_sum = 0;
+  for (int i = 0; i < flat.n; i++) {
+    const SymNode *node = flat.items[i];
+    if (node->kind == SN_NUM) {
+      num_node_sum += node->b;
+      continue;
+    }
+    const SymNode *key = node->kind == SN_MUL ? node->a : node;
+    int64_t add = node->kind == SN_MUL ? node->b : 1;
+    int g = 0;
+    while (g < ngroups && !snode_eq(c, keys[g], key)) g++;
+    if (g == ngroups) {
+      keys[ngroups] = key;
+      coef[ngroups++] = 0;
+    }
+    coef[g] += add;
+  }
+  NodeList new_nodes = {0};
+  for (int g = 0; g < ngroups; g++) {
+    if (coef[g] == 0) continue;
+    nl_push(c, &new_nodes, coef[g] != 1 ? sn_new_mul(c, keys[g], coef[g]) : keys[g]);
+  }
+  if (num_node_sum != 0) nl_push(c, &new_nodes, snode_num(c, num_node_sum));
+  if (new_nodes.n > 1) return create_node(c, sn_new_red(c, SN_SUM, new_nodes.n, new_nodes.items));
+  return new_nodes.n == 1 ? new_nodes.items[0] : snode_num(c, 0);
+}
+
+/* Node.__add__: Node.sum([self, b]) */
+const SymNode *snode_add(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
+  const SymNode *pair[2] = {x, y};
+  return snode_sum(c, 2, pair);
+}
+
+const SymNode *snode_add_int(SymNodeCtx *c, const SymNode *x, int64_t b) { return snode_add(c, x, snode_num(c, b)); }
+
+/* x * b, dispatching like Python: NumNode.__mul__, MulNode.__mul__, SumNode.__mul__, Node.__mul__ */
+const SymNode *snode_mul(SymNodeCtx *c, const SymNode *x, int64_t b) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  switch (x->kind) {
+    case SN_NUM: return snode_num(c, x->b * b);
+    case SN_MUL: return snode_mul(c, x->a, x->b * b); /* two muls in one mul */
+    case SN_SUM: {                                    /* distribute mul into sum */
+      const SymNode **parts = arena_array(c->a, (size_t)x->n, sizeof *parts);
+      for (int i = 0; i < x->n; i++) parts[i] = snode_mul(c, x->nodes[i], b);
+      return snode_sum(c, x->n, parts);
+    }
+    default:
+      if (b == 0) return snode_num(c, 0);
+      if (b == 1) return x;
+      return create_node(c, sn_new_mul(c, x, b));
+  }
+}
+
+enum { FA_DEFAULT = -1 }; /* factoring_allowed: the class's default */
+
+static const SymNode *sn_floordiv(SymNodeCtx *c, const SymNode *x, int64_t b, int fa);
+
+/* Node.__floordiv__ with an int b */
+static const SymNode *sn_floordiv_generic(SymNodeCtx *c, const SymNode *x, int64_t b, bool fa) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  if (!(b != 0)) {
+    sn_raise(c, "AssertionError", "");
+    return snode_num(c, 0);
+  }
+  if (b < 0) return sn_floordiv(c, snode_mul(c, x, -1), -b, fa);
+  if (b == 1) return x;
+  /* the numerator of div is not allowed to be negative */
+  if (x->min < 0) {
+    int64_t offset = py_floordiv(x->min, b);
+    /* factor out an "offset" to make the numerator positive. don't allowing factoring again */
+    return snode_add_int(c, sn_floordiv(c, snode_add_int(c, x, -offset * b), b, false), offset);
+  }
+  return create_node(c, sn_new_div(c, x, b));
+}
+
+/* SumNode.__floordiv__ with an int b */
+static const SymNode *sn_floordiv_sum(SymNodeCtx *c, const SymNode *x, int64_t b, bool fa) {
+  if (b == 1) return x;
+  if (!fa) return sn_floordiv_generic(c, x, b, fa);
+  NodeList flat = {0}, fully_divided = {0}, rest = {0};
+  sn_flat_components(c, x, &flat);
+  int64_t g = b, divisor = 1;
+  for (int i = 0; i < flat.n; i++) {
+    const SymNode *y = flat.items[i];
+    if (y->kind == SN_NUM || y->kind == SN_MUL) {
+      if (sn_pymod(c, y->b, b) == 0) {
+        nl_push(c, &fully_divided, sn_floordiv(c, y, b, FA_DEFAULT));
+      } else {
+        int64_t div;
+        if (y->kind == SN_NUM && (div = sn_pydiv(c, y->b, b)) != 0) {
+          nl_push(c, &fully_divided, snode_num(c, div));
+          y = snode_num(c, y->b - b * div);
+        }
+        nl_push(c, &rest, y);
+        g = gcd64(g, y->b);
+        if (y->kind == SN_MUL && divisor == 1 && sn_pymod(c, b, y->b) == 0) divisor = y->b;
+      }
+    } else {
+      nl_push(c, &rest, y);
+      g = 1;
+    }
+  }
+  const SymNode *fd = snode_sum(c, fully_divided.n, fully_divided.items), *rs = snode_sum(c, rest.n, rest.items);
+  if (g > 1) return snode_add(c, fd, sn_floordiv(c, sn_floordiv(c, rs, g, FA_DEFAULT), sn_pydiv(c, b, g), FA_DEFAULT));
+  if (divisor > 1)
+    return snode_add(c, fd, sn_floordiv(c, sn_floordiv(c, rs, divisor, FA_DEFAULT), sn_pydiv(c, b, divisor), FA_DEFAULT));
+  return snode_add(c, fd, sn_floordiv_generic(c, rs, b, true));
+}
+
+/* x.__floordiv__(b, factoring_allowed) dispatched on x's class; fa == FA_DEFAULT uses the class default */
+static const SymNode *sn_floordiv(SymNodeCtx *c, const SymNode *x, int64_t b, int fa) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  switch (x->kind) {
+    case SN_MUL: { /* MulNode.__floordiv__(b, factoring_allowed=False) */
+      if (sn_pymod(c, x->b, b) == 0) return snode_mul(c, x->a, sn_pydiv(c, x->b, b));
+      if (sn_pymod(c, b, x->b) == 0 && x->b > 0) return sn_floordiv(c, x->a, sn_pydiv(c, b, x->b), FA_DEFAULT);
+      return sn_floordiv_generic(c, x, b, fa == FA_DEFAULT ? false : fa);
+    }
+    case SN_DIV: /* DivNode.__floordiv__: two divs is one div */
+      return sn_floordiv(c, x->a, x->b * b, FA_DEFAULT);
+    case SN_MOD: /* ModNode.__floordiv__(b, factoring_allowed=True) */
+      if (sn_pymod(c, x->b, b) == 0) return snode_mod(c, sn_floordiv(c, x->a, b, FA_DEFAULT), sn_pydiv(c, x->b, b));
+      return sn_floordiv_generic(c, x, b, fa == FA_DEFAULT ? true : fa);
+    case SN_SUM: return sn_floordiv_sum(c, x, b, fa == FA_DEFAULT ? true : fa);
+    default: return sn_floordiv_generic(c, x, b, fa == FA_DEFAULT ? true : fa);
+  }
+}
+
+const SymNode *snode_floordiv(SymNodeCtx *c, const SymNode *x, int64_t b) { return sn_floordiv(c, x, b, FA_DEFAULT); }
+
+/* Node.__mod__ with an int b */
+static const SymNode *sn_mod_generic(SymNodeCtx *c, const SymNode *x, int64_t b) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  if (!(b > 0)) {
+    sn_raise(c, "AssertionError", "");
+    return snode_num(c, 0);
+  }
+  if (b == 1) return snode_num(c, 0);
+  if (x->min >= 0 && x->max < b) return x;
+  if (py_floordiv(x->min, b) == py_floordiv(x->max, b)) return snode_add_int(c, x, -(b * py_floordiv(x->min, b)));
+  if (x->min < 0) return snode_mod(c, snode_add_int(c, x, -(py_floordiv(x->min, b) * b)), b);
+  return create_node(c, sn_new_mod(c, x, b));
+}
+
+/* x % b dispatched on x's class */
+const SymNode *snode_mod(SymNodeCtx *c, const SymNode *x, int64_t b) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  switch (x->kind) {
+    case SN_MUL: /* MulNode.__mod__: Node.__mod__(self.a * (self.b%b), b) */
+      return sn_mod_generic(c, snode_mul(c, x->a, sn_pymod(c, x->b, b)), b);
+    case SN_MOD: /* ModNode.__mod__ */
+      if (sn_pymod(c, x->b, b) == 0) return snode_mod(c, x->a, b);
+      return sn_mod_generic(c, x, b);
+    case SN_SUM: { /* SumNode.__mod__ */
+      const SymNode **parts = arena_array(c->a, (size_t)x->n, sizeof *parts);
+      for (int i = 0; i < x->n; i++) {
+        const SymNode *y = x->nodes[i];
+        parts[i] = (y->kind == SN_NUM || y->kind == SN_MUL) ? snode_mod(c, y, b) : y;
+      }
+      return sn_mod_generic(c, snode_sum(c, x->n, parts), b);
+    }
+    default: return sn_mod_generic(c, x, b);
+  }
+}
+
+/* Node.ands */
+const SymNode *snode_ands(SymNodeCtx *c, int n, const SymNode *const *nodes) {
+  if (n == 0) return snode_num(c, 1);
+  if (n == 1) return nodes[0];
+  for (int i = 0; i < n; i++)
+    if (!snode_truthy(nodes[i])) return snode_num(c, 0);
+  NodeList keep = {0}; /* filter 1s */
+  for (int i = 0; i < n; i++)
+    if (nodes[i]->min != nodes[i]->max) nl_push(c, &keep, nodes[i]);
+  if (keep.n > 1) return create_node(c, sn_new_red(c, SN_AND, keep.n, keep.items));
+  return keep.n == 1 ? keep.items[0] : snode_num(c, 1);
+}
+
+/* create_lt_node (shape/symbolic.py), int b */
+const SymNode *create_lt_node(SymNodeCtx *c, const SymNode *lhs, int64_t b) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  if (lhs->kind == SN_SUM) {
+    NodeList new_sum = {0};
+    for (int i = 0; i < lhs->n; i++) {
+      if (lhs->nodes[i]->kind == SN_NUM) b -= lhs->nodes[i]->b;
+      else nl_push(c, &new_sum, lhs->nodes[i]);
+    }
+    lhs = snode_sum(c, new_sum.n, new_sum.items);
+    NodeList nodes = {0}, muls = {0}, others = {0};
+    if (lhs->kind == SN_SUM)
+      for (int i = 0; i < lhs->n; i++) nl_push(c, &nodes, lhs->nodes[i]);
+    else nl_push(c, &nodes, lhs);
+    for (int i = 0; i < nodes.n; i++) {
+      const SymNode *x = nodes.items[i];
+      bool is_mul = x->kind == SN_MUL && x->b > 0 && x->max >= b;
+      nl_push(c, is_mul ? &muls : &others, x);
+    }
+    if (muls.n > 0) {
+      int64_t mul_gcd = b;
+      for (int i = 0; i < muls.n; i++) mul_gcd = gcd64(mul_gcd, muls.items[i]->b);
+      const SymNode *all_others = snode_sum(c, others.n, others.items);
+      if (all_others->min >= 0 && all_others->max < mul_gcd) {
+        const SymNode **divided = arena_array(c->a, (size_t)muls.n, sizeof *divided);
+        for (int i = 0; i < muls.n; i++) divided[i] = sn_floordiv(c, muls.items[i], mul_gcd, FA_DEFAULT);
+        lhs = snode_sum(c, muls.n, divided);
+        b = sn_pydiv(c, b, mul_gcd);
+      }
+    }
+    return lhs->kind == SN_SUM ? create_node(c, sn_new_lt(c, lhs, b)) : create_lt_node(c, lhs, b);
+  }
+  if (lhs->kind == SN_MUL) {
+    if (lhs->b == -1) return create_node(c, sn_new_lt(c, lhs, b));
+    int64_t sgn = lhs->b > 0 ? 1 : -1, ab = lhs->b > 0 ? lhs->b : -lhs->b;
+    return create_node(c, sn_new_lt(c, snode_mul(c, lhs->a, sgn), py_floordiv(b + ab - 1, ab)));
+  }
+  return create_node(c, sn_new_lt(c, lhs, b));
+}
+
+const SymNode *create_ge_node(SymNodeCtx *c, const SymNode *lhs, int64_t b) {
+  return create_lt_node(c, snode_mul(c, lhs, -1), -b + 1);
+}
+
+/* Node.vars(): the Variables, each once (by key), in first-seen order */
+static int sn_vars_rec(SymNodeCtx *c, const SymNode *x, const SymNode **out, int cap, int cnt) {
+  switch (x->kind) {
+    case SN_NUM: return cnt;
+    case SN_VAR:
+      for (int i = 0; i < cnt && i < cap; i++)
+        if (snode_eq(c, out[i], x)) return cnt;
+      if (cnt < cap) out[cnt] = x;
+      return cnt + 1;
+    case SN_SUM:
+    case SN_AND:
+      for (int i = 0; i < x->n; i++) cnt = sn_vars_rec(c, x->nodes[i], out, cap, cnt);
+      return cnt;
+    default: return sn_vars_rec(c, x->a, out, cap, cnt);
+  }
+}
+
+int snode_vars(SymNodeCtx *c, const SymNode *x, const SymNode **out, int cap) { return sn_vars_rec(c, x, out, cap, 0); }
+
