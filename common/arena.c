@@ -63,6 +63,15 @@ static void chunk_release(ArenaChunk *c) {
   free(c);
 }
 
+void arena_release_pool(void) {
+  while (pool) {
+    ArenaChunk *c = pool;
+    pool = c->next;
+    free(c);
+  }
+  pool_bytes = 0;
+}
+
 void arena_init(Arena *a) { memset(a, 0, sizeof *a); }
 
 /* head's bump pointer back into the chunk */

@@ -16,6 +16,8 @@ typedef struct Arena {
 
 void arena_init(Arena *a);
 void arena_free(Arena *a);
+/* Give the chunks pooled by freed arenas (this thread's) back to the system. */
+void arena_release_pool(void);
 /* arena_alloc when the head chunk is full (arena.c) */
 void *arena_alloc_slow(Arena *a, size_t bytes);
 /* Zero-filled, 8-byte aligned (nothing here needs more). Aborts with a message on out-of-memory.
