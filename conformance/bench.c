@@ -137,7 +137,7 @@ static size_t measure_rss(const CaptureReader *at) {
  * *parse and *c), scheduled `repeat` times, and its memory measured once.
  * Returns false at the end of the file. */
 static bool bench_next(CaptureReader *r, Arena *parse, Capture *c, Status *st, double min_oracle, int repeat,
-                       Sample *out, bool *measured) {
+                       bool memory, Sample *out, bool *measured) {
   CaptureReader at = *r;
   double best = 0, first = 0;
   *measured = false;
@@ -156,7 +156,7 @@ static bool bench_next(CaptureReader *r, Arena *parse, Capture *c, Status *st, d
   out->read = best;
   out->read_cold = first;
   out->total += best;
-  out->rss_bytes = measure_rss(&at);
+  out->rss_bytes = memory ? measure_rss(&at) : 0;
   *measured = true;
   return true;
 }
@@ -213,7 +213,7 @@ static void print_summary(Samples *per_gen, bool json) {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: tsched bench [--json] [--min-oracle SECONDS] [--repeat N] [--all] PATH...\n"
+          "usage: tsched bench [--json] [--min-oracle SECONDS] [--repeat N] [--all] [--no-memory] PATH...\n"
           "\n"
           "Time every capture in PATH per phase: read (JSON parse), build (input graph),\n"
           "schedule, encode (result to JSON) and compare, and the ratio of tinygrad's\n"
@@ -225,16 +225,18 @@ static void usage(FILE *f) {
           "reserved over the JSON bytes. Only passing captures count in the summary unless --all.\n"
           "\n"
           "  --min-oracle S  only captures whose oracle_seconds >= S (the big ones)\n"
-          "  --json          one JSON object per capture, then one per generation\n");
+          "  --json          one JSON object per capture, then one per generation\n"
+          "  --no-memory     no child process measuring memory (for profilers)\n");
 }
 
 int cmd_bench(int argc, char **argv) {
-  bool json = false, all = false;
+  bool json = false, all = false, memory = true;
   double min_oracle = 0;
   int repeat = 3, first = 1;
   for (; first < argc && argv[first][0] == '-'; first++) {
     if (strcmp(argv[first], "--json") == 0) json = true;
     else if (strcmp(argv[first], "--all") == 0) all = true;
+    else if (strcmp(argv[first], "--no-memory") == 0) memory = false;
     else if (strcmp(argv[first], "--min-oracle") == 0 && first + 1 < argc) min_oracle = atof(argv[++first]);
     else if (strcmp(argv[first], "--repeat") == 0 && first + 1 < argc) repeat = atoi(argv[++first]);
     else if (strcmp(argv[first], "--help") == 0 || strcmp(argv[first], "-h") == 0) { usage(stdout); return 0; }
@@ -256,7 +258,7 @@ int cmd_bench(int argc, char **argv) {
       Capture c;
       Sample s;
       bool measured;
-      bool more = bench_next(&r, &parse, &c, &st, min_oracle, repeat, &s, &measured);
+      bool more = bench_next(&r, &parse, &c, &st, min_oracle, repeat, memory, &s, &measured);
       if (more && measured) {
         print_sample(&c, &s, json);
         if (all || s.outcome == OUT_PASS) add_sample(&per_gen[c.generation], s);
