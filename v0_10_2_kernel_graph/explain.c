@@ -62,7 +62,7 @@ const char *explain102_name(KG *k, const UOp *u) {
 static const char *shape_text(KG *k, const UOp *u) {
   uint32_t n;
   const int64_t *shape = uop_shape(k, u, &n);
-  return py_repr_tuple(k->a, (int)n, shape);
+  return py_repr_ints(k->a, (int)n, shape);
 }
 
 void explain102_realize(KG *k, const IdSet *realizes, const UOp *u, ExplainReason why, const char *detail) {

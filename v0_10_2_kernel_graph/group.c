@@ -79,7 +79,7 @@ static const UOp *dr_before_view(void *c, const UOp *view) {
   const View *last = st_last(st);
   if (st->nviews == 1 && last->mask) {
     int64_t mprod = 1;
-    for (int i = 0; i < last->ndim; i++) mprod *= last->mask[i].e - last->mask[i].b;
+    for (int i = 0; i < last->ndim; i++) mprod *= last->mask[i].e.i - last->mask[i].b.i;
     if (sprod >= mprod) {
       if (!can_pad(k, src, &ctx->realizes)) realize_before(k, ctx, src, view, WHY_UNSAFE_PAD);
       return NULL;

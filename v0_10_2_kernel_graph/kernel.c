@@ -212,7 +212,7 @@ void schedule_uop(KG *k, const UOp *sink, OMap *var_vals, ScheduleItem *out) {
     const UOp *x = ast->src[0];
     const ST *xst = uop_st_unwrap(k, x);
     Buf *view = buffer_view(k, uop_buffer(k, bufs.items[1]), uop_size(k, ast), ast->dtype,
-                            xst->views[0]->offset * x->dtype->itemsize);
+                            xst->views[0]->offset.i * x->dtype->itemsize);
     omap_put(&k->buffers, omap_ptr(bufs.items[0]), view);
   }
   out->ast = ast;

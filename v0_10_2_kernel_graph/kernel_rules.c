@@ -99,9 +99,12 @@ static const UOp *swizzle_r(KG *k, const UOp *r, const UOp *src, const ST *st) {
   if (np + na != n || na == 0) kg_unsupported(k, "swizzle_r with an unusual axis arg");
   for (uint32_t j = 0; j < na; j++) perm[np++] = axis[j];
   const ST *tmp = kst_permute(sc, input_st, perm);
-  const int64_t *rshape = st_shape(tmp) + (n - na);
+  const int64_t *rshape = kst_shape(sc, tmp) + (n - na);
   int64_t prshape = shape_prod(na, rshape), strides[ST_MAXDIM];
-  strides_for_shape(na, rshape, strides);
+  sint rshape_s[ST_MAXDIM], strides_s[ST_MAXDIM];
+  kst_sints(na, rshape, rshape_s);
+  strides_for_shape(na, rshape_s, strides_s);
+  kst_ints(na, strides_s, strides);
   const View **nv = arena_array(k->a, st->nviews, sizeof *nv);
   for (int i = 0; i < st->nviews; i++) {
     const View *v = st->views[i];
@@ -110,21 +113,21 @@ static const UOp *swizzle_r(KG *k, const UOp *r, const UOp *src, const ST *st) {
     int64_t shp[ST_MAXDIM], std[ST_MAXDIM];
     SPair mask[ST_MAXDIM];
     for (int d = 0; d < v->ndim; d++) {
-      shp[d] = v->shape[d], std[d] = v->strides[d] * prshape;
+      shp[d] = v->shape[d].i, std[d] = v->strides[d].i * prshape;
       if (v->mask) mask[d] = v->mask[d];
     }
     for (uint32_t d = 0; d < na; d++) {
       shp[v->ndim + d] = rshape[d], std[v->ndim + d] = strides[d];
-      mask[v->ndim + d] = (SPair){0, rshape[d]};
+      mask[v->ndim + d] = (SPair){sint_int(0), sint_int(rshape[d])};
     }
-    nv[i] = kview_create(sc, m, shp, std, v->offset * prshape, v->mask ? mask : NULL);
+    nv[i] = kview_create(sc, m, shp, std, v->offset.i * prshape, v->mask ? mask : NULL);
   }
   const ST *new_input_st = kst_add(sc, tmp, kst_new(sc, st->nviews, nv));
   int64_t new_axis[ST_MAXDIM];
   for (uint32_t j = 0; j < na; j++) new_axis[j] = kst_ndim(st) + j;
   const UOp *sw = apply_swizzle(k, uop_view(k, src, new_input_st));
   const UOp *red = uop_r(k, sw, reduce_op_of(r), na, new_axis);
-  return uop_view(k, red, kst_from_shape(sc, kst_ndim(st), st_shape(st)));
+  return uop_view(k, red, kst_from_shape(sc, kst_ndim(st), kst_shape(sc, st)));
 }
 
 /* REDUCE(src.view(contiguous=False)) -> REDUCE(src.view(contiguous=True)).view() */
@@ -251,9 +254,9 @@ static const UOp *fk_check_load_st(void *c, const UOp *ld) {
   if (st->nviews == 1) {
     const View *v = st->views[0];
     SPair arg[ST_MAXDIM];
-    for (int i = 0; i < v->ndim; i++) arg[i] = (SPair){0, v->strides[i] == 0 ? 1 : v->shape[i]};
+    for (int i = 0; i < v->ndim; i++) arg[i] = (SPair){sint_int(0), v->strides[i].i == 0 ? sint_int(1) : v->shape[i]};
     if (st_contiguous(kst_shrink(&k->stc, st, arg))) return NULL;
-    if (v->mask && kst_shrink(&k->stc, kst_from_shape(&k->stc, v->ndim, v->shape), v->mask) == kst_shrink(&k->stc, st, v->mask))
+    if (v->mask && kst_shrink(&k->stc, kst_from_shape(&k->stc, v->ndim, kst_shape(&k->stc, st)), v->mask) == kst_shrink(&k->stc, st, v->mask))
       return NULL;
   }
   kg_throw(&k->thr, ST_RAISED, "RuntimeError",

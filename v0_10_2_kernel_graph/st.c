@@ -33,6 +33,25 @@ void kst_init(StCtx *c, Arena *a, Thrower *thr, bool merge_view) {
   omap_init(&c->add_memo, a);
   omap_init(&c->view_add_memo, a);
   omap_init(&c->shape_memo, a);
+  omap_init(&c->int_shape_memo, a);
+}
+
+void kst_sints(uint32_t n, const int64_t *xs, sint *out) {
+  for (uint32_t i = 0; i < n; i++) out[i] = sint_int(xs[i]);
+}
+
+void kst_ints(uint32_t n, const sint *xs, int64_t *out) {
+  for (uint32_t i = 0; i < n; i++) out[i] = xs[i].i;
+}
+
+const int64_t *kst_shape(StCtx *c, const ST *s) {
+  const View *v = st_last(s);
+  int64_t *r = omap_get(&c->int_shape_memo, omap_ptr(v));
+  if (r) return r;
+  r = arena_array(c->arena, (size_t)(v->ndim > 0 ? v->ndim : 1), sizeof *r);
+  kst_ints((uint32_t)v->ndim, v->shape, r);
+  omap_put(&c->int_shape_memo, omap_ptr(v), r);
+  return r;
 }
 
 /* the result of a core call: the error unwinds, NULL stays None */
@@ -120,7 +139,10 @@ const View *kview_create(StCtx *c, uint32_t n, const int64_t *shape, const int64
   StError err;
   st_error_clear(&err);
   check_ndim(c, n);
-  return intern_view(c, check(c, view_create(c->arena, TG_0_10_2, (int)n, shape, strides, offset, mask, &err), &err));
+  sint sh[ST_MAXDIM], st[ST_MAXDIM];
+  kst_sints(n, shape, sh);
+  if (strides != NULL) kst_sints(n, strides, st);
+  return intern_view(c, check(c, view_create(c->arena, TG_0_10_2, (int)n, sh, strides != NULL ? st : NULL, sint_int(offset), mask, &err), &err));
 }
 
 /* ShapeTracker.from_shape, memoised on the shape (a hash, then an exact check) */
@@ -128,11 +150,13 @@ const ST *kst_from_shape(StCtx *c, uint32_t n, const int64_t *shape) {
   uint64_t h = mix(n + 7);
   for (uint32_t i = 0; i < n; i++) h = mix(h ^ (uint64_t)shape[i]);
   const ST *r = omap_get(&c->shape_memo, h);
-  if (r && (uint32_t)st_ndim(r) == n && (n == 0 || memcmp(st_shape(r), shape, n * sizeof *shape) == 0)) return r;
+  if (r && (uint32_t)st_ndim(r) == n && (n == 0 || memcmp(kst_shape(c, r), shape, n * sizeof *shape) == 0)) return r;
   StError err;
   st_error_clear(&err);
   check_ndim(c, n);
-  r = kst_canon(c, check(c, st_from_shape(c->arena, TG_0_10_2, (int)n, shape, &err), &err));
+  sint sh[ST_MAXDIM];
+  kst_sints(n, shape, sh);
+  r = kst_canon(c, check(c, st_from_shape(c->arena, TG_0_10_2, (int)n, sh, &err), &err));
   omap_put(&c->shape_memo, h, (void *)r);
   return r;
 }
@@ -200,14 +224,19 @@ const ST *kst_add(StCtx *c, const ST *a, const ST *b) {
 const ST *kst_invert(StCtx *c, const ST *s, uint32_t n, const int64_t *out_shape) {
   StError err;
   st_error_clear(&err);
-  return kst_canon(c, check(c, st_invert(c->arena, TG_0_10_2, s, (int)n, out_shape, c->merge_view, &err), &err));
+  check_ndim(c, n);
+  sint sh[ST_MAXDIM];
+  kst_sints(n, out_shape, sh);
+  return kst_canon(c, check(c, st_invert(c->arena, TG_0_10_2, s, (int)n, sh, c->merge_view, &err), &err));
 }
 
 const ST *kst_reshape(StCtx *c, const ST *s, uint32_t n, const int64_t *new_shape) {
   StError err;
   st_error_clear(&err);
   check_ndim(c, n);
-  return kst_canon(c, check(c, st_reshape(c->arena, TG_0_10_2, s, (int)n, new_shape, c->merge_view, &err), &err));
+  sint sh[ST_MAXDIM];
+  kst_sints(n, new_shape, sh);
+  return kst_canon(c, check(c, st_reshape(c->arena, TG_0_10_2, s, (int)n, sh, c->merge_view, &err), &err));
 }
 
 const ST *kst_pad(StCtx *c, const ST *s, const SPair *arg) {
@@ -225,7 +254,10 @@ const ST *kst_shrink(StCtx *c, const ST *s, const SPair *arg) {
 const ST *kst_expand(StCtx *c, const ST *s, uint32_t n, const int64_t *new_shape) {
   StError err;
   st_error_clear(&err);
-  return kst_canon(c, check(c, st_expand(c->arena, TG_0_10_2, s, (int)n, new_shape, &err), &err));
+  check_ndim(c, n);
+  sint sh[ST_MAXDIM];
+  kst_sints(n, new_shape, sh);
+  return kst_canon(c, check(c, st_expand(c->arena, TG_0_10_2, s, (int)n, sh, &err), &err));
 }
 
 const ST *kst_permute(StCtx *c, const ST *s, const int64_t *axis) {
@@ -243,7 +275,7 @@ const ST *kst_flip(StCtx *c, const ST *s, const bool *arg) {
 void kst_reduce_shape(const ST *s, uint32_t naxis, const int64_t *axis, int64_t *out) {
   const View *v = st_last(s);
   for (int i = 0; i < v->ndim; i++) {
-    out[i] = v->shape[i];
+    out[i] = v->shape[i].i;
     for (uint32_t k = 0; k < naxis; k++)
       if (axis[k] == (int64_t)i) out[i] = 1;
   }
@@ -253,6 +285,8 @@ void kst_real_strides(StCtx *c, const ST *s, bool ignore_valid, int64_t *out, bo
   StError err;
   st_error_clear(&err);
   bool is_none[ST_MAXDIM];
-  if (!st_real_strides(c->arena, TG_0_10_2, s, ignore_valid, out, is_none, &err)) check(c, NULL, &err);
+  sint strides[ST_MAXDIM];
+  if (!st_real_strides(c->arena, TG_0_10_2, s, ignore_valid, strides, is_none, &err)) check(c, NULL, &err);
+  kst_ints((uint32_t)st_ndim(s), strides, out);
   for (int i = 0; i < st_ndim(s); i++) has[i] = !is_none[i];
 }

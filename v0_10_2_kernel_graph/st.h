@@ -25,6 +25,7 @@ typedef struct StCtx {
   OMap add_memo;                /* ST a -> OMap (ST b -> a + b) */
   OMap view_add_memo;           /* View vm2 -> OMap (View vm1 -> vm2 + vm1) */
   OMap shape_memo;              /* hash of a shape -> from_shape(shape) */
+  OMap int_shape_memo;          /* View -> its shape as int64_t */
 } StCtx;
 
 void kst_init(StCtx *c, Arena *a, Thrower *thr, bool merge_view);
@@ -55,4 +56,9 @@ void kst_reduce_shape(const ST *s, uint32_t naxis, const int64_t *axis, int64_t 
 /* ShapeTracker.real_strides(ignore_valid); has[i] false means None */
 void kst_real_strides(StCtx *c, const ST *s, bool ignore_valid, int64_t *out, bool *has);
 static inline uint32_t kst_ndim(const ST *s) { return (uint32_t)st_ndim(s); }
+/* st.shape as ints (0.10.2 shapes here are ints: a symbolic capture is reported unsupported when decoded) */
+const int64_t *kst_shape(StCtx *c, const ST *s);
+/* sints <-> ints for the core calls */
+void kst_sints(uint32_t n, const int64_t *xs, sint *out);
+void kst_ints(uint32_t n, const sint *xs, int64_t *out);
 #endif

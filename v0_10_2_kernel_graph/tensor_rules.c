@@ -68,7 +68,7 @@ static const UOp *rm_masked_view(void *c, const UOp *view) {
   const View *v = st_last(kv_get_st(view->arg));
   if (!v->mask) return NULL;
   for (int i = 0; i < v->ndim; i++)
-    if (v->mask[i].e - v->mask[i].b == 0) return uop_const_like(k, view, kv_int(k, 0));
+    if (v->mask[i].e.i - v->mask[i].b.i == 0) return uop_const_like(k, view, kv_int(k, 0));
   return NULL;
 }
 
@@ -128,15 +128,15 @@ static const UOp *s_stride0_reduce(void *c, const UOp *reduce) {
   int64_t axis[ST_MAXDIM];
   uint32_t na = axis_arg(reduce, axis), n = kst_ndim(s);
   for (uint32_t i = 0; i < na; i++)
-    if (axis[i] < 0 || axis[i] >= (int64_t)n || st_last(s)->strides[axis[i]] != 0) return NULL;
-  const int64_t *shape = st_shape(s);
+    if (axis[i] < 0 || axis[i] >= (int64_t)n || st_last(s)->strides[axis[i]].i != 0) return NULL;
+  const int64_t *shape = kst_shape(&k->stc, s);
   int64_t prshape = 1;
   SPair arg[ST_MAXDIM];
   for (uint32_t i = 0; i < na; i++) prshape *= shape[axis[i]];
   for (uint32_t i = 0; i < n; i++) {
     bool reduced = false;
     for (uint32_t j = 0; j < na; j++) reduced |= axis[j] == (int64_t)i;
-    arg[i] = (SPair){0, reduced ? 1 : shape[i]};
+    arg[i] = (SPair){sint_int(0), sint_int(reduced ? 1 : shape[i])};
   }
   const UOp *ret = uop_shrink(k, x, arg);
   switch (reduce_op_of(reduce)) {
@@ -273,7 +273,7 @@ const UOp *uop_valid(KG *k, const UOp *x, const ST *st) {
   uint32_t n = kst_ndim(st);
   int64_t ones[ST_MAXDIM];
   for (uint32_t i = 0; i < n; i++) ones[i] = 1;
-  const ST *u = kst_expand(&k->stc, kst_reshape(&k->stc, kst_scalar(&k->stc), n, ones), n, st_shape(st));
+  const ST *u = kst_expand(&k->stc, kst_reshape(&k->stc, kst_scalar(&k->stc), n, ones), n, kst_shape(&k->stc, st));
   const UOp *unmasked = st_to_uop(k, u);
   const UOp *valid = kg_uop1(k, OP_VALID, dt_bool, NULL, st_to_uop(k, st));
   const UOp *a = replace_src(k, x, 1, &unmasked);

@@ -254,7 +254,7 @@ static const ST *mop_st_compute(KG *k, const ST *s, Op op, const Value *arg) {
       uint32_t m;
       int64_t p[ST_MAXDIM];
       if (!kv_get_ints(arg->u.tuple.items[i], &m, p) || m != 2) kg_unsupported(k, "a symbolic or malformed movement arg");
-      pairs[i] = (SPair){p[0], p[1]};
+      pairs[i] = (SPair){sint_int(p[0]), sint_int(p[1])};
     }
     return op == OP_PAD ? kst_pad(&k->stc, s, pairs) : kst_shrink(&k->stc, s, pairs);
   }
@@ -301,17 +301,19 @@ _Noreturn static void shape_mismatch(KG *k, const UOp *u) {
 static bool is_from_shape(const ST *s) {
   if (s->nviews != 1) return false;
   const View *v = s->views[0];
-  if (!v->contiguous || v->offset != 0 || v->mask) return false;
-  int64_t strides[ST_MAXDIM];
+  if (!v->contiguous || v->offset.i != 0 || v->mask) return false;
+  sint strides[ST_MAXDIM];
   bool zero = false;
-  for (int i = 0; i < v->ndim; i++) zero |= v->shape[i] == 0;
+  for (int i = 0; i < v->ndim; i++) zero |= v->shape[i].i == 0;
   if (zero) {
     for (int i = 0; i < v->ndim; i++)
-      if (v->strides[i] != 0) return false;
+      if (v->strides[i].i != 0) return false;
     return true;
   }
   strides_for_shape(v->ndim, v->shape, strides);
-  return memcmp(strides, v->strides, (size_t)v->ndim * sizeof *strides) == 0;
+  for (int i = 0; i < v->ndim; i++)
+    if (strides[i].i != v->strides[i].i) return false;
+  return true;
 }
 
 /* UOp.st for u once the st of what it reads is cached */
@@ -327,7 +329,7 @@ static const ST *compute_st(KG *k, const UOp *u) {
     case OP_KERNEL: {
       const ST *a = cached_st(k, kernel_arg_ast(k, u), &found);
       if (!a) kg_assert_fail(k, "%s", "");
-      return kst_from_shape(&k->stc, kst_ndim(a), st_shape(a));
+      return kst_from_shape(&k->stc, kst_ndim(a), kst_shape(&k->stc, a));
     }
     case OP_VIEW: return kv_get_st(u->arg);
     default: break;
@@ -347,7 +349,7 @@ static const ST *compute_st(KG *k, const UOp *u) {
     const ST *s = cached_st(k, u->src[i], &found);
     if (!s) continue;
     if (!first) first = s;
-    else if (kst_ndim(s) != kst_ndim(first) || memcmp(st_shape(s), st_shape(first), kst_ndim(s) * sizeof(int64_t)) != 0)
+    else if (kst_ndim(s) != kst_ndim(first) || memcmp(kst_shape(&k->stc, s), kst_shape(&k->stc, first), kst_ndim(s) * sizeof(int64_t)) != 0)
       shape_mismatch(k, u);
   }
   if (!first) return NULL;
@@ -355,7 +357,7 @@ static const ST *compute_st(KG *k, const UOp *u) {
     return first; /* ShapeTracker.from_shape(first.shape) is first itself (interned) */
   uint32_t n = kst_ndim(first);
   int64_t shape[ST_MAXDIM];
-  memcpy(shape, st_shape(first), n * sizeof *shape);
+  memcpy(shape, kst_shape(&k->stc, first), n * sizeof *shape);
   if (u->op == OP_BITCAST || u->op == OP_BUFFER_VIEW) {
     int isz = u->src[0]->dtype->itemsize;
     if (u->dtype->itemsize != isz && n) {
@@ -404,7 +406,7 @@ const ST *uop_st_unwrap(KG *k, const UOp *u) {
 const int64_t *uop_shape(KG *k, const UOp *u, uint32_t *n) {
   const ST *s = uop_st_unwrap(k, u);
   *n = kst_ndim(s);
-  return st_shape(s);
+  return kst_shape(&k->stc, s);
 }
 
 int64_t uop_size(KG *k, const UOp *u) {
@@ -531,7 +533,7 @@ const UOp *uop_shrink(KG *k, const UOp *u, const SPair *arg) {
   uint32_t n;
   uop_shape(k, u, &n);
   const Value *pairs[ST_MAXDIM];
-  for (uint32_t i = 0; i < n; i++) pairs[i] = kv_ints(k, 2, (const int64_t[2]){arg[i].b, arg[i].e});
+  for (uint32_t i = 0; i < n; i++) pairs[i] = kv_ints(k, 2, (const int64_t[2]){arg[i].b.i, arg[i].e.i});
   return uop_mop(k, u, OP_SHRINK, v_tuple(k->in, n, pairs));
 }
 
@@ -602,7 +604,7 @@ static const UOp *reduce_op(KG *k, const UOp *u, Op op, uint32_t naxis, const in
 const UOp *uop_r(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis) {
   const ST *s = uop_st_unwrap(k, u);
   uint32_t n = kst_ndim(s);
-  const int64_t *shape = st_shape(s);
+  const int64_t *shape = kst_shape(&k->stc, s);
   int64_t new_shape[ST_MAXDIM];
   kst_reduce_shape(s, naxis, axis, new_shape);
   int64_t prod = shape_prod(n, shape), new_prod = shape_prod(n, new_shape);
@@ -677,11 +679,14 @@ static void repr_view(const View *v, char *buf, size_t n) {
   if (v->mask) {
     k += (size_t)snprintf(m, sizeof m, "(");
     for (int i = 0; i < v->ndim && k < sizeof m; i++)
-      k += (size_t)snprintf(m + k, sizeof m - k, "%s(%lld, %lld)", i ? ", " : "", (long long)v->mask[i].b, (long long)v->mask[i].e);
+      k += (size_t)snprintf(m + k, sizeof m - k, "%s(%lld, %lld)", i ? ", " : "", (long long)v->mask[i].b.i, (long long)v->mask[i].e.i);
     if (k < sizeof m) snprintf(m + k, sizeof m - k, v->ndim == 1 ? ",)" : ")");
   } else snprintf(m, sizeof m, "None");
-  snprintf(buf, n, "View(shape=%s, strides=%s, offset=%lld, mask=%s, contiguous=%s)", fmt_tuple(a, sizeof a, v->ndim, v->shape),
-           fmt_tuple(b, sizeof b, v->ndim, v->strides), (long long)v->offset, m, v->contiguous ? "True" : "False");
+  int64_t shape[ST_MAXDIM], strides[ST_MAXDIM];
+  kst_ints((uint32_t)v->ndim, v->shape, shape);
+  kst_ints((uint32_t)v->ndim, v->strides, strides);
+  snprintf(buf, n, "View(shape=%s, strides=%s, offset=%lld, mask=%s, contiguous=%s)", fmt_tuple(a, sizeof a, v->ndim, shape),
+           fmt_tuple(b, sizeof b, v->ndim, strides), (long long)v->offset.i, m, v->contiguous ? "True" : "False");
 }
 
 static void repr_into(KG *k, const Value *v, char *buf, size_t n, bool as_str) {
