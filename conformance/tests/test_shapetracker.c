@@ -24,6 +24,7 @@
 #include <zlib.h>
 #include "shapetracker.h"
 #include "symbolic.h"
+#include "uop_vector.h"
 
 static const char *g_vector_dir = "conformance/vectors";
 
@@ -677,32 +678,6 @@ static const SymUOp *build_uop(SymCtx *c, const JVal *t) {
   if (strcmp(k, "mod") == 0) return suop_mod_int(c, x, b);
   if (strcmp(k, "lt") == 0) return suop_lt_int(c, x, b);
   return suop_ge_int(c, x, b); /* "ge" */
-}
-
-/* a recorded [op, dtype, arg, [src...]] -> the (hash-consed) SymUOp, NULL if it names something unknown */
-static const SymUOp *decode_uop(SymCtx *c, const JVal *j) {
-  static const char *const names[SU_NOPS] = {"DEFINE_VAR", "CAST", "ADD", "MUL", "IDIV", "MAX", "MOD", "CMPLT", "CMPNE",
-                                             "XOR", "OR", "AND", "WHERE", "RANGE", "CONST"};
-  int op = 0;
-  while (op < SU_NOPS && strcmp(names[op], j->u.arr[0]->u.s) != 0) op++;
-  if (op == SU_NOPS) return NULL;
-  const char *dt = j->u.arr[1]->u.s;
-  if (strcmp(dt, "int") != 0 && strcmp(dt, "bool") != 0) return NULL;
-  const JVal *arg = j->u.arr[2], *src = j->u.arr[3];
-  const SymUOp *srcs[3];
-  if (src->n > 3) return NULL;
-  for (size_t i = 0; i < src->n; i++)
-    if ((srcs[i] = decode_uop(c, src->u.arr[i])) == NULL) return NULL;
-  int64_t a = 0, lo = 0, hi = 0;
-  const char *name = NULL;
-  if (arg->kind == J_INT) a = arg->u.i;
-  if (arg->kind == J_BOOL) a = arg->u.b;
-  if (op == SU_DEFINE_VAR) {
-    name = arg->u.arr[0]->u.s;
-    lo = arg->u.arr[1]->u.i;
-    hi = arg->u.arr[2]->u.i;
-  }
-  return suop_make(c, (SymOp)op, strcmp(dt, "bool") == 0 ? SDT_BOOL : SDT_INT, (int)src->n, srcs, a, name, lo, hi);
 }
 
 static void check_uop_result(Replay *r, SymCtx *c, const char *what, const JVal *res, const SymUOp *got) {
