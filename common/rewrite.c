@@ -20,6 +20,7 @@ typedef struct PmIndex {
   const PatternMatcher *pm;
   uint32_t start[OP_COUNT + 1];  /* rules for op k: idx[start[k] .. start[k+1]) */
   uint16_t *idx;
+  uint64_t has_rules[(OP_COUNT + 64) / 64];  /* bit k: some rule applies to op k */
 } PmIndex;
 
 enum { PM_INDEX_SLOTS = 256 };
@@ -40,6 +41,7 @@ static const PmIndex *pm_index(const PatternMatcher *pm) {
       x->start[op] = n;
       for (size_t i = 0; i < pm->nrules; i++)
         if (rule_applies(&pm->rules[i], (Op)op)) idx[n++] = (uint16_t)i;
+      if (n > x->start[op]) x->has_rules[op / 64] |= (uint64_t)1 << (op % 64);
     }
     x->start[OP_COUNT] = n;
     x->pm = pm;
@@ -104,6 +106,7 @@ struct RewriteMemo {
   uint32_t *stamp;
   const UOp **val;
   size_t cap;            /* ids below cap have an entry */
+  size_t nput;           /* entries stamped with this epoch (0: nothing live in the table) */
   Frame *frames;
   size_t nframes, frames_cap;
   const UOp **srcs;
@@ -119,7 +122,7 @@ static RewriteMemo *memo_acquire(Interner *in) {
     if (m->cap) memset(m->stamp, 0, m->cap * sizeof *m->stamp);
     m->epoch = 1;
   }
-  m->nframes = m->nsrcs = 0;
+  m->nframes = m->nsrcs = m->nput = 0;
   return m;
 }
 
@@ -134,14 +137,17 @@ static inline void memo_put(Interner *in, RewriteMemo *m, const UOp *n, const UO
     if (cap < uop_count(in)) cap = uop_count(in);
     uint32_t *stamp = arena_array(in->arena, cap, sizeof *stamp); /* zero: no entry */
     const UOp **val = arena_array(in->arena, cap, sizeof *val);
-    if (m->cap) {
+    if (m->nput) { /* live entries move; a table with none starts afresh */
       memcpy(stamp, m->stamp, m->cap * sizeof *stamp);
       memcpy(val, m->val, m->cap * sizeof *val);
+    } else {
+      m->epoch = 1;
     }
     m->stamp = stamp, m->val = val, m->cap = cap;
   }
   m->stamp[n->id] = m->epoch;
   m->val[n->id] = ret;
+  m->nput++;
 }
 
 void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher *const *pms, size_t npms, void *ctx) {
@@ -151,6 +157,13 @@ void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher
   rc->ctx = ctx;
   rc->memo = memo_acquire(in);
   for (size_t i = 0; i < npms && i < RC_MAX_PMS; i++) rc->index[i] = pm_index(pms[i]);
+  /* ops outside the enum, and every op when a matcher has no index: "may apply" */
+  size_t words = sizeof rc->has_rules / sizeof *rc->has_rules;
+  for (size_t w = 0; w < words; w++) rc->has_rules[w] = 0;
+  rc->has_rules[OP_COUNT / 64] |= (uint64_t)1 << (OP_COUNT % 64);
+  for (size_t i = 0; i < npms; i++)
+    for (size_t w = 0; w < words; w++)
+      rc->has_rules[w] |= i < RC_MAX_PMS && rc->index[i] ? rc->index[i]->has_rules[w] : ~(uint64_t)0;
 }
 
 void rewrite_context_release(RewriteContext *rc) {
@@ -173,6 +186,8 @@ static inline Frame *push(Interner *in, RewriteMemo *m, const UOp *n) {
 
 /* pm_rewrite_list with the matchers' indexes looked up once per context */
 static const UOp *rewrite_node(RewriteContext *rc, const UOp *n) {
+  unsigned op = n->op < OP_COUNT ? (unsigned)n->op : OP_COUNT;
+  if (!(rc->has_rules[op / 64] >> (op % 64) & 1)) return NULL; /* no rule for this op */
   if (rc->npms > RC_MAX_PMS) return pm_rewrite_list(rc->pms, rc->npms, rc->ctx, n);
   for (size_t i = 0; i < rc->npms; i++) {
     const UOp *ret = pm_rewrite_indexed(rc->pms[i], rc->index[i], rc->ctx, n);
