@@ -208,7 +208,7 @@ static inline void record_source(Interner *in, RewriteMemo *m, Frame *f, const U
       m->srcs = bigger, m->srcs_cap = cap;
     }
     f->new_src = (uint32_t)m->nsrcs;
-    memcpy(m->srcs + m->nsrcs, node->src, f->i * sizeof(UOp *));
+    for (uint32_t k = 0; k < f->i; k++) m->srcs[m->nsrcs + k] = node->src[k]; /* a few pointers: no call to memcpy */
     m->nsrcs += node->nsrc;
   }
   if (f->new_src != NO_SRC) m->srcs[f->new_src + f->i] = ret;
