@@ -51,8 +51,7 @@ typedef struct RewriteContext {
   size_t npms;
   void *ctx;
   RewriteMemo *memo;
-  const PmIndex *index[RC_MAX_PMS];  /* PatternMatcher.pdict of each of the first pms */
-  uint64_t has_rules[(OP_COUNT + 64) / 64];  /* bit op: some rule of some pm may apply to op */
+  const PmIndex *index;  /* PatternMatcher.pdict of the concatenated pms; NULL: none (scan) */
 } RewriteContext;
 
 void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher *const *pms, size_t npms, void *ctx);
