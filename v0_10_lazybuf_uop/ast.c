@@ -82,13 +82,6 @@ static bool check_cycle(Sched *s, const UOp *sink) {
 
 /* ======== view_left / view_right ======== */
 
-/* graph_rewrite(u, pm) with a Sched-only context */
-static const UOp *rewrite_with(Sched *s, const UOp *u, const PatternMatcher *pm0, const PatternMatcher *pm1) {
-  const PatternMatcher *pms[2] = {pm0, pm1};
-  Sched *ctx = s;
-  return graph_rewrite(s->in, u, pms, pm1 ? 2 : 1, &ctx, false);
-}
-
 /* merge_views: (UPat(Ops.VIEW, src=(UPat(Ops.VIEW, name="s0"),), name="s1"), lambda s0,s1: s0.replace(arg=s0.st+s1.st)) */
 static const UOp *rule_merge_views(void *ctx, const UOp *s1) {
   Sched *s = *(Sched **)ctx;
@@ -138,17 +131,21 @@ static const Rule view_left_rules[] = {
 };
 static const PatternMatcher view_left_pm = {view_left_rules, 2};
 
-/* apply_swizzle(u, arg): graph_rewrite(u.view(arg), view_left). The rewrite
- * is a pure function of the node u.view(arg) (its rules only read the
- * graph), so its result is remembered per node. */
+/* rc, one of the shared contexts of the movement-op passes (see Sched.view_left_rc), set up on first use */
+static RewriteContext *shared_rc(Sched *s, RewriteContext *rc, const PatternMatcher *const *pms) {
+  if (!rc->memo) {
+    s->rc_self = s;
+    rewrite_context_init(rc, s->in, pms, 2, &s->rc_self);
+  }
+  return rc;
+}
+
+static const PatternMatcher *const view_left_pms[2] = {&merge_views_pm, &view_left_pm};
+
+/* apply_swizzle(u, arg): graph_rewrite(u.view(arg), merge_views+view_left), in the shared context */
 static const UOp *apply_swizzle(Sched *s, const UOp *u, const Value *st) {
   const UOp *v = v100_uop_view(s, u, st);
-  if (!v) return NULL;
-  const UOp *r = v100_idcache_get(&s->swizzled, v);
-  if (r) return r;
-  r = rewrite_with(s, v, &merge_views_pm, &view_left_pm);
-  if (r && !s->failed) v100_idcache_put(s, &s->swizzled, v, r);
-  return r;
+  return v ? top_down_rewrite(shared_rc(s, &s->view_left_rc, view_left_pms), v) : NULL;
 }
 
 /* permute_reduce(input_st, axis): the permutation moving the reduce axes to
@@ -345,6 +342,7 @@ static const Rule view_right_rules[] = {
   {{OP_REDUCE_AXIS}, rule_merge_double_reduce, "merge_double_reduce"},
 };
 static const PatternMatcher view_right_pm = {view_right_rules, 5};
+static const PatternMatcher *const view_right_pms[2] = {&merge_views_pm, &view_right_pm};
 
 /* we also allow masked views. if it has a single view and it's equal when you shrink a contig, it's fine */
 static bool check_assign_contiguous(Sched *s, const UOp *sink) {
@@ -461,10 +459,10 @@ const UOp *v100_full_ast_rewrite(Sched *s, const UOp *pre, SiCtx *si) {
   const PatternMatcher *lazy_pms[2] = {&lazy_pm, &multioutput_pm};
   const UOp *sink = graph_rewrite(s->in, pre, lazy_pms, pre->nsrc > 1 ? 2 : 1, &lc, false);
   if (s->failed || !check_cycle(s, sink)) return NULL;
-  /* do movementops */
-  sink = rewrite_with(s, sink, &merge_views_pm, &view_left_pm);
+  /* do movementops: graph_rewrite(sink, merge_views+view_left), then +view_right, in the shared contexts */
+  sink = top_down_rewrite(shared_rc(s, &s->view_left_rc, view_left_pms), sink);
   if (s->failed) return NULL;
-  sink = rewrite_with(s, sink, &merge_views_pm, &view_right_pm);
+  sink = top_down_rewrite(shared_rc(s, &s->view_right_rc, view_right_pms), sink);
   if (s->failed || !check_assign_contiguous(s, sink)) return NULL;
   /* convert to AST */
   omap_init(&si->sts, s->a);
