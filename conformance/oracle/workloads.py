@@ -421,7 +421,7 @@ BIG = [(f.__name__, f) for f in (resnet50_train_step, gpt2_small_fwd_bwd, deep_m
 # ------------------------------------------------------------------ symbolic shapes (suite "symbolic", conformance/corpus)
 # Bound Variables in shapes, shrinks, pads, reductions, movement ops, attention (causal, KV cache), as values,
 # and in JIT'd forward, decode and training steps; every program runs in 0.9.1, 0.10.0 and 0.10.2 (a program a
-# version cannot build is caught where it raises, before anything is scheduled, and said so in its docstring).
+# version rejects is caught where it raises, with a comment saying which version and why).
 
 def _variable(name, lo, hi, val):
   try:
