@@ -44,7 +44,10 @@ struct SymNode {
   int64_t min, max;
   int64_t b;                        /* NumNode: the value; Mul/Div/Mod/Lt: the int operand b */
   const SymNode *a;                 /* Mul/Div/Mod/Lt: the node operand a */
+  const SymNode *bn;                /* Mul/Lt: the operand b when it is a Node (then `b` is unused), else NULL */
   const char *expr;                 /* Variable: its name */
+  bool bound;                       /* Variable: _val is not None */
+  int64_t val;                      /* Variable: _val, when bound */
   int n;                            /* Sum/And: number of nodes */
   const SymNode *const *nodes;      /* Sum/And: the nodes, in order */
   const char *key;                  /* Node.key (render(ctx="DEBUG")), filled on first use */
@@ -58,12 +61,26 @@ typedef struct SymNodeCtx {
 void snode_ctx_init(SymNodeCtx *c, Arena *a);
 const SymNode *snode_num(SymNodeCtx *c, int64_t b);                                      /* NumNode(b) */
 const SymNode *snode_var(SymNodeCtx *c, const char *expr, int64_t min, int64_t max);     /* Variable(expr, min, max) */
+const SymNode *snode_var_bound(SymNodeCtx *c, const char *expr, int64_t min, int64_t max, int64_t val); /* Variable(...).bind(val) */
+/* The class constructor itself, no simplification (decoding recorded nodes): MulNode(a, b|bn),
+ * DivNode(a, b), ModNode(a, b), LtNode(a, b|bn) with get_bounds; SumNode / AndNode of nodes. */
+const SymNode *snode_raw(SymNodeCtx *c, SymNodeKind kind, const SymNode *a, int64_t b, const SymNode *bn, int n,
+                         const SymNode *const *nodes);
 const SymNode *snode_add(SymNodeCtx *c, const SymNode *x, const SymNode *y);              /* x + y */
 const SymNode *snode_add_int(SymNodeCtx *c, const SymNode *x, int64_t b);                 /* x + b */
 const SymNode *snode_mul(SymNodeCtx *c, const SymNode *x, int64_t b);                     /* x * b */
 const SymNode *snode_floordiv(SymNodeCtx *c, const SymNode *x, int64_t b);                /* x // b */
 const SymNode *snode_mod(SymNodeCtx *c, const SymNode *x, int64_t b);                     /* x % b */
 const SymNode *snode_sum(SymNodeCtx *c, int n, const SymNode *const *nodes);              /* Node.sum */
+const SymNode *snode_mul_node(SymNodeCtx *c, const SymNode *x, const SymNode *y);         /* x * y */
+const SymNode *snode_floordiv_node(SymNodeCtx *c, const SymNode *x, const SymNode *y);    /* x // y */
+const SymNode *snode_mod_node(SymNodeCtx *c, const SymNode *x, const SymNode *y);         /* x % y */
+bool snode_lt_node_truthy(SymNodeCtx *c, const SymNode *x, const SymNode *y);             /* bool(x < y), Node.__lt__ with a Node */
+bool snode_eq_int(const SymNode *x, int64_t b);                                           /* x == b */
+/* x.substitute(...) with every bound Variable replaced by its unbound form (Node.unbind()[0]) */
+const SymNode *snode_unbind(SymNodeCtx *c, const SymNode *x);
+/* sym_infer(x, {v: v.val}) for x's Variables, each bound; AssertionError otherwise */
+int64_t snode_infer_bound(SymNodeCtx *c, const SymNode *x);
 const SymNode *snode_ands(SymNodeCtx *c, int n, const SymNode *const *nodes);             /* Node.ands */
 const SymNode *create_lt_node(SymNodeCtx *c, const SymNode *lhs, int64_t b);
 const SymNode *create_ge_node(SymNodeCtx *c, const SymNode *lhs, int64_t b);
@@ -81,7 +98,7 @@ int snode_vars(SymNodeCtx *c, const SymNode *x, const SymNode **out, int cap);
  * same relative order in 0.10.0 and 0.10.2; UOp.tuplize compares by it). */
 typedef enum {
   SU_DEFINE_VAR, SU_CAST, SU_ADD, SU_MUL, SU_IDIV, SU_MAX, SU_MOD, SU_CMPLT, SU_CMPNE,
-  SU_XOR, SU_OR, SU_AND, SU_WHERE, SU_RANGE, SU_CONST, SU_NOPS
+  SU_XOR, SU_OR, SU_AND, SU_WHERE, SU_BIND, SU_RANGE, SU_CONST, SU_NOPS
 } SymOp;
 
 typedef enum { SDT_BOOL, SDT_INT } SymDType;   /* dtypes.bool, dtypes.int (int32) */
@@ -138,4 +155,56 @@ const SymUOp *sym_uop_given_valid(SymCtx *c, const SymUOp *valid, const SymUOp *
 int suop_split(SymCtx *c, const SymUOp *x, SymOp sep, const SymUOp ***out);
 /* x.toposort / x.sparents: all nodes of x (x included), sources first. */
 int suop_toposort(SymCtx *c, const SymUOp *x, const SymUOp ***out);
+
+/* --- 0.10.x symbolic sints: what ops.py does with a sint that is a UOp.
+ *
+ * Python operators between a UOp and an int go through MathTrait, which turns
+ * the int into x.const_like(int) (ufix) of the UOp operand's dtype; the
+ * sint layer does that with suop_const_like and then calls the functions below
+ * on two UOps, in Python's operand order:
+ *   u OP i    -> suop_OP(u, const_like(u, i))        (add mul idiv mod maximum lt gt ge le)
+ *   i OP u    -> suop_OP(const_like(u, i), u)        (__radd__, __rmul__, __rfloordiv__, __rmod__;
+ *                                                      i < u is u.__gt__(i), i <= u is u.__ge__(i), ...:
+ *                                                      the same nodes as the suop_OP call)
+ *   u - i     -> suop_sub_int(u, i)                  (u + const(-i); u - v and i - u are suop_sub)
+ *   u != i    -> suop_ne(u, const_like(u, i)), and i != u gives the SAME node (u.__ne__(i))
+ *   u == i, i == u, u == v: Python's identity (UOp has no __eq__): never a UOp
+ *   u.minimum(i) -> suop_minimum_int(u, i)           (-(-u).maximum(-i) with Python's -i)
+ * BIND is UOp.bind: a DEFINE_VAR with its value; _min_max ignores the value. */
+const char *suop_op_name(SymOp op);                          /* "ADD", "BIND", ... */
+bool suop_op_from_name(const char *name, SymOp *op);
+int suop_cmp(const SymUOp *x, const SymUOp *y);             /* x.tuplize < y.tuplize: -1, ==: 0, >: 1 */
+const SymUOp *suop_const_like(SymCtx *c, const SymUOp *x, int64_t b);   /* x.const_like(b) */
+const SymUOp *suop_const_uop(SymCtx *c, const SymUOp *b);               /* UOp.const(dtype, b) of a UOp b: unbinds a BIND */
+const SymUOp *suop_neg(SymCtx *c, const SymUOp *x);                      /* -x: x*-1 (bool: logical_not) */
+const SymUOp *suop_sub(SymCtx *c, const SymUOp *x, const SymUOp *y);    /* x + (-y) */
+const SymUOp *suop_sub_int(SymCtx *c, const SymUOp *x, int64_t b);      /* x + const(-b) */
+const SymUOp *suop_idiv(SymCtx *c, const SymUOp *x, const SymUOp *y);
+const SymUOp *suop_mod(SymCtx *c, const SymUOp *x, const SymUOp *y);
+const SymUOp *suop_maximum(SymCtx *c, const SymUOp *x, const SymUOp *y);
+const SymUOp *suop_minimum(SymCtx *c, const SymUOp *x, const SymUOp *y);
+const SymUOp *suop_minimum_int(SymCtx *c, const SymUOp *x, int64_t b);
+const SymUOp *suop_lt(SymCtx *c, const SymUOp *x, const SymUOp *y);     /* x < y: CMPLT(x, y) */
+const SymUOp *suop_gt(SymCtx *c, const SymUOp *x, const SymUOp *y);     /* x > y: CMPLT(y, x) */
+const SymUOp *suop_ne(SymCtx *c, const SymUOp *x, const SymUOp *y);     /* x != y: CMPNE(x, y) */
+const SymUOp *suop_ge(SymCtx *c, const SymUOp *x, const SymUOp *y);     /* x.lt(y).logical_not() */
+const SymUOp *suop_le(SymCtx *c, const SymUOp *x, const SymUOp *y);     /* x.gt(y).logical_not() */
+const SymUOp *suop_eq(SymCtx *c, const SymUOp *x, const SymUOp *y);     /* x.eq(y): x.ne(y).logical_not() */
+const SymUOp *suop_logical_not(SymCtx *c, const SymUOp *x);             /* x.ne(True) */
+const SymUOp *suop_bind(SymCtx *c, const SymUOp *var, int64_t val);     /* var.bind(val), AssertionError as tinygrad */
+bool suop_unbind(SymCtx *c, const SymUOp *x, const SymUOp **var, int64_t *val); /* x.unbind() */
+/* x.sparents (0.10.0) / x.toposort (0.10.2), in the version's order, x included. */
+int suop_sparents(SymCtx *c, const SymUOp *x, const SymUOp ***out);
+/* x.vars(): BINDs of DEFINE_VARs, then the unbound DEFINE_VARs (Python's set has no fixed order). */
+int suop_vars(SymCtx *c, const SymUOp *x, const SymUOp ***out);
+/* x.substitute({from[i]: to[i]}): graph_rewrite top-down (0.10.0) or bottom-up (0.10.2). */
+const SymUOp *suop_substitute(SymCtx *c, const SymUOp *x, int n, const SymUOp *const *from, const SymUOp *const *to);
+/* x with every bound variable replaced by its DEFINE_VAR (View.unbind's substitute). */
+const SymUOp *suop_unbind_all(SymCtx *c, const SymUOp *x);
+/* sym_infer(x, var_vals): vars[i] (DEFINE_VAR or BIND, matched by name) has value vals[i]. */
+int64_t suop_sym_infer(SymCtx *c, const SymUOp *x, int n, const SymUOp *const *vars, const int64_t *vals);
+bool suop_bool(SymCtx *c, const SymUOp *x);     /* bool(x): UOp._eval, ValueError when not a single value */
+int64_t suop_int(SymCtx *c, const SymUOp *x);   /* int(x) */
+const char *suop_render(SymCtx *c, const SymUOp *x, bool simplify);   /* x.render(simplify) */
+const char *suop_repr(SymCtx *c, const SymUOp *x);                    /* repr(x): pretty_print */
 #endif

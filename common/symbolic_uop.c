@@ -143,6 +143,7 @@ static void su_min_max(SymCtx *c, SymUOp *u) {
     return;
   }
   if (u->op == SU_DEFINE_VAR) { u->vmin = u->lo; u->vmax = u->hi; return; }
+  if (u->op == SU_BIND) { u->vmin = u->src[0]->vmin; u->vmax = u->src[0]->vmax; return; } /* ignore the bound value */
   if (u->op == SU_RANGE) { u->vmin = u->src[0]->vmin; u->vmax = ck_add(c, u->src[1]->vmax, -1); return; }
   if (u->op == SU_CONST) { u->vmin = u->vmax = u->arg; return; }
   u->vmin = lo;
@@ -577,16 +578,20 @@ static void memo_put(SymCtx *c, Memo *m, const SymUOp *k, const SymUOp *v) {
   m->vals[i] = v;
 }
 
+/* one more level of a recursive rewrite; Python's RecursionError past the cap */
+static bool su_depth_enter(SymCtx *c) {
+  if (++c->depth <= SYM_MAX_REWRITE_DEPTH) return true;
+  su_raise(c, ST_RAISED, "RecursionError", "maximum recursion depth exceeded");
+  c->depth--;
+  return false;
+}
+
 /* RewriteContext.rewrite (0.10.0) / top_down_rewrite (0.10.2) */
 static const SymUOp *rewrite_rec(SymCtx *c, const SymPM *pm, Memo *m, const SymUOp *n) {
   const SymUOp *rn = memo_get(m, n);
   if (rn != NULL) return rn;
   if (su_failed(c)) return n;
-  if (++c->depth > SYM_MAX_REWRITE_DEPTH) {
-    su_raise(c, ST_RAISED, "RecursionError", "maximum recursion depth exceeded");
-    c->depth--;
-    return n;
-  }
+  if (!su_depth_enter(c)) return n;
   const SymUOp *new_src[3] = {NULL, NULL, NULL};
   bool same = true;
   for (int i = 0; i < n->nsrc; i++) {
@@ -595,7 +600,7 @@ static const SymUOp *rewrite_rec(SymCtx *c, const SymPM *pm, Memo *m, const SymU
   }
   const SymUOp *new_n = same ? pm_rewrite_sym(c, pm, n) : su_with_src(c, n, new_src);
   const SymUOp *ret = (new_n == NULL || su_failed(c)) ? n : rewrite_rec(c, pm, m, new_n);
-  memo_put(c, m, n, ret);
+  if (!su_failed(c)) memo_put(c, m, n, ret); /* a failed rewrite raises again when retried */
   c->depth--;
   return ret;
 }
@@ -637,6 +642,477 @@ static const SymUOp *su_substitute_rec(SymCtx *c, Memo *m, const SymUOp *x, cons
 static const SymUOp *su_substitute(SymCtx *c, const SymUOp *x, const SymUOp *from, const SymUOp *to) {
   Memo m = {arena_array(c->a, 64, sizeof *m.keys), arena_array(c->a, 64, sizeof *m.vals), 64, 0};
   return su_substitute_rec(c, &m, x, from, to);
+}
+
+/* ============================================================ Part 3b: symbolic sints (ops.py) */
+
+/* Ops names as str(Ops.X) spells them without the prefix; one per SymOp. */
+static const char *const SU_OP_NAMES[SU_NOPS] = {"DEFINE_VAR", "CAST", "ADD", "MUL", "IDIV", "MAX", "MOD", "CMPLT", "CMPNE",
+                                                 "XOR", "OR", "AND", "WHERE", "BIND", "RANGE", "CONST"};
+
+const char *suop_op_name(SymOp op) { return op < SU_NOPS ? SU_OP_NAMES[op] : "?"; }
+
+bool suop_op_from_name(const char *name, SymOp *op) {
+  for (int i = 0; i < SU_NOPS; i++)
+    if (strcmp(SU_OP_NAMES[i], name) == 0) {
+      *op = (SymOp)i;
+      return true;
+    }
+  return false;
+}
+
+int suop_cmp(const SymUOp *x, const SymUOp *y) { return su_cmp(x, y); }
+
+const SymUOp *suop_const_like(SymCtx *c, const SymUOp *x, int64_t b) { return su_like(c, x, b); }
+
+/* MathTrait methods on two UOps (an int operand is made a UOp by the caller with ufix, see symbolic.h) */
+const SymUOp *suop_neg(SymCtx *c, const SymUOp *x) { return su_neg(c, x); }
+const SymUOp *suop_sub(SymCtx *c, const SymUOp *x, const SymUOp *y) { return su_sub(c, x, y); }
+const SymUOp *suop_sub_int(SymCtx *c, const SymUOp *x, int64_t b) { return suop_add(c, x, su_like(c, x, -b)); }
+const SymUOp *suop_idiv(SymCtx *c, const SymUOp *x, const SymUOp *y) { return suop_alu(c, SU_IDIV, x, y); }
+const SymUOp *suop_mod(SymCtx *c, const SymUOp *x, const SymUOp *y) { return suop_alu(c, SU_MOD, x, y); }
+const SymUOp *suop_maximum(SymCtx *c, const SymUOp *x, const SymUOp *y) { return suop_alu(c, SU_MAX, x, y); }
+/* x.minimum(y): -(-x).maximum(-y) */
+const SymUOp *suop_minimum(SymCtx *c, const SymUOp *x, const SymUOp *y) {
+  return su_neg(c, suop_maximum(c, su_neg(c, x), su_neg(c, y)));
+}
+/* x.minimum(b) for an int b: -(-x).maximum(-b), where -b is Python's */
+const SymUOp *suop_minimum_int(SymCtx *c, const SymUOp *x, int64_t b) {
+  const SymUOp *nx = su_neg(c, x);
+  return su_neg(c, suop_maximum(c, nx, su_like(c, nx, -b)));
+}
+const SymUOp *suop_lt(SymCtx *c, const SymUOp *x, const SymUOp *y) { return suop_alu(c, SU_CMPLT, x, y); }
+const SymUOp *suop_gt(SymCtx *c, const SymUOp *x, const SymUOp *y) { return suop_alu(c, SU_CMPLT, y, x); }
+const SymUOp *suop_ne(SymCtx *c, const SymUOp *x, const SymUOp *y) { return suop_alu(c, SU_CMPNE, x, y); }
+const SymUOp *suop_ge(SymCtx *c, const SymUOp *x, const SymUOp *y) { return su_not(c, suop_lt(c, x, y)); }
+const SymUOp *suop_le(SymCtx *c, const SymUOp *x, const SymUOp *y) { return su_not(c, suop_gt(c, x, y)); }
+const SymUOp *suop_eq(SymCtx *c, const SymUOp *x, const SymUOp *y) { return su_not(c, suop_ne(c, x, y)); }
+const SymUOp *suop_logical_not(SymCtx *c, const SymUOp *x) { return su_not(c, x); }
+
+/* UOp.bind(val) */
+const SymUOp *suop_bind(SymCtx *c, const SymUOp *var, int64_t val) {
+  if (var->op != SU_DEFINE_VAR) {
+    su_raise(c, ST_RAISED, "AssertionError", arena_printf(c->a, "op is Ops.%s, need DEFINE_VAR", suop_op_name(var->op)));
+    return var;
+  }
+  if (!(var->lo <= val && val <= var->hi)) {
+    su_raise(c, ST_RAISED, "AssertionError",
+             arena_printf(c->a, "bind %lld not in range [%lld, %lld]", (long long)val, (long long)var->lo, (long long)var->hi));
+    return var;
+  }
+  return su_node(c, SU_BIND, var->dtype, 2, var, su_like(c, var, val), NULL, 0);
+}
+
+static bool su_is_bound_var(const SymUOp *x) {
+  return x->op == SU_BIND && x->src[0]->op == SU_DEFINE_VAR && x->src[1]->op == SU_CONST;
+}
+
+/* UOp.unbind(): (the DEFINE_VAR, its value) */
+bool suop_unbind(SymCtx *c, const SymUOp *x, const SymUOp **var, int64_t *val) {
+  if (!su_is_bound_var(x)) {
+    su_raise(c, ST_RAISED, "AssertionError", arena_printf(c->a, "can't unbind %s", suop_repr(c, x)));
+    return false;
+  }
+  *var = x->src[0];
+  *val = x->src[1]->arg;
+  return true;
+}
+
+/* UOp.const(dtype, b) for a UOp b: b.unbind()[0] if b is a BIND, else b */
+const SymUOp *suop_const_uop(SymCtx *c, const SymUOp *b) {
+  if (b->op != SU_BIND) return b;
+  const SymUOp *var = b;
+  int64_t val;
+  suop_unbind(c, b, &var, &val);
+  return var;
+}
+
+/* x.parents (0.10.0): {**{s: None for s in src}, **{k: None for s in src for k in s.parents}}, an ordered set.
+ * x.sparents is that plus x. Memoized per call: parents of a node are computed once. */
+typedef struct ParentsMemo { Memo idx; UList *lists; int n, cap; } ParentsMemo;
+
+static void ul_add_unique(SymCtx *c, UList *l, const SymUOp *x) {
+  for (int i = 0; i < l->n; i++)
+    if (l->items[i] == x) return;
+  ul_push(c, l, x);
+}
+
+static const UList *su_parents_memo(SymCtx *c, ParentsMemo *pm, const SymUOp *x) {
+  const SymUOp *slot = memo_get(&pm->idx, x);
+  if (slot != NULL) return &pm->lists[(intptr_t)slot->arg];
+  UList l = {0};
+  for (int i = 0; i < x->nsrc; i++) ul_add_unique(c, &l, x->src[i]);
+  for (int i = 0; i < x->nsrc; i++) {
+    const UList *sp = su_parents_memo(c, pm, x->src[i]);
+    for (int k = 0; k < sp->n; k++) ul_add_unique(c, &l, sp->items[k]);
+  }
+  if (pm->n == pm->cap) {
+    int cap = pm->cap ? pm->cap * 2 : 16;
+    UList *bigger = arena_array(c->a, (size_t)cap, sizeof *bigger);
+    if (pm->n) memcpy(bigger, pm->lists, sizeof *bigger * (size_t)pm->n);
+    pm->lists = bigger;
+    pm->cap = cap;
+  }
+  pm->lists[pm->n] = l;
+  /* the memo maps a node to a fake CONST whose arg is the list index (never interned) */
+  SymUOp *tag = arena_alloc(c->a, sizeof *tag);
+  tag->arg = pm->n;
+  memo_put(c, &pm->idx, x, tag);
+  return &pm->lists[pm->n++];
+}
+
+/* x.sparents (0.10.0) or x.toposort (0.10.2): every node of x once, x included. The order is the version's:
+ * sparents lists sources before their parents and x last; toposort is a post-order. */
+int suop_sparents(SymCtx *c, const SymUOp *x, const SymUOp ***out) {
+  if (c->v >= TG_0_10_2) return suop_toposort(c, x, out);
+  ParentsMemo pm;
+  memset(&pm, 0, sizeof pm);
+  pm.idx = (Memo){arena_array(c->a, 64, sizeof *pm.idx.keys), arena_array(c->a, 64, sizeof *pm.idx.vals), 64, 0};
+  const UList *p = su_parents_memo(c, &pm, x);
+  UList l = {0};
+  for (int i = 0; i < p->n; i++) ul_push(c, &l, p->items[i]);
+  ul_push(c, &l, x);
+  *out = l.items;
+  return l.n;
+}
+
+/* x.vars(): the bound variables (BIND of a DEFINE_VAR) and the DEFINE_VARs that are not bound in x.
+ * Python returns a set (ordered by id); here they come in sparents (0.10.0) / toposort (0.10.2) order,
+ * BINDs first, so that a caller that needs an order sorts them itself. */
+int suop_vars(SymCtx *c, const SymUOp *x, const SymUOp ***out) {
+  const SymUOp **all;
+  int n = suop_sparents(c, x, &all);
+  UList l = {0};
+  for (int i = 0; i < n; i++)
+    if (all[i]->op == SU_BIND && all[i]->src[0]->op == SU_DEFINE_VAR) ul_push(c, &l, all[i]);
+  int nbound = l.n;
+  for (int i = 0; i < n; i++) {
+    if (all[i]->op != SU_DEFINE_VAR) continue;
+    bool bound = false;
+    for (int k = 0; k < nbound; k++) bound = bound || l.items[k]->src[0] == all[i];
+    if (!bound) ul_push(c, &l, all[i]);
+  }
+  *out = l.items;
+  return l.n;
+}
+
+/* x.substitute(dvars): graph_rewrite with _substitute (ctx.get(x)): 0.10.0 rewrites top-down
+ * (sources first, then the node), 0.10.2 bottom-up (the node first, then its sources). */
+typedef struct SubstMap { int n; const SymUOp *const *from, *const *to; Memo done; } SubstMap;
+
+static const SymUOp *subst_get(const SubstMap *s, const SymUOp *x) {
+  const SymUOp *r = NULL;
+  for (int i = 0; i < s->n; i++) /* a dict: the last of equal keys wins */
+    if (s->from[i] == x) r = s->to[i];
+  return r;
+}
+
+/* n with each source substituted by fn: n itself when no source changed */
+static const SymUOp *subst_sources(SymCtx *c, SubstMap *s, const SymUOp *n,
+                                   const SymUOp *(*fn)(SymCtx *, SubstMap *, const SymUOp *)) {
+  const SymUOp *src[3] = {NULL, NULL, NULL};
+  bool same = true;
+  for (int i = 0; i < n->nsrc; i++) {
+    src[i] = fn(c, s, n->src[i]);
+    same = same && src[i] == n->src[i];
+  }
+  return same ? n : su_with_src(c, n, src);
+}
+
+static const SymUOp *subst_top_down(SymCtx *c, SubstMap *s, const SymUOp *n) {
+  const SymUOp *rn = memo_get(&s->done, n);
+  if (rn != NULL) return rn;
+  if (!su_depth_enter(c)) return n;
+  const SymUOp *new_src = subst_sources(c, s, n, subst_top_down);
+  const SymUOp *new_n = new_src == n ? subst_get(s, n) : new_src;
+  const SymUOp *ret = (new_n == NULL || su_failed(c)) ? n : subst_top_down(c, s, new_n);
+  if (!su_failed(c)) memo_put(c, &s->done, n, ret);
+  c->depth--;
+  return ret;
+}
+
+static const SymUOp *subst_bottom_up(SymCtx *c, SubstMap *s, const SymUOp *n) {
+  const SymUOp *rn = memo_get(&s->done, n);
+  if (rn != NULL) return rn;
+  if (!su_depth_enter(c)) return n;
+  const SymUOp *last = n, *next;
+  int guard = 0;
+  while ((next = subst_get(s, last)) != NULL) { /* a cycle in dvars loops forever in Python */
+    last = next;
+    if (++guard > SYM_MAX_REWRITE_DEPTH) {
+      su_raise(c, ST_RAISED, "RecursionError", "maximum recursion depth exceeded");
+      break;
+    }
+  }
+  const SymUOp *new_src = subst_sources(c, s, last, subst_bottom_up);
+  const SymUOp *ret = (new_src == last || su_failed(c)) ? last : subst_bottom_up(c, s, new_src);
+  if (!su_failed(c)) memo_put(c, &s->done, n, ret);
+  c->depth--;
+  return ret;
+}
+
+const SymUOp *suop_substitute(SymCtx *c, const SymUOp *x, int n, const SymUOp *const *from, const SymUOp *const *to) {
+  SubstMap s = {n, from, to, {arena_array(c->a, 64, sizeof *s.done.keys), arena_array(c->a, 64, sizeof *s.done.vals), 64, 0}};
+  return c->v >= TG_0_10_2 ? subst_bottom_up(c, &s, x) : subst_top_down(c, &s, x);
+}
+
+/* x.substitute({bind: var for each bound variable of x}): what View.unbind does to each sint */
+const SymUOp *suop_unbind_all(SymCtx *c, const SymUOp *x) {
+  const SymUOp **vars;
+  int n = suop_vars(c, x, &vars);
+  const SymUOp **from = arena_array(c->a, (size_t)n + 1, sizeof *from), **to = arena_array(c->a, (size_t)n + 1, sizeof *to);
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    if (vars[i]->op != SU_BIND) continue;
+    from[k] = vars[i];
+    to[k++] = vars[i]->src[0];
+  }
+  return k == 0 ? x : suop_substitute(c, x, k, from, to);
+}
+
+/* --- render and repr (the text of tinygrad's error messages) */
+
+/* Python's repr of a str: single quotes unless the text has one and no double quote */
+static const char *py_str_repr(Arena *a, const char *s) {
+  bool dq = strchr(s, '\'') != NULL && strchr(s, '"') == NULL;
+  size_t n = strlen(s);
+  char *out = arena_alloc(a, n * 4 + 3), *p = out;
+  *p++ = dq ? '"' : '\'';
+  for (const char *q = s; *q; q++) {
+    unsigned char ch = (unsigned char)*q;
+    if (ch == '\\' || (ch == '\'' && !dq)) { *p++ = '\\'; *p++ = (char)ch; }
+    else if (ch == '\n') { *p++ = '\\'; *p++ = 'n'; }
+    else if (ch == '\t') { *p++ = '\\'; *p++ = 't'; }
+    else if (ch == '\r') { *p++ = '\\'; *p++ = 'r'; }
+    else if (ch < 0x20 || ch == 0x7f) p += sprintf(p, "\\x%02x", ch);
+    else *p++ = (char)ch;
+  }
+  *p++ = dq ? '"' : '\'';
+  *p = 0;
+  return out;
+}
+
+/* str(x.arg) of a CONST: Python's int or bool */
+static const char *su_const_str(SymCtx *c, const SymUOp *x) {
+  if (x->dtype == SDT_BOOL) return x->arg ? "True" : "False";
+  return arena_printf(c->a, "%lld", (long long)x->arg);
+}
+
+/* graph_rewrite(x, renderer): NULL when a node has no renderer rule (then tinygrad prints str(ret)) */
+static const char *su_render_rec(SymCtx *c, Memo *m, const SymUOp *x) {
+  const SymUOp *done = memo_get(m, x);
+  if (done != NULL) return done->name;
+  const char *s[3] = {NULL, NULL, NULL};
+  for (int i = 0; i < x->nsrc; i++)
+    if ((s[i] = su_render_rec(c, m, x->src[i])) == NULL) return NULL;
+  const char *r = NULL;
+  switch (x->op) {
+    case SU_DEFINE_VAR: r = x->name; break;
+    case SU_RANGE: r = arena_printf(c->a, "ridx%lld", (long long)x->arg); break;
+    case SU_CONST: r = su_const_str(c, x); break;
+    case SU_BIND: r = s[0]; break;
+    case SU_MAX: r = arena_printf(c->a, "max(%s, %s)", s[0], s[1]); break;
+    case SU_WHERE: r = arena_printf(c->a, "(%s if %s else %s)", s[1], s[0], s[2]); break;
+    case SU_ADD: case SU_MUL: case SU_IDIV: case SU_MOD: case SU_CMPLT: case SU_CMPNE: case SU_XOR: case SU_OR: case SU_AND: {
+      static const char *const syms[SU_NOPS] = {[SU_ADD] = "+", [SU_MUL] = "*", [SU_IDIV] = "//", [SU_MOD] = "%", [SU_CMPLT] = "<",
+                                                [SU_CMPNE] = "!=", [SU_XOR] = "^", [SU_OR] = "|", [SU_AND] = "&"};
+      r = arena_printf(c->a, "(%s%s%s)", s[0], syms[x->op], s[1]);
+      break;
+    }
+    default: return NULL; /* CAST: no renderer rule */
+  }
+  SymUOp *tag = arena_alloc(c->a, sizeof *tag); /* the memo keeps the text in a never-interned node */
+  tag->name = r;
+  memo_put(c, m, x, tag);
+  return r;
+}
+
+/* x.render(simplify) */
+const char *suop_render(SymCtx *c, const SymUOp *x, bool simplify) {
+  const SymUOp *y = simplify ? suop_simplify(c, x) : x;
+  Memo m = {arena_array(c->a, 64, sizeof *m.keys), arena_array(c->a, 64, sizeof *m.vals), 64, 0};
+  const char *r = su_render_rec(c, &m, y);
+  if (r == NULL) {
+    su_raise(c, ST_UNSUPPORTED, "", "symbolic: render of a node without a renderer rule");
+    return "?";
+  }
+  return r;
+}
+
+/* pretty_print's first pass: number every node by first discovery and count its uses */
+typedef struct PPInfo { const SymUOp **nodes; int *idx, *count; bool *printed; int n, cap; } PPInfo;
+
+static int pp_find(const PPInfo *p, const SymUOp *x) {
+  for (int i = 0; i < p->n; i++)
+    if (p->nodes[i] == x) return i;
+  return -1;
+}
+
+static int pp_add(SymCtx *c, PPInfo *p, const SymUOp *x, int idx) {
+  if (p->n == p->cap) {
+    int cap = p->cap ? p->cap * 2 : 16;
+    const SymUOp **nodes = arena_array(c->a, (size_t)cap, sizeof *nodes);
+    int *ix = arena_array(c->a, (size_t)cap, sizeof *ix), *cnt = arena_array(c->a, (size_t)cap, sizeof *cnt);
+    bool *pr = arena_array(c->a, (size_t)cap, sizeof *pr);
+    if (p->n) {
+      memcpy(nodes, p->nodes, sizeof *nodes * (size_t)p->n);
+      memcpy(ix, p->idx, sizeof *ix * (size_t)p->n);
+      memcpy(cnt, p->count, sizeof *cnt * (size_t)p->n);
+      memcpy(pr, p->printed, sizeof *pr * (size_t)p->n);
+    }
+    p->nodes = nodes, p->idx = ix, p->count = cnt, p->printed = pr, p->cap = cap;
+  }
+  p->nodes[p->n] = x;
+  p->idx[p->n] = idx;
+  p->count[p->n] = 0;
+  p->printed[p->n] = false;
+  return p->n++;
+}
+
+static void pp_dfs(SymCtx *c, PPInfo *p, const SymUOp *x) {
+  for (int i = 0; i < x->nsrc; i++) {
+    int k = pp_find(p, x->src[i]);
+    if (k < 0) k = pp_add(c, p, x->src[i], p->n); /* cache.setdefault(s, [len(cache), 0, False]) */
+    if (++p->count[k] == 1) pp_dfs(c, p, x->src[i]);
+  }
+}
+
+/* str(x.arg) as UOp.argstr prints it inside the repr */
+static const char *su_arg_str(SymCtx *c, const SymUOp *x) {
+  switch (x->op) {
+    case SU_CONST: return su_const_str(c, x);
+    case SU_DEFINE_VAR: return arena_printf(c->a, "(%s, %lld, %lld)", py_str_repr(c->a, x->name), (long long)x->lo, (long long)x->hi);
+    case SU_RANGE: /* 0.10.0: (axis, False); 0.10.2: axis */
+      if (c->v >= TG_0_10_2) return arena_printf(c->a, "%lld", (long long)x->arg);
+      return arena_printf(c->a, "(%lld, False)", (long long)x->arg);
+    default: return "None";
+  }
+}
+
+static const char *pp_rec(SymCtx *c, PPInfo *p, const SymUOp *x, int d) {
+  int k = pp_find(p, x);
+  if (k < 0) k = pp_add(c, p, x, 0); /* cache.setdefault(x, [0, 0, False]) */
+  if (p->printed[k]) return arena_printf(c->a, "%*s x%d", d, "", p->idx[k]);
+  p->printed[k] = true;
+  const char *srcs = "";
+  for (int i = 0; i < x->nsrc; i++) srcs = arena_printf(c->a, "%s\n%s,", srcs, pp_rec(c, p, x->src[i], d + 2));
+  const char *label = p->count[k] > 1 ? arena_printf(c->a, "x%d:=", p->idx[k]) : "";
+  return arena_printf(c->a, "%*s%sUOp(Ops.%s, dtypes.%s, arg=%s, src=(%s))", d, "", label, suop_op_name(x->op),
+                      x->dtype == SDT_BOOL ? "bool" : "int", su_arg_str(c, x), srcs);
+}
+
+/* repr(x): pretty_print(x, ...) */
+const char *suop_repr(SymCtx *c, const SymUOp *x) {
+  PPInfo p;
+  memset(&p, 0, sizeof p);
+  pp_dfs(c, &p, x);
+  return pp_rec(c, &p, x, 0);
+}
+
+/* --- evaluation */
+
+/* UOp._eval(dtypes, type): simplify, then the single value or ValueError */
+static int64_t su_eval(SymCtx *c, const SymUOp *x, SymDType want) {
+  if (x->dtype != want) {
+    su_raise(c, ST_RAISED, "AssertionError", arena_printf(c->a, "eval with wrong dtype %s", suop_repr(c, x)));
+    return 0;
+  }
+  const SymUOp *sx = suop_simplify(c, x);
+  if (su_failed(c)) return 0;
+  if (sx->vmin != sx->vmax) {
+    const char *lo = want == SDT_BOOL ? (sx->vmin ? "True" : "False") : arena_printf(c->a, "%lld", (long long)sx->vmin);
+    const char *hi = want == SDT_BOOL ? (sx->vmax ? "True" : "False") : arena_printf(c->a, "%lld", (long long)sx->vmax);
+    const char *text = suop_render(c, sx, true);
+    su_raise(c, ST_RAISED, "ValueError", arena_printf(c->a, "eval failed to be a single number, range is %s to %s in %s", lo, hi, text));
+    return 0;
+  }
+  return sx->vmin;
+}
+
+bool suop_bool(SymCtx *c, const SymUOp *x) { return su_eval(c, x, SDT_BOOL) != 0; }
+int64_t suop_int(SymCtx *c, const SymUOp *x) { return su_eval(c, x, SDT_INT); }
+
+/* the rendered expression evaluated by Python (ints and bools, Python's // and %) */
+static int64_t py_eval_node(SymCtx *c, const SymUOp *x, int n, const char *const *names, const int64_t *vals) {
+  if (su_failed(c)) return 0;
+  switch (x->op) {
+    case SU_CONST: return x->arg;
+    case SU_DEFINE_VAR:
+    case SU_BIND: {
+      const char *name = x->op == SU_BIND ? x->src[0]->name : x->name;
+      for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0) return vals[i];
+      return 0; /* not reached: sym_infer checked that every variable has a value */
+    }
+    case SU_WHERE: {
+      int64_t cond = py_eval_node(c, x->src[0], n, names, vals);
+      return py_eval_node(c, x->src[cond ? 1 : 2], n, names, vals);
+    }
+    default: break;
+  }
+  if (!su_is_binary(x->op)) {
+    su_raise(c, ST_UNSUPPORTED, "", "symbolic: sym_infer of a node without a renderer rule");
+    return 0;
+  }
+  int64_t a = py_eval_node(c, x->src[0], n, names, vals), b = py_eval_node(c, x->src[1], n, names, vals);
+  switch (x->op) {
+    case SU_ADD: return ck_add(c, a, b);
+    case SU_MUL: return ck_mul(c, a, b);
+    case SU_IDIV:
+    case SU_MOD:
+      if (b == 0) {
+        su_raise(c, ST_RAISED, "ZeroDivisionError", x->op == SU_IDIV ? "integer division or modulo by zero" : "integer modulo by zero");
+        return 0;
+      }
+      if (a == INT64_MIN && b == -1) {
+        su_raise(c, ST_UNSUPPORTED, "", "symbolic: int64 overflow");
+        return 0;
+      }
+      return x->op == SU_IDIV ? py_floordiv(a, b) : py_mod(a, b);
+    case SU_MAX: return max64(a, b);
+    case SU_CMPLT: return a < b;
+    case SU_CMPNE: return a != b;
+    case SU_XOR: return a ^ b;
+    case SU_OR: return a | b;
+    case SU_AND: return a & b;
+    default: return 0;
+  }
+}
+
+/* CPython's "f() missing N required positional arguments: 'a', 'b' and 'c'" */
+static const char *missing_args_message(SymCtx *c, int n, const char *const *quoted) {
+  const char *list = quoted[0];
+  for (int i = 1; i < n; i++) list = arena_printf(c->a, "%s%s%s", list, i == n - 1 ? (n > 2 ? ", and " : " and ") : ", ", quoted[i]);
+  return arena_printf(c->a, "<lambda>() missing %d required positional argument%s: %s", n, n > 1 ? "s" : "", list);
+}
+
+/* sym_infer(x, var_vals): eval(render(simplify(x))) with var_vals given by variable name (a later
+ * entry of the same name wins, as in the dict comprehension) */
+int64_t suop_sym_infer(SymCtx *c, const SymUOp *x, int n, const SymUOp *const *vars, const int64_t *vals) {
+  const SymUOp *sx = suop_simplify(c, x);
+  const char **names = arena_array(c->a, (size_t)n + 1, sizeof *names);
+  for (int i = 0; i < n; i++) names[i] = vars[i]->op == SU_BIND ? vars[i]->src[0]->name : vars[i]->name;
+  /* varnames: the DEFINE_VARs of sparents / toposort; a missing one is a TypeError of the lambda */
+  const SymUOp **all;
+  int na = suop_sparents(c, sx, &all);
+  const char **missing = arena_array(c->a, (size_t)na, sizeof *missing);
+  int nmissing = 0;
+  for (int i = 0; i < na; i++) {
+    if (all[i]->op != SU_DEFINE_VAR) continue;
+    for (int k = 0; k < i; k++)
+      if (all[k]->op == SU_DEFINE_VAR && strcmp(all[k]->name, all[i]->name) == 0) {
+        su_raise(c, ST_UNSUPPORTED, "", "symbolic: sym_infer of two variables with one name (a SyntaxError in tinygrad)");
+        return 0;
+      }
+    bool found = false;
+    for (int k = 0; k < n && !found; k++) found = strcmp(names[k], all[i]->name) == 0;
+    if (!found) missing[nmissing++] = py_str_repr(c->a, all[i]->name);
+  }
+  if (nmissing > 0) {
+    su_raise(c, ST_RAISED, "TypeError", missing_args_message(c, nmissing, missing));
+    return 0;
+  }
+  return py_eval_node(c, sx, n, names, vals);
 }
 
 /* ============================================================ Part 4: rules */

@@ -61,8 +61,9 @@ const char *explain102_name(KG *k, const UOp *u) {
 
 static const char *shape_text(KG *k, const UOp *u) {
   uint32_t n;
-  const int64_t *shape = uop_shape(k, u, &n);
-  return py_repr_tuple(k->a, (int)n, shape);
+  const sint *shape = uop_shape(k, u, &n);
+  char buf[1024];
+  return arena_printf(k->a, "%s", fmt_tuple(&k->stc, buf, sizeof buf, n, shape));
 }
 
 void explain102_realize(KG *k, const IdSet *realizes, const UOp *u, ExplainReason why, const char *detail) {

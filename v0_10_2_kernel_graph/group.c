@@ -73,19 +73,22 @@ static const UOp *dr_before_view(void *c, const UOp *view) {
   const UOp *src = view->src[0];
   if (src->op == OP_BUFFER || src->op == OP_CONST || src->op == OP_DEVICE) return NULL;
   const ST *st = uop_st_unwrap(k, view);
+  StCtx *sc = &k->stc;
   uint32_t n;
-  const int64_t *sshape = uop_shape(k, src, &n);
-  int64_t sprod = shape_prod(n, sshape);
+  const sint *sshape = uop_shape(k, src, &n);
+  sint sprod = ks_prod(sc, n, sshape);
   const View *last = st_last(st);
-  if (st->nviews == 1 && last->mask) {
-    int64_t mprod = 1;
-    for (int i = 0; i < last->ndim; i++) mprod *= last->mask[i].e - last->mask[i].b;
-    if (sprod >= mprod) {
+  /* fold simple pads: all_int(src.shape) and resolve(prod(src.shape) >= prod([y-x for x,y in m])) */
+  if (st->nviews == 1 && last->mask && ks_all_int(n, sshape)) {
+    sint sizes[ST_MAXDIM];
+    for (int i = 0; i < last->ndim; i++) sizes[i] = ks_sub(sc, last->mask[i].e, last->mask[i].b);
+    if (ks_resolve_ge(sc, sprod, ks_prod(sc, (uint32_t)last->ndim, sizes), true)) {
       if (!can_pad(k, src, &ctx->realizes)) realize_before(k, ctx, src, view, WHY_UNSAFE_PAD);
       return NULL;
     }
   }
-  if (sprod < st_size(st) && !k->dont_realize_expand) {
+  /* early realize before expand: resolve(prod(src.shape) < prod(st.shape)) */
+  if (ks_resolve_lt(sc, sprod, ks_prod(sc, kst_ndim(st), st_shape(st)), true) && !k->dont_realize_expand) {
     realize_before(k, ctx, src, view, WHY_EXPAND);
     return NULL;
   }
@@ -165,9 +168,9 @@ static void group_add_reduce(GroupWalk *w, const char *why) {
 static const char *realized_child_why(KG *k, GroupWalk *w, const UOp *tr, const ST *st, int64_t rsize) {
   const char *node = explain102_name(k, tr);
   if (!st_contiguous(st)) return arena_printf(k->a, "realized %s reads it through a non-contiguous view (can only fuse contiguous)", node);
-  if (st_size(st) != rsize)
+  if (kst_size(st) != rsize)
     return arena_printf(k->a, "realized %s reads it through a view of size %lld, not %lld (can only fuse contiguous)", node,
-                        (long long)st_size(st), (long long)rsize);
+                        (long long)kst_size(st), (long long)rsize);
   return arena_printf(k->a, "realized %s is already in the kernel of reduce %s (one reduce per kernel)", node,
                       explain102_name(k, omap_get(w->reduce_for_op, omap_ptr(tr))));
 }
@@ -200,7 +203,7 @@ static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) 
   typedef struct { const UOp *tr; const ST *st; size_t pos; } Frame;
   size_t cap = 64, depth = 0;
   Frame *stack = arena_array(k->a, cap, sizeof *stack);
-  int64_t rsize = st_size(uop_st_unwrap(k, w->r));
+  int64_t rsize = kst_size(uop_st_unwrap(k, w->r));
   stack[depth++] = (Frame){tr0, st0, 0};
   bool entering = true;
   while (depth) {
@@ -209,7 +212,7 @@ static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) 
       entering = false;
       if (cache_seen(k, w, f->tr, f->st)) { depth--; continue; }
       if (idset_has(w->realizes, f->tr) && f->tr != w->r) {
-        if (!st_contiguous(f->st) || st_size(f->st) != rsize || in_map(w->reduce_for_op, f->tr))
+        if (!st_contiguous(f->st) || kst_size(f->st) != rsize || in_map(w->reduce_for_op, f->tr))
           group_add_reduce(w, k->ex ? realized_child_why(k, w, f->tr, f->st, rsize) : NULL);
         group_add(k, w->group, f->tr);
         depth--;
@@ -270,7 +273,7 @@ static const UOp *chase(KG *k, GrouperContext *ctx, const UOp *tr) {
     const UOp *tr_next = children_of(ctx, tr)->items[0];
     const ST *first;
     if (child_sts(k, tr_next, tr, &first) > 1) break;
-    if (st_size(st) != st_size(first)) break;
+    if (kst_size(st) != kst_size(first)) break;
     st = kst_add(&k->stc, st, first);
     if (!st_contiguous(st) || tr_next->op == OP_REDUCE_AXIS) break;
     tr = tr_next;

@@ -32,7 +32,7 @@ static const UOp *ck_create_kernel(void *c, const UOp *x) {
   if (!dev) kg_assert_fail(k, "%s", "");
   const UOp *b = x->op == OP_ASSIGN ? uop_buf_uop(k, x) : new_buffer(k, dev, uop_size(k, x), x->dtype);
   uint32_t n;
-  const int64_t *shape = uop_shape(k, x, &n);
+  const sint *shape = uop_shape(k, x, &n);
   const Value *m = idmap_get(&ctx->ops_metadata, x);
   const Value *meta = m ? v_tuple(k->in, 1, &m) : v_tuple(k->in, 0, NULL);
   const UOp **src = arena_array(k->a, x->nsrc + 1, sizeof *src);
@@ -210,9 +210,9 @@ void schedule_uop(KG *k, const UOp *sink, OMap *var_vals, ScheduleItem *out) {
   if (ast->op == OP_BUFFER_VIEW) {
     if (bufs.n < 2) kg_throw(&k->thr, ST_RAISED, "IndexError", "list index out of range");
     const UOp *x = ast->src[0];
-    const ST *xst = uop_st_unwrap(k, x);
-    Buf *view = buffer_view(k, uop_buffer(k, bufs.items[1]), uop_size(k, ast), ast->dtype,
-                            xst->views[0]->offset * x->dtype->itemsize);
+    sint offset = uop_st_unwrap(k, x)->views[0]->offset;
+    if (!ks_is_int(offset)) kg_unsupported(k, "a BUFFER_VIEW with a symbolic offset");
+    Buf *view = buffer_view(k, uop_buffer(k, bufs.items[1]), uop_size(k, ast), ast->dtype, ks_int(offset) * x->dtype->itemsize);
     omap_put(&k->buffers, omap_ptr(bufs.items[0]), view);
   }
   out->ast = ast;

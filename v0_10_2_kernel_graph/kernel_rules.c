@@ -28,7 +28,7 @@ static const UOp *ab_sink_store(void *c, const UOp *s) {
   if (s->nsrc != 1 || s->src[0]->op == OP_STORE) return NULL;
   const UOp *x = s->src[0];
   uint32_t n;
-  const int64_t *shape = uop_shape(k, x, &n);
+  const sint *shape = uop_shape(k, x, &n);
   const UOp *dg = kg_uop(k, OP_DEFINE_GLOBAL, kg_dtype_ptr(k, x->dtype, uop_size(k, x)), kv_int(k, 0), 0, NULL);
   const UOp *store = kg_uop3(k, OP_STORE, dt_void, NULL, dg, st_to_uop(k, kst_from_shape(&k->stc, n, shape)), x);
   return uop_sink(k, 1, &store);
@@ -87,7 +87,7 @@ static const UOp *vr_store_view(void *c, const UOp *s) {
 static const UOp *swizzle_r(KG *k, const UOp *r, const UOp *src, const ST *st) {
   StCtx *sc = &k->stc;
   uint32_t n;
-  const int64_t *sshape = uop_shape(k, src, &n);
+  const sint *sshape = uop_shape(k, src, &n);
   const ST *input_st = kst_from_shape(sc, n, sshape);
   int64_t axis[ST_MAXDIM], perm[ST_MAXDIM];
   uint32_t na = axis_arg(r, axis), np = 0;
@@ -99,25 +99,25 @@ static const UOp *swizzle_r(KG *k, const UOp *r, const UOp *src, const ST *st) {
   if (np + na != n || na == 0) kg_unsupported(k, "swizzle_r with an unusual axis arg");
   for (uint32_t j = 0; j < na; j++) perm[np++] = axis[j];
   const ST *tmp = kst_permute(sc, input_st, perm);
-  const int64_t *rshape = st_shape(tmp) + (n - na);
-  int64_t prshape = shape_prod(na, rshape), strides[ST_MAXDIM];
-  strides_for_shape(na, rshape, strides);
+  const sint *rshape = st_shape(tmp) + (n - na);
+  sint prshape = ks_prod(sc, na, rshape), strides[ST_MAXDIM];
+  strides_for_shape((int)na, rshape, strides);
   const View **nv = arena_array(k->a, st->nviews, sizeof *nv);
   for (int i = 0; i < st->nviews; i++) {
     const View *v = st->views[i];
     uint32_t m = v->ndim + na;
     if (m > ST_MAXDIM) kg_unsupported(k, "too many dimensions");
-    int64_t shp[ST_MAXDIM], std[ST_MAXDIM];
+    sint shp[ST_MAXDIM], std[ST_MAXDIM];
     SPair mask[ST_MAXDIM];
     for (int d = 0; d < v->ndim; d++) {
-      shp[d] = v->shape[d], std[d] = v->strides[d] * prshape;
+      shp[d] = v->shape[d], std[d] = ks_mul(sc, v->strides[d], prshape);
       if (v->mask) mask[d] = v->mask[d];
     }
     for (uint32_t d = 0; d < na; d++) {
       shp[v->ndim + d] = rshape[d], std[v->ndim + d] = strides[d];
-      mask[v->ndim + d] = (SPair){0, rshape[d]};
+      mask[v->ndim + d] = (SPair){ks_of(0), rshape[d]};
     }
-    nv[i] = kview_create(sc, m, shp, std, v->offset * prshape, v->mask ? mask : NULL);
+    nv[i] = kview_create(sc, m, shp, std, ks_mul(sc, v->offset, prshape), v->mask ? mask : NULL);
   }
   const ST *new_input_st = kst_add(sc, tmp, kst_new(sc, st->nviews, nv));
   int64_t new_axis[ST_MAXDIM];
@@ -144,13 +144,14 @@ static const UOp *vr_reduce_view(void *c, const UOp *r) {
   const ST *swizzle_st = uop_st_unwrap(k, v);
   if (!st_contiguous(swizzle_st) || uop_size(k, v) != uop_size(k, src))
     kg_assert_fail(k, "can't push %s", uop_repr_line(k, v));
-  int64_t axis[ST_MAXDIM], out_shape[ST_MAXDIM], new_axis[ST_MAXDIM];
+  int64_t axis[ST_MAXDIM], new_axis[ST_MAXDIM];
+  sint out_shape[ST_MAXDIM];
   uint32_t na = axis_arg(r, axis), n, sn, nn = 0;
   kst_reduce_shape(swizzle_st, na, axis, out_shape);
   n = kst_ndim(swizzle_st);
-  const int64_t *sshape = uop_shape(k, src, &sn);
+  const sint *sshape = uop_shape(k, src, &sn);
   for (uint32_t i = 0; i < sn && i < n; i++)
-    if (sshape[i] != out_shape[i]) new_axis[nn++] = i;
+    if (ks_bool_ne(&k->stc, sshape[i], out_shape[i])) new_axis[nn++] = i;
   const UOp *red = uop_r(k, src, reduce_op_of(r), nn, new_axis);
   return uop_view(k, red, kst_from_shape(&k->stc, n, out_shape));
 }
@@ -177,7 +178,7 @@ static const UOp *vr_elementwise(void *c, const UOp *root) {
       kg_assert_fail(k, "swizzle inputs must have the same size [%s", uop_repr_line(k, first));
   }
   uint32_t n;
-  const int64_t *bshape = uop_shape(k, uop_base(first), &n);
+  const sint *bshape = uop_shape(k, uop_base(first), &n);
   const ST *new_input_st = kst_from_shape(&k->stc, n, bshape);
   const UOp **src = arena_array(k->a, root->nsrc, sizeof *src);
   for (uint32_t i = 0; i < root->nsrc; i++) {
@@ -187,7 +188,7 @@ static const UOp *vr_elementwise(void *c, const UOp *root) {
     else src[i] = apply_swizzle(k, uop_view(k, x, new_input_st));
   }
   const UOp *ret = replace_src(k, root, root->nsrc, src);
-  const int64_t *oshape = uop_shape(k, first, &n);
+  const sint *oshape = uop_shape(k, first, &n);
   return uop_view(k, ret, kst_from_shape(&k->stc, n, oshape));
 }
 
@@ -251,7 +252,7 @@ static const UOp *fk_check_load_st(void *c, const UOp *ld) {
   if (st->nviews == 1) {
     const View *v = st->views[0];
     SPair arg[ST_MAXDIM];
-    for (int i = 0; i < v->ndim; i++) arg[i] = (SPair){0, v->strides[i] == 0 ? 1 : v->shape[i]};
+    for (int i = 0; i < v->ndim; i++) arg[i] = (SPair){ks_of(0), ks_eq_int(v->strides[i], 0) ? ks_of(1) : v->shape[i]};
     if (st_contiguous(kst_shrink(&k->stc, st, arg))) return NULL;
     if (v->mask && kst_shrink(&k->stc, kst_from_shape(&k->stc, v->ndim, v->shape), v->mask) == kst_shrink(&k->stc, st, v->mask))
       return NULL;

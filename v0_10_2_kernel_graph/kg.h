@@ -138,6 +138,11 @@ bool kg_contains_op(KG *k, const UOp *root, Op op);
 /* ---- values ---- */
 const Value *kv_int(KG *k, int64_t i);
 const Value *kv_ints(KG *k, uint32_t n, const int64_t *v);      /* tuple of ints */
+const Value *kv_sint(KG *k, sint x);                            /* an int, or a symbolic value */
+const Value *kv_sints(KG *k, uint32_t n, const sint *v);        /* tuple of sints */
+/* A sint / a tuple of sints (at most ST_MAXDIM) in v; false if v is not one. */
+bool kv_get_sint(KG *k, const Value *v, sint *out);
+bool kv_get_sints(KG *k, const Value *v, uint32_t *n, sint *out);
 const Value *kv_st(KG *k, const ST *s);
 const ST *kv_get_st(const Value *v);                            /* NULL unless V_ST */
 /* A tuple of ints in v into out (at most ST_MAXDIM); false if v is not one. */
@@ -169,7 +174,7 @@ void kg_note_const(KG *k, const UOp *u);
 /* ---- properties ---- */
 const ST *uop_st(KG *k, const UOp *u);                 /* UOp.st, NULL for None */
 const ST *uop_st_unwrap(KG *k, const UOp *u);          /* unwrap(u.st) */
-const int64_t *uop_shape(KG *k, const UOp *u, uint32_t *n);
+const sint *uop_shape(KG *k, const UOp *u, uint32_t *n);
 int64_t uop_size(KG *k, const UOp *u);
 const UOp *uop_base(const UOp *u);
 const char *uop_device(KG *k, const UOp *u);           /* UOp._device, NULL for None */
@@ -193,7 +198,7 @@ const UOp *uop_view(KG *k, const UOp *u, const ST *s);     /* UOp.view */
 const UOp *uop_const(KG *k, const DType *dt, const Value *b);
 const UOp *uop_const_like(KG *k, const UOp *u, const Value *b);
 const UOp *uop_mop(KG *k, const UOp *u, Op op, const Value *arg);   /* UOp._mop */
-const UOp *uop_reshape(KG *k, const UOp *u, uint32_t n, const int64_t *shape);
+const UOp *uop_reshape(KG *k, const UOp *u, uint32_t n, const sint *shape);
 const UOp *uop_shrink(KG *k, const UOp *u, const SPair *arg);
 const UOp *uop_alu(KG *k, Op op, uint32_t n, const UOp *const *src);
 const UOp *uop_alu2(KG *k, Op op, const UOp *a, const UOp *b);

@@ -15,7 +15,7 @@ extern const PatternMatcher pm_merge_views, pm_remove_movement_ops, pm_sym;
 /* ops.py view_left (without merge_views: list {&pm_merge_views, &pm_view_left}) */
 extern const PatternMatcher pm_view_left;
 /* The `ctx` of remove_movement_ops+sym: found_contiguous's dict. */
-typedef struct SymCtx { OMap contig; } SymCtx;
+typedef struct ContigCtx { OMap contig; } ContigCtx;
 /* graph_rewrite(u, merge_views+view_left) (kernel.c) */
 const UOp *apply_swizzle(KG *k, const UOp *u);
 /* UOp.valid(st) */

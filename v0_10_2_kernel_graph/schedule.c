@@ -91,6 +91,13 @@ static void kg_graph_rewrite_map(KG *k, const UOp *sink, const PatternMatcher *c
   rewrite_context_release(&rc);
 }
 
+/* all_int(u.shape) */
+static bool all_int_shape(KG *k, const UOp *u) {
+  uint32_t n;
+  const sint *shape = uop_shape(k, u, &n);
+  return ks_all_int(n, shape);
+}
+
 /* create_schedule_with_vars, "map tensors to new uops": the becomes_map of
  * simplified tensors, rev_tensor_map and ops_metadata */
 static void becomes_from_tensor_map(KG *k, OMap *tensor_map, OMap *becomes, IdMap *rev, KernelContext *kctx) {
@@ -107,8 +114,7 @@ static void becomes_from_tensor_map(KG *k, OMap *tensor_map, OMap *becomes, IdMa
         const UOp *mop = first_movement_op(k, kk, tensor_map, vb, uop_st(k, v));
         if (kk != mop) omap_put(becomes, key, (void *)mop);
       } else omap_put(becomes, key, (void *)v);
-    } else if (vb->op == OP_CONST) {
-      uop_st_unwrap(k, v); /* all_int(v.shape): shapes are ints here, but v.shape asserts st is not None */
+    } else if (vb->op == OP_CONST && all_int_shape(k, v)) {
       omap_put(becomes, key, (void *)v);
     } else {
       const Value *m = uop_metadata(k, kk);
@@ -214,9 +220,9 @@ void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
   omap_init(&res->var_vals, k->a);
   omap_init(&res->becomes_map, k->a);
   /* remove_movement_ops + sym */
-  SymCtx symctx;
-  omap_init(&symctx.contig, k->a);
-  k->pass = &symctx;
+  ContigCtx contig_ctx;
+  omap_init(&contig_ctx.contig, k->a);
+  k->pass = &contig_ctx;
   OMap tensor_map;
   const PatternMatcher *pms[4] = {&pm_merge_views, &pm_remove_movement_ops, &pm_symbolic_simple, &pm_sym};
   kg_graph_rewrite_map(k, big_sink, pms, 4, false, &tensor_map);
@@ -257,7 +263,7 @@ void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
       if (t->op == OP_ASSIGN) to = t->src[0];
       else {
         uint32_t n;
-        const int64_t *shape = uop_shape(k, t, &n);
+        const sint *shape = uop_shape(k, t, &n);
         to = uop_reshape(k, uop_buf_uop(k, v), n, shape);
       }
       omap_put(&res->becomes_map, omap_ptr(t), (void *)to);

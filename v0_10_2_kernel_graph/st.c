@@ -10,19 +10,89 @@ static uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-const char *fmt_tuple(char *buf, size_t size, uint32_t n, const int64_t *v) {
-  size_t k = 0;
-  k += (size_t)snprintf(buf + k, size - k, "(");
-  for (uint32_t i = 0; i < n && k < size; i++)
-    k += (size_t)snprintf(buf + k, size - k, "%s%lld", i ? ", " : "", (long long)v[i]);
-  if (k < size) snprintf(buf + k, size - k, n == 1 ? ",)" : ")");
-  return buf;
+/* ---------------------------------------------------------------- sint */
+
+bool ks_is_int(sint x) { return sint_is_int(x); }
+int64_t ks_int(sint x) { return x.i; }
+sint ks_of(int64_t i) { return sint_int(i); }
+bool ks_eq(sint a, sint b) { return sint_eq(a, b); }
+bool ks_eq_int(sint a, int64_t b) { return ks_is_int(a) && ks_int(a) == b; }
+static uint64_t ks_hash(sint x) { return sint_is_int(x) ? (uint64_t)x.i : sint_hash(x); }
+
+bool ks_all_int(uint32_t n, const sint *xs) {
+  for (uint32_t i = 0; i < n; i++)
+    if (!ks_is_int(xs[i])) return false;
+  return true;
 }
 
-int64_t shape_prod(uint32_t n, const int64_t *shape) {
-  int64_t p = 1;
-  for (uint32_t i = 0; i < n; i++) p *= shape[i];
+bool ks_shapes_eq(uint32_t na, const sint *a, uint32_t nb, const sint *b) {
+  if (na != nb) return false;
+  for (uint32_t i = 0; i < na; i++)
+    if (!ks_eq(a[i], b[i])) return false;
+  return true;
+}
+
+/* a symbolic operation's error unwinds */
+static sint ks_checked(StCtx *c, sint r) {
+  StError e;
+  st_error_clear(&e);
+  if (sym_take_error(&e)) kg_throw(c->thr, e.status, e.type, "%s", e.message ? e.message : "");
+  return r;
+}
+
+static void ks_symbolic_unsupported(StCtx *c) { kg_throw(c->thr, ST_UNSUPPORTED, NULL, "symbolic: a 0.10.2 comparison of UOps"); }
+
+sint ks_add(StCtx *c, sint a, sint b) { return ks_checked(c, sint_add(a, b)); }
+sint ks_sub(StCtx *c, sint a, sint b) { return ks_checked(c, sint_sub(a, b)); }
+sint ks_mul(StCtx *c, sint a, sint b) { return ks_checked(c, sint_mul(a, b)); }
+sint ks_floordiv(StCtx *c, sint a, sint b) {
+  if (ks_is_int(b) && b.i == 0) kg_throw(c->thr, ST_RAISED, "ZeroDivisionError", "integer division or modulo by zero");
+  return ks_checked(c, sint_floordiv(a, b));
+}
+
+sint ks_prod(StCtx *c, uint32_t n, const sint *xs) {
+  sint p = ks_of(1);
+  for (uint32_t i = 0; i < n; i++) p = ks_mul(c, p, xs[i]);
   return p;
+}
+
+bool ks_resolve_lt(StCtx *c, sint a, sint b, bool dflt) {
+  if (ks_is_int(a) && ks_is_int(b)) return a.i < b.i;
+  bool r = sint_resolve_lt(a, b, dflt);
+  ks_checked(c, a);
+  return r;
+}
+/* resolve(a >= b, d) is not resolve(a < b, not d) */
+bool ks_resolve_ge(StCtx *c, sint a, sint b, bool dflt) {
+  if (ks_is_int(a) && ks_is_int(b)) return a.i >= b.i;
+  return !ks_resolve_lt(c, a, b, !dflt);
+}
+bool ks_resolve_ne(StCtx *c, sint a, sint b, bool dflt) {
+  (void)dflt;
+  if (ks_is_int(a) && ks_is_int(b)) return a.i != b.i;
+  ks_symbolic_unsupported(c);
+  return true;
+}
+bool ks_bool_ne(StCtx *c, sint a, sint b) {
+  if (ks_is_int(a) && ks_is_int(b)) return a.i != b.i;
+  ks_symbolic_unsupported(c);
+  return true;
+}
+
+const char *ks_repr(StCtx *c, sint x) { return arena_printf(c->arena, "%lld", (long long)ks_int(x)); }
+
+int64_t shape_prod(uint32_t n, const sint *shape) {
+  int64_t p = 1;
+  for (uint32_t i = 0; i < n; i++) p *= ks_int(shape[i]);
+  return p;
+}
+
+const char *fmt_tuple(StCtx *c, char *buf, size_t size, uint32_t n, const sint *v) {
+  size_t k = 0;
+  k += (size_t)snprintf(buf + k, size - k, "(");
+  for (uint32_t i = 0; i < n && k < size; i++) k += (size_t)snprintf(buf + k, size - k, "%s%s", i ? ", " : "", ks_repr(c, v[i]));
+  if (k < size) snprintf(buf + k, size - k, n == 1 ? ",)" : ")");
+  return buf;
 }
 
 void kst_init(StCtx *c, Arena *a, Thrower *thr, bool merge_view) {
@@ -116,7 +186,7 @@ const ST *kst_canon(StCtx *c, const ST *s) { return s ? kst_new(c, (uint32_t)s->
 
 /* ---------------------------------------------------------------- operations */
 
-const View *kview_create(StCtx *c, uint32_t n, const int64_t *shape, const int64_t *strides, int64_t offset, const SPair *mask) {
+const View *kview_create(StCtx *c, uint32_t n, const sint *shape, const sint *strides, sint offset, const SPair *mask) {
   StError err;
   st_error_clear(&err);
   check_ndim(c, n);
@@ -124,11 +194,11 @@ const View *kview_create(StCtx *c, uint32_t n, const int64_t *shape, const int64
 }
 
 /* ShapeTracker.from_shape, memoised on the shape (a hash, then an exact check) */
-const ST *kst_from_shape(StCtx *c, uint32_t n, const int64_t *shape) {
+const ST *kst_from_shape(StCtx *c, uint32_t n, const sint *shape) {
   uint64_t h = mix(n + 7);
-  for (uint32_t i = 0; i < n; i++) h = mix(h ^ (uint64_t)shape[i]);
+  for (uint32_t i = 0; i < n; i++) h = mix(h ^ ks_hash(shape[i]));
   const ST *r = omap_get(&c->shape_memo, h);
-  if (r && (uint32_t)st_ndim(r) == n && (n == 0 || memcmp(st_shape(r), shape, n * sizeof *shape) == 0)) return r;
+  if (r && ks_shapes_eq(kst_ndim(r), st_shape(r), n, shape)) return r;
   StError err;
   st_error_clear(&err);
   check_ndim(c, n);
@@ -138,9 +208,11 @@ const ST *kst_from_shape(StCtx *c, uint32_t n, const int64_t *shape) {
 }
 
 const ST *kst_scalar(StCtx *c) {
-  static const int64_t none[1] = {0};
+  sint none[1] = {ks_of(0)};
   return kst_from_shape(c, 0, none);
 }
+
+int64_t kst_size(const ST *s) { return st_size(s); }
 
 /* View.__add__ on interned views, memoised as Python's lru_cache does; NULL is None */
 static const View *kview_add(StCtx *c, const View *vm2, const View *vm1) {
@@ -197,13 +269,13 @@ const ST *kst_add(StCtx *c, const ST *a, const ST *b) {
   return r;
 }
 
-const ST *kst_invert(StCtx *c, const ST *s, uint32_t n, const int64_t *out_shape) {
+const ST *kst_invert(StCtx *c, const ST *s, uint32_t n, const sint *out_shape) {
   StError err;
   st_error_clear(&err);
   return kst_canon(c, check(c, st_invert(c->arena, TG_0_10_2, s, (int)n, out_shape, c->merge_view, &err), &err));
 }
 
-const ST *kst_reshape(StCtx *c, const ST *s, uint32_t n, const int64_t *new_shape) {
+const ST *kst_reshape(StCtx *c, const ST *s, uint32_t n, const sint *new_shape) {
   StError err;
   st_error_clear(&err);
   check_ndim(c, n);
@@ -222,7 +294,7 @@ const ST *kst_shrink(StCtx *c, const ST *s, const SPair *arg) {
   return kst_canon(c, check(c, st_shrink(c->arena, TG_0_10_2, s, st_ndim(s), arg, &err), &err));
 }
 
-const ST *kst_expand(StCtx *c, const ST *s, uint32_t n, const int64_t *new_shape) {
+const ST *kst_expand(StCtx *c, const ST *s, uint32_t n, const sint *new_shape) {
   StError err;
   st_error_clear(&err);
   return kst_canon(c, check(c, st_expand(c->arena, TG_0_10_2, s, (int)n, new_shape, &err), &err));
@@ -240,16 +312,16 @@ const ST *kst_flip(StCtx *c, const ST *s, const bool *arg) {
   return kst_canon(c, check(c, st_flip(c->arena, TG_0_10_2, s, st_ndim(s), arg, &err), &err));
 }
 
-void kst_reduce_shape(const ST *s, uint32_t naxis, const int64_t *axis, int64_t *out) {
+void kst_reduce_shape(const ST *s, uint32_t naxis, const int64_t *axis, sint *out) {
   const View *v = st_last(s);
   for (int i = 0; i < v->ndim; i++) {
     out[i] = v->shape[i];
     for (uint32_t k = 0; k < naxis; k++)
-      if (axis[k] == (int64_t)i) out[i] = 1;
+      if (axis[k] == (int64_t)i) out[i] = ks_of(1);
   }
 }
 
-void kst_real_strides(StCtx *c, const ST *s, bool ignore_valid, int64_t *out, bool *has) {
+void kst_real_strides(StCtx *c, const ST *s, bool ignore_valid, sint *out, bool *has) {
   StError err;
   st_error_clear(&err);
   bool is_none[ST_MAXDIM];

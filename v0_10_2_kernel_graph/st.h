@@ -29,30 +29,53 @@ typedef struct StCtx {
 
 void kst_init(StCtx *c, Arena *a, Thrower *thr, bool merge_view);
 
-int64_t shape_prod(uint32_t n, const int64_t *shape);
-/* Python tuple repr of ints, "(1, 2)", "(3,)", "()", into buf. */
-const char *fmt_tuple(char *buf, size_t size, uint32_t n, const int64_t *v);
+/* ---- sint: an int or a symbolic UOp, as tinygrad 0.10.2's Python operators
+ * treat `int | UOp`. UOps are hash-consed, so Python's `==` on them (not
+ * overridden: identity) is pointer equality; `!=`, `<`, `>=` build UOps that
+ * `resolve` or `bool` decide. */
+bool ks_is_int(sint x);                                     /* isinstance(x, int) */
+int64_t ks_int(sint x);                                     /* the int (ks_is_int(x)) */
+sint ks_of(int64_t i);                                      /* the int i */
+bool ks_eq(sint a, sint b);                                 /* a == b: ints by value, UOps by identity */
+bool ks_eq_int(sint a, int64_t b);                          /* a == b for an int b (a UOp never is) */
+bool ks_all_int(uint32_t n, const sint *xs);                /* helpers.all_int */
+bool ks_shapes_eq(uint32_t na, const sint *a, uint32_t nb, const sint *b);   /* tuple == */
+sint ks_add(StCtx *c, sint a, sint b);                      /* a + b */
+sint ks_sub(StCtx *c, sint a, sint b);                      /* a - b */
+sint ks_mul(StCtx *c, sint a, sint b);                      /* a * b */
+sint ks_floordiv(StCtx *c, sint a, sint b);                 /* a // b */
+sint ks_prod(StCtx *c, uint32_t n, const sint *xs);         /* helpers.prod: reduce(operator.mul, xs, 1) */
+bool ks_resolve_lt(StCtx *c, sint a, sint b, bool dflt);    /* resolve(a < b, dflt) */
+bool ks_resolve_ge(StCtx *c, sint a, sint b, bool dflt);    /* resolve(a >= b, dflt) */
+bool ks_resolve_ne(StCtx *c, sint a, sint b, bool dflt);    /* resolve(a != b, dflt) */
+bool ks_bool_ne(StCtx *c, sint a, sint b);                  /* bool(a != b): ValueError when a UOp cannot decide */
+const char *ks_repr(StCtx *c, sint x);                      /* repr(x) (a UOp: the first line of its repr) */
+/* int products of int shapes (callers check ks_all_int) */
+int64_t shape_prod(uint32_t n, const sint *shape);
+/* Python tuple repr of sints, "(1, 2)", "(3,)", "()", into buf. */
+const char *fmt_tuple(StCtx *c, char *buf, size_t size, uint32_t n, const sint *v);
 
 /* View.create */
-const View *kview_create(StCtx *c, uint32_t n, const int64_t *shape, const int64_t *strides, int64_t offset, const SPair *mask);
+const View *kview_create(StCtx *c, uint32_t n, const sint *shape, const sint *strides, sint offset, const SPair *mask);
 /* ShapeTracker(views), interned */
 const ST *kst_new(StCtx *c, uint32_t nviews, const View *const *views);
 /* the interned ShapeTracker equal to s (s itself may come from anywhere) */
 const ST *kst_canon(StCtx *c, const ST *s);
-const ST *kst_from_shape(StCtx *c, uint32_t n, const int64_t *shape);
+const ST *kst_from_shape(StCtx *c, uint32_t n, const sint *shape);
+int64_t kst_size(const ST *s);     /* .size: views[-1].size(), an int (a UOp counts as its vmax) */
 const ST *kst_scalar(StCtx *c);   /* ShapeTracker.from_shape(()) */
 const ST *kst_add(StCtx *c, const ST *a, const ST *b);              /* a + b */
 const ST *kst_simplify(StCtx *c, const ST *s);
-const ST *kst_invert(StCtx *c, const ST *s, uint32_t n, const int64_t *out_shape);   /* NULL: None */
-const ST *kst_reshape(StCtx *c, const ST *s, uint32_t n, const int64_t *new_shape);
+const ST *kst_invert(StCtx *c, const ST *s, uint32_t n, const sint *out_shape);   /* NULL: None */
+const ST *kst_reshape(StCtx *c, const ST *s, uint32_t n, const sint *new_shape);
 const ST *kst_pad(StCtx *c, const ST *s, const SPair *arg);
 const ST *kst_shrink(StCtx *c, const ST *s, const SPair *arg);
-const ST *kst_expand(StCtx *c, const ST *s, uint32_t n, const int64_t *new_shape);
+const ST *kst_expand(StCtx *c, const ST *s, uint32_t n, const sint *new_shape);
 const ST *kst_permute(StCtx *c, const ST *s, const int64_t *axis);
 const ST *kst_flip(StCtx *c, const ST *s, const bool *arg);
 /* ShapeTracker.reduce(axis): the shape with the axes set to 1 (out has ndim entries) */
-void kst_reduce_shape(const ST *s, uint32_t naxis, const int64_t *axis, int64_t *out);
+void kst_reduce_shape(const ST *s, uint32_t naxis, const int64_t *axis, sint *out);
 /* ShapeTracker.real_strides(ignore_valid); has[i] false means None */
-void kst_real_strides(StCtx *c, const ST *s, bool ignore_valid, int64_t *out, bool *has);
+void kst_real_strides(StCtx *c, const ST *s, bool ignore_valid, sint *out, bool *has);
 static inline uint32_t kst_ndim(const ST *s) { return (uint32_t)st_ndim(s); }
 #endif

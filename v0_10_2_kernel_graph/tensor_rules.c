@@ -10,8 +10,8 @@ static bool arg_is_zero(const Value *a) {
 
 static bool same_shape(KG *k, const UOp *a, const UOp *b) {
   uint32_t na, nb;
-  const int64_t *sa = uop_shape(k, a, &na), *sb = uop_shape(k, b, &nb);
-  return na == nb && (na == 0 || memcmp(sa, sb, na * sizeof *sa) == 0);
+  const sint *sa = uop_shape(k, a, &na), *sb = uop_shape(k, b, &nb);
+  return ks_shapes_eq(na, sa, nb, sb);
 }
 
 /* ---------------------------------------------------------------- merge_views */
@@ -68,7 +68,7 @@ static const UOp *rm_masked_view(void *c, const UOp *view) {
   const View *v = st_last(kv_get_st(view->arg));
   if (!v->mask) return NULL;
   for (int i = 0; i < v->ndim; i++)
-    if (v->mask[i].e - v->mask[i].b == 0) return uop_const_like(k, view, kv_int(k, 0));
+    if (ks_eq_int(ks_sub(&k->stc, v->mask[i].e, v->mask[i].b), 0)) return uop_const_like(k, view, kv_int(k, 0));
   return NULL;
 }
 
@@ -128,15 +128,16 @@ static const UOp *s_stride0_reduce(void *c, const UOp *reduce) {
   int64_t axis[ST_MAXDIM];
   uint32_t na = axis_arg(reduce, axis), n = kst_ndim(s);
   for (uint32_t i = 0; i < na; i++)
-    if (axis[i] < 0 || axis[i] >= (int64_t)n || st_last(s)->strides[axis[i]] != 0) return NULL;
-  const int64_t *shape = st_shape(s);
+    if (axis[i] < 0 || axis[i] >= (int64_t)n || !ks_eq_int(st_last(s)->strides[axis[i]], 0)) return NULL;
+  const sint *shape = st_shape(s);
+  if (!ks_all_int(n, shape)) return NULL;
   int64_t prshape = 1;
   SPair arg[ST_MAXDIM];
-  for (uint32_t i = 0; i < na; i++) prshape *= shape[axis[i]];
+  for (uint32_t i = 0; i < na; i++) prshape *= ks_int(shape[axis[i]]);
   for (uint32_t i = 0; i < n; i++) {
     bool reduced = false;
     for (uint32_t j = 0; j < na; j++) reduced |= axis[j] == (int64_t)i;
-    arg[i] = (SPair){0, reduced ? 1 : shape[i]};
+    arg[i] = (SPair){ks_of(0), reduced ? ks_of(1) : shape[i]};
   }
   const UOp *ret = uop_shrink(k, x, arg);
   switch (reduce_op_of(reduce)) {
@@ -180,15 +181,16 @@ static const UOp *s_not_image(void *c, const UOp *u) {
   if (u->op == OP_BUFFER || u->op == OP_VIEW || u->op == OP_CONST || u->op == OP_DEVICE || !u->dtype->is_image) return NULL;
   const DType *dt = u->dtype;
   uint32_t n;
-  const int64_t *shape = uop_shape(k, u, &n);
+  const sint *shape = uop_shape(k, u, &n);
+  if (!ks_all_int(n, shape)) kg_unsupported(k, "an image dtype with a symbolic shape");
   int64_t img = 1;
   for (int i = 0; i < dt->image_ndim; i++) img *= dt->image_shape[i];
   if (shape_prod(n, shape) == img) {
-    int64_t strides[ST_MAXDIM];
+    sint strides[ST_MAXDIM];
     bool has[ST_MAXDIM];
     kst_real_strides(&k->stc, uop_st_unwrap(k, u), false, strides, has);
     for (uint32_t i = 0; i < n; i++)
-      if (has[i] && strides[i] == 1 && shape[i] % 4 == 0) return NULL;
+      if (has[i] && ks_eq_int(strides[i], 1) && ks_int(shape[i]) % 4 == 0) return NULL;
   }
   return replace_dtype(k, u, dt->base);
 }
@@ -214,11 +216,11 @@ static const UOp *s_contiguous_noop(void *c, const UOp *root) {
 /* schedule.py found_contiguous */
 static const UOp *s_found_contiguous(void *c, const UOp *contig) {
   KG *k = c;
-  SymCtx *ctx = k->pass;
+  ContigCtx *ctx = k->pass;
   if (contig->nsrc != 1 || contig->src[0]->op != OP_VIEW) return NULL;
   const UOp *src = contig->src[0], *base = uop_base(src);
   uint32_t n;
-  const int64_t *bshape = uop_shape(k, base, &n);
+  const sint *bshape = uop_shape(k, base, &n);
   const ST *sti = kst_invert(&k->stc, uop_st_unwrap(k, src), n, bshape);
   if (sti) omap_put(&ctx->contig, omap_ptr(base), (void *)uop_view(k, contig, sti));
   return NULL;
@@ -227,7 +229,7 @@ static const UOp *s_found_contiguous(void *c, const UOp *contig) {
 /* schedule.py replace_contiguous */
 static const UOp *s_replace_contiguous(void *c, const UOp *alu) {
   KG *k = c;
-  SymCtx *ctx = k->pass;
+  ContigCtx *ctx = k->pass;
   if (!op_is_alu(alu->op) || !omap_len(&ctx->contig)) return NULL;
   const UOp **src = arena_array(k->a, alu->nsrc, sizeof *src);
   bool changed = false;
@@ -271,8 +273,8 @@ const PatternMatcher pm_sym = {sym_rules, sizeof sym_rules / sizeof *sym_rules};
 /* UOp.valid */
 const UOp *uop_valid(KG *k, const UOp *x, const ST *st) {
   uint32_t n = kst_ndim(st);
-  int64_t ones[ST_MAXDIM];
-  for (uint32_t i = 0; i < n; i++) ones[i] = 1;
+  sint ones[ST_MAXDIM];
+  for (uint32_t i = 0; i < n; i++) ones[i] = ks_of(1);
   const ST *u = kst_expand(&k->stc, kst_reshape(&k->stc, kst_scalar(&k->stc), n, ones), n, st_shape(st));
   const UOp *unmasked = st_to_uop(k, u);
   const UOp *valid = kg_uop1(k, OP_VALID, dt_bool, NULL, st_to_uop(k, st));

@@ -94,6 +94,35 @@ const Value *kv_ints(KG *k, uint32_t n, const int64_t *v) {
 const Value *kv_st(KG *k, const ST *s) { return v_st(k->in, (const ShapeTracker *)s); }
 const ST *kv_get_st(const Value *v) { return v && v->kind == V_ST ? (const ST *)v->u.st : NULL; }
 
+/* a sint as a Value: an int, or the symbolic UOp */
+const Value *kv_sint(KG *k, sint x) {
+  if (ks_is_int(x)) return v_int(k->in, ks_int(x));
+  kg_unsupported(k, "symbolic shapes (a symbolic value in a movement arg)");
+}
+
+const Value *kv_sints(KG *k, uint32_t n, const sint *v) {
+  const Value *items[ST_MAXDIM * 2];
+  for (uint32_t i = 0; i < n; i++) items[i] = kv_sint(k, v[i]);
+  return v_tuple(k->in, n, items);
+}
+
+bool kv_get_sint(KG *k, const Value *v, sint *out) {
+  (void)k;
+  if (v->kind == V_INT) *out = ks_of(v->u.i);
+  else if (v->kind == V_BOOL) *out = ks_of(v->u.b);
+  else if (v->kind == V_SYM) kg_unsupported(k, "symbolic shapes (a symbolic movement arg)");
+  else return false;
+  return true;
+}
+
+bool kv_get_sints(KG *k, const Value *v, uint32_t *n, sint *out) {
+  if (v->kind != V_TUPLE || v->u.tuple.n > ST_MAXDIM) return false;
+  for (size_t i = 0; i < v->u.tuple.n; i++)
+    if (!kv_get_sint(k, v->u.tuple.items[i], &out[i])) return false;
+  *n = (uint32_t)v->u.tuple.n;
+  return true;
+}
+
 bool kv_get_ints(const Value *v, uint32_t *n, int64_t *out) {
   if (v->kind != V_TUPLE || v->u.tuple.n > ST_MAXDIM) return false;
   for (size_t i = 0; i < v->u.tuple.n; i++) {
@@ -246,22 +275,25 @@ static const ST *cached_st(KG *k, const UOp *u, bool *found) {
 
 static const ST *mop_st_compute(KG *k, const ST *s, Op op, const Value *arg) {
   int64_t v[ST_MAXDIM];
+  sint sv[ST_MAXDIM];
   uint32_t n = 0;
   if (op == OP_PAD || op == OP_SHRINK) {
     SPair pairs[ST_MAXDIM];
     if (arg->kind != V_TUPLE || arg->u.tuple.n != kst_ndim(s)) kg_assert_fail(k, "invalid %s arg", op == OP_PAD ? "pad" : "shrink");
     for (size_t i = 0; i < arg->u.tuple.n; i++) {
       uint32_t m;
-      int64_t p[ST_MAXDIM];
-      if (!kv_get_ints(arg->u.tuple.items[i], &m, p) || m != 2) kg_unsupported(k, "a symbolic or malformed movement arg");
+      sint p[ST_MAXDIM];
+      if (!kv_get_sints(k, arg->u.tuple.items[i], &m, p) || m != 2) kg_unsupported(k, "a malformed movement arg");
       pairs[i] = (SPair){p[0], p[1]};
     }
     return op == OP_PAD ? kst_pad(&k->stc, s, pairs) : kst_shrink(&k->stc, s, pairs);
   }
+  if (op == OP_RESHAPE || op == OP_EXPAND) {
+    if (!kv_get_sints(k, arg, &n, sv)) kg_unsupported(k, "a malformed movement arg");
+    return op == OP_RESHAPE ? kst_reshape(&k->stc, s, n, sv) : kst_expand(&k->stc, s, n, sv);
+  }
   if (!kv_get_ints(arg, &n, v)) kg_unsupported(k, "a symbolic or malformed movement arg");
   switch (op) {
-    case OP_RESHAPE: return kst_reshape(&k->stc, s, n, v);
-    case OP_EXPAND: return kst_expand(&k->stc, s, n, v);
     case OP_PERMUTE:
       if (n != kst_ndim(s)) kg_assert_fail(k, "invalid permutation");
       return kst_permute(&k->stc, s, v);
@@ -296,22 +328,9 @@ _Noreturn static void shape_mismatch(KG *k, const UOp *u) {
   kg_assert_fail(k, "UOp sources must have the same shape %s", uop_repr_line(k, u));
 }
 
-/* Is s ShapeTracker.from_shape(s.shape)? One View as View.create(shape)
- * makes it: offset 0, no mask, the shape's strides (all 0 with a 0 in the shape). */
-static bool is_from_shape(const ST *s) {
-  if (s->nviews != 1) return false;
-  const View *v = s->views[0];
-  if (!v->contiguous || v->offset != 0 || v->mask) return false;
-  int64_t strides[ST_MAXDIM];
-  bool zero = false;
-  for (int i = 0; i < v->ndim; i++) zero |= v->shape[i] == 0;
-  if (zero) {
-    for (int i = 0; i < v->ndim; i++)
-      if (v->strides[i] != 0) return false;
-    return true;
-  }
-  strides_for_shape(v->ndim, v->shape, strides);
-  return memcmp(strides, v->strides, (size_t)v->ndim * sizeof *strides) == 0;
+/* Is s ShapeTracker.from_shape(s.shape)? (both are interned) */
+static bool is_from_shape(KG *k, const ST *s) {
+  return s->nviews == 1 && s->views[0]->contiguous && kst_from_shape(&k->stc, kst_ndim(s), st_shape(s)) == s;
 }
 
 /* UOp.st for u once the st of what it reads is cached */
@@ -321,7 +340,7 @@ static const ST *compute_st(KG *k, const UOp *u) {
     case OP_MULTI: kg_unsupported(k, "multi-device tensors (Ops.MULTI)");
     case OP_BUFFER: {
       if (u->arg->kind != V_INT) kg_unsupported(k, "a BUFFER whose size is not an int");
-      int64_t n = u->arg->u.i;
+      sint n = ks_of(u->arg->u.i);
       return kst_from_shape(&k->stc, 1, &n);
     }
     case OP_KERNEL: {
@@ -347,21 +366,20 @@ static const ST *compute_st(KG *k, const UOp *u) {
     const ST *s = cached_st(k, u->src[i], &found);
     if (!s) continue;
     if (!first) first = s;
-    else if (kst_ndim(s) != kst_ndim(first) || memcmp(st_shape(s), st_shape(first), kst_ndim(s) * sizeof(int64_t)) != 0)
+    else if (!ks_shapes_eq(kst_ndim(s), st_shape(s), kst_ndim(first), st_shape(first)))
       shape_mismatch(k, u);
   }
   if (!first) return NULL;
-  if (u->op != OP_BITCAST && u->op != OP_BUFFER_VIEW && u->op != OP_REDUCE_AXIS && u->op != OP_WMMA && is_from_shape(first))
+  if (u->op != OP_BITCAST && u->op != OP_BUFFER_VIEW && u->op != OP_REDUCE_AXIS && u->op != OP_WMMA && is_from_shape(k, first))
     return first; /* ShapeTracker.from_shape(first.shape) is first itself (interned) */
   uint32_t n = kst_ndim(first);
-  int64_t shape[ST_MAXDIM];
+  sint shape[ST_MAXDIM];
   memcpy(shape, st_shape(first), n * sizeof *shape);
   if (u->op == OP_BITCAST || u->op == OP_BUFFER_VIEW) {
     int isz = u->src[0]->dtype->itemsize;
-    if (u->dtype->itemsize != isz && n) {
-      int64_t x = shape[n - 1] * isz, d = u->dtype->itemsize;
-      shape[n - 1] = x / d - ((x % d != 0) && ((x < 0) != (d < 0)));
-    }
+    /* shape[:-1]+((shape[-1]*input_sz) // self.dtype.itemsize,) */
+    if (u->dtype->itemsize != isz && n)
+      shape[n - 1] = ks_floordiv(&k->stc, ks_mul(&k->stc, shape[n - 1], ks_of(isz)), ks_of(u->dtype->itemsize));
   } else if (u->op == OP_REDUCE_AXIS || u->op == OP_WMMA) {
     int64_t axis[ST_MAXDIM];
     uint32_t na = axis_arg(u, axis);
@@ -401,7 +419,7 @@ const ST *uop_st_unwrap(KG *k, const UOp *u) {
   return s;
 }
 
-const int64_t *uop_shape(KG *k, const UOp *u, uint32_t *n) {
+const sint *uop_shape(KG *k, const UOp *u, uint32_t *n) {
   const ST *s = uop_st_unwrap(k, u);
   *n = kst_ndim(s);
   return st_shape(s);
@@ -409,7 +427,7 @@ const int64_t *uop_shape(KG *k, const UOp *u, uint32_t *n) {
 
 int64_t uop_size(KG *k, const UOp *u) {
   if (u->op == OP_BUFFER) return u->arg->kind == V_INT ? u->arg->u.i : 0;
-  return st_size(uop_st_unwrap(k, u));
+  return kst_size(uop_st_unwrap(k, u));
 }
 
 const UOp *uop_base(const UOp *u) {
@@ -523,26 +541,26 @@ const UOp *uop_mop(KG *k, const UOp *u, Op op, const Value *arg) {
   return uop_st(k, u) == uop_st_unwrap(k, ret) ? u : ret;
 }
 
-const UOp *uop_reshape(KG *k, const UOp *u, uint32_t n, const int64_t *shape) {
-  return uop_mop(k, u, OP_RESHAPE, kv_ints(k, n, shape));
+const UOp *uop_reshape(KG *k, const UOp *u, uint32_t n, const sint *shape) {
+  return uop_mop(k, u, OP_RESHAPE, kv_sints(k, n, shape));
 }
 
 const UOp *uop_shrink(KG *k, const UOp *u, const SPair *arg) {
   uint32_t n;
   uop_shape(k, u, &n);
   const Value *pairs[ST_MAXDIM];
-  for (uint32_t i = 0; i < n; i++) pairs[i] = kv_ints(k, 2, (const int64_t[2]){arg[i].b, arg[i].e});
+  for (uint32_t i = 0; i < n; i++) pairs[i] = kv_sints(k, 2, (const sint[2]){arg[i].b, arg[i].e});
   return uop_mop(k, u, OP_SHRINK, v_tuple(k->in, n, pairs));
 }
 
 /* UOp.metaop(Ops.CONST, shape, dtype, device, b) */
-static const UOp *metaop_const(KG *k, uint32_t n, const int64_t *shape, const DType *dt, const char *device, const Value *b) {
+static const UOp *metaop_const(KG *k, uint32_t n, const sint *shape, const DType *dt, const char *device, const Value *b) {
   const UOp *vw = kg_uop1(k, OP_VIEW, dt_void, kv_st(k, kst_scalar(&k->stc)), device_uop(k, device));
   const UOp *c = kg_uop1(k, OP_CONST, dt, as_const(k, b, dt), vw);
-  int64_t ones[ST_MAXDIM];
-  for (uint32_t i = 0; i < n; i++) ones[i] = 1;
+  sint ones[ST_MAXDIM];
+  for (uint32_t i = 0; i < n; i++) ones[i] = ks_of(1);
   c = uop_reshape(k, c, n, ones);
-  return uop_mop(k, c, OP_EXPAND, kv_ints(k, n, shape));
+  return uop_mop(k, c, OP_EXPAND, kv_sints(k, n, shape));
 }
 
 /* UOp.const_like */
@@ -550,7 +568,7 @@ const UOp *uop_const_like(KG *k, const UOp *u, const Value *b) {
   const char *dev = uop_device(k, u);
   if (!dev) return uop_const(k, u->dtype, b);
   uint32_t n;
-  const int64_t *shape = uop_shape(k, u, &n);
+  const sint *shape = uop_shape(k, u, &n);
   return metaop_const(k, n, shape, u->dtype, dev, b);
 }
 
@@ -581,14 +599,14 @@ const UOp *uop_cast(KG *k, const UOp *u, const DType *dt) { return u->dtype == d
 
 const UOp *uop_sink(KG *k, uint32_t n, const UOp *const *src) { return kg_uop(k, OP_SINK, dt_void, NULL, n, src); }
 
-/* UOp._reduce_op */
+/* UOp._reduce_op: axis = tuple(sorted([x for x in axis if resolve(self.shape[x] != 1)])) */
 static const UOp *reduce_op(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis) {
   uint32_t n, m = 0;
-  const int64_t *shape = uop_shape(k, u, &n);
+  const sint *shape = uop_shape(k, u, &n);
   int64_t keep[ST_MAXDIM];
   for (uint32_t i = 0; i < naxis; i++)
-    if (axis[i] >= 0 && axis[i] < (int64_t)n && shape[axis[i]] != 1) keep[m++] = axis[i];
-    else if (axis[i] < 0 || axis[i] >= (int64_t)n) kg_throw(&k->thr, ST_RAISED, "IndexError", "tuple index out of range");
+    if (axis[i] < 0 || axis[i] >= (int64_t)n) kg_throw(&k->thr, ST_RAISED, "IndexError", "tuple index out of range");
+    else if (ks_resolve_ne(&k->stc, shape[axis[i]], ks_of(1), true)) keep[m++] = axis[i];
   for (uint32_t i = 1; i < m; i++) /* sorted() */
     for (uint32_t j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
       int64_t t = keep[j]; keep[j] = keep[j - 1]; keep[j - 1] = t;
@@ -602,14 +620,18 @@ static const UOp *reduce_op(KG *k, const UOp *u, Op op, uint32_t naxis, const in
 const UOp *uop_r(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis) {
   const ST *s = uop_st_unwrap(k, u);
   uint32_t n = kst_ndim(s);
-  const int64_t *shape = st_shape(s);
-  int64_t new_shape[ST_MAXDIM];
+  const sint *sshape = st_shape(s);
+  sint new_shape[ST_MAXDIM];
   kst_reduce_shape(s, naxis, axis, new_shape);
-  int64_t prod = shape_prod(n, shape), new_prod = shape_prod(n, new_shape);
+  /* not SPLIT_REDUCEOP or not all_int(self.shape) or (0 in self.shape) or prod(shape) // prod(new_shape) < threshold */
+  if (!k->split_reduceop || !ks_all_int(n, sshape)) return reduce_op(k, u, op, naxis, axis);
+  int64_t shape[ST_MAXDIM];
   bool zero = false;
-  for (uint32_t i = 0; i < n; i++) zero |= shape[i] == 0;
-  if (!k->split_reduceop || zero || prod / new_prod < k->split_threshold) return reduce_op(k, u, op, naxis, axis);
-  int64_t strides[ST_MAXDIM];
+  for (uint32_t i = 0; i < n; i++) shape[i] = ks_int(sshape[i]), zero |= shape[i] == 0;
+  if (zero) return reduce_op(k, u, op, naxis, axis);
+  int64_t prod = shape_prod(n, sshape), new_prod = shape_prod(n, new_shape);
+  if (prod / new_prod < k->split_threshold) return reduce_op(k, u, op, naxis, axis);
+  sint strides[ST_MAXDIM];
   bool has[ST_MAXDIM], have_strides = false;
   int64_t top = (int64_t)1 << (k->split_size < 62 ? k->split_size : 62);
   top = top / new_prod - ((top % new_prod != 0) && (new_prod < 0));
@@ -622,17 +644,18 @@ const UOp *uop_r(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis
         kst_real_strides(&k->stc, s, true, strides, has);
         have_strides = true;
       }
-      if (has[axis[i]] && strides[axis[i]] == 0) continue;
+      if (has[axis[i]] && ks_eq_int(strides[axis[i]], 0)) continue;
       dim = axis[i], divisor = x;
     }
   }
   if (dim < 0) return reduce_op(k, u, op, naxis, axis);
-  int64_t split[ST_MAXDIM], perm[ST_MAXDIM];
+  sint split[ST_MAXDIM];
+  int64_t perm[ST_MAXDIM];
   uint32_t sn = 0, pn = 0;
   if (n + 1 > ST_MAXDIM) kg_unsupported(k, "too many dimensions");
   for (uint32_t i = 0; i < n; i++) {
-    if ((int64_t)i == dim) split[sn++] = divisor, split[sn++] = shape[i] / divisor;
-    else split[sn++] = shape[i];
+    if ((int64_t)i == dim) split[sn++] = ks_of(divisor), split[sn++] = ks_of(shape[i] / divisor);
+    else split[sn++] = ks_of(shape[i]);
   }
   for (uint32_t i = 0; i < sn; i++)
     if ((int64_t)i != dim) perm[pn++] = i;
@@ -671,17 +694,17 @@ static void py_float_repr(double f, char *buf, size_t n) {
 
 static void repr_into(KG *k, const Value *v, char *buf, size_t n, bool as_str);
 
-static void repr_view(const View *v, char *buf, size_t n) {
+static void repr_view(KG *kg, const View *v, char *buf, size_t n) {
   char a[512], b[512], m[1024];
   size_t k = 0;
   if (v->mask) {
     k += (size_t)snprintf(m, sizeof m, "(");
     for (int i = 0; i < v->ndim && k < sizeof m; i++)
-      k += (size_t)snprintf(m + k, sizeof m - k, "%s(%lld, %lld)", i ? ", " : "", (long long)v->mask[i].b, (long long)v->mask[i].e);
+      k += (size_t)snprintf(m + k, sizeof m - k, "%s(%s, %s)", i ? ", " : "", ks_repr(&kg->stc, v->mask[i].b), ks_repr(&kg->stc, v->mask[i].e));
     if (k < sizeof m) snprintf(m + k, sizeof m - k, v->ndim == 1 ? ",)" : ")");
   } else snprintf(m, sizeof m, "None");
-  snprintf(buf, n, "View(shape=%s, strides=%s, offset=%lld, mask=%s, contiguous=%s)", fmt_tuple(a, sizeof a, v->ndim, v->shape),
-           fmt_tuple(b, sizeof b, v->ndim, v->strides), (long long)v->offset, m, v->contiguous ? "True" : "False");
+  snprintf(buf, n, "View(shape=%s, strides=%s, offset=%s, mask=%s, contiguous=%s)", fmt_tuple(&kg->stc, a, sizeof a, v->ndim, v->shape),
+           fmt_tuple(&kg->stc, b, sizeof b, v->ndim, v->strides), ks_repr(&kg->stc, v->offset), m, v->contiguous ? "True" : "False");
 }
 
 static void repr_into(KG *k, const Value *v, char *buf, size_t n, bool as_str) {
@@ -700,7 +723,7 @@ static void repr_into(KG *k, const Value *v, char *buf, size_t n, bool as_str) {
       const ST *s = kv_get_st(v);
       size_t w = (size_t)snprintf(buf, n, "ShapeTracker(views=(");
       for (int i = 0; i < s->nviews && w < n; i++) {
-        repr_view(s->views[i], buf + w, n - w);
+        repr_view(k, s->views[i], buf + w, n - w);
         w = strlen(buf);
         if (w < n) w += (size_t)snprintf(buf + w, n - w, ",");
       }

@@ -66,7 +66,7 @@ static bool is_unsafe_pad_op(Op op) { return op == OP_RECIP || op == OP_LOG2 || 
 static void recurse_lb_view(Sched91 *s, LazyBuffer *buf) {
   LazyBuffer *base = buf->base;
   int64_t base_prod = base->st->size;
-  if (st91_nviews(buf->st) == 1 && st91_view_masked(buf->st, 0) && base_prod >= st91_prod_mask(buf->st)) {
+  if (st91_nviews(buf->st) == 1 && st91_view_masked(buf->st, 0) && sint_ge(sint_int(base_prod), st91_prod_mask(buf->st))) {
     add_simple_pad(s, base, buf);
   } else if (base_prod < buf->st->size) {
     /* don't realize image to image casts. this is part of a larger problem */
@@ -570,7 +570,7 @@ static bool cannot_be_image(Sched91 *s, LazyBuffer *buf, bool *out, Status *st) 
   if (!st91_unit_stride_axes(s, buf->st, unit, st)) return false;
   *out = true;
   for (int i = 0; i < n; i++)
-    if (unit[i] && st91_shape(buf->st, i) % 4 == 0) *out = false;
+    if (unit[i] && sint_eq(sint_mod(st91_shape(buf->st, i), sint_int(4)), sint_int(0))) *out = false;
   return true;
 }
 

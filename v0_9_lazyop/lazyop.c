@@ -207,7 +207,7 @@ static bool single_op_ast(Sched91 *s, LazyBuffer *out, LBScheduleItem *item, Sta
   item->nast = 1;
   if (s->inp->use_copy_kernel && out->op == OP_COPY && same_device_kind(out->device, out->srcs[0]->device)) {
     if (out->arg->kind != V_INT) return status_bad_input(st, "a COPY arg must be an int");
-    int64_t n = out->arg->u.i;
+    sint n = sint_int(out->arg->u.i);
     const St91 *cst = st91_from_shape(s, 1, &n, st);
     if (!cst) return false;
     const UOp *rd = uop0(s->in, OP_LOAD, NULL, v_membuffer(s->in, 1, dt_uchar, cst->st));

@@ -10,12 +10,12 @@
 int st91_nviews(const St91 *st) { return st->st->nviews; }
 bool st91_view_masked(const St91 *st, int i) { return st->st->views[i]->mask != NULL; }
 int st91_ndim(const St91 *st) { return st_ndim(st->st); }
-int64_t st91_shape(const St91 *st, int axis) { return st_shape(st->st)[axis]; }
+sint st91_shape(const St91 *st, int axis) { return st_shape(st->st)[axis]; }
 
-int64_t st91_prod_mask(const St91 *st) {
+sint st91_prod_mask(const St91 *st) {
   const View *v = st_last(st->st);
-  int64_t p = 1;
-  for (int i = 0; i < v->ndim; i++) p *= v->mask[i].e - v->mask[i].b;
+  sint p = sint_int(1);
+  for (int i = 0; i < v->ndim; i++) p = sint_mul(p, sint_sub(v->mask[i].e, v->mask[i].b));
   return p;
 }
 
@@ -78,7 +78,7 @@ const St91 *st91_add(Sched91 *s, const St91 *a, const St91 *b, Status *st) {
   return ret;
 }
 
-const St91 *st91_from_shape(Sched91 *s, int ndim, const int64_t *shape, Status *st) {
+const St91 *st91_from_shape(Sched91 *s, int ndim, const sint *shape, Status *st) {
   StError e;
   st_error_clear(&e);
   return result(s, st_from_shape(s->a, TG_0_9_1, ndim, shape, &e), &e, st);

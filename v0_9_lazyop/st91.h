@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "intern.h"
 #include "json.h"
+#include "sint.h"
 #include "status.h"
 #include "value.h"
 
@@ -35,8 +36,8 @@ struct St91 {
 int st91_nviews(const St91 *st);
 bool st91_view_masked(const St91 *st, int i);         /* views[i].mask is not None */
 int st91_ndim(const St91 *st);                        /* len(shape) */
-int64_t st91_shape(const St91 *st, int axis);         /* shape[axis] */
-int64_t st91_prod_mask(const St91 *st);               /* prod(y-x for x,y in views[-1].mask) */
+sint st91_shape(const St91 *st, int axis);            /* shape[axis] */
+sint st91_prod_mask(const St91 *st);                  /* prod(y-x for x,y in views[-1].mask) */
 
 /* The handle of a ShapeTracker (interning it). */
 const St91 *st91_intern(Sched91 *s, const ShapeTracker *st);
@@ -44,7 +45,7 @@ const St91 *st91_intern(Sched91 *s, const ShapeTracker *st);
 /* Operations; NULL with st set on an error (a raised exception or unsupported). */
 const St91 *st91_add(Sched91 *s, const St91 *a, const St91 *b, Status *st);  /* a + b */
 const St91 *st91_simplify(Sched91 *s, const St91 *x, Status *st);
-const St91 *st91_from_shape(Sched91 *s, int ndim, const int64_t *shape, Status *st);
+const St91 *st91_from_shape(Sched91 *s, int ndim, const sint *shape, Status *st);
 const St91 *st91_from_shape_of(Sched91 *s, const St91 *x, Status *st);  /* from_shape(x.shape) */
 /* x.shrink(mask_of.views[0].mask), for the assign check */
 const St91 *st91_shrink_by_mask(Sched91 *s, const St91 *x, const St91 *mask_of, Status *st);

@@ -8,6 +8,8 @@ endfunction()
 tsched_unit_test(test_core)
 tsched_unit_test(test_rewrite)
 tsched_unit_test(test_explain)
+# 0.10.x symbolic sints against conformance/vectors/sint-v*.jsonl.gz (conformance/oracle/record_sint_vectors.py)
+tsched_unit_test(test_symbolic_uop ${CMAKE_SOURCE_DIR}/conformance/vectors)
 
 # The main job as a test: replay the bundled corpus. Any read error fails it,
 # and so does any failing capture not on record in conformance/known-failures/
