@@ -3,27 +3,37 @@
  * pages from the system cost calloc nothing to clear).
  *
  * A freed arena's chunks wait in a pool (per thread, up to ARENA_POOL_BYTES)
- * for the next arena, which clears what it hands out of the part earlier
- * arenas used (c->dirty), as it hands it out: giving
- * big chunks back to the system and faulting them in again, zeroed page by
- * page, cost more than the scheduling itself. Sanitizer builds skip the pool
- * so that a use after arena_free is still caught. */
+ * for the next arena, which clears the part earlier arenas used (c->dirty)
+ * ahead of its bump pointer, ARENA_CLEAR_BLOCK bytes at a time: giving big
+ * chunks back to the system and faulting them in again, zeroed page by page,
+ * cost more than the scheduling itself. Sanitizer builds skip the pool so
+ * that a use after arena_free is still caught.
+ *
+ * Chunks of ARENA_HUGE_CHUNK bytes and more are aligned to and asked for in
+ * transparent huge pages (madvise), where the system offers them: one page
+ * fault then maps 2 MiB instead of 4 KiB. They are mapped (mmap) directly. */
+#define _DEFAULT_SOURCE
 #include "arena.h"
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 struct ArenaChunk {
   ArenaChunk *next;
   size_t size, used;
+  size_t mapped;         /* bytes mapped with mmap, 0 when from calloc */
   size_t dirty;          /* data[used..dirty) may hold an earlier arena's bytes */
   _Alignas(8) unsigned char data[];
 };
 
-enum { ARENA_MIN_CHUNK = 64 * 1024 };
+enum { ARENA_MIN_CHUNK = 64 * 1024, ARENA_CLEAR_BLOCK = 16 * 1024 };
 #define ARENA_POOL_BYTES ((size_t)256 << 20)
+#define ARENA_HUGE_CHUNK ((size_t)2 << 20)
 
 #if defined(__SANITIZE_ADDRESS__)
 #define ARENA_POOL 0
@@ -53,6 +63,49 @@ static ArenaChunk *chunk_from_pool(size_t size) {
   return c;
 }
 
+/* `bytes` of fresh zero pages aligned to ARENA_HUGE_CHUNK, asked for in huge pages; NULL if none. */
+static void *map_huge(size_t bytes) {
+#ifdef __linux__
+  unsigned char *p = mmap(NULL, bytes + ARENA_HUGE_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  size_t lead = (ARENA_HUGE_CHUNK - (uintptr_t)p % ARENA_HUGE_CHUNK) % ARENA_HUGE_CHUNK;
+  if (lead) munmap(p, lead);
+  munmap(p + lead + bytes, ARENA_HUGE_CHUNK - lead);
+#ifdef MADV_HUGEPAGE
+  madvise(p + lead, bytes, MADV_HUGEPAGE);
+#endif
+  return p + lead;
+#else
+  (void)bytes;
+  return NULL;
+#endif
+}
+
+/* A zeroed chunk of at least `size` data bytes from the system; big ones in huge pages. */
+static ArenaChunk *chunk_new(size_t size) {
+  size_t bytes = sizeof(ArenaChunk) + size, mapped = 0;
+  ArenaChunk *c = NULL;
+  if (bytes >= ARENA_HUGE_CHUNK) {
+    mapped = (bytes + ARENA_HUGE_CHUNK - 1) & ~(ARENA_HUGE_CHUNK - 1);
+    c = map_huge(mapped);
+    if (c) size = mapped - sizeof(ArenaChunk);
+    else mapped = 0;
+  }
+  if (!c) c = calloc(1, bytes);
+  if (!c) return NULL;
+  c->size = size;
+  c->mapped = mapped;
+  c->used = c->dirty = 0;
+  return c;
+}
+
+static void chunk_free(ArenaChunk *c) {
+#ifdef __linux__
+  if (c->mapped) { munmap(c, c->mapped); return; }
+#endif
+  free(c);
+}
+
 static void chunk_release(ArenaChunk *c) {
   if (ARENA_POOL && pool_bytes + c->size <= ARENA_POOL_BYTES) {
     c->next = pool;
@@ -60,7 +113,16 @@ static void chunk_release(ArenaChunk *c) {
     pool_bytes += c->size;
     return;
   }
-  free(c);
+  chunk_free(c);
+}
+
+void arena_release_pool(void) {
+  while (pool) {
+    ArenaChunk *c = pool;
+    pool = c->next;
+    chunk_free(c);
+  }
+  pool_bytes = 0;
 }
 
 void arena_init(Arena *a) { memset(a, 0, sizeof *a); }
@@ -86,28 +148,38 @@ static void out_of_memory(size_t bytes) {
   abort();
 }
 
+/* Zero the head chunk past a->clean far enough for `need` bytes at a->cur:
+ * at least a block, and nothing beyond what earlier arenas used. */
+static void clear_ahead(Arena *a, size_t need) {
+  unsigned char *want = a->cur + need, *dirty_end = a->head->data + a->head->dirty;
+  if (want < a->clean + ARENA_CLEAR_BLOCK) want = a->clean + ARENA_CLEAR_BLOCK;
+  if (want > a->end) want = a->end;
+  if (a->clean < dirty_end) memset(a->clean, 0, (size_t)((want < dirty_end ? want : dirty_end) - a->clean));
+  a->clean = want < dirty_end ? want : a->end;
+}
+
 void *arena_alloc_slow(Arena *a, size_t bytes) {
   size_t need = (bytes + 7) & ~(size_t)7;
   if (need < bytes) out_of_memory(bytes);
+  if (a->head && need <= (size_t)(a->end - a->cur)) {
+    clear_ahead(a, need);
+    return arena_alloc(a, bytes);
+  }
   sync_head(a);
   /* Chunks grow with the arena so that big captures need few mallocs. */
   size_t size = a->chunk_bytes / 2;
   if (size < ARENA_MIN_CHUNK) size = ARENA_MIN_CHUNK;
   if (size < need) size = need;
-  if (size > SIZE_MAX - sizeof(ArenaChunk)) out_of_memory(bytes);
+  if (size > SIZE_MAX / 2 - sizeof(ArenaChunk) - ARENA_HUGE_CHUNK) out_of_memory(bytes);
   ArenaChunk *c = chunk_from_pool(size);
-  if (!c) {
-    c = calloc(1, sizeof(ArenaChunk) + size); /* zeroed once here: each byte is handed out once */
-    if (!c) out_of_memory(bytes);
-    c->size = size;
-    c->used = c->dirty = 0;
-  }
+  if (!c) c = chunk_new(size);
+  if (!c) out_of_memory(bytes);
   c->next = a->head;
   a->head = c;
   a->chunk_bytes += c->size;
-  a->cur = c->data;
+  a->cur = a->clean = c->data;
   a->end = c->data + c->size;
-  a->dirty = c->data + c->dirty;
+  clear_ahead(a, need);
   return arena_alloc(a, bytes);
 }
 

@@ -9,24 +9,23 @@ typedef struct ArenaChunk ArenaChunk;
 typedef struct Arena {
   ArenaChunk *head;     /* newest chunk first */
   unsigned char *cur, *end;  /* the free part of head's memory */
-  unsigned char *dirty;      /* head's memory below this may hold an earlier arena's bytes */
-  size_t used_bytes;    /* total bytes handed out, for `tsched bench` */
-  size_t chunk_bytes;   /* total bytes reserved from malloc */
+  unsigned char *clean;      /* head's memory in [cur, clean) is zeroed; past it, it may hold an earlier arena's bytes */
+  size_t chunk_bytes;   /* total bytes reserved from malloc, for `tsched bench` */
 } Arena;
 
 void arena_init(Arena *a);
 void arena_free(Arena *a);
-/* arena_alloc when the head chunk is full (arena.c) */
+/* Give the chunks pooled by freed arenas (this thread's) back to the system. */
+void arena_release_pool(void);
+/* arena_alloc past the zeroed part of the head chunk (arena.c) */
 void *arena_alloc_slow(Arena *a, size_t bytes);
 /* Zero-filled, 8-byte aligned (nothing here needs more). Aborts with a message on out-of-memory.
  * The common case, a bump of the pointer, is inline. */
 static inline void *arena_alloc(Arena *a, size_t bytes) {
   size_t need = (bytes + 7) & ~(size_t)7;
-  if (need < bytes || need > (size_t)(a->end - a->cur)) return arena_alloc_slow(a, bytes);
+  if (need < bytes || need > (size_t)(a->clean - a->cur)) return arena_alloc_slow(a, bytes);
   unsigned char *p = a->cur;
   a->cur += need;
-  a->used_bytes += need;
-  if (p < a->dirty) memset(p, 0, (size_t)(a->dirty - p) < need ? (size_t)(a->dirty - p) : need);
   return p;
 }
 /* arena_alloc(count * size) with an overflow check. */

@@ -37,6 +37,10 @@ enum { JSON_PADDING = 64 };
  * err. Never throws. Nesting deeper than 1024 levels is an error. */
 JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, size_t errlen);
 
+/* Give the parser's buffers (kept per thread from document to document)
+ * back to the system. */
+void json_release_parser(void);
+
 /* json_parse of a NUL-terminated text, copied into the arena with the
  * padding the parser needs (for tests and small documents). */
 JVal *json_parse_text(Arena *a, const char *text, char *err, size_t errlen);

@@ -149,10 +149,17 @@ struct Builder {
   }
 };
 
+thread_local simdjson::dom::parser parser;
+thread_local StringTable strings;
+
 }  // namespace
 
+extern "C" void json_release_parser(void) {
+  parser = simdjson::dom::parser{};
+  strings = StringTable{};
+}
+
 extern "C" JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, size_t errlen) {
-  static thread_local simdjson::dom::parser parser;
   try {
     simdjson::dom::element doc;
     simdjson::error_code code = parser.parse(buf, len, false).get(doc);
@@ -160,7 +167,6 @@ extern "C" JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, si
       if (err && errlen) std::snprintf(err, errlen, "malformed JSON: %s", simdjson::error_message(code));
       return nullptr;
     }
-    static thread_local StringTable strings;
     strings.reset();
     Builder b{a, strings};
     JVal *root = static_cast<JVal *>(arena_alloc(a, sizeof(JVal)));

@@ -35,11 +35,11 @@ static const ShapeTracker *st_append(Arena *a, const ShapeTracker *st, const Vie
 
 /* ShapeTracker.from_shape */
 const ShapeTracker *st_from_shape(Arena *a, TgVersion v, int n, const sint *shape, StError *err) {
-  const View *vw = view_create(a, v, n, shape, NULL, 0, NULL, err);
+  const View *vw = view_create(a, v, n, shape, NULL, sint_int(0), NULL, err);
   return vw != NULL ? st_new(a, 1, &vw) : NULL;
 }
 
-sint st_size(const ShapeTracker *st) { return view_size(st_last(st)); }
+int64_t st_size(const ShapeTracker *st) { return view_size(st_last(st)); }
 
 bool st_contiguous(const ShapeTracker *st) { return st->nviews == 1 && st->views[0]->contiguous; }
 
@@ -49,7 +49,7 @@ bool st_consecutive(const ShapeTracker *st) {
   sint rm[vw->ndim > 0 ? vw->ndim : 1];
   strides_for_shape(vw->ndim, vw->shape, rm);
   for (int i = 0; i < vw->ndim; i++)
-    if (vw->strides[i] != rm[i]) return false;
+    if (sint_ne(vw->strides[i], rm[i])) return false;
   return true;
 }
 
@@ -77,7 +77,7 @@ const ShapeTracker *st_reshape(Arena *a, TgVersion v, const ShapeTracker *st, in
     if (err->status != ST_OK) return NULL;
     if (nv != NULL) return st_with_last(a, st, nv);
   }
-  return st_append(a, st, view_create(a, v, n, new_shape, NULL, 0, NULL, err));
+  return st_append(a, st, view_create(a, v, n, new_shape, NULL, sint_int(0), NULL, err));
 }
 
 const ShapeTracker *st_permute(Arena *a, TgVersion v, const ShapeTracker *st, int n, const int64_t *axis, StError *err) {
@@ -149,13 +149,13 @@ static void expr_view_091(SymNodeCtx *c, const View *vw, const SymNode *const *i
   int n = vw->ndim;
   const SymNode *iexpr[n + 1], *vexpr[2 * n + 1];
   int ni = 0, nv = 0;
-  iexpr[ni++] = snode_num(c, vw->offset);
+  iexpr[ni++] = snode_num(c, vw->offset.i);
   if (valid != NULL) vexpr[nv++] = valid;
   for (int i = 0; i < n; i++) {
-    if (vw->shape[i] != 1 && vw->strides[i] != 0) iexpr[ni++] = snode_mul(c, idxs[i], vw->strides[i]);
+    if (vw->shape[i].i != 1 && vw->strides[i].i != 0) iexpr[ni++] = snode_mul(c, idxs[i], vw->strides[i].i);
     if (vw->mask != NULL) {
-      vexpr[nv++] = create_ge_node(c, idxs[i], vw->mask[i].b);
-      vexpr[nv++] = create_lt_node(c, idxs[i], vw->mask[i].e);
+      vexpr[nv++] = create_ge_node(c, idxs[i], vw->mask[i].b.i);
+      vexpr[nv++] = create_lt_node(c, idxs[i], vw->mask[i].e.i);
     }
   }
   *idx_out = snode_sum(c, ni, iexpr);
@@ -175,10 +175,10 @@ static bool expr_idxs_091(Arena *a, SymNodeCtx *c, const ShapeTracker *st, const
     if (vw == NULL) return false;
     int n = vw->ndim;
     const SymNode *sub[n > 0 ? n : 1];
-    sint acc = 1;
+    int64_t acc = 1;
     for (int i = n - 1; i >= 0; i--) {
-      sub[i] = snode_mod(c, snode_floordiv(c, *idx, acc), vw->shape[i]);
-      acc *= vw->shape[i];
+      sub[i] = snode_mod(c, snode_floordiv(c, *idx, acc), vw->shape[i].i);
+      acc *= vw->shape[i].i;
     }
     expr_view_091(c, vw, sub, *valid, idx, valid);
   }
@@ -213,7 +213,7 @@ static bool real_strides_091(Arena *a, const ShapeTracker *st, bool ignore_valid
   snode_ctx_init(&c, a);
   int n = st_ndim(st);
   const SymNode *idxs[n > 0 ? n : 1];
-  for (int i = 0; i < n; i++) idxs[i] = snode_var(&c, arena_printf(a, "idx%d", i), 0, st_shape(st)[i] - 1);
+  for (int i = 0; i < n; i++) idxs[i] = snode_var(&c, arena_printf(a, "idx%d", i), 0, st_shape(st)[i].i - 1);
   if (c.err.status != ST_OK) {
     *err = c.err;
     return false;
@@ -234,7 +234,7 @@ static bool real_strides_091(Arena *a, const ShapeTracker *st, bool ignore_valid
     for (int i = 0; i < n && found < 0; i++) /* idxs.index(idx_maybe) */
       if (snode_eq(&c, idxs[i], idx_maybe)) found = i;
     if (found >= 0) {
-      out[found] = stride_maybe;
+      out[found] = sint_int(stride_maybe);
       is_none[found] = false;
     } else { /* bad_idx_vars = bad_idx_vars.union(idx_maybe.vars()) */
       const SymNode *vs[64];
@@ -251,7 +251,7 @@ static bool real_strides_091(Arena *a, const ShapeTracker *st, bool ignore_valid
     if (var_in(&c, tidx, nbad, bad) || (var_in(&c, tidx, n_valid_vars, valid_vars) && !ignore_valid)) {
       is_none[i] = true;
     } else if (!var_in(&c, tidx, n_idx_vars, idx_vars)) {
-      out[i] = 0;
+      out[i] = sint_int(0);
       is_none[i] = false;
     }
   }
@@ -267,12 +267,12 @@ static bool real_strides_091(Arena *a, const ShapeTracker *st, bool ignore_valid
 /* View.to_indexed_uops (0.10.0 / 0.10.2) */
 static void view_to_indexed_uops(SymCtx *c, const View *vw, const SymUOp *const *idxs, const SymUOp *vexpr, const SymUOp **idx_out,
                                  const SymUOp **valid_out) {
-  const SymUOp *iexpr = suop_const(c, SDT_INT, vw->offset);
+  const SymUOp *iexpr = suop_const(c, SDT_INT, vw->offset.i);
   for (int i = 0; i < vw->ndim; i++) {
-    if (vw->shape[i] != 1 && vw->strides[i] != 0) iexpr = suop_add(c, iexpr, suop_mul_int(c, idxs[i], vw->strides[i]));
+    if (vw->shape[i].i != 1 && vw->strides[i].i != 0) iexpr = suop_add(c, iexpr, suop_mul_int(c, idxs[i], vw->strides[i].i));
     if (vw->mask != NULL) {
-      if (vw->mask[i].b != 0) vexpr = suop_mul(c, vexpr, suop_ge_int(c, idxs[i], vw->mask[i].b));
-      if (vw->mask[i].e != vw->shape[i]) vexpr = suop_mul(c, vexpr, suop_lt_int(c, idxs[i], vw->mask[i].e));
+      if (vw->mask[i].b.i != 0) vexpr = suop_mul(c, vexpr, suop_ge_int(c, idxs[i], vw->mask[i].b.i));
+      if (vw->mask[i].e.i != vw->shape[i].i) vexpr = suop_mul(c, vexpr, suop_lt_int(c, idxs[i], vw->mask[i].e.i));
     }
   }
   *idx_out = iexpr;
@@ -285,17 +285,17 @@ static bool views_to_indexed_uops(Arena *a, TgVersion v, SymCtx *c, const ShapeT
   const View *last = st_last(st);
   int n = last->ndim;
   const SymUOp *ranges[n > 0 ? n : 1];
-  for (int i = 0; i < n; i++) ranges[i] = suop_range(c, last->shape[i], i);
+  for (int i = 0; i < n; i++) ranges[i] = suop_range(c, last->shape[i].i, i);
   view_to_indexed_uops(c, last, ranges, suop_const(c, SDT_BOOL, 1), idx, valid);
   for (int k = st->nviews - 2; k >= 0; k--) {
     const View *vw = view_minify(a, v, st->views[k], err);
     if (vw == NULL) return false;
     int m = vw->ndim;
     const SymUOp *sub[m > 0 ? m : 1];
-    sint acc = 1;
+    int64_t acc = 1;
     for (int i = m - 1; i >= 0; i--) { /* (idx//acc)%d, from the last dimension (unravel in 0.10.2) */
-      sub[i] = suop_mod_int(c, suop_idiv_int(c, *idx, acc), vw->shape[i]);
-      acc *= vw->shape[i];
+      sub[i] = suop_mod_int(c, suop_idiv_int(c, *idx, acc), vw->shape[i].i);
+      acc *= vw->shape[i].i;
     }
     view_to_indexed_uops(c, vw, sub, *valid, idx, valid);
   }
@@ -324,15 +324,15 @@ static bool real_strides_010(Arena *a, TgVersion v, const ShapeTracker *st, bool
   for (int k = 0; k < nterms; k++) {
     const SymUOp *t = terms[k];
     if (t->op == SU_RANGE) {
-      out[t->arg] = 1;
+      out[t->arg] = sint_int(1);
       is_none[t->arg] = false;
     }
     if (t->op == SU_MUL && t->src[0]->op == SU_RANGE && t->src[1]->op == SU_CONST) {
-      out[t->src[0]->arg] = t->src[1]->arg;
+      out[t->src[0]->arg] = sint_int(t->src[1]->arg);
       is_none[t->src[0]->arg] = false;
     }
     if (t->op == SU_MUL && t->src[1]->op == SU_RANGE && t->src[0]->op == SU_CONST) {
-      out[t->src[1]->arg] = t->src[0]->arg;
+      out[t->src[1]->arg] = sint_int(t->src[0]->arg);
       is_none[t->src[1]->arg] = false;
     }
   }
@@ -348,7 +348,7 @@ static bool real_strides_010(Arena *a, TgVersion v, const ShapeTracker *st, bool
     if (nodes[k]->op == SU_RANGE) masked[nodes[k]->arg] = true;
   for (int i = 0; i < n; i++) {
     if (!used[i]) {
-      out[i] = 0;
+      out[i] = sint_int(0);
       is_none[i] = false;
     }
     if (!ignore_valid && masked[i]) is_none[i] = true;
@@ -366,6 +366,8 @@ bool st_real_strides(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_
     }
     return true;
   }
+  for (int k = 0; k < st->nviews; k++)
+    if (view_is_symbolic(st->views[k])) return st_unsupported(err, "symbolic: ShapeTracker.real_strides of symbolic views") != NULL;
   if (v == TG_0_9_1) return real_strides_091(a, st, ignore_valid, out, is_none, err);
   return real_strides_010(a, v, st, ignore_valid, out, is_none, err);
 }
@@ -377,8 +379,85 @@ int st_unit_stride_axes(Arena *a, TgVersion v, const ShapeTracker *st, bool igno
   bool is_none[n > 0 ? n : 1];
   if (!st_real_strides(a, v, st, ignore_valid, strides, is_none, err)) return -1;
   for (int i = 0; i < n; i++)
-    if (!is_none[i] && strides[i] == 1) axes[cnt++] = i;
+    if (!is_none[i] && sint_eq(strides[i], sint_int(1))) axes[cnt++] = i;
   return cnt;
+}
+
+/* ------------------------------------------------------------------ vars, unbind (0.9.1) */
+
+/* View.vars(): shape + strides + (offset,) + flattened mask */
+static void view_vars(const View *vw, sint *out, int *n, int cap) {
+  for (int i = 0; i < vw->ndim; i++) sint_vars(vw->shape[i], out, n, cap);
+  for (int i = 0; i < vw->ndim; i++) sint_vars(vw->strides[i], out, n, cap);
+  sint_vars(vw->offset, out, n, cap);
+  for (int i = 0; vw->mask != NULL && i < vw->ndim; i++) {
+    sint_vars(vw->mask[i].b, out, n, cap);
+    sint_vars(vw->mask[i].e, out, n, cap);
+  }
+}
+
+int st_vars(const ShapeTracker *st, sint *out, int cap) {
+  int n = 0;
+  for (int k = 0; k < st->nviews; k++)
+    if (view_is_symbolic(st->views[k])) view_vars(st->views[k], out, &n, cap);
+  return sym_failed() ? -1 : n;
+}
+
+/* View.unbind (0.9.1) */
+static const View *view_unbind_091(Arena *a, const View *vw, sint *vars, int64_t *vals, int cap, int *nvars, StError *err) {
+  sint vs[64];
+  int nv = 0;
+  view_vars(vw, vs, &nv, 64);
+  if (sym_take_error(err)) return NULL;
+  for (int k = 0; k < nv; k++) { /* `if v.val is not None`: the val property asserts it is bound */
+    const SymNode *x = vs[k].sym;
+    if (!x->bound)
+      return st_raise(err, "AssertionError", arena_printf(a, "Variable isn't bound, can't access val of %s", sint_str(a, vs[k])));
+  }
+  for (int k = 0; k < nv; k++) { /* the dict of unbound Variable -> val, merged into the caller's */
+    sint u = sint_unbind(vs[k]);
+    int j = 0;
+    while (j < *nvars && !sint_eq(vars[j], u)) j++;
+    if (j == *nvars) {
+      if (*nvars == cap) return st_unsupported(err, "symbolic: too many variables");
+      vars[(*nvars)++] = u;
+    }
+    vals[j] = ((const SymNode *)vs[k].sym)->val;
+  }
+  int n = vw->ndim;
+  sint shape[n > 0 ? n : 1], strides[n > 0 ? n : 1];
+  SPair mask[n > 0 ? n : 1];
+  for (int i = 0; i < n; i++) {
+    shape[i] = sint_unbind(vw->shape[i]);
+    strides[i] = sint_unbind(vw->strides[i]);
+    if (vw->mask != NULL) mask[i] = (SPair){sint_unbind(vw->mask[i].b), sint_unbind(vw->mask[i].e)};
+  }
+  sint offset = sint_unbind(vw->offset);
+  if (sym_take_error(err)) return NULL;
+  return view_create(a, TG_0_9_1, n, shape, strides, offset, vw->mask != NULL ? mask : NULL, err);
+}
+
+const ShapeTracker *st_unbind(Arena *a, TgVersion v, const ShapeTracker *st, sint *vars, int64_t *vals, int cap, int *nvars,
+                              StError *err) {
+  *nvars = 0;
+  bool any = false;
+  for (int k = 0; k < st->nviews && !any; k++) any = view_is_symbolic(st->views[k]);
+  if (!any) return st;
+  switch (v) {
+    case TG_0_9_1: {
+      const View *views[st->nviews];
+      for (int k = 0; k < st->nviews; k++) {
+        const View *vw = st->views[k];
+        if (view_is_symbolic(vw) && (vw = view_unbind_091(a, vw, vars, vals, cap, nvars, err)) == NULL) return NULL;
+        views[k] = vw;
+      }
+      return st_new(a, st->nviews, views);
+    }
+    /* ---- 0.10.x */
+    case TG_0_10_0:
+    case TG_0_10_2:
+    default: return st_unsupported(err, "symbolic: ShapeTracker.unbind in 0.10.x");
+  }
 }
 
 /* ------------------------------------------------------------------ JSON (capture-format.md section 2) */
@@ -390,19 +469,9 @@ static void *bad_input(StError *err, const char *message) {
   return NULL;
 }
 
-static bool sint_from_json(const JVal *j, sint *out, StError *err) {
-  if (j != NULL && j->kind == J_INT) {
-    *out = j->u.i;
-    return true;
-  }
-  if (j != NULL && j->kind == J_OBJ && json_get(j, "sym") != NULL) return st_unsupported(err, "symbolic shape: unsupported") != NULL;
-  if (j != NULL && j->kind == J_UINT) return st_unsupported(err, "shape value above int64") != NULL;
-  return bad_input(err, "ShapeTracker: expected an int or {\"sym\": ...}") != NULL;
-}
-
-static bool sints_from_json(const JVal *j, int n, sint *out, StError *err) {
+static bool sints_from_json(Arena *a, const JVal *j, int n, sint *out, StError *err) {
   for (int i = 0; i < n; i++)
-    if (!sint_from_json(j->u.arr[i], &out[i], err)) return false;
+    if (!sint_from_json(a, j->u.arr[i], &out[i], err)) return false;
   return true;
 }
 
@@ -414,15 +483,16 @@ const View *view_from_json(Arena *a, const JVal *j, StError *err) {
       !contiguous || contiguous->kind != J_BOOL)
     return bad_input(err, "ShapeTracker: malformed VIEW");
   int n = (int)shape->n;
-  sint sh[n > 0 ? n : 1], st[n > 0 ? n : 1], off = 0;
-  if (!sints_from_json(shape, n, sh, err) || !sints_from_json(strides, n, st, err) || !sint_from_json(offset, &off, err)) return NULL;
+  sint sh[n > 0 ? n : 1], st[n > 0 ? n : 1], off = sint_int(0);
+  if (!sints_from_json(a, shape, n, sh, err) || !sints_from_json(a, strides, n, st, err) || !sint_from_json(a, offset, &off, err))
+    return NULL;
   SPair m[n > 0 ? n : 1];
   if (mask->kind != J_NULL) {
     if (mask->kind != J_ARR || (int)mask->n != n) return bad_input(err, "ShapeTracker: malformed mask");
     for (int i = 0; i < n; i++) {
       const JVal *p = mask->u.arr[i];
       if (p->kind != J_ARR || p->n != 2) return bad_input(err, "ShapeTracker: malformed mask");
-      if (!sint_from_json(p->u.arr[0], &m[i].b, err) || !sint_from_json(p->u.arr[1], &m[i].e, err)) return NULL;
+      if (!sint_from_json(a, p->u.arr[0], &m[i].b, err) || !sint_from_json(a, p->u.arr[1], &m[i].e, err)) return NULL;
     }
   }
   return view_new(a, n, sh, st, off, mask->kind != J_NULL ? m : NULL, contiguous->u.b);
@@ -441,7 +511,7 @@ const ShapeTracker *st_from_json(Arena *a, const JVal *j, StError *err) {
 
 static JVal *sints_to_json(Arena *a, int n, const sint *xs) {
   JVal *arr = json_arr(a);
-  for (int i = 0; i < n; i++) json_push(a, arr, json_int(a, xs[i]));
+  for (int i = 0; i < n; i++) json_push(a, arr, sint_to_json(a, xs[i]));
   return arr;
 }
 
@@ -449,15 +519,15 @@ JVal *view_to_json(Arena *a, const View *vw) {
   JVal *o = json_obj(a);
   json_set(a, o, "shape", sints_to_json(a, vw->ndim, vw->shape));
   json_set(a, o, "strides", sints_to_json(a, vw->ndim, vw->strides));
-  json_set(a, o, "offset", json_int(a, vw->offset));
+  json_set(a, o, "offset", sint_to_json(a, vw->offset));
   if (vw->mask == NULL) {
     json_set(a, o, "mask", json_null(a));
   } else {
     JVal *m = json_arr(a);
     for (int i = 0; i < vw->ndim; i++) {
       JVal *p = json_arr(a);
-      json_push(a, p, json_int(a, vw->mask[i].b));
-      json_push(a, p, json_int(a, vw->mask[i].e));
+      json_push(a, p, sint_to_json(a, vw->mask[i].b));
+      json_push(a, p, sint_to_json(a, vw->mask[i].e));
       json_push(a, m, p);
     }
     json_set(a, o, "mask", m);

@@ -1,5 +1,4 @@
-/* shapetracker.h — tinygrad's ShapeTracker (shape/shapetracker.py) for int
- * shapes, 0.9.1 / 0.10.0 / 0.10.2: a tuple of Views (view.h), the movement
+/* shapetracker.h — tinygrad's ShapeTracker (shape/shapetracker.py) on sints, 0.9.1 / 0.10.0 / 0.10.2: a tuple of Views (view.h), the movement
  * ops, simplify / __add__ / invert, real_strides and unit_stride_axes (which
  * go through the version's index simplifier, symbolic.h), equality, hashing
  * and the capture contract's ST encoding ({"views": [VIEW, ...]}).
@@ -33,7 +32,7 @@ const ShapeTracker *st_from_shape(Arena *a, TgVersion v, int n, const sint *shap
 static inline const View *st_last(const ShapeTracker *st) { return st->views[st->nviews - 1]; }
 static inline int st_ndim(const ShapeTracker *st) { return st_last(st)->ndim; }
 static inline const sint *st_shape(const ShapeTracker *st) { return st_last(st)->shape; }
-sint st_size(const ShapeTracker *st);              /* .size: views[-1].size() */
+int64_t st_size(const ShapeTracker *st);           /* .size: views[-1].size() */
 bool st_contiguous(const ShapeTracker *st);        /* .contiguous */
 bool st_consecutive(const ShapeTracker *st);       /* .consecutive */
 
@@ -64,12 +63,25 @@ bool st_real_strides(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_
  * (st_ndim(st) entries); returns the count, or -1 on error. */
 int st_unit_stride_axes(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_valid, int *axes, StError *err);
 
-/* dataclass equality and a consistent hash (int-only values: the same in every version) */
+/* The Variables of a ShapeTracker: ShapeTracker.vars() (0.9.1), distinct, in first-seen order
+ * (Python iterates a set; only an error message could tell the orders apart). Returns the
+ * count, or -1 (unsupported) when there are more than cap. */
+int st_vars(const ShapeTracker *st, sint *out, int cap);
+/* ShapeTracker.unbind() (0.9.1: View.unbind per view): the ShapeTracker with each bound
+ * Variable replaced by its unbound form, and the (unbound Variable, value) pairs into vars/vals
+ * (cap entries; *nvars set). A view without symbolic values is kept as it is. An unbound
+ * Variable raises AssertionError (`v.val`) like 0.9.1. 0.10.x: ST_UNSUPPORTED for now. */
+const ShapeTracker *st_unbind(Arena *a, TgVersion v, const ShapeTracker *st, sint *vars, int64_t *vals, int cap, int *nvars,
+                              StError *err);
+
+/* dataclass equality and a consistent hash (sint_eq / sint_hash: a symbolic value compares by its
+ * version's rules, in the current symbolic context) */
 bool st_equal(const ShapeTracker *x, const ShapeTracker *y);
 uint64_t st_hash(const ShapeTracker *st);
 
-/* The contract's encoding (capture-format.md section 2). A {"sym": ...} anywhere gives
- * ST_UNSUPPORTED "symbolic shape: unsupported"; malformed JSON gives ST_BAD_INPUT. */
+/* The contract's encoding (capture-format.md section 2). A {"sym": ...} is decoded into the
+ * current symbolic context (sint.h); without one it gives ST_UNSUPPORTED "symbolic shape:
+ * unsupported"; malformed JSON gives ST_BAD_INPUT. */
 const View *view_from_json(Arena *a, const JVal *j, StError *err);
 const ShapeTracker *st_from_json(Arena *a, const JVal *j, StError *err);
 JVal *view_to_json(Arena *a, const View *vw);

@@ -1,26 +1,48 @@
-/* sint.h — tinygrad's `sint` as the int-only ShapeTracker core sees it, the
- * error value every fallible function returns, and Python's integer `//`
+/* sint.h — tinygrad's `sint`: an int or a symbolic value, the error value
+ * every fallible ShapeTracker function returns, and Python's integer `//`
  * and `%` (floor division, remainder with the divisor's sign).
  *
- * tinygrad's sint is `int | Node` (0.9.1) or `int | UOp` (0.10.x). This core
- * handles ints only: a symbolic value in a capture is detected when it is
- * decoded and reported as ST_UNSUPPORTED ("symbolic shape: unsupported"),
- * never mis-computed. A later symbolic extension replaces the typedef below
- * with a tagged value (int or expression); every shape, stride, offset and
- * mask bound in view.h / shapetracker.h is spelled `sint` for that reason. */
+ * tinygrad's sint is `int | Node` (0.9.1, shape/symbolic.py) or `int | UOp`
+ * (0.10.x, ops.py). Here a sint is a small struct: `sym == NULL` means the
+ * plain int `i`; otherwise `sym` is a `const SymNode *` (0.9.1: a Node,
+ * NumNode included — `{"sym": 3}` is a NumNode, which `isinstance(x, int)`
+ * and `all_int` tell apart from the int 3) or a `const SymUOp *` (0.10.x: a
+ * UOp — `{"sym": 3}` is a CONST UOp). Which one is decided by the version of
+ * the current symbolic context (below).
+ *
+ * Arithmetic: sint_add/sub/mul/floordiv/mod/neg and the comparisons are
+ * Python's operators on sints. When both operands are ints they run inline
+ * (int-only shapes cost what int64_t cost); otherwise they call the `_sym`
+ * slow path in sint.c, which switches on the version: 0.9.1 calls the Node
+ * engine (symbolic_node.c, snode_*), 0.10.x the UOp engine (symbolic_uop.c,
+ * suop_*). A case an engine cannot do yet sets ST_UNSUPPORTED in the context.
+ *
+ * The symbolic context: symbolic values live in one context per capture
+ * (the 0.9.1 SymNodeCtx or the 0.10.x SymCtx with its hash-consing table).
+ * View and ShapeTracker functions take `(Arena *, TgVersion, ...)` only, so
+ * the context is per thread and current: a generation's entry point calls
+ * sym_begin(arena, version) before decoding a capture and sym_end() when the
+ * capture is done. sym_node_ctx() / sym_uop_ctx() return the current
+ * context (NULL when none, or of the other version). Errors of symbolic
+ * arithmetic are sticky in that context (symbolic.h): code that can meet a
+ * symbolic value checks sym_failed() / sym_take_error() after a sequence of
+ * operations (view_create does, so every movement op does). Without a
+ * current context no symbolic value can exist: decoding one is
+ * ST_UNSUPPORTED. */
 #ifndef TSCHED_SINT_H
 #define TSCHED_SINT_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "arena.h"
+#include "json.h"
 #include "status.h"
-
-typedef int64_t sint;
+#include "version.h"
 
 /* The status kinds are status.h's (shared with the whole core; same names and
  * values): ST_OK (no error: a NULL result then means Python's None),
  * ST_RAISED (tinygrad raised: type + message as Python has them),
- * ST_UNSUPPORTED (outside what this port models: symbolic values, an unported
- * rewrite rule, int64 overflow). */
+ * ST_UNSUPPORTED (outside what this port models: an unported rewrite rule,
+ * int64 overflow). */
 typedef StatusKind StStatus;
 
 typedef struct StError {
@@ -45,4 +67,96 @@ static inline int64_t py_mod(int64_t a, int64_t b) {
   return r;
 }
 
+/* ------------------------------------------------------------------ the value */
+
+typedef struct sint {
+  int64_t i;          /* the int, when sym == NULL */
+  const void *sym;    /* NULL, or the SymNode (0.9.1) / SymUOp (0.10.x) */
+} sint;
+
+static inline sint sint_int(int64_t i) { sint r = {i, NULL}; return r; }   /* an int */
+static inline bool sint_is_int(sint x) { return x.sym == NULL; }            /* isinstance(x, int) */
+
+/* ------------------------------------------------------------------ the current context */
+
+typedef struct SymNodeCtx SymNodeCtx;
+typedef struct SymCtx SymCtx;
+
+void sym_begin(Arena *a, TgVersion v);   /* a new context for one capture, current on this thread */
+void sym_end(void);                      /* no current context */
+bool sym_active(void);
+TgVersion sym_version(void);
+SymNodeCtx *sym_node_ctx(void);          /* the 0.9.1 context, or NULL */
+SymCtx *sym_uop_ctx(void);               /* the 0.10.x context, or NULL */
+bool sym_failed(void);                   /* the context holds an error */
+/* Moves the context's sticky error into *err (when err has none yet) and clears it; returns
+ * true when there was one. */
+bool sym_take_error(StError *err);
+
+/* ------------------------------------------------------------------ Python operators */
+
+sint sint_add_sym(sint a, sint b);
+sint sint_sub_sym(sint a, sint b);
+sint sint_mul_sym(sint a, sint b);
+sint sint_floordiv_sym(sint a, sint b);
+sint sint_mod_sym(sint a, sint b);
+bool sint_eq_sym(sint a, sint b);
+bool sint_lt_sym(sint a, sint b);
+bool sint_le_sym(sint a, sint b);
+bool sint_gt_sym(sint a, sint b);
+bool sint_ge_sym(sint a, sint b);
+
+/* a + b, a - b, a * b, -a */
+static inline sint sint_add(sint a, sint b) { return !a.sym && !b.sym ? sint_int(a.i + b.i) : sint_add_sym(a, b); }
+static inline sint sint_sub(sint a, sint b) { return !a.sym && !b.sym ? sint_int(a.i - b.i) : sint_sub_sym(a, b); }
+static inline sint sint_mul(sint a, sint b) { return !a.sym && !b.sym ? sint_int(a.i * b.i) : sint_mul_sym(a, b); }
+static inline sint sint_neg(sint a) { return !a.sym ? sint_int(-a.i) : sint_mul_sym(a, sint_int(-1)); }
+/* a // b and a % b (b != 0 when both are ints, as at every call site) */
+static inline sint sint_floordiv(sint a, sint b) { return !a.sym && !b.sym ? sint_int(py_floordiv(a.i, b.i)) : sint_floordiv_sym(a, b); }
+static inline sint sint_mod(sint a, sint b) { return !a.sym && !b.sym ? sint_int(py_mod(a.i, b.i)) : sint_mod_sym(a, b); }
+/* Python `a == b` (0.9.1: NumNode(n) == n; 0.10.x: a UOp is never equal to an int), `a != b` */
+static inline bool sint_eq(sint a, sint b) { return !a.sym && !b.sym ? a.i == b.i : sint_eq_sym(a, b); }
+static inline bool sint_ne(sint a, sint b) { return !sint_eq(a, b); }
+/* bool(a < b), bool(a <= b), bool(a > b), bool(a >= b) with Python's operator dispatch
+ * (0.9.1: Node.__lt__/__le__/__gt__/__ge__ and their reflections, then Node.__bool__;
+ * 0.10.x: UOp.__bool__, unsupported unless the comparison simplifies to a constant) */
+static inline bool sint_lt(sint a, sint b) { return !a.sym && !b.sym ? a.i < b.i : sint_lt_sym(a, b); }
+static inline bool sint_le(sint a, sint b) { return !a.sym && !b.sym ? a.i <= b.i : sint_le_sym(a, b); }
+static inline bool sint_gt(sint a, sint b) { return !a.sym && !b.sym ? a.i > b.i : sint_gt_sym(a, b); }
+static inline bool sint_ge(sint a, sint b) { return !a.sym && !b.sym ? a.i >= b.i : sint_ge_sym(a, b); }
+/* Python's builtin max(a, b) / min(a, b): the first unless the second compares greater / less */
+static inline sint sint_max(sint a, sint b) { return sint_gt(b, a) ? b : a; }
+static inline sint sint_min(sint a, sint b) { return sint_lt(b, a) ? b : a; }
+/* bool(x) */
+bool sint_truthy(sint x);
+/* resolve(a < b, dflt) (0.10.x); 0.9.1: bool(a < b) */
+bool sint_resolve_lt(sint a, sint b, bool dflt);
+
+/* prod(xs): helpers.prod, from the int 1 */
+sint sint_prod(int n, const sint *xs);
+/* all_int(xs) */
+bool sint_all_int(int n, const sint *xs);
+/* The int an upper bound stands for: x itself, or x.max (0.9.1 Node) / x.vmax (0.10.x UOp),
+ * as View.size() takes it. */
+int64_t sint_max_int(sint x);
+/* A hash consistent with sint_eq. */
+uint64_t sint_hash(sint x);
+
+/* sym_infer(x, var_vals) with each Variable's bound value (the `val` its capture carried);
+ * ST_UNSUPPORTED / raised in the context when a Variable is not bound. */
+int64_t sint_infer_bound(sint x);
+/* Node.unbind / substitute: x with each bound Variable replaced by its unbound form. */
+sint sint_unbind(sint x);
+/* x.vars(): the distinct Variables of x, appended to out[*n..cap) when not there (by equality). */
+void sint_vars(sint x, sint *out, int *n, int cap);
+
+/* repr(x) / str(x), for exception messages */
+const char *sint_repr(Arena *a, sint x);
+const char *sint_str(Arena *a, sint x);
+
+/* The contract's encoding: an int, or {"sym": EXPR} decoded into the current context.
+ * Without a current context (or for what the context cannot hold) a {"sym"} gives
+ * ST_UNSUPPORTED "symbolic shape: unsupported"; malformed JSON gives ST_BAD_INPUT. */
+bool sint_from_json(Arena *a, const JVal *j, sint *out, StError *err);
+JVal *sint_to_json(Arena *a, sint x);
 #endif

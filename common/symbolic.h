@@ -44,7 +44,10 @@ struct SymNode {
   int64_t min, max;
   int64_t b;                        /* NumNode: the value; Mul/Div/Mod/Lt: the int operand b */
   const SymNode *a;                 /* Mul/Div/Mod/Lt: the node operand a */
+  const SymNode *bn;                /* Mul/Lt: the operand b when it is a Node (then `b` is unused), else NULL */
   const char *expr;                 /* Variable: its name */
+  bool bound;                       /* Variable: _val is not None */
+  int64_t val;                      /* Variable: _val, when bound */
   int n;                            /* Sum/And: number of nodes */
   const SymNode *const *nodes;      /* Sum/And: the nodes, in order */
   const char *key;                  /* Node.key (render(ctx="DEBUG")), filled on first use */
@@ -58,12 +61,26 @@ typedef struct SymNodeCtx {
 void snode_ctx_init(SymNodeCtx *c, Arena *a);
 const SymNode *snode_num(SymNodeCtx *c, int64_t b);                                      /* NumNode(b) */
 const SymNode *snode_var(SymNodeCtx *c, const char *expr, int64_t min, int64_t max);     /* Variable(expr, min, max) */
+const SymNode *snode_var_bound(SymNodeCtx *c, const char *expr, int64_t min, int64_t max, int64_t val); /* Variable(...).bind(val) */
+/* The class constructor itself, no simplification (decoding recorded nodes): MulNode(a, b|bn),
+ * DivNode(a, b), ModNode(a, b), LtNode(a, b|bn) with get_bounds; SumNode / AndNode of nodes. */
+const SymNode *snode_raw(SymNodeCtx *c, SymNodeKind kind, const SymNode *a, int64_t b, const SymNode *bn, int n,
+                         const SymNode *const *nodes);
 const SymNode *snode_add(SymNodeCtx *c, const SymNode *x, const SymNode *y);              /* x + y */
 const SymNode *snode_add_int(SymNodeCtx *c, const SymNode *x, int64_t b);                 /* x + b */
 const SymNode *snode_mul(SymNodeCtx *c, const SymNode *x, int64_t b);                     /* x * b */
 const SymNode *snode_floordiv(SymNodeCtx *c, const SymNode *x, int64_t b);                /* x // b */
 const SymNode *snode_mod(SymNodeCtx *c, const SymNode *x, int64_t b);                     /* x % b */
 const SymNode *snode_sum(SymNodeCtx *c, int n, const SymNode *const *nodes);              /* Node.sum */
+const SymNode *snode_mul_node(SymNodeCtx *c, const SymNode *x, const SymNode *y);         /* x * y */
+const SymNode *snode_floordiv_node(SymNodeCtx *c, const SymNode *x, const SymNode *y);    /* x // y */
+const SymNode *snode_mod_node(SymNodeCtx *c, const SymNode *x, const SymNode *y);         /* x % y */
+bool snode_lt_node_truthy(SymNodeCtx *c, const SymNode *x, const SymNode *y);             /* bool(x < y), Node.__lt__ with a Node */
+bool snode_eq_int(const SymNode *x, int64_t b);                                           /* x == b */
+/* x.substitute(...) with every bound Variable replaced by its unbound form (Node.unbind()[0]) */
+const SymNode *snode_unbind(SymNodeCtx *c, const SymNode *x);
+/* sym_infer(x, {v: v.val}) for x's Variables, each bound; AssertionError otherwise */
+int64_t snode_infer_bound(SymNodeCtx *c, const SymNode *x);
 const SymNode *snode_ands(SymNodeCtx *c, int n, const SymNode *const *nodes);             /* Node.ands */
 const SymNode *create_lt_node(SymNodeCtx *c, const SymNode *lhs, int64_t b);
 const SymNode *create_ge_node(SymNodeCtx *c, const SymNode *lhs, int64_t b);

@@ -24,6 +24,13 @@ static void sn_raise(SymNodeCtx *c, const char *type, const char *message) {
   c->err.message = message;
 }
 
+static void sn_unsupported(SymNodeCtx *c, const char *message) {
+  if (sn_failed(c)) return;
+  c->err.status = ST_UNSUPPORTED;
+  c->err.type = "";
+  c->err.message = message;
+}
+
 /* Python's `%` and `//` on ints, raising ZeroDivisionError like Python. */
 static int64_t sn_pymod(SymNodeCtx *c, int64_t x, int64_t y) {
   if (y == 0) {
@@ -80,7 +87,24 @@ const SymNode *snode_var(SymNodeCtx *c, const char *expr, int64_t min, int64_t m
   return n;
 }
 
+/* Variable(expr, min, max).bind(val) */
+const SymNode *snode_var_bound(SymNodeCtx *c, const char *expr, int64_t min, int64_t max, int64_t val) {
+  const SymNode *x = snode_var(c, expr, min, max);
+  if (x->kind != SN_VAR) return x; /* NumNode.bind(val) asserts b == val */
+  if (!(min <= val && val <= max)) {
+    sn_raise(c, "AssertionError", arena_printf(c->a, "cannot bind %lld to %s", (long long)val, snode_repr(c, x)));
+    return x;
+  }
+  SymNode *n = (SymNode *)x;
+  n->bound = true;
+  n->val = val;
+  return n;
+}
+
 bool snode_truthy(const SymNode *x) { return !(x->max == x->min && x->min == 0); }
+
+/* NumNode.__eq__ / Node.__eq__ with an int: only a NumNode equals an int */
+bool snode_eq_int(const SymNode *x, int64_t b) { return x->kind == SN_NUM && x->b == b; }
 
 /* Node.render for ctx "DEBUG" (the key) and "REPR" */
 static const char *sn_render(SymNodeCtx *c, const SymNode *x, bool repr) {
@@ -90,13 +114,25 @@ static const char *sn_render(SymNodeCtx *c, const SymNode *x, bool repr) {
   switch (x->kind) {
     case SN_NUM: s = repr ? arena_printf(c->a, "NumNode(%lld)", (long long)x->b) : arena_printf(c->a, "%lld", (long long)x->b); break;
     case SN_VAR:
-      s = repr ? arena_printf(c->a, "Variable('%s', %lld, %lld)", x->expr, (long long)x->min, (long long)x->max)
-               : arena_printf(c->a, "%s[%lld-%lld]", x->expr, (long long)x->min, (long long)x->max);
+      if (x->bound)
+        s = repr ? arena_printf(c->a, "Variable('%s', %lld, %lld).bind(%lld)", x->expr, (long long)x->min, (long long)x->max, (long long)x->val)
+                 : arena_printf(c->a, "%s[%lld-%lld=%lld]", x->expr, (long long)x->min, (long long)x->max, (long long)x->val);
+      else
+        s = repr ? arena_printf(c->a, "Variable('%s', %lld, %lld)", x->expr, (long long)x->min, (long long)x->max)
+                 : arena_printf(c->a, "%s[%lld-%lld]", x->expr, (long long)x->min, (long long)x->max);
       break;
-    case SN_MUL: s = arena_printf(c->a, "(%s*%lld)", sn_render(c, x->a, repr), (long long)x->b); break;
+    case SN_MUL:
+      if (x->bn == NULL) s = arena_printf(c->a, "(%s*%lld)", sn_render(c, x->a, repr), (long long)x->b);
+      else if (x->a->kind == SN_VAR && x->bn->kind == SN_VAR && x->a->expr[0] && x->bn->expr[0] && strcmp(x->bn->expr, x->a->expr) < 0)
+        s = arena_printf(c->a, "(%s*%s)", sn_render(c, x->bn, repr), sn_render(c, x->a, repr)); /* render_mulnode */
+      else s = arena_printf(c->a, "(%s*%s)", sn_render(c, x->a, repr), sn_render(c, x->bn, repr));
+      break;
     case SN_DIV: s = arena_printf(c->a, "(%s//%lld)", sn_render(c, x->a, repr), (long long)x->b); break;
     case SN_MOD: s = arena_printf(c->a, "(%s%%%lld)", sn_render(c, x->a, repr), (long long)x->b); break;
-    case SN_LT: s = arena_printf(c->a, "(%s<%lld)", sn_render(c, x->a, repr), (long long)x->b); break;
+    case SN_LT:
+      if (x->bn == NULL) s = arena_printf(c->a, "(%s<%lld)", sn_render(c, x->a, repr), (long long)x->b);
+      else s = arena_printf(c->a, "(%s<%s)", sn_render(c, x->a, repr), sn_render(c, x->bn, repr));
+      break;
     case SN_SUM:
     case SN_AND: {
       /* "(" + sep.join(sorted(renders)) + ")" */
@@ -139,14 +175,24 @@ bool snode_eq(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
   if (x == y) return true;
   if (x->kind == SN_NUM || y->kind == SN_NUM) return x->kind == SN_NUM && y->kind == SN_NUM && x->b == y->b;
   /* two Variables: "expr[min-max]" (min >= 0) is equal exactly when expr, min and max are */
-  if (x->kind == SN_VAR && y->kind == SN_VAR) return x->min == y->min && x->max == y->max && strcmp(x->expr, y->expr) == 0;
+  if (x->kind == SN_VAR && y->kind == SN_VAR)
+    return x->min == y->min && x->max == y->max && x->bound == y->bound && (!x->bound || x->val == y->val) &&
+           strcmp(x->expr, y->expr) == 0;
   return strcmp(snode_key(c, x), snode_key(c, y)) == 0;
 }
 
 /* OpNode.get_bounds for each class */
 static void sn_bounds_mul(SymNodeCtx *c, SymNode *n) {
   if (!(n->a->min >= 0)) sn_raise(c, "AssertionError", "");
-  if (n->b >= 0) {
+  if (n->bn != NULL) { /* a Node b */
+    if (n->bn->min >= 0) {
+      n->min = n->a->min * n->bn->min;
+      n->max = n->a->max * n->bn->max;
+    } else {
+      n->min = n->a->max * n->bn->min;
+      n->max = n->a->min * n->bn->max;
+    }
+  } else if (n->b >= 0) {
     n->min = n->a->min * n->b;
     n->max = n->a->max * n->b;
   } else {
@@ -207,6 +253,26 @@ static const SymNode *sn_new_lt(SymNodeCtx *c, const SymNode *a, int64_t b) { /*
   n->b = b;
   sn_lt_bounds(a, b, &n->min, &n->max);
   return n;
+}
+
+/* LtNode.get_bounds with a Node b */
+static void sn_lt_bounds_node(SymNodeCtx *c, const SymNode *a, const SymNode *b, int64_t *lo, int64_t *hi) {
+  if (snode_eq(c, a, b)) {
+    *lo = *hi = 0;
+  } else if (a->max < b->min) {
+    *lo = *hi = 1;
+  } else if (a->min >= b->max) {
+    *lo = *hi = 0;
+  } else {
+    *lo = 0;
+    *hi = 1;
+  }
+}
+
+bool snode_lt_node_truthy(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
+  int64_t lo, hi;
+  sn_lt_bounds_node(c, x, y, &lo, &hi); /* a NumNode y is a Node b here too */
+  return !(lo == 0 && hi == 0);
 }
 
 bool snode_lt_truthy(const SymNode *x, int64_t b) {
@@ -280,6 +346,7 @@ const SymNode *snode_sum(SymNodeCtx *c, int n, const SymNode *const *nodes_in) {
   /* mul_groups: a dict from node (by key) to summed coefficient, in insertion order */
   const SymNode **keys = arena_array(c->a, (size_t)flat.n, sizeof *keys);
   int64_t *coef = arena_array(c->a, (size_t)flat.n, sizeof *coef);
+  const SymNode **coefn = arena_array(c->a, (size_t)flat.n, sizeof *coefn); /* a Node coefficient, or NULL */
   int ngroups = 0;
   int64_t num_node_sum = 0;
   for (int i = 0; i < flat.n; i++) {
@@ -289,17 +356,29 @@ const SymNode *snode_sum(SymNodeCtx *c, int n, const SymNode *const *nodes_in) {
       continue;
     }
     const SymNode *key = node->kind == SN_MUL ? node->a : node;
-    int64_t add = node->kind == SN_MUL ? node->b : 1;
     int g = 0;
     while (g < ngroups && !snode_eq(c, keys[g], key)) g++;
     if (g == ngroups) {
       keys[ngroups] = key;
+      coefn[ngroups] = NULL;
       coef[ngroups++] = 0;
     }
-    coef[g] += add;
+    /* mul_groups.get(node.a, 0) + node.b: an int or a Node on either side */
+    if (node->kind == SN_MUL && node->bn != NULL) {
+      coefn[g] = coefn[g] != NULL ? snode_add(c, coefn[g], node->bn) : snode_add_int(c, node->bn, coef[g]);
+    } else {
+      int64_t add = node->kind == SN_MUL ? node->b : 1;
+      if (coefn[g] != NULL) coefn[g] = snode_add_int(c, coefn[g], add);
+      else coef[g] += add;
+    }
   }
   NodeList new_nodes = {0};
   for (int g = 0; g < ngroups; g++) {
+    if (coefn[g] != NULL) { /* `b_sum != 0`, `b_sum != 1`: a Node equals an int only as a NumNode */
+      if (snode_eq_int(coefn[g], 0)) continue;
+      nl_push(c, &new_nodes, snode_eq_int(coefn[g], 1) ? keys[g] : snode_raw(c, SN_MUL, keys[g], 0, coefn[g], 0, NULL));
+      continue;
+    }
     if (coef[g] == 0) continue;
     nl_push(c, &new_nodes, coef[g] != 1 ? sn_new_mul(c, keys[g], coef[g]) : keys[g]);
   }
@@ -321,7 +400,9 @@ const SymNode *snode_mul(SymNodeCtx *c, const SymNode *x, int64_t b) {
   if (sn_failed(c)) return snode_num(c, 0);
   switch (x->kind) {
     case SN_NUM: return snode_num(c, x->b * b);
-    case SN_MUL: return snode_mul(c, x->a, x->b * b); /* two muls in one mul */
+    case SN_MUL: /* two muls in one mul: self.a*(self.b*b) */
+      if (x->bn != NULL) return snode_mul_node(c, x->a, snode_mul(c, x->bn, b));
+      return snode_mul(c, x->a, x->b * b);
     case SN_SUM: {                                    /* distribute mul into sum */
       const SymNode **parts = arena_array(c->a, (size_t)x->n, sizeof *parts);
       for (int i = 0; i < x->n; i++) parts[i] = snode_mul(c, x->nodes[i], b);
@@ -365,6 +446,10 @@ static const SymNode *sn_floordiv_sum(SymNodeCtx *c, const SymNode *x, int64_t b
   int64_t g = b, divisor = 1;
   for (int i = 0; i < flat.n; i++) {
     const SymNode *y = flat.items[i];
+    if (y->kind == SN_MUL && y->bn != NULL) {
+      sn_unsupported(c, "symbolic: SumNode // int with a Node factor");
+      return snode_num(c, 0);
+    }
     if (y->kind == SN_NUM || y->kind == SN_MUL) {
       if (sn_pymod(c, y->b, b) == 0) {
         nl_push(c, &fully_divided, sn_floordiv(c, y, b, FA_DEFAULT));
@@ -395,6 +480,10 @@ static const SymNode *sn_floordiv(SymNodeCtx *c, const SymNode *x, int64_t b, in
   if (sn_failed(c)) return snode_num(c, 0);
   switch (x->kind) {
     case SN_MUL: { /* MulNode.__floordiv__(b, factoring_allowed=False) */
+      if (x->bn != NULL) {
+        sn_unsupported(c, "symbolic: MulNode with a Node factor // int");
+        return snode_num(c, 0);
+      }
       if (sn_pymod(c, x->b, b) == 0) return snode_mul(c, x->a, sn_pydiv(c, x->b, b));
       if (sn_pymod(c, b, x->b) == 0 && x->b > 0) return sn_floordiv(c, x->a, sn_pydiv(c, b, x->b), FA_DEFAULT);
       return sn_floordiv_generic(c, x, b, fa == FA_DEFAULT ? false : fa);
@@ -430,6 +519,10 @@ const SymNode *snode_mod(SymNodeCtx *c, const SymNode *x, int64_t b) {
   if (sn_failed(c)) return snode_num(c, 0);
   switch (x->kind) {
     case SN_MUL: /* MulNode.__mod__: Node.__mod__(self.a * (self.b%b), b) */
+      if (x->bn != NULL) {
+        sn_unsupported(c, "symbolic: MulNode with a Node factor % int");
+        return snode_num(c, 0);
+      }
       return sn_mod_generic(c, snode_mul(c, x->a, sn_pymod(c, x->b, b)), b);
     case SN_MOD: /* ModNode.__mod__ */
       if (sn_pymod(c, x->b, b) == 0) return snode_mod(c, x->a, b);
@@ -473,6 +566,11 @@ const SymNode *create_lt_node(SymNodeCtx *c, const SymNode *lhs, int64_t b) {
     if (lhs->kind == SN_SUM)
       for (int i = 0; i < lhs->n; i++) nl_push(c, &nodes, lhs->nodes[i]);
     else nl_push(c, &nodes, lhs);
+    for (int i = 0; i < nodes.n; i++)
+      if (nodes.items[i]->kind == SN_MUL && nodes.items[i]->bn != NULL) {
+        sn_raise(c, "AssertionError", "not supported");
+        return snode_num(c, 0);
+      }
     for (int i = 0; i < nodes.n; i++) {
       const SymNode *x = nodes.items[i];
       bool is_mul = x->kind == SN_MUL && x->b > 0 && x->max >= b;
@@ -492,7 +590,7 @@ const SymNode *create_lt_node(SymNodeCtx *c, const SymNode *lhs, int64_t b) {
     return lhs->kind == SN_SUM ? create_node(c, sn_new_lt(c, lhs, b)) : create_lt_node(c, lhs, b);
   }
   if (lhs->kind == SN_MUL) {
-    if (lhs->b == -1) return create_node(c, sn_new_lt(c, lhs, b));
+    if (lhs->bn != NULL || lhs->b == -1) return create_node(c, sn_new_lt(c, lhs, b));
     int64_t sgn = lhs->b > 0 ? 1 : -1, ab = lhs->b > 0 ? lhs->b : -lhs->b;
     return create_node(c, sn_new_lt(c, snode_mul(c, lhs->a, sgn), py_floordiv(b + ab - 1, ab)));
   }
@@ -516,9 +614,164 @@ static int sn_vars_rec(SymNodeCtx *c, const SymNode *x, const SymNode **out, int
     case SN_AND:
       for (int i = 0; i < x->n; i++) cnt = sn_vars_rec(c, x->nodes[i], out, cap, cnt);
       return cnt;
-    default: return sn_vars_rec(c, x->a, out, cap, cnt);
+    default:
+      cnt = sn_vars_rec(c, x->a, out, cap, cnt);
+      return x->bn != NULL ? sn_vars_rec(c, x->bn, out, cap, cnt) : cnt;
   }
 }
 
 int snode_vars(SymNodeCtx *c, const SymNode *x, const SymNode **out, int cap) { return sn_vars_rec(c, x, out, cap, 0); }
 
+
+/* ------------------------------------------------------------ Node operands, constructors, substitute */
+
+/* The class constructor without simplification (OpNode.__init__ / RedNode.__init__ with get_bounds). */
+const SymNode *snode_raw(SymNodeCtx *c, SymNodeKind kind, const SymNode *a, int64_t b, const SymNode *bn, int n,
+                         const SymNode *const *nodes) {
+  switch (kind) {
+    case SN_MUL: {
+      SymNode *x = sn_alloc(c, SN_MUL);
+      x->a = a;
+      x->b = b;
+      x->bn = bn;
+      sn_bounds_mul(c, x);
+      return x;
+    }
+    case SN_DIV: return sn_new_div(c, a, b);
+    case SN_MOD: return sn_new_mod(c, a, b);
+    case SN_LT: {
+      SymNode *x = sn_alloc(c, SN_LT);
+      x->a = a;
+      x->b = b;
+      x->bn = bn;
+      if (bn != NULL) sn_lt_bounds_node(c, a, bn, &x->min, &x->max);
+      else sn_lt_bounds(a, b, &x->min, &x->max);
+      return x;
+    }
+    case SN_SUM:
+    case SN_AND: return sn_new_red(c, kind, n, nodes);
+    default: sn_unsupported(c, "symbolic: snode_raw of a leaf"); return snode_num(c, 0);
+  }
+}
+
+/* x * y with a Node y, dispatched like Python: NumNode.__mul__, MulNode.__mul__, SumNode.__mul__, Node.__mul__ */
+const SymNode *snode_mul_node(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  switch (x->kind) {
+    case SN_NUM: return snode_mul(c, y, x->b); /* b*self.b */
+    case SN_MUL: /* self.a*(self.b*b): int*Node is b*int */
+      return snode_mul_node(c, x->a, x->bn != NULL ? snode_mul_node(c, x->bn, y) : snode_mul(c, y, x->b));
+    case SN_SUM: {
+      const SymNode **parts = arena_array(c->a, (size_t)x->n, sizeof *parts);
+      for (int i = 0; i < x->n; i++) parts[i] = snode_mul_node(c, x->nodes[i], y);
+      return snode_sum(c, x->n, parts);
+    }
+    default:
+      if (snode_eq_int(y, 0)) return snode_num(c, 0);
+      if (snode_eq_int(y, 1)) return x;
+      if (y->kind == SN_NUM) return create_node(c, snode_raw(c, SN_MUL, x, y->b, NULL, 0, NULL));
+      return create_node(c, snode_raw(c, SN_MUL, x, 0, y, 0, NULL));
+  }
+}
+
+/* x // y with a Node y: a NumNode divides like its int; otherwise Node.__floordiv__'s Node rules */
+const SymNode *snode_floordiv_node(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  if (y->kind == SN_NUM && x->kind != SN_SUM) return snode_floordiv(c, x, y->b);
+  if (x->kind != SN_VAR && x->kind != SN_NUM && x->kind != SN_DIV) {
+    sn_unsupported(c, "symbolic: Node // Node");
+    return snode_num(c, 0);
+  }
+  if (snode_eq(c, x, y)) return snode_num(c, 1);
+  if (snode_add(c, y, snode_mul(c, x, -1))->min > 0 && x->min >= 0) return snode_num(c, 0); /* b - self simplifies the node */
+  sn_raise(c, "RuntimeError", arena_printf(c->a, "not supported: <%s> // <%s>", snode_key(c, x), snode_key(c, y)));
+  return snode_num(c, 0);
+}
+
+/* x % y with a Node y */
+const SymNode *snode_mod_node(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  if (y->kind == SN_NUM && x->kind != SN_SUM) return snode_mod(c, x, y->b);
+  if (x->kind != SN_VAR && x->kind != SN_NUM && x->kind != SN_DIV) {
+    sn_unsupported(c, "symbolic: Node % Node");
+    return snode_num(c, 0);
+  }
+  if (snode_eq(c, x, y)) return snode_num(c, 0);
+  if (snode_add(c, y, snode_mul(c, x, -1))->min > 0 && x->min >= 0) return x; /* b - self simplifies the node */
+  sn_raise(c, "RuntimeError", arena_printf(c->a, "not supported: <%s> %% <%s>", snode_key(c, x), snode_key(c, y)));
+  return snode_num(c, 0);
+}
+
+/* x.substitute({v: v.unbind()[0]}) for the bound Variables v of x (Node.unbind) */
+const SymNode *snode_unbind(SymNodeCtx *c, const SymNode *x) {
+  if (sn_failed(c)) return x;
+  switch (x->kind) {
+    case SN_NUM: return x;
+    case SN_VAR: return x->bound ? snode_var(c, x->expr, x->min, x->max) : x;
+    case SN_MUL: /* self.a.substitute(var_vals) * (self.b if int else self.b.substitute(var_vals)) */
+      return x->bn != NULL ? snode_mul_node(c, snode_unbind(c, x->a), snode_unbind(c, x->bn)) : snode_mul(c, snode_unbind(c, x->a), x->b);
+    case SN_DIV: return snode_floordiv(c, snode_unbind(c, x->a), x->b);
+    case SN_MOD: return snode_mod(c, snode_unbind(c, x->a), x->b);
+    case SN_LT:
+      if (x->bn != NULL) {
+        sn_unsupported(c, "symbolic: substitute of an LtNode with a Node b");
+        return x;
+      }
+      return create_lt_node(c, snode_unbind(c, x->a), x->b);
+    case SN_SUM: {
+      const SymNode **parts = arena_array(c->a, (size_t)(x->n > 0 ? x->n : 1), sizeof *parts);
+      for (int i = 0; i < x->n; i++) parts[i] = snode_unbind(c, x->nodes[i]);
+      return snode_sum(c, x->n, parts);
+    }
+    case SN_AND: {
+      const SymNode **parts = arena_array(c->a, (size_t)(x->n > 0 ? x->n : 1), sizeof *parts);
+      for (int i = 0; i < x->n; i++) {
+        parts[i] = snode_unbind(c, x->nodes[i]);
+        if (!snode_truthy(parts[i])) return snode_num(c, 0);
+      }
+      return snode_ands(c, x->n, parts);
+    }
+  }
+  return x;
+}
+
+/* x.substitute({v: NumNode(v.val)}) */
+static const SymNode *sn_subst_vals(SymNodeCtx *c, const SymNode *x) {
+  if (sn_failed(c)) return x;
+  switch (x->kind) {
+    case SN_NUM: return x;
+    case SN_VAR:
+      if (!x->bound) {
+        sn_raise(c, "AssertionError", arena_printf(c->a, "Variable isn't bound, can't access val of <%s>", snode_key(c, x)));
+        return snode_num(c, 0);
+      }
+      return snode_num(c, x->val);
+    case SN_MUL:
+      return x->bn != NULL ? snode_mul_node(c, sn_subst_vals(c, x->a), sn_subst_vals(c, x->bn)) : snode_mul(c, sn_subst_vals(c, x->a), x->b);
+    case SN_DIV: return snode_floordiv(c, sn_subst_vals(c, x->a), x->b);
+    case SN_MOD: return snode_mod(c, sn_subst_vals(c, x->a), x->b);
+    case SN_LT:
+      if (x->bn != NULL) {
+        sn_unsupported(c, "symbolic: substitute of an LtNode with a Node b");
+        return x;
+      }
+      return create_lt_node(c, sn_subst_vals(c, x->a), x->b);
+    case SN_SUM:
+    case SN_AND: {
+      const SymNode **parts = arena_array(c->a, (size_t)(x->n > 0 ? x->n : 1), sizeof *parts);
+      for (int i = 0; i < x->n; i++) parts[i] = sn_subst_vals(c, x->nodes[i]);
+      return x->kind == SN_SUM ? snode_sum(c, x->n, parts) : snode_ands(c, x->n, parts);
+    }
+  }
+  return x;
+}
+
+int64_t snode_infer_bound(SymNodeCtx *c, const SymNode *x) {
+  const SymNode *r = sn_subst_vals(c, x);
+  if (sn_failed(c)) return 0;
+  if (r->kind != SN_NUM) {
+    sn_raise(c, "AssertionError", arena_printf(c->a, "sym_infer didn't produce NumNode from %s", snode_repr(c, x)));
+    return 0;
+  }
+  return r->b;
+}

@@ -1,6 +1,8 @@
-/* view.c — tinygrad's View (shape/view.py) for int shapes, 0.9.1 / 0.10.0 /
- * 0.10.2. Read next to the Python: each function names the source it follows,
- * and version differences are explicit `if (v ...)` switches with a comment. */
+/* view.c — tinygrad's View (shape/view.py), 0.9.1 / 0.10.0 / 0.10.2, on
+ * sints (sint.h): ints run the inline int paths, symbolic values go through
+ * the version's symbolic engine. Read next to the Python: each function names
+ * the source it follows, and version differences are explicit `if (v ...)`
+ * switches with a comment. */
 #include "view.h"
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +11,8 @@
 /* View.__add__ recurses (vm2 + vm1.shrink(...), reshaped_vm2 + vm1, vm2 + masked vm1);
  * a few tinygrad inputs recurse forever, which Python ends with RecursionError. */
 enum { VIEW_ADD_MAX_DEPTH = 200 };
+
+static const sint S0 = {0, NULL}, S1 = {1, NULL};
 
 /* ------------------------------------------------------------------ small helpers */
 
@@ -29,29 +33,35 @@ void *st_unsupported(StError *err, const char *message) {
 static sint *sint_array(Arena *a, int n) { return arena_array(a, (size_t)(n > 0 ? n : 1), sizeof(sint)); }
 static SPair *pair_array(Arena *a, int n) { return arena_array(a, (size_t)(n > 0 ? n : 1), sizeof(SPair)); }
 
-static sint prod(int n, const sint *xs) {
-  sint p = 1;
-  for (int i = 0; i < n; i++) p *= xs[i];
-  return p;
-}
-
+/* `0 in xs` (Python `in` compares with ==) */
 static bool contains_zero(int n, const sint *xs) {
   for (int i = 0; i < n; i++)
-    if (xs[i] == 0) return true;
+    if (sint_eq(xs[i], S0)) return true;
   return false;
 }
 
+/* tuple equality */
 static bool sints_equal(int n, const sint *x, const sint *y) {
   for (int i = 0; i < n; i++)
-    if (x[i] != y[i]) return false;
+    if (x[i].sym != y[i].sym ? !sint_eq(x[i], y[i]) : x[i].i != y[i].i) return false;
   return true;
+}
+
+/* `(b, e) == (x, y)` */
+static bool pair_is(SPair p, sint b, sint e) { return sint_eq(p.b, b) && sint_eq(p.e, e); }
+
+bool view_is_symbolic(const View *vw) {
+  if (vw->offset.sym != NULL || !sint_all_int(vw->ndim, vw->shape) || !sint_all_int(vw->ndim, vw->strides)) return true;
+  for (int i = 0; vw->mask != NULL && i < vw->ndim; i++)
+    if (vw->mask[i].b.sym != NULL || vw->mask[i].e.sym != NULL) return true;
+  return false;
 }
 
 /* Python truthiness of `self.mask`: None and () are both false. */
 static bool mask_truthy(const View *vw) { return vw->mask != NULL && vw->ndim > 0; }
 
-/* -(num // -amt): helpers.ceildiv, exact (0.9.1/0.10.0 spell it math.ceil(num / amt)). */
-static sint ceildiv(sint num, sint amt) { return -py_floordiv(-num, amt); }
+/* -(num // -amt): helpers.ceildiv, exact (0.9.1/0.10.0 spell it math.ceil(num / amt)). Ints. */
+static int64_t ceildiv(int64_t num, int64_t amt) { return -py_floordiv(-num, amt); }
 
 static void buf_append(char *buf, size_t cap, size_t *len, const char *s) {
   size_t n = strlen(s);
@@ -61,43 +71,59 @@ static void buf_append(char *buf, size_t cap, size_t *len, const char *s) {
   buf[*len] = '\0';
 }
 
-const char *py_repr_tuple(Arena *a, int n, const sint *xs) {
-  size_t cap = 32 + (size_t)n * 24, len = 0;
-  char *buf = arena_alloc(a, cap), num[32];
+/* "(" + ", ".join(parts) + ")" with the 1-tuple comma */
+static const char *join_tuple(Arena *a, int n, const char *const *parts) {
+  size_t cap = 8, len = 0;
+  for (int i = 0; i < n; i++) cap += strlen(parts[i]) + 2;
+  char *buf = arena_alloc(a, cap);
+  buf[0] = '\0';
   buf_append(buf, cap, &len, "(");
   for (int i = 0; i < n; i++) {
-    snprintf(num, sizeof num, "%s%lld", i ? ", " : "", (long long)xs[i]);
-    buf_append(buf, cap, &len, num);
+    if (i) buf_append(buf, cap, &len, ", ");
+    buf_append(buf, cap, &len, parts[i]);
   }
   buf_append(buf, cap, &len, n == 1 ? ",)" : ")");
   return buf;
 }
 
+const char *py_repr_tuple(Arena *a, int n, const sint *xs) {
+  const char *parts[n > 0 ? n : 1];
+  for (int i = 0; i < n; i++) parts[i] = sint_repr(a, xs[i]);
+  return join_tuple(a, n, parts);
+}
+
+const char *py_repr_ints(Arena *a, int n, const int64_t *xs) {
+  const char *parts[n > 0 ? n : 1];
+  for (int i = 0; i < n; i++) parts[i] = arena_printf(a, "%lld", (long long)xs[i]);
+  return join_tuple(a, n, parts);
+}
+
 const char *py_repr_pairs(Arena *a, int n, const SPair *xs) {
-  size_t cap = 32 + (size_t)n * 52, len = 0;
-  char *buf = arena_alloc(a, cap), num[64];
-  buf_append(buf, cap, &len, "(");
-  for (int i = 0; i < n; i++) {
-    snprintf(num, sizeof num, "%s(%lld, %lld)", i ? ", " : "", (long long)xs[i].b, (long long)xs[i].e);
-    buf_append(buf, cap, &len, num);
-  }
-  buf_append(buf, cap, &len, n == 1 ? ",)" : ")");
-  return buf;
+  const char *parts[n > 0 ? n : 1];
+  for (int i = 0; i < n; i++) parts[i] = arena_printf(a, "(%s, %s)", sint_repr(a, xs[i].b), sint_repr(a, xs[i].e));
+  return join_tuple(a, n, parts);
+}
+
+/* repr(View): the dataclass repr */
+const char *py_repr_view(Arena *a, const View *vw) {
+  return arena_printf(a, "View(shape=%s, strides=%s, offset=%s, mask=%s, contiguous=%s)", py_repr_tuple(a, vw->ndim, vw->shape),
+                      py_repr_tuple(a, vw->ndim, vw->strides), sint_repr(a, vw->offset),
+                      vw->mask != NULL ? py_repr_pairs(a, vw->ndim, vw->mask) : "None", vw->contiguous ? "True" : "False");
 }
 
 /* ------------------------------------------------------------------ module functions */
 
 /* shape/view.py canonicalize_strides (all versions) */
 void canonicalize_strides(int n, const sint *shape, const sint *strides, sint *out) {
-  for (int i = 0; i < n; i++) out[i] = shape[i] == 1 ? 0 : strides[i];
+  for (int i = 0; i < n; i++) out[i] = sint_eq(shape[i], S1) ? S0 : strides[i];
 }
 
-/* shape/view.py strides_for_shape (all versions) */
+/* shape/view.py strides_for_shape (all versions): accumulate(reversed(shape[1:]), mul, initial=1) */
 void strides_for_shape(int n, const sint *shape, sint *out) {
-  sint acc = 1;
+  sint acc = S1;
   for (int i = n - 1; i >= 0; i--) {
     out[i] = acc;
-    acc *= shape[i];
+    if (i > 0) acc = sint_mul(acc, shape[i]);
   }
   canonicalize_strides(n, shape, out, out);
 }
@@ -106,24 +132,25 @@ void strides_for_shape(int n, const sint *shape, sint *out) {
 int merge_dims(TgVersion v, int n, const sint *shape, const sint *strides, const SPair *mask, MergedDim *out) {
   if (n == 0) return 0;
   int cnt = 0;
-  out[cnt++] = (MergedDim){shape[0], strides[0], strides[0] != 0 ? shape[0] : 0};
+  out[cnt++] = (MergedDim){shape[0], strides[0], sint_truthy(strides[0]) ? shape[0] : S0};
   /* merge this dim to next dim if size is 1 */
-  bool merging = mask != NULL ? (mask[0].e - mask[0].b == 1) : shape[0] == 1;
+  bool merging = mask != NULL ? sint_eq(sint_sub(mask[0].e, mask[0].b), S1) : sint_eq(shape[0], S1);
   for (int i = 1; i < n; i++) {
     sint s = shape[i], st = strides[i];
-    if (s == 1) continue;  /* always merge 1 */
+    if (sint_eq(s, S1)) continue;  /* always merge 1 */
     MergedDim last = out[cnt - 1];
     if (v >= TG_0_10_2) {
       /* 0.10.2: the third entry keeps counting through zero-stride dims */
-      if (merging || last.stride == s * st) out[cnt - 1] = (MergedDim){last.size * s, st, merging ? s : last.real * s};
+      if (merging || sint_eq(last.stride, sint_mul(s, st)))
+        out[cnt - 1] = (MergedDim){sint_mul(last.size, s), st, merging ? s : sint_mul(last.real, s)};
       else out[cnt++] = (MergedDim){s, st, s};
     } else {
       /* 0.9.1, 0.10.0: a zero stride resets the real size to 0 */
-      if (merging || last.stride == s * st)
-        out[cnt - 1] = (MergedDim){last.size * s, st, st != 0 ? (merging ? s : last.real * s) : 0};
-      else out[cnt++] = (MergedDim){s, st, st != 0 ? s : 0};
+      if (merging || sint_eq(last.stride, sint_mul(s, st)))
+        out[cnt - 1] = (MergedDim){sint_mul(last.size, s), st, sint_truthy(st) ? (merging ? s : sint_mul(last.real, s)) : S0};
+      else out[cnt++] = (MergedDim){s, st, sint_truthy(st) ? s : S0};
     }
-    merging = mask != NULL ? (mask[i].e - mask[i].b == 1) : s == 1;
+    merging = mask != NULL ? sint_eq(sint_sub(mask[i].e, mask[i].b), S1) : sint_eq(s, S1);
   }
   return cnt;
 }
@@ -133,20 +160,20 @@ void un1d(int n, const sint *shape, sint offs, sint *out) {
   sint strides[n > 0 ? n : 1];
   strides_for_shape(n, shape, strides);
   for (int i = 0; i < n; i++) {
-    sint here = strides[i] != 0 ? py_floordiv(offs, strides[i]) : 0;
+    sint here = sint_truthy(strides[i]) ? sint_floordiv(offs, strides[i]) : S0;
     out[i] = here;
-    offs -= here * strides[i];
+    offs = sint_sub(offs, sint_mul(here, strides[i]));
   }
 }
 
 /* shape/view.py unravel (0.10.2): (offset//acc)%d from the last dim */
 bool unravel(int n, const sint *shape, sint offs, sint *out, StError *err) {
-  sint acc = 1;
+  sint acc = S1;
   for (int i = n - 1; i >= 0; i--) {
-    if (acc == 0) return st_raise(err, "ZeroDivisionError", "integer division or modulo by zero") != NULL;
-    if (shape[i] == 0) return st_raise(err, "ZeroDivisionError", "integer modulo by zero") != NULL;
-    out[i] = py_mod(py_floordiv(offs, acc), shape[i]);
-    acc *= shape[i];
+    if (sint_is_int(acc) && acc.i == 0) return st_raise(err, "ZeroDivisionError", "integer division or modulo by zero") != NULL;
+    if (sint_is_int(shape[i]) && shape[i].i == 0) return st_raise(err, "ZeroDivisionError", "integer modulo by zero") != NULL;
+    out[i] = sint_mod(sint_floordiv(offs, acc), shape[i]);
+    acc = sint_mul(acc, shape[i]);
   }
   return true;
 }
@@ -171,14 +198,26 @@ const View *view_new(Arena *a, int ndim, const sint *shape, const sint *strides,
   return vw;
 }
 
-sint view_size(const View *vw) { return prod(vw->ndim, vw->shape); }
+/* View.size(): prod of the shape, a symbolic dimension counted by its max (0.9.1 x.max, 0.10.x x.vmax) */
+int64_t view_size(const View *vw) {
+  int64_t p = 1;
+  for (int i = 0; i < vw->ndim; i++) p *= vw->shape[i].sym == NULL ? vw->shape[i].i : sint_max_int(vw->shape[i]);
+  return p;
+}
+
+/* The View.create result, with any symbolic error moved into err. */
+static const View *created(Arena *a, int n, const sint *shape, const sint *strides, sint offset, const SPair *mask, bool contiguous,
+                           StError *err) {
+  if (sym_take_error(err)) return NULL;
+  return view_new(a, n, shape, strides, offset, mask, contiguous);
+}
 
 /* View.create (shape/view.py, all versions) */
 const View *view_create(Arena *a, TgVersion v, int n, const sint *shape, const sint *strides_in, sint offset,
                         const SPair *mask_in, StError *err) {
   if (v >= TG_0_10_0) { /* 0.10 rejects negative dimensions here */
     for (int i = 0; i < n; i++)
-      if (shape[i] < 0)
+      if (sint_lt(shape[i], S0))
         return st_raise(err, "ValueError",
                         arena_printf(a, "Trying to create View with negative dimension: shape=%s", py_repr_tuple(a, n, shape)));
   }
@@ -187,9 +226,9 @@ const View *view_create(Arena *a, TgVersion v, int n, const sint *shape, const s
   if (strides_in != NULL && n > 0) canonicalize_strides(n, shape, strides_in, strides);
   else strides_for_shape(n, shape, strides);
   sint zeros[n > 0 ? n : 1];
-  memset(zeros, 0, sizeof zeros);
+  for (int i = 0; i < n; i++) zeros[i] = S0;
   /* canonicalize 0 in shape */
-  if (contains_zero(n, shape)) return view_new(a, n, shape, zeros, 0, NULL, true);
+  if (contains_zero(n, shape)) return created(a, n, shape, zeros, S0, NULL, true, err);
   SPair mask[n > 0 ? n : 1];
   const SPair *m = NULL;
   if (mask_in != NULL) {
@@ -197,43 +236,45 @@ const View *view_create(Arena *a, TgVersion v, int n, const sint *shape, const s
     m = mask;
     /* canonicalize empty mask */
     bool all_full = true;
-    for (int i = 0; i < n; i++) all_full = all_full && mask[i].b == 0 && mask[i].e == shape[i];
+    for (int i = 0; i < n && all_full; i++) all_full = pair_is(mask[i], S0, shape[i]);
     if (all_full) m = NULL;
   }
   /* a dimension masked down to one index gets stride 0 and moves its start into the offset */
   if (m != NULL && n > 0) {
     bool elim[n], any_elim = false, any_empty = false;
     for (int i = 0; i < n; i++) {
-      elim[i] = !(mask[i].b + 1 < mask[i].e);
+      elim[i] = !sint_lt(sint_add(mask[i].b, S1), mask[i].e);
       any_elim = any_elim || elim[i];
-      any_empty = any_empty || !(mask[i].b < mask[i].e);
     }
     if (any_elim) {
+      for (int i = 0; i < n && !any_empty; i++) any_empty = !sint_lt(mask[i].b, mask[i].e);
       if (any_empty) {
-        memset(strides, 0, sizeof(sint) * (size_t)n);
-        offset = 0;
-        for (int i = 0; i < n; i++) mask[i] = (SPair){0, 0};
+        for (int i = 0; i < n; i++) strides[i] = S0;
+        offset = S0;
+        for (int i = 0; i < n; i++) mask[i] = (SPair){S0, S0};
       }
+      /* offset += sum((strides[i] * mask[i][0]) if e else 0 for i, e in enumerate(elim)) */
+      sint extra = S0;
+      for (int i = 0; i < n; i++) extra = sint_add(extra, elim[i] ? sint_mul(strides[i], mask[i].b) : S0);
+      offset = sint_add(offset, extra);
       for (int i = 0; i < n; i++)
-        if (elim[i]) offset += strides[i] * mask[i].b;
-      for (int i = 0; i < n; i++)
-        if (elim[i]) strides[i] = 0;
+        if (elim[i]) strides[i] = S0;
     }
   }
   sint rm[n > 0 ? n : 1];
   strides_for_shape(n, shape, rm);
-  bool contiguous = offset == 0 && m == NULL && sints_equal(n, strides, rm);
-  return view_new(a, n, shape, strides, offset, m, contiguous);
+  bool contiguous = sint_eq(offset, S0) && m == NULL && sints_equal(n, strides, rm);
+  return created(a, n, shape, strides, offset, m, contiguous, err);
 }
 
 /* dataclass __eq__: (shape, strides, offset, mask, contiguous) */
 bool view_equal(const View *x, const View *y) {
   if (x == y) return true;
-  if (x->ndim != y->ndim || x->offset != y->offset || x->contiguous != y->contiguous) return false;
+  if (x->ndim != y->ndim || !sint_eq(x->offset, y->offset) || x->contiguous != y->contiguous) return false;
   if (!sints_equal(x->ndim, x->shape, y->shape) || !sints_equal(x->ndim, x->strides, y->strides)) return false;
   if ((x->mask == NULL) != (y->mask == NULL)) return false;
   for (int i = 0; x->mask != NULL && i < x->ndim; i++)
-    if (x->mask[i].b != y->mask[i].b || x->mask[i].e != y->mask[i].e) return false;
+    if (!pair_is(x->mask[i], y->mask[i].b, y->mask[i].e)) return false;
   return true;
 }
 
@@ -242,12 +283,14 @@ static uint64_t mix(uint64_t h, uint64_t x) {
   return h * 0xff51afd7ed558ccdULL;
 }
 
+static uint64_t hash_sint(sint x) { return x.sym == NULL ? (uint64_t)x.i : sint_hash(x); }
+
 uint64_t view_hash(const View *vw) {
   uint64_t h = mix(0x5157, (uint64_t)vw->ndim);
-  for (int i = 0; i < vw->ndim; i++) h = mix(mix(h, (uint64_t)vw->shape[i]), (uint64_t)vw->strides[i]);
-  h = mix(mix(h, (uint64_t)vw->offset), vw->contiguous);
+  for (int i = 0; i < vw->ndim; i++) h = mix(mix(h, hash_sint(vw->shape[i])), hash_sint(vw->strides[i]));
+  h = mix(mix(h, hash_sint(vw->offset)), vw->contiguous);
   h = mix(h, vw->mask != NULL);
-  for (int i = 0; vw->mask != NULL && i < vw->ndim; i++) h = mix(mix(h, (uint64_t)vw->mask[i].b), (uint64_t)vw->mask[i].e);
+  for (int i = 0; vw->mask != NULL && i < vw->ndim; i++) h = mix(mix(h, hash_sint(vw->mask[i].b)), hash_sint(vw->mask[i].e));
   return h;
 }
 
@@ -260,54 +303,65 @@ static SPair rev_next_pair(RevIter *it, const SPair *xs, SPair dflt) { return it
 
 typedef enum { RM_OK, RM_NONE, RM_ALL_INVALID } ReshapeMaskResult;
 
+static bool mask_pair_all_int(int n, const SPair *mask) {
+  for (int i = 0; i < n; i++)
+    if (mask[i].b.sym != NULL || mask[i].e.sym != NULL) return false;
+  return true;
+}
+
 /* shape/view.py _reshape_mask. 0.9.1 returns (mask, extra) with extra meaning "not possible";
  * 0.10.x return the mask or None. RM_OK fills out, RM_NONE = not possible,
- * RM_ALL_INVALID = ((0, 0),) * len(new_shape). `mask` is not NULL here. */
+ * RM_ALL_INVALID = ((0, 0),) * len(new_shape). `mask` is not NULL here; its entries are ints
+ * past the first check, the shapes may be symbolic. */
 static ReshapeMaskResult reshape_mask(TgVersion v, int n_old, const SPair *mask, const sint *old_shape, int n_new,
                                       const sint *new_shape, SPair *out) {
+  if (!mask_pair_all_int(n_old, mask)) return RM_NONE;
   if (v == TG_0_10_0) { /* 0.10.0: any empty mask dimension makes the whole mask empty */
     for (int i = 0; i < n_old; i++)
-      if (mask[i].e - mask[i].b < 1) return RM_ALL_INVALID;
+      if (mask[i].e.i - mask[i].b.i < 1) return RM_ALL_INVALID;
   }
   int cnt = 0;  /* new_mask, built from the last dimension */
   RevIter r_masks = {n_old}, r_shape = {n_old}, r_new_shape = {n_new};
-  sint curr_stride = 1, old_dim = rev_next(&r_shape, old_shape, 1), new_dim = rev_next(&r_new_shape, new_shape, 1);
-  SPair m = rev_next_pair(&r_masks, mask, (SPair){0, 1});
-  if (v == TG_0_9_1 && m.e - m.b < 1) return RM_ALL_INVALID; /* 0.9.1: invalid mask */
+  sint curr_stride = S1, old_dim = rev_next(&r_shape, old_shape, S1), new_dim = rev_next(&r_new_shape, new_shape, S1);
+  SPair m = rev_next_pair(&r_masks, mask, (SPair){S0, S1});
+  if (v == TG_0_9_1 && sint_lt(sint_sub(m.e, m.b), S1)) return RM_ALL_INVALID; /* 0.9.1: invalid mask */
   for (long guard = 0; cnt < n_new; guard++) {
-    if (guard > 1000000) return RM_NONE;  /* cannot happen for matching sizes */
-    sint l = m.b, r = m.e, next_stride = new_dim * curr_stride;
-    if (old_dim == next_stride) { /* simply copy the mask and get next batch for merging */
-      out[cnt++] = (SPair){py_floordiv(l, curr_stride), py_floordiv(r - 1, curr_stride) + 1};
-      curr_stride = 1;
-      old_dim = rev_next(&r_shape, old_shape, 1);
-      new_dim = rev_next(&r_new_shape, new_shape, 1);
-      m = rev_next_pair(&r_masks, mask, (SPair){0, 1});
-      if (v == TG_0_9_1 && m.e - m.b < 1) return RM_ALL_INVALID; /* 0.9.1: invalid mask */
-    } else if (old_dim > next_stride) { /* mask can only be splitted if reshape doesn't cut across the mask */
-      bool cuts = (py_mod(l, next_stride) != 0 || py_mod(r, next_stride) != 0) &&
-                  py_floordiv(l, next_stride) != py_floordiv(r - 1, next_stride);
-      if (cuts || py_mod(old_dim, next_stride) != 0) return RM_NONE;
-      out[cnt++] = (SPair){py_floordiv(py_mod(l, next_stride), curr_stride), py_floordiv(py_mod(r - 1, next_stride), curr_stride) + 1};
+    if (guard > 1000000 || sym_failed()) return RM_NONE;  /* cannot happen for matching sizes */
+    sint l = m.b, r = m.e, next_stride = sint_mul(new_dim, curr_stride);
+    /* 0.9.1 / 0.10.0: `if old_dim >= next_stride: if old_dim == next_stride`; 0.10.2: `==`, then `elif >` */
+    bool split = v >= TG_0_10_2 ? sint_eq(old_dim, next_stride) || sint_gt(old_dim, next_stride) : sint_ge(old_dim, next_stride);
+    if (split && sint_eq(old_dim, next_stride)) { /* simply copy the mask and get next batch for merging */
+      out[cnt++] = (SPair){sint_floordiv(l, curr_stride), sint_add(sint_floordiv(sint_sub(r, S1), curr_stride), S1)};
+      curr_stride = S1;
+      old_dim = rev_next(&r_shape, old_shape, S1);
+      new_dim = rev_next(&r_new_shape, new_shape, S1);
+      m = rev_next_pair(&r_masks, mask, (SPair){S0, S1});
+      if (v == TG_0_9_1 && sint_lt(sint_sub(m.e, m.b), S1)) return RM_ALL_INVALID; /* 0.9.1: invalid mask */
+    } else if (split) { /* mask can only be splitted if reshape doesn't cut across the mask */
+      bool cuts = (sint_ne(sint_mod(l, next_stride), S0) || sint_ne(sint_mod(r, next_stride), S0)) &&
+                  sint_ne(sint_floordiv(l, next_stride), sint_floordiv(sint_sub(r, S1), next_stride));
+      if (cuts || sint_ne(sint_mod(old_dim, next_stride), S0)) return RM_NONE;
+      out[cnt++] = (SPair){sint_floordiv(sint_mod(l, next_stride), curr_stride),
+                           sint_add(sint_floordiv(sint_mod(sint_sub(r, S1), next_stride), curr_stride), S1)};
       curr_stride = next_stride;
-      new_dim = rev_next(&r_new_shape, new_shape, 1);
+      new_dim = rev_next(&r_new_shape, new_shape, S1);
     } else {
-      SPair next_mask = rev_next_pair(&r_masks, mask, (SPair){0, 1});
+      SPair next_mask = rev_next_pair(&r_masks, mask, (SPair){S0, S1});
       /* combine if the mask can unfold continuously */
-      bool full = m.b == 0 && m.e == old_dim;
+      bool full = pair_is(m, S0, old_dim), unit = sint_eq(sint_sub(next_mask.e, next_mask.b), S1);
       if (v >= TG_0_10_2) { /* 0.10.2: an empty range (l == r) combines too */
-        if (!full && l != r && next_mask.e - next_mask.b != 1) return RM_NONE;
+        if (!full && sint_ne(l, r) && !unit) return RM_NONE;
       } else {
-        if (!full && next_mask.e - next_mask.b != 1) return RM_NONE;
+        if (!full && !unit) return RM_NONE;
       }
-      m = (SPair){next_mask.b * old_dim + l, (next_mask.e - 1) * old_dim + r};
-      old_dim = old_dim * rev_next(&r_shape, old_shape, 1);
+      m = (SPair){sint_add(sint_mul(next_mask.b, old_dim), l), sint_add(sint_mul(sint_sub(next_mask.e, S1), old_dim), r)};
+      old_dim = sint_mul(old_dim, rev_next(&r_shape, old_shape, S1));
     }
   }
   if (v <= TG_0_10_0) { /* 0.9.1, 0.10.0: leading 1s of the old shape must be unmasked */
     while (r_masks.pos > 0) {
       SPair lead = mask[--r_masks.pos];
-      if (!(lead.b == 0 && lead.e == 1)) return RM_ALL_INVALID;
+      if (!pair_is(lead, S0, S1)) return RM_ALL_INVALID;
     }
   }
   for (int i = 0; i < cnt / 2; i++) {
@@ -326,20 +380,21 @@ static bool reshape_strides_old(TgVersion v, const View *vw, int n, const sint *
   int cnt = 0;  /* strides, from the last new dimension */
   RevIter r_new_shape = {n};
   for (int k = nm - 1; k >= 0; k--) {
-    sint merged_dim = md[k].size, new_stride = md[k].stride, real_dim = md[k].real, acc = 1;
-    while (acc <= merged_dim && acc != merged_dim) {
-      /* 0.9.1: `(new_dim := next(r_new_shape, None))`; 0.10.0: `next(r_new_shape, 0) > 0`; same for int shapes */
-      sint new_dim = rev_next(&r_new_shape, new_shape, 0);
-      if (new_dim <= 0) break;
+    sint merged_dim = md[k].size, new_stride = md[k].stride, real_dim = md[k].real, acc = S1;
+    while (sint_le(acc, merged_dim) && sint_ne(acc, merged_dim)) {
+      if (r_new_shape.pos == 0) break;
+      sint new_dim = rev_next(&r_new_shape, new_shape, S0);
+      /* 0.9.1: `(new_dim := next(r_new_shape, None))` is truthy; 0.10.0: `next(r_new_shape, 0) > 0` */
+      if (!(v == TG_0_9_1 ? sint_truthy(new_dim) : sint_gt(new_dim, S0))) break;
       out[cnt++] = new_stride;
-      if (new_dim != 1) {
-        acc = acc * new_dim;
-        new_stride *= acc < real_dim ? new_dim : 0;
+      if (sint_ne(new_dim, S1)) {
+        acc = sint_mul(acc, new_dim);
+        new_stride = sint_mul(new_stride, sint_lt(acc, real_dim) ? new_dim : S0);
       }
     }
-    if (acc != merged_dim) return false;
+    if (sint_ne(acc, merged_dim)) return false;
   }
-  for (; cnt < n; cnt++) out[cnt] = 0;
+  for (; cnt < n; cnt++) out[cnt] = S0;
   for (int i = 0; i < n / 2; i++) {
     sint t = out[i];
     out[i] = out[n - 1 - i];
@@ -356,18 +411,18 @@ static bool reshape_strides_0102(const View *vw, int n, const sint *new_shape, s
   int cnt = 0;
   RevIter r_new_shape = {n};
   for (int k = nm - 1; k >= 0; k--) {
-    sint merged_size = md[k].size, new_stride = md[k].stride, real_size = md[k].real, acc = 1;
-    while (acc <= merged_size && acc != merged_size) {
-      sint new_dim = rev_next(&r_new_shape, new_shape, 0);
-      if (!(new_dim > 0)) break;
-      r_strides[cnt++] = new_stride * acc;
-      acc = acc * new_dim;
-      if (!(acc < real_size)) new_stride = 0;
+    sint merged_size = md[k].size, new_stride = md[k].stride, real_size = md[k].real, acc = S1;
+    while (sint_le(acc, merged_size) && sint_ne(acc, merged_size)) {
+      sint new_dim = rev_next(&r_new_shape, new_shape, S0);
+      if (!sint_gt(new_dim, S0)) break;
+      r_strides[cnt++] = sint_mul(new_stride, acc);
+      acc = sint_mul(acc, new_dim);
+      if (!sint_lt(acc, real_size)) new_stride = S0;
     }
-    if (acc != merged_size) return false;
+    if (sint_ne(acc, merged_size)) return false;
   }
   /* new_strides = (0,) * (len(new_shape) - len(r_strides)) + tuple(r_strides[::-1]) */
-  for (int i = 0; i < n - cnt; i++) out[i] = 0;
+  for (int i = 0; i < n - cnt; i++) out[i] = S0;
   for (int i = 0; i < cnt; i++) out[n - 1 - i] = r_strides[i];
   return true;
 }
@@ -385,57 +440,119 @@ static const View *reshape_finish(Arena *a, TgVersion v, const View *vw, int n, 
   const SPair *nm = NULL;
   if (vw->mask == NULL) {
     if (v >= TG_0_10_0) { /* 0.10: _reshape_mask(None) is ((0, s), ...) */
-      for (int i = 0; i < n; i++) new_mask[i] = (SPair){0, new_shape[i]};
+      for (int i = 0; i < n; i++) new_mask[i] = (SPair){S0, new_shape[i]};
       nm = new_mask;
     }
   } else {
     ReshapeMaskResult r = reshape_mask(v, vw->ndim, vw->mask, vw->shape, n, new_shape, new_mask);
-    if (r == RM_NONE) return NULL;
+    if (r == RM_NONE) {
+      sym_take_error(err);
+      return NULL;
+    }
     if (r == RM_ALL_INVALID)
-      for (int i = 0; i < n; i++) new_mask[i] = (SPair){0, 0};
+      for (int i = 0; i < n; i++) new_mask[i] = (SPair){S0, S0};
     nm = new_mask;
   }
   if (v <= TG_0_10_0) { /* 0.9.1, 0.10.0: strides canonicalized by the new mask's extents */
     /* (0.9.1 uses new_shape when there is no mask; 0.10.0 always has one here) */
     sint extents[n > 0 ? n : 1];
-    for (int i = 0; i < n; i++) extents[i] = nm != NULL ? nm[i].e - nm[i].b : new_shape[i];
+    for (int i = 0; i < n; i++) extents[i] = nm != NULL ? sint_sub(nm[i].e, nm[i].b) : new_shape[i];
     canonicalize_strides(n, extents, strides, strides);
   }
-  sint extra_offset = 0;
+  /* extra_offset = sum(m[0] * s ...) - sum(m[0] * s ...), each sum from the int 0 */
+  sint old_part = S0, new_part = S0;
   if (mask_truthy(vw))
-    for (int i = 0; i < vw->ndim; i++) extra_offset += vw->mask[i].b * vw->strides[i];
+    for (int i = 0; i < vw->ndim; i++) old_part = sint_add(old_part, sint_mul(vw->mask[i].b, vw->strides[i]));
   if (nm != NULL)
-    for (int i = 0; i < n; i++) extra_offset -= nm[i].b * strides[i];
-  return view_create(a, v, n, new_shape, strides, vw->offset + extra_offset, nm, err);
+    for (int i = 0; i < n; i++) new_part = sint_add(new_part, sint_mul(nm[i].b, strides[i]));
+  return view_create(a, v, n, new_shape, strides, sint_add(vw->offset, sint_sub(old_part, new_part)), nm, err);
+}
+
+/* 0.9.1: "if it's not contiguous and new shape is symbolic, check if it's directly replaceable" */
+static const View *reshape_symbolic_091(Arena *a, const View *vw, int n, const sint *new_shape, StError *err) {
+  const char *msg = NULL;
+  if (vw->ndim != n) msg = "cannot symbolic reshape non-contiguous %s -> %s";
+  for (int i = 0; i < n && msg == NULL; i++) {
+    if (sint_is_int(new_shape[i])) {
+      if (sint_ne(vw->shape[i], new_shape[i])) msg = "cannot symbolic reshape non-contiguous %s -> %s";
+    } else {
+      /* var_vals = {v: v.unbind()[1] for v in so.vars()}: every Variable must be bound */
+      int64_t val = sint_infer_bound(new_shape[i]);
+      if (sym_take_error(err)) return NULL;
+      if (sint_ne(vw->shape[i], sint_int(val))) msg = "cannot symbolic reshape non-contiguous %s -> %s";
+    }
+  }
+  if (msg != NULL) return st_raise(err, "ValueError", arena_printf(a, msg, py_repr_view(a, vw), py_repr_tuple(a, n, new_shape)));
+  /* all dimensions matched, return the new view directly */
+  return view_new(a, n, new_shape, vw->strides, vw->offset, vw->mask, vw->contiguous);
+}
+
+/* 0.9.1 size check: new_shape of ints and Variables, a Variable counted by its bound value */
+static const View *reshape_size_check_091(Arena *a, const View *vw, int n, const sint *new_shape, bool *bad, StError *err) {
+  *bad = false;
+  int64_t want = 1, have = 1;
+  for (int i = 0; i < n; i++) {
+    const SymNode *x = new_shape[i].sym;
+    if (x != NULL && x->kind != SN_VAR) {
+      *bad = true;
+      return st_raise(err, "AssertionError",
+                      arena_printf(a, "self.shape=%s -> new_shape=%s contains non (int, Variable) dim",
+                                   py_repr_tuple(a, vw->ndim, vw->shape), py_repr_tuple(a, n, new_shape)));
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    const SymNode *x = new_shape[i].sym;
+    if (x != NULL && !x->bound) {
+      *bad = true;
+      return st_raise(err, "AssertionError",
+                      arena_printf(a, "Variable isn't bound, can't access val of %s", sint_str(a, new_shape[i])));
+    }
+    want *= x != NULL ? x->val : new_shape[i].i;
+  }
+  for (int i = 0; i < vw->ndim; i++) have *= vw->shape[i].i;
+  if (have != want) {
+    *bad = true;
+    return reshape_checks_message(a, vw, n, new_shape, err);
+  }
+  return NULL;
 }
 
 /* View.reshape (shape/view.py) */
 const View *view_reshape(Arena *a, TgVersion v, const View *vw, int n, const sint *new_shape, StError *err) {
   if (n == vw->ndim && sints_equal(n, vw->shape, new_shape)) return vw;
   for (int i = 0; i < n; i++)
-    if (new_shape[i] < 0) {
+    if (!sint_ge(new_shape[i], S0)) {
       const char *msg = arena_printf(a, "shape can't contain negative numbers %s", py_repr_tuple(a, n, new_shape));
       /* 0.10.2 raises ValueError, earlier versions assert */
       return st_raise(err, v >= TG_0_10_2 ? "ValueError" : "AssertionError", msg);
     }
+  bool self_all_int = sint_all_int(vw->ndim, vw->shape);
   if (v >= TG_0_10_2) { /* 0.10.2: size check first, then 0 in shape */
-    if (prod(vw->ndim, vw->shape) != prod(n, new_shape)) return reshape_checks_message(a, vw, n, new_shape, err);
-    if (contains_zero(vw->ndim, vw->shape)) return view_create(a, v, n, new_shape, NULL, 0, NULL, err);
+    if (sint_ne(sint_prod(vw->ndim, vw->shape), sint_prod(n, new_shape))) return reshape_checks_message(a, vw, n, new_shape, err);
+    if (contains_zero(vw->ndim, vw->shape)) return view_create(a, v, n, new_shape, NULL, S0, NULL, err);
   } else {
     if (contains_zero(vw->ndim, vw->shape)) {
       if (!contains_zero(n, new_shape))
         return st_raise(err, "AssertionError", arena_printf(a, "cannot reshape 0 size to %s", py_repr_tuple(a, n, new_shape)));
-      return view_create(a, v, n, new_shape, NULL, 0, NULL, err);
+      return view_create(a, v, n, new_shape, NULL, S0, NULL, err);
     }
-    if (prod(vw->ndim, vw->shape) != prod(n, new_shape)) return reshape_checks_message(a, vw, n, new_shape, err);
+    if (v == TG_0_9_1 && self_all_int) { /* 0.9.1: only an all-int shape is checked, against bound values */
+      bool bad;
+      const View *ret = reshape_size_check_091(a, vw, n, new_shape, &bad, err);
+      if (bad) return ret;
+    } else if (self_all_int) { /* 0.10.0: `if (self_all_int := all_int(self.shape))` */
+      if (sint_ne(sint_prod(vw->ndim, vw->shape), sint_prod(n, new_shape))) return reshape_checks_message(a, vw, n, new_shape, err);
+    }
   }
-  if (n == 0 && vw->mask != NULL)
+  if (n == 0 && mask_truthy(vw))
     for (int i = 0; i < vw->ndim; i++)
-      if (vw->mask[i].b == vw->mask[i].e) return NULL;
+      if (sint_eq(vw->mask[i].b, vw->mask[i].e)) return NULL;
   /* after the asserts, it's okay to check contiguous */
-  if (vw->contiguous) return view_create(a, v, n, new_shape, NULL, 0, NULL, err);
+  if (vw->contiguous) return view_create(a, v, n, new_shape, NULL, S0, NULL, err);
+  if (v == TG_0_9_1 && self_all_int && !sint_all_int(n, new_shape)) return reshape_symbolic_091(a, vw, n, new_shape, err);
   sint strides[n > 0 ? n : 1];
   bool ok = v >= TG_0_10_2 ? reshape_strides_0102(vw, n, new_shape, strides) : reshape_strides_old(v, vw, n, new_shape, strides);
+  if (sym_take_error(err)) return NULL;
   if (!ok) return NULL;
   return reshape_finish(a, v, vw, n, new_shape, strides, err);
 }
@@ -445,30 +562,33 @@ const View *view_reshape(Arena *a, TgVersion v, const View *vw, int n, const sin
 /* View.__unsafe_resize (shape/view.py): shrink by arg, intersect the old mask with `mask` */
 static const View *unsafe_resize(Arena *a, TgVersion v, const View *vw, const SPair *arg, const SPair *mask_in, StError *err) {
   int n = vw->ndim;
-  sint offset = 0, shape[n > 0 ? n : 1];
-  for (int i = 0; i < n; i++) offset += vw->strides[i] * arg[i].b;
+  sint offset = S0, shape[n > 0 ? n : 1];
+  for (int i = 0; i < n; i++) offset = sint_add(offset, sint_mul(vw->strides[i], arg[i].b));
   SPair mask[n > 0 ? n : 1];
   const SPair *m = mask_in;
   if (mask_truthy(vw)) {
-    for (int i = 0; i < n; i++) { /* move the old mask */
+    for (int i = 0; i < n; i++) { /* move the old mask: (max(0, min(mx-ax,ay-ax)), max(0, min(my-ax,ay-ax))) */
       sint ax = arg[i].b, ay = arg[i].e, mx = vw->mask[i].b, my = vw->mask[i].e;
-      sint nb = mx - ax < ay - ax ? mx - ax : ay - ax, ne = my - ax < ay - ax ? my - ax : ay - ax;
-      mask[i] = (SPair){nb > 0 ? nb : 0, ne > 0 ? ne : 0};
+      sint span = sint_sub(ay, ax);
+      mask[i] = (SPair){sint_max(S0, sint_min(sint_sub(mx, ax), span)), sint_max(S0, sint_min(sint_sub(my, ax), span))};
     }
     if (mask_in != NULL) /* merge the masks if we have two */
-      for (int i = 0; i < n; i++)
-        mask[i] = (SPair){mask[i].b > mask_in[i].b ? mask[i].b : mask_in[i].b, mask[i].e < mask_in[i].e ? mask[i].e : mask_in[i].e};
+      for (int i = 0; i < n; i++) mask[i] = (SPair){sint_max(mask[i].b, mask_in[i].b), sint_min(mask[i].e, mask_in[i].e)};
     m = mask;
   }
-  for (int i = 0; i < n; i++) shape[i] = arg[i].e - arg[i].b;
+  for (int i = 0; i < n; i++) shape[i] = sint_sub(arg[i].e, arg[i].b);
+  if (v == TG_0_9_1) { /* 0.9.1: `s.b if isinstance(s, NumNode) else s` */
+    for (int i = 0; i < n; i++)
+      if (shape[i].sym != NULL && ((const SymNode *)shape[i].sym)->kind == SN_NUM) shape[i] = sint_int(((const SymNode *)shape[i].sym)->b);
+  }
   /* 0.9.1/0.10.0 drop a full mask here, 0.10.2 leaves it to View.create: same result */
-  return view_create(a, v, n, shape, vw->strides, vw->offset + offset, m, err);
+  return view_create(a, v, n, shape, vw->strides, sint_add(vw->offset, offset), m, err);
 }
 
 /* View.pad (shape/view.py) */
 const View *view_pad(Arena *a, TgVersion v, const View *vw, int n, const SPair *arg, StError *err) {
   bool bad = n != vw->ndim;
-  for (int i = 0; i < n; i++) bad = bad || arg[i].b < 0 || arg[i].e < 0;
+  for (int i = 0; i < n && !bad; i++) bad = !(sint_ge(arg[i].b, S0) && sint_ge(arg[i].e, S0));
   if (bad) {
     if (v == TG_0_9_1) /* 0.9.1 message */
       return st_raise(err, "AssertionError", arena_printf(a, "self.shape=%s, arg=%s", py_repr_tuple(a, vw->ndim, vw->shape),
@@ -477,12 +597,12 @@ const View *view_pad(Arena *a, TgVersion v, const View *vw, int n, const SPair *
                     arena_printf(a, "invalid pad %s for %s", py_repr_pairs(a, n, arg), py_repr_tuple(a, vw->ndim, vw->shape)));
   }
   bool any = false;
-  for (int i = 0; i < n; i++) any = any || arg[i].b != 0 || arg[i].e != 0;
+  for (int i = 0; i < n && !any; i++) any = sint_truthy(arg[i].b) || sint_truthy(arg[i].e);
   if (!any) return vw;
   SPair zvarg[n > 0 ? n : 1], mask[n > 0 ? n : 1];
   for (int i = 0; i < n; i++) {
-    zvarg[i] = (SPair){-arg[i].b, vw->shape[i] + arg[i].e};
-    mask[i] = (SPair){arg[i].b, vw->shape[i] + arg[i].b};
+    zvarg[i] = (SPair){sint_neg(arg[i].b), sint_add(vw->shape[i], arg[i].e)};
+    mask[i] = (SPair){arg[i].b, sint_add(vw->shape[i], arg[i].b)};
   }
   return unsafe_resize(a, v, vw, zvarg, mask, err);
 }
@@ -490,8 +610,9 @@ const View *view_pad(Arena *a, TgVersion v, const View *vw, int n, const SPair *
 /* View.shrink (shape/view.py) */
 const View *view_shrink(Arena *a, TgVersion v, const View *vw, int n, const SPair *arg, StError *err) {
   bool bad = n != vw->ndim;
-  for (int i = 0; i < n && i < vw->ndim; i++)
-    bad = bad || !(0 <= arg[i].b && arg[i].b <= arg[i].e && arg[i].e <= vw->shape[i]);
+  /* 0 <= b <= e <= s, a chained comparison */
+  for (int i = 0; i < n && i < vw->ndim && !bad; i++)
+    bad = !(sint_le(S0, arg[i].b) && sint_le(arg[i].b, arg[i].e) && sint_le(arg[i].e, vw->shape[i]));
   if (bad)
     return st_raise(err, "AssertionError",
                     arena_printf(a, "invalid shrink %s for %s", py_repr_pairs(a, n, arg), py_repr_tuple(a, vw->ndim, vw->shape)));
@@ -512,22 +633,22 @@ const View *view_expand(Arena *a, TgVersion v, const View *vw, int n, const sint
                                  py_repr_tuple(a, n, new_shape), py_repr_tuple(a, vw->ndim, vw->shape)));
   bool ok = true;
   if (v >= TG_0_10_2) { /* 0.10.2: one check, before the 0-size case */
-    for (int i = 0; i < n; i++) ok = ok && (vw->shape[i] == new_shape[i] || vw->shape[i] == 1);
+    for (int i = 0; i < n && ok; i++) ok = sint_eq(vw->shape[i], new_shape[i]) || sint_eq(vw->shape[i], S1);
     if (!ok) return cant_expand(a, vw, n, new_shape, err);
-    if (contains_zero(n, vw->shape)) return view_create(a, v, n, new_shape, NULL, 0, NULL, err);
+    if (contains_zero(n, vw->shape)) return view_create(a, v, n, new_shape, NULL, S0, NULL, err);
   } else {
     if (contains_zero(n, vw->shape)) {
-      for (int i = 0; i < n; i++) {
+      for (int i = 0; i < n && ok; i++) {
         sint s = vw->shape[i], x = new_shape[i];
-        ok = ok && ((s == x && x == 0) || (s > 0 && py_mod(x, s) == 0));
+        ok = (sint_eq(s, x) && sint_eq(x, S0)) || (sint_gt(s, S0) && sint_eq(sint_mod(x, s), S0));
       }
       if (!ok) return cant_expand(a, vw, n, new_shape, err);
-      return view_create(a, v, n, new_shape, NULL, 0, NULL, err);
+      return view_create(a, v, n, new_shape, NULL, S0, NULL, err);
     }
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && ok; i++) {
       sint s = vw->shape[i], x = new_shape[i];
-      if (v == TG_0_9_1) ok = ok && (s == x || (s == 1 && vw->strides[i] == 0)); /* 0.9.1 also needs stride 0 */
-      else ok = ok && (s == x || s == 1);
+      if (v == TG_0_9_1) ok = sint_eq(s, x) || (sint_eq(s, S1) && sint_eq(vw->strides[i], S0)); /* 0.9.1 also needs stride 0 */
+      else ok = sint_eq(s, x) || sint_eq(s, S1);
     }
     if (!ok) return cant_expand(a, vw, n, new_shape, err);
   }
@@ -536,8 +657,7 @@ const View *view_expand(Arena *a, TgVersion v, const View *vw, int n, const sint
   if (mask_truthy(vw)) {
     for (int i = 0; i < n; i++) {
       SPair old = vw->mask[i];
-      bool unit = old.b == 0 && old.e == 1;
-      mask[i] = vw->shape[i] != new_shape[i] ? (unit ? (SPair){0, new_shape[i]} : (SPair){0, 0}) : old;
+      mask[i] = sint_ne(vw->shape[i], new_shape[i]) ? (!pair_is(old, S0, S1) ? (SPair){S0, S0} : (SPair){S0, new_shape[i]}) : old;
     }
     m = mask;
   }
@@ -554,7 +674,7 @@ const View *view_permute(Arena *a, TgVersion v, const View *vw, int n, const int
     if (ok) seen[axis[i]] = true;
   }
   if (!ok)
-    return st_raise(err, "AssertionError", arena_printf(a, "invalid permutation %s of len %d", py_repr_tuple(a, n, axis), vw->ndim));
+    return st_raise(err, "AssertionError", arena_printf(a, "invalid permutation %s of len %d", py_repr_ints(a, n, axis), vw->ndim));
   sint shape[n > 0 ? n : 1], strides[n > 0 ? n : 1];
   SPair mask[n > 0 ? n : 1];
   for (int i = 0; i < n; i++) {
@@ -571,22 +691,23 @@ const View *view_stride(Arena *a, TgVersion v, const View *vw, int n, const int6
   bool ok = true;
   for (int i = 0; i < n; i++) ok = ok && mul[i] != 0;
   if (!ok)
-    return st_raise(err, "AssertionError", arena_printf(a, "invalid stride %s for %s", py_repr_tuple(a, n, mul),
+    return st_raise(err, "AssertionError", arena_printf(a, "invalid stride %s for %s", py_repr_ints(a, n, mul),
                                                         py_repr_tuple(a, vw->ndim, vw->shape)));
   if (n > vw->ndim) n = vw->ndim; /* zip() stops at the shorter: a short `mul` drops dimensions */
-  sint strides[n > 0 ? n : 1], shape[n > 0 ? n : 1], offset = 0;
+  sint strides[n > 0 ? n : 1], shape[n > 0 ? n : 1], offset = S0;
   SPair mask[n > 0 ? n : 1];
   for (int i = 0; i < n; i++) {
-    sint s = vw->shape[i], m = mul[i], am = m < 0 ? -m : m;
-    strides[i] = vw->strides[i] * m;
-    shape[i] = py_floordiv(s + (am - 1), am);
-    if (m < 0) offset += (s - 1) * vw->strides[i];
+    sint s = vw->shape[i], m = sint_int(mul[i]), am1 = sint_int((mul[i] < 0 ? -mul[i] : mul[i]) - 1), am = sint_add(am1, S1);
+    strides[i] = sint_mul(vw->strides[i], m);
+    shape[i] = sint_floordiv(sint_add(s, am1), am);
+    if (mul[i] < 0) offset = sint_add(offset, sint_mul(sint_sub(s, S1), vw->strides[i]));
     if (vw->mask != NULL) {
       sint mx = vw->mask[i].b, my = vw->mask[i].e;
-      mask[i] = (SPair){py_floordiv((m > 0 ? mx : s - my) + (am - 1), am), py_floordiv((m > 0 ? my : s - mx) + (am - 1), am)};
+      mask[i] = (SPair){sint_floordiv(sint_add(mul[i] > 0 ? mx : sint_sub(s, my), am1), am),
+                        sint_floordiv(sint_add(mul[i] > 0 ? my : sint_sub(s, mx), am1), am)};
     }
   }
-  return view_create(a, v, n, shape, strides, vw->offset + offset, vw->mask != NULL ? mask : NULL, err);
+  return view_create(a, v, n, shape, strides, sint_add(vw->offset, offset), vw->mask != NULL ? mask : NULL, err);
 }
 
 /* View.flip (shape/view.py, 0.10.2) */
@@ -595,24 +716,24 @@ const View *view_flip(Arena *a, TgVersion v, const View *vw, int n, const bool *
   /* zip() stops at the shorter: extra flags are ignored; a short `arg` would make strides shorter than the shape */
   if (n < vw->ndim) return st_unsupported(err, "View.flip with fewer flags than dimensions");
   n = vw->ndim;
-  sint strides[n > 0 ? n : 1], offset = 0;
+  sint strides[n > 0 ? n : 1], offset = S0;
   SPair mask[n > 0 ? n : 1];
   for (int i = 0; i < n; i++) {
     sint s = vw->shape[i];
-    if (flip[i]) offset += (s - 1) * vw->strides[i];
-    strides[i] = flip[i] ? -vw->strides[i] : vw->strides[i];
-    if (vw->mask != NULL) mask[i] = flip[i] ? (SPair){s - vw->mask[i].e, s - vw->mask[i].b} : vw->mask[i];
+    if (flip[i]) offset = sint_add(offset, sint_mul(sint_sub(s, S1), vw->strides[i]));
+    strides[i] = flip[i] ? sint_neg(vw->strides[i]) : vw->strides[i];
+    if (vw->mask != NULL) mask[i] = flip[i] ? (SPair){sint_sub(s, vw->mask[i].e), sint_sub(s, vw->mask[i].b)} : vw->mask[i];
   }
-  return view_create(a, v, n, vw->shape, strides, vw->offset + offset, vw->mask != NULL ? mask : NULL, err);
+  return view_create(a, v, n, vw->shape, strides, sint_add(vw->offset, offset), vw->mask != NULL ? mask : NULL, err);
 }
 
-/* helpers.argsort: stable sort of indices by key */
+/* helpers.argsort: stable sort of indices by key (sorted() compares with <) */
 static void argsort(int n, const sint *key, int64_t *out) {
   for (int i = 0; i < n; i++) out[i] = i;
   for (int i = 1; i < n; i++) { /* insertion sort is stable */
     int64_t x = out[i];
     int j = i - 1;
-    while (j >= 0 && key[out[j]] > key[x]) {
+    while (j >= 0 && sint_lt(key[x], key[out[j]])) {
       out[j + 1] = out[j];
       j--;
     }
@@ -623,26 +744,28 @@ static void argsort(int n, const sint *key, int64_t *out) {
 /* View.invert (shape/view.py) */
 const View *view_invert(Arena *a, TgVersion v, const View *vw, int n_out, const sint *out_shape, StError *err) {
   int n = vw->ndim;
-  const View *ret = view_create(a, v, n, vw->shape, NULL, 0, NULL, err);
+  const View *ret = view_create(a, v, n, vw->shape, NULL, S0, NULL, err);
   if (ret == NULL) return NULL;
   if (mask_truthy(vw) && (ret = view_shrink(a, v, ret, n, vw->mask, err)) == NULL) return NULL;
   if (v >= TG_0_10_2) { /* 0.10.2: flip where the stride is negative */
     bool flip[n > 0 ? n : 1];
-    for (int i = 0; i < n; i++) flip[i] = vw->strides[i] < 0;
+    for (int i = 0; i < n; i++) flip[i] = sint_lt(vw->strides[i], S0);
     ret = view_flip(a, v, ret, n, flip, err);
   } else { /* 0.9.1, 0.10.0: stride by -1 where the stride is negative */
     int64_t mul[n > 0 ? n : 1];
-    for (int i = 0; i < n; i++) mul[i] = vw->strides[i] < 0 ? -1 : 1;
+    for (int i = 0; i < n; i++) mul[i] = sint_lt(vw->strides[i], S0) ? -1 : 1;
     ret = view_stride(a, v, ret, n, mul, err);
   }
   if (ret == NULL) return NULL;
   sint key[n > 0 ? n : 1];
   int64_t order[n > 0 ? n : 1];
-  for (int i = 0; i < n; i++) key[i] = vw->strides[i] > 0 ? -vw->strides[i] : vw->strides[i];
+  for (int i = 0; i < n; i++) key[i] = sint_gt(vw->strides[i], S0) ? sint_neg(vw->strides[i]) : vw->strides[i];
   argsort(n, key, order);
   if ((ret = view_permute(a, v, ret, n, order, err)) == NULL) return NULL;
   /* don't support shrink, expand, or stride != (-1, 1) */
-  return prod(ret->ndim, ret->shape) == prod(n_out, out_shape) ? ret : NULL;
+  bool same = sint_eq(sint_prod(ret->ndim, ret->shape), sint_prod(n_out, out_shape));
+  if (sym_take_error(err)) return NULL;
+  return same ? ret : NULL;
 }
 
 /* View.minify (shape/view.py) */
@@ -651,6 +774,7 @@ const View *view_minify(Arena *a, TgVersion v, const View *vw, StError *err) {
   int nm = merge_dims(v, vw->ndim, vw->shape, vw->strides, vw->mask, md);
   sint min_shape[nm > 0 ? nm : 1];
   for (int i = 0; i < nm; i++) min_shape[i] = md[i].size;
+  if (sym_take_error(err)) return NULL;
   const View *nv = view_reshape(a, v, vw, nm, min_shape, err);
   if (err->status != ST_OK) return NULL;
   return nv != NULL ? nv : vw;
@@ -664,50 +788,58 @@ static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const Vi
 static const View *pad_back(Arena *a, TgVersion v, const View *merged, const View *vm1, StError *err) {
   int n = vm1->ndim;
   SPair arg[n > 0 ? n : 1];
-  for (int i = 0; i < n; i++) arg[i] = (SPair){vm1->mask[i].b, vm1->shape[i] - vm1->mask[i].e};
+  for (int i = 0; i < n; i++) arg[i] = (SPair){vm1->mask[i].b, sint_sub(vm1->shape[i], vm1->mask[i].e)};
   return view_pad(a, v, merged, n, arg, err);
 }
 
-/* Projection of vm1's offset and strides onto vm2 (the shared first half of View.__add__). */
+/* Projection of vm1's offset and strides onto vm2 (the shared first half of View.__add__), for
+ * views of ints. */
 typedef struct AddTerms {
   int n1, n2;
-  sint *origin;       /* n2 */
+  int64_t *origin;    /* n2 */
   int *nterms;        /* n2: len(terms[d2]) */
   int *term_d1;       /* n2 x n1: terms[d2][k] = (d1, s1) */
-  sint *term_s1;
-  sint *strides;      /* n1 */
+  int64_t *term_s1;
+  int64_t *strides;   /* n1 */
 } AddTerms;
+
+static int64_t *int_array(Arena *a, int n) { return arena_array(a, (size_t)(n > 0 ? n : 1), sizeof(int64_t)); }
+
+/* un1d / unravel of vm2.shape at an int offset, as ints */
+static bool unravel_ints(TgVersion v, const View *vm2, int64_t offs, int64_t *out, StError *err) {
+  int n2 = vm2->ndim;
+  sint tmp[n2 > 0 ? n2 : 1];
+  if (v >= TG_0_10_2) { /* 0.10.2: unravel */
+    if (!unravel(n2, vm2->shape, sint_int(offs), tmp, err)) return false;
+  } else {
+    un1d(n2, vm2->shape, sint_int(offs), tmp);
+  }
+  for (int i = 0; i < n2; i++) out[i] = tmp[i].i;
+  return true;
+}
 
 static bool add_terms(Arena *a, TgVersion v, const View *vm2, const View *vm1, AddTerms *t, StError *err) {
   int n1 = vm1->ndim, n2 = vm2->ndim;
   t->n1 = n1;
   t->n2 = n2;
-  t->origin = sint_array(a, n2);
+  t->origin = int_array(a, n2);
   t->nterms = arena_array(a, (size_t)(n2 > 0 ? n2 : 1), sizeof(int));
   t->term_d1 = arena_array(a, (size_t)((n2 > 0 ? n2 : 1) * (n1 > 0 ? n1 : 1)), sizeof(int));
-  t->term_s1 = arena_array(a, (size_t)((n2 > 0 ? n2 : 1) * (n1 > 0 ? n1 : 1)), sizeof(sint));
-  t->strides = sint_array(a, n1);
-  sint here[n2 > 0 ? n2 : 1];
-  if (v >= TG_0_10_2) { /* 0.10.2: unravel */
-    if (!unravel(n2, vm2->shape, vm1->offset, t->origin, err)) return false;
-  } else {
-    un1d(n2, vm2->shape, vm1->offset, t->origin);
-  }
+  t->term_s1 = arena_array(a, (size_t)((n2 > 0 ? n2 : 1) * (n1 > 0 ? n1 : 1)), sizeof(int64_t));
+  t->strides = int_array(a, n1);
+  int64_t here[n2 > 0 ? n2 : 1];
+  if (!unravel_ints(v, vm2, vm1->offset.i, t->origin, err)) return false;
   for (int d1 = 0; d1 < n1; d1++) {
-    sint st = vm1->strides[d1];
+    int64_t st = vm1->strides[d1].i;
     if (st == 0) continue;
-    if (v >= TG_0_10_2) {
-      if (!unravel(n2, vm2->shape, vm1->offset + st, here, err)) return false;
-    } else {
-      un1d(n2, vm2->shape, vm1->offset + st, here);
-    }
+    if (!unravel_ints(v, vm2, vm1->offset.i + st, here, err)) return false;
     for (int d2 = 0; d2 < n2; d2++) {
-      sint s1 = here[d2] - t->origin[d2];
+      int64_t s1 = here[d2] - t->origin[d2];
       if (s1 == 0) continue;
       int k = t->nterms[d2]++;
       t->term_d1[d2 * n1 + k] = d1;
       t->term_s1[d2 * n1 + k] = s1;
-      t->strides[d1] += s1 * vm2->strides[d2];
+      t->strides[d1] += s1 * vm2->strides[d2].i;
     }
   }
   return true;
@@ -722,7 +854,7 @@ static const char *idx_name(Arena *a, int i) {
 }
 
 /* One extent of the merge loop: (merged_size, bounds of merged_term). */
-typedef struct Extent { sint size, tmin, tmax; } Extent;
+typedef struct Extent { int64_t size, tmin, tmax; } Extent;
 
 /* The "merge dimensions in vm2" loop of 0.9.1, on the Node algebra. Returns the number of
  * extents, or -1 when merged_term stays non-zero (Python returns None), -2 on error. */
@@ -731,8 +863,8 @@ static int merge_extents_091(Arena *a, const View *vm2, const View *vm1, const A
   snode_ctx_init(&c, a);
   int n1 = t->n1, n2 = t->n2, cnt = 0;
   const SymNode *idxs[n1 > 0 ? n1 : 1];
-  for (int i = 0; i < n1; i++) idxs[i] = snode_var(&c, idx_name(a, i), 0, vm1->shape[i] - 1);
-  sint merged_size = 1;
+  for (int i = 0; i < n1; i++) idxs[i] = snode_var(&c, idx_name(a, i), 0, vm1->shape[i].i - 1);
+  int64_t merged_size = 1;
   const SymNode *merged_term = snode_num(&c, 0);
   for (int d2 = n2 - 1; d2 >= 0; d2--) {
     int nt = t->nterms[d2];
@@ -741,7 +873,7 @@ static int merge_extents_091(Arena *a, const View *vm2, const View *vm1, const A
       parts[k] = snode_mul(&c, idxs[t->term_d1[d2 * n1 + k]], t->term_s1[d2 * n1 + k] * merged_size);
     const SymNode *sum = snode_add_int(&c, snode_sum(&c, nt, parts), t->origin[d2] * merged_size);
     merged_term = snode_add(&c, merged_term, sum);
-    merged_size *= vm2->shape[d2];
+    merged_size *= vm2->shape[d2].i;
     /* not (merged_term >= merged_size) and not (merged_term < 0) */
     bool ge = snode_lt_truthy(snode_mul(&c, merged_term, -1), -merged_size + 1);
     bool lt0 = snode_lt_truthy(merged_term, 0);
@@ -765,8 +897,8 @@ static int merge_extents_010(Arena *a, TgVersion v, const View *vm2, const View 
   SymCtx *c = symctx_new(a, v);
   int n1 = t->n1, n2 = t->n2, cnt = 0;
   const SymUOp *idxs[n1 > 0 ? n1 : 1];
-  for (int i = 0; i < n1; i++) idxs[i] = suop_variable(c, idx_name(a, i), 0, vm1->shape[i] - 1);
-  sint merged_size = 1;
+  for (int i = 0; i < n1; i++) idxs[i] = suop_variable(c, idx_name(a, i), 0, vm1->shape[i].i - 1);
+  int64_t merged_size = 1;
   const SymUOp *merged_term = suop_const(c, SDT_INT, 0);
   for (int d2 = n2 - 1; d2 >= 0; d2--) {
     int nt = t->nterms[d2];
@@ -781,7 +913,7 @@ static int merge_extents_010(Arena *a, TgVersion v, const View *vm2, const View 
     } else {
       merged_term = suop_add(c, merged_term, suop_mul_int(c, suop_add_int(c, sum, t->origin[d2]), merged_size));
     }
-    merged_size *= vm2->shape[d2];
+    merged_size *= vm2->shape[d2].i;
     /* resolve(merged_term < merged_size, False) and resolve(0 <= merged_term, False) */
     if (suop_resolve(c, suop_lt_int(c, merged_term, merged_size), false) &&
         suop_resolve(c, suop_ge_int(c, merged_term, 0), false)) {
@@ -799,19 +931,29 @@ static int merge_extents_010(Arena *a, TgVersion v, const View *vm2, const View 
   return nonzero ? -1 : cnt;
 }
 
+/* View.create(vm1.shape, tuple(strides), sum(o * s for o, s in zip(origin, vm2.strides)) + vm2.offset) */
+static const View *add_create(Arena *a, TgVersion v, const View *vm2, const View *vm1, const AddTerms *t, StError *err) {
+  int n1 = t->n1;
+  int64_t offset = 0;
+  for (int d2 = 0; d2 < t->n2; d2++) offset += t->origin[d2] * vm2->strides[d2].i;
+  sint strides[n1 > 0 ? n1 : 1];
+  for (int i = 0; i < n1; i++) strides[i] = sint_int(t->strides[i]);
+  return view_create(a, v, n1, vm1->shape, strides, sint_int(offset + vm2->offset.i), NULL, err);
+}
+
 /* Project vm2's mask onto vm1 (second half of View.__add__). Returns the merged view, a
  * recursive retry with vm1 masked, or NULL (None / error). */
 static const View *add_project_mask(Arena *a, TgVersion v, const View *vm2, const View *vm1, const AddTerms *t,
                                     const Extent *ext, int depth, StError *err) {
   int n1 = t->n1, n2 = t->n2;
-  sint newb[n1 > 0 ? n1 : 1], newe[n1 > 0 ? n1 : 1];
+  int64_t newb[n1 > 0 ? n1 : 1], newe[n1 > 0 ? n1 : 1];
   bool bad = false;
   for (int i = 0; i < n1; i++) {
     newb[i] = 0;
-    newe[i] = vm1->shape[i];
+    newe[i] = vm1->shape[i].i;
   }
   for (int d2 = 0; d2 < n2; d2++) {
-    sint b = vm2->mask[d2].b, e = vm2->mask[d2].e, o = t->origin[d2];
+    int64_t b = vm2->mask[d2].b.i, e = vm2->mask[d2].e.i, o = t->origin[d2];
     if (b <= ext[d2].tmin && ext[d2].tmax < e) continue;
     int nt = t->nterms[d2];
     if (nt != 1) {
@@ -820,16 +962,16 @@ static const View *add_project_mask(Arena *a, TgVersion v, const View *vm2, cons
       continue;
     }
     int d1 = t->term_d1[d2 * n1];
-    sint s1 = t->term_s1[d2 * n1];
-    sint lo = ceildiv(s1 > 0 ? b - o : e - o - 1, s1), hi = py_floordiv(s1 < 0 ? b - o : e - o - 1, s1) + 1;
+    int64_t s1 = t->term_s1[d2 * n1];
+    int64_t lo = ceildiv(s1 > 0 ? b - o : e - o - 1, s1), hi = py_floordiv(s1 < 0 ? b - o : e - o - 1, s1) + 1;
     newb[d1] = newb[d1] > lo ? newb[d1] : lo;
     newe[d1] = newe[d1] < hi ? newe[d1] : hi;
   }
   /* If any of vm1 was masked off, try again with that mask in place. */
   for (int i = 0; i < n1; i++) {
-    if (newb[i] != 0 || newe[i] != vm1->shape[i]) {
+    if (newb[i] != 0 || newe[i] != vm1->shape[i].i) {
       SPair mask[n1];
-      for (int k = 0; k < n1; k++) mask[k] = (SPair){newb[k], newe[k]};
+      for (int k = 0; k < n1; k++) mask[k] = (SPair){sint_int(newb[k]), sint_int(newe[k])};
       const View *masked = view_create(a, v, n1, vm1->shape, vm1->strides, vm1->offset, mask, err);
       if (masked == NULL) return NULL;
       return view_add_rec(a, v, vm2, masked, depth + 1, err);
@@ -837,9 +979,7 @@ static const View *add_project_mask(Arena *a, TgVersion v, const View *vm2, cons
   }
   /* Otherwise if vm2's mask was violated, then cannot merge. */
   if (bad) return NULL;
-  sint offset = vm2->offset;
-  for (int d2 = 0; d2 < n2; d2++) offset += t->origin[d2] * vm2->strides[d2];
-  return view_create(a, v, n1, vm1->shape, t->strides, offset, NULL, err);
+  return add_create(a, v, vm2, vm1, t, err);
 }
 
 /* View.__add__ (shape/view.py): vm2 + vm1 */
@@ -847,6 +987,7 @@ static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const Vi
   if (depth > VIEW_ADD_MAX_DEPTH) return st_raise(err, "RecursionError", "maximum recursion depth exceeded");
   if (vm2->contiguous) return vm1;
   bool same_shape = vm1->ndim == vm2->ndim && sints_equal(vm1->ndim, vm1->shape, vm2->shape);
+  if (sym_take_error(err)) return NULL;
   if (vm1->contiguous && same_shape) return vm2;
   if (vm1->contiguous && view_size(vm1) == view_size(vm2)) {
     const View *ret = view_reshape(a, v, vm2, vm1->ndim, vm1->shape, err);
@@ -855,13 +996,15 @@ static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const Vi
   if (mask_truthy(vm1)) {
     if (v <= TG_0_10_0) { /* 0.9.1, 0.10.0: an empty mask gives an all-invalid view */
       for (int i = 0; i < vm1->ndim; i++)
-        if (vm1->mask[i].b >= vm1->mask[i].e) {
+        if (!sint_lt(vm1->mask[i].b, vm1->mask[i].e)) {
           int n = vm1->ndim;
           sint zeros[n];
           SPair zmask[n];
-          memset(zeros, 0, sizeof zeros);
-          memset(zmask, 0, sizeof zmask);
-          return view_create(a, v, n, vm1->shape, zeros, 0, zmask, err);
+          for (int k = 0; k < n; k++) {
+            zeros[k] = S0;
+            zmask[k] = (SPair){S0, S0};
+          }
+          return view_create(a, v, n, vm1->shape, zeros, S0, zmask, err);
         }
     }
     const View *new_vm1 = view_shrink(a, v, vm1, vm1->ndim, vm1->mask, err);
@@ -871,6 +1014,7 @@ static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const Vi
     if (merged == NULL) return NULL;
     return pad_back(a, v, merged, vm1, err);
   }
+  if (view_is_symbolic(vm1) || view_is_symbolic(vm2)) return st_unsupported(err, "symbolic: View.__add__ of symbolic views");
   AddTerms t;
   if (!add_terms(a, v, vm2, vm1, &t, err)) return NULL;
   int n2 = vm2->ndim;
@@ -881,7 +1025,7 @@ static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const Vi
   sint vm2_shape[next > 0 ? next : 1];
   Extent rext[next > 0 ? next : 1];
   for (int i = 0; i < next; i++) {
-    vm2_shape[i] = ext[next - 1 - i].size;
+    vm2_shape[i] = sint_int(ext[next - 1 - i].size);
     rext[i] = ext[next - 1 - i];
   }
   if (next != n2 || !sints_equal(n2, vm2_shape, vm2->shape)) {
@@ -892,9 +1036,7 @@ static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const Vi
     if (!(reshaped->ndim == n2 && sints_equal(n2, reshaped->shape, vm2->shape))) return view_add_rec(a, v, reshaped, vm1, depth + 1, err);
   }
   if (mask_truthy(vm2)) return add_project_mask(a, v, vm2, vm1, &t, rext, depth, err);
-  sint offset = vm2->offset;
-  for (int d2 = 0; d2 < n2; d2++) offset += t.origin[d2] * vm2->strides[d2];
-  return view_create(a, v, vm1->ndim, vm1->shape, t.strides, offset, NULL, err);
+  return add_create(a, v, vm2, vm1, &t, err);
 }
 
 const View *view_add(Arena *a, TgVersion v, const View *vm2, const View *vm1, StError *err) {

@@ -1,4 +1,4 @@
-/* view.h — tinygrad's View (shape/view.py) for int shapes, in three
+/* view.h — tinygrad's View (shape/view.py) on sints (sint.h), in three
  * generations: 0.9.1, 0.10.0, 0.10.2 (TgVersion). A View is an immutable
  * value allocated in an Arena; functions never modify their inputs.
  *
@@ -42,7 +42,7 @@ void canonicalize_strides(int n, const sint *shape, const sint *strides, sint *o
 void strides_for_shape(int n, const sint *shape, sint *out);
 /* _merge_dims (0.9.1, 0.10.0) / merge_dims (0.10.2); returns the count written to out (<= n). */
 int merge_dims(TgVersion v, int n, const sint *shape, const sint *strides, const SPair *mask, MergedDim *out);
-/* un1d (0.9.1, 0.10.0) and unravel (0.10.2) for int offsets; out has n entries. */
+/* un1d (0.9.1, 0.10.0) and unravel (0.10.2); out has n entries. */
 void un1d(int n, const sint *shape, sint offs, sint *out);
 bool unravel(int n, const sint *shape, sint offs, sint *out, StError *err);
 
@@ -54,8 +54,9 @@ const View *view_new(Arena *a, int ndim, const sint *shape, const sint *strides,
  * (like Python, an empty strides tuple is treated as None too). */
 const View *view_create(Arena *a, TgVersion v, int ndim, const sint *shape, const sint *strides,
                         sint offset, const SPair *mask, StError *err);
-sint view_size(const View *vw);                         /* View.size() */
+int64_t view_size(const View *vw);                      /* View.size(): symbolic dims by their max */
 bool view_equal(const View *x, const View *y);         /* dataclass __eq__ */
+bool view_is_symbolic(const View *vw);                  /* any symbolic shape, stride, offset or mask value */
 uint64_t view_hash(const View *vw);                     /* consistent with view_equal */
 
 const View *view_reshape(Arena *a, TgVersion v, const View *vw, int n, const sint *new_shape, StError *err);
@@ -75,8 +76,11 @@ const View *view_minify(Arena *a, TgVersion v, const View *vw, StError *err);
 const View *view_add(Arena *a, TgVersion v, const View *vm2, const View *vm1, StError *err);
 
 /* --- Python-style formatting, for exception messages ------------------------ */
-/* repr of a tuple of ints: "()", "(3,)", "(2, 3)". */
+/* repr of a tuple of sints: "()", "(3,)", "(2, Variable('i', 1, 10))"; of int64_ts. */
 const char *py_repr_tuple(Arena *a, int n, const sint *xs);
+const char *py_repr_ints(Arena *a, int n, const int64_t *xs);
+/* repr(View): "View(shape=(...), strides=(...), offset=0, mask=None, contiguous=True)" */
+const char *py_repr_view(Arena *a, const View *vw);
 /* repr of a tuple of pairs: "((0, 1), (2, 3))". */
 const char *py_repr_pairs(Arena *a, int n, const SPair *xs);
 /* Sets err to a raised exception; returns NULL for convenience. */

@@ -14,11 +14,6 @@
 #include <string.h>
 #include "sched.h"
 
-static sint prod(int n, const sint *xs) {
-  sint p = 1;
-  for (int i = 0; i < n; i++) p *= xs[i];
-  return p;
-}
 
 
 /* ======== lazy, multioutput ======== */
@@ -87,13 +82,6 @@ static bool check_cycle(Sched *s, const UOp *sink) {
 
 /* ======== view_left / view_right ======== */
 
-/* graph_rewrite(u, pm) with a Sched-only context */
-static const UOp *rewrite_with(Sched *s, const UOp *u, const PatternMatcher *pm0, const PatternMatcher *pm1) {
-  const PatternMatcher *pms[2] = {pm0, pm1};
-  Sched *ctx = s;
-  return graph_rewrite(s->in, u, pms, pm1 ? 2 : 1, &ctx, false);
-}
-
 /* merge_views: (UPat(Ops.VIEW, src=(UPat(Ops.VIEW, name="s0"),), name="s1"), lambda s0,s1: s0.replace(arg=s0.st+s1.st)) */
 static const UOp *rule_merge_views(void *ctx, const UOp *s1) {
   Sched *s = *(Sched **)ctx;
@@ -143,17 +131,21 @@ static const Rule view_left_rules[] = {
 };
 static const PatternMatcher view_left_pm = {view_left_rules, 2};
 
-/* apply_swizzle(u, arg): graph_rewrite(u.view(arg), view_left). The rewrite
- * is a pure function of the node u.view(arg) (its rules only read the
- * graph), so its result is remembered per node. */
+/* rc, one of the shared contexts of the movement-op passes (see Sched.view_left_rc), set up on first use */
+static RewriteContext *shared_rc(Sched *s, RewriteContext *rc, const PatternMatcher *const *pms) {
+  if (!rc->memo) {
+    s->rc_self = s;
+    rewrite_context_init(rc, s->in, pms, 2, &s->rc_self);
+  }
+  return rc;
+}
+
+static const PatternMatcher *const view_left_pms[2] = {&merge_views_pm, &view_left_pm};
+
+/* apply_swizzle(u, arg): graph_rewrite(u.view(arg), merge_views+view_left), in the shared context */
 static const UOp *apply_swizzle(Sched *s, const UOp *u, const Value *st) {
   const UOp *v = v100_uop_view(s, u, st);
-  if (!v) return NULL;
-  const UOp *r = v100_idcache_get(&s->swizzled, v);
-  if (r) return r;
-  r = rewrite_with(s, v, &merge_views_pm, &view_left_pm);
-  if (r && !s->failed) v100_idcache_put(s, &s->swizzled, v, r);
-  return r;
+  return v ? top_down_rewrite(shared_rc(s, &s->view_left_rc, view_left_pms), v) : NULL;
 }
 
 /* permute_reduce(input_st, axis): the permutation moving the reduce axes to
@@ -180,17 +172,17 @@ static const Value *permute_reduce(Sched *s, const Value *input_st, const Value 
 static const View *extend_view(Sched *s, const View *v, int nr, const sint *rshape) {
   int n = v->ndim + nr;
   sint *shape = arena_array(s->a, (size_t)n + 1, sizeof *shape), *strides = arena_array(s->a, (size_t)n + 1, sizeof *strides);
-  sint prshape = prod(nr, rshape);
-  for (int i = 0; i < v->ndim; i++) shape[i] = v->shape[i], strides[i] = v->strides[i] * prshape;
+  sint prshape = sint_prod(nr, rshape);
+  for (int i = 0; i < v->ndim; i++) shape[i] = v->shape[i], strides[i] = sint_mul(v->strides[i], prshape);
   for (int i = 0; i < nr; i++) shape[v->ndim + i] = rshape[i];
   strides_for_shape(nr, rshape, strides + v->ndim);
   SPair *mask = NULL;
   if (v->mask) {
     mask = arena_array(s->a, (size_t)n + 1, sizeof *mask);
     memcpy(mask, v->mask, (size_t)v->ndim * sizeof *mask);
-    for (int i = 0; i < nr; i++) mask[v->ndim + i] = (SPair){0, rshape[i]};
+    for (int i = 0; i < nr; i++) mask[v->ndim + i] = (SPair){sint_int(0), rshape[i]};
   }
-  return st10_view_create(s, n, shape, strides, v->offset * prshape, mask);
+  return st10_view_create(s, n, shape, strides, sint_mul(v->offset, prshape), mask);
 }
 
 /* swizzle_r(r, src, st): a non contiguous VIEW on a reduce becomes a view of its input */
@@ -251,19 +243,19 @@ static const UOp *rule_push_through_reduce(void *ctx, const UOp *root) {
   if (!src_st) return NULL;
   if (!st10_contiguous(swizzle_st)) return v100_sched_raise(s, "AssertionError", "can't push a non contiguous VIEW down to STORE"), NULL;
   int n = st10_ndim(swizzle_st), ns = st10_ndim(src_st);
-  if (prod(n, st10_shape(swizzle_st)) != prod(ns, st10_shape(src_st)))
+  if (sint_ne(sint_prod(n, st10_shape(swizzle_st)), sint_prod(ns, st10_shape(src_st))))
     return v100_sched_raise(s, "AssertionError", "can't push expands down to STORE"), NULL;
   sint *output_shape = arena_array(s->a, (size_t)n + 1, sizeof *output_shape);
   memcpy(output_shape, st10_shape(swizzle_st), (size_t)n * sizeof *output_shape);
   const Value *axis = v100_axis_arg(root);
   for (size_t j = 0; j < axis->u.tuple.n; j++) {
     int64_t ax = axis->u.tuple.items[j]->u.i;
-    if (ax >= 0 && ax < n) output_shape[ax] = 1;
+    if (ax >= 0 && ax < n) output_shape[ax] = sint_int(1);
   }
   const Value **new_axis = arena_array(s->a, (size_t)n + 1, sizeof *new_axis);
   size_t k = 0;
   for (int i = 0; i < n && i < ns; i++)
-    if (st10_shape(src_st)[i] != output_shape[i]) new_axis[k++] = v_int(s->in, i);
+    if (sint_ne(st10_shape(src_st)[i], output_shape[i])) new_axis[k++] = v_int(s->in, i);
   const Value *out = st10_from_shape(s, n, output_shape);
   if (!out) return NULL;
   return v100_uop_view(s, v100_uop_r(s, src, root->arg->u.tuple.items[0], v_tuple(s->in, k, new_axis)), out);
@@ -287,11 +279,7 @@ static const UOp *swizzle_size_error(Sched *s, const UOp *root) {
   return NULL;
 }
 
-static sint st_prod(const Value *st) {
-  sint p = 1;
-  for (int i = 0; i < st10_ndim(st); i++) p *= st10_shape(st)[i];
-  return p;
-}
+static sint st_prod(const Value *st) { return sint_prod(st10_ndim(st), st10_shape(st)); }
 
 /* (UPat((*GroupOp.ALU, Ops.CAST, Ops.BITCAST, Ops.ASSIGN, Ops.CONTIGUOUS, Ops.STORE), name="root"), push_swizzle_down_through_elementwise)
  * — push VIEW(s) down to STORE, through an elementwise op (ONLY reshapes) */
@@ -305,7 +293,7 @@ static const UOp *rule_push_through_elementwise(void *ctx, const UOp *root) {
     const Value *xs = x->arg, *ys = v100_uop_st(s, x->src[0]);
     if (!ys) return s->failed ? NULL : (v100_sched_raise(s, "AssertionError", "%s", ""), NULL);
     if (!first_st) { first_st = xs, first_in = ys; continue; }
-    if (!st10_same_shape(xs, first_st) || st_prod(ys) != st_prod(first_in)) return swizzle_size_error(s, root);
+    if (!st10_same_shape(xs, first_st) || sint_ne(st_prod(ys), st_prod(first_in))) return swizzle_size_error(s, root);
   }
   if (!first_st) return NULL;
   const Value *input_st = st10_from_shape_of(s, first_in);
@@ -354,6 +342,7 @@ static const Rule view_right_rules[] = {
   {{OP_REDUCE_AXIS}, rule_merge_double_reduce, "merge_double_reduce"},
 };
 static const PatternMatcher view_right_pm = {view_right_rules, 5};
+static const PatternMatcher *const view_right_pms[2] = {&merge_views_pm, &view_right_pm};
 
 /* we also allow masked views. if it has a single view and it's equal when you shrink a contig, it's fine */
 static bool check_assign_contiguous(Sched *s, const UOp *sink) {
@@ -470,10 +459,10 @@ const UOp *v100_full_ast_rewrite(Sched *s, const UOp *pre, SiCtx *si) {
   const PatternMatcher *lazy_pms[2] = {&lazy_pm, &multioutput_pm};
   const UOp *sink = graph_rewrite(s->in, pre, lazy_pms, pre->nsrc > 1 ? 2 : 1, &lc, false);
   if (s->failed || !check_cycle(s, sink)) return NULL;
-  /* do movementops */
-  sink = rewrite_with(s, sink, &merge_views_pm, &view_left_pm);
+  /* do movementops: graph_rewrite(sink, merge_views+view_left), then +view_right, in the shared contexts */
+  sink = top_down_rewrite(shared_rc(s, &s->view_left_rc, view_left_pms), sink);
   if (s->failed) return NULL;
-  sink = rewrite_with(s, sink, &merge_views_pm, &view_right_pm);
+  sink = top_down_rewrite(shared_rc(s, &s->view_right_rc, view_right_pms), sink);
   if (s->failed || !check_assign_contiguous(s, sink)) return NULL;
   /* convert to AST */
   omap_init(&si->sts, s->a);

@@ -62,7 +62,7 @@ static void note_unfusable(GroupState *g, const OMap *group, const char *why) {
 }
 
 /* why realized tr, seen through st, cannot take reduce r into its kernel */
-static const char *realized_child_why(GroupState *g, const UOp *tr, const Value *st, sint rsize) {
+static const char *realized_child_why(GroupState *g, const UOp *tr, const Value *st, int64_t rsize) {
   Sched *s = g->s;
   const char *node = v100_explain_node(s, tr);
   if (!st10_contiguous(st)) return arena_printf(s->a, "realized %s reads it through a non-contiguous view (can only fuse contiguous)", node);
@@ -99,7 +99,7 @@ static bool rg_enter(GroupState *g, RgFrame *f, const UOp *r, OMap *group, OMap 
   if (omap_has(cache, key)) return false;
   omap_put(cache, key, (void *)1);
   if (omap_has(g->realizes, omap_ptr(f->tr)) && f->tr != r) {
-    sint rsize = st10_size(allbuf(s, r)->arg);
+    int64_t rsize = st10_size(allbuf(s, r)->arg);
     if (!st10_contiguous(f->st) || st10_size(f->st) != rsize || omap_has(g->reduce_for_op, omap_ptr(f->tr))) {
       if (s->ex) note_unfusable(g, group, realized_child_why(g, f->tr, f->st, rsize));
       setdefault(group, r);

@@ -42,26 +42,20 @@ static bool match_src(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 2; }
 /* UPatSrc().view(): VIEW(VIEW(b, to_store)) */
 static bool match_src_view(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 1 && match_src(u->src[0]); }
 
-static sint prod(int n, const sint *xs) {
-  sint p = 1;
-  for (int i = 0; i < n; i++) p *= xs[i];
-  return p;
-}
-
 /* realize_view(ctx, base, view, to_store, b): realize before expand or unsafe pad ops */
 static const UOp *realize_view(RealizeCtx *c, const UOp *base, const UOp *view, const UOp *to_store, const UOp *b) {
   Sched *s = c->s;
   const Value *st = view->arg;
-  sint base_size = prod(st10_ndim(base->arg), st10_shape(base->arg));
+  sint base_size = sint_prod(st10_ndim(base->arg), st10_shape(base->arg));
   const View *last = st10_view(st, st10_nviews(st) - 1);
   /* fold simple pads */
   if (st10_nviews(st) == 1 && last->mask) {
-    sint valid = 1;
-    for (int i = 0; i < last->ndim; i++) valid *= last->mask[i].e - last->mask[i].b;
-    if (base_size >= valid) return v100_can_pad(s, base) ? NULL : realize_before_view(c, b, to_store, base, view, WHY_UNSAFE_PAD);
+    sint valid = sint_int(1);
+    for (int i = 0; i < last->ndim; i++) valid = sint_mul(valid, sint_sub(last->mask[i].e, last->mask[i].b));
+    if (sint_ge(base_size, valid)) return v100_can_pad(s, base) ? NULL : realize_before_view(c, b, to_store, base, view, WHY_UNSAFE_PAD);
   }
   /* early realize before expand */
-  if (base_size < prod(st10_ndim(st), st10_shape(st))) return realize_before_view(c, b, to_store, base, view, WHY_EXPAND);
+  if (sint_lt(base_size, sint_prod(st10_ndim(st), st10_shape(st)))) return realize_before_view(c, b, to_store, base, view, WHY_EXPAND);
   /* otherwise safety check pads */
   bool no_masks = true;
   for (int i = 0; i < st10_nviews(st); i++)

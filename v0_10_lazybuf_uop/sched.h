@@ -120,7 +120,11 @@ typedef struct Sched {
   /* caches of UOp properties (functools.cached_property in Python) */
   IdCache st_cache;        /* UOp -> V_ST Value, or &st_none */
   IdCache unsafe_cache;    /* UOp -> 1 + (has an UnsafePad op among sparents) */
-  IdCache swizzled;        /* VIEW uop -> apply_swizzle's graph_rewrite of it (ast.c) */
+  /* merge_views+view_left and merge_views+view_right read nothing but the
+   * node, so rewrite(n) is a function of n: one RewriteContext each serves
+   * every kernel and every apply_swizzle (ast.c); rc_self is their ctx */
+  RewriteContext view_left_rc, view_right_rc;
+  Sched *rc_self;
   IdCache reduce_free;     /* BUFFER uop -> 1: no REDUCE_AXIS at or above it, 2: some (group.c) */
   OMap st_add_cache;       /* (st, st) tuple -> st + st */
   OMap st_simplify_cache;  /* st -> st.simplify() */

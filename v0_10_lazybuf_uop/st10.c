@@ -14,13 +14,16 @@ static const ShapeTracker *get(const Value *v) { return v->u.st; }
 
 int st10_ndim(const Value *st) { return get(st)->views[get(st)->nviews - 1]->ndim; }
 const sint *st10_shape(const Value *st) { return get(st)->views[get(st)->nviews - 1]->shape; }
-sint st10_size(const Value *st) { return view_size(get(st)->views[get(st)->nviews - 1]); }
+int64_t st10_size(const Value *st) { return view_size(get(st)->views[get(st)->nviews - 1]); }
 bool st10_contiguous(const Value *st) { return get(st)->nviews == 1 && get(st)->views[0]->contiguous; }
 int st10_nviews(const Value *st) { return get(st)->nviews; }
 const View *st10_view(const Value *st, int i) { return get(st)->views[i]; }
 bool st10_same_shape(const Value *a, const Value *b) {
   int n = st10_ndim(a);
-  return n == st10_ndim(b) && (n == 0 || memcmp(st10_shape(a), st10_shape(b), (size_t)n * sizeof(sint)) == 0);
+  if (n != st10_ndim(b)) return false;
+  for (int i = 0; i < n; i++)
+    if (sint_ne(st10_shape(a)[i], st10_shape(b)[i])) return false;
+  return true;
 }
 
 static bool check(Sched *s, const StError *e) {
@@ -108,12 +111,7 @@ int st10_unit_stride_axes(Sched *s, const Value *st, int64_t *out) {
 
 /* ---- repr ---- */
 
-static const char *view_repr(Sched *s, const View *v) {
-  return arena_printf(s->a, "View(shape=%s, strides=%s, offset=%lld, mask=%s, contiguous=%s)",
-                      py_repr_tuple(s->a, v->ndim, v->shape), py_repr_tuple(s->a, v->ndim, v->strides),
-                      (long long)v->offset, v->mask ? py_repr_pairs(s->a, v->ndim, v->mask) : "None",
-                      v->contiguous ? "True" : "False");
-}
+static const char *view_repr(Sched *s, const View *v) { return py_repr_view(s->a, v); }
 
 const char *st10_repr(Sched *s, const Value *st) {
   const char *acc = "ShapeTracker(views=(";

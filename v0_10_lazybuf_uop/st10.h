@@ -20,7 +20,7 @@ void st10_init(Sched *s);
 
 int st10_ndim(const Value *st);                  /* len(st.shape) */
 const sint *st10_shape(const Value *st);         /* st.shape */
-sint st10_size(const Value *st);                 /* st.size */
+int64_t st10_size(const Value *st);              /* st.size */
 bool st10_contiguous(const Value *st);           /* st.contiguous */
 int st10_nviews(const Value *st);
 const View *st10_view(const Value *st, int i);  /* st.views[i] */

@@ -33,17 +33,16 @@ static bool image_fallback(Sched *s, InLB *lb) {
   const Value *st = lb->st;
   int n = st10_ndim(st);
   const sint *shape = st10_shape(st);
-  sint p = 1, q = 1;
-  for (int i = 0; i < n; i++) p *= shape[i];
-  for (int i = 0; i < lb->dtype->image_ndim; i++) q *= lb->dtype->image_shape[i];
-  bool fallback = p != q;
+  sint p = sint_prod(n, shape), q = sint_int(1);
+  for (int i = 0; i < lb->dtype->image_ndim; i++) q = sint_mul(q, sint_int(lb->dtype->image_shape[i]));
+  bool fallback = sint_ne(p, q);
   if (!fallback) {
     int64_t *axes = arena_array(s->a, (size_t)n + 1, sizeof *axes);
     int na = st10_unit_stride_axes(s, st, axes);
     if (na < 0) return false;
     fallback = true;
     for (int k = 0; k < na; k++)
-      if (shape[axes[k]] % 4 == 0) fallback = false;
+      if (sint_eq(sint_mod(shape[axes[k]], sint_int(4)), sint_int(0))) fallback = false;
   }
   if (!fallback) return true;
   InBuf *b = &s->bufs[lb->buffer];

@@ -176,7 +176,7 @@ static const Value *st_from_sources(Sched *s, const UOp *u) {
   const Value *axis = v100_axis_arg(u);
   for (size_t k = 0; k < axis->u.tuple.n; k++) {
     int64_t ax = axis->u.tuple.items[k]->u.i;
-    if (ax >= 0 && ax < n) shape[ax] = 1;
+    if (ax >= 0 && ax < n) shape[ax] = sint_int(1);
   }
   return st10_from_shape(s, n, shape);
 }
