@@ -383,6 +383,83 @@ int st_unit_stride_axes(Arena *a, TgVersion v, const ShapeTracker *st, bool igno
   return cnt;
 }
 
+/* ------------------------------------------------------------------ vars, unbind (0.9.1) */
+
+/* View.vars(): shape + strides + (offset,) + flattened mask */
+static void view_vars(const View *vw, sint *out, int *n, int cap) {
+  for (int i = 0; i < vw->ndim; i++) sint_vars(vw->shape[i], out, n, cap);
+  for (int i = 0; i < vw->ndim; i++) sint_vars(vw->strides[i], out, n, cap);
+  sint_vars(vw->offset, out, n, cap);
+  for (int i = 0; vw->mask != NULL && i < vw->ndim; i++) {
+    sint_vars(vw->mask[i].b, out, n, cap);
+    sint_vars(vw->mask[i].e, out, n, cap);
+  }
+}
+
+int st_vars(const ShapeTracker *st, sint *out, int cap) {
+  int n = 0;
+  for (int k = 0; k < st->nviews; k++)
+    if (view_is_symbolic(st->views[k])) view_vars(st->views[k], out, &n, cap);
+  return sym_failed() ? -1 : n;
+}
+
+/* View.unbind (0.9.1) */
+static const View *view_unbind_091(Arena *a, const View *vw, sint *vars, int64_t *vals, int cap, int *nvars, StError *err) {
+  sint vs[64];
+  int nv = 0;
+  view_vars(vw, vs, &nv, 64);
+  if (sym_take_error(err)) return NULL;
+  for (int k = 0; k < nv; k++) { /* `if v.val is not None`: the val property asserts it is bound */
+    const SymNode *x = vs[k].sym;
+    if (!x->bound)
+      return st_raise(err, "AssertionError", arena_printf(a, "Variable isn't bound, can't access val of %s", sint_str(a, vs[k])));
+  }
+  for (int k = 0; k < nv; k++) { /* the dict of unbound Variable -> val, merged into the caller's */
+    sint u = sint_unbind(vs[k]);
+    int j = 0;
+    while (j < *nvars && !sint_eq(vars[j], u)) j++;
+    if (j == *nvars) {
+      if (*nvars == cap) return st_unsupported(err, "symbolic: too many variables");
+      vars[(*nvars)++] = u;
+    }
+    vals[j] = ((const SymNode *)vs[k].sym)->val;
+  }
+  int n = vw->ndim;
+  sint shape[n > 0 ? n : 1], strides[n > 0 ? n : 1];
+  SPair mask[n > 0 ? n : 1];
+  for (int i = 0; i < n; i++) {
+    shape[i] = sint_unbind(vw->shape[i]);
+    strides[i] = sint_unbind(vw->strides[i]);
+    if (vw->mask != NULL) mask[i] = (SPair){sint_unbind(vw->mask[i].b), sint_unbind(vw->mask[i].e)};
+  }
+  sint offset = sint_unbind(vw->offset);
+  if (sym_take_error(err)) return NULL;
+  return view_create(a, TG_0_9_1, n, shape, strides, offset, vw->mask != NULL ? mask : NULL, err);
+}
+
+const ShapeTracker *st_unbind(Arena *a, TgVersion v, const ShapeTracker *st, sint *vars, int64_t *vals, int cap, int *nvars,
+                              StError *err) {
+  *nvars = 0;
+  bool any = false;
+  for (int k = 0; k < st->nviews && !any; k++) any = view_is_symbolic(st->views[k]);
+  if (!any) return st;
+  switch (v) {
+    case TG_0_9_1: {
+      const View *views[st->nviews];
+      for (int k = 0; k < st->nviews; k++) {
+        const View *vw = st->views[k];
+        if (view_is_symbolic(vw) && (vw = view_unbind_091(a, vw, vars, vals, cap, nvars, err)) == NULL) return NULL;
+        views[k] = vw;
+      }
+      return st_new(a, st->nviews, views);
+    }
+    /* ---- 0.10.x */
+    case TG_0_10_0:
+    case TG_0_10_2:
+    default: return st_unsupported(err, "symbolic: ShapeTracker.unbind in 0.10.x");
+  }
+}
+
 /* ------------------------------------------------------------------ JSON (capture-format.md section 2) */
 
 static void *bad_input(StError *err, const char *message) {

@@ -63,6 +63,17 @@ bool st_real_strides(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_
  * (st_ndim(st) entries); returns the count, or -1 on error. */
 int st_unit_stride_axes(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_valid, int *axes, StError *err);
 
+/* The Variables of a ShapeTracker: ShapeTracker.vars() (0.9.1), distinct, in first-seen order
+ * (Python iterates a set; only an error message could tell the orders apart). Returns the
+ * count, or -1 (unsupported) when there are more than cap. */
+int st_vars(const ShapeTracker *st, sint *out, int cap);
+/* ShapeTracker.unbind() (0.9.1: View.unbind per view): the ShapeTracker with each bound
+ * Variable replaced by its unbound form, and the (unbound Variable, value) pairs into vars/vals
+ * (cap entries; *nvars set). A view without symbolic values is kept as it is. An unbound
+ * Variable raises AssertionError (`v.val`) like 0.9.1. 0.10.x: ST_UNSUPPORTED for now. */
+const ShapeTracker *st_unbind(Arena *a, TgVersion v, const ShapeTracker *st, sint *vars, int64_t *vals, int cap, int *nvars,
+                              StError *err);
+
 /* dataclass equality and a consistent hash (sint_eq / sint_hash: a symbolic value compares by its
  * version's rules, in the current symbolic context) */
 bool st_equal(const ShapeTracker *x, const ShapeTracker *y);

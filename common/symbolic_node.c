@@ -346,6 +346,7 @@ const SymNode *snode_sum(SymNodeCtx *c, int n, const SymNode *const *nodes_in) {
   /* mul_groups: a dict from node (by key) to summed coefficient, in insertion order */
   const SymNode **keys = arena_array(c->a, (size_t)flat.n, sizeof *keys);
   int64_t *coef = arena_array(c->a, (size_t)flat.n, sizeof *coef);
+  const SymNode **coefn = arena_array(c->a, (size_t)flat.n, sizeof *coefn); /* a Node coefficient, or NULL */
   int ngroups = 0;
   int64_t num_node_sum = 0;
   for (int i = 0; i < flat.n; i++) {
@@ -354,22 +355,30 @@ const SymNode *snode_sum(SymNodeCtx *c, int n, const SymNode *const *nodes_in) {
       num_node_sum += node->b;
       continue;
     }
-    if (node->kind == SN_MUL && node->bn != NULL) {
-      sn_unsupported(c, "symbolic: Node.sum of a MulNode with a Node factor");
-      return snode_num(c, 0);
-    }
     const SymNode *key = node->kind == SN_MUL ? node->a : node;
-    int64_t add = node->kind == SN_MUL ? node->b : 1;
     int g = 0;
     while (g < ngroups && !snode_eq(c, keys[g], key)) g++;
     if (g == ngroups) {
       keys[ngroups] = key;
+      coefn[ngroups] = NULL;
       coef[ngroups++] = 0;
     }
-    coef[g] += add;
+    /* mul_groups.get(node.a, 0) + node.b: an int or a Node on either side */
+    if (node->kind == SN_MUL && node->bn != NULL) {
+      coefn[g] = coefn[g] != NULL ? snode_add(c, coefn[g], node->bn) : snode_add_int(c, node->bn, coef[g]);
+    } else {
+      int64_t add = node->kind == SN_MUL ? node->b : 1;
+      if (coefn[g] != NULL) coefn[g] = snode_add_int(c, coefn[g], add);
+      else coef[g] += add;
+    }
   }
   NodeList new_nodes = {0};
   for (int g = 0; g < ngroups; g++) {
+    if (coefn[g] != NULL) { /* `b_sum != 0`, `b_sum != 1`: a Node equals an int only as a NumNode */
+      if (snode_eq_int(coefn[g], 0)) continue;
+      nl_push(c, &new_nodes, snode_eq_int(coefn[g], 1) ? keys[g] : snode_raw(c, SN_MUL, keys[g], 0, coefn[g], 0, NULL));
+      continue;
+    }
     if (coef[g] == 0) continue;
     nl_push(c, &new_nodes, coef[g] != 1 ? sn_new_mul(c, keys[g], coef[g]) : keys[g]);
   }

@@ -46,14 +46,6 @@ void kg_codec_init(KG *k) {
   k->codec.st_encode = st_encode;
 }
 
-static bool has_symbolic(const Value *v) {
-  if (v->kind == V_SYM) return true;
-  if (v->kind == V_TUPLE)
-    for (size_t i = 0; i < v->u.tuple.n; i++)
-      if (has_symbolic(v->u.tuple.items[i])) return true;
-  return false;
-}
-
 /* The shape of a tensor-graph node that the scheduler relies on (sources
  * and arg kinds, as tinygrad's tensor_uop_spec guarantees); false names what is wrong. */
 static const char *node_problem(const UOp *u) {
@@ -163,7 +155,6 @@ bool decode_input(KG *k, const JVal *input, Input *in, Status *st) {
   for (size_t i = 0; i < in->nnodes; i++) {
     const UOp *u = in->nodes[i];
     omap_setdefault(&in->node_index, omap_ptr(u), (void *)(uintptr_t)(i + 1));
-    if (has_symbolic(u->arg)) return status_unsupported(st, "symbolic shapes (input.graph node %zu has a symbolic arg)", i);
     if (u->op == OP_MULTI) return status_unsupported(st, "multi-device tensors (Ops.MULTI, node %zu)", i);
     if (u->op == OP_KERNEL) return status_bad_input(st, "input.graph node %zu: a KERNEL in a tensor graph", i);
     const char *problem = node_problem(u);

@@ -31,6 +31,8 @@ static void kg_init(KG *k, const Capture *c, Arena *a, Interner *in, Status *st)
   omap_init(&k->ptr_dtypes, a);
   omap_init(&k->mop_memo, a);
   omap_init(&k->st_json, a);
+  omap_init(&k->sym_values, a);
+  omap_init(&k->sym_sints, a);
   k->kernel_tag = v_str(in, "Kernel");
   kg_codec_init(k);
 }
@@ -42,15 +44,23 @@ bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   KG *k = arena_alloc(a, sizeof *k);
   kg_init(k, c, a, in, st);
   st->kind = ST_OK;
-  if (setjmp(k->thr.jb)) return false;   /* a Python exception, unsupported or bad input */
+  sym_begin(a, TG_0_10_2);   /* the symbolic values of this capture (sint.h) */
+  if (setjmp(k->thr.jb)) {   /* a Python exception, unsupported or bad input */
+    sym_end();
+    return false;
+  }
   Input input;
   phase_enter(PHASE_BUILD);
-  if (!decode_input(k, c->input, &input, st)) return false;
+  if (!decode_input(k, c->input, &input, st)) {
+    sym_end();
+    return false;
+  }
   explain102_begin(k, &input);
   phase_enter(PHASE_SCHEDULE);
   SchedResult res;
   create_schedule_with_vars(k, input.big_sink, &res);
   phase_enter(PHASE_ENCODE);
   *result = encode_result(k, &input, &res);
+  sym_end();
   return true;
 }

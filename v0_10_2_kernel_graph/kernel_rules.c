@@ -217,10 +217,27 @@ const PatternMatcher pm_view_right = {view_right_rules, sizeof view_right_rules 
 
 /* ---------------------------------------------------------------- fix_kernel_ops */
 
-/* schedule.py _append_st_vars: BIND in shapetracker becomes DEFINE_VAR */
+/* The tensor-graph UOp of a variable of a ShapeTracker: UOp(DEFINE_VAR, int, arg=(name, min, max)) */
+static const UOp *define_var_uop(KG *k, sint var) {
+  const char *name;
+  int64_t lo, hi;
+  ks_var_arg(var, &name, &lo, &hi);
+  const Value *arg[3] = {v_str(k->in, name), kv_int(k, lo), kv_int(k, hi)};
+  return kg_uop(k, OP_DEFINE_VAR, dt_int, v_tuple(k->in, 3, arg), 0, NULL);
+}
+
+/* schedule.py _append_st_vars: BIND in shapetracker becomes DEFINE_VAR
+ *   st = unwrap(x.st).simplify()
+ *   if any(x.op is Ops.BIND for x in st.vars()): st, var_vals = st.unbind(); ctx.update(var_vals)
+ *   return st.to_uop() if st != x.st else None */
 static const UOp *fk_st_vars(void *c, const UOp *x) {
   KG *k = c;
-  const ST *st = uop_st_unwrap(k, x), *s = kst_simplify(&k->stc, st);
+  enum { MAXVARS = 64 };
+  sint vars[MAXVARS];
+  int64_t vals[MAXVARS];
+  int nvars = 0;
+  const ST *st = uop_st_unwrap(k, x), *s = kst_unbind_binds(&k->stc, kst_simplify(&k->stc, st), vars, vals, &nvars, MAXVARS);
+  for (int i = 0; i < nvars; i++) omap_put(k->pass, omap_ptr(define_var_uop(k, vars[i])), (void *)kv_int(k, vals[i]));
   return s != st ? st_to_uop(k, s) : NULL;
 }
 

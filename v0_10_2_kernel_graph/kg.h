@@ -88,6 +88,8 @@ struct KG {
   OMap ptr_dtypes;     /* dtype_ptr memo: (dtype, size) -> [dtype, size, ptr dtype] */
   OMap mop_memo;       /* uops.c: (st, movement op, arg) -> st */
   OMap st_json;        /* decode.c: ShapeTracker -> its JSON */
+  OMap sym_values;     /* uops.c kv_sint: symbolic UOp (sint.sym) -> its V_SYM Value */
+  OMap sym_sints;      /* uops.c kv_get_sint: V_SYM Value -> sint* */
   uint64_t unique_count;
   const char *last_device;        /* uops.c device_uop: the DEVICE UOp of the last device string asked for */
   const UOp *last_device_uop;

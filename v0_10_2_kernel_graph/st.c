@@ -1,6 +1,7 @@
 /* st.c — the scheduler's view of the core ShapeTracker module (st.h):
  * interning, memoised View.__add__, errors as unwinding. */
 #include "st.h"
+#include "symbolic.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -12,18 +13,22 @@ static uint64_t mix(uint64_t x) {
 
 /* ---------------------------------------------------------------- sint */
 
+/* The symbolic context's sticky error, after a sequence of sint operations, unwinds. */
+static void ks_check(StCtx *c) {
+  StError err;
+  st_error_clear(&err);
+  if (sym_take_error(&err)) kg_throw(c->thr, err.status, err.type, "%s", err.message ? err.message : "");
+}
+
 bool ks_is_int(sint x) { return sint_is_int(x); }
 int64_t ks_int(sint x) { return x.i; }
 sint ks_of(int64_t i) { return sint_int(i); }
 bool ks_eq(sint a, sint b) { return sint_eq(a, b); }
 bool ks_eq_int(sint a, int64_t b) { return ks_is_int(a) && ks_int(a) == b; }
 static uint64_t ks_hash(sint x) { return sint_is_int(x) ? (uint64_t)x.i : sint_hash(x); }
+static const SymUOp *ks_uop(sint x) { return (const SymUOp *)x.sym; }
 
-bool ks_all_int(uint32_t n, const sint *xs) {
-  for (uint32_t i = 0; i < n; i++)
-    if (!ks_is_int(xs[i])) return false;
-  return true;
-}
+bool ks_all_int(uint32_t n, const sint *xs) { return sint_all_int((int)n, xs); }
 
 bool ks_shapes_eq(uint32_t na, const sint *a, uint32_t nb, const sint *b) {
   if (na != nb) return false;
@@ -32,22 +37,26 @@ bool ks_shapes_eq(uint32_t na, const sint *a, uint32_t nb, const sint *b) {
   return true;
 }
 
-/* a symbolic operation's error unwinds */
-static sint ks_checked(StCtx *c, sint r) {
-  StError e;
-  st_error_clear(&e);
-  if (sym_take_error(&e)) kg_throw(c->thr, e.status, e.type, "%s", e.message ? e.message : "");
+sint ks_add(StCtx *c, sint a, sint b) {
+  sint r = sint_add(a, b);
+  ks_check(c);
   return r;
 }
-
-static void ks_symbolic_unsupported(StCtx *c) { kg_throw(c->thr, ST_UNSUPPORTED, NULL, "symbolic: a 0.10.2 comparison of UOps"); }
-
-sint ks_add(StCtx *c, sint a, sint b) { return ks_checked(c, sint_add(a, b)); }
-sint ks_sub(StCtx *c, sint a, sint b) { return ks_checked(c, sint_sub(a, b)); }
-sint ks_mul(StCtx *c, sint a, sint b) { return ks_checked(c, sint_mul(a, b)); }
+sint ks_sub(StCtx *c, sint a, sint b) {
+  sint r = sint_sub(a, b);
+  ks_check(c);
+  return r;
+}
+sint ks_mul(StCtx *c, sint a, sint b) {
+  sint r = sint_mul(a, b);
+  ks_check(c);
+  return r;
+}
 sint ks_floordiv(StCtx *c, sint a, sint b) {
-  if (ks_is_int(b) && b.i == 0) kg_throw(c->thr, ST_RAISED, "ZeroDivisionError", "integer division or modulo by zero");
-  return ks_checked(c, sint_floordiv(a, b));
+  if (ks_eq_int(b, 0) && ks_is_int(a)) kg_throw(c->thr, ST_RAISED, "ZeroDivisionError", "integer division or modulo by zero");
+  sint r = sint_floordiv(a, b);
+  ks_check(c);
+  return r;
 }
 
 sint ks_prod(StCtx *c, uint32_t n, const sint *xs) {
@@ -56,30 +65,49 @@ sint ks_prod(StCtx *c, uint32_t n, const sint *xs) {
   return p;
 }
 
-bool ks_resolve_lt(StCtx *c, sint a, sint b, bool dflt) {
-  if (ks_is_int(a) && ks_is_int(b)) return a.i < b.i;
-  bool r = sint_resolve_lt(a, b, dflt);
-  ks_checked(c, a);
-  return r;
-}
-/* resolve(a >= b, d) is not resolve(a < b, not d) */
-bool ks_resolve_ge(StCtx *c, sint a, sint b, bool dflt) {
-  if (ks_is_int(a) && ks_is_int(b)) return a.i >= b.i;
-  return !ks_resolve_lt(c, a, b, !dflt);
-}
-bool ks_resolve_ne(StCtx *c, sint a, sint b, bool dflt) {
-  (void)dflt;
-  if (ks_is_int(a) && ks_is_int(b)) return a.i != b.i;
-  ks_symbolic_unsupported(c);
-  return true;
-}
-bool ks_bool_ne(StCtx *c, sint a, sint b) {
-  if (ks_is_int(a) && ks_is_int(b)) return a.i != b.i;
-  ks_symbolic_unsupported(c);
-  return true;
+/* Python's comparison `a OP b` of sints where one is a UOp, as the UOp that
+ * MathTrait builds: u OP i is u.OP(const_like(u, i)); i OP u is the
+ * reflected method of u (i < u is u > i, i >= u is u <= i, i != u is u != i). */
+typedef enum { KS_LT, KS_GE, KS_NE } KsCmp;
+
+static const SymUOp *ks_compare(KsCmp op, sint a, sint b) {
+  SymCtx *sc = sym_uop_ctx();
+  const SymUOp *x, *y;
+  bool reflected = ks_is_int(a);
+  if (reflected) x = ks_uop(b), y = suop_const_like(sc, x, ks_int(a));
+  else x = ks_uop(a), y = ks_is_int(b) ? suop_const_like(sc, x, ks_int(b)) : ks_uop(b);
+  switch (op) {
+    case KS_LT: return reflected ? suop_gt(sc, x, y) : suop_lt(sc, x, y);
+    case KS_GE: return reflected ? suop_le(sc, x, y) : suop_ge(sc, x, y);
+    case KS_NE: default: return suop_ne(sc, x, y);
+  }
 }
 
-const char *ks_repr(StCtx *c, sint x) { return arena_printf(c->arena, "%lld", (long long)ks_int(x)); }
+/* resolve(a OP b, dflt) */
+static bool ks_resolve(StCtx *c, KsCmp op, sint a, sint b, bool dflt) {
+  if (ks_is_int(a) && ks_is_int(b))
+    return op == KS_LT ? ks_int(a) < ks_int(b) : op == KS_GE ? ks_int(a) >= ks_int(b) : ks_int(a) != ks_int(b);
+  bool r = suop_resolve(sym_uop_ctx(), ks_compare(op, a, b), dflt);
+  ks_check(c);
+  return r;
+}
+
+bool ks_resolve_lt(StCtx *c, sint a, sint b, bool dflt) { return ks_resolve(c, KS_LT, a, b, dflt); }
+bool ks_resolve_ge(StCtx *c, sint a, sint b, bool dflt) { return ks_resolve(c, KS_GE, a, b, dflt); }
+bool ks_resolve_ne(StCtx *c, sint a, sint b, bool dflt) { return ks_resolve(c, KS_NE, a, b, dflt); }
+
+bool ks_bool_ne(StCtx *c, sint a, sint b) {
+  if (ks_is_int(a) && ks_is_int(b)) return ks_int(a) != ks_int(b);
+  bool r = suop_bool(sym_uop_ctx(), ks_compare(KS_NE, a, b));
+  ks_check(c);
+  return r;
+}
+
+const char *ks_repr(StCtx *c, sint x) {
+  const char *r = sint_repr(c->arena, x);
+  ks_check(c);
+  return r;
+}
 
 int64_t shape_prod(uint32_t n, const sint *shape) {
   int64_t p = 1;
@@ -310,6 +338,69 @@ const ST *kst_flip(StCtx *c, const ST *s, const bool *arg) {
   StError err;
   st_error_clear(&err);
   return kst_canon(c, check(c, st_flip(c->arena, TG_0_10_2, s, st_ndim(s), arg, &err), &err));
+}
+
+/* ---------------------------------------------------------------- variables */
+
+enum { KST_MAXVARS = 64 };
+
+/* View.vars(): the variables of shape, strides, offset and mask, each once */
+static int view_vars(StCtx *c, const View *v, sint *out) {
+  int n = 0;
+  for (int i = 0; i < v->ndim; i++) {
+    sint_vars(v->shape[i], out, &n, KST_MAXVARS);
+    sint_vars(v->strides[i], out, &n, KST_MAXVARS);
+  }
+  sint_vars(v->offset, out, &n, KST_MAXVARS);
+  for (int i = 0; v->mask && i < v->ndim; i++) {
+    sint_vars(v->mask[i].b, out, &n, KST_MAXVARS);
+    sint_vars(v->mask[i].e, out, &n, KST_MAXVARS);
+  }
+  ks_check(c);
+  return n;
+}
+
+/* View.unbind: View.create of the substituted values; the (DEFINE_VAR, value) of each variable */
+static const View *view_unbind(StCtx *c, const View *v, sint *vars, int64_t *vals, int *nvars, int cap) {
+  sint vs[KST_MAXVARS];
+  int nv = view_vars(c, v, vs);
+  for (int i = 0; i < nv; i++) {   /* v.unbind() of each: an unbound DEFINE_VAR raises */
+    const SymUOp *var;
+    int64_t val;
+    if (!suop_unbind(sym_uop_ctx(), ks_uop(vs[i]), &var, &val)) ks_check(c);
+    int j = 0;
+    while (j < *nvars && vars[j].sym != var) j++;
+    if (j == *nvars && *nvars == cap) kg_throw(c->thr, ST_UNSUPPORTED, NULL, "more than %d variables in a ShapeTracker", cap);
+    if (j == *nvars) (*nvars)++;
+    vars[j] = (sint){0, var}, vals[j] = val;   /* merge_dicts: a later value wins */
+  }
+  sint shape[ST_MAXDIM], strides[ST_MAXDIM];
+  SPair mask[ST_MAXDIM];
+  for (int i = 0; i < v->ndim; i++) {
+    shape[i] = sint_unbind(v->shape[i]), strides[i] = sint_unbind(v->strides[i]);
+    if (v->mask) mask[i] = (SPair){sint_unbind(v->mask[i].b), sint_unbind(v->mask[i].e)};
+  }
+  sint offset = sint_unbind(v->offset);
+  ks_check(c);
+  return kview_create(c, (uint32_t)v->ndim, shape, strides, offset, v->mask ? mask : NULL);
+}
+
+const ST *kst_unbind_binds(StCtx *c, const ST *s, sint *vars, int64_t *vals, int *n, int cap) {
+  bool any_bind = false;
+  for (int i = 0; i < s->nviews && !any_bind; i++) {
+    sint vs[KST_MAXVARS];
+    int nv = view_vars(c, s->views[i], vs);
+    for (int j = 0; j < nv; j++) any_bind |= ks_uop(vs[j])->op == SU_BIND;
+  }
+  if (!any_bind) return s;
+  const View *views[KST_MAXVIEWS];
+  for (int i = 0; i < s->nviews; i++) views[i] = view_unbind(c, s->views[i], vars, vals, n, cap);
+  return kst_new(c, (uint32_t)s->nviews, views);
+}
+
+void ks_var_arg(sint var, const char **name, int64_t *lo, int64_t *hi) {
+  const SymUOp *u = ks_uop(var);
+  *name = u->name, *lo = u->lo, *hi = u->hi;
 }
 
 void kst_reduce_shape(const ST *s, uint32_t naxis, const int64_t *axis, sint *out) {

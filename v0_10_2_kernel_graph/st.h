@@ -73,6 +73,12 @@ const ST *kst_shrink(StCtx *c, const ST *s, const SPair *arg);
 const ST *kst_expand(StCtx *c, const ST *s, uint32_t n, const sint *new_shape);
 const ST *kst_permute(StCtx *c, const ST *s, const int64_t *axis);
 const ST *kst_flip(StCtx *c, const ST *s, const bool *arg);
+/* ShapeTracker.unbind() when ShapeTracker.vars() holds a BIND, else s itself: each BIND
+ * replaced by its DEFINE_VAR (View.unbind, View.create again), and the bound variables
+ * (DEFINE_VAR sints) with their values appended to vars/vals (*n of cap, no repeats). */
+const ST *kst_unbind_binds(StCtx *c, const ST *s, sint *vars, int64_t *vals, int *n, int cap);
+/* A DEFINE_VAR sint's arg (name, min, max) */
+void ks_var_arg(sint var, const char **name, int64_t *lo, int64_t *hi);
 /* ShapeTracker.reduce(axis): the shape with the axes set to 1 (out has ndim entries) */
 void kst_reduce_shape(const ST *s, uint32_t naxis, const int64_t *axis, sint *out);
 /* ShapeTracker.real_strides(ignore_valid); has[i] false means None */

@@ -94,10 +94,44 @@ const Value *kv_ints(KG *k, uint32_t n, const int64_t *v) {
 const Value *kv_st(KG *k, const ST *s) { return v_st(k->in, (const ShapeTracker *)s); }
 const ST *kv_get_st(const Value *v) { return v && v->kind == V_ST ? (const ST *)v->u.st : NULL; }
 
-/* a sint as a Value: an int, or the symbolic UOp */
+static sint *sint_box(KG *k, sint x) {
+  sint *p = arena_alloc(k->a, sizeof *p);
+  *p = x;
+  return p;
+}
+
+/* a sint as a Value: an int, or the contract's {"sym": EXPR} as the codec
+ * keeps it (V_SYM: the JSON text of EXPR), memoised per symbolic UOp */
 const Value *kv_sint(KG *k, sint x) {
   if (ks_is_int(x)) return v_int(k->in, ks_int(x));
-  kg_unsupported(k, "symbolic shapes (a symbolic value in a movement arg)");
+  const Value *v = omap_get(&k->sym_values, omap_ptr(x.sym));
+  if (v) return v;
+  const JVal *e = json_get(sint_to_json(k->a, x), "sym");
+  size_t n;
+  char *text = json_to_string(e, &n);
+  v = v_strn(k->in, V_SYM, text, n);
+  free(text);
+  omap_put(&k->sym_values, omap_ptr(x.sym), (void *)v);
+  omap_put(&k->sym_sints, omap_ptr(v), sint_box(k, x));
+  return v;
+}
+
+/* a V_SYM Value as a sint: its EXPR decoded into the symbolic context, memoised per Value */
+static sint sym_value_sint(KG *k, const Value *v) {
+  const sint *have = omap_get(&k->sym_sints, omap_ptr(v));
+  if (have) return *have;
+  char err[64];
+  JVal *e = json_parse_text(k->a, arena_printf(k->a, "%.*s", (int)v->u.str.n, v->u.str.s), err, sizeof err);
+  if (!e) kg_throw(&k->thr, ST_BAD_INPUT, NULL, "a symbolic value that is not JSON: %s", err);
+  JVal *o = json_obj(k->a);
+  json_set(k->a, o, "sym", e);
+  StError st;
+  st_error_clear(&st);
+  sint x;
+  if (!sint_from_json(k->a, o, &x, &st)) kg_throw(&k->thr, st.status, st.type, "%s", st.message ? st.message : "");
+  omap_put(&k->sym_sints, omap_ptr(v), sint_box(k, x));
+  omap_setdefault(&k->sym_values, omap_ptr(x.sym), (void *)v);
+  return x;
 }
 
 const Value *kv_sints(KG *k, uint32_t n, const sint *v) {
@@ -107,10 +141,9 @@ const Value *kv_sints(KG *k, uint32_t n, const sint *v) {
 }
 
 bool kv_get_sint(KG *k, const Value *v, sint *out) {
-  (void)k;
   if (v->kind == V_INT) *out = ks_of(v->u.i);
   else if (v->kind == V_BOOL) *out = ks_of(v->u.b);
-  else if (v->kind == V_SYM) kg_unsupported(k, "symbolic shapes (a symbolic movement arg)");
+  else if (v->kind == V_SYM) *out = sym_value_sint(k, v);
   else return false;
   return true;
 }
@@ -740,6 +773,7 @@ static void repr_into(KG *k, const Value *v, char *buf, size_t n, bool as_str) {
       if (w < n) snprintf(buf + w, n - w, v->u.tuple.n == 1 ? ",)" : ")");
       return;
     }
+    case V_SYM: snprintf(buf, n, "%s", ks_repr(&k->stc, sym_value_sint(k, v))); return;
     default: snprintf(buf, n, "%.*s", (int)v->u.str.n, v->u.str.s); return;
   }
 }

@@ -4,6 +4,8 @@
  * bases earlier in post-order, sizes that fit, ops a LazyBuffer can have. */
 #include <string.h>
 #include "sched91.h"
+#include "shapetracker.h"
+#include "symbolic.h"
 
 enum { MAX_ITEMS = 1 << 26 };                 /* more entries than this is not a real capture */
 static const int64_t MAX_SIZE = (int64_t)1 << 50;  /* elements of one buffer */
@@ -150,14 +152,26 @@ static bool decode_arg(Dec *d, const JVal *j, Op op, const char *place, const Va
     *out = v_dtype(in, dt);
     return true;
   }
-  if (op == OP_LOADOPS_CONST && j->kind == J_OBJ && json_get(j, "sym"))
-    return status_unsupported(d->st, "symbolic: %s: a CONST bound to a Variable", place);
   if (!(*out = value_from_json(&d->s->codec, j, place, d->st))) return false;
+  if (op == OP_LOADOPS_CONST && (*out)->kind == V_SYM) return true;   /* a Variable: decode_const_var */
   if (op == OP_LOADOPS_CONST && (*out)->kind != V_INT && (*out)->kind != V_FLOAT && (*out)->kind != V_BOOL)
     return bad(d, place, "a CONST arg must be an int, float or bool");
   if (op == OP_ASSIGN && (*out)->kind != V_TUPLE) return bad(d, place, "an ASSIGN arg must be [] or [ST]");
   if (op == OP_ASSIGN && (*out)->u.tuple.n && (*out)->u.tuple.items[0]->kind != V_ST)
     return bad(d, place, "an ASSIGN arg must be [] or [ST]");
+  return true;
+}
+
+/* LoadOps.CONST with a Variable arg (lazy.py keeps it as is): the Variable itself */
+static bool decode_const_var(Dec *d, const JVal *j, LazyBuffer *lb, const char *place) {
+  StError e;
+  st_error_clear(&e);
+  if (!sint_from_json(d->s->a, j, &lb->arg_var, &e)) {
+    st_error_to_status(&e, d->st);
+    return false;
+  }
+  const SymNode *v = lb->arg_var.sym;
+  if (v->kind != SN_VAR) return status_unsupported(d->st, "symbolic: %s: a CONST of a symbolic value that is not a Variable", place);
   return true;
 }
 
@@ -185,6 +199,7 @@ static bool decode_base(Dec *d, const JVal *j, LazyBuffer *lb, LazyBuffer *all, 
   const JVal *arg = json_get(j, "arg");
   if (!arg) return bad(d, place, "field \"arg\" missing");
   if (!decode_arg(d, arg, lb->op, place, &lb->arg)) return false;
+  if (lb->arg->kind == V_SYM && !decode_const_var(d, arg, lb, place)) return false;
   if (!(srcs = json_get(j, "srcs"))) return bad(d, place, "field \"srcs\" missing");
   if (!decode_srcs(d, srcs, lb, all, place)) return false;
   int bi = 0;

@@ -3,6 +3,8 @@
  * bufs as BUFREFs, metadata), var_vals, the memory plan and the mutations
  * the image-dtype fallback made to the input. */
 #include "sched91.h"
+#include <string.h>
+#include "symbolic.h"
 
 JVal *encode_image_options91(Sched91 *s, const DType *image) {
   Arena *a = s->a;
@@ -137,6 +139,41 @@ static JVal *encode_mutations(Sched91 *s) {
   return m;
 }
 
+/* (name, min, max) order of two Variables */
+static bool var_before(const SymNode *x, const SymNode *y) {
+  int c = strcmp(x->expr, y->expr);
+  if (c != 0) return c < 0;
+  return x->min != y->min ? x->min < y->min : x->max < y->max;
+}
+
+/* var_vals: [[{"var", "min", "max"}, val], ...] sorted by (name, min, max) */
+static JVal *encode_var_vals(Sched91 *s) {
+  Arena *a = s->a;
+  int n = s->nvar_vals;
+  const struct VarVal91 **order = arena_array(a, (size_t)(n > 0 ? n : 1), sizeof *order);
+  for (int i = 0; i < n; i++) { /* insertion sort */
+    const struct VarVal91 *x = &s->var_vals[i];
+    int j = i - 1;
+    while (j >= 0 && var_before(x->var.sym, order[j]->var.sym)) {
+      order[j + 1] = order[j];
+      j--;
+    }
+    order[j + 1] = x;
+  }
+  JVal *arr = json_arr(a);
+  for (int i = 0; i < n; i++) {
+    const SymNode *v = order[i]->var.sym;
+    JVal *pair = json_arr(a), *var = json_obj(a);
+    json_set(a, var, "var", json_str(a, v->expr));
+    json_set(a, var, "min", json_int(a, v->min));
+    json_set(a, var, "max", json_int(a, v->max));
+    json_push(a, pair, var);
+    json_push(a, pair, json_int(a, order[i]->val));
+    json_push(a, arr, pair);
+  }
+  return arr;
+}
+
 JVal *encode_result91(Sched91 *s, const Schedule91 *sched) {
   Arena *a = s->a;
   JVal *o = json_obj(a), *items = json_arr(a), *plan_buffers;
@@ -146,7 +183,7 @@ JVal *encode_result91(Sched91 *s, const Schedule91 *sched) {
   omap_init(&e.index, a);
   for (int i = 0; i < sched->nitems; i++) json_push(a, items, encode_item(s, &e, &sched->items[i]));
   json_set(a, o, "schedule", items);
-  json_set(a, o, "var_vals", json_arr(a));   /* symbolic shapes are reported unsupported before this */
+  json_set(a, o, "var_vals", encode_var_vals(s));
   json_set(a, o, "memory_plan", encode_memory_plan91(s, sched, &plan_buffers));
   json_set(a, o, "memory_plan_buffers", plan_buffers);
   json_set(a, o, "mutations", encode_mutations(s));

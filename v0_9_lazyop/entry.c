@@ -19,8 +19,19 @@ static void sched_init(Sched91 *s, Arena *a, Interner *in) {
   if (s->ex) omap_init(&s->pad_views, a);
 }
 
-bool v0_9_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
-  *result = NULL;
+/* var_vals[var] = val: dict updates and merge_dicts of the scheduler */
+bool var_vals_put91(Sched91 *s, sint var, int64_t val, Status *st) {
+  for (int i = 0; i < s->nvar_vals; i++)
+    if (sint_eq(s->var_vals[i].var, var)) {
+      if (s->var_vals[i].val != val) return status_unsupported(st, "symbolic: a Variable bound to two values");
+      return true;
+    }
+  s->var_vals = grow91(s->a, s->var_vals, (size_t)s->nvar_vals, &s->var_cap, sizeof *s->var_vals);
+  s->var_vals[s->nvar_vals++] = (struct VarVal91){var, val};
+  return true;
+}
+
+static bool schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
   phase_enter(PHASE_BUILD);
   Interner in;
   interner_init(&in, a);
@@ -35,4 +46,13 @@ bool v0_9_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st
   phase_enter(PHASE_ENCODE);
   *result = encode_result91(&s, &sched);
   return true;
+}
+
+/* The capture's symbolic values live in one 0.9.1 Node context (sint.h), current while it runs. */
+bool v0_9_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
+  *result = NULL;
+  sym_begin(a, TG_0_9_1);
+  bool ok = schedule_capture(c, a, result, st);
+  sym_end();
+  return ok;
 }

@@ -65,10 +65,14 @@ static bool is_unsafe_pad_op(Op op) { return op == OP_RECIP || op == OP_LOG2 || 
 /* The view part of _recurse_lb: fuse some pads, realize all expands. */
 static void recurse_lb_view(Sched91 *s, LazyBuffer *buf) {
   LazyBuffer *base = buf->base;
-  int64_t base_prod = base->st->size;
-  if (st91_nviews(buf->st) == 1 && st91_view_masked(buf->st, 0) && sint_ge(sint_int(base_prod), st91_prod_mask(buf->st))) {
+  /* prod(buf.base.st.shape), prod(buf.st.shape): the int sizes unless a shape is symbolic */
+  bool symbolic = base->st->symbolic || buf->st->symbolic;
+  sint base_prod = symbolic ? sint_prod(st91_ndim(base->st), st91_shape_of(base->st)) : sint_int(base->st->size);
+  sint buf_prod = symbolic ? sint_prod(st91_ndim(buf->st), st91_shape_of(buf->st)) : sint_int(buf->st->size);
+  if (st91_nviews(buf->st) == 1 && st91_view_masked(buf->st, 0) && sint_all_int(st91_ndim(base->st), st91_shape_of(base->st)) &&
+      sint_ge(base_prod, st91_prod_mask(buf->st))) {
     add_simple_pad(s, base, buf);
-  } else if (base_prod < buf->st->size) {
+  } else if (sint_lt(base_prod, buf_prod)) {
     /* don't realize image to image casts. this is part of a larger problem */
     bool image_cast = base->op == OP_CAST && base->srcs[0]->dtype->is_image && base->arg->kind == V_DTYPE &&
                       base->arg->u.dtype->is_image;
@@ -120,6 +124,7 @@ static bool recurse_lb_enter(Sched91 *s, LazyBuffer *buf, LazyBuffer **push, boo
   if (buf->base != buf) {
     *view = true;
     recurse_lb_view(s, buf);
+    if (!st91_sym_ok(st)) return false;
     buf = buf->base;   /* return _recurse_lb(buf.base, ...) */
     if (buf->in_allbufs) return true;
   }

@@ -2,9 +2,11 @@
  * tinygrad 0.9.1 engine/schedule.py _recursive_lazyop and _schedule_group.
  * LazyOps are hash-consed UOps with dtype NULL; structurally equal LazyOps
  * are one node, as LazyOp.__eq__ compares them structurally. */
+#include <stdlib.h>
 #include <string.h>
 #include "sched91.h"
 #include "shapetracker.h"
+#include "symbolic.h"
 
 typedef struct LopFrame {
   LazyBuffer *buf;        /* a base being fused */
@@ -82,7 +84,7 @@ static bool assign_view_ok(Sched91 *s, const St91 *ust, bool *ok, Status *st) {
 static const UOp *load_op(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status *st) {
   Sched91 *s = x->s;
   const St91 *ust = st91_simplify(s, stk, st);   /* st.simplify().unbind() */
-  if (!ust) return NULL;
+  if (!ust || !(ust = st91_unbind(s, ust, st))) return NULL;
   LazyBuffer *assign = item_state(s, buf)->item_assign;
   int idx;
   if (assign) {
@@ -101,11 +103,27 @@ static const UOp *load_op(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status *s
   return uop0(s->in, OP_LOAD, NULL, v_membuffer(s->in, idx, buf->dtype, ust->st));
 }
 
+/* The {"sym"} Value of a Node */
+static const Value *sym_value(Sched91 *s, sint x) {
+  size_t n;
+  char *text = json_to_string(json_get(sint_to_json(s->a, x), "sym"), &n);
+  const Value *v = v_strn(s->in, V_SYM, text, n);
+  free(text);
+  return v;
+}
+
 /* "consts are always fused and generated" */
 static const UOp *const_op(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status *st) {
-  const St91 *ust = st91_simplify(x->s, stk, st);
-  if (!ust) return NULL;
-  return uop0(x->s->in, OP_CONST, NULL, v_constbuffer(x->s->in, buf->arg, buf->dtype, ust->st));
+  Sched91 *s = x->s;
+  const St91 *ust = st91_simplify(s, stk, st);   /* st.simplify().unbind() */
+  if (!ust || !(ust = st91_unbind(s, ust, st))) return NULL;
+  const Value *val = buf->arg;
+  if (buf->arg_var.sym != NULL) { /* val, var_val = buf.arg.unbind() */
+    sint var = sint_unbind(buf->arg_var);
+    if (!st91_sym_ok(st) || !var_vals_put91(s, var, ((const SymNode *)buf->arg_var.sym)->val, st)) return NULL;
+    val = sym_value(s, var);
+  }
+  return uop0(s->in, OP_CONST, NULL, v_constbuffer(s->in, val, buf->dtype, ust->st));
 }
 
 static bool push_frame(LopCtx *x, LazyBuffer *buf, const St91 *stk, const St91 *key_st, size_t py, Status *st) {
@@ -241,7 +259,7 @@ static const UOp *store_op(LopCtx *x, int i, Status *st) {
   if (out->op == OP_ASSIGN && out->arg->u.tuple.n) output_view = st91_intern(s, out->arg->u.tuple.items[0]->u.st);
   x->into = (uint32_t)out->index;
   const UOp *lop = recursive_lazyop(x, out, output_st, st);
-  if (!lop || !(output_view = st91_simplify(s, output_view, st))) return NULL;
+  if (!lop || !(output_view = st91_simplify(s, output_view, st)) || !(output_view = st91_unbind(s, output_view, st))) return NULL;
   return uop1(s->in, OP_STORE, NULL, v_membuffer(s->in, i, out->dtype, output_view->st), lop);
 }
 
@@ -250,6 +268,8 @@ bool schedule_group91(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *
   memset(item, 0, sizeof *item);
   item->outputs = outs;
   item->noutputs = nouts;
+  for (int i = 0; i < nouts; i++) /* var_vals = merge_dicts([out.st.var_vals.copy() for out in outs]) */
+    if (!st91_add_var_vals(s, outs[i]->st, st)) return false;
   if (is_single_op(outs[0]->op)) {
     if (nouts != 1) return status_raise(st, "AssertionError", "can't schedule a group of %s", op_name(outs[0]->op, TG_0_9_1));
     return single_op_ast(s, outs[0], item, st);

@@ -64,6 +64,7 @@ struct LazyBuffer {
   const DType *dtype;        /* mutable (image fallback) */
   const DType *orig_dtype;   /* at call time, for `mutations` */
   const Value *arg;          /* base only */
+  sint arg_var;              /* a CONST bound to a Variable: that Variable (arg is its {"sym"} value) */
   DeviceBuffer *buffer;      /* base only */
   LazyBuffer *reduce_for_op;  /* reduce_for_op[self], or NULL */
   LazyBuffer *assign;         /* assign_targets[self], or NULL */
@@ -126,6 +127,8 @@ typedef struct Sched91 {
   OMap st_canon;        /* st_hash -> St91* chain: the intern table */
   OMap st_add_memo;     /* (a->id, b->id) -> a + b */
   uint32_t nst;         /* handles made so far */
+  /* var_vals of create_schedule_with_vars: unbound Variable -> value */
+  struct VarVal91 { sint var; int64_t val; } *var_vals; int nvar_vals; size_t var_cap;
 } Sched91;
 
 /* The result of create_schedule_with_vars + memory_planner. */
@@ -163,6 +166,9 @@ bool create_schedule91(Sched91 *s, Schedule91 *out, Status *st);
 /* memory_planner.c */
 bool memory_planner91(Sched91 *s, Schedule91 *sched, Status *st);
 JVal *encode_memory_plan91(Sched91 *s, const Schedule91 *sched, JVal **plan_buffers);
+
+/* var_vals[var] = val (a Variable bound to two values is outside what is modelled) */
+bool var_vals_put91(Sched91 *s, sint var, int64_t val, Status *st);
 
 /* encode.c */
 JVal *encode_result91(Sched91 *s, const Schedule91 *sched);

@@ -6,11 +6,13 @@
 #include <string.h>
 #include "sched91.h"
 #include "shapetracker.h"
+#include "symbolic.h"
 
 int st91_nviews(const St91 *st) { return st->st->nviews; }
 bool st91_view_masked(const St91 *st, int i) { return st->st->views[i]->mask != NULL; }
 int st91_ndim(const St91 *st) { return st_ndim(st->st); }
 sint st91_shape(const St91 *st, int axis) { return st_shape(st->st)[axis]; }
+const sint *st91_shape_of(const St91 *st) { return st_shape(st->st); }
 
 sint st91_prod_mask(const St91 *st) {
   const View *v = st_last(st->st);
@@ -36,6 +38,7 @@ const St91 *st91_intern(Sched91 *s, const ShapeTracker *raw) {
   h->id = ++s->nst;
   h->size = st_size(raw);
   h->contiguous = st_contiguous(raw);
+  for (int i = 0; i < raw->nviews && !h->symbolic; i++) h->symbolic = view_is_symbolic(raw->views[i]);
   h->next = chain;
   omap_put(&s->st_canon, hash, h);
   omap_put(&s->st_handles, omap_ptr(raw), h);
@@ -89,6 +92,52 @@ const St91 *st91_from_shape_of(Sched91 *s, const St91 *x, Status *st) {
   const St91 *ret = st91_from_shape(s, st_ndim(x->st), st_shape(x->st), st);
   if (ret) ((St91 *)x)->from_shape = ret;
   return ret;
+}
+
+bool st91_sym_ok(Status *st) {
+  StError e;
+  st_error_clear(&e);
+  if (!sym_take_error(&e)) return true;
+  st_error_to_status(&e, st);
+  return false;
+}
+
+/* ShapeTracker.unbind (0.9.1) */
+const St91 *st91_unbind(Sched91 *s, const St91 *x, Status *st) {
+  if (!x->symbolic) return x;
+  if (!x->unbound) {
+    enum { CAP = 64 };
+    sint *vars = arena_array(s->a, CAP, sizeof *vars);
+    int64_t *vals = arena_array(s->a, CAP, sizeof *vals);
+    int n = 0;
+    StError e;
+    st_error_clear(&e);
+    const St91 *u = result(s, st_unbind(s->a, TG_0_9_1, x->st, vars, vals, CAP, &n, &e), &e, st);
+    if (!u) return NULL;
+    St91 *h = (St91 *)x;
+    h->vars = vars;
+    h->vals = vals;
+    h->nvars = n;
+    h->unbound = u;
+  }
+  for (int i = 0; i < x->nvars; i++)
+    if (!var_vals_put91(s, x->vars[i], x->vals[i], st)) return NULL;
+  return x->unbound;
+}
+
+/* ShapeTracker.var_vals: merge_dicts([dict([v.unbind()]) for v in self.vars()]) */
+bool st91_add_var_vals(Sched91 *s, const St91 *x, Status *st) {
+  if (!x->symbolic) return true;
+  sint vars[64];
+  int n = st_vars(x->st, vars, 64);
+  if (n < 0) return st91_sym_ok(st) && status_unsupported(st, "symbolic: too many variables");
+  for (int i = 0; i < n; i++) {
+    const SymNode *v = vars[i].sym;
+    if (!v->bound)
+      return status_raise(st, "AssertionError", "Variable isn't bound, can't access val of %s", sint_str(s->a, vars[i]));
+    if (!var_vals_put91(s, sint_unbind(vars[i]), v->val, st)) return false;
+  }
+  return st91_sym_ok(st);
 }
 
 /* x.shrink(mask_of.views[0].mask) */

@@ -25,6 +25,11 @@ struct St91 {
   uint32_t id;                  /* 1, 2, ...: a small number for memo keys */
   int64_t size;                 /* st.size */
   bool contiguous;              /* st.contiguous */
+  bool symbolic;                /* a Node anywhere in its views */
+  const St91 *unbound;          /* st.unbind()[0], once asked */
+  int nvars;                    /* st.unbind()[1]: (unbound Variable, value) pairs */
+  const sint *vars;
+  const int64_t *vals;
   const St91 *simplified;       /* st.simplify(), once asked */
   const St91 *from_shape;       /* ShapeTracker.from_shape(st.shape), once asked */
   JVal *json;                   /* the contract's encoding, once asked */
@@ -37,6 +42,7 @@ int st91_nviews(const St91 *st);
 bool st91_view_masked(const St91 *st, int i);         /* views[i].mask is not None */
 int st91_ndim(const St91 *st);                        /* len(shape) */
 sint st91_shape(const St91 *st, int axis);            /* shape[axis] */
+const sint *st91_shape_of(const St91 *st);            /* shape */
 sint st91_prod_mask(const St91 *st);                  /* prod(y-x for x,y in views[-1].mask) */
 
 /* The handle of a ShapeTracker (interning it). */
@@ -47,6 +53,12 @@ const St91 *st91_add(Sched91 *s, const St91 *a, const St91 *b, Status *st);  /* 
 const St91 *st91_simplify(Sched91 *s, const St91 *x, Status *st);
 const St91 *st91_from_shape(Sched91 *s, int ndim, const sint *shape, Status *st);
 const St91 *st91_from_shape_of(Sched91 *s, const St91 *x, Status *st);  /* from_shape(x.shape) */
+/* x.unbind(): the unbound ShapeTracker; its var_vals go into the scheduler's (Sched91.var_vals) */
+const St91 *st91_unbind(Sched91 *s, const St91 *x, Status *st);
+/* x.var_vals: every Variable of x, each bound (AssertionError otherwise), into the scheduler's */
+bool st91_add_var_vals(Sched91 *s, const St91 *x, Status *st);
+/* Moves an error of symbolic arithmetic into st; false when there was one. */
+bool st91_sym_ok(Status *st);
 /* x.shrink(mask_of.views[0].mask), for the assign check */
 const St91 *st91_shrink_by_mask(Sched91 *s, const St91 *x, const St91 *mask_of, Status *st);
 /* st.unit_stride_axes(): writes a flag per axis. */

@@ -71,6 +71,7 @@ class Recorder:
     self.max_per_workload = None  # --max-per-test: later scheduler calls of a workload run unrecorded
     self.capped_last = False
     self.torch_mirror = False
+    self.dedupe = None  # --dedupe: the set of captures written so far (all but name and oracle_seconds)
 
   # -------------------------------------------------------------- naming
   def next_name(self) -> str:
@@ -229,6 +230,12 @@ class Recorder:
       self.emit(self.pending["cap"]); self.pending = None
 
   def emit(self, cap):
+    if self.dedupe is not None:
+      key = self.dumps({k: v for k, v in cap.items() if k not in ("name", "oracle_seconds")})
+      if key in self.dedupe:
+        self.stats["duplicates_dropped"] = self.stats.get("duplicates_dropped", 0) + 1
+        return
+      self.dedupe.add(key)
     self.writer.write(self.dumps(cap))
     self.stats["captures"] += 1
     if cap["error"] is not None: self.stats["errors"] += 1
@@ -490,6 +497,9 @@ def main():
   ap.add_argument("--native-set-order", action="store_true", help="0.9.1: leave set iteration in address order (not reproducible)")
   ap.add_argument("--max-per-test", type=int, metavar="N",
                   help="record at most N scheduler calls per test/workload; later calls run unrecorded (counted as capped_calls)")
+  ap.add_argument("--dedupe", action="store_true",
+                  help="write a capture only when no earlier one of this recording is identical apart from name and "
+                       "oracle_seconds (counted as duplicates_dropped)")
   ap.add_argument("--torch-mirror", action="store_true",
                   help="use stubs/mirror/torch instead of the torch stub, so test_ops runs its tinygrad half (see that file)")
   a = ap.parse_args()
@@ -515,10 +525,12 @@ def main():
   rec = Recorder(gen, writer, native_set_order=a.native_set_order)
   rec.max_per_workload = a.max_per_test
   rec.torch_mirror = a.torch_mirror
+  if a.dedupe: rec.dedupe = set()
   rec.install()
   summary = {"generation": gen, "suite": a.suite, "checkout": os.path.basename(checkout.rstrip("/"))}
   if a.max_per_test is not None: summary["max_per_test"] = a.max_per_test
   if a.torch_mirror: summary["torch_mirror"] = True
+  if a.dedupe: summary["dedupe"] = True
   try:
     if a.suite == "test_schedule": run_unittest_module(rec, "test.test_schedule", a.only, summary)
     elif a.suite.startswith("test:"): run_unittest_module(rec, "test." + a.suite[5:], a.only, summary)
@@ -533,7 +545,7 @@ def main():
   if summary_path:
     with open(summary_path, "w") as f: json.dump(summary, f, indent=1, sort_keys=True)
   brief = {k: summary.get(k) for k in ("generation", "suite", "captures", "errors", "with_memory_plan", "tests", "passed", "test_failed",
-                                        "test_errors", "skipped", "stub_skipped", "workloads", "workloads_failed", "encoder_failures", "capped_calls", "seconds")
+                                        "test_errors", "skipped", "stub_skipped", "workloads", "workloads_failed", "encoder_failures", "capped_calls", "duplicates_dropped", "seconds")
            if k in summary}
   import shutil
   shutil.rmtree(tmpdir, ignore_errors=True)

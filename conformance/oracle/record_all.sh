@@ -3,10 +3,14 @@
 #   conformance/oracle/record_all.sh TG091 TG0100 TG0102
 # (each a checkout of tag v0.9.1 / v0.10.0 / v0.10.2 with tinygrad/ test/ examples/ extra/).
 # Needs python3 with numpy and clang (the default CLANG/CPU device compiles kernels).
-# Writes conformance/corpus/v<version>-{test_schedule,workloads,big}.jsonl.gz and
-# conformance/corpus/summary.json, then runs the schema checker.
+# Writes conformance/corpus/v<version>-{test_schedule,workloads,big,symbolic}.jsonl.gz and
+# conformance/corpus/summary.json, then runs the schema checker.  The symbolic suite is recorded
+# with --dedupe: a capture identical to an earlier one apart from its name is not written.
+#
+# SUITES="symbolic" (any subset of the four, space-separated) records only those suites; their
+# counts replace theirs in summary.json and the other files stay as they are.
 set -eu
-if [ $# -ne 3 ]; then echo "usage: $0 TG091 TG0100 TG0102" >&2; exit 2; fi
+if [ $# -ne 3 ]; then echo "usage: [SUITES=...] $0 TG091 TG0100 TG0102" >&2; exit 2; fi
 HERE=$(cd "$(dirname "$0")" && pwd)
 CORPUS=$(cd "$HERE/../corpus" && pwd)
 PY=${PYTHON:-/usr/bin/python3}
@@ -15,14 +19,18 @@ trap 'rm -rf "$TMP"' EXIT
 export PYTHONHASHSEED=0
 for pair in "0.9.1:$1" "0.10.0:$2" "0.10.2:$3"; do
   ver=${pair%%:*}; tg=${pair#*:}
-  for suite in test_schedule workloads big; do
+  for suite in ${SUITES:-test_schedule workloads big symbolic}; do
     echo "== $ver $suite ($tg)" >&2
-    timeout 3600 "$PY" "$HERE/record.py" --tinygrad "$tg" --suite "$suite" \
+    dedupe=""; if [ "$suite" = symbolic ]; then dedupe="--dedupe"; fi
+    # shellcheck disable=SC2086
+    timeout 3600 "$PY" "$HERE/record.py" --tinygrad "$tg" --suite "$suite" $dedupe \
       --out "$CORPUS/v$ver-$suite.jsonl.gz" --summary "$TMP/v$ver-$suite.json" >"$TMP/v$ver-$suite.log" 2>&1 \
       || { tail -20 "$TMP/v$ver-$suite.log" >&2; exit 1; }
     tail -1 "$TMP/v$ver-$suite.log" >&2
   done
 done
-"$PY" "$HERE/summarize.py" "$TMP"/*.json > "$CORPUS/summary.json"
+if [ -n "${SUITES:-}" ]; then "$PY" "$HERE/summarize.py" --merge "$CORPUS/summary.json" "$TMP"/*.json > "$TMP/summary.new"
+else "$PY" "$HERE/summarize.py" "$TMP"/*.json > "$TMP/summary.new"; fi
+mv "$TMP/summary.new" "$CORPUS/summary.json"
 "$PY" "$HERE/summarize.py" --table "$CORPUS/summary.json"
 "$PY" "$HERE/check_schema.py"

@@ -15,7 +15,9 @@ import sys
 KEEP = ("generation", "suite", "captures", "errors", "with_memory_plan", "tests", "passed", "test_failed", "test_errors",
         "skipped", "skipped_reasons", "stub_skipped", "failures", "workloads", "workloads_failed", "encoder_failures",
         "set_order_affected", "unmatched_planner_calls", "nested_calls", "module_import_error", "max_per_test", "capped_calls",
-        "capped_workloads", "torch_mirror")
+        "capped_workloads", "torch_mirror", "dedupe", "duplicates_dropped")
+
+SUITE_ORDER = ("test_schedule", "workloads", "big", "symbolic")  # conformance/corpus's suites, in this order
 
 
 def merge(paths, base=None):
@@ -29,8 +31,8 @@ def merge(paths, base=None):
     new = {(r["generation"], r["suite"]) for r in runs}
     runs = [r for r in old if (r["generation"], r["suite"]) not in new] + runs
     runs.sort(key=lambda r: r["suite"])
-  runs.sort(key=lambda r: (["0.9.1", "0.10.0", "0.10.2"].index(r["generation"]), ["test_schedule", "workloads", "big"].index(r["suite"])
-                           if r["suite"] in ("test_schedule", "workloads", "big") else 9))
+  runs.sort(key=lambda r: (["0.9.1", "0.10.0", "0.10.2"].index(r["generation"]), SUITE_ORDER.index(r["suite"])
+                           if r["suite"] in SUITE_ORDER else 9))
   return {"runs": runs}
 
 
@@ -47,6 +49,7 @@ def table(path):
     for w, e in sorted((r.get("workloads_failed") or {}).items()): why.append(f"{w}: {e[:60]}")
     if r.get("module_import_error"): why.append(f"import failed: {r['module_import_error'][:60]}")
     if r.get("capped_calls"): why.append(f"{r['capped_calls']} calls over the cap of {r.get('max_per_test')} per test not recorded")
+    if r.get("duplicates_dropped"): why.append(f"{r['duplicates_dropped']} identical captures dropped (--dedupe)")
     ran = r.get("tests", r.get("workloads", 0))
     print(f"| {r['generation']} | {r['suite']} | {r['captures']} | {r['errors']} | {r['with_memory_plan']} | {ran} | {', '.join(why) or '-'} |")
 

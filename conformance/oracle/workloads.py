@@ -4,7 +4,10 @@
 SUITES["workloads"]: small programs that are scheduled and run (every
 scheduler call they make becomes a capture).  SUITES["big"]: three large
 graphs (ResNet-50 train step, GPT-2 small forward+backward, deep MLP + Adam)
-that are only scheduled (Tensor.schedule), never run.
+that are only scheduled (Tensor.schedule), never run.  SUITES["symbolic"]:
+programs with bound Variables in shapes and as values (conformance/corpus,
+recorded with --dedupe).  SUITES["images"]: image-dtype graphs, only
+scheduled (conformance/corpus-extra).
 
 Each workload is a function without arguments; the recorder seeds random,
 numpy and Tensor.manual_seed before calling it.  Inputs are made from numpy
@@ -415,9 +418,10 @@ def deep_mlp_adam():
 
 BIG = [(f.__name__, f) for f in (resnet50_train_step, gpt2_small_fwd_bwd, deep_mlp_adam)]
 
-# ------------------------------------------------------------------ symbolic shapes (suite "symbolic", corpus-extra)
-# Bound Variables in shapes, shrinks, pads, reductions, attention and a JIT'd
-# step; every program runs in 0.9.1, 0.10.0 and 0.10.2.
+# ------------------------------------------------------------------ symbolic shapes (suite "symbolic", conformance/corpus)
+# Bound Variables in shapes, shrinks, pads, reductions, movement ops, attention (causal, KV cache), as values,
+# and in JIT'd forward, decode and training steps; every program runs in 0.9.1, 0.10.0 and 0.10.2 (a program a
+# version rejects is caught where it raises, with a comment saying which version and why).
 
 def _variable(name, lo, hi, val):
   try:
@@ -555,8 +559,90 @@ def sym_const_arange():
   (rnd(5, 10).shrink(((0, 5), (0, vi))) * rnd(10).shrink(((0, vi),))).sum(axis=1).realize()
 
 
+def sym_causal_attention():
+  """Causal self-attention over a variable sequence length i (the prefill of a decoder): q, k, v of length i,
+  the causal mask a realized (8, 8) triu shrunk to (i, i), softmax over the variable key axis; then a two-token chunk at a variable position start_pos (mask rows [start_pos, start_pos+2))."""
+  dim, heads, maxlen = 16, 2, 8
+  hd = dim // heads
+  wq, wk, wv, wo = rnd(dim, dim), rnd(dim, dim), rnd(dim, dim), rnd(dim, dim)
+  mask = Tensor.full((1, 1, maxlen, maxlen), float("-inf")).triu(1).realize()
+  for i in (3, 5):
+    vi = _variable("i", 1, maxlen, i)
+    x = rnd(1, i, dim).reshape(1, vi, dim)
+    h = x.layernorm()
+    q, k, v = [(h @ w).reshape(1, vi, heads, hd).transpose(1, 2) for w in (wq, wk, wv)]
+    att = (q @ k.transpose(2, 3)) * (1.0 / np.sqrt(hd)) + mask.shrink((None, None, (0, vi), (0, vi)))
+    (x + (att.softmax(-1) @ v).transpose(1, 2).reshape(1, vi, dim) @ wo).realize()
+  cache_k, cache_v = rnd(1, heads, maxlen, hd), rnd(1, heads, maxlen, hd)
+  for pos in (2, 4):
+    sp = _variable("start_pos", 0, maxlen - 2, pos)
+    q = rnd(1, heads, 2, hd)
+    keys, values = cache_k.shrink((None, None, (0, sp + 2), None)), cache_v.shrink((None, None, (0, sp + 2), None))
+    att = (q @ keys.transpose(2, 3)) * (1.0 / np.sqrt(hd)) + mask.shrink((None, None, (sp, sp + 2), (0, sp + 2)))
+    (att.softmax(-1) @ values).realize()
+
+
+def sym_movement():
+  """Reshape, expand, permute and flip of tensors with a variable axis."""
+  vi = _variable("i", 1, 10, 3)
+  a, b = rnd(3, 4), rnd(2, 3, 4)
+  (rnd(3).reshape(vi, 1).expand(vi, 4) * rnd(1, 4)).realize()
+  (Tensor.ones(1, 4).expand(vi, 4) + a.reshape(vi, 4)).sum(axis=0).realize()
+  rnd(4).reshape(1, 4).expand(vi, 4).contiguous().realize()
+  b.reshape(2, vi, 4).permute(2, 0, 1).contiguous().realize()
+  (b.reshape(2, vi, 4).permute(1, 0, 2) + 1).sum(axis=0).realize()
+  a.reshape(vi, 4).reshape(vi * 4).sum().realize()
+  a.reshape(vi, 4).flip(0).contiguous().realize()
+  a.reshape(vi, 4).reshape(vi, 2, 2).permute(2, 1, 0).contiguous().realize()
+
+
+def sym_var_value():
+  """A bound Variable used as a value: Tensor(var), tensor op var, a variable expression, a CONST of a
+  variable-sized shape (ones, zeros, full) and, where the version has it (0.10.x), arange of a variable length."""
+  va = _variable("a", 0, 10, 3)
+  (Tensor(va) + 3).realize()
+  (Tensor(va) * 2 + 1).realize()
+  (rnd(4) * va).realize()
+  (rnd(4) + va * 2 + 1).realize()
+  (Tensor.ones(3, 4) * va).realize()
+  vi = _variable("i", 1, 10, 3)
+  x = rnd(3, 4).reshape(vi, 4)
+  (x.sum(axis=0) / vi + vi).realize()
+  Tensor.full((3, vi), 2.0).sum().realize()
+  Tensor.ones(vi).sum().realize()
+  (Tensor.zeros(3, vi) + rnd(3, 3).reshape(3, vi)).sum(axis=1).realize()
+  vj = _variable("j", 1, 10, 4)
+  try:  # 0.9.1's Tensor.arange asserts "symbolic arange not supported" before anything is scheduled
+    Tensor.arange(vj).realize()
+    (Tensor.arange(vj) * rnd(4).reshape(vj)).sum().realize()
+  except AssertionError: pass
+
+
+def sym_jit_train_step():
+  """A TinyJit'd training step (MLP, SGD with momentum, MSE loss) on a batch of variable size i, called with
+  i = 2..5.  i's lower bound is 2: 0.10.2's gradient of an expand asks `1 != i`, which must be decidable."""
+  from tinygrad.engine.jit import TinyJit
+  w1 = Tensor(np.random.randn(4, 8).astype(np.float32), requires_grad=True).realize()
+  w2 = Tensor(np.random.randn(8, 4).astype(np.float32), requires_grad=True).realize()
+  opt = SGD([w1, w2], lr=0.01, momentum=0.9)
+
+  @TinyJit
+  def step(x, y):
+    with Tensor.train():
+      opt.zero_grad()
+      loss = ((x @ w1).relu() @ w2 - y).square().mean()
+      loss.backward()
+      opt.step()
+      return loss.realize()
+
+  for i in (2, 3, 4, 5):
+    vi = _variable("i", 2, 10, i)
+    step(rnd(i, 4).reshape(vi, 4), rnd(i, 4).reshape(vi, 4)).numpy()
+
+
 SYMBOLIC = [(f.__name__, f) for f in (sym_elementwise, sym_shrink_pad, sym_reduce, sym_cat, sym_const_arange, sym_attention,
-                                      sym_jit_step, sym_jit_kv_decode)]
+                                      sym_jit_step, sym_jit_kv_decode, sym_causal_attention, sym_movement, sym_var_value,
+                                      sym_jit_train_step)]
 
 # ------------------------------------------------------------------ image dtypes (suite "images", corpus-extra)
 # tinygrad's image tests need a GPU/QCOM device; on the CPU image kernels cannot run, but they can be
