@@ -875,8 +875,8 @@ static int merge_extents_091(Arena *a, const View *vm2, const View *vm1, const A
     merged_term = snode_add(&c, merged_term, sum);
     merged_size *= vm2->shape[d2].i;
     /* not (merged_term >= merged_size) and not (merged_term < 0) */
-    bool ge = snode_lt_truthy(snode_mul(&c, merged_term, -1), -merged_size + 1);
-    bool lt0 = snode_lt_truthy(merged_term, 0);
+    bool ge = snode_lt_truthy(&c, snode_mul(&c, merged_term, -1), -merged_size + 1);
+    bool lt0 = snode_lt_truthy(&c, merged_term, 0);
     if (!ge && !lt0) {
       ext[cnt++] = (Extent){merged_size, merged_term->min, merged_term->max};
       merged_size = 1;
@@ -887,7 +887,7 @@ static int merge_extents_091(Arena *a, const View *vm2, const View *vm1, const A
     *err = c.err;
     return -2;
   }
-  if (snode_truthy(merged_term)) return -1;
+  if (snode_truthy(&c, merged_term)) return -1;
   return cnt;
 }
 
