@@ -564,11 +564,14 @@ static const SymNode *sn_floordiv_sum(SymNodeCtx *c, const SymNode *x, int64_t b
   int64_t g = b, divisor = 1;
   for (int i = 0; i < flat.n; i++) {
     const SymNode *y = flat.items[i];
-    if (y->kind == SN_MUL && y->bn != NULL) {
-      sn_unsupported(c, "symbolic: SumNode // int with a Node factor");
-      return snode_num(c, 0);
-    }
-    if (y->kind == SN_NUM || y->kind == SN_MUL) {
+    if (y->kind == SN_MUL && y->bn != NULL) { /* x.b a Node: `x.b % b == 0`, else _gcd = 1 */
+      if (snode_eq_int(snode_mod(c, y->bn, b), 0)) {
+        nl_push(c, &fully_divided, sn_floordiv(c, y, b, FA_DEFAULT));
+      } else {
+        nl_push(c, &rest, y);
+        g = 1;
+      }
+    } else if (y->kind == SN_NUM || y->kind == SN_MUL) {
       if (sn_pymod(c, y->b, b) == 0) {
         nl_push(c, &fully_divided, sn_floordiv(c, y, b, FA_DEFAULT));
       } else {
@@ -593,19 +596,27 @@ static const SymNode *sn_floordiv_sum(SymNodeCtx *c, const SymNode *x, int64_t b
   return snode_add(c, fd, sn_floordiv_generic(c, rs, b, true));
 }
 
+static const SymNode *sn_floordiv_generic_node(SymNodeCtx *c, const SymNode *x, const SymNode *y, bool fa);
+
+/* a MulNode's b: an int or a Node */
+static sint sn_mul_b(const SymNode *x) { return x->bn != NULL ? sv_node(x->bn) : sint_int(x->b); }
+
+/* MulNode.__floordiv__(b, factoring_allowed=False), b an int or a Node; self.b an int or a Node */
+static const SymNode *sn_mul_floordiv(SymNodeCtx *c, const SymNode *x, sint b, int fa) {
+  sint xb = sn_mul_b(x), a = sv_node(x->a);
+  if (snv_eq(c, snv_mod(c, xb, b), sint_int(0))) return sv_n(snv_mul(c, a, snv_floordiv(c, xb, b))); /* self.a*(self.b//b) */
+  if (snv_eq(c, snv_mod(c, b, xb), sint_int(0)) && snv_gt(c, xb, sint_int(0)))
+    return sv_n(snv_floordiv(c, a, snv_floordiv(c, b, xb))); /* self.a//(b//self.b) */
+  if (sn_failed(c)) return snode_num(c, 0);
+  bool f = fa == FA_DEFAULT ? false : fa;
+  return b.sym == NULL ? sn_floordiv_generic(c, x, b.i, f) : sn_floordiv_generic_node(c, x, sv_n(b), f);
+}
+
 /* x.__floordiv__(b, factoring_allowed) dispatched on x's class; fa == FA_DEFAULT uses the class default */
 static const SymNode *sn_floordiv(SymNodeCtx *c, const SymNode *x, int64_t b, int fa) {
   if (sn_failed(c)) return snode_num(c, 0);
   switch (x->kind) {
-    case SN_MUL: { /* MulNode.__floordiv__(b, factoring_allowed=False) */
-      if (x->bn != NULL) {
-        sn_unsupported(c, "symbolic: MulNode with a Node factor // int");
-        return snode_num(c, 0);
-      }
-      if (sn_pymod(c, x->b, b) == 0) return snode_mul(c, x->a, sn_pydiv(c, x->b, b));
-      if (sn_pymod(c, b, x->b) == 0 && x->b > 0) return sn_floordiv(c, x->a, sn_pydiv(c, b, x->b), FA_DEFAULT);
-      return sn_floordiv_generic(c, x, b, fa == FA_DEFAULT ? false : fa);
-    }
+    case SN_MUL: return sn_mul_floordiv(c, x, sint_int(b), fa);
     case SN_DIV: /* DivNode.__floordiv__: two divs is one div */
       return sn_floordiv(c, x->a, x->b * b, FA_DEFAULT);
     case SN_MOD: /* ModNode.__floordiv__(b, factoring_allowed=True) */
@@ -638,11 +649,7 @@ const SymNode *snode_mod(SymNodeCtx *c, const SymNode *x, int64_t b) {
   if (sn_failed(c)) return snode_num(c, 0);
   switch (x->kind) {
     case SN_MUL: /* MulNode.__mod__: Node.__mod__(self.a * (self.b%b), b) */
-      if (x->bn != NULL) {
-        sn_unsupported(c, "symbolic: MulNode with a Node factor % int");
-        return snode_num(c, 0);
-      }
-      return sn_mod_generic(c, snode_mul(c, x->a, sn_pymod(c, x->b, b)), b);
+      return sn_mod_generic(c, sv_as_node(c, snv_mul(c, sv_node(x->a), snv_mod(c, sn_mul_b(x), sint_int(b)))), b);
     case SN_MOD: /* ModNode.__mod__ */
       if (sn_pymod(c, x->b, b) == 0) return snode_mod(c, x->a, b);
       return sn_mod_generic(c, x, b);
@@ -790,32 +797,75 @@ static bool sn_b_minus_self_positive(SymNodeCtx *c, const SymNode *x, const SymN
   return snv_gt(c, snode_min(snode_add(c, y, snode_mul(c, x, -1))), sint_int(0)) && snv_ge(c, snode_min(x), sint_int(0));
 }
 
-/* x // y with a Node y: a NumNode divides like its int; otherwise Node.__floordiv__'s Node rules */
-const SymNode *snode_floordiv_node(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
+/* Node.__floordiv__ with a Node b (the base class, whatever x's class) */
+static const SymNode *sn_floordiv_generic_node(SymNodeCtx *c, const SymNode *x, const SymNode *y, bool fa) {
   if (sn_failed(c)) return snode_num(c, 0);
-  if (y->kind == SN_NUM && x->kind != SN_SUM) return snode_floordiv(c, x, y->b);
-  if (x->kind != SN_VAR && x->kind != SN_NUM && x->kind != SN_DIV) {
-    sn_unsupported(c, "symbolic: Node // Node");
-    return snode_num(c, 0);
-  }
+  if (y->kind == SN_NUM) return sn_floordiv(c, x, y->b, fa); /* self.__floordiv__(b.b, factoring_allowed) */
   if (snode_eq(c, x, y)) return snode_num(c, 1);
   if (sn_b_minus_self_positive(c, x, y)) return snode_num(c, 0); /* b - self simplifies the node */
   sn_raise(c, "RuntimeError", arena_printf(c->a, "not supported: <%s> // <%s>", snode_key(c, x), snode_key(c, y)));
   return snode_num(c, 0);
 }
 
-/* x % y with a Node y */
-const SymNode *snode_mod_node(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
-  if (sn_failed(c)) return snode_num(c, 0);
-  if (y->kind == SN_NUM && x->kind != SN_SUM) return snode_mod(c, x, y->b);
-  if (x->kind != SN_VAR && x->kind != SN_NUM && x->kind != SN_DIV) {
-    sn_unsupported(c, "symbolic: Node % Node");
-    return snode_num(c, 0);
+/* SumNode.__floordiv__ with a Node b */
+static const SymNode *sn_sum_floordiv_node(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
+  if (snode_eq(c, x, y)) return snode_num(c, 1);
+  NodeList flat = {0}, fully_divided = {0}, rest = {0};
+  sn_flat_components(c, x, &flat);
+  for (int i = 0; i < flat.n && !sn_failed(c); i++) {
+    const SymNode *z = flat.items[i];
+    if (snode_eq_int(snode_mod_node(c, z, y), 0)) nl_push(c, &fully_divided, snode_floordiv_node(c, z, y)); /* x % b == 0 */
+    else nl_push(c, &rest, z);
   }
+  const SymNode *sum_fully_divided = create_node(c, sn_new_red(c, SN_SUM, fully_divided.n, fully_divided.items));
+  if (!snode_eq_int(sum_fully_divided, 0)) /* sum_fully_divided + create_node(SumNode(rest)) // b */
+    return snode_add(c, sum_fully_divided, snode_floordiv_node(c, create_node(c, sn_new_red(c, SN_SUM, rest.n, rest.items)), y));
+  return sn_floordiv_generic_node(c, x, y, false);
+}
+
+/* x // y with a Node y, dispatched on x's class */
+const SymNode *snode_floordiv_node(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  switch (x->kind) {
+    case SN_MUL: return sn_mul_floordiv(c, x, sv_node(y), FA_DEFAULT);
+    case SN_DIV: return snode_floordiv_node(c, x->a, snode_mul(c, y, x->b)); /* DivNode: self.a//(self.b*b) */
+    case SN_MOD: /* ModNode: (self.a//b) % (self.b//b) if self.b % b == 0 else Node.__floordiv__(self, b, True) */
+      if (snv_eq(c, snv_mod(c, sint_int(x->b), sv_node(y)), sint_int(0)))
+        return sv_as_node(c, snv_mod(c, sv_node(snode_floordiv_node(c, x->a, y)), snv_floordiv(c, sint_int(x->b), sv_node(y))));
+      return sn_floordiv_generic_node(c, x, y, true);
+    case SN_SUM: return sn_sum_floordiv_node(c, x, y);
+    default: return sn_floordiv_generic_node(c, x, y, true);
+  }
+}
+
+/* Node.__mod__ with a Node b (the base class, whatever x's class) */
+static const SymNode *sn_mod_generic_node(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  if (y->kind == SN_NUM) return snode_mod(c, x, y->b); /* self % b.b */
   if (snode_eq(c, x, y)) return snode_num(c, 0);
   if (sn_b_minus_self_positive(c, x, y)) return x; /* b - self simplifies the node */
   sn_raise(c, "RuntimeError", arena_printf(c->a, "not supported: <%s> %% <%s>", snode_key(c, x), snode_key(c, y)));
   return snode_num(c, 0);
+}
+
+/* x % y with a Node y, dispatched on x's class */
+const SymNode *snode_mod_node(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  switch (x->kind) {
+    case SN_MUL: /* MulNode: Node.__mod__(self.a * (self.b%b), b) */
+      return sn_mod_generic_node(c, sv_as_node(c, snv_mul(c, sv_node(x->a), snv_mod(c, sn_mul_b(x), sv_node(y)))), y);
+    case SN_SUM: { /* SumNode.__mod__ */
+      if (snode_eq(c, x, y)) return snode_num(c, 0);
+      if (snv_gt(c, snode_min(snode_add(c, y, snode_mul(c, x, -1))), sint_int(0))) return x; /* (b - self).min > 0 */
+      const SymNode **parts = arena_array(c->a, (size_t)(x->n > 0 ? x->n : 1), sizeof *parts);
+      for (int i = 0; i < x->n; i++) {
+        const SymNode *z = x->nodes[i];
+        parts[i] = (z->kind == SN_NUM || z->kind == SN_MUL) ? snode_mod_node(c, z, y) : z;
+      }
+      return sn_mod_generic_node(c, snode_sum(c, x->n, parts), y);
+    }
+    default: return sn_mod_generic_node(c, x, y); /* ModNode.__mod__ with a Node b is Node.__mod__ too */
+  }
 }
 
 /* x.substitute({v: v.unbind()[0]}) for the bound Variables v of x (Node.unbind) */

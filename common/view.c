@@ -727,17 +727,35 @@ const View *view_flip(Arena *a, TgVersion v, const View *vw, int n, const bool *
   return view_create(a, v, n, vw->shape, strides, sint_add(vw->offset, offset), vw->mask != NULL ? mask : NULL, err);
 }
 
-/* helpers.argsort: stable sort of indices by key (sorted() compares with <) */
+/* helpers.argsort: sorted(range(len(x)), key=x.__getitem__). CPython's list.sort on fewer than 64
+ * items (Objects/listobject.c: count_run, reverse a descending run, binarysort), so that the
+ * order is Python's even when `<` is not a total order (0.9.1 Node comparisons: bool(a < b) and
+ * bool(b < a) can both hold). On more items a stable insertion sort (the same order for ints). */
 static void argsort(int n, const sint *key, int64_t *out) {
   for (int i = 0; i < n; i++) out[i] = i;
-  for (int i = 1; i < n; i++) { /* insertion sort is stable */
-    int64_t x = out[i];
-    int j = i - 1;
-    while (j >= 0 && sint_lt(key[x], key[out[j]])) {
-      out[j + 1] = out[j];
-      j--;
+  if (n < 2) return;
+  int run = 2; /* count_run: IFLT(*lo, *(lo-1)) starts a descending run */
+  if (sint_lt(key[1], key[0])) {
+    while (run < n && sint_lt(key[out[run]], key[out[run - 1]])) run++;
+    for (int i = 0, j = run - 1; i < j; i++, j--) { /* reverse_sortslice */
+      int64_t t = out[i];
+      out[i] = out[j];
+      out[j] = t;
     }
-    out[j + 1] = x;
+  } else {
+    while (run < n && !sint_lt(key[out[run]], key[out[run - 1]])) run++;
+  }
+  if (n >= 64) run = 1; /* minrun < n: not modelled, fall back to insertion */
+  for (int start = run; start < n; start++) { /* binarysort(lo, lo + n, lo + run) */
+    int64_t pivot = out[start];
+    int l = 0, r = start;
+    while (l < r) {
+      int p = l + ((r - l) >> 1);
+      if (sint_lt(key[pivot], key[out[p]])) r = p;
+      else l = p + 1;
+    }
+    for (int p = start; p > l; p--) out[p] = out[p - 1];
+    out[l] = pivot;
   }
 }
 
