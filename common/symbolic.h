@@ -87,8 +87,8 @@ const SymNode *snode_unbind(SymNodeCtx *c, const SymNode *x);
 /* sym_infer(x, {v: v.val}) for x's Variables, each bound; AssertionError otherwise */
 int64_t snode_infer_bound(SymNodeCtx *c, const SymNode *x);
 const SymNode *snode_ands(SymNodeCtx *c, int n, const SymNode *const *nodes);             /* Node.ands */
-const SymNode *create_lt_node(SymNodeCtx *c, const SymNode *lhs, int64_t b);
-const SymNode *create_ge_node(SymNodeCtx *c, const SymNode *lhs, int64_t b);
+const SymNode *create_lt_node(SymNodeCtx *c, const SymNode *lhs, sint b);   /* b an int or a Node */
+const SymNode *create_ge_node(SymNodeCtx *c, const SymNode *lhs, sint b);
 bool snode_truthy(SymNodeCtx *c, const SymNode *x);           /* Node.__bool__ */
 bool snode_lt_truthy(SymNodeCtx *c, const SymNode *x, int64_t b); /* bool(x < b), Node.__lt__ with an int */
 bool snode_eq(SymNodeCtx *c, const SymNode *x, const SymNode *y);   /* Node.__eq__ between two nodes */

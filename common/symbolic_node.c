@@ -678,8 +678,17 @@ const SymNode *snode_ands(SymNodeCtx *c, int n, const SymNode *const *nodes) {
   return keep.n == 1 ? keep.items[0] : snode_num(c, 1);
 }
 
-/* create_lt_node (shape/symbolic.py), int b */
-const SymNode *create_lt_node(SymNodeCtx *c, const SymNode *lhs, int64_t b) {
+static const SymNode *create_lt_node_int(SymNodeCtx *c, const SymNode *lhs, int64_t b);
+
+/* create_lt_node (shape/symbolic.py); a Node b (NumNode included: not an int) is always create_node(LtNode(lhs, b)) */
+const SymNode *create_lt_node(SymNodeCtx *c, const SymNode *lhs, sint b) {
+  if (sn_failed(c)) return snode_num(c, 0);
+  if (b.sym != NULL) return create_node(c, sn_new_lt(c, lhs, b));
+  return create_lt_node_int(c, lhs, b.i);
+}
+
+/* create_lt_node with an int b */
+static const SymNode *create_lt_node_int(SymNodeCtx *c, const SymNode *lhs, int64_t b) {
   if (sn_failed(c)) return snode_num(c, 0);
   if (lhs->kind == SN_SUM) {
     NodeList new_sum = {0};
@@ -713,7 +722,7 @@ const SymNode *create_lt_node(SymNodeCtx *c, const SymNode *lhs, int64_t b) {
         b = sn_pydiv(c, b, mul_gcd);
       }
     }
-    return lhs->kind == SN_SUM ? create_node(c, sn_new_lt(c, lhs, sint_int(b))) : create_lt_node(c, lhs, b);
+    return lhs->kind == SN_SUM ? create_node(c, sn_new_lt(c, lhs, sint_int(b))) : create_lt_node_int(c, lhs, b);
   }
   if (lhs->kind == SN_MUL) {
     if (lhs->bn != NULL || lhs->b == -1) return create_node(c, sn_new_lt(c, lhs, sint_int(b)));
@@ -723,8 +732,9 @@ const SymNode *create_lt_node(SymNodeCtx *c, const SymNode *lhs, int64_t b) {
   return create_node(c, sn_new_lt(c, lhs, sint_int(b)));
 }
 
-const SymNode *create_ge_node(SymNodeCtx *c, const SymNode *lhs, int64_t b) {
-  return create_lt_node(c, snode_mul(c, lhs, -1), -b + 1);
+/* create_ge_node: create_lt_node(-lhs, -b+1) */
+const SymNode *create_ge_node(SymNodeCtx *c, const SymNode *lhs, sint b) {
+  return create_lt_node(c, snode_mul(c, lhs, -1), snv_add(c, snv_neg(c, b), sint_int(1)));
 }
 
 /* Node.vars(): the Variables, each once (by key), in first-seen order */
@@ -878,12 +888,8 @@ const SymNode *snode_unbind(SymNodeCtx *c, const SymNode *x) {
       return x->bn != NULL ? snode_mul_node(c, snode_unbind(c, x->a), snode_unbind(c, x->bn)) : snode_mul(c, snode_unbind(c, x->a), x->b);
     case SN_DIV: return snode_floordiv(c, snode_unbind(c, x->a), x->b);
     case SN_MOD: return snode_mod(c, snode_unbind(c, x->a), x->b);
-    case SN_LT:
-      if (x->bn != NULL) {
-        sn_unsupported(c, "symbolic: substitute of an LtNode with a Node b");
-        return x;
-      }
-      return create_lt_node(c, snode_unbind(c, x->a), x->b);
+    case SN_LT: /* create_lt_node(self.a.substitute(var_vals), self.b if int else self.b.substitute(var_vals)) */
+      return create_lt_node(c, snode_unbind(c, x->a), x->bn != NULL ? sv_node(snode_unbind(c, x->bn)) : sint_int(x->b));
     case SN_SUM: {
       const SymNode **parts = arena_array(c->a, (size_t)(x->n > 0 ? x->n : 1), sizeof *parts);
       for (int i = 0; i < x->n; i++) parts[i] = snode_unbind(c, x->nodes[i]);
@@ -916,12 +922,8 @@ static const SymNode *sn_subst_vals(SymNodeCtx *c, const SymNode *x) {
       return x->bn != NULL ? snode_mul_node(c, sn_subst_vals(c, x->a), sn_subst_vals(c, x->bn)) : snode_mul(c, sn_subst_vals(c, x->a), x->b);
     case SN_DIV: return snode_floordiv(c, sn_subst_vals(c, x->a), x->b);
     case SN_MOD: return snode_mod(c, sn_subst_vals(c, x->a), x->b);
-    case SN_LT:
-      if (x->bn != NULL) {
-        sn_unsupported(c, "symbolic: substitute of an LtNode with a Node b");
-        return x;
-      }
-      return create_lt_node(c, sn_subst_vals(c, x->a), x->b);
+    case SN_LT: /* create_lt_node(self.a.substitute(var_vals), self.b if int else self.b.substitute(var_vals)) */
+      return create_lt_node(c, sn_subst_vals(c, x->a), x->bn != NULL ? sv_node(sn_subst_vals(c, x->bn)) : sint_int(x->b));
     case SN_SUM:
     case SN_AND: {
       const SymNode **parts = arena_array(c->a, (size_t)(x->n > 0 ? x->n : 1), sizeof *parts);
