@@ -34,10 +34,33 @@ static bool as_float(const JVal *v, double *out) {
   return true;
 }
 
+static bool is_container(const JVal *v) { return v->kind == J_ARR || v->kind == J_OBJ; }
+
+/* a and b equal as values, except that two containers of one kind and size
+ * are only "maybe": then *deeper asks for their members to be compared. */
+static bool shallow_equal(const JVal *a, const JVal *b, bool *deeper) {
+  *deeper = false;
+  if (a == b) return true;
+  if (!is_container(a) && !is_container(b)) return scalar_equal(a, b);
+  double fa, fb;
+  if (as_float(a, &fa) && as_float(b, &fb)) return fa == fb || (isnan(fa) && isnan(fb));
+  if (a->kind != b->kind || a->n != b->n) return false;
+  *deeper = true;
+  return true;
+}
+
+/* b's member with a's i-th key: at position i when the keys come in the same order */
+static const JVal *same_key_member(const JVal *a, const JVal *b, size_t i) {
+  const JMember *ma = &a->u.obj[i], *mb = &b->u.obj[i];
+  if (mb->keylen == ma->keylen && memcmp(mb->key, ma->key, ma->keylen) == 0) return mb->val;
+  return json_get(b, ma->key);
+}
+
 bool json_equal(const JVal *a, const JVal *b) {
   typedef struct { const JVal *a, *b; } Pair;
-  if (a == b) return true;
-  if (a->kind != J_ARR && a->kind != J_OBJ && b->kind != J_OBJ) return scalar_equal(a, b) || (a->kind == J_FLOAT && b->kind == J_FLOAT && isnan(a->u.f) && isnan(b->u.f));
+  bool deeper;
+  if (!shallow_equal(a, b, &deeper)) return false;
+  if (!deeper) return true;
   Pair local[64];
   size_t cap = 64, n = 0;
   Pair *stack = local;
@@ -45,12 +68,6 @@ bool json_equal(const JVal *a, const JVal *b) {
   bool equal = true;
   while (n && equal) {
     Pair p = stack[--n];
-    double fa, fb;
-    if (p.a == p.b) continue;
-    if (as_float(p.a, &fa) && as_float(p.b, &fb)) { equal = fa == fb || (isnan(fa) && isnan(fb)); continue; }
-    if (p.a->kind != p.b->kind) { equal = false; break; }
-    if (p.a->kind != J_ARR && p.a->kind != J_OBJ) { equal = scalar_equal(p.a, p.b); continue; }
-    if (p.a->n != p.b->n) { equal = false; break; }
     if (n + p.a->n > cap) {
       while (n + p.a->n > cap) cap *= 2;
       Pair *bigger = malloc(cap * sizeof *bigger);
@@ -60,13 +77,10 @@ bool json_equal(const JVal *a, const JVal *b) {
       stack = bigger;
     }
     for (size_t i = 0; i < p.a->n && equal; i++) {
-      if (p.a->kind == J_ARR) { stack[n++] = (Pair){p.a->u.arr[i], p.b->u.arr[i]}; continue; }
-      const JVal *other = p.b->u.obj[i].keylen == p.a->u.obj[i].keylen &&
-                                  memcmp(p.b->u.obj[i].key, p.a->u.obj[i].key, p.a->u.obj[i].keylen) == 0
-                              ? p.b->u.obj[i].val /* same key order: the common case */
-                              : json_get(p.b, p.a->u.obj[i].key);
-      if (!other) equal = false;
-      else stack[n++] = (Pair){p.a->u.obj[i].val, other};
+      const JVal *x = p.a->kind == J_ARR ? p.a->u.arr[i] : p.a->u.obj[i].val;
+      const JVal *y = p.a->kind == J_ARR ? p.b->u.arr[i] : same_key_member(p.a, p.b, i);
+      equal = y && shallow_equal(x, y, &deeper);
+      if (equal && deeper) stack[n++] = (Pair){x, y};
     }
   }
   if (stack != local) free(stack);

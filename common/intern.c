@@ -223,7 +223,7 @@ const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, ui
   *u = proto;
   if (nsrc) {
     const UOp **s = (const UOp **)(u + 1);
-    memcpy(s, src, nsrc * sizeof *s);
+    for (uint32_t i = 0; i < nsrc; i++) s[i] = src[i]; /* a few pointers: no call to memcpy */
     u->src = s;
   }
   u->id = (uint32_t)in->nuops;

@@ -11,14 +11,6 @@ JVal *json_parse_text(Arena *a, const char *text, char *err, size_t errlen) {
   return json_parse(a, buf, n, err, errlen);
 }
 
-const JVal *json_get(const JVal *obj, const char *key) {
-  if (!obj || obj->kind != J_OBJ) return NULL;
-  size_t klen = strlen(key);
-  for (size_t i = 0; i < obj->n; i++)
-    if (obj->u.obj[i].keylen == klen && memcmp(obj->u.obj[i].key, key, klen) == 0) return obj->u.obj[i].val;
-  return NULL;
-}
-
 bool json_is_int(const JVal *v) { return v && (v->kind == J_INT || v->kind == J_UINT); }
 bool json_is_number(const JVal *v) { return v && (v->kind == J_INT || v->kind == J_UINT || v->kind == J_FLOAT); }
 

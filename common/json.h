@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "arena.h"
 
 typedef enum { J_NULL, J_BOOL, J_INT, J_UINT, J_FLOAT, J_STR, J_ARR, J_OBJ } JKind;
@@ -45,8 +46,17 @@ void json_release_parser(void);
  * padding the parser needs (for tests and small documents). */
 JVal *json_parse_text(Arena *a, const char *text, char *err, size_t errlen);
 
-/* Lookups. json_get returns NULL when obj is not an object or has no key. */
-const JVal *json_get(const JVal *obj, const char *key);
+/* Lookups. json_get returns NULL when obj is not an object or has no key.
+ * Inline, so that the length of a literal key is known where it is called. */
+static inline const JVal *json_get(const JVal *obj, const char *key) {
+  if (!obj || obj->kind != J_OBJ) return NULL;
+  size_t klen = strlen(key);
+  for (uint32_t i = 0; i < obj->n; i++) {
+    const JMember *m = &obj->u.obj[i];
+    if (m->keylen == klen && memcmp(m->key, key, klen) == 0) return m->val;
+  }
+  return NULL;
+}
 bool json_is_int(const JVal *v);          /* J_INT, or J_UINT (always > INT64_MAX) */
 bool json_is_number(const JVal *v);
 

@@ -71,28 +71,42 @@ void *omap_get(const OMap *m, uint64_t key) {
   return omap_find(m, key, &v) ? v : NULL;
 }
 
-static void insert_new(OMap *m, uint64_t key, void *val) {
-  if (m->nentries == m->entries_cap) grow(m);
-  bool found;
-  size_t slot = probe(m, key, &found);
+/* entries[nentries] = (key, val), indexed at slot (key's place, found absent) */
+static void place(OMap *m, size_t slot, uint64_t key, void *val) {
   m->entries[m->nentries] = (OMapEntry){key, val, true};
   m->index[slot] = (int32_t)m->nentries++;
   m->len++;
 }
 
+/* key, absent, with its value; slot is its place when known, SIZE_MAX when not */
+static void insert_new(OMap *m, size_t slot, uint64_t key, void *val) {
+  if (m->nentries == m->entries_cap) {
+    grow(m);
+    slot = SIZE_MAX;
+  }
+  bool found;
+  if (slot == SIZE_MAX) slot = probe(m, key, &found);
+  place(m, slot, key, val);
+}
+
 void omap_put(OMap *m, uint64_t key, void *val) {
-  if (m->len) {
+  size_t slot = SIZE_MAX;
+  if (m->index_cap) {
     bool found;
-    size_t slot = probe(m, key, &found);
+    slot = probe(m, key, &found);
     if (found) { m->entries[m->index[slot]].val = val; return; }
   }
-  insert_new(m, key, val);
+  insert_new(m, slot, key, val);
 }
 
 void *omap_setdefault(OMap *m, uint64_t key, void *val) {
-  void *old;
-  if (omap_find(m, key, &old)) return old;
-  insert_new(m, key, val);
+  size_t slot = SIZE_MAX;
+  if (m->index_cap) {
+    bool found;
+    slot = probe(m, key, &found);
+    if (found) return m->entries[m->index[slot]].val;
+  }
+  insert_new(m, slot, key, val);
   return val;
 }
 

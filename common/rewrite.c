@@ -13,73 +13,91 @@ static bool rule_applies(const Rule *r, Op op) {
   return false;
 }
 
-/* PatternMatcher.pdict: for each op, the indices of the rules that apply to
- * it, in rule order. Built once per matcher (matchers are static tables) and
- * kept for the life of the process in a small table keyed by the matcher. */
+/* PatternMatcher.pdict of `pm1 + pm2 + ...` (the rule lists concatenated):
+ * for each op, the functions of the rules that apply to it, in rule order.
+ * Built once per list of matchers (matchers are static tables) and kept for
+ * the life of the process in a small table keyed by the list. */
 typedef struct PmIndex {
-  const PatternMatcher *pm;
-  uint32_t start[OP_COUNT + 1];  /* rules for op k: idx[start[k] .. start[k+1]) */
-  uint16_t *idx;
+  size_t npms;
+  const PatternMatcher *pms[RC_MAX_PMS];
+  uint32_t start[OP_COUNT + 1];  /* rules for op k: fn[start[k] .. start[k+1]) */
+  RuleFn *fn;
 } PmIndex;
 
 enum { PM_INDEX_SLOTS = 256 };
 static PmIndex *pm_indexes[PM_INDEX_SLOTS];
 
-static const PmIndex *pm_index(const PatternMatcher *pm) {
-  size_t h = ((uintptr_t)pm >> 4) & (PM_INDEX_SLOTS - 1);
-  for (size_t probe = 0; probe < PM_INDEX_SLOTS; probe++, h = (h + 1) & (PM_INDEX_SLOTS - 1)) {
-    PmIndex *x = pm_indexes[h];
-    if (x && x->pm == pm) return x;
-    if (x) continue;
-    if (pm->nrules > UINT16_MAX) return NULL;
-    x = calloc(1, sizeof *x);
-    uint16_t *idx = x ? malloc((pm->nrules * OP_COUNT + 1) * sizeof *idx) : NULL;
-    if (!idx) { free(x); return NULL; }
-    uint32_t n = 0;
-    for (int op = 0; op < OP_COUNT; op++) {
-      x->start[op] = n;
-      for (size_t i = 0; i < pm->nrules; i++)
-        if (rule_applies(&pm->rules[i], (Op)op)) idx[n++] = (uint16_t)i;
-    }
-    x->start[OP_COUNT] = n;
-    x->pm = pm;
-    x->idx = idx;
-    pm_indexes[h] = x;
-    return x;
-  }
-  return NULL; /* table full: the caller scans the rules */
+static bool is_list(const PmIndex *x, const PatternMatcher *const *pms, size_t npms) {
+  if (x->npms != npms) return false;
+  for (size_t i = 0; i < npms; i++)
+    if (x->pms[i] != pms[i]) return false;
+  return true;
 }
 
-/* PatternMatcher.rewrite with the matcher's index x (NULL: scan the rules) */
-static const UOp *pm_rewrite_indexed(const PatternMatcher *pm, const PmIndex *x, void *ctx, const UOp *u) {
+static PmIndex *pm_index_build(const PatternMatcher *const *pms, size_t npms) {
+  size_t nrules = 0;
+  for (size_t i = 0; i < npms; i++) nrules += pms[i]->nrules;
+  if (nrules * OP_COUNT >= UINT32_MAX) return NULL;
+  PmIndex *x = calloc(1, sizeof *x);
+  RuleFn *fn = x ? malloc((nrules * OP_COUNT + 1) * sizeof *fn) : NULL;
+  if (!fn) { free(x); return NULL; }
+  uint32_t n = 0;
+  for (int op = 0; op < OP_COUNT; op++) {
+    x->start[op] = n;
+    for (size_t p = 0; p < npms; p++)
+      for (size_t i = 0; i < pms[p]->nrules; i++)
+        if (rule_applies(&pms[p]->rules[i], (Op)op)) fn[n++] = pms[p]->rules[i].fn;
+  }
+  x->start[OP_COUNT] = n;
+  x->npms = npms;
+  memcpy(x->pms, pms, npms * sizeof *pms);
+  x->fn = fn;
+  return x;
+}
+
+/* The index of the list; NULL when there is none (the caller scans the rules). */
+static const PmIndex *pm_index(const PatternMatcher *const *pms, size_t npms) {
+  if (npms > RC_MAX_PMS) return NULL;
+  uint64_t h = npms;
+  for (size_t i = 0; i < npms; i++) h = (h ^ (uintptr_t)pms[i]) * 0x9e3779b97f4a7c15ULL;
+  size_t slot = (size_t)(h >> 40) & (PM_INDEX_SLOTS - 1);
+  for (size_t probe = 0; probe < PM_INDEX_SLOTS; probe++, slot = (slot + 1) & (PM_INDEX_SLOTS - 1)) {
+    PmIndex *x = pm_indexes[slot];
+    if (x && is_list(x, pms, npms)) return x;
+    if (x) continue;
+    return pm_indexes[slot] = pm_index_build(pms, npms);
+  }
+  return NULL; /* table full */
+}
+
+/* `pm1 + pm2 + ...`.rewrite(u, ctx) with the list's index x (NULL: scan the rules) */
+static const UOp *pm_rewrite_indexed(const PatternMatcher *const *pms, size_t npms, const PmIndex *x, void *ctx,
+                                     const UOp *u) {
   if (x && u->op < OP_COUNT) {
     for (uint32_t k = x->start[u->op]; k < x->start[u->op + 1]; k++) {
-      const UOp *ret = pm->rules[x->idx[k]].fn(ctx, u);
+      const UOp *ret = x->fn[k](ctx, u);
       if (ret) return ret;
     }
     return NULL;
   }
-  for (size_t i = 0; i < pm->nrules; i++) {
-    const Rule *r = &pm->rules[i];
-    if (!rule_applies(r, u->op)) continue;
-    const UOp *ret = r->fn(ctx, u);
-    if (ret) return ret;
-  }
+  for (size_t p = 0; p < npms; p++)
+    for (size_t i = 0; i < pms[p]->nrules; i++) {
+      const Rule *r = &pms[p]->rules[i];
+      if (!rule_applies(r, u->op)) continue;
+      const UOp *ret = r->fn(ctx, u);
+      if (ret) return ret;
+    }
   return NULL;
 }
 
 /* ops.py PatternMatcher.rewrite */
 const UOp *pm_rewrite(const PatternMatcher *pm, void *ctx, const UOp *u) {
-  return pm_rewrite_indexed(pm, u->op < OP_COUNT ? pm_index(pm) : NULL, ctx, u);
+  return pm_rewrite_list(&pm, 1, ctx, u);
 }
 
 /* `pm1 + pm2 + ...`: PatternMatcher.__add__ concatenates the rule lists. */
 const UOp *pm_rewrite_list(const PatternMatcher *const *pms, size_t npms, void *ctx, const UOp *u) {
-  for (size_t i = 0; i < npms; i++) {
-    const UOp *ret = pm_rewrite(pms[i], ctx, u);
-    if (ret) return ret;
-  }
-  return NULL;
+  return pm_rewrite_indexed(pms, npms, u->op < OP_COUNT ? pm_index(pms, npms) : NULL, ctx, u);
 }
 
 /* One activation of the Python recursive function. */
@@ -104,6 +122,7 @@ struct RewriteMemo {
   uint32_t *stamp;
   const UOp **val;
   size_t cap;            /* ids below cap have an entry */
+  size_t nput;           /* entries stamped with this epoch (0: nothing live in the table) */
   Frame *frames;
   size_t nframes, frames_cap;
   const UOp **srcs;
@@ -119,7 +138,7 @@ static RewriteMemo *memo_acquire(Interner *in) {
     if (m->cap) memset(m->stamp, 0, m->cap * sizeof *m->stamp);
     m->epoch = 1;
   }
-  m->nframes = m->nsrcs = 0;
+  m->nframes = m->nsrcs = m->nput = 0;
   return m;
 }
 
@@ -134,14 +153,17 @@ static inline void memo_put(Interner *in, RewriteMemo *m, const UOp *n, const UO
     if (cap < uop_count(in)) cap = uop_count(in);
     uint32_t *stamp = arena_array(in->arena, cap, sizeof *stamp); /* zero: no entry */
     const UOp **val = arena_array(in->arena, cap, sizeof *val);
-    if (m->cap) {
+    if (m->nput) { /* live entries move; a table with none starts afresh */
       memcpy(stamp, m->stamp, m->cap * sizeof *stamp);
       memcpy(val, m->val, m->cap * sizeof *val);
+    } else {
+      m->epoch = 1;
     }
     m->stamp = stamp, m->val = val, m->cap = cap;
   }
   m->stamp[n->id] = m->epoch;
   m->val[n->id] = ret;
+  m->nput++;
 }
 
 void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher *const *pms, size_t npms, void *ctx) {
@@ -150,7 +172,7 @@ void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher
   rc->npms = npms;
   rc->ctx = ctx;
   rc->memo = memo_acquire(in);
-  for (size_t i = 0; i < npms && i < RC_MAX_PMS; i++) rc->index[i] = pm_index(pms[i]);
+  rc->index = pm_index(pms, npms);
 }
 
 void rewrite_context_release(RewriteContext *rc) {
@@ -171,14 +193,9 @@ static inline Frame *push(Interner *in, RewriteMemo *m, const UOp *n) {
   return f;
 }
 
-/* pm_rewrite_list with the matchers' indexes looked up once per context */
-static const UOp *rewrite_node(RewriteContext *rc, const UOp *n) {
-  if (rc->npms > RC_MAX_PMS) return pm_rewrite_list(rc->pms, rc->npms, rc->ctx, n);
-  for (size_t i = 0; i < rc->npms; i++) {
-    const UOp *ret = pm_rewrite_indexed(rc->pms[i], rc->index[i], rc->ctx, n);
-    if (ret) return ret;
-  }
-  return NULL;
+/* pm_rewrite_list with the matchers' index looked up once per context */
+static inline const UOp *rewrite_node(RewriteContext *rc, const UOp *n) {
+  return pm_rewrite_indexed(rc->pms, rc->npms, rc->index, rc->ctx, n);
 }
 
 /* new_src[i] = ret for the next source i of node: new_src gets room on the
@@ -193,7 +210,7 @@ static inline void record_source(Interner *in, RewriteMemo *m, Frame *f, const U
       m->srcs = bigger, m->srcs_cap = cap;
     }
     f->new_src = (uint32_t)m->nsrcs;
-    memcpy(m->srcs + m->nsrcs, node->src, f->i * sizeof(UOp *));
+    for (uint32_t k = 0; k < f->i; k++) m->srcs[m->nsrcs + k] = node->src[k]; /* a few pointers: no call to memcpy */
     m->nsrcs += node->nsrc;
   }
   if (f->new_src != NO_SRC) m->srcs[f->new_src + f->i] = ret;

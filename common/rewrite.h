@@ -51,7 +51,7 @@ typedef struct RewriteContext {
   size_t npms;
   void *ctx;
   RewriteMemo *memo;
-  const PmIndex *index[RC_MAX_PMS];  /* PatternMatcher.pdict of each of the first pms */
+  const PmIndex *index;  /* PatternMatcher.pdict of the concatenated pms; NULL: none (scan) */
 } RewriteContext;
 
 void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher *const *pms, size_t npms, void *ctx);

@@ -75,6 +75,32 @@ def enc_sint(x):
   if isinstance(x, int) and not isinstance(x, bool): return x
   return {"sym": enc_expr(x)}
 
+def dec_expr(e):
+  """A UOp from an EXPR (0.10.x): an int inside an expression is a CONST, a var with "val" a bound Variable,
+  an op node UOp(op, dtype, src, arg) with UOp.alu's dtype (bool for comparisons, else the last source's)
+  unless the node names one."""
+  from tinygrad.ops import UOp, Ops
+  from tinygrad.dtype import dtypes
+  if isinstance(e, bool): return UOp.const(dtypes.bool, e)
+  if isinstance(e, int): return UOp.const(dtypes.int, e)
+  if "var" in e:
+    v = UOp.variable(e["var"], e["min"], e["max"])
+    return v.bind(e["val"]) if "val" in e else v
+  src = tuple(dec_expr(x) for x in e["src"])
+  dtype = getattr(dtypes, e["dtype"]) if "dtype" in e else dtypes.bool if e["op"] in ("CMPLT", "CMPNE") else src[-1].dtype
+  arg = tuple(e["arg"]) if isinstance(e.get("arg"), list) else e.get("arg")
+  return UOp(Ops[e["op"]], dtype, src, arg)
+
+def dec_sint(x):
+  """A sint of the contract (an int or {"sym": EXPR}); 0.10.x only (0.9.1 symbolic cases are not rebuilt)."""
+  if isinstance(x, dict) and "sym" in x: return dec_expr(x["sym"])
+  return x
+
+def dec_arg(a):
+  """A movement op's argument or a View.create field: nested lists of sints become tuples."""
+  if isinstance(a, list): return tuple(dec_arg(x) for x in a)
+  return dec_sint(a)
+
 def enc_view(v):
   return {"shape": [enc_sint(s) for s in v.shape], "strides": [enc_sint(s) for s in v.strides], "offset": enc_sint(v.offset),
           "mask": None if v.mask is None else [[enc_sint(b), enc_sint(e)] for b, e in v.mask], "contiguous": bool(v.contiguous)}
@@ -96,6 +122,7 @@ def guarded(fn):
 # ---------------------------------------------------------------- case evaluation
 
 def apply_op(st, op, arg):
+  arg = dec_arg(arg)
   if op == "reshape": return st.reshape(tuple(arg))
   if op == "permute": return st.permute(tuple(arg))
   if op == "expand": return st.expand(tuple(arg))
@@ -106,12 +133,12 @@ def apply_op(st, op, arg):
   raise ValueError(op)
 
 def build_start(start):
-  if "shape" in start: return ShapeTracker.from_shape(tuple(start["shape"]))
+  if "shape" in start: return ShapeTracker.from_shape(dec_arg(start["shape"]))
   if "create" in start:   # list of View.create(shape, strides, offset, mask) calls
     views = []
     for shape, strides, offset, mask in start["create"]:
-      views.append(View.create(tuple(shape), None if strides is None else tuple(strides), offset,
-                               None if mask is None else tuple(tuple(m) for m in mask)))
+      views.append(View.create(dec_arg(shape), None if strides is None else dec_arg(strides), dec_sint(offset),
+                               None if mask is None else dec_arg(mask)))
     return ShapeTracker(tuple(views))
   raise ValueError(start)
 
@@ -152,7 +179,7 @@ def run_case(name, start, ops, add_ops=None, merge_view=True, out_shape=None):
       return case
   case["st"] = enc_st(st)
   if out_shape is None:
-    out_shape = start["shape"] if "shape" in start else list(build_start(start).views[0].shape)
+    out_shape = list(dec_arg(start["shape"])) if "shape" in start else list(build_start(start).views[0].shape)
   add_rhs = None
   if add_ops is not None:
     try:
@@ -304,6 +331,76 @@ def rand_case(rng, gen, idx, seed, merge_view=True):
   tag = "rand" if merge_view else "rand-mv0"
   return run_case(f"{tag}-{seed}-{idx}", start, ops, add_ops, merge_view)
 
+# ---------------------------------------------------------------- random symbolic chains (0.10.x, --sym-chains)
+# Shapes with Variables in them, as Tensors with symbolic shapes have (bound, as in the schedulers' inputs,
+# or unbound, as in their ASTs), and the movement ops Tensor code applies to them.
+
+def rand_sym_dim(rng, var):
+  r = rng.random()
+  if r < 0.7: return var
+  if r < 0.85: return var + 1
+  return var * 2
+
+def rand_sym_op(rng, shape, var, gen):
+  nd = len(shape)
+  kind = rng.choice(["reshape", "reshape", "permute", "expand", "pad", "shrink", "shrink", "stride" if gen != "0.10.2" else "flip"])
+  if kind == "reshape":
+    r = rng.random()
+    if r < 0.4:                                    # insert or remove 1s
+      s = [d for d in shape if not (isinstance(d, int) and d == 1)] if rng.random() < 0.5 else list(shape)
+      for _ in range(rng.randrange(0, 3)): s.insert(rng.randrange(len(s) + 1), 1)
+      return ["reshape", s]
+    if r < 0.7 and nd >= 2:                        # merge two adjacent dims (Python's * of sints)
+      i = rng.randrange(nd - 1)
+      return ["reshape", list(shape[:i]) + [shape[i] * shape[i + 1]] + list(shape[i + 2:])]
+    if r < 0.85:                                   # a symbolic dim where an int was (cannot reshape unless it matches)
+      s = list(shape)
+      if s: s[rng.randrange(nd)] = var
+      return ["reshape", s]
+    ints = [i for i, d in enumerate(shape) if isinstance(d, int) and d % 2 == 0 and d > 2]
+    if ints:                                       # split an int dim
+      i = rng.choice(ints)
+      return ["reshape", list(shape[:i]) + [2, shape[i] // 2] + list(shape[i + 1:])]
+    return ["reshape", list(shape)]
+  if kind == "permute":
+    p = list(range(nd)); rng.shuffle(p)
+    return ["permute", p]
+  if kind == "expand":
+    return ["expand", [rng.choice([var, 3, 1]) if isinstance(d, int) and d == 1 else d for d in shape]]
+  if kind == "pad":
+    return ["pad", [[rng.choice([0, 0, 1, 2]), rng.choice([0, 0, 1, 3])] for _ in range(nd)]]
+  if kind == "shrink":
+    out = []
+    for d in shape:
+      r = rng.random()
+      if r < 0.4: out.append([0, d])
+      elif isinstance(d, int) and d >= var.vmax and r < 0.8: out.append([0, var])   # x[:v]
+      elif not isinstance(d, int) and r < 0.7: out.append([1, d])
+      elif isinstance(d, int): b = rng.randint(0, d); out.append([b, rng.randint(b, d)])
+      else: out.append([0, d])
+    return ["shrink", out]
+  if kind == "stride": return ["stride", [rng.choice([1, 1, -1, 2]) for _ in range(nd)]]
+  return ["flip", [rng.random() < 0.4 for _ in range(nd)]]
+
+def rand_sym_case(rng, gen, idx, seed):
+  from tinygrad.ops import UOp
+  name = rng.choice(["i", "j", "start_pos"])
+  lo, hi = rng.choice([(1, 10), (0, 20), (1, 8)])
+  var = UOp.variable(name, lo, hi)
+  if rng.random() < 0.7: var = var.bind(rng.randint(max(lo, 1), hi))
+  nd = rng.randint(1, 3)
+  shape = [rng.choice([1, 2, 3, 4, 10]) for _ in range(nd)]
+  for _ in range(rng.choice([1, 1, 2])): shape[rng.randrange(nd)] = rand_sym_dim(rng, var)
+  start = {"shape": enc_arg(shape)}
+  ops, st = [], ShapeTracker.from_shape(tuple(shape))
+  for _ in range(rng.randint(1, 5)):
+    op = rand_sym_op(rng, list(st.shape), var, gen)
+    op = [op[0], enc_arg(op[1])]
+    ops.append(op)
+    try: st = apply_op(st, op[0], op[1])
+    except Exception: break
+  return run_case(f"rand-sym-{seed}-{idx}", start, ops)
+
 # ---------------------------------------------------------------- tinygrad's own tests, hooked
 
 def harvest_unit_tests(tg_path):
@@ -371,16 +468,16 @@ def harvest_unit_tests(tg_path):
 
 def views_literal_st(views):
   """Rebuild a ShapeTracker from encoded views with the View constructor itself (no canonicalisation)."""
-  return ShapeTracker(tuple(View(tuple(v["shape"]), tuple(v["strides"]), v["offset"],
-                                 None if v["mask"] is None else tuple(tuple(m) for m in v["mask"]), v["contiguous"]) for v in views))
+  return ShapeTracker(tuple(View(dec_arg(v["shape"]), dec_arg(v["strides"]), dec_sint(v["offset"]),
+                                 None if v["mask"] is None else dec_arg(v["mask"]), v["contiguous"]) for v in views))
 
 def is_int_views(views): return "sym" not in json.dumps(views)
 
 def run_views_case(name, views, ops, merge_view=True):
   """Like run_case, but the start is a literal ShapeTracker (views as given, not View.create)."""
   case = {"name": name, "start": {"views": views}, "ops": ops}
-  if not is_int_views(views) or not is_int_views(ops):
-    # symbolic: rebuild from the live objects is not possible here; record start + op only as unsupported input
+  if GEN == "0.9.1" and (not is_int_views(views) or not is_int_views(ops)):
+    # 0.9.1 symbolic: Nodes are not rebuilt from their encoding here; record start + op only as unsupported input
     case["symbolic"] = True
     return case
   set_merge_view(merge_view)
@@ -532,6 +629,7 @@ def main():
   ap.add_argument("--long-share", type=float, default=LONG_SHARE, help="share of random chains with 8-16 ops")
   ap.add_argument("--no-unit-tests", action="store_true")
   ap.add_argument("--captures", nargs="*", default=[], help="capture files whose ShapeTrackers become cases (corpus-K)")
+  ap.add_argument("--sym-chains", type=int, default=0, help="random chains on symbolic shapes (0.10.x; rand-sym-SEED-K)")
   ap.add_argument("--sym-out", default=None, help="also write symbolic vectors (random index expressions) here")
   ap.add_argument("--sym-count", type=int, default=3000)
   args = ap.parse_args()
@@ -543,7 +641,8 @@ def main():
   if not args.no_unit_tests:
     ops, creates, sts = harvest_unit_tests(args.tinygrad)
     for i, c in enumerate(creates):
-      if "sym" in json.dumps(c): cases.append({"name": f"unit-create-{i}", "start": {"create": [c]}, "ops": [], "symbolic": True})
+      if gen == "0.9.1" and "sym" in json.dumps(c):
+        cases.append({"name": f"unit-create-{i}", "start": {"create": [c]}, "ops": [], "symbolic": True})
       else: cases.append(run_case(f"unit-create-{i}", {"create": [c]}, []))
     for i, views in enumerate(sts): cases.append(run_views_case(f"unit-st-{i}", views, []))
     for i, rec in enumerate(ops): cases.append(run_views_case(f"unit-op-{i}", rec["views"], [[rec["op"], rec["arg"]]]))
@@ -553,6 +652,10 @@ def main():
   mv0 = args.count // 20 if args.mv0_count is None else args.mv0_count
   rng0 = random.Random(args.seed * 7919 + 1)
   for i in range(mv0): cases.append(rand_case(rng0, gen, i, args.seed, merge_view=False))
+
+  if gen != "0.9.1":
+    rngs = random.Random(args.seed * 15485863 + 3)
+    for i in range(args.sym_chains): cases.append(rand_sym_case(rngs, gen, i, args.seed))
 
   header = {"format": FORMAT, "generation": gen, "tinygrad": gen, "seed": args.seed, "count": args.count, "cases": len(cases)}
   write_jsonl(args.out, [header] + cases)
