@@ -393,7 +393,7 @@ bool snode_lt_truthy(SymNodeCtx *c, const SymNode *x, int64_t b) { return sn_lt_
 static const SymNode *sn_new_red(SymNodeCtx *c, SymNodeKind kind, int n, const SymNode *const *nodes) { /* SumNode/AndNode */
   SymNode *r = sn_alloc(c, kind);
   const SymNode **copy = arena_array(c->a, (size_t)(n > 0 ? n : 1), sizeof *copy);
-  memcpy(copy, nodes, sizeof *copy * (size_t)n);
+  if (n > 0) memcpy(copy, nodes, sizeof *copy * (size_t)n);
   r->n = n;
   r->nodes = copy;
   sint lo = sint_int(0), hi = sint_int(0);
