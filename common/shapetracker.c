@@ -143,19 +143,23 @@ const ShapeTracker *st_invert(Arena *a, TgVersion v, const ShapeTracker *st, int
 
 /* ------------------------------------------------------------------ real_strides, 0.9.1 */
 
-/* shape/shapetracker.py _expr_view (0.9.1) */
+static sint node_sint(const SymNode *x) { sint r = {0, x}; return r; }
+
+/* shape/shapetracker.py _expr_view (0.9.1); shapes, strides, offset and mask may be Nodes */
 static void expr_view_091(SymNodeCtx *c, const View *vw, const SymNode *const *idxs, const SymNode *valid,
                           const SymNode **idx_out, const SymNode **valid_out) {
   int n = vw->ndim;
   const SymNode *iexpr[n + 1], *vexpr[2 * n + 1];
   int ni = 0, nv = 0;
-  iexpr[ni++] = snode_num(c, vw->offset.i);
+  /* NumNode(view.offset) if isinstance(view.offset, int) else view.offset */
+  iexpr[ni++] = vw->offset.sym != NULL ? vw->offset.sym : snode_num(c, vw->offset.i);
   if (valid != NULL) vexpr[nv++] = valid;
   for (int i = 0; i < n; i++) {
-    if (vw->shape[i].i != 1 && vw->strides[i].i != 0) iexpr[ni++] = snode_mul(c, idxs[i], vw->strides[i].i);
-    if (vw->mask != NULL) {
-      vexpr[nv++] = create_ge_node(c, idxs[i], vw->mask[i].b.i);
-      vexpr[nv++] = create_lt_node(c, idxs[i], vw->mask[i].e.i);
+    if (!snv_eq(c, vw->shape[i], sint_int(1)) && !snv_eq(c, vw->strides[i], sint_int(0)))
+      iexpr[ni++] = snv_mul(c, node_sint(idxs[i]), vw->strides[i]).sym; /* idx*st */
+    if (vw->mask != NULL) { /* idx >= m[0], idx < m[1] */
+      vexpr[nv++] = create_ge_node(c, idxs[i], vw->mask[i].b);
+      vexpr[nv++] = create_lt_node(c, idxs[i], vw->mask[i].e);
     }
   }
   *idx_out = snode_sum(c, ni, iexpr);
@@ -167,7 +171,7 @@ static bool expr_idxs_091(Arena *a, SymNodeCtx *c, const ShapeTracker *st, const
                           const SymNode **valid, StError *err) {
   expr_view_091(c, st_last(st), idxs, NULL, idx, valid);
   for (int k = st->nviews - 2; k >= 0 && c->err.status == ST_OK; k--) {
-    if ((*valid)->max == 0) {
+    if (snv_eq(c, snode_max(*valid), sint_int(0))) {
       *idx = snode_num(c, -1);
       return true;
     }
@@ -175,10 +179,10 @@ static bool expr_idxs_091(Arena *a, SymNodeCtx *c, const ShapeTracker *st, const
     if (vw == NULL) return false;
     int n = vw->ndim;
     const SymNode *sub[n > 0 ? n : 1];
-    int64_t acc = 1;
-    for (int i = n - 1; i >= 0; i--) {
-      sub[i] = snode_mod(c, snode_floordiv(c, *idx, acc), vw->shape[i].i);
-      acc *= vw->shape[i].i;
+    sint acc = sint_int(1);
+    for (int i = n - 1; i >= 0; i--) { /* (idx//acc)%d */
+      sub[i] = snv_mod(c, snv_floordiv(c, node_sint(*idx), acc), vw->shape[i]).sym;
+      acc = snv_mul(c, acc, vw->shape[i]);
     }
     expr_view_091(c, vw, sub, *valid, idx, valid);
   }
@@ -187,12 +191,12 @@ static bool expr_idxs_091(Arena *a, SymNodeCtx *c, const ShapeTracker *st, const
     return false;
   }
   const int64_t lim = (int64_t)1 << 31;
-  if (!((*idx)->min >= -lim)) {
+  if ((*idx)->nmin == NULL && !((*idx)->min >= -lim)) { /* assert not isinstance(idx.min, int) or idx.min >= -2**31 */
     const char *msg = arena_printf(a, "idx.min too small. idx=%s, idx.min=%lld", snode_repr(c, *idx), (long long)(*idx)->min);
     st_raise(err, "AssertionError", msg);
     return false;
   }
-  if (!((*idx)->max < lim)) {
+  if ((*idx)->nmax == NULL && !((*idx)->max < lim)) {
     const char *msg = arena_printf(a, "idx.max too big. idx=%s, idx.max=%lld", snode_repr(c, *idx), (long long)(*idx)->max);
     st_raise(err, "AssertionError", msg);
     return false;
@@ -213,7 +217,7 @@ static bool real_strides_091(Arena *a, const ShapeTracker *st, bool ignore_valid
   snode_ctx_init(&c, a);
   int n = st_ndim(st);
   const SymNode *idxs[n > 0 ? n : 1];
-  for (int i = 0; i < n; i++) idxs[i] = snode_var(&c, arena_printf(a, "idx%d", i), 0, st_shape(st)[i].i - 1);
+  for (int i = 0; i < n; i++) idxs[i] = snode_var_sint(&c, arena_printf(a, "idx%d", i), 0, snv_sub(&c, st_shape(st)[i], sint_int(1)));
   if (c.err.status != ST_OK) {
     *err = c.err;
     return false;
@@ -229,12 +233,12 @@ static bool real_strides_091(Arena *a, const ShapeTracker *st, bool ignore_valid
   for (int k = 0; k < ndims; k++) {
     const SymNode *this_dim = dims[k];
     const SymNode *idx_maybe = this_dim->kind == SN_MUL ? this_dim->a : this_dim;
-    int64_t stride_maybe = this_dim->kind == SN_MUL ? this_dim->b : 1;
+    sint stride_maybe = this_dim->kind != SN_MUL ? sint_int(1) : this_dim->bn != NULL ? node_sint(this_dim->bn) : sint_int(this_dim->b);
     int found = -1;
     for (int i = 0; i < n && found < 0; i++) /* idxs.index(idx_maybe) */
       if (snode_eq(&c, idxs[i], idx_maybe)) found = i;
     if (found >= 0) {
-      out[found] = sint_int(stride_maybe);
+      out[found] = stride_maybe;
       is_none[found] = false;
     } else { /* bad_idx_vars = bad_idx_vars.union(idx_maybe.vars()) */
       const SymNode *vs[64];
@@ -366,9 +370,9 @@ bool st_real_strides(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_
     }
     return true;
   }
+  if (v == TG_0_9_1) return real_strides_091(a, st, ignore_valid, out, is_none, err);
   for (int k = 0; k < st->nviews; k++)
     if (view_is_symbolic(st->views[k])) return st_unsupported(err, "symbolic: ShapeTracker.real_strides of symbolic views") != NULL;
-  if (v == TG_0_9_1) return real_strides_091(a, st, ignore_valid, out, is_none, err);
   return real_strides_010(a, v, st, ignore_valid, out, is_none, err);
 }
 

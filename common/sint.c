@@ -80,18 +80,9 @@ static sint unsupported_sint(const char *message) {
 
 /* ------------------------------------------------------------------ 0.9.1 helpers */
 
+/* Python's operators on int | Node are symbolic_node.c's snv_* (in the current context). */
 static sint of_node(const SymNode *x) { sint r = {0, x}; return r; }
 static const SymNode *node_of(sint x) { return (const SymNode *)x.sym; }
-/* a Node operand: the Node itself, or NumNode(b) for an int (Node.__add__'s `NumNode(b) if isinstance(b, int)`) */
-static const SymNode *as_node(SymNodeCtx *c, sint x) { return x.sym != NULL ? node_of(x) : snode_num(c, x.i); }
-
-/* Node.__neg__: self*-1, for an int: -x */
-static sint neg91(SymNodeCtx *c, sint x) { return x.sym != NULL ? of_node(snode_mul(c, node_of(x), -1)) : sint_int(-x.i); }
-
-/* bool(a < b) where a is a Node: Node.__lt__ then Node.__bool__ */
-static bool node_lt91(SymNodeCtx *c, const SymNode *a, sint b) {
-  return b.sym != NULL ? snode_lt_node_truthy(c, a, node_of(b)) : snode_lt_truthy(a, b.i);
-}
 
 /* ------------------------------------------------------------------ 0.10.x helpers */
 
@@ -111,10 +102,7 @@ static bool uop_bool010(SymCtx *c, const SymUOp *x) {
 /* a + b */
 sint sint_add_sym(sint a, sint b) {
   switch (sym_version()) {
-    case TG_0_9_1: { /* Node.__add__ / __radd__: Node.sum([self, b]) */
-      SymNodeCtx *c = sym_node_ctx();
-      return a.sym != NULL ? of_node(snode_add(c, node_of(a), as_node(c, b))) : of_node(snode_add(c, node_of(b), snode_num(c, a.i)));
-    }
+    case TG_0_9_1: return snv_add(sym_node_ctx(), a, b); /* Node.__add__ / __radd__: Node.sum([self, b]) */
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
@@ -130,11 +118,7 @@ sint sint_add_sym(sint a, sint b) {
 /* a - b */
 sint sint_sub_sym(sint a, sint b) {
   switch (sym_version()) {
-    case TG_0_9_1: { /* Node.__sub__: self+-b; Node.__rsub__: -self+b */
-      SymNodeCtx *c = sym_node_ctx();
-      if (a.sym != NULL) return sint_add_sym(a, neg91(c, b));
-      return sint_add_sym(neg91(c, b), a);
-    }
+    case TG_0_9_1: return snv_sub(sym_node_ctx(), a, b); /* Node.__sub__: self+-b; Node.__rsub__: -self+b */
     /* ---- 0.10.x: MathTrait.sub: self.alu(ADD, -x) / ufix(x).alu(ADD, -self) */
     case TG_0_10_0:
     case TG_0_10_2:
@@ -150,12 +134,7 @@ sint sint_sub_sym(sint a, sint b) {
 /* a * b */
 sint sint_mul_sym(sint a, sint b) {
   switch (sym_version()) {
-    case TG_0_9_1: { /* x.__mul__(b) by class; int * Node is Node.__rmul__: self*b */
-      SymNodeCtx *c = sym_node_ctx();
-      const SymNode *x = a.sym != NULL ? node_of(a) : node_of(b);
-      sint y = a.sym != NULL ? b : a;
-      return y.sym != NULL ? of_node(snode_mul_node(c, x, node_of(y))) : of_node(snode_mul(c, x, y.i));
-    }
+    case TG_0_9_1: return snv_mul(sym_node_ctx(), a, b); /* x.__mul__(b) by class; int * Node is Node.__rmul__: self*b */
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
@@ -171,11 +150,7 @@ sint sint_mul_sym(sint a, sint b) {
 /* a // b */
 sint sint_floordiv_sym(sint a, sint b) {
   switch (sym_version()) {
-    case TG_0_9_1: { /* Node.__floordiv__; int // Node is Node.__rfloordiv__: NumNode(b) // self */
-      SymNodeCtx *c = sym_node_ctx();
-      if (b.sym == NULL) return of_node(snode_floordiv(c, node_of(a), b.i));
-      return of_node(snode_floordiv_node(c, as_node(c, a), node_of(b)));
-    }
+    case TG_0_9_1: return snv_floordiv(sym_node_ctx(), a, b); /* Node.__floordiv__; int // Node is Node.__rfloordiv__ */
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
@@ -191,11 +166,7 @@ sint sint_floordiv_sym(sint a, sint b) {
 /* a % b */
 sint sint_mod_sym(sint a, sint b) {
   switch (sym_version()) {
-    case TG_0_9_1: { /* Node.__mod__; int % Node is Node.__rmod__: NumNode(b) % self */
-      SymNodeCtx *c = sym_node_ctx();
-      if (b.sym == NULL) return of_node(snode_mod(c, node_of(a), b.i));
-      return of_node(snode_mod_node(c, as_node(c, a), node_of(b)));
-    }
+    case TG_0_9_1: return snv_mod(sym_node_ctx(), a, b); /* Node.__mod__; int % Node is Node.__rmod__ */
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
@@ -213,12 +184,7 @@ sint sint_mod_sym(sint a, sint b) {
 /* a == b */
 bool sint_eq_sym(sint a, sint b) {
   switch (sym_version()) {
-    case TG_0_9_1: { /* NumNode.__eq__ compares its value; Node.__eq__ keys; an int equals only a NumNode */
-      SymNodeCtx *c = sym_node_ctx();
-      if (a.sym == NULL) return snode_eq_int(node_of(b), a.i);
-      if (b.sym == NULL) return snode_eq_int(node_of(a), b.i);
-      return snode_eq(c, node_of(a), node_of(b));
-    }
+    case TG_0_9_1: return snv_eq(sym_node_ctx(), a, b); /* NumNode.__eq__ / Node.__eq__; an int equals only a NumNode */
     /* ---- 0.10.x: UOps are hash-consed and never equal to an int */
     case TG_0_10_0:
     case TG_0_10_2:
@@ -229,11 +195,7 @@ bool sint_eq_sym(sint a, sint b) {
 /* bool(a < b) */
 bool sint_lt_sym(sint a, sint b) {
   switch (sym_version()) {
-    case TG_0_9_1: { /* Node.__lt__; int < Node is Node.__gt__: (-self) < (-b) */
-      SymNodeCtx *c = sym_node_ctx();
-      if (a.sym != NULL) return node_lt91(c, node_of(a), b);
-      return node_lt91(c, snode_mul(c, node_of(b), -1), sint_int(-a.i));
-    }
+    case TG_0_9_1: return snv_lt(sym_node_ctx(), a, b); /* Node.__lt__; int < Node is Node.__gt__: (-self) < (-b) */
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
@@ -249,11 +211,7 @@ bool sint_lt_sym(sint a, sint b) {
 /* bool(a <= b) */
 bool sint_le_sym(sint a, sint b) {
   switch (sym_version()) {
-    case TG_0_9_1: { /* Node.__le__: self < (b+1); int <= Node is Node.__ge__: (-self) < (-b+1) */
-      SymNodeCtx *c = sym_node_ctx();
-      if (a.sym != NULL) return node_lt91(c, node_of(a), sint_add(b, sint_int(1)));
-      return node_lt91(c, snode_mul(c, node_of(b), -1), sint_int(-a.i + 1));
-    }
+    case TG_0_9_1: return snv_le(sym_node_ctx(), a, b); /* Node.__le__: self < (b+1); int <= Node is Node.__ge__ */
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
@@ -264,11 +222,7 @@ bool sint_le_sym(sint a, sint b) {
 /* bool(a > b) */
 bool sint_gt_sym(sint a, sint b) {
   switch (sym_version()) {
-    case TG_0_9_1: { /* Node.__gt__: (-self) < (-b); int > Node is Node.__lt__ */
-      SymNodeCtx *c = sym_node_ctx();
-      if (a.sym != NULL) return node_lt91(c, snode_mul(c, node_of(a), -1), neg91(c, b));
-      return node_lt91(c, node_of(b), a);
-    }
+    case TG_0_9_1: return snv_gt(sym_node_ctx(), a, b); /* Node.__gt__: (-self) < (-b); int > Node is Node.__lt__ */
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
@@ -279,11 +233,7 @@ bool sint_gt_sym(sint a, sint b) {
 /* bool(a >= b) */
 bool sint_ge_sym(sint a, sint b) {
   switch (sym_version()) {
-    case TG_0_9_1: { /* Node.__ge__: (-self) < (-b+1); int >= Node is Node.__le__: self < (b+1) */
-      SymNodeCtx *c = sym_node_ctx();
-      if (a.sym != NULL) return node_lt91(c, snode_mul(c, node_of(a), -1), sint_add(neg91(c, b), sint_int(1)));
-      return node_lt91(c, node_of(b), sint_int(a.i + 1));
-    }
+    case TG_0_9_1: return snv_ge(sym_node_ctx(), a, b); /* Node.__ge__: (-self) < (-b+1); int >= Node is Node.__le__ */
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
@@ -294,7 +244,7 @@ bool sint_ge_sym(sint a, sint b) {
 bool sint_truthy(sint x) {
   if (x.sym == NULL) return x.i != 0;
   switch (sym_version()) {
-    case TG_0_9_1: return snode_truthy(node_of(x));  /* Node.__bool__ */
+    case TG_0_9_1: return snode_truthy(sym_node_ctx(), node_of(x));  /* Node.__bool__ */
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
@@ -335,7 +285,9 @@ bool sint_all_int(int n, const sint *xs) {
 int64_t sint_max_int(sint x) {
   if (x.sym == NULL) return x.i;
   switch (sym_version()) {
-    case TG_0_9_1: return node_of(x)->max;
+    case TG_0_9_1: /* View.size: `assert isinstance(ret, int)` */
+      if (node_of(x)->nmax != NULL) unsupported_sint("symbolic: View.size of a dimension whose max is a Node");
+      return node_of(x)->max;
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
@@ -522,6 +474,7 @@ static JVal *expr_from_node(Arena *a, const SymNode *x) {
   if (x->kind == SN_NUM) return json_int(a, x->b);
   JVal *o = json_obj(a), *src = json_arr(a);
   if (x->kind == SN_VAR) {
+    if (x->nmin != NULL || x->nmax != NULL) unsupported_sint("symbolic: encoding a Variable whose bound is a Node");
     json_set(a, o, "var", json_str(a, x->expr));
     json_set(a, o, "min", json_int(a, x->min));
     json_set(a, o, "max", json_int(a, x->max));

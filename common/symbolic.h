@@ -41,7 +41,11 @@ typedef enum { SN_NUM, SN_VAR, SN_MUL, SN_DIV, SN_MOD, SN_LT, SN_SUM, SN_AND } S
 typedef struct SymNode SymNode;
 struct SymNode {
   SymNodeKind kind;
-  int64_t min, max;
+  int64_t min, max;                 /* the bounds, when they are ints */
+  /* 0.9.1's min/max may be Nodes (Variable(f"idx{i}", 0, s-1) with a symbolic s, and what is built
+   * from it): then nmin / nmax is that Node and the int field is unused. Read bounds with
+   * snode_min / snode_max, or check these are NULL before reading min / max. */
+  const SymNode *nmin, *nmax;
   int64_t b;                        /* NumNode: the value; Mul/Div/Mod/Lt: the int operand b */
   const SymNode *a;                 /* Mul/Div/Mod/Lt: the node operand a */
   const SymNode *bn;                /* Mul/Lt: the operand b when it is a Node (then `b` is unused), else NULL */
@@ -61,6 +65,7 @@ typedef struct SymNodeCtx {
 void snode_ctx_init(SymNodeCtx *c, Arena *a);
 const SymNode *snode_num(SymNodeCtx *c, int64_t b);                                      /* NumNode(b) */
 const SymNode *snode_var(SymNodeCtx *c, const char *expr, int64_t min, int64_t max);     /* Variable(expr, min, max) */
+const SymNode *snode_var_sint(SymNodeCtx *c, const char *expr, int64_t min, sint max);    /* Variable(expr, min, max), max an int or a Node */
 const SymNode *snode_var_bound(SymNodeCtx *c, const char *expr, int64_t min, int64_t max, int64_t val); /* Variable(...).bind(val) */
 /* The class constructor itself, no simplification (decoding recorded nodes): MulNode(a, b|bn),
  * DivNode(a, b), ModNode(a, b), LtNode(a, b|bn) with get_bounds; SumNode / AndNode of nodes. */
@@ -82,15 +87,38 @@ const SymNode *snode_unbind(SymNodeCtx *c, const SymNode *x);
 /* sym_infer(x, {v: v.val}) for x's Variables, each bound; AssertionError otherwise */
 int64_t snode_infer_bound(SymNodeCtx *c, const SymNode *x);
 const SymNode *snode_ands(SymNodeCtx *c, int n, const SymNode *const *nodes);             /* Node.ands */
-const SymNode *create_lt_node(SymNodeCtx *c, const SymNode *lhs, int64_t b);
-const SymNode *create_ge_node(SymNodeCtx *c, const SymNode *lhs, int64_t b);
-bool snode_truthy(const SymNode *x);                          /* Node.__bool__ */
-bool snode_lt_truthy(const SymNode *x, int64_t b);            /* bool(x < b), Node.__lt__ with an int */
+const SymNode *create_lt_node(SymNodeCtx *c, const SymNode *lhs, sint b);   /* b an int or a Node */
+const SymNode *create_ge_node(SymNodeCtx *c, const SymNode *lhs, sint b);
+bool snode_truthy(SymNodeCtx *c, const SymNode *x);           /* Node.__bool__ */
+bool snode_lt_truthy(SymNodeCtx *c, const SymNode *x, int64_t b); /* bool(x < b), Node.__lt__ with an int */
 bool snode_eq(SymNodeCtx *c, const SymNode *x, const SymNode *y);   /* Node.__eq__ between two nodes */
 const char *snode_key(SymNodeCtx *c, const SymNode *x);       /* render(ctx="DEBUG") */
 const char *snode_repr(SymNodeCtx *c, const SymNode *x);      /* repr(): render(ctx="REPR") */
 /* x.vars(): distinct Variables in first-seen order into out[0..cap); returns the count. */
 int snode_vars(SymNodeCtx *c, const SymNode *x, const SymNode **out, int cap);
+
+/* x.min / x.max: an int, or the Node Python holds there */
+sint snode_min(const SymNode *x);
+sint snode_max(const SymNode *x);
+
+/* Python's operators on `int | Node` values, held in sints whose sym is a SymNode: Node.__add__ /
+ * __radd__, __sub__ / __rsub__, __mul__ / __rmul__ (dispatched on the class), __floordiv__ /
+ * __rfloordiv__, __mod__ / __rmod__, __neg__; comparisons go through Node.__lt__ (and __le__, __gt__,
+ * __ge__ with their reflections for int OP Node) and Node.__bool__; == is NumNode.__eq__ /
+ * Node.__eq__ (a Node other than a NumNode never equals an int). The sint layer's 0.9.1 operators
+ * are these in the current context; the Node engine uses them for bounds that may be Nodes. */
+sint snv_add(SymNodeCtx *c, sint x, sint y);
+sint snv_sub(SymNodeCtx *c, sint x, sint y);
+sint snv_mul(SymNodeCtx *c, sint x, sint y);
+sint snv_floordiv(SymNodeCtx *c, sint x, sint y);
+sint snv_mod(SymNodeCtx *c, sint x, sint y);
+sint snv_neg(SymNodeCtx *c, sint x);
+bool snv_eq(SymNodeCtx *c, sint x, sint y);
+bool snv_lt(SymNodeCtx *c, sint x, sint y);
+bool snv_le(SymNodeCtx *c, sint x, sint y);
+bool snv_gt(SymNodeCtx *c, sint x, sint y);
+bool snv_ge(SymNodeCtx *c, sint x, sint y);
+bool snv_truthy(SymNodeCtx *c, sint x);
 
 /* ====================================================== 0.10.x: UOp symbolic */
 

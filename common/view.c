@@ -727,17 +727,35 @@ const View *view_flip(Arena *a, TgVersion v, const View *vw, int n, const bool *
   return view_create(a, v, n, vw->shape, strides, sint_add(vw->offset, offset), vw->mask != NULL ? mask : NULL, err);
 }
 
-/* helpers.argsort: stable sort of indices by key (sorted() compares with <) */
+/* helpers.argsort: sorted(range(len(x)), key=x.__getitem__). CPython's list.sort on fewer than 64
+ * items (Objects/listobject.c: count_run, reverse a descending run, binarysort), so that the
+ * order is Python's even when `<` is not a total order (0.9.1 Node comparisons: bool(a < b) and
+ * bool(b < a) can both hold). On more items a stable insertion sort (the same order for ints). */
 static void argsort(int n, const sint *key, int64_t *out) {
   for (int i = 0; i < n; i++) out[i] = i;
-  for (int i = 1; i < n; i++) { /* insertion sort is stable */
-    int64_t x = out[i];
-    int j = i - 1;
-    while (j >= 0 && sint_lt(key[x], key[out[j]])) {
-      out[j + 1] = out[j];
-      j--;
+  if (n < 2) return;
+  int run = 2; /* count_run: IFLT(*lo, *(lo-1)) starts a descending run */
+  if (sint_lt(key[1], key[0])) {
+    while (run < n && sint_lt(key[out[run]], key[out[run - 1]])) run++;
+    for (int i = 0, j = run - 1; i < j; i++, j--) { /* reverse_sortslice */
+      int64_t t = out[i];
+      out[i] = out[j];
+      out[j] = t;
     }
-    out[j + 1] = x;
+  } else {
+    while (run < n && !sint_lt(key[out[run]], key[out[run - 1]])) run++;
+  }
+  if (n >= 64) run = 1; /* minrun < n: not modelled, fall back to insertion */
+  for (int start = run; start < n; start++) { /* binarysort(lo, lo + n, lo + run) */
+    int64_t pivot = out[start];
+    int l = 0, r = start;
+    while (l < r) {
+      int p = l + ((r - l) >> 1);
+      if (sint_lt(key[pivot], key[out[p]])) r = p;
+      else l = p + 1;
+    }
+    for (int p = start; p > l; p--) out[p] = out[p - 1];
+    out[l] = pivot;
   }
 }
 
@@ -792,57 +810,49 @@ static const View *pad_back(Arena *a, TgVersion v, const View *merged, const Vie
   return view_pad(a, v, merged, n, arg, err);
 }
 
-/* Projection of vm1's offset and strides onto vm2 (the shared first half of View.__add__), for
- * views of ints. */
+/* Projection of vm1's offset and strides onto vm2 (the shared first half of View.__add__). */
 typedef struct AddTerms {
   int n1, n2;
-  int64_t *origin;    /* n2 */
+  sint *origin;       /* n2 */
   int *nterms;        /* n2: len(terms[d2]) */
   int *term_d1;       /* n2 x n1: terms[d2][k] = (d1, s1) */
-  int64_t *term_s1;
-  int64_t *strides;   /* n1 */
+  sint *term_s1;
+  sint *strides;      /* n1 */
 } AddTerms;
 
-static int64_t *int_array(Arena *a, int n) { return arena_array(a, (size_t)(n > 0 ? n : 1), sizeof(int64_t)); }
-
-/* un1d / unravel of vm2.shape at an int offset, as ints */
-static bool unravel_ints(TgVersion v, const View *vm2, int64_t offs, int64_t *out, StError *err) {
-  int n2 = vm2->ndim;
-  sint tmp[n2 > 0 ? n2 : 1];
-  if (v >= TG_0_10_2) { /* 0.10.2: unravel */
-    if (!unravel(n2, vm2->shape, sint_int(offs), tmp, err)) return false;
-  } else {
-    un1d(n2, vm2->shape, sint_int(offs), tmp);
-  }
-  for (int i = 0; i < n2; i++) out[i] = tmp[i].i;
-  return true;
+/* un1d (0.9.1, 0.10.0) / unravel (0.10.2) of vm2.shape at offs */
+static bool unravel_offset(TgVersion v, const View *vm2, sint offs, sint *out, StError *err) {
+  if (v >= TG_0_10_2) return unravel(vm2->ndim, vm2->shape, offs, out, err);
+  un1d(vm2->ndim, vm2->shape, offs, out);
+  return !sym_take_error(err);
 }
 
 static bool add_terms(Arena *a, TgVersion v, const View *vm2, const View *vm1, AddTerms *t, StError *err) {
   int n1 = vm1->ndim, n2 = vm2->ndim;
   t->n1 = n1;
   t->n2 = n2;
-  t->origin = int_array(a, n2);
+  t->origin = sint_array(a, n2);
   t->nterms = arena_array(a, (size_t)(n2 > 0 ? n2 : 1), sizeof(int));
   t->term_d1 = arena_array(a, (size_t)((n2 > 0 ? n2 : 1) * (n1 > 0 ? n1 : 1)), sizeof(int));
-  t->term_s1 = arena_array(a, (size_t)((n2 > 0 ? n2 : 1) * (n1 > 0 ? n1 : 1)), sizeof(int64_t));
-  t->strides = int_array(a, n1);
-  int64_t here[n2 > 0 ? n2 : 1];
-  if (!unravel_ints(v, vm2, vm1->offset.i, t->origin, err)) return false;
+  t->term_s1 = sint_array(a, (n2 > 0 ? n2 : 1) * (n1 > 0 ? n1 : 1));
+  t->strides = sint_array(a, n1);
+  for (int d1 = 0; d1 < n1; d1++) t->strides[d1] = S0;
+  sint here[n2 > 0 ? n2 : 1];
+  if (!unravel_offset(v, vm2, vm1->offset, t->origin, err)) return false;
   for (int d1 = 0; d1 < n1; d1++) {
-    int64_t st = vm1->strides[d1].i;
-    if (st == 0) continue;
-    if (!unravel_ints(v, vm2, vm1->offset.i + st, here, err)) return false;
+    sint st = vm1->strides[d1];
+    if (sint_eq(st, S0)) continue;
+    if (!unravel_offset(v, vm2, sint_add(vm1->offset, st), here, err)) return false;
     for (int d2 = 0; d2 < n2; d2++) {
-      int64_t s1 = here[d2] - t->origin[d2];
-      if (s1 == 0) continue;
+      sint s1 = sint_sub(here[d2], t->origin[d2]);
+      if (sint_eq(s1, S0)) continue;
       int k = t->nterms[d2]++;
       t->term_d1[d2 * n1 + k] = d1;
       t->term_s1[d2 * n1 + k] = s1;
-      t->strides[d1] += s1 * vm2->strides[d2].i;
+      t->strides[d1] = sint_add(t->strides[d1], sint_mul(s1, vm2->strides[d2]));
     }
   }
-  return true;
+  return !sym_take_error(err);
 }
 
 /* The name "idx<i>" of the i-th index Variable of View.__add__, without a printf per merge. */
@@ -853,42 +863,47 @@ static const char *idx_name(Arena *a, int i) {
   return arena_printf(a, "idx%d", i);
 }
 
-/* One extent of the merge loop: (merged_size, bounds of merged_term). */
-typedef struct Extent { int64_t size, tmin, tmax; } Extent;
+/* One extent of the merge loop: merged_size and the bounds of merged_term (0.9.1: ints or Nodes). */
+typedef struct Extent { sint size, tmin, tmax; } Extent;
 
-/* The "merge dimensions in vm2" loop of 0.9.1, on the Node algebra. Returns the number of
- * extents, or -1 when merged_term stays non-zero (Python returns None), -2 on error. */
+static sint node_sint(const SymNode *x) { sint r = {0, x}; return r; }
+
+/* The "merge dimensions in vm2" loop of 0.9.1, on the Node algebra, with Python's int|Node
+ * operators (shapes, origins and merged sizes may be Nodes; then an idx Variable's max is one).
+ * Returns the number of extents, or -1 when merged_term stays non-zero (Python returns None), -2
+ * on error. */
 static int merge_extents_091(Arena *a, const View *vm2, const View *vm1, const AddTerms *t, Extent *ext, StError *err) {
   SymNodeCtx c;
   snode_ctx_init(&c, a);
   int n1 = t->n1, n2 = t->n2, cnt = 0;
   const SymNode *idxs[n1 > 0 ? n1 : 1];
-  for (int i = 0; i < n1; i++) idxs[i] = snode_var(&c, idx_name(a, i), 0, vm1->shape[i].i - 1);
-  int64_t merged_size = 1;
-  const SymNode *merged_term = snode_num(&c, 0);
+  for (int i = 0; i < n1; i++) idxs[i] = snode_var_sint(&c, idx_name(a, i), 0, snv_sub(&c, vm1->shape[i], S1));
+  sint merged_size = S1;
+  sint merged_term = node_sint(snode_num(&c, 0));
   for (int d2 = n2 - 1; d2 >= 0; d2--) {
+    /* merged_term += Variable.sum([idxs[d1] * (s1 * merged_size) for d1, s1 in term]) + o * merged_size */
     int nt = t->nterms[d2];
     const SymNode *parts[nt > 0 ? nt : 1];
-    for (int k = 0; k < nt; k++)
-      parts[k] = snode_mul(&c, idxs[t->term_d1[d2 * n1 + k]], t->term_s1[d2 * n1 + k] * merged_size);
-    const SymNode *sum = snode_add_int(&c, snode_sum(&c, nt, parts), t->origin[d2] * merged_size);
-    merged_term = snode_add(&c, merged_term, sum);
-    merged_size *= vm2->shape[d2].i;
-    /* not (merged_term >= merged_size) and not (merged_term < 0) */
-    bool ge = snode_lt_truthy(snode_mul(&c, merged_term, -1), -merged_size + 1);
-    bool lt0 = snode_lt_truthy(merged_term, 0);
-    if (!ge && !lt0) {
-      ext[cnt++] = (Extent){merged_size, merged_term->min, merged_term->max};
-      merged_size = 1;
-      merged_term = snode_num(&c, 0);
+    for (int k = 0; k < nt; k++) {
+      sint coef = snv_mul(&c, t->term_s1[d2 * n1 + k], merged_size);
+      parts[k] = snv_mul(&c, node_sint(idxs[t->term_d1[d2 * n1 + k]]), coef).sym;
+    }
+    sint sum = snv_add(&c, node_sint(snode_sum(&c, nt, parts)), snv_mul(&c, t->origin[d2], merged_size));
+    merged_term = snv_add(&c, merged_term, sum);
+    merged_size = snv_mul(&c, merged_size, vm2->shape[d2]);
+    if (!snv_ge(&c, merged_term, merged_size) && !snv_lt(&c, merged_term, S0)) {
+      const SymNode *term = merged_term.sym;
+      ext[cnt++] = (Extent){merged_size, snode_min(term), snode_max(term)};
+      merged_size = S1;
+      merged_term = node_sint(snode_num(&c, 0));
     }
   }
+  bool nonzero = snv_truthy(&c, merged_term);
   if (c.err.status != ST_OK) {
     *err = c.err;
     return -2;
   }
-  if (snode_truthy(merged_term)) return -1;
-  return cnt;
+  return nonzero ? -1 : cnt;
 }
 
 /* The same loop for 0.10.0 / 0.10.2, on UOps with resolve(). */
@@ -905,19 +920,19 @@ static int merge_extents_010(Arena *a, TgVersion v, const View *vm2, const View 
     /* (sum([idxs[d1] * s1 for d1, s1 in term]) + o) * merged_size; sum() starts from the int 0 */
     const SymUOp *sum = NULL;
     for (int k = 0; k < nt; k++) {
-      const SymUOp *p = suop_mul_int(c, idxs[t->term_d1[d2 * n1 + k]], t->term_s1[d2 * n1 + k]);
+      const SymUOp *p = suop_mul_int(c, idxs[t->term_d1[d2 * n1 + k]], t->term_s1[d2 * n1 + k].i);
       sum = sum == NULL ? suop_radd_int(c, 0, p) : suop_add(c, sum, p);
     }
     if (sum == NULL) { /* all ints: merged_term += (o * merged_size) */
-      merged_term = suop_add_int(c, merged_term, t->origin[d2] * merged_size);
+      merged_term = suop_add_int(c, merged_term, t->origin[d2].i * merged_size);
     } else {
-      merged_term = suop_add(c, merged_term, suop_mul_int(c, suop_add_int(c, sum, t->origin[d2]), merged_size));
+      merged_term = suop_add(c, merged_term, suop_mul_int(c, suop_add_int(c, sum, t->origin[d2].i), merged_size));
     }
     merged_size *= vm2->shape[d2].i;
     /* resolve(merged_term < merged_size, False) and resolve(0 <= merged_term, False) */
     if (suop_resolve(c, suop_lt_int(c, merged_term, merged_size), false) &&
         suop_resolve(c, suop_ge_int(c, merged_term, 0), false)) {
-      ext[cnt++] = (Extent){merged_size, suop_vmin(merged_term), suop_vmax(merged_term)};
+      ext[cnt++] = (Extent){sint_int(merged_size), sint_int(suop_vmin(merged_term)), sint_int(suop_vmax(merged_term))};
       merged_size = 1;
       merged_term = suop_const(c, SDT_INT, 0);
     }
@@ -933,50 +948,57 @@ static int merge_extents_010(Arena *a, TgVersion v, const View *vm2, const View 
 
 /* View.create(vm1.shape, tuple(strides), sum(o * s for o, s in zip(origin, vm2.strides)) + vm2.offset) */
 static const View *add_create(Arena *a, TgVersion v, const View *vm2, const View *vm1, const AddTerms *t, StError *err) {
-  int n1 = t->n1;
-  int64_t offset = 0;
-  for (int d2 = 0; d2 < t->n2; d2++) offset += t->origin[d2] * vm2->strides[d2].i;
-  sint strides[n1 > 0 ? n1 : 1];
-  for (int i = 0; i < n1; i++) strides[i] = sint_int(t->strides[i]);
-  return view_create(a, v, n1, vm1->shape, strides, sint_int(offset + vm2->offset.i), NULL, err);
+  sint offset = S0;
+  for (int d2 = 0; d2 < t->n2; d2++) offset = sint_add(offset, sint_mul(t->origin[d2], vm2->strides[d2]));
+  return view_create(a, v, t->n1, vm1->shape, t->strides, sint_add(offset, vm2->offset), NULL, err);
 }
 
 /* Project vm2's mask onto vm1 (second half of View.__add__). Returns the merged view, a
- * recursive retry with vm1 masked, or NULL (None / error). */
+ * recursive retry with vm1 masked, or NULL (None / error). 0.9.1 may meet symbolic values here
+ * (its isinstance checks); 0.10.x views are all-int by now. */
 static const View *add_project_mask(Arena *a, TgVersion v, const View *vm2, const View *vm1, const AddTerms *t,
                                     const Extent *ext, int depth, StError *err) {
   int n1 = t->n1, n2 = t->n2;
-  int64_t newb[n1 > 0 ? n1 : 1], newe[n1 > 0 ? n1 : 1];
+  sint newb[n1 > 0 ? n1 : 1], newe[n1 > 0 ? n1 : 1];
   bool bad = false;
   for (int i = 0; i < n1; i++) {
-    newb[i] = 0;
-    newe[i] = vm1->shape[i].i;
+    newb[i] = S0;
+    newe[i] = vm1->shape[i];
   }
   for (int d2 = 0; d2 < n2; d2++) {
-    int64_t b = vm2->mask[d2].b.i, e = vm2->mask[d2].e.i, o = t->origin[d2];
-    if (b <= ext[d2].tmin && ext[d2].tmax < e) continue;
+    sint b = vm2->mask[d2].b, e = vm2->mask[d2].e, o = t->origin[d2];
+    if (!(sint_lt(ext[d2].tmin, b) || sint_ge(ext[d2].tmax, e))) continue;
+    if (v == TG_0_9_1 && !(sint_is_int(o) && sint_is_int(b) && sint_is_int(e))) { /* 0.9.1: isinstance(o, b, e, int) */
+      bad = true;
+      continue;
+    }
     int nt = t->nterms[d2];
     if (nt != 1) {
-      if (nt == 0 && n1 > 0) newe[0] = 0; /* `if not term and newe` */
+      if (nt == 0 && n1 > 0) newe[0] = S0; /* `if not term and newe` */
       else bad = true;
       continue;
     }
     int d1 = t->term_d1[d2 * n1];
-    int64_t s1 = t->term_s1[d2 * n1];
-    int64_t lo = ceildiv(s1 > 0 ? b - o : e - o - 1, s1), hi = py_floordiv(s1 < 0 ? b - o : e - o - 1, s1) + 1;
-    newb[d1] = newb[d1] > lo ? newb[d1] : lo;
-    newe[d1] = newe[d1] < hi ? newe[d1] : hi;
+    sint s1 = t->term_s1[d2 * n1];
+    if (v == TG_0_9_1 && !(sint_is_int(s1) && sint_is_int(newe[d1]))) { /* 0.9.1: isinstance(s1, newe[d1], int) */
+      bad = true;
+      continue;
+    }
+    int64_t lo = ceildiv(s1.i > 0 ? b.i - o.i : e.i - o.i - 1, s1.i), hi = py_floordiv(s1.i < 0 ? b.i - o.i : e.i - o.i - 1, s1.i) + 1;
+    newb[d1] = sint_max(newb[d1], sint_int(lo));
+    newe[d1] = sint_min(newe[d1], sint_int(hi));
   }
   /* If any of vm1 was masked off, try again with that mask in place. */
   for (int i = 0; i < n1; i++) {
-    if (newb[i] != 0 || newe[i] != vm1->shape[i].i) {
+    if (sint_ne(newb[i], S0) || sint_ne(newe[i], vm1->shape[i])) {
       SPair mask[n1];
-      for (int k = 0; k < n1; k++) mask[k] = (SPair){sint_int(newb[k]), sint_int(newe[k])};
+      for (int k = 0; k < n1; k++) mask[k] = (SPair){newb[k], newe[k]};
       const View *masked = view_create(a, v, n1, vm1->shape, vm1->strides, vm1->offset, mask, err);
       if (masked == NULL) return NULL;
       return view_add_rec(a, v, vm2, masked, depth + 1, err);
     }
   }
+  if (sym_take_error(err)) return NULL;
   /* Otherwise if vm2's mask was violated, then cannot merge. */
   if (bad) return NULL;
   return add_create(a, v, vm2, vm1, t, err);
@@ -1014,7 +1036,8 @@ static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const Vi
     if (merged == NULL) return NULL;
     return pad_back(a, v, merged, vm1, err);
   }
-  if (view_is_symbolic(vm1) || view_is_symbolic(vm2)) return st_unsupported(err, "symbolic: View.__add__ of symbolic views");
+  if (v != TG_0_9_1 && (view_is_symbolic(vm1) || view_is_symbolic(vm2)))
+    return st_unsupported(err, "symbolic: View.__add__ of symbolic views");
   AddTerms t;
   if (!add_terms(a, v, vm2, vm1, &t, err)) return NULL;
   int n2 = vm2->ndim;
@@ -1025,7 +1048,7 @@ static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const Vi
   sint vm2_shape[next > 0 ? next : 1];
   Extent rext[next > 0 ? next : 1];
   for (int i = 0; i < next; i++) {
-    vm2_shape[i] = sint_int(ext[next - 1 - i].size);
+    vm2_shape[i] = ext[next - 1 - i].size;
     rext[i] = ext[next - 1 - i];
   }
   if (next != n2 || !sints_equal(n2, vm2_shape, vm2->shape)) {

@@ -679,8 +679,8 @@ static const SymNode *build_node(SymNodeCtx *c, const JVal *t) {
   if (strcmp(k, "mul") == 0) return snode_mul(c, x, b);
   if (strcmp(k, "idiv") == 0) return snode_floordiv(c, x, b);
   if (strcmp(k, "mod") == 0) return snode_mod(c, x, b);
-  if (strcmp(k, "lt") == 0) return create_lt_node(c, x, b);
-  return create_ge_node(c, x, b); /* "ge" */
+  if (strcmp(k, "lt") == 0) return create_lt_node(c, x, sint_int(b));
+  return create_ge_node(c, x, sint_int(b)); /* "ge" */
 }
 
 /* TREE -> 0.10.x UOp, built with the Python operators */
