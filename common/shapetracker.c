@@ -268,15 +268,22 @@ static bool real_strides_091(Arena *a, const ShapeTracker *st, bool ignore_valid
 
 /* ------------------------------------------------------------------ real_strides, 0.10.x */
 
-/* View.to_indexed_uops (0.10.0 / 0.10.2) */
+/* variable_to_uop (0.10.0) / sint_to_uop (0.10.2): an int becomes a CONST */
+static const SymUOp *sint_uop(SymCtx *c, sint x) { return x.sym != NULL ? x.sym : suop_const(c, SDT_INT, x.i); }
+
+/* View.to_indexed_uops (0.10.0 / 0.10.2). Shapes, strides and mask bounds may be UOps (in c, the capture's
+ * context then): `resolve(sh != 1) and resolve(st != 0)`, `resolve(m[0] != 0)`, `resolve(m[1] != sh)`. */
 static void view_to_indexed_uops(SymCtx *c, const View *vw, const SymUOp *const *idxs, const SymUOp *vexpr, const SymUOp **idx_out,
                                  const SymUOp **valid_out) {
-  const SymUOp *iexpr = suop_const(c, SDT_INT, vw->offset.i);
+  const sint S0 = sint_int(0), S1 = sint_int(1);
+  const SymUOp *iexpr = sint_uop(c, vw->offset);
   for (int i = 0; i < vw->ndim; i++) {
-    if (vw->shape[i].i != 1 && vw->strides[i].i != 0) iexpr = suop_add(c, iexpr, suop_mul_int(c, idxs[i], vw->strides[i].i));
+    sint sh = vw->shape[i], st = vw->strides[i];
+    if (sint_resolve(SINT_NE, sh, S1, true) && sint_resolve(SINT_NE, st, S0, true))
+      iexpr = suop_add(c, iexpr, suop_mul(c, idxs[i], sint_uop(c, st)));
     if (vw->mask != NULL) {
-      if (vw->mask[i].b.i != 0) vexpr = suop_mul(c, vexpr, suop_ge_int(c, idxs[i], vw->mask[i].b.i));
-      if (vw->mask[i].e.i != vw->shape[i].i) vexpr = suop_mul(c, vexpr, suop_lt_int(c, idxs[i], vw->mask[i].e.i));
+      if (sint_resolve(SINT_NE, vw->mask[i].b, S0, true)) vexpr = suop_mul(c, vexpr, suop_ge(c, idxs[i], sint_uop(c, vw->mask[i].b)));
+      if (sint_resolve(SINT_NE, vw->mask[i].e, sh, true)) vexpr = suop_mul(c, vexpr, suop_lt(c, idxs[i], sint_uop(c, vw->mask[i].e)));
     }
   }
   *idx_out = iexpr;
@@ -289,17 +296,17 @@ static bool views_to_indexed_uops(Arena *a, TgVersion v, SymCtx *c, const ShapeT
   const View *last = st_last(st);
   int n = last->ndim;
   const SymUOp *ranges[n > 0 ? n : 1];
-  for (int i = 0; i < n; i++) ranges[i] = suop_range(c, last->shape[i].i, i);
+  for (int i = 0; i < n; i++) ranges[i] = suop_range_to(c, sint_uop(c, last->shape[i]), i); /* UOp.range(dtypes.int, 0, s, i) */
   view_to_indexed_uops(c, last, ranges, suop_const(c, SDT_BOOL, 1), idx, valid);
   for (int k = st->nviews - 2; k >= 0; k--) {
     const View *vw = view_minify(a, v, st->views[k], err);
     if (vw == NULL) return false;
     int m = vw->ndim;
     const SymUOp *sub[m > 0 ? m : 1];
-    int64_t acc = 1;
+    sint acc = sint_int(1);
     for (int i = m - 1; i >= 0; i--) { /* (idx//acc)%d, from the last dimension (unravel in 0.10.2) */
-      sub[i] = suop_mod_int(c, suop_idiv_int(c, *idx, acc), vw->shape[i].i);
-      acc *= vw->shape[i].i;
+      sub[i] = suop_mod(c, suop_idiv(c, *idx, sint_uop(c, acc)), sint_uop(c, vw->shape[i]));
+      acc = sint_mul(acc, vw->shape[i]);
     }
     view_to_indexed_uops(c, vw, sub, *valid, idx, valid);
   }
@@ -308,7 +315,9 @@ static bool views_to_indexed_uops(Arena *a, TgVersion v, SymCtx *c, const ShapeT
 
 /* ShapeTracker.real_strides (0.10.0) / views_to_real_strides (0.10.2) */
 static bool real_strides_010(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_valid, sint *out, bool *is_none, StError *err) {
-  SymCtx *c = symctx_new(a, v);
+  /* 0.10.0 works in the capture's symbolic context when there is one (symbolic views live there) */
+  bool shared = v == TG_0_10_0 && sym_uop_ctx() != NULL;
+  SymCtx *c = shared ? sym_uop_ctx() : symctx_new(a, v);
   const SymUOp *idx, *valid;
   if (!views_to_indexed_uops(a, v, c, st, &idx, &valid, err)) return false;
   idx = suop_rewrite_flat(c, idx);
@@ -317,6 +326,7 @@ static bool real_strides_010(Arena *a, TgVersion v, const ShapeTracker *st, bool
   if (newvalid != NULL) valid = newvalid;
   const SymUOp *newidx = sym_uop_given_valid(c, valid, idx);
   if (newidx != NULL) idx = suop_rewrite_flat(c, newidx);
+  if (shared && sym_take_error(err)) return false;
   if (symctx_error(c)->status != ST_OK) {
     *err = *symctx_error(c);
     return false;
@@ -371,7 +381,7 @@ bool st_real_strides(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_
     return true;
   }
   if (v == TG_0_9_1) return real_strides_091(a, st, ignore_valid, out, is_none, err);
-  for (int k = 0; k < st->nviews; k++)
+  for (int k = 0; k < st->nviews && v == TG_0_10_2; k++) /* 0.10.0 computes on symbolic views in the capture's context */
     if (view_is_symbolic(st->views[k])) return st_unsupported(err, "symbolic: ShapeTracker.real_strides of symbolic views") != NULL;
   return real_strides_010(a, v, st, ignore_valid, out, is_none, err);
 }

@@ -89,13 +89,30 @@ static const SymNode *node_of(sint x) { return (const SymNode *)x.sym; }
 static sint of_uop(const SymUOp *x) { sint r = {0, x}; return r; }
 static const SymUOp *uop_of(sint x) { return (const SymUOp *)x.sym; }
 
-/* bool(x) of a UOp comparison: UOp.__bool__ needs a constant after simplification */
-static bool uop_bool010(SymCtx *c, const SymUOp *x) {
-  const SymUOp *sx = suop_simplify(c, x);
-  if (suop_vmin(sx) == suop_vmax(sx)) return suop_vmin(sx) != 0;
-  unsupported_sint("symbolic: bool() of a UOp that is not constant");
-  return false;
+/* MathTrait.ufix: an int operand next to a UOp becomes the UOp's const_like(int). `like` is the other
+ * operand (at least one of a and b is a UOp). */
+static const SymUOp *ufix010(SymCtx *c, sint x, sint like) {
+  return x.sym != NULL ? uop_of(x) : suop_const_like(c, uop_of(like), x.i);
 }
+
+/* Python's a OP b for a comparison OP, at least one operand a UOp, as the UOp MathTrait builds it. Python
+ * reflects `int OP UOp` to the UOp's mirrored method (i < u is u.__gt__(i), i <= u is u.__ge__(i)), which
+ * builds the same node as suop_OP(const(i), u); only != is symmetric: i != u is u.__ne__(i). */
+static const SymUOp *cmp010(SintCmp op, sint a, sint b) {
+  SymCtx *c = sym_uop_ctx();
+  const SymUOp *x = ufix010(c, a, b), *y = ufix010(c, b, a);
+  switch (op) {
+    case SINT_LT: return suop_lt(c, x, y);
+    case SINT_LE: return suop_le(c, x, y);
+    case SINT_GT: return suop_gt(c, x, y);
+    case SINT_GE: return suop_ge(c, x, y);
+    case SINT_NE:
+    default: return a.sym != NULL ? suop_ne(c, x, y) : suop_ne(c, y, x);
+  }
+}
+
+/* bool(a OP b): UOp.__bool__, a ValueError when the comparison is not one value (in the context) */
+static bool cmp_bool010(SintCmp op, sint a, sint b) { return suop_bool(sym_uop_ctx(), cmp010(op, a, b)); }
 
 /* ------------------------------------------------------------------ arithmetic */
 
@@ -107,10 +124,8 @@ sint sint_add_sym(sint a, sint b) {
     case TG_0_10_0:
     case TG_0_10_2:
     default: {
-      SymCtx *c = sym_uop_ctx();
-      if (a.sym != NULL && b.sym != NULL) return of_uop(suop_add(c, uop_of(a), uop_of(b)));
-      if (a.sym != NULL) return of_uop(suop_add_int(c, uop_of(a), b.i));
-      return of_uop(suop_radd_int(c, a.i, uop_of(b)));
+      SymCtx *c = sym_uop_ctx(); /* MathTrait.add: self.alu(ADD, ufix(x)); __radd__: ufix(x).alu(ADD, self) */
+      return of_uop(suop_add(c, ufix010(c, a, b), ufix010(c, b, a)));
     }
   }
 }
@@ -124,9 +139,8 @@ sint sint_sub_sym(sint a, sint b) {
     case TG_0_10_2:
     default: {
       SymCtx *c = sym_uop_ctx();
-      if (a.sym != NULL && b.sym == NULL) return of_uop(suop_add_int(c, uop_of(a), -b.i));
-      if (a.sym != NULL) return of_uop(suop_add(c, uop_of(a), suop_mul_int(c, uop_of(b), -1)));
-      return of_uop(suop_radd_int(c, a.i, suop_mul_int(c, uop_of(b), -1)));
+      if (b.sym == NULL) return of_uop(suop_sub_int(c, uop_of(a), b.i)); /* u - i: u + const(-i) */
+      return of_uop(suop_sub(c, ufix010(c, a, b), uop_of(b)));          /* u - v, i - u: x + (v * -1) */
     }
   }
 }
@@ -139,10 +153,8 @@ sint sint_mul_sym(sint a, sint b) {
     case TG_0_10_0:
     case TG_0_10_2:
     default: {
-      SymCtx *c = sym_uop_ctx();
-      if (a.sym != NULL && b.sym != NULL) return of_uop(suop_mul(c, uop_of(a), uop_of(b)));
-      if (a.sym != NULL) return of_uop(suop_mul_int(c, uop_of(a), b.i));
-      return of_uop(suop_alu(c, SU_MUL, suop_const(c, SDT_INT, a.i), uop_of(b)));  /* __rmul__: ufix(x).alu(MUL, self) */
+      SymCtx *c = sym_uop_ctx(); /* MathTrait.mul / __rmul__ */
+      return of_uop(suop_mul(c, ufix010(c, a, b), ufix010(c, b, a)));
     }
   }
 }
@@ -154,12 +166,10 @@ sint sint_floordiv_sym(sint a, sint b) {
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
-    default:
-      if (a.sym != NULL && b.sym == NULL) {
-        if (b.i == 0) return unsupported_sint("symbolic: UOp // 0");
-        return of_uop(suop_idiv_int(sym_uop_ctx(), uop_of(a), b.i));
-      }
-      return unsupported_sint("symbolic: // with a UOp divisor");
+    default: { /* MathTrait.idiv / __rfloordiv__: building the node never raises, simplifying it may */
+      SymCtx *c = sym_uop_ctx();
+      return of_uop(suop_idiv(c, ufix010(c, a, b), ufix010(c, b, a)));
+    }
   }
 }
 
@@ -170,12 +180,10 @@ sint sint_mod_sym(sint a, sint b) {
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
-    default:
-      if (a.sym != NULL && b.sym == NULL) {
-        if (b.i == 0) return unsupported_sint("symbolic: UOp % 0");
-        return of_uop(suop_mod_int(sym_uop_ctx(), uop_of(a), b.i));
-      }
-      return unsupported_sint("symbolic: % with a UOp divisor");
+    default: { /* MathTrait.__mod__ / __rmod__ */
+      SymCtx *c = sym_uop_ctx();
+      return of_uop(suop_mod(c, ufix010(c, a, b), ufix010(c, b, a)));
+    }
   }
 }
 
@@ -199,12 +207,7 @@ bool sint_lt_sym(sint a, sint b) {
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
-    default: {
-      SymCtx *c = sym_uop_ctx();
-      if (a.sym != NULL && b.sym == NULL) return uop_bool010(c, suop_lt_int(c, uop_of(a), b.i));
-      unsupported_sint("symbolic: UOp comparison with a UOp right side");
-      return false;
-    }
+    default: return cmp_bool010(SINT_LT, a, b);
   }
 }
 
@@ -215,7 +218,7 @@ bool sint_le_sym(sint a, sint b) {
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
-    default: return sint_lt_sym(a, sint_add(b, sint_int(1)));
+    default: return cmp_bool010(SINT_LE, a, b);
   }
 }
 
@@ -226,7 +229,7 @@ bool sint_gt_sym(sint a, sint b) {
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
-    default: return sint_lt_sym(b, a);
+    default: return cmp_bool010(SINT_GT, a, b);
   }
 }
 
@@ -237,7 +240,7 @@ bool sint_ge_sym(sint a, sint b) {
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
-    default: return sint_le_sym(b, a);
+    default: return cmp_bool010(SINT_GE, a, b);
   }
 }
 
@@ -248,7 +251,7 @@ bool sint_truthy(sint x) {
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
-    default: return uop_bool010(sym_uop_ctx(), uop_of(x));
+    default: return suop_bool(sym_uop_ctx(), uop_of(x)); /* UOp.__bool__ (an int UOp: AssertionError) */
   }
 }
 
@@ -259,14 +262,68 @@ bool sint_resolve_lt(sint a, sint b, bool dflt) {
     /* ---- 0.10.x: resolve(a < b, dflt) */
     case TG_0_10_0:
     case TG_0_10_2:
-    default: {
-      SymCtx *c = sym_uop_ctx();
-      if (a.sym != NULL && b.sym == NULL) return suop_resolve(c, suop_lt_int(c, uop_of(a), b.i), dflt);
-      unsupported_sint("symbolic: resolve of a UOp comparison with a UOp right side");
-      return dflt;
-    }
+    default: return suop_resolve(sym_uop_ctx(), cmp010(SINT_LT, a, b), dflt);
   }
 }
+
+bool sint_cmp(SintCmp op, sint a, sint b) {
+  switch (op) {
+    case SINT_LT: return sint_lt(a, b);
+    case SINT_LE: return sint_le(a, b);
+    case SINT_GT: return sint_gt(a, b);
+    case SINT_GE: return sint_ge(a, b);
+    case SINT_NE:
+    default:
+      if (a.sym == NULL && b.sym == NULL) return a.i != b.i;
+      switch (sym_version()) {
+        case TG_0_9_1: return !sint_eq_sym(a, b); /* Node defines __eq__ only */
+        /* ---- 0.10.x: UOp.__ne__ builds CMPNE; bool() evaluates it */
+        case TG_0_10_0:
+        case TG_0_10_2:
+        default: return cmp_bool010(SINT_NE, a, b);
+      }
+  }
+}
+
+bool sint_resolve(SintCmp op, sint a, sint b, bool dflt) {
+  if (a.sym == NULL && b.sym == NULL) return sint_cmp(op, a, b);
+  switch (sym_version()) {
+    case TG_0_9_1: return sint_cmp(op, a, b);
+    /* ---- 0.10.x: resolve(a OP b, dflt) */
+    case TG_0_10_0:
+    case TG_0_10_2:
+    default: return suop_resolve(sym_uop_ctx(), cmp010(op, a, b), dflt);
+  }
+}
+
+sint sint_ssimplify(sint x) {
+  if (x.sym == NULL || sym_version() == TG_0_9_1) return x;
+  const SymUOp *s = suop_simplify(sym_uop_ctx(), uop_of(x)); /* ---- 0.10.x: UOp.ssimplify */
+  return s->op == SU_CONST ? sint_int(s->arg) : of_uop(s);
+}
+
+/* _suop(lst, uop_fxn, python_fxn) (0.10.x): the UOps in order, then python_fxn of the ints */
+static sint suop_reduce010(int n, const sint *xs, bool is_max) {
+  SymCtx *c = sym_uop_ctx();
+  const SymUOp *acc = NULL;
+  bool have_num = false;
+  int64_t num = 0;
+  for (int k = 0; k < n; k++) {
+    if (xs[k].sym == NULL) {
+      if (!have_num || (is_max ? xs[k].i > num : xs[k].i < num)) num = xs[k].i, have_num = true;
+    } else if (acc == NULL) {
+      acc = uop_of(xs[k]);
+    } else {
+      acc = is_max ? suop_maximum(c, acc, uop_of(xs[k])) : suop_minimum(c, acc, uop_of(xs[k]));
+    }
+  }
+  if (acc == NULL) return sint_int(num);
+  if (have_num) acc = is_max ? suop_maximum(c, acc, suop_const_like(c, acc, num)) : suop_minimum_int(c, acc, num);
+  return sint_ssimplify(of_uop(acc));
+}
+
+sint sint_smax(int n, const sint *xs) { return suop_reduce010(n, xs, true); }
+sint sint_smin(int n, const sint *xs) { return suop_reduce010(n, xs, false); }
 
 /* ------------------------------------------------------------------ helpers over tuples */
 
@@ -322,7 +379,16 @@ int64_t sint_infer_bound(sint x) {
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
-    default: unsupported_sint("symbolic: sym_infer of a UOp"); return 0;
+    default: { /* sym_infer(x, dict([v.unbind() for v in x.vars()])) (View.reshape): every Variable bound */
+      SymCtx *c = sym_uop_ctx();
+      const SymUOp **vars;
+      int n = suop_vars(c, uop_of(x), &vars);
+      int64_t *vals = arena_array(cur.a, (size_t)n + 1, sizeof *vals);
+      const SymUOp **unbound = arena_array(cur.a, (size_t)n + 1, sizeof *unbound);
+      for (int k = 0; k < n; k++)
+        if (!suop_unbind(c, vars[k], &unbound[k], &vals[k])) return 0;
+      return suop_sym_infer(c, uop_of(x), n, unbound, vals);
+    }
   }
 }
 
@@ -333,7 +399,7 @@ sint sint_unbind(sint x) {
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
-    default: return unsupported_sint("symbolic: unbind of a UOp");
+    default: return of_uop(suop_unbind_all(sym_uop_ctx(), uop_of(x))); /* x.substitute({bind: var}) */
   }
 }
 
@@ -359,7 +425,17 @@ void sint_vars(sint x, sint *out, int *n, int cap) {
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
-    default: unsupported_sint("symbolic: vars of a UOp"); return;
+    default: { /* x.vars(): BINDs and unbound DEFINE_VARs, distinct nodes */
+      const SymUOp **vs;
+      int nv = suop_vars(sym_uop_ctx(), uop_of(x), &vs);
+      for (int k = 0; k < nv; k++) {
+        int j = 0;
+        while (j < *n && out[j].sym != vs[k]) j++;
+        if (j == *n && *n < cap) out[(*n)++] = of_uop(vs[k]);
+        else if (j == *n) unsupported_sint("symbolic: too many variables");
+      }
+      return;
+    }
   }
 }
 
@@ -370,7 +446,7 @@ const char *sint_repr(Arena *a, sint x) {
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
-    default: unsupported_sint("symbolic: repr of a UOp"); return "<UOp>";
+    default: return suop_repr(sym_uop_ctx(), uop_of(x)); /* pretty_print */
   }
 }
 
@@ -381,7 +457,7 @@ const char *sint_str(Arena *a, sint x) {
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
-    default: unsupported_sint("symbolic: str of a UOp"); return "<UOp>";
+    default: return suop_repr(sym_uop_ctx(), uop_of(x)); /* UOp has no __str__: its repr */
   }
 }
 
@@ -494,19 +570,9 @@ static JVal *expr_from_node(Arena *a, const SymNode *x) {
 
 /* ---- 0.10.x: EXPR -> UOp */
 
-static bool sym_op_of(const char *name, SymOp *out) {
-  static const struct { const char *name; SymOp op; } ops[] = {
-      {"CAST", SU_CAST}, {"ADD", SU_ADD},     {"MUL", SU_MUL},     {"IDIV", SU_IDIV}, {"MAX", SU_MAX},
-      {"MOD", SU_MOD},   {"CMPLT", SU_CMPLT}, {"CMPNE", SU_CMPNE}, {"XOR", SU_XOR},   {"OR", SU_OR},
-      {"AND", SU_AND},   {"WHERE", SU_WHERE}, {"RANGE", SU_RANGE}};
-  for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
-    if (strcmp(ops[k].name, name) == 0) {
-      *out = ops[k].op;
-      return true;
-    }
-  return false;
-}
-
+/* EXPR -> UOp (0.10.x): an int (or bool) inside an expression is a CONST; a var is a DEFINE_VAR, BIND of it
+ * and a CONST when it has a val; an op node is UOp(op, dtype, src, arg) with UOp.alu's dtype (bool for
+ * comparisons, else the last source's) unless it names one. */
 static const SymUOp *uop_from_expr(SymCtx *c, Arena *a, const JVal *j, int depth, StError *err) {
   if (depth > SYM_MAX_DEPTH) return bad_input(err, "symbolic: expression nested too deeply");
   if (j->kind == J_INT) return suop_const(c, SDT_INT, j->u.i);
@@ -517,30 +583,63 @@ static const SymUOp *uop_from_expr(SymCtx *c, Arena *a, const JVal *j, int depth
     int64_t mn, mx, val;
     bool bound;
     if (!var_fields(j, &name, &mn, &mx, &bound, &val, err)) return NULL;
-    if (bound) return unsupported(err, "symbolic: a bound Variable (BIND) in 0.10.x");
-    return suop_variable(c, arena_printf(a, "%s", name), mn, mx);
+    /* 0.10.2's View/ShapeTracker code is not ported to symbolic values yet: its bound Variables stay unsupported */
+    if (bound && sym_version() == TG_0_10_2) return unsupported(err, "symbolic: a bound Variable (BIND) in 0.10.2");
+    const SymUOp *var = suop_variable(c, arena_printf(a, "%s", name), mn, mx);
+    return bound ? suop_bind(c, var, val) : var;
   }
-  const JVal *op = json_get(j, "op"), *src = json_get(j, "src"), *arg = json_get(j, "arg");
+  const JVal *op = json_get(j, "op"), *src = json_get(j, "src"), *arg = json_get(j, "arg"), *dt = json_get(j, "dtype");
   SymOp sop;
   if (op == NULL || op->kind != J_STR || src == NULL || src->kind != J_ARR) return bad_input(err, "symbolic: EXPR needs op and src");
-  if (json_get(j, "dtype") != NULL) return unsupported(err, "symbolic: a UOp of a dtype other than int or bool");
-  if (!sym_op_of(op->u.s, &sop) || src->n > 3) return unsupported(err, "symbolic: a UOp op the index engine does not model");
+  if (dt != NULL && !(dt->kind == J_STR && (strcmp(dt->u.s, "int") == 0 || strcmp(dt->u.s, "bool") == 0)))
+    return unsupported(err, "symbolic: a UOp of a dtype other than int or bool");
+  if (!suop_op_from_name(op->u.s, &sop) || sop == SU_CONST || sop == SU_DEFINE_VAR || src->n > 3 || (sop != SU_CAST && src->n == 0))
+    return unsupported(err, "symbolic: a UOp op the index engine does not model");
   const SymUOp *srcs[3] = {NULL, NULL, NULL};
   for (uint32_t k = 0; k < src->n; k++)
     if ((srcs[k] = uop_from_expr(c, a, src->u.arr[k], depth + 1, err)) == NULL) return NULL;
-  SymDType dt = SDT_INT;
-  if (sop == SU_CMPLT || sop == SU_CMPNE) dt = SDT_BOOL;
-  else if ((sop == SU_AND || sop == SU_OR || sop == SU_XOR) && src->n > 0) dt = srcs[0]->dtype;
-  else if (sop == SU_WHERE && src->n > 1) dt = srcs[1]->dtype;
-  int64_t iarg = 0;
-  if (arg != NULL && arg->kind == J_INT) iarg = arg->u.i;
+  SymDType dtype = (sop == SU_CMPLT || sop == SU_CMPNE) ? SDT_BOOL : srcs[src->n - 1]->dtype;
+  if (dt != NULL) dtype = strcmp(dt->u.s, "bool") == 0 ? SDT_BOOL : SDT_INT;
+  int64_t iarg = 0; /* RANGE: the axis; 0.10.0 writes its (axis, False) */
+  if (arg != NULL && arg->kind == J_ARR && arg->n == 2 && arg->u.arr[0]->kind == J_INT) iarg = arg->u.arr[0]->u.i;
+  else if (arg != NULL && arg->kind == J_INT) iarg = arg->u.i;
   else if (arg != NULL && arg->kind != J_NULL) return unsupported(err, "symbolic: a UOp arg the index engine does not model");
-  const SymUOp *u = suop_make(c, sop, dt, (int)src->n, srcs, iarg, NULL, 0, 0);
+  const SymUOp *u = suop_make(c, sop, dtype, (int)src->n, srcs, iarg, NULL, 0, 0);
   if (symctx_error(c)->status != ST_OK) {
     *err = *symctx_error(c);
+    st_error_clear(symctx_error(c));
     return NULL;
   }
   return u;
+}
+
+/* UOp -> EXPR (0.10.x) */
+static JVal *expr_from_uop(Arena *a, TgVersion v, const SymUOp *x) {
+  if (x->op == SU_CONST) return x->dtype == SDT_BOOL ? json_bool(a, x->arg != 0) : json_int(a, x->arg);
+  JVal *o = json_obj(a);
+  const SymUOp *var = x->op == SU_BIND && x->src[0]->op == SU_DEFINE_VAR && x->src[1]->op == SU_CONST ? x->src[0] : NULL;
+  if (x->op == SU_DEFINE_VAR || var != NULL) {
+    const SymUOp *d = var != NULL ? var : x;
+    json_set(a, o, "var", json_str(a, d->name));
+    json_set(a, o, "min", json_int(a, d->lo));
+    json_set(a, o, "max", json_int(a, d->hi));
+    if (var != NULL) json_set(a, o, "val", json_int(a, x->src[1]->arg));
+    return o;
+  }
+  JVal *src = json_arr(a);
+  json_set(a, o, "op", json_str(a, suop_op_name(x->op)));
+  for (int k = 0; k < x->nsrc; k++) json_push(a, src, expr_from_uop(a, v, x->src[k]));
+  json_set(a, o, "src", src);
+  if (x->op == SU_RANGE) { /* arg: 0.10.0 (axis, False), 0.10.2 axis */
+    JVal *arg = json_int(a, x->arg);
+    if (v == TG_0_10_0) {
+      arg = json_arr(a);
+      json_push(a, arg, json_int(a, x->arg));
+      json_push(a, arg, json_bool(a, false));
+    }
+    json_set(a, o, "arg", arg);
+  }
+  return o;
 }
 
 bool sint_from_json(Arena *a, const JVal *j, sint *out, StError *err) {
@@ -566,7 +665,7 @@ bool sint_from_json(Arena *a, const JVal *j, sint *out, StError *err) {
     case TG_0_10_2:
     default: {
       const SymUOp *x = uop_from_expr(sym_uop_ctx(), cur.a, e, 0, err);
-      if (x == NULL) return false;
+      if (x == NULL || sym_take_error(err)) return false;
       *out = of_uop(x);
       return true;
     }
@@ -578,10 +677,10 @@ JVal *sint_to_json(Arena *a, sint x) {
   JVal *o = json_obj(a);
   switch (sym_version()) {
     case TG_0_9_1: json_set(a, o, "sym", expr_from_node(a, node_of(x))); break;
-    /* ---- 0.10.x: not written yet */
+    /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
-    default: unsupported_sint("symbolic: encoding a UOp"); json_set(a, o, "sym", json_null(a)); break;
+    default: json_set(a, o, "sym", expr_from_uop(a, sym_version(), uop_of(x))); break;
   }
   return o;
 }

@@ -132,6 +132,20 @@ bool sint_truthy(sint x);
 /* resolve(a < b, dflt) (0.10.x); 0.9.1: bool(a < b) */
 bool sint_resolve_lt(sint a, sint b, bool dflt);
 
+/* ---- 0.10.x sint helpers (ops.py): comparisons as UOps, resolve, smax/smin, ssimplify. On ints they are
+ * Python's int operators; 0.9.1 has no resolve (its callers compare Nodes directly). */
+typedef enum { SINT_LT, SINT_LE, SINT_GT, SINT_GE, SINT_NE } SintCmp;
+/* bool(a OP b): 0.10.x UOp.__bool__ of the comparison UOp (ValueError when it is not one value);
+ * 0.9.1: the Node comparisons above, and != as `not ==`. */
+bool sint_cmp(SintCmp op, sint a, sint b);
+/* resolve(a OP b, dflt) (0.10.x; on ints the comparison itself) */
+bool sint_resolve(SintCmp op, sint a, sint b, bool dflt);
+/* smax(xs) / smin(xs) (0.10.x): max/min of the ints, or reduce(UOp.maximum/minimum, uops + [max(ints)]).ssimplify() */
+sint sint_smax(int n, const sint *xs);
+sint sint_smin(int n, const sint *xs);
+/* ssimplify(x) (0.10.x): x.simplify(), the int when it is a CONST */
+sint sint_ssimplify(sint x);
+
 /* prod(xs): helpers.prod, from the int 1 */
 sint sint_prod(int n, const sint *xs);
 /* all_int(xs) */

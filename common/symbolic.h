@@ -152,6 +152,7 @@ StError *symctx_error(SymCtx *c);
 const SymUOp *suop_const(SymCtx *c, SymDType dt, int64_t value);              /* UOp.const */
 const SymUOp *suop_variable(SymCtx *c, const char *name, int64_t lo, int64_t hi); /* UOp.variable */
 const SymUOp *suop_range(SymCtx *c, int64_t end, int64_t axis);                /* UOp.range(int, 0, end, axis) */
+const SymUOp *suop_range_to(SymCtx *c, const SymUOp *end, int64_t axis);       /* ... with a UOp end */
 /* UOp(op, dtype, src, arg) for any op here (hash-consed like every node); arg is the CONST value or
  * RANGE axis, name/lo/hi the DEFINE_VAR arg. For decoding recorded expressions. */
 const SymUOp *suop_make(SymCtx *c, SymOp op, SymDType dt, int nsrc, const SymUOp *const *src, int64_t arg, const char *name,

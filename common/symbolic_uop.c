@@ -234,6 +234,11 @@ const SymUOp *suop_range(SymCtx *c, int64_t end, int64_t axis) {
   return su_node(c, SU_RANGE, SDT_INT, 2, suop_const(c, SDT_INT, 0), suop_const(c, SDT_INT, end), NULL, axis);
 }
 
+/* UOp.range(dtypes.int, 0, end, axis) with a UOp end (a symbolic dimension) */
+const SymUOp *suop_range_to(SymCtx *c, const SymUOp *end, int64_t axis) {
+  return su_node(c, SU_RANGE, SDT_INT, 2, suop_const(c, SDT_INT, 0), end, NULL, axis);
+}
+
 const SymUOp *suop_make(SymCtx *c, SymOp op, SymDType dt, int nsrc, const SymUOp *const *src, int64_t arg, const char *name,
                         int64_t lo, int64_t hi) {
   SymUOp p;

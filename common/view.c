@@ -60,6 +60,19 @@ bool view_is_symbolic(const View *vw) {
 /* Python truthiness of `self.mask`: None and () are both false. */
 static bool mask_truthy(const View *vw) { return vw->mask != NULL && vw->ndim > 0; }
 
+/* ---- 0.10.0 on symbolic values (UOps). Python's `x != y` with a UOp is a CMPNE UOp, whose truth
+ * UOp.__bool__ decides (a ValueError when it is not one value): sint_cmp. `resolve(x OP y, dflt)`
+ * decides with a default: sint_resolve. `==` is identity (sint_eq). */
+
+/* Python's bool(a != b) as version v's code reads it: 0.10.0 evaluates the UOp; 0.9.1 / 0.10.2 keep sint_ne */
+static bool py_ne(TgVersion v, sint a, sint b) { return v == TG_0_10_0 ? sint_cmp(SINT_NE, a, b) : sint_ne(a, b); }
+
+/* `st != 0` of _merge_dims (0.9.1 spells it `if st`, Node truthiness) */
+static bool stride_nonzero(TgVersion v, sint st) { return v == TG_0_10_0 ? sint_cmp(SINT_NE, st, S0) : sint_truthy(st); }
+
+/* all_int([...]) of a few values */
+static bool all_int2(sint a, sint b) { return sint_is_int(a) && sint_is_int(b); }
+
 /* -(num // -amt): helpers.ceildiv, exact (0.9.1/0.10.0 spell it math.ceil(num / amt)). Ints. */
 static int64_t ceildiv(int64_t num, int64_t amt) { return -py_floordiv(-num, amt); }
 
@@ -132,7 +145,7 @@ void strides_for_shape(int n, const sint *shape, sint *out) {
 int merge_dims(TgVersion v, int n, const sint *shape, const sint *strides, const SPair *mask, MergedDim *out) {
   if (n == 0) return 0;
   int cnt = 0;
-  out[cnt++] = (MergedDim){shape[0], strides[0], sint_truthy(strides[0]) ? shape[0] : S0};
+  out[cnt++] = (MergedDim){shape[0], strides[0], stride_nonzero(v, strides[0]) ? shape[0] : S0};
   /* merge this dim to next dim if size is 1 */
   bool merging = mask != NULL ? sint_eq(sint_sub(mask[0].e, mask[0].b), S1) : sint_eq(shape[0], S1);
   for (int i = 1; i < n; i++) {
@@ -147,20 +160,20 @@ int merge_dims(TgVersion v, int n, const sint *shape, const sint *strides, const
     } else {
       /* 0.9.1, 0.10.0: a zero stride resets the real size to 0 */
       if (merging || sint_eq(last.stride, sint_mul(s, st)))
-        out[cnt - 1] = (MergedDim){sint_mul(last.size, s), st, sint_truthy(st) ? (merging ? s : sint_mul(last.real, s)) : S0};
-      else out[cnt++] = (MergedDim){s, st, sint_truthy(st) ? s : S0};
+        out[cnt - 1] = (MergedDim){sint_mul(last.size, s), st, stride_nonzero(v, st) ? (merging ? s : sint_mul(last.real, s)) : S0};
+      else out[cnt++] = (MergedDim){s, st, stride_nonzero(v, st) ? s : S0};
     }
     merging = mask != NULL ? sint_eq(sint_sub(mask[i].e, mask[i].b), S1) : sint_eq(s, S1);
   }
   return cnt;
 }
 
-/* shape/view.py un1d (0.9.1, 0.10.0) */
-void un1d(int n, const sint *shape, sint offs, sint *out) {
+/* shape/view.py un1d (0.9.1: `if stride`, 0.10.0: `if stride != 0`) */
+void un1d(TgVersion v, int n, const sint *shape, sint offs, sint *out) {
   sint strides[n > 0 ? n : 1];
   strides_for_shape(n, shape, strides);
   for (int i = 0; i < n; i++) {
-    sint here = sint_truthy(strides[i]) ? sint_floordiv(offs, strides[i]) : S0;
+    sint here = stride_nonzero(v, strides[i]) ? sint_floordiv(offs, strides[i]) : S0;
     out[i] = here;
     offs = sint_sub(offs, sint_mul(here, strides[i]));
   }
@@ -215,11 +228,13 @@ static const View *created(Arena *a, int n, const sint *shape, const sint *strid
 /* View.create (shape/view.py, all versions) */
 const View *view_create(Arena *a, TgVersion v, int n, const sint *shape, const sint *strides_in, sint offset,
                         const SPair *mask_in, StError *err) {
-  if (v >= TG_0_10_0) { /* 0.10 rejects negative dimensions here */
+  if (v >= TG_0_10_0) { /* 0.10 rejects negative dimensions here (0.10.0: `not all(resolve(s >= 0) ...)`) */
     for (int i = 0; i < n; i++)
-      if (sint_lt(shape[i], S0))
+      if (v == TG_0_10_0 ? !sint_resolve(SINT_GE, shape[i], S0, true) : sint_lt(shape[i], S0)) {
+        if (sym_take_error(err)) return NULL;
         return st_raise(err, "ValueError",
                         arena_printf(a, "Trying to create View with negative dimension: shape=%s", py_repr_tuple(a, n, shape)));
+      }
   }
   sint strides[n > 0 ? n : 1];
   /* `if strides`: None and () both mean "row-major" */
@@ -242,12 +257,13 @@ const View *view_create(Arena *a, TgVersion v, int n, const sint *shape, const s
   /* a dimension masked down to one index gets stride 0 and moves its start into the offset */
   if (m != NULL && n > 0) {
     bool elim[n], any_elim = false, any_empty = false;
-    for (int i = 0; i < n; i++) {
-      elim[i] = !sint_lt(sint_add(mask[i].b, S1), mask[i].e);
+    for (int i = 0; i < n; i++) { /* 0.10.0: not resolve(b+1 < e) */
+      elim[i] = v == TG_0_10_0 ? !sint_resolve(SINT_LT, sint_add(mask[i].b, S1), mask[i].e, true) : !sint_lt(sint_add(mask[i].b, S1), mask[i].e);
       any_elim = any_elim || elim[i];
     }
-    if (any_elim) {
-      for (int i = 0; i < n && !any_empty; i++) any_empty = !sint_lt(mask[i].b, mask[i].e);
+    if (any_elim) { /* 0.10.0: any(not resolve(b < e)) */
+      for (int i = 0; i < n && !any_empty; i++)
+        any_empty = v == TG_0_10_0 ? !sint_resolve(SINT_LT, mask[i].b, mask[i].e, true) : !sint_lt(mask[i].b, mask[i].e);
       if (any_empty) {
         for (int i = 0; i < n; i++) strides[i] = S0;
         offset = S0;
@@ -260,6 +276,12 @@ const View *view_create(Arena *a, TgVersion v, int n, const sint *shape, const s
       for (int i = 0; i < n; i++)
         if (elim[i]) strides[i] = S0;
     }
+  }
+  sint simple[n > 0 ? n : 1];
+  if (v == TG_0_10_0) { /* 0.10.0: "simplify as we go": offset and shape ssimplify()'d */
+    offset = sint_ssimplify(offset);
+    for (int i = 0; i < n; i++) simple[i] = sint_ssimplify(shape[i]);
+    shape = simple;
   }
   sint rm[n > 0 ? n : 1];
   strides_for_shape(n, shape, rm);
@@ -338,9 +360,9 @@ static ReshapeMaskResult reshape_mask(TgVersion v, int n_old, const SPair *mask,
       m = rev_next_pair(&r_masks, mask, (SPair){S0, S1});
       if (v == TG_0_9_1 && sint_lt(sint_sub(m.e, m.b), S1)) return RM_ALL_INVALID; /* 0.9.1: invalid mask */
     } else if (split) { /* mask can only be splitted if reshape doesn't cut across the mask */
-      bool cuts = (sint_ne(sint_mod(l, next_stride), S0) || sint_ne(sint_mod(r, next_stride), S0)) &&
-                  sint_ne(sint_floordiv(l, next_stride), sint_floordiv(sint_sub(r, S1), next_stride));
-      if (cuts || sint_ne(sint_mod(old_dim, next_stride), S0)) return RM_NONE;
+      bool cuts = (py_ne(v, sint_mod(l, next_stride), S0) || py_ne(v, sint_mod(r, next_stride), S0)) &&
+                  py_ne(v, sint_floordiv(l, next_stride), sint_floordiv(sint_sub(r, S1), next_stride));
+      if (cuts || py_ne(v, sint_mod(old_dim, next_stride), S0)) return RM_NONE;
       out[cnt++] = (SPair){sint_floordiv(sint_mod(l, next_stride), curr_stride),
                            sint_add(sint_floordiv(sint_mod(sint_sub(r, S1), next_stride), curr_stride), S1)};
       curr_stride = next_stride;
@@ -372,6 +394,10 @@ static ReshapeMaskResult reshape_mask(TgVersion v, int n_old, const SPair *mask,
   return RM_OK;
 }
 
+/* A comparison of the reshape loop: 0.10.0 wraps each in resolve() (default True); 0.9.1 compares
+ * directly (Node.__le__ / __lt__ / __gt__, != as not ==). */
+static bool loop_cmp(TgVersion v, SintCmp op, sint a, sint b) { return v == TG_0_10_0 ? sint_resolve(op, a, b, true) : sint_cmp(op, a, b); }
+
 /* The strides of the reshape loop: 0.9.1 / 0.10.0 (`strides.append(new_stride)` then scale).
  * Returns false when a merged dimension cannot be produced (Python's `break`). */
 static bool reshape_strides_old(TgVersion v, const View *vw, int n, const sint *new_shape, sint *out) {
@@ -381,18 +407,18 @@ static bool reshape_strides_old(TgVersion v, const View *vw, int n, const sint *
   RevIter r_new_shape = {n};
   for (int k = nm - 1; k >= 0; k--) {
     sint merged_dim = md[k].size, new_stride = md[k].stride, real_dim = md[k].real, acc = S1;
-    while (sint_le(acc, merged_dim) && sint_ne(acc, merged_dim)) {
+    while (loop_cmp(v, SINT_LE, acc, merged_dim) && loop_cmp(v, SINT_NE, acc, merged_dim)) {
       if (r_new_shape.pos == 0) break;
       sint new_dim = rev_next(&r_new_shape, new_shape, S0);
-      /* 0.9.1: `(new_dim := next(r_new_shape, None))` is truthy; 0.10.0: `next(r_new_shape, 0) > 0` */
-      if (!(v == TG_0_9_1 ? sint_truthy(new_dim) : sint_gt(new_dim, S0))) break;
+      /* 0.9.1: `(new_dim := next(r_new_shape, None))` is truthy; 0.10.0: `resolve(next(r_new_shape, 0) > 0)` */
+      if (!(v == TG_0_9_1 ? sint_truthy(new_dim) : loop_cmp(v, SINT_GT, new_dim, S0))) break;
       out[cnt++] = new_stride;
-      if (sint_ne(new_dim, S1)) {
+      if (loop_cmp(v, SINT_NE, new_dim, S1)) {
         acc = sint_mul(acc, new_dim);
-        new_stride = sint_mul(new_stride, sint_lt(acc, real_dim) ? new_dim : S0);
+        new_stride = sint_mul(new_stride, loop_cmp(v, SINT_LT, acc, real_dim) ? new_dim : S0);
       }
     }
-    if (sint_ne(acc, merged_dim)) return false;
+    if (loop_cmp(v, SINT_NE, acc, merged_dim)) return false;
   }
   for (; cnt < n; cnt++) out[cnt] = S0;
   for (int i = 0; i < n / 2; i++) {
@@ -468,7 +494,8 @@ static const View *reshape_finish(Arena *a, TgVersion v, const View *vw, int n, 
   return view_create(a, v, n, new_shape, strides, sint_add(vw->offset, sint_sub(old_part, new_part)), nm, err);
 }
 
-/* 0.9.1: "if it's not contiguous and new shape is symbolic, check if it's directly replaceable" */
+/* 0.9.1, 0.10.0: "if it's not contiguous and new shape is symbolic, check if it's directly replaceable"
+ * (0.10.0 spells var_vals `dict([v.unbind() for v in so.vars()])`: the same) */
 static const View *reshape_symbolic_091(Arena *a, const View *vw, int n, const sint *new_shape, StError *err) {
   const char *msg = NULL;
   if (vw->ndim != n) msg = "cannot symbolic reshape non-contiguous %s -> %s";
@@ -520,8 +547,9 @@ static const View *reshape_size_check_091(Arena *a, const View *vw, int n, const
 /* View.reshape (shape/view.py) */
 const View *view_reshape(Arena *a, TgVersion v, const View *vw, int n, const sint *new_shape, StError *err) {
   if (n == vw->ndim && sints_equal(n, vw->shape, new_shape)) return vw;
-  for (int i = 0; i < n; i++)
-    if (!sint_ge(new_shape[i], S0)) {
+  for (int i = 0; i < n; i++) /* 0.10.0: `all(resolve(x >= 0) ...)` */
+    if (v == TG_0_10_0 ? !sint_resolve(SINT_GE, new_shape[i], S0, true) : !sint_ge(new_shape[i], S0)) {
+      if (sym_take_error(err)) return NULL;
       const char *msg = arena_printf(a, "shape can't contain negative numbers %s", py_repr_tuple(a, n, new_shape));
       /* 0.10.2 raises ValueError, earlier versions assert */
       return st_raise(err, v >= TG_0_10_2 ? "ValueError" : "AssertionError", msg);
@@ -540,8 +568,10 @@ const View *view_reshape(Arena *a, TgVersion v, const View *vw, int n, const sin
       bool bad;
       const View *ret = reshape_size_check_091(a, vw, n, new_shape, &bad, err);
       if (bad) return ret;
-    } else if (self_all_int) { /* 0.10.0: `if (self_all_int := all_int(self.shape))` */
-      if (sint_ne(sint_prod(vw->ndim, vw->shape), sint_prod(n, new_shape))) return reshape_checks_message(a, vw, n, new_shape, err);
+    } else if (self_all_int) { /* 0.10.0: `if (self_all_int := all_int(self.shape))`, resolve(prod != prod, False) */
+      bool mismatch = sint_resolve(SINT_NE, sint_prod(vw->ndim, vw->shape), sint_prod(n, new_shape), false);
+      if (sym_take_error(err)) return NULL;
+      if (mismatch) return reshape_checks_message(a, vw, n, new_shape, err);
     }
   }
   if (n == 0 && mask_truthy(vw))
@@ -549,7 +579,7 @@ const View *view_reshape(Arena *a, TgVersion v, const View *vw, int n, const sin
       if (sint_eq(vw->mask[i].b, vw->mask[i].e)) return NULL;
   /* after the asserts, it's okay to check contiguous */
   if (vw->contiguous) return view_create(a, v, n, new_shape, NULL, S0, NULL, err);
-  if (v == TG_0_9_1 && self_all_int && !sint_all_int(n, new_shape)) return reshape_symbolic_091(a, vw, n, new_shape, err);
+  if (v <= TG_0_10_0 && self_all_int && !sint_all_int(n, new_shape)) return reshape_symbolic_091(a, vw, n, new_shape, err);
   sint strides[n > 0 ? n : 1];
   bool ok = v >= TG_0_10_2 ? reshape_strides_0102(vw, n, new_shape, strides) : reshape_strides_old(v, vw, n, new_shape, strides);
   if (sym_take_error(err)) return NULL;
@@ -558,6 +588,18 @@ const View *view_reshape(Arena *a, TgVersion v, const View *vw, int n, const sin
 }
 
 /* ------------------------------------------------------------------ other movement ops */
+
+/* smax(a, b) / smin(a, b) (0.10.0) */
+static sint smax2(sint a, sint b) {
+  if (a.sym == NULL && b.sym == NULL) return a.i >= b.i ? a : b;
+  sint xs[2] = {a, b};
+  return sint_smax(2, xs);
+}
+static sint smin2(sint a, sint b) {
+  if (a.sym == NULL && b.sym == NULL) return a.i <= b.i ? a : b;
+  sint xs[2] = {a, b};
+  return sint_smin(2, xs);
+}
 
 /* View.__unsafe_resize (shape/view.py): shrink by arg, intersect the old mask with `mask` */
 static const View *unsafe_resize(Arena *a, TgVersion v, const View *vw, const SPair *arg, const SPair *mask_in, StError *err) {
@@ -569,14 +611,26 @@ static const View *unsafe_resize(Arena *a, TgVersion v, const View *vw, const SP
   if (mask_truthy(vw)) {
     for (int i = 0; i < n; i++) { /* move the old mask: (max(0, min(mx-ax,ay-ax)), max(0, min(my-ax,ay-ax))) */
       sint ax = arg[i].b, ay = arg[i].e, mx = vw->mask[i].b, my = vw->mask[i].e;
+      if (v == TG_0_10_0) { /* 0.10.0: smax/smin, which keep UOps symbolic */
+        mask[i] = (SPair){smax2(S0, smin2(sint_sub(mx, ax), sint_sub(ay, ax))), smax2(S0, smin2(sint_sub(my, ax), sint_sub(ay, ax)))};
+        continue;
+      }
       sint span = sint_sub(ay, ax);
       mask[i] = (SPair){sint_max(S0, sint_min(sint_sub(mx, ax), span)), sint_max(S0, sint_min(sint_sub(my, ax), span))};
     }
     if (mask_in != NULL) /* merge the masks if we have two */
-      for (int i = 0; i < n; i++) mask[i] = (SPair){sint_max(mask[i].b, mask_in[i].b), sint_min(mask[i].e, mask_in[i].e)};
+      for (int i = 0; i < n; i++)
+        mask[i] = v == TG_0_10_0 ? (SPair){smax2(mask[i].b, mask_in[i].b), smin2(mask[i].e, mask_in[i].e)}
+                                 : (SPair){sint_max(mask[i].b, mask_in[i].b), sint_min(mask[i].e, mask_in[i].e)};
     m = mask;
   }
   for (int i = 0; i < n; i++) shape[i] = sint_sub(arg[i].e, arg[i].b);
+  if (v == TG_0_10_0) { /* 0.10.0: a mask equal to (0, y-x) everywhere is dropped, then the shape is ssimplify()'d */
+    bool full = m != NULL;
+    for (int i = 0; i < n && full; i++) full = pair_is(m[i], S0, shape[i]);
+    if (full) m = NULL;
+    for (int i = 0; i < n; i++) shape[i] = sint_ssimplify(shape[i]);
+  }
   if (v == TG_0_9_1) { /* 0.9.1: `s.b if isinstance(s, NumNode) else s` */
     for (int i = 0; i < n; i++)
       if (shape[i].sym != NULL && ((const SymNode *)shape[i].sym)->kind == SN_NUM) shape[i] = sint_int(((const SymNode *)shape[i].sym)->b);
@@ -588,8 +642,11 @@ static const View *unsafe_resize(Arena *a, TgVersion v, const View *vw, const SP
 /* View.pad (shape/view.py) */
 const View *view_pad(Arena *a, TgVersion v, const View *vw, int n, const SPair *arg, StError *err) {
   bool bad = n != vw->ndim;
-  for (int i = 0; i < n && !bad; i++) bad = !(sint_ge(arg[i].b, S0) && sint_ge(arg[i].e, S0));
+  for (int i = 0; i < n && !bad; i++) /* 0.10.0: `not all_int([b,e]) or b>=0 and e>=0` */
+    bad = v == TG_0_10_0 ? all_int2(arg[i].b, arg[i].e) && !(arg[i].b.i >= 0 && arg[i].e.i >= 0)
+                         : !(sint_ge(arg[i].b, S0) && sint_ge(arg[i].e, S0));
   if (bad) {
+    if (sym_take_error(err)) return NULL;
     if (v == TG_0_9_1) /* 0.9.1 message */
       return st_raise(err, "AssertionError", arena_printf(a, "self.shape=%s, arg=%s", py_repr_tuple(a, vw->ndim, vw->shape),
                                                           py_repr_pairs(a, n, arg)));
@@ -597,7 +654,10 @@ const View *view_pad(Arena *a, TgVersion v, const View *vw, int n, const SPair *
                     arena_printf(a, "invalid pad %s for %s", py_repr_pairs(a, n, arg), py_repr_tuple(a, vw->ndim, vw->shape)));
   }
   bool any = false;
-  for (int i = 0; i < n && !any; i++) any = sint_truthy(arg[i].b) || sint_truthy(arg[i].e);
+  for (int i = 0; i < n && !any; i++) /* 0.10.0: `any(resolve(b!=0) or resolve(e!=0) ...)` */
+    any = v == TG_0_10_0 ? sint_resolve(SINT_NE, arg[i].b, S0, true) || sint_resolve(SINT_NE, arg[i].e, S0, true)
+                         : sint_truthy(arg[i].b) || sint_truthy(arg[i].e);
+  if (sym_take_error(err)) return NULL;
   if (!any) return vw;
   SPair zvarg[n > 0 ? n : 1], mask[n > 0 ? n : 1];
   for (int i = 0; i < n; i++) {
@@ -611,8 +671,12 @@ const View *view_pad(Arena *a, TgVersion v, const View *vw, int n, const SPair *
 const View *view_shrink(Arena *a, TgVersion v, const View *vw, int n, const SPair *arg, StError *err) {
   bool bad = n != vw->ndim;
   /* 0 <= b <= e <= s, a chained comparison */
-  for (int i = 0; i < n && i < vw->ndim && !bad; i++)
-    bad = !(sint_le(S0, arg[i].b) && sint_le(arg[i].b, arg[i].e) && sint_le(arg[i].e, vw->shape[i]));
+  for (int i = 0; i < n && i < vw->ndim && !bad; i++) {
+    sint b = arg[i].b, e = arg[i].e, sh = vw->shape[i];
+    if (v == TG_0_10_0 && !(all_int2(b, e) && sint_is_int(sh))) continue; /* 0.10.0: `not all_int([s,b,e]) or ...` */
+    bad = !(sint_le(S0, b) && sint_le(b, e) && sint_le(e, sh));
+  }
+  if (sym_take_error(err)) return NULL;
   if (bad)
     return st_raise(err, "AssertionError",
                     arena_printf(a, "invalid shrink %s for %s", py_repr_pairs(a, n, arg), py_repr_tuple(a, vw->ndim, vw->shape)));
@@ -642,14 +706,16 @@ const View *view_expand(Arena *a, TgVersion v, const View *vw, int n, const sint
         sint s = vw->shape[i], x = new_shape[i];
         ok = (sint_eq(s, x) && sint_eq(x, S0)) || (sint_gt(s, S0) && sint_eq(sint_mod(x, s), S0));
       }
+      if (sym_take_error(err)) return NULL;
       if (!ok) return cant_expand(a, vw, n, new_shape, err);
       return view_create(a, v, n, new_shape, NULL, S0, NULL, err);
     }
     for (int i = 0; i < n && ok; i++) {
       sint s = vw->shape[i], x = new_shape[i];
       if (v == TG_0_9_1) ok = sint_eq(s, x) || (sint_eq(s, S1) && sint_eq(vw->strides[i], S0)); /* 0.9.1 also needs stride 0 */
-      else ok = sint_eq(s, x) || sint_eq(s, S1);
+      else ok = !sint_resolve(SINT_NE, s, x, false) || sint_eq(s, S1); /* 0.10.0: not resolve(s != x, False) or s == 1 */
     }
+    if (sym_take_error(err)) return NULL;
     if (!ok) return cant_expand(a, vw, n, new_shape, err);
   }
   SPair mask[n > 0 ? n : 1];
@@ -657,7 +723,9 @@ const View *view_expand(Arena *a, TgVersion v, const View *vw, int n, const sint
   if (mask_truthy(vw)) {
     for (int i = 0; i < n; i++) {
       SPair old = vw->mask[i];
-      mask[i] = sint_ne(vw->shape[i], new_shape[i]) ? (!pair_is(old, S0, S1) ? (SPair){S0, S0} : (SPair){S0, new_shape[i]}) : old;
+      /* 0.10.0: resolve(s != ns, False) */
+      bool differs = v == TG_0_10_0 ? sint_resolve(SINT_NE, vw->shape[i], new_shape[i], false) : sint_ne(vw->shape[i], new_shape[i]);
+      mask[i] = differs ? (!pair_is(old, S0, S1) ? (SPair){S0, S0} : (SPair){S0, new_shape[i]}) : old;
     }
     m = mask;
   }
@@ -823,7 +891,7 @@ typedef struct AddTerms {
 /* un1d (0.9.1, 0.10.0) / unravel (0.10.2) of vm2.shape at offs */
 static bool unravel_offset(TgVersion v, const View *vm2, sint offs, sint *out, StError *err) {
   if (v >= TG_0_10_2) return unravel(vm2->ndim, vm2->shape, offs, out, err);
-  un1d(vm2->ndim, vm2->shape, offs, out);
+  un1d(v, vm2->ndim, vm2->shape, offs, out);
   return !sym_take_error(err);
 }
 
@@ -946,6 +1014,34 @@ static int merge_extents_010(Arena *a, TgVersion v, const View *vm2, const View 
   return nonzero ? -1 : cnt;
 }
 
+static sint uop_sint(const SymUOp *x) { sint r = {0, x}; return r; }
+
+/* The same loop for 0.10.0 on sints in the capture's symbolic context: vm2's shape, the origin and the
+ * terms may be UOps (vm1's shape is all ints by now), merged_size then is one too. */
+static int merge_extents_0100(Arena *a, const View *vm2, const View *vm1, const AddTerms *t, Extent *ext, StError *err) {
+  SymCtx *c = sym_uop_ctx();
+  int n1 = t->n1, n2 = t->n2, cnt = 0;
+  sint idxs[n1 > 0 ? n1 : 1];
+  for (int i = 0; i < n1; i++) idxs[i] = uop_sint(suop_variable(c, idx_name(a, i), 0, vm1->shape[i].i - 1));
+  sint merged_size = S1, zero = uop_sint(suop_const(c, SDT_INT, 0)), merged_term = zero;
+  for (int d2 = n2 - 1; d2 >= 0 && !sym_failed(); d2--) {
+    /* merged_term += (sum([idxs[d1] * s1 for d1, s1 in term]) + o) * merged_size; sum() starts from the int 0 */
+    sint sum = S0;
+    for (int k = 0; k < t->nterms[d2]; k++) sum = sint_add(sum, sint_mul(idxs[t->term_d1[d2 * n1 + k]], t->term_s1[d2 * n1 + k]));
+    merged_term = sint_add(merged_term, sint_mul(sint_add(sum, t->origin[d2]), merged_size));
+    merged_size = sint_mul(merged_size, vm2->shape[d2]);
+    if (sint_resolve(SINT_LT, merged_term, merged_size, false) && sint_resolve(SINT_LE, S0, merged_term, false)) {
+      const SymUOp *term = merged_term.sym;
+      ext[cnt++] = (Extent){merged_size, sint_int(suop_vmin(term)), sint_int(suop_vmax(term))};
+      merged_size = S1;
+      merged_term = zero;
+    }
+  }
+  bool nonzero = !sym_failed() && sint_resolve(SINT_NE, merged_term, S0, true);
+  if (sym_take_error(err)) return -2;
+  return nonzero ? -1 : cnt;
+}
+
 /* View.create(vm1.shape, tuple(strides), sum(o * s for o, s in zip(origin, vm2.strides)) + vm2.offset) */
 static const View *add_create(Arena *a, TgVersion v, const View *vm2, const View *vm1, const AddTerms *t, StError *err) {
   sint offset = S0;
@@ -967,8 +1063,12 @@ static const View *add_project_mask(Arena *a, TgVersion v, const View *vm2, cons
   }
   for (int d2 = 0; d2 < n2; d2++) {
     sint b = vm2->mask[d2].b, e = vm2->mask[d2].e, o = t->origin[d2];
-    if (!(sint_lt(ext[d2].tmin, b) || sint_ge(ext[d2].tmax, e))) continue;
-    if (v == TG_0_9_1 && !(sint_is_int(o) && sint_is_int(b) && sint_is_int(e))) { /* 0.9.1: isinstance(o, b, e, int) */
+    if (v == TG_0_10_0) { /* resolve(b <= t.vmin and t.vmax < e, False): `and` takes bool() of a UOp b <= t.vmin */
+      if (sint_le(b, ext[d2].tmin) && sint_resolve(SINT_LT, ext[d2].tmax, e, false)) continue;
+    } else if (!(sint_lt(ext[d2].tmin, b) || sint_ge(ext[d2].tmax, e))) {
+      continue;
+    }
+    if (v <= TG_0_10_0 && !(sint_is_int(o) && sint_is_int(b) && sint_is_int(e))) { /* 0.9.1, 0.10.0: all_int([o, b, e]) */
       bad = true;
       continue;
     }
@@ -980,7 +1080,7 @@ static const View *add_project_mask(Arena *a, TgVersion v, const View *vm2, cons
     }
     int d1 = t->term_d1[d2 * n1];
     sint s1 = t->term_s1[d2 * n1];
-    if (v == TG_0_9_1 && !(sint_is_int(s1) && sint_is_int(newe[d1]))) { /* 0.9.1: isinstance(s1, newe[d1], int) */
+    if (v <= TG_0_10_0 && !(sint_is_int(s1) && sint_is_int(newe[d1]))) { /* 0.9.1, 0.10.0: isinstance(s1, newe[d1], int) */
       bad = true;
       continue;
     }
@@ -1016,9 +1116,9 @@ static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const Vi
     if (ret != NULL || err->status != ST_OK) return ret;
   }
   if (mask_truthy(vm1)) {
-    if (v <= TG_0_10_0) { /* 0.9.1, 0.10.0: an empty mask gives an all-invalid view */
+    if (v <= TG_0_10_0) { /* 0.9.1, 0.10.0: an empty mask gives an all-invalid view (0.10.0: resolve(b >= e, False)) */
       for (int i = 0; i < vm1->ndim; i++)
-        if (!sint_lt(vm1->mask[i].b, vm1->mask[i].e)) {
+        if (v == TG_0_10_0 ? sint_resolve(SINT_GE, vm1->mask[i].b, vm1->mask[i].e, false) : !sint_lt(vm1->mask[i].b, vm1->mask[i].e)) {
           int n = vm1->ndim;
           sint zeros[n];
           SPair zmask[n];
@@ -1036,13 +1136,18 @@ static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const Vi
     if (merged == NULL) return NULL;
     return pad_back(a, v, merged, vm1, err);
   }
-  if (v != TG_0_9_1 && (view_is_symbolic(vm1) || view_is_symbolic(vm2)))
+  if (sym_take_error(err)) return NULL;
+  if (v == TG_0_10_2 && (view_is_symbolic(vm1) || view_is_symbolic(vm2)))
     return st_unsupported(err, "symbolic: View.__add__ of symbolic views");
   AddTerms t;
   if (!add_terms(a, v, vm2, vm1, &t, err)) return NULL;
+  if (v == TG_0_10_0 && !sint_all_int(vm1->ndim, vm1->shape)) return NULL; /* 0.10.0: `if not all_int(vm1.shape): return None` */
   int n2 = vm2->ndim;
   Extent ext[n2 > 0 ? n2 : 1];
-  int next = v == TG_0_9_1 ? merge_extents_091(a, vm2, vm1, &t, ext, err) : merge_extents_010(a, v, vm2, vm1, &t, ext, err);
+  int next;
+  if (v == TG_0_9_1) next = merge_extents_091(a, vm2, vm1, &t, ext, err);
+  else if (v == TG_0_10_0 && sym_uop_ctx() != NULL) next = merge_extents_0100(a, vm2, vm1, &t, ext, err);
+  else next = merge_extents_010(a, v, vm2, vm1, &t, ext, err); /* ints only (no symbolic context) */
   if (next < 0) return NULL;
   /* vm2_shape := tuple(s for s,_ in reversed(extents)) */
   sint vm2_shape[next > 0 ? next : 1];

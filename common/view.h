@@ -43,7 +43,7 @@ void strides_for_shape(int n, const sint *shape, sint *out);
 /* _merge_dims (0.9.1, 0.10.0) / merge_dims (0.10.2); returns the count written to out (<= n). */
 int merge_dims(TgVersion v, int n, const sint *shape, const sint *strides, const SPair *mask, MergedDim *out);
 /* un1d (0.9.1, 0.10.0) and unravel (0.10.2); out has n entries. */
-void un1d(int n, const sint *shape, sint offs, sint *out);
+void un1d(TgVersion v, int n, const sint *shape, sint offs, sint *out);
 bool unravel(int n, const sint *shape, sint offs, sint *out, StError *err);
 
 /* --- View ------------------------------------------------------------------ */
