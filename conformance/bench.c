@@ -172,11 +172,13 @@ static void print_sample(const Capture *c, const Sample *s, bool json) {
            s->json_bytes, s->rss_bytes, s->arena_bytes);
     return;
   }
-  printf("%-7s %-11s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %9.1f %8.0fx %7.0fx %6.1fx %6.1fx  %s\n",
+  char mem[16] = "     -"; /* not measured (--no-memory, no /proc) */
+  if (s->rss_bytes) snprintf(mem, sizeof mem, "%6.1fx", ratio((double)s->rss_bytes, (double)s->json_bytes));
+  printf("%-7s %-11s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %9.1f %8.0fx %7.0fx %7s %6.1fx  %s\n",
          tg_version_name(c->generation), outcome_name(s->outcome), s->read_cold * 1e3, s->read * 1e3, s->build * 1e3,
          s->schedule * 1e3, s->encode * 1e3, s->compare * 1e3, s->total * 1e3, s->oracle * 1e3,
-         ratio(s->oracle, s->schedule), ratio(s->oracle, s->total), ratio((double)s->rss_bytes, (double)s->json_bytes),
-         ratio((double)s->arena_bytes, (double)s->json_bytes), c->name);
+         ratio(s->oracle, s->schedule), ratio(s->oracle, s->total), mem, ratio((double)s->arena_bytes, (double)s->json_bytes),
+         c->name);
 }
 
 static void print_summary(Samples *per_gen, bool json) {
@@ -201,10 +203,14 @@ static void print_summary(Samples *per_gen, bool json) {
              "\"median_total_speedup\": %.1f, \"min_total_speedup\": %.1f, \"median_memory_ratio\": %.2f, "
              "\"max_memory_ratio\": %.2f}\n",
              tg_version_name((TgVersion)v), s->n, med_sched, min_sched, med_total, min_total, med_mem, max_mem);
-    else
+    else if (max_mem > 0)
       printf("%-7s %zu captures: schedule speed-up median %.0fx (min %.0fx), read+schedule+compare median %.0fx "
              "(min %.0fx), peak RSS growth/JSON median %.1fx (max %.1fx)\n",
              tg_version_name((TgVersion)v), s->n, med_sched, min_sched, med_total, min_total, med_mem, max_mem);
+    else
+      printf("%-7s %zu captures: schedule speed-up median %.0fx (min %.0fx), read+schedule+compare median %.0fx "
+             "(min %.0fx)\n",
+             tg_version_name((TgVersion)v), s->n, med_sched, min_sched, med_total, min_total);
     free(sched);
     free(total);
     free(mem);
