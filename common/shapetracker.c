@@ -397,7 +397,7 @@ int st_unit_stride_axes(Arena *a, TgVersion v, const ShapeTracker *st, bool igno
   return cnt;
 }
 
-/* ------------------------------------------------------------------ vars, unbind (0.9.1) */
+/* ------------------------------------------------------------------ vars, unbind (0.9.1; 0.10.x below) */
 
 /* View.vars(): shape + strides + (offset,) + flattened mask */
 static void view_vars(const View *vw, sint *out, int *n, int cap) {
@@ -415,6 +415,21 @@ int st_vars(const ShapeTracker *st, sint *out, int cap) {
   for (int k = 0; k < st->nviews; k++)
     if (view_is_symbolic(st->views[k])) view_vars(st->views[k], out, &n, cap);
   return sym_failed() ? -1 : n;
+}
+
+/* View.unbind's tail: View.create of the view with every sint substituted by its unbound form */
+static const View *view_create_unbound(Arena *a, TgVersion v, const View *vw, StError *err) {
+  int n = vw->ndim;
+  sint shape[n > 0 ? n : 1], strides[n > 0 ? n : 1];
+  SPair mask[n > 0 ? n : 1];
+  for (int i = 0; i < n; i++) {
+    shape[i] = sint_unbind(vw->shape[i]);
+    strides[i] = sint_unbind(vw->strides[i]);
+    if (vw->mask != NULL) mask[i] = (SPair){sint_unbind(vw->mask[i].b), sint_unbind(vw->mask[i].e)};
+  }
+  sint offset = sint_unbind(vw->offset);
+  if (sym_take_error(err)) return NULL;
+  return view_create(a, v, n, shape, strides, offset, vw->mask != NULL ? mask : NULL, err);
 }
 
 /* View.unbind (0.9.1) */
@@ -438,17 +453,39 @@ static const View *view_unbind_091(Arena *a, const View *vw, sint *vars, int64_t
     }
     vals[j] = ((const SymNode *)vs[k].sym)->val;
   }
-  int n = vw->ndim;
-  sint shape[n > 0 ? n : 1], strides[n > 0 ? n : 1];
-  SPair mask[n > 0 ? n : 1];
-  for (int i = 0; i < n; i++) {
-    shape[i] = sint_unbind(vw->shape[i]);
-    strides[i] = sint_unbind(vw->strides[i]);
-    if (vw->mask != NULL) mask[i] = (SPair){sint_unbind(vw->mask[i].b), sint_unbind(vw->mask[i].e)};
+  return view_create_unbound(a, TG_0_9_1, vw, err);
+}
+
+/* Adds var: val to the (vars, vals) dict; merge_dicts asserts that a Variable has one value. */
+static bool put_var_val(sint var, int64_t val, sint *vars, int64_t *vals, int cap, int *nvars, StError *err) {
+  int j = 0;
+  while (j < *nvars && !sint_eq(vars[j], var)) j++;
+  if (j < *nvars && vals[j] != val) return st_unsupported(err, "symbolic: a Variable bound to two values (merge_dicts)") != NULL;
+  if (j == *nvars) {
+    if (*nvars == cap) return st_unsupported(err, "symbolic: too many variables") != NULL;
+    vars[(*nvars)++] = var;
   }
-  sint offset = sint_unbind(vw->offset);
+  vals[j] = val;
+  return true;
+}
+
+/* View.unbind (0.10.0, 0.10.2): every Variable of the view unbound (an unbound one is an AssertionError of
+ * UOp.unbind), each sint substituted, then View.create */
+static const View *view_unbind_010(Arena *a, TgVersion v, const View *vw, sint *vars, int64_t *vals, int cap, int *nvars,
+                                   StError *err) {
+  sint vs[64];
+  int nv = 0;
+  view_vars(vw, vs, &nv, 64);
+  SymCtx *c = sym_uop_ctx();
+  for (int k = 0; k < nv && !sym_failed(); k++) {
+    const SymUOp *var;
+    int64_t val;
+    if (!suop_unbind(c, vs[k].sym, &var, &val)) break;
+    sint u = {0, var};
+    if (!put_var_val(u, val, vars, vals, cap, nvars, err)) return NULL;
+  }
   if (sym_take_error(err)) return NULL;
-  return view_create(a, TG_0_9_1, n, shape, strides, offset, vw->mask != NULL ? mask : NULL, err);
+  return view_create_unbound(a, v, vw, err);
 }
 
 const ShapeTracker *st_unbind(Arena *a, TgVersion v, const ShapeTracker *st, sint *vars, int64_t *vals, int cap, int *nvars,
@@ -467,10 +504,18 @@ const ShapeTracker *st_unbind(Arena *a, TgVersion v, const ShapeTracker *st, sin
       }
       return st_new(a, st->nviews, views);
     }
-    /* ---- 0.10.x */
+    /* ---- 0.10.x: ShapeTracker.unbind, View.unbind per view, the dicts merged */
     case TG_0_10_0:
     case TG_0_10_2:
-    default: return st_unsupported(err, "symbolic: ShapeTracker.unbind in 0.10.x");
+    default: {
+      const View *views[st->nviews];
+      for (int k = 0; k < st->nviews; k++) {
+        const View *vw = st->views[k];
+        if (view_is_symbolic(vw) && (vw = view_unbind_010(a, v, vw, vars, vals, cap, nvars, err)) == NULL) return NULL;
+        views[k] = vw;
+      }
+      return st_new(a, st->nviews, views);
+    }
   }
 }
 

@@ -67,10 +67,10 @@ int st_unit_stride_axes(Arena *a, TgVersion v, const ShapeTracker *st, bool igno
  * (Python iterates a set; only an error message could tell the orders apart). Returns the
  * count, or -1 (unsupported) when there are more than cap. */
 int st_vars(const ShapeTracker *st, sint *out, int cap);
-/* ShapeTracker.unbind() (0.9.1: View.unbind per view): the ShapeTracker with each bound
- * Variable replaced by its unbound form, and the (unbound Variable, value) pairs into vars/vals
+/* ShapeTracker.unbind() (View.unbind per view): the ShapeTracker with each bound Variable
+ * replaced by its unbound form, and the (unbound Variable, value) pairs into vars/vals
  * (cap entries; *nvars set). A view without symbolic values is kept as it is. An unbound
- * Variable raises AssertionError (`v.val`) like 0.9.1. 0.10.x: ST_UNSUPPORTED for now. */
+ * Variable raises AssertionError (0.9.1: `v.val`; 0.10.x: UOp.unbind's "can't unbind ..."). */
 const ShapeTracker *st_unbind(Arena *a, TgVersion v, const ShapeTracker *st, sint *vars, int64_t *vals, int cap, int *nvars,
                               StError *err);
 

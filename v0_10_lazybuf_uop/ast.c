@@ -400,7 +400,8 @@ static const UOp *rule_append_st_vars(void *ctx, const UOp *x) {
   ToSiCtx *c = ctx;
   Sched *s = c->s;
   if (s->failed || omap_has(&c->si->sts, omap_ptr(x->arg))) return NULL;
-  const Value *st = st10_simplify(s, x->arg); /* .unbind(): no Variables in int-only shapes */
+  const Value *st = st10_simplify(s, x->arg);
+  if (st) st = st10_unbind(s, st); /* ctx.var_vals.update(var_vals) inside */
   if (!st) return NULL;
   omap_put(&c->si->sts, omap_ptr(st), (void *)1);
   return st != x->arg ? v100_st_to_uop(s, st) : NULL;

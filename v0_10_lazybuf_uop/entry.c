@@ -108,7 +108,7 @@ static JVal *encode_result(Sched *s, const SchedItem *items, size_t n, const Mem
   return o;
 }
 
-bool v0_10_0_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
+static bool schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
   *result = NULL;
   phase_enter(PHASE_BUILD);
   Interner *in = arena_alloc(a, sizeof *in);
@@ -128,4 +128,13 @@ bool v0_10_0_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   if (s->failed) return false;
   *result = r;
   return true;
+}
+
+/* The capture runs in its own symbolic context (sint.h): its Variables and shape expressions are
+ * hash-consed UOps of this capture. */
+bool v0_10_0_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
+  sym_begin(a, TG_0_10_0);
+  bool ok = schedule_capture(c, a, result, st);
+  sym_end();
+  return ok;
 }

@@ -42,6 +42,14 @@ bool v100_sched_st_error(Sched *s, const StError *e) {
   return v100_sched_unsupported(s, "%s", e->message);
 }
 
+bool v100_sym_ok(Sched *s) {
+  StError e;
+  st_error_clear(&e);
+  if (!sym_take_error(&e)) return true;
+  v100_sched_st_error(s, &e);
+  return false;
+}
+
 /* ---- small field readers ---- */
 
 /* where = prefix + "[" + i + "]" (called once per element: no printf) */
@@ -215,10 +223,14 @@ static bool decode_bound_var(Sched *s, const JVal *e, InLB *lb, const char *wher
   if (!name || name->kind != J_STR || !mn || mn->kind != J_INT || !mx || mx->kind != J_INT)
     return v100_sched_unsupported(s, "%s: CONST of a symbolic expression", where);
   if (!val || val->kind != J_INT) return v100_sched_unsupported(s, "%s: CONST of an unbound Variable", where);
-  const Value *arg[3] = {v_strn(s->in, V_STR, name->u.s, name->n), v_int(s->in, mn->u.i), v_int(s->in, mx->u.i)};
-  lb->var = uop0(s->in, OP_DEFINE_VAR, dt_int, v_tuple(s->in, 3, arg));
+  lb->var = v100_define_var(s, name->u.s, name->n, mn->u.i, mx->u.i);
   lb->var_val = val->u.i;
   return true;
+}
+
+const UOp *v100_define_var(Sched *s, const char *name, size_t len, int64_t lo, int64_t hi) {
+  const Value *arg[3] = {v_strn(s->in, V_STR, name, len), v_int(s->in, lo), v_int(s->in, hi)};
+  return uop0(s->in, OP_DEFINE_VAR, dt_int, v_tuple(s->in, 3, arg));
 }
 
 static bool decode_base_lb(Sched *s, const JVal *j, size_t i, InLB *lb, const char *where) {

@@ -48,14 +48,18 @@ static const UOp *realize_view(RealizeCtx *c, const UOp *base, const UOp *view, 
   const Value *st = view->arg;
   sint base_size = sint_prod(st10_ndim(base->arg), st10_shape(base->arg));
   const View *last = st10_view(st, st10_nviews(st) - 1);
-  /* fold simple pads */
-  if (st10_nviews(st) == 1 && last->mask) {
+  /* fold simple pads: all_int(base_shape) and resolve(prod(base_shape) >= prod([y-x for x,y in m])) */
+  if (st10_nviews(st) == 1 && last->mask && sint_all_int(st10_ndim(base->arg), st10_shape(base->arg))) {
     sint valid = sint_int(1);
     for (int i = 0; i < last->ndim; i++) valid = sint_mul(valid, sint_sub(last->mask[i].e, last->mask[i].b));
-    if (sint_ge(base_size, valid)) return v100_can_pad(s, base) ? NULL : realize_before_view(c, b, to_store, base, view, WHY_UNSAFE_PAD);
+    bool fold = sint_resolve(SINT_GE, base_size, valid, true);
+    if (!v100_sym_ok(s)) return NULL;
+    if (fold) return v100_can_pad(s, base) ? NULL : realize_before_view(c, b, to_store, base, view, WHY_UNSAFE_PAD);
   }
-  /* early realize before expand */
-  if (sint_lt(base_size, sint_prod(st10_ndim(st), st10_shape(st)))) return realize_before_view(c, b, to_store, base, view, WHY_EXPAND);
+  /* early realize before expand: resolve(prod(base_shape) < prod(st.shape)) */
+  bool expands = sint_resolve(SINT_LT, base_size, sint_prod(st10_ndim(st), st10_shape(st)), true);
+  if (!v100_sym_ok(s)) return NULL;
+  if (expands) return realize_before_view(c, b, to_store, base, view, WHY_EXPAND);
   /* otherwise safety check pads */
   bool no_masks = true;
   for (int i = 0; i < st10_nviews(st); i++)

@@ -163,9 +163,14 @@ bool v100_sched_bad_input(Sched *s, const char *fmt, ...)
   ;
 /* Takes over an StError of the ShapeTracker core. */
 bool v100_sched_st_error(Sched *s, const StError *e);
+/* After sint operations of the scheduler itself (sint.h): false, with s failed, when the capture's
+ * symbolic context holds an error (a ValueError of UOp.__bool__, ...). */
+bool v100_sym_ok(Sched *s);
 
 /* ---- input.c ---- */
 bool v100_decode_input(Sched *s);
+/* UOp.variable(name, lo, hi): the DEFINE_VAR of the big graph and of var_vals */
+const UOp *v100_define_var(Sched *s, const char *name, size_t len, int64_t lo, int64_t hi);
 
 /* ---- uops.c: UOp properties and constructors of ops.py ---- */
 void v100_marks_begin(Sched *s, Marks *m);

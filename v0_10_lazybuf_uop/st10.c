@@ -5,6 +5,7 @@
 #include <string.h>
 #include "sched.h"
 #include "shapetracker.h"
+#include "symbolic.h"
 
 static const Value *intern_views(Sched *s, int n, const View *const *views) {
   return v_st(s->in, st_new(s->a, n, views));
@@ -66,6 +67,23 @@ const Value *st10_simplify(Sched *s, const Value *st) {
   r = v_st(s->in, simple);
   omap_put(&s->st_simplify_cache, omap_ptr(st), (void *)r);
   return r;
+}
+
+const Value *st10_unbind(Sched *s, const Value *st) {
+  enum { CAP = 64 };
+  sint vars[CAP];
+  int64_t vals[CAP];
+  int n = 0;
+  StError e;
+  st_error_clear(&e);
+  const ShapeTracker *r = st_unbind(s->a, TG_0_10_0, get(st), vars, vals, CAP, &n, &e);
+  if (!check(s, &e)) return NULL;
+  for (int k = 0; k < n; k++) {
+    const SymUOp *var = vars[k].sym;
+    const UOp *u = v100_define_var(s, var->name, strlen(var->name), var->lo, var->hi);
+    omap_put(&s->var_vals, omap_ptr(u), (void *)v_int(s->in, vals[k]));
+  }
+  return r == get(st) ? st : v_st(s->in, r);
 }
 
 /* st_add, remembered per pair (a pure function of two interned values) */

@@ -31,6 +31,9 @@ const Value *st10_from_shape_of(Sched *s, const Value *st);                 /* S
 const Value *st10_from_views(Sched *s, int n, const View *const *views);   /* ShapeTracker(views) */
 const Value *st10_add(Sched *s, const Value *a, const Value *b);           /* a + b */
 const Value *st10_simplify(Sched *s, const Value *st);                     /* st.simplify() */
+/* st.unbind(): the ShapeTracker with its Variables unbound; their values go into s->var_vals
+ * (ScheduleContext.var_vals.update) */
+const Value *st10_unbind(Sched *s, const Value *st);
 const Value *st10_permute(Sched *s, const Value *st, int n, const int64_t *axis);
 const Value *st10_shrink(Sched *s, const Value *st, int n, const SPair *arg);
 /* st.unit_stride_axes(): writes the axes into out (ndim entries), returns the count, -1 on failure. */
