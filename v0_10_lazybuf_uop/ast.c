@@ -254,8 +254,9 @@ static const UOp *rule_push_through_reduce(void *ctx, const UOp *root) {
   }
   const Value **new_axis = arena_array(s->a, (size_t)n + 1, sizeof *new_axis);
   size_t k = 0;
-  for (int i = 0; i < n && i < ns; i++)
-    if (sint_ne(st10_shape(src_st)[i], output_shape[i])) new_axis[k++] = v_int(s->in, i);
+  for (int i = 0; i < n && i < ns; i++) /* `if s != u`: UOp.__bool__ of the comparison when symbolic */
+    if (sint_cmp(SINT_NE, st10_shape(src_st)[i], output_shape[i])) new_axis[k++] = v_int(s->in, i);
+  if (!v100_sym_ok(s)) return NULL;
   const Value *out = st10_from_shape(s, n, output_shape);
   if (!out) return NULL;
   return v100_uop_view(s, v100_uop_r(s, src, root->arg->u.tuple.items[0], v_tuple(s->in, k, new_axis)), out);

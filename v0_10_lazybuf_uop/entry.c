@@ -123,6 +123,7 @@ static bool schedule_capture(const Capture *c, Arena *a, JVal **result, Status *
   size_t n;
   MemPlan mp;
   if (!v100_create_schedule_with_vars(s, &items, &n) || !v100_memory_planner(s, items, n, &mp)) return false;
+  if (!v100_sym_ok(s)) return false; /* a symbolic error nothing took on the way is still tinygrad's exception */
   phase_enter(PHASE_ENCODE);
   JVal *r = encode_result(s, items, n, &mp);
   if (s->failed) return false;

@@ -35,7 +35,8 @@ static bool image_fallback(Sched *s, InLB *lb) {
   const sint *shape = st10_shape(st);
   sint p = sint_prod(n, shape), q = sint_int(1);
   for (int i = 0; i < lb->dtype->image_ndim; i++) q = sint_mul(q, sint_int(lb->dtype->image_shape[i]));
-  bool fallback = sint_ne(p, q);
+  bool fallback = sint_cmp(SINT_NE, p, q); /* bool(prod(buf.shape) != prod(buf.dtype.shape)): UOp.__bool__ when symbolic */
+  if (!v100_sym_ok(s)) return false;
   if (!fallback) {
     int64_t *axes = arena_array(s->a, (size_t)n + 1, sizeof *axes);
     int na = st10_unit_stride_axes(s, st, axes);
