@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include "compare.h"
 #include "shapetracker.h"
 #include "symbolic.h"
 #include "uop_vector.h"
@@ -181,6 +182,61 @@ static void symbolic_is_unsupported(void **state) {
   assert_null(st_from_json(&a, j, &err));
   assert_int_equal(err.status, ST_UNSUPPORTED);
   assert_string_equal(err.message, "symbolic shape: unsupported");
+  arena_free(&a);
+}
+
+/* st_to_json(st) is the JSON text `want` */
+static bool st_json_is(Arena *a, const ShapeTracker *st, const char *want) {
+  char msg[128];
+  JVal *w = json_parse_text(a, want, msg, sizeof msg);
+  return st != NULL && w != NULL && json_equal(st_to_json(a, st), w);
+}
+
+/* 0.10.0 on a bound Variable i (checked against tinygrad 0.10.0): x[:, :i] of a (3, 10) tracker is a (3, i)
+ * view with strides (10, 1); unbind gives i's DEFINE_VAR and its value; a pad moves the mask onto i+1; a
+ * reshape to (3*(i+2),) cannot merge into the masked view and adds one */
+static void symbolic_views_0_10_0(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  sym_begin(&a, TG_0_10_0);
+#define VAR_I "{\"var\": \"i\", \"min\": 1, \"max\": 10, \"val\": 4}"
+  char msg[128];
+  StError err;
+  st_error_clear(&err);
+  sint i;
+  assert_true(sint_from_json(&a, json_parse_text(&a, "{\"sym\": " VAR_I "}", msg, sizeof msg), &i, &err));
+  const sint shape[2] = {sint_int(3), sint_int(10)};
+  const SPair arg[2] = {{sint_int(0), sint_int(3)}, {sint_int(0), i}};
+  const ShapeTracker *st = st_shrink(&a, TG_0_10_0, st_from_shape(&a, TG_0_10_0, 2, shape, &err), 2, arg, &err);
+  assert_true(st_json_is(&a, st, "{\"views\": [{\"shape\": [3, {\"sym\": " VAR_I "}], \"strides\": [10, 1], \"offset\": 0, \"mask\": null,"
+                                  " \"contiguous\": false}]}"));
+  sint vars[4];
+  int64_t vals[4];
+  int nvars = 0;
+  const ShapeTracker *unbound = st_unbind(&a, TG_0_10_0, st, vars, vals, 4, &nvars, &err);
+  assert_true(st_json_is(&a, unbound, "{\"views\": [{\"shape\": [3, {\"sym\": {\"var\": \"i\", \"min\": 1, \"max\": 10}}],"
+                                      " \"strides\": [10, 1], \"offset\": 0, \"mask\": null, \"contiguous\": false}]}"));
+  assert_int_equal(nvars, 1);
+  assert_int_equal(vals[0], 4);
+  sint strides[2];
+  bool none[2];
+  assert_true(st_real_strides(&a, TG_0_10_0, st, false, strides, none, &err));
+  assert_true(!none[0] && !none[1] && strides[0].i == 10 && strides[1].i == 1);
+  const SPair pad[2] = {{sint_int(0), sint_int(0)}, {sint_int(1), sint_int(1)}};
+  const ShapeTracker *padded = st_pad(&a, TG_0_10_0, st, 2, pad, &err);
+#define I_PLUS(n) "{\"sym\": {\"op\": \"ADD\", \"src\": [" VAR_I ", " #n "]}}"
+#define PADDED "{\"shape\": [3, " I_PLUS(2) "], \"strides\": [10, 1], \"offset\": -1, \"mask\": [[0, 3], [1, " I_PLUS(1) "]], \"contiguous\": false}"
+  assert_true(st_json_is(&a, padded, "{\"views\": [" PADDED "]}"));
+  sint flat = sint_mul(sint_int(3), sint_add(i, sint_int(2))); /* 3*(i+2) */
+  const ShapeTracker *r = st_reshape(&a, TG_0_10_0, padded, 1, &flat, true, &err);
+  assert_true(st_json_is(&a, r, "{\"views\": [" PADDED ", {\"shape\": [{\"sym\": {\"op\": \"MUL\", \"src\": [{\"op\": \"ADD\", \"src\": ["
+                                  VAR_I ", 2]}, 3]}}], \"strides\": [1], \"offset\": 0, \"mask\": null, \"contiguous\": true}]}"));
+  assert_int_equal(err.status, ST_OK);
+#undef PADDED
+#undef I_PLUS
+#undef VAR_I
+  sym_end();
   arena_free(&a);
 }
 
@@ -783,6 +839,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(reshape_with_mask),     cmocka_unit_test(pad_then_shrink), cmocka_unit_test(invert_permute_flip),
     cmocka_unit_test(merge_views),           cmocka_unit_test(python_floor_division), cmocka_unit_test(symbolic_is_unsupported),
+    cmocka_unit_test(symbolic_views_0_10_0),
     cmocka_unit_test(node_algebra),          cmocka_unit_test(json_round_trip), cmocka_unit_test(vectors_0_9_1),   cmocka_unit_test(vectors_0_10_0),
     cmocka_unit_test(vectors_0_10_2),        cmocka_unit_test(sym_vectors_0_9_1), cmocka_unit_test(sym_vectors_0_10_0),
     cmocka_unit_test(sym_vectors_0_10_2),
