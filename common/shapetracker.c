@@ -315,8 +315,11 @@ static bool views_to_indexed_uops(Arena *a, TgVersion v, SymCtx *c, const ShapeT
 
 /* ShapeTracker.real_strides (0.10.0) / views_to_real_strides (0.10.2) */
 static bool real_strides_010(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_valid, sint *out, bool *is_none, StError *err) {
-  /* 0.10.0 works in the capture's symbolic context when there is one (symbolic views live there) */
-  bool shared = v == TG_0_10_0 && sym_uop_ctx() != NULL;
+  /* 0.10.0 works in the capture's symbolic context when there is one; 0.10.2 when a view is symbolic
+   * (symbolic views live there) */
+  bool any_symbolic = false;
+  for (int k = 0; k < st->nviews && v == TG_0_10_2; k++) any_symbolic = any_symbolic || view_is_symbolic(st->views[k]);
+  bool shared = (v == TG_0_10_0 || any_symbolic) && sym_uop_ctx() != NULL;
   SymCtx *c = shared ? sym_uop_ctx() : symctx_new(a, v);
   const SymUOp *idx, *valid;
   if (!views_to_indexed_uops(a, v, c, st, &idx, &valid, err)) return false;
@@ -381,8 +384,6 @@ bool st_real_strides(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_
     return true;
   }
   if (v == TG_0_9_1) return real_strides_091(a, st, ignore_valid, out, is_none, err);
-  for (int k = 0; k < st->nviews && v == TG_0_10_2; k++) /* 0.10.0 computes on symbolic views in the capture's context */
-    if (view_is_symbolic(st->views[k])) return st_unsupported(err, "symbolic: ShapeTracker.real_strides of symbolic views") != NULL;
   return real_strides_010(a, v, st, ignore_valid, out, is_none, err);
 }
 

@@ -583,8 +583,6 @@ static const SymUOp *uop_from_expr(SymCtx *c, Arena *a, const JVal *j, int depth
     int64_t mn, mx, val;
     bool bound;
     if (!var_fields(j, &name, &mn, &mx, &bound, &val, err)) return NULL;
-    /* 0.10.2's View/ShapeTracker code is not ported to symbolic values yet: its bound Variables stay unsupported */
-    if (bound && sym_version() == TG_0_10_2) return unsupported(err, "symbolic: a bound Variable (BIND) in 0.10.2");
     if (bound && !(mn <= val && val <= mx)) return bad_input(err, "symbolic: a Variable's val outside [min, max] (UOp.bind asserts)");
     const SymUOp *var = suop_variable(c, arena_printf(a, "%s", name), mn, mx);
     return bound ? suop_bind(c, var, val) : var;

@@ -64,11 +64,11 @@ static bool mask_truthy(const View *vw) { return vw->mask != NULL && vw->ndim > 
  * UOp.__bool__ decides (a ValueError when it is not one value): sint_cmp. `resolve(x OP y, dflt)`
  * decides with a default: sint_resolve. `==` is identity (sint_eq). */
 
-/* Python's bool(a != b) as version v's code reads it: 0.10.0 evaluates the UOp; 0.9.1 / 0.10.2 keep sint_ne */
-static bool py_ne(TgVersion v, sint a, sint b) { return v == TG_0_10_0 ? sint_cmp(SINT_NE, a, b) : sint_ne(a, b); }
+/* Python's bool(a != b) as version v's code reads it: 0.10.x evaluate the UOp; 0.9.1 keeps sint_ne */
+static bool py_ne(TgVersion v, sint a, sint b) { return v >= TG_0_10_0 ? sint_cmp(SINT_NE, a, b) : sint_ne(a, b); }
 
-/* `st != 0` of _merge_dims (0.9.1 spells it `if st`, Node truthiness) */
-static bool stride_nonzero(TgVersion v, sint st) { return v == TG_0_10_0 ? sint_cmp(SINT_NE, st, S0) : sint_truthy(st); }
+/* `st != 0` of _merge_dims / merge_dims (0.9.1 spells it `if st`, Node truthiness) */
+static bool stride_nonzero(TgVersion v, sint st) { return v >= TG_0_10_0 ? sint_cmp(SINT_NE, st, S0) : sint_truthy(st); }
 
 /* all_int([...]) of a few values */
 static bool all_int2(sint a, sint b) { return sint_is_int(a) && sint_is_int(b); }
@@ -230,7 +230,7 @@ const View *view_create(Arena *a, TgVersion v, int n, const sint *shape, const s
                         const SPair *mask_in, StError *err) {
   if (v >= TG_0_10_0) { /* 0.10 rejects negative dimensions here (0.10.0: `not all(resolve(s >= 0) ...)`) */
     for (int i = 0; i < n; i++)
-      if (v == TG_0_10_0 ? !sint_resolve(SINT_GE, shape[i], S0, true) : sint_lt(shape[i], S0)) {
+      if (v == TG_0_10_0 ? !sint_resolve(SINT_GE, shape[i], S0, true) : !sint_ge(shape[i], S0)) { /* 0.10.2: `s >= 0` */
         if (sym_take_error(err)) return NULL;
         return st_raise(err, "ValueError",
                         arena_printf(a, "Trying to create View with negative dimension: shape=%s", py_repr_tuple(a, n, shape)));
@@ -257,13 +257,13 @@ const View *view_create(Arena *a, TgVersion v, int n, const sint *shape, const s
   /* a dimension masked down to one index gets stride 0 and moves its start into the offset */
   if (m != NULL && n > 0) {
     bool elim[n], any_elim = false, any_empty = false;
-    for (int i = 0; i < n; i++) { /* 0.10.0: not resolve(b+1 < e) */
-      elim[i] = v == TG_0_10_0 ? !sint_resolve(SINT_LT, sint_add(mask[i].b, S1), mask[i].e, true) : !sint_lt(sint_add(mask[i].b, S1), mask[i].e);
+    for (int i = 0; i < n; i++) { /* 0.10.x: not resolve(b+1 < e) */
+      elim[i] = v >= TG_0_10_0 ? !sint_resolve(SINT_LT, sint_add(mask[i].b, S1), mask[i].e, true) : !sint_lt(sint_add(mask[i].b, S1), mask[i].e);
       any_elim = any_elim || elim[i];
     }
-    if (any_elim) { /* 0.10.0: any(not resolve(b < e)) */
+    if (any_elim) { /* 0.10.x: any(not resolve(b < e)) */
       for (int i = 0; i < n && !any_empty; i++)
-        any_empty = v == TG_0_10_0 ? !sint_resolve(SINT_LT, mask[i].b, mask[i].e, true) : !sint_lt(mask[i].b, mask[i].e);
+        any_empty = v >= TG_0_10_0 ? !sint_resolve(SINT_LT, mask[i].b, mask[i].e, true) : !sint_lt(mask[i].b, mask[i].e);
       if (any_empty) {
         for (int i = 0; i < n; i++) strides[i] = S0;
         offset = S0;
@@ -278,7 +278,7 @@ const View *view_create(Arena *a, TgVersion v, int n, const sint *shape, const s
     }
   }
   sint simple[n > 0 ? n : 1];
-  if (v == TG_0_10_0) { /* 0.10.0: "simplify as we go": offset and shape ssimplify()'d */
+  if (v >= TG_0_10_0) { /* 0.10.x: "simplify as we go": offset and shape ssimplify()'d */
     offset = sint_ssimplify(offset);
     for (int i = 0; i < n; i++) simple[i] = sint_ssimplify(shape[i]);
     shape = simple;
@@ -360,9 +360,11 @@ static ReshapeMaskResult reshape_mask(TgVersion v, int n_old, const SPair *mask,
       m = rev_next_pair(&r_masks, mask, (SPair){S0, S1});
       if (v == TG_0_9_1 && sint_lt(sint_sub(m.e, m.b), S1)) return RM_ALL_INVALID; /* 0.9.1: invalid mask */
     } else if (split) { /* mask can only be splitted if reshape doesn't cut across the mask */
+      /* 0.10.2 checks old_dim % next_stride != 0 first; 0.9.1 / 0.10.0 last */
+      if (v >= TG_0_10_2 && py_ne(v, sint_mod(old_dim, next_stride), S0)) return RM_NONE;
       bool cuts = (py_ne(v, sint_mod(l, next_stride), S0) || py_ne(v, sint_mod(r, next_stride), S0)) &&
                   py_ne(v, sint_floordiv(l, next_stride), sint_floordiv(sint_sub(r, S1), next_stride));
-      if (cuts || py_ne(v, sint_mod(old_dim, next_stride), S0)) return RM_NONE;
+      if (cuts || (v < TG_0_10_2 && py_ne(v, sint_mod(old_dim, next_stride), S0))) return RM_NONE;
       out[cnt++] = (SPair){sint_floordiv(sint_mod(l, next_stride), curr_stride),
                            sint_add(sint_floordiv(sint_mod(sint_sub(r, S1), next_stride), curr_stride), S1)};
       curr_stride = next_stride;
@@ -372,7 +374,7 @@ static ReshapeMaskResult reshape_mask(TgVersion v, int n_old, const SPair *mask,
       /* combine if the mask can unfold continuously */
       bool full = pair_is(m, S0, old_dim), unit = sint_eq(sint_sub(next_mask.e, next_mask.b), S1);
       if (v >= TG_0_10_2) { /* 0.10.2: an empty range (l == r) combines too */
-        if (!full && sint_ne(l, r) && !unit) return RM_NONE;
+        if (!full && py_ne(v, l, r) && !unit) return RM_NONE;
       } else {
         if (!full && !unit) return RM_NONE;
       }
@@ -438,14 +440,15 @@ static bool reshape_strides_0102(const View *vw, int n, const sint *new_shape, s
   RevIter r_new_shape = {n};
   for (int k = nm - 1; k >= 0; k--) {
     sint merged_size = md[k].size, new_stride = md[k].stride, real_size = md[k].real, acc = S1;
-    while (sint_le(acc, merged_size) && sint_ne(acc, merged_size)) {
+    /* resolve(acc <= merged_size) and resolve(acc != merged_size) and resolve((new_dim := next(r_new_shape, 0)) > 0) */
+    while (sint_resolve(SINT_LE, acc, merged_size, true) && sint_resolve(SINT_NE, acc, merged_size, true)) {
       sint new_dim = rev_next(&r_new_shape, new_shape, S0);
-      if (!sint_gt(new_dim, S0)) break;
+      if (!sint_resolve(SINT_GT, new_dim, S0, true)) break;
       r_strides[cnt++] = sint_mul(new_stride, acc);
       acc = sint_mul(acc, new_dim);
-      if (!sint_lt(acc, real_size)) new_stride = S0;
+      if (!sint_resolve(SINT_LT, acc, real_size, true)) new_stride = S0;
     }
-    if (sint_ne(acc, merged_size)) return false;
+    if (sint_resolve(SINT_NE, acc, merged_size, true)) return false;
   }
   /* new_strides = (0,) * (len(new_shape) - len(r_strides)) + tuple(r_strides[::-1]) */
   for (int i = 0; i < n - cnt; i++) out[i] = S0;
@@ -555,8 +558,10 @@ const View *view_reshape(Arena *a, TgVersion v, const View *vw, int n, const sin
       return st_raise(err, v >= TG_0_10_2 ? "ValueError" : "AssertionError", msg);
     }
   bool self_all_int = sint_all_int(vw->ndim, vw->shape);
-  if (v >= TG_0_10_2) { /* 0.10.2: size check first, then 0 in shape */
-    if (sint_ne(sint_prod(vw->ndim, vw->shape), sint_prod(n, new_shape))) return reshape_checks_message(a, vw, n, new_shape, err);
+  if (v >= TG_0_10_2) { /* 0.10.2: size check first (`if self_all_int`: resolve(prod != prod, False)), then 0 in shape */
+    bool mismatch = self_all_int && sint_resolve(SINT_NE, sint_prod(vw->ndim, vw->shape), sint_prod(n, new_shape), false);
+    if (sym_take_error(err)) return NULL;
+    if (mismatch) return reshape_checks_message(a, vw, n, new_shape, err);
     if (contains_zero(vw->ndim, vw->shape)) return view_create(a, v, n, new_shape, NULL, S0, NULL, err);
   } else {
     if (contains_zero(vw->ndim, vw->shape)) {
@@ -579,7 +584,7 @@ const View *view_reshape(Arena *a, TgVersion v, const View *vw, int n, const sin
       if (sint_eq(vw->mask[i].b, vw->mask[i].e)) return NULL;
   /* after the asserts, it's okay to check contiguous */
   if (vw->contiguous) return view_create(a, v, n, new_shape, NULL, S0, NULL, err);
-  if (v <= TG_0_10_0 && self_all_int && !sint_all_int(n, new_shape)) return reshape_symbolic_091(a, vw, n, new_shape, err);
+  if (self_all_int && !sint_all_int(n, new_shape)) return reshape_symbolic_091(a, vw, n, new_shape, err);
   sint strides[n > 0 ? n : 1];
   bool ok = v >= TG_0_10_2 ? reshape_strides_0102(vw, n, new_shape, strides) : reshape_strides_old(v, vw, n, new_shape, strides);
   if (sym_take_error(err)) return NULL;
@@ -611,7 +616,7 @@ static const View *unsafe_resize(Arena *a, TgVersion v, const View *vw, const SP
   if (mask_truthy(vw)) {
     for (int i = 0; i < n; i++) { /* move the old mask: (max(0, min(mx-ax,ay-ax)), max(0, min(my-ax,ay-ax))) */
       sint ax = arg[i].b, ay = arg[i].e, mx = vw->mask[i].b, my = vw->mask[i].e;
-      if (v == TG_0_10_0) { /* 0.10.0: smax/smin, which keep UOps symbolic */
+      if (v >= TG_0_10_0) { /* 0.10.x: smax/smin, which keep UOps symbolic */
         mask[i] = (SPair){smax2(S0, smin2(sint_sub(mx, ax), sint_sub(ay, ax))), smax2(S0, smin2(sint_sub(my, ax), sint_sub(ay, ax)))};
         continue;
       }
@@ -620,7 +625,7 @@ static const View *unsafe_resize(Arena *a, TgVersion v, const View *vw, const SP
     }
     if (mask_in != NULL) /* merge the masks if we have two */
       for (int i = 0; i < n; i++)
-        mask[i] = v == TG_0_10_0 ? (SPair){smax2(mask[i].b, mask_in[i].b), smin2(mask[i].e, mask_in[i].e)}
+        mask[i] = v >= TG_0_10_0 ? (SPair){smax2(mask[i].b, mask_in[i].b), smin2(mask[i].e, mask_in[i].e)}
                                  : (SPair){sint_max(mask[i].b, mask_in[i].b), sint_min(mask[i].e, mask_in[i].e)};
     m = mask;
   }
@@ -642,8 +647,8 @@ static const View *unsafe_resize(Arena *a, TgVersion v, const View *vw, const SP
 /* View.pad (shape/view.py) */
 const View *view_pad(Arena *a, TgVersion v, const View *vw, int n, const SPair *arg, StError *err) {
   bool bad = n != vw->ndim;
-  for (int i = 0; i < n && !bad; i++) /* 0.10.0: `not all_int([b,e]) or b>=0 and e>=0` */
-    bad = v == TG_0_10_0 ? all_int2(arg[i].b, arg[i].e) && !(arg[i].b.i >= 0 && arg[i].e.i >= 0)
+  for (int i = 0; i < n && !bad; i++) /* 0.10.x: `not all_int([b,e]) or b>=0 and e>=0` */
+    bad = v >= TG_0_10_0 ? all_int2(arg[i].b, arg[i].e) && !(arg[i].b.i >= 0 && arg[i].e.i >= 0)
                          : !(sint_ge(arg[i].b, S0) && sint_ge(arg[i].e, S0));
   if (bad) {
     if (sym_take_error(err)) return NULL;
@@ -654,8 +659,8 @@ const View *view_pad(Arena *a, TgVersion v, const View *vw, int n, const SPair *
                     arena_printf(a, "invalid pad %s for %s", py_repr_pairs(a, n, arg), py_repr_tuple(a, vw->ndim, vw->shape)));
   }
   bool any = false;
-  for (int i = 0; i < n && !any; i++) /* 0.10.0: `any(resolve(b!=0) or resolve(e!=0) ...)` */
-    any = v == TG_0_10_0 ? sint_resolve(SINT_NE, arg[i].b, S0, true) || sint_resolve(SINT_NE, arg[i].e, S0, true)
+  for (int i = 0; i < n && !any; i++) /* 0.10.x: `any(resolve(b!=0) or resolve(e!=0) ...)` */
+    any = v >= TG_0_10_0 ? sint_resolve(SINT_NE, arg[i].b, S0, true) || sint_resolve(SINT_NE, arg[i].e, S0, true)
                          : sint_truthy(arg[i].b) || sint_truthy(arg[i].e);
   if (sym_take_error(err)) return NULL;
   if (!any) return vw;
@@ -673,7 +678,7 @@ const View *view_shrink(Arena *a, TgVersion v, const View *vw, int n, const SPai
   /* 0 <= b <= e <= s, a chained comparison */
   for (int i = 0; i < n && i < vw->ndim && !bad; i++) {
     sint b = arg[i].b, e = arg[i].e, sh = vw->shape[i];
-    if (v == TG_0_10_0 && !(all_int2(b, e) && sint_is_int(sh))) continue; /* 0.10.0: `not all_int([s,b,e]) or ...` */
+    if (v >= TG_0_10_0 && !(all_int2(b, e) && sint_is_int(sh))) continue; /* 0.10.x: `not all_int([s,b,e]) or ...` */
     bad = !(sint_le(S0, b) && sint_le(b, e) && sint_le(e, sh));
   }
   if (sym_take_error(err)) return NULL;
@@ -723,8 +728,8 @@ const View *view_expand(Arena *a, TgVersion v, const View *vw, int n, const sint
   if (mask_truthy(vw)) {
     for (int i = 0; i < n; i++) {
       SPair old = vw->mask[i];
-      /* 0.10.0: resolve(s != ns, False) */
-      bool differs = v == TG_0_10_0 ? sint_resolve(SINT_NE, vw->shape[i], new_shape[i], false) : sint_ne(vw->shape[i], new_shape[i]);
+      /* 0.10.x: resolve(s != ns, False) */
+      bool differs = v >= TG_0_10_0 ? sint_resolve(SINT_NE, vw->shape[i], new_shape[i], false) : sint_ne(vw->shape[i], new_shape[i]);
       mask[i] = differs ? (!pair_is(old, S0, S1) ? (SPair){S0, S0} : (SPair){S0, new_shape[i]}) : old;
     }
     m = mask;
@@ -1049,6 +1054,16 @@ static const View *add_create(Arena *a, TgVersion v, const View *vm2, const View
   return view_create(a, v, t->n1, vm1->shape, t->strides, sint_add(offset, vm2->offset), NULL, err);
 }
 
+/* 0.10.2: newb[d1] = max(newb[d1], ceildiv(b - o if s1 > 0 else e - o - 1, s1))
+ *         newe[d1] = min(newe[d1], (b - o if s1 < 0 else e - o - 1) // s1 + 1)
+ * with helpers.ceildiv = -(num // -amt) */
+static void add_project_bounds_0102(sint b, sint e, sint o, sint s1, sint *newb, sint *newe) {
+  sint lo_num = sint_gt(s1, S0) ? sint_sub(b, o) : sint_sub(sint_sub(e, o), S1);
+  *newb = sint_max(*newb, sint_neg(sint_floordiv(lo_num, sint_neg(s1))));
+  sint hi_num = sint_lt(s1, S0) ? sint_sub(b, o) : sint_sub(sint_sub(e, o), S1);
+  *newe = sint_min(*newe, sint_add(sint_floordiv(hi_num, s1), S1));
+}
+
 /* Project vm2's mask onto vm1 (second half of View.__add__). Returns the merged view, a
  * recursive retry with vm1 masked, or NULL (None / error). 0.9.1 may meet symbolic values here
  * (its isinstance checks); 0.10.x views are all-int by now. */
@@ -1063,7 +1078,7 @@ static const View *add_project_mask(Arena *a, TgVersion v, const View *vm2, cons
   }
   for (int d2 = 0; d2 < n2; d2++) {
     sint b = vm2->mask[d2].b, e = vm2->mask[d2].e, o = t->origin[d2];
-    if (v == TG_0_10_0) { /* resolve(b <= t.vmin and t.vmax < e, False): `and` takes bool() of a UOp b <= t.vmin */
+    if (v >= TG_0_10_0) { /* resolve(b <= t.vmin and t.vmax < e, False): `and` takes bool() of a UOp b <= t.vmin */
       if (sint_le(b, ext[d2].tmin) && sint_resolve(SINT_LT, ext[d2].tmax, e, false)) continue;
     } else if (!(sint_lt(ext[d2].tmin, b) || sint_ge(ext[d2].tmax, e))) {
       continue;
@@ -1082,6 +1097,10 @@ static const View *add_project_mask(Arena *a, TgVersion v, const View *vm2, cons
     sint s1 = t->term_s1[d2 * n1];
     if (v <= TG_0_10_0 && !(sint_is_int(s1) && sint_is_int(newe[d1]))) { /* 0.9.1, 0.10.0: isinstance(s1, newe[d1], int) */
       bad = true;
+      continue;
+    }
+    if (v >= TG_0_10_2) { /* 0.10.2: o, b, e and s1 may be UOps: Python's operators on sints */
+      add_project_bounds_0102(b, e, o, s1, &newb[d1], &newe[d1]);
       continue;
     }
     int64_t lo = ceildiv(s1.i > 0 ? b.i - o.i : e.i - o.i - 1, s1.i), hi = py_floordiv(s1.i < 0 ? b.i - o.i : e.i - o.i - 1, s1.i) + 1;
@@ -1137,8 +1156,7 @@ static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const Vi
     return pad_back(a, v, merged, vm1, err);
   }
   if (sym_take_error(err)) return NULL;
-  if (v == TG_0_10_2 && (view_is_symbolic(vm1) || view_is_symbolic(vm2)))
-    return st_unsupported(err, "symbolic: View.__add__ of symbolic views");
+  if (v == TG_0_10_2 && !sint_all_int(vm1->ndim, vm1->shape)) return NULL; /* 0.10.2: `if not all_int(vm1.shape): return None` */
   AddTerms t;
   if (!add_terms(a, v, vm2, vm1, &t, err)) return NULL;
   if (v == TG_0_10_0 && !sint_all_int(vm1->ndim, vm1->shape)) return NULL; /* 0.10.0: `if not all_int(vm1.shape): return None` */
@@ -1147,6 +1165,7 @@ static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const Vi
   int next;
   if (v == TG_0_9_1) next = merge_extents_091(a, vm2, vm1, &t, ext, err);
   else if (v == TG_0_10_0 && sym_uop_ctx() != NULL) next = merge_extents_0100(a, vm2, vm1, &t, ext, err);
+  else if (v == TG_0_10_2 && (view_is_symbolic(vm1) || view_is_symbolic(vm2))) next = merge_extents_0100(a, vm2, vm1, &t, ext, err);
   else next = merge_extents_010(a, v, vm2, vm1, &t, ext, err); /* ints only (no symbolic context) */
   if (next < 0) return NULL;
   /* vm2_shape := tuple(s for s,_ in reversed(extents)) */

@@ -65,40 +65,20 @@ sint ks_prod(StCtx *c, uint32_t n, const sint *xs) {
   return p;
 }
 
-/* Python's comparison `a OP b` of sints where one is a UOp, as the UOp that
- * MathTrait builds: u OP i is u.OP(const_like(u, i)); i OP u is the
- * reflected method of u (i < u is u > i, i >= u is u <= i, i != u is u != i). */
-typedef enum { KS_LT, KS_GE, KS_NE } KsCmp;
-
-static const SymUOp *ks_compare(KsCmp op, sint a, sint b) {
-  SymCtx *sc = sym_uop_ctx();
-  const SymUOp *x, *y;
-  bool reflected = ks_is_int(a);
-  if (reflected) x = ks_uop(b), y = suop_const_like(sc, x, ks_int(a));
-  else x = ks_uop(a), y = ks_is_int(b) ? suop_const_like(sc, x, ks_int(b)) : ks_uop(b);
-  switch (op) {
-    case KS_LT: return reflected ? suop_gt(sc, x, y) : suop_lt(sc, x, y);
-    case KS_GE: return reflected ? suop_le(sc, x, y) : suop_ge(sc, x, y);
-    case KS_NE: default: return suop_ne(sc, x, y);
-  }
-}
-
-/* resolve(a OP b, dflt) */
-static bool ks_resolve(StCtx *c, KsCmp op, sint a, sint b, bool dflt) {
-  if (ks_is_int(a) && ks_is_int(b))
-    return op == KS_LT ? ks_int(a) < ks_int(b) : op == KS_GE ? ks_int(a) >= ks_int(b) : ks_int(a) != ks_int(b);
-  bool r = suop_resolve(sym_uop_ctx(), ks_compare(op, a, b), dflt);
+/* resolve(a OP b, dflt) and bool(a OP b): Python builds the comparison UOp in MathTrait's operand
+ * order (a reflected method of the UOp when a is the int), sint.h does the same */
+static bool ks_resolve(StCtx *c, SintCmp op, sint a, sint b, bool dflt) {
+  bool r = sint_resolve(op, a, b, dflt);
   ks_check(c);
   return r;
 }
 
-bool ks_resolve_lt(StCtx *c, sint a, sint b, bool dflt) { return ks_resolve(c, KS_LT, a, b, dflt); }
-bool ks_resolve_ge(StCtx *c, sint a, sint b, bool dflt) { return ks_resolve(c, KS_GE, a, b, dflt); }
-bool ks_resolve_ne(StCtx *c, sint a, sint b, bool dflt) { return ks_resolve(c, KS_NE, a, b, dflt); }
+bool ks_resolve_lt(StCtx *c, sint a, sint b, bool dflt) { return ks_resolve(c, SINT_LT, a, b, dflt); }
+bool ks_resolve_ge(StCtx *c, sint a, sint b, bool dflt) { return ks_resolve(c, SINT_GE, a, b, dflt); }
+bool ks_resolve_ne(StCtx *c, sint a, sint b, bool dflt) { return ks_resolve(c, SINT_NE, a, b, dflt); }
 
 bool ks_bool_ne(StCtx *c, sint a, sint b) {
-  if (ks_is_int(a) && ks_is_int(b)) return ks_int(a) != ks_int(b);
-  bool r = suop_bool(sym_uop_ctx(), ks_compare(KS_NE, a, b));
+  bool r = sint_cmp(SINT_NE, a, b);
   ks_check(c);
   return r;
 }
@@ -344,58 +324,17 @@ const ST *kst_flip(StCtx *c, const ST *s, const bool *arg) {
 
 enum { KST_MAXVARS = 64 };
 
-/* View.vars(): the variables of shape, strides, offset and mask, each once */
-static int view_vars(StCtx *c, const View *v, sint *out) {
-  int n = 0;
-  for (int i = 0; i < v->ndim; i++) {
-    sint_vars(v->shape[i], out, &n, KST_MAXVARS);
-    sint_vars(v->strides[i], out, &n, KST_MAXVARS);
-  }
-  sint_vars(v->offset, out, &n, KST_MAXVARS);
-  for (int i = 0; v->mask && i < v->ndim; i++) {
-    sint_vars(v->mask[i].b, out, &n, KST_MAXVARS);
-    sint_vars(v->mask[i].e, out, &n, KST_MAXVARS);
-  }
-  ks_check(c);
-  return n;
-}
-
-/* View.unbind: View.create of the substituted values; the (DEFINE_VAR, value) of each variable */
-static const View *view_unbind(StCtx *c, const View *v, sint *vars, int64_t *vals, int *nvars, int cap) {
-  sint vs[KST_MAXVARS];
-  int nv = view_vars(c, v, vs);
-  for (int i = 0; i < nv; i++) {   /* v.unbind() of each: an unbound DEFINE_VAR raises */
-    const SymUOp *var;
-    int64_t val;
-    if (!suop_unbind(sym_uop_ctx(), ks_uop(vs[i]), &var, &val)) ks_check(c);
-    int j = 0;
-    while (j < *nvars && vars[j].sym != var) j++;
-    if (j == *nvars && *nvars == cap) kg_throw(c->thr, ST_UNSUPPORTED, NULL, "more than %d variables in a ShapeTracker", cap);
-    if (j == *nvars) (*nvars)++;
-    vars[j] = (sint){0, var}, vals[j] = val;   /* merge_dicts: a later value wins */
-  }
-  sint shape[ST_MAXDIM], strides[ST_MAXDIM];
-  SPair mask[ST_MAXDIM];
-  for (int i = 0; i < v->ndim; i++) {
-    shape[i] = sint_unbind(v->shape[i]), strides[i] = sint_unbind(v->strides[i]);
-    if (v->mask) mask[i] = (SPair){sint_unbind(v->mask[i].b), sint_unbind(v->mask[i].e)};
-  }
-  sint offset = sint_unbind(v->offset);
-  ks_check(c);
-  return kview_create(c, (uint32_t)v->ndim, shape, strides, offset, v->mask ? mask : NULL);
-}
-
 const ST *kst_unbind_binds(StCtx *c, const ST *s, sint *vars, int64_t *vals, int *n, int cap) {
+  sint vs[KST_MAXVARS];
+  int nv = st_vars(s, vs, KST_MAXVARS);
+  ks_check(c);
   bool any_bind = false;
-  for (int i = 0; i < s->nviews && !any_bind; i++) {
-    sint vs[KST_MAXVARS];
-    int nv = view_vars(c, s->views[i], vs);
-    for (int j = 0; j < nv; j++) any_bind |= ks_uop(vs[j])->op == SU_BIND;
-  }
+  for (int i = 0; i < nv; i++) any_bind |= ks_uop(vs[i])->op == SU_BIND;
   if (!any_bind) return s;
-  const View *views[KST_MAXVIEWS];
-  for (int i = 0; i < s->nviews; i++) views[i] = view_unbind(c, s->views[i], vars, vals, n, cap);
-  return kst_new(c, (uint32_t)s->nviews, views);
+  StError err;
+  st_error_clear(&err);
+  const ShapeTracker *r = st_unbind(c->arena, TG_0_10_2, s, vars, vals, cap, n, &err);
+  return kst_canon(c, check(c, r, &err));
 }
 
 void ks_var_arg(sint var, const char **name, int64_t *lo, int64_t *hi) {

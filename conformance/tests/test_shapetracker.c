@@ -581,10 +581,9 @@ static void check_results(Replay *r, const JVal *res, const ShapeTracker *st) {
 
 static Result replay_case_in(Replay *r, const JVal *c);
 
-/* A 0.9.1 or 0.10.0 case runs in a symbolic context (sint.h: Nodes / UOps), so symbolic values decode
- * and compute; 0.10.2 symbolic cases have no context here yet and stay unsupported. */
+/* A case runs in a symbolic context (sint.h: Nodes / UOps), so symbolic values decode and compute. */
 static Result replay_case(Replay *r, const JVal *c) {
-  if (r->v == TG_0_9_1 || r->v == TG_0_10_0) sym_begin(r->a, r->v);
+  sym_begin(r->a, r->v);
   Result res = replay_case_in(r, c);
   sym_end();
   return res;

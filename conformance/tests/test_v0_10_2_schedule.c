@@ -1,7 +1,8 @@
 /* test_v0_10_2_schedule.c — behaviour of generation 0.10.2's scheduler on
  * small captures (each recorded from tinygrad v0.10.2): two unrealized
  * buffers added in one kernel with its becomes_map, the error of a permuted
- * augmented assign, constant folding, and bad or unsupported input. */
+ * augmented assign, constant folding, a shape bound to a Variable, and bad
+ * input. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -44,6 +45,16 @@ static const char *const_add =
   "[\"Ops.DEVICE\", \"void\", \"CPU\", []], [\"Ops.VIEW\", \"void\", " ST0 ", [0]], [\"Ops.CONST\", \"float\", 2.0, [1]],"
   "[\"Ops.CONST\", \"float\", 3.0, [1]], [\"Ops.ADD\", \"float\", null, [2, 3]], [\"Ops.SINK\", \"void\", null, [4]]],"
   " \"roots\": [5]}, \"node_buffer\": [], \"metadata\": [], \"memory_planner_bufs\": []}}";
+
+/* a = Tensor.empty(3, 3).realize(); i = Variable("i", 1, 10).bind(3); a.reshape(3, i).half().realize() */
+#define SYM_I "{\"sym\": {\"var\": \"i\", \"min\": 1, \"max\": 10, \"val\": 3}}"
+static const char *cast_bound_shape =
+  "{\"name\": \"sym_elementwise#9\", " CTX ", \"input\": {\"buffers\": [{\"device\": \"CPU\", \"size\": 9, \"dtype\": \"float\","
+  " \"allocated\": true, \"base\": null, \"offset\": 0, \"options\": null, \"lb_refcount\": 1}], \"graph\": {\"nodes\": ["
+  "[\"Ops.DEVICE\", \"void\", \"CPU\", []], [\"Ops.UNIQUE\", \"void\", 0, []], [\"Ops.BUFFER\", \"float\", 9, [0, 1]],"
+  "[\"Ops.RESHAPE\", \"float\", [3, 3], [2]], [\"Ops.RESHAPE\", \"float\", [3, " SYM_I "], [3]],"
+  "[\"Ops.CAST\", \"half\", null, [4]], [\"Ops.SINK\", \"void\", null, [5]]], \"roots\": [6]},"
+  " \"node_buffer\": [[2, 0]], \"metadata\": [[5, \"cast\"]], \"memory_planner_bufs\": null}}";
 
 typedef struct Run {
   Arena arena;
@@ -155,13 +166,27 @@ static void constants_fold_and_nothing_runs(void **state) {
   arena_free(&r.arena);
 }
 
-static void symbolic_shapes_are_unsupported(void **state) {
+static void a_bound_shape_unbinds_into_var_vals(void **state) {
   (void)state;
   Run r;
-  run(&r, const_add, "\"shape\": [], \"strides\": []",
-      "\"shape\": [{\"sym\": {\"var\": \"i\", \"min\": 1, \"max\": 10, \"val\": 3}}], \"strides\": [0]");
-  assert_false(r.ok);
-  assert_int_equal(r.st.kind, ST_UNSUPPORTED);
+  run(&r, cast_bound_shape, NULL, NULL);
+  assert_true(r.ok);
+  const JVal *sched = json_get(r.result, "schedule");
+  assert_int_equal(sched->n, 1);
+  /* the kernel indexes with the unbound Variable (strides are not simplified: 1*i); the output
+   * buffer is sized by its max, 3*10 */
+  const JVal *nodes = json_get(json_get(sched->u.arr[0], "ast"), "nodes");
+  assert_json(&r, nodes->u.arr[0], "[\"Ops.DEFINE_GLOBAL\", \"half.ptr(30)\", 0, []]");
+  assert_json(&r, nodes->u.arr[1],
+              "[\"Ops.VIEW\", \"void\", {\"views\": [{\"shape\": [3, {\"sym\": {\"var\": \"i\", \"min\": 1, \"max\": 10}}],"
+              " \"strides\": [{\"sym\": {\"op\": \"MUL\", \"src\": [1, {\"var\": \"i\", \"min\": 1, \"max\": 10}]}}, 1],"
+              " \"offset\": 0, \"mask\": null, \"contiguous\": true}]}, []]");
+  /* its value goes to var_vals */
+  assert_json(&r, json_get(r.result, "var_vals"), "[[{\"var\": \"i\", \"min\": 1, \"max\": 10}, 3]]");
+  /* the tensor becomes the new buffer reshaped to its shape, the Variable still bound */
+  assert_json(&r, json_get(r.result, "becomes_map"),
+              "[[5, {\"nodes\": [[\"Ops.DEVICE\", \"void\", \"CPU\", []], [\"Ops.UNIQUE\", \"void\", \"new:0\", []],"
+              " [\"Ops.BUFFER\", \"half\", 30, [0, 1]], [\"Ops.RESHAPE\", \"half\", [3, " SYM_I "], [2]]], \"roots\": [3]}]]");
   arena_free(&r.arena);
 }
 
@@ -190,7 +215,7 @@ int main(void) {
     cmocka_unit_test(the_ast_stores_the_sum_of_two_loads),
     cmocka_unit_test(permuted_augmented_assign_raises),
     cmocka_unit_test(constants_fold_and_nothing_runs),
-    cmocka_unit_test(symbolic_shapes_are_unsupported),
+    cmocka_unit_test(a_bound_shape_unbinds_into_var_vals),
     cmocka_unit_test(bad_input_names_the_place),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
