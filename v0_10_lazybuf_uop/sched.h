@@ -223,7 +223,15 @@ typedef struct SiCtx {      /* ScheduleItemContext */
   const UOp **preloads;     /* assign_preloads */
   size_t npreloads, cappreloads;
 } SiCtx;
-const UOp *v100_full_ast_rewrite(Sched *s, const UOp *pre, SiCtx *sictx);
+/* What the sparents of a kernel's small graph `pre` say about the checks of
+ * full_ast_rewrite: the rewrites make no ASSIGN and no LOAD (only PRELOADs),
+ * so without an ASSIGN in pre there is no augmented assign to check, and
+ * without a LOAD of an assigned buffer no PRELOAD/LOAD run can mix. */
+typedef struct PreFacts {
+  bool has_assign;          /* an ASSIGN among pre.sparents */
+  bool loads_assigned;      /* a LOAD of a buffer in ctx.assigns among pre.sparents */
+} PreFacts;
+const UOp *v100_full_ast_rewrite(Sched *s, const UOp *pre, const PreFacts *facts, SiCtx *sictx);
 
 /* ---- schedule.c ---- */
 typedef struct SchedItem {
