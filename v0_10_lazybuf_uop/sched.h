@@ -131,7 +131,7 @@ typedef struct Sched {
   OMap st_full_cache;      /* st -> ShapeTracker.from_shape(st.shape) */
   OMap st_json_cache;      /* ShapeTracker -> its JSON encoding */
   /* scratch memory reused by the walks of uops.c */
-  Marks seen, expanded;
+  Marks seen;              /* v100_uop_sparents' stamps */
   UStack st_stack, pad_stack, rf_stack, parents;
   void *to_uop_stack, *rg_stack;   /* to_uop's and recursive_group's frames, reused */
   size_t to_uop_cap, rg_cap;
@@ -175,7 +175,11 @@ const UOp *v100_define_var(Sched *s, const char *name, size_t len, int64_t lo, i
 /* ---- uops.c: UOp properties and constructors of ops.py ---- */
 void v100_marks_begin(Sched *s, Marks *m);
 bool v100_marks_set(Sched *s, Marks *m, const UOp *u);   /* true when u was not marked yet */
-void v100_ustack_push(Sched *s, UStack *st, const UOp *u);
+void v100_ustack_grow(Sched *s, UStack *st);
+static inline void v100_ustack_push(Sched *s, UStack *st, const UOp *u) {
+  if (st->n == st->cap) v100_ustack_grow(s, st);
+  st->items[st->n++] = u;
+}
 static inline const void *v100_idcache_get(const IdCache *c, const UOp *u) { return u->id < c->cap ? c->val[u->id] : NULL; }
 void v100_idcache_put(Sched *s, IdCache *c, const UOp *u, const void *v);
 bool v100_op_in_alu(Op op);        /* GroupOp.ALU */
