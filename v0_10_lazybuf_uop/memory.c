@@ -70,7 +70,7 @@ static bool read_planner_bufs(Planner *p) {
  * interned so that keys compare by pointer (BufferOptions, a dataclass, by its encoding) */
 static const Value *segment_key(Planner *p, int64_t b, bool offset) {
   Sched *s = p->s;
-  const InBuf *x = &s->bufs[b];
+  InBuf *x = &s->bufs[b];
   const Value *opts = s->none;
   if (x->options) {
     size_t n;
@@ -78,7 +78,7 @@ static const Value *segment_key(Planner *p, int64_t b, bool offset) {
     opts = v_strn(s->in, V_STR, text, n);
     free(text);
   }
-  const Value *items[4] = {v_str(s->in, x->device), v_dtype(s->in, x->dtype), opts,
+  const Value *items[4] = {v100_device_value(s, x), v_dtype(s->in, x->dtype), opts,
                            offset ? s->none : v_int(s->in, nbytes(x))};
   return v_tuple(s->in, 4, items);
 }

@@ -138,6 +138,8 @@ typedef struct Sched {
   void *sparents_stack;
   size_t sparents_cap;
   /* common values */
+  const char *last_device; /* the device of the last v100_device_value that made a str */
+  const Value *last_device_v;
   const Value *none;
   const DType *void_dt, *bool_dt;
   /* `tsched explain` (explain.c): NULL unless someone listens */
@@ -171,6 +173,9 @@ bool v100_sym_ok(Sched *s);
 bool v100_decode_input(Sched *s);
 /* UOp.variable(name, lo, hi): the DEFINE_VAR of the big graph and of var_vals */
 const UOp *v100_define_var(Sched *s, const char *name, size_t len, int64_t lo, int64_t hi);
+
+/* A Buffer's device as an interned str, made once per device (a capture has one or two) */
+const Value *v100_device_value(Sched *s, InBuf *b);
 
 /* ---- uops.c: UOp properties and constructors of ops.py ---- */
 void v100_marks_begin(Sched *s, Marks *m);
