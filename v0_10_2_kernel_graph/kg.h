@@ -37,11 +37,15 @@ struct Buf {
 };
 
 /* A cache indexed by UOp.id (dense: creation order in the Interner): the
- * fast stand-in for a functools.cached_property. NULL = not computed. */
-typedef struct IdMap { void **items; size_t cap; } IdMap;
+ * fast stand-in for a functools.cached_property. NULL = not computed. The
+ * table is paged (ID_PAGE ids a page, made when the first id in it is put),
+ * so a map holds memory for the ids it was given, and growing it copies
+ * only the page directory. */
+enum { ID_PAGE_BITS = 9, ID_PAGE = 1 << ID_PAGE_BITS };
+typedef struct IdMap { void ***pages; size_t npages; } IdMap;
 
-/* A set of UOps by id (a dict of UOp -> None that is never iterated). */
-typedef struct IdSet { uint8_t *in; size_t cap, len; } IdSet;
+/* A set of UOps by id (a dict of UOp -> None that is never iterated), paged the same way. */
+typedef struct IdSet { uint8_t **pages; size_t npages, len; } IdSet;
 
 /* A list of UOps (list[UOp]), and an IdMap of them (dict of UOp -> list). */
 typedef struct UList { const UOp **items; size_t n, cap; } UList;
@@ -110,9 +114,15 @@ extern const char kg_none;   /* marker for "None" stored in an OMap */
  * is full, a copy twice as big (at least 8) replaces it. */
 void *grow(Arena *a, void *items, size_t n, size_t *cap, size_t size);
 
-void *idmap_get(const IdMap *m, const UOp *u);
+static inline void *idmap_get(const IdMap *m, const UOp *u) {
+  size_t p = u->id >> ID_PAGE_BITS;
+  return p < m->npages && m->pages[p] ? m->pages[p][u->id & (ID_PAGE - 1)] : NULL;
+}
 void idmap_put(Arena *a, IdMap *m, const UOp *u, void *val);
-bool idset_has(const IdSet *s, const UOp *u);
+static inline bool idset_has(const IdSet *s, const UOp *u) {
+  size_t p = u->id >> ID_PAGE_BITS;
+  return p < s->npages && s->pages[p] && s->pages[p][u->id & (ID_PAGE - 1)];
+}
 void idset_add(Arena *a, IdSet *s, const UOp *u);
 bool idset_del(IdSet *s, const UOp *u);   /* false when u was not there */
 void ulist_push(Arena *a, UList *l, const UOp *u);

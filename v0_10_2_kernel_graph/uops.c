@@ -33,36 +33,36 @@ void *grow(Arena *a, void *items, size_t n, size_t *cap, size_t size) {
   return bigger;
 }
 
-void *idmap_get(const IdMap *m, const UOp *u) { return u->id < m->cap ? m->items[u->id] : NULL; }
-
-void idmap_put(Arena *a, IdMap *m, const UOp *u, void *val) {
-  if (u->id >= m->cap) {
-    size_t cap = m->cap ? m->cap : 64;
-    while (cap <= u->id) cap *= 2;
-    void **bigger = arena_array(a, cap, sizeof *bigger);
-    if (m->cap) memcpy(bigger, m->items, m->cap * sizeof *bigger);
-    m->items = bigger, m->cap = cap;
-  }
-  m->items[u->id] = val;
+/* Room in a page directory for page p: a copy twice as big (at least 16) */
+static void **page_dir(Arena *a, void **pages, size_t *npages, size_t p) {
+  if (p < *npages) return pages;
+  size_t n = *npages ? *npages * 2 : 16;
+  while (n <= p) n *= 2;
+  void **bigger = arena_array(a, n, sizeof *bigger);
+  if (*npages) memcpy(bigger, pages, *npages * sizeof *bigger);
+  *npages = n;
+  return bigger;
 }
 
-bool idset_has(const IdSet *s, const UOp *u) { return u->id < s->cap && s->in[u->id]; }
+void idmap_put(Arena *a, IdMap *m, const UOp *u, void *val) {
+  size_t p = u->id >> ID_PAGE_BITS;
+  if (p >= m->npages) m->pages = (void ***)page_dir(a, (void **)m->pages, &m->npages, p);
+  if (!m->pages[p]) m->pages[p] = arena_array(a, ID_PAGE, sizeof **m->pages);
+  m->pages[p][u->id & (ID_PAGE - 1)] = val;
+}
 
 void idset_add(Arena *a, IdSet *s, const UOp *u) {
-  if (u->id >= s->cap) {
-    size_t cap = s->cap ? s->cap : 64;
-    while (cap <= u->id) cap *= 2;
-    uint8_t *bigger = arena_array(a, cap, 1);
-    if (s->cap) memcpy(bigger, s->in, s->cap);
-    s->in = bigger, s->cap = cap;
-  }
-  s->len += !s->in[u->id];
-  s->in[u->id] = 1;
+  size_t p = u->id >> ID_PAGE_BITS;
+  if (p >= s->npages) s->pages = (uint8_t **)page_dir(a, (void **)s->pages, &s->npages, p);
+  if (!s->pages[p]) s->pages[p] = arena_alloc(a, ID_PAGE);
+  uint8_t *in = &s->pages[p][u->id & (ID_PAGE - 1)];
+  s->len += !*in;
+  *in = 1;
 }
 
 bool idset_del(IdSet *s, const UOp *u) {
   if (!idset_has(s, u)) return false;
-  s->in[u->id] = 0;
+  s->pages[u->id >> ID_PAGE_BITS][u->id & (ID_PAGE - 1)] = 0;
   s->len--;
   return true;
 }
