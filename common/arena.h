@@ -11,7 +11,10 @@ typedef struct Arena {
   ArenaChunk *head;     /* newest chunk first */
   unsigned char *cur, *end;  /* the free part of head's memory */
   unsigned char *clean;      /* head's memory in [cur, clean) is zeroed; past it, it may hold an earlier arena's bytes */
-  size_t chunk_bytes;   /* total bytes reserved from malloc, for `tsched bench` */
+  size_t chunk_bytes;   /* total bytes of its chunks, for `tsched bench` */
+  size_t max_chunk;     /* 0, or the size chunks stop growing at (past it, the arena
+                         * asks for chunks often enough to take up the ones other
+                         * arenas gave back before touching new memory) */
 } Arena;
 
 void arena_init(Arena *a);
@@ -22,9 +25,16 @@ void arena_release_pool(void);
  * at least `bytes`, from the chunks pooled by freed arenas when one is big
  * enough, else from the system; its contents are undefined. NULL when out
  * of memory. Given back, it joins the pool (to_system: it is freed), where
- * the next arenas reuse it. */
+ * the next arenas reuse it; `touched` bounds the bytes its owner may have
+ * written from its start (SIZE_MAX when unknown), so that the rest is known
+ * to be as the pool gave it. */
 void *arena_block_take(size_t bytes);
-void arena_block_give(void *block, bool to_system);
+void arena_block_give(void *block, size_t touched, bool to_system);
+/* Go on in a pooled chunk, if there is one and what is left of the head
+ * chunk is memory no one has touched yet (that part stays unused): so that
+ * what other arenas gave back is reused before the process grows, for an
+ * arena that goes on growing after they ended. */
+void arena_prefer_pool(Arena *a);
 /* arena_alloc past the zeroed part of the head chunk (arena.c) */
 void *arena_alloc_slow(Arena *a, size_t bytes);
 /* Zero-filled, 8-byte aligned (nothing here needs more). Aborts with a message on out-of-memory.

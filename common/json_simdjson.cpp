@@ -4,6 +4,7 @@
 // simdjson's maximum nesting depth (1024), not by the size of the document.
 #include <simdjson.h>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -74,8 +75,15 @@ struct StringTable {
 struct Builder {
   Arena *arena;
   StringTable &strings;
+  const char *string_end = nullptr;   /* past the last string read from the parser's string buffer */
+
+  void saw(std::string_view s) {
+    const char *e = s.data() + s.size() + 1;
+    if (e > string_end) string_end = e;
+  }
 
   const char *intern(std::string_view s) {
+    saw(s);
     if (s.size() > 64) return arena_strndup(arena, s.data(), s.size());
     uint64_t hash = StringTable::hash_of(s);
     if (const char *found = strings.find(s, hash)) return found;
@@ -156,9 +164,11 @@ struct Builder {
  * given back once the document is a JVal tree: the arenas that schedule it
  * reuse that memory instead of growing the process. Small documents keep
  * the parser's buffers from one to the next. */
-enum : size_t { BIG_DOCUMENT = 64 * 1024, BIG_BLOCK = 16 * 1024, MAX_POOL_BLOCKS = 16 };
+enum : size_t { BIG_DOCUMENT = 64 * 1024, BIG_BLOCK = 16 * 1024, MAX_POOL_BLOCKS = 16, WRITE_SLACK = 4096 };
 struct PoolBlocks {
   void *blocks[MAX_POOL_BLOCKS];
+  size_t sizes[MAX_POOL_BLOCKS];
+  size_t touched[MAX_POOL_BLOCKS];   /* how far the parser wrote, SIZE_MAX: unknown */
   size_t n;
   bool routing;      /* big allocations become pool blocks (while a big document is parsed) */
   bool to_system;    /* blocks given back are freed (json_release_parser) */
@@ -169,7 +179,13 @@ void *allocate(std::size_t n) noexcept {
   PoolBlocks &pb = pool_blocks;
   if (pb.routing && n >= BIG_BLOCK && pb.n < MAX_POOL_BLOCKS) {
     void *p = arena_block_take(n);
-    if (p) pb.blocks[pb.n++] = p;
+    if (!p) return p;
+#ifndef NDEBUG
+    std::memset(p, 0xA5, n); /* checked when it is given back: the parser wrote nothing past `touched` */
+#endif
+    pb.blocks[pb.n] = p;
+    pb.sizes[pb.n] = n;
+    pb.touched[pb.n++] = SIZE_MAX;
     return p;
   }
   return std::malloc(n ? n : 1);
@@ -180,11 +196,29 @@ void deallocate(void *p) noexcept {
   PoolBlocks &pb = pool_blocks;
   for (size_t i = 0; i < pb.n; i++)
     if (pb.blocks[i] == p) {
-      pb.blocks[i] = pb.blocks[--pb.n];
-      arena_block_give(p, pb.to_system);
+      size_t touched = pb.touched[i];
+#ifndef NDEBUG
+      const unsigned char *b = static_cast<const unsigned char *>(p);
+      for (size_t j = touched; j < pb.sizes[i]; j++)
+        if (b[j] != 0xA5) {
+          std::fprintf(stderr, "json_simdjson: the parser wrote at %zu of a %zu-byte buffer, past %zu\n", j, pb.sizes[i], touched);
+          std::abort();
+        }
+      touched = SIZE_MAX; /* the whole block holds the check's bytes */
+#endif
+      pb.n--;
+      pb.blocks[i] = pb.blocks[pb.n], pb.sizes[i] = pb.sizes[pb.n], pb.touched[i] = pb.touched[pb.n];
+      arena_block_give(p, touched, pb.to_system);
       return;
     }
   std::free(p);
+}
+
+/* The pool block p: the parser wrote at most `bytes` from its start */
+void note_touched(const void *p, size_t bytes) {
+  PoolBlocks &pb = pool_blocks;
+  for (size_t i = 0; i < pb.n; i++)
+    if (pb.blocks[i] == p) pb.touched[i] = bytes + WRITE_SLACK; /* its vector stores may pass the end a little */
 }
 
 void *allocate_or_throw(std::size_t n) {
@@ -195,6 +229,19 @@ void *allocate_or_throw(std::size_t n) {
 
 thread_local simdjson::dom::parser parser;
 thread_local StringTable strings;
+
+/* After a document is parsed and read: how far the parser wrote into its
+ * tape (tape[0] says where it ends), its string buffer (strings are written
+ * in order: the end of the last one read) and its structural indexes. */
+void note_parser_extents(const char *string_end) {
+  const uint64_t *tape = parser.doc.tape.get();
+  if (tape) note_touched(tape, ((tape[0] & simdjson::internal::JSON_VALUE_MASK) + 1) * sizeof *tape);
+  const char *sb = reinterpret_cast<const char *>(parser.doc.string_buf.get());
+  if (sb) note_touched(sb, string_end && string_end > sb ? size_t(string_end - sb) : 0);
+  if (parser.implementation)
+    note_touched(parser.implementation->structural_indexes.get(),
+                 (size_t(parser.implementation->n_structural_indexes) + 3) * sizeof(uint32_t));
+}
 
 /* the parser without its buffers: they go back to the pool */
 void drop_parser(bool to_system) {
@@ -240,7 +287,10 @@ extern "C" JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, si
     Builder b{a, strings};
     JVal *root = static_cast<JVal *>(arena_alloc(a, sizeof(JVal)));
     b.fill(root, doc);
-    if (big) drop_parser(false);
+    if (big) {
+      note_parser_extents(b.string_end);
+      drop_parser(false);
+    }
     return root;
   } catch (...) {
     pool_blocks.routing = false;

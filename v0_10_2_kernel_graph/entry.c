@@ -45,13 +45,19 @@ bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   kg_init(k, c, a, in, st);
   st->kind = ST_OK;
   sym_begin(a, TG_0_10_2);   /* the symbolic values of this capture (sint.h) */
+  size_t max_chunk = a->max_chunk;
+  a->max_chunk = KG_MAX_CHUNK;
+  arena_prefer_pool(a); /* the parser's buffers, given back */
   if (setjmp(k->thr.jb)) {   /* a Python exception, unsupported or bad input */
+    kg_scratch_end_all(k);
+    a->max_chunk = max_chunk;
     sym_end();
     return false;
   }
   Input input;
   phase_enter(PHASE_BUILD);
   if (!decode_input(k, c->input, &input, st)) {
+    a->max_chunk = max_chunk;
     sym_end();
     return false;
   }
@@ -61,6 +67,7 @@ bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   create_schedule_with_vars(k, input.big_sink, &res);
   phase_enter(PHASE_ENCODE);
   *result = encode_result(k, &input, &res);
+  a->max_chunk = max_chunk;
   sym_end();
   return true;
 }

@@ -16,11 +16,11 @@ static size_t nchildren(GrouperContext *ctx, const UOp *u) {
 }
 
 /* ops.py can_pad: False when an unsafe-pad op is reachable without passing a realized UOp */
-static bool can_pad(KG *k, const UOp *u, const IdSet *edges) {
+static bool can_pad(Arena *tmp, const UOp *u, const IdSet *edges) {
   OMap cache;
-  omap_init(&cache, k->a);
+  omap_init(&cache, tmp);
   size_t cap = 64, n = 0;
-  const UOp **stack = arena_array(k->a, cap, sizeof *stack);
+  const UOp **stack = arena_array(tmp, cap, sizeof *stack);
   stack[n++] = u;
   while (n) {
     const UOp *x = stack[--n];
@@ -28,7 +28,7 @@ static bool can_pad(KG *k, const UOp *u, const IdSet *edges) {
     if (idset_has(edges, x) || in_map(&cache, x)) continue;
     omap_put(&cache, omap_ptr(x), (void *)1);
     for (uint32_t i = x->nsrc; i-- > 0;) {
-      if (n == cap) stack = grow(k->a, stack, n, &cap, sizeof *stack);
+      if (n == cap) stack = grow(tmp, stack, n, &cap, sizeof *stack);
       stack[n++] = uop_base(x->src[i]);
     }
   }
@@ -83,7 +83,7 @@ static const UOp *dr_before_view(void *c, const UOp *view) {
     sint sizes[ST_MAXDIM];
     for (int i = 0; i < last->ndim; i++) sizes[i] = ks_sub(sc, last->mask[i].e, last->mask[i].b);
     if (ks_resolve_ge(sc, sprod, ks_prod(sc, (uint32_t)last->ndim, sizes), true)) {
-      if (!can_pad(k, src, &ctx->realizes)) realize_before(k, ctx, src, view, WHY_UNSAFE_PAD);
+      if (!can_pad(ctx->tmp, src, &ctx->realizes)) realize_before(k, ctx, src, view, WHY_UNSAFE_PAD);
       return NULL;
     }
   }
@@ -94,7 +94,7 @@ static const UOp *dr_before_view(void *c, const UOp *view) {
   }
   bool unmasked = true;
   for (int i = 0; i < st->nviews; i++) unmasked &= st->views[i]->mask == NULL;
-  if (!unmasked && !can_pad(k, src, &ctx->realizes)) realize_before(k, ctx, src, view, WHY_UNSAFE_PAD);
+  if (!unmasked && !can_pad(ctx->tmp, src, &ctx->realizes)) realize_before(k, ctx, src, view, WHY_UNSAFE_PAD);
   return NULL;
 }
 
@@ -119,8 +119,8 @@ static const UOp *cc_append_uop(void *c, const UOp *u) {
   for (uint32_t i = 0; i < u->nsrc; i++) {
     /* ctx.children[s.base][u] = None: u's sources are all seen here, so u is
      * already there exactly when it is the last child added */
-    UList *ch = ulist_of(k->a, &ctx->children, uop_base(u->src[i]));
-    if (!ch->n || ch->items[ch->n - 1] != u) ulist_push(k->a, ch, u);
+    UList *ch = ulist_of(ctx->tmp, &ctx->children, uop_base(u->src[i]));
+    if (!ch->n || ch->items[ch->n - 1] != u) ulist_push(ctx->tmp, ch, u);
   }
   return NULL;
 }
@@ -186,11 +186,11 @@ static const char *unfusable_child_why(KG *k, GroupWalk *w, const UOp *tr, const
 static void group_add(KG *k, OMap *group, const UOp *u) { (void)k; omap_setdefault(group, omap_ptr(u), (void *)u); }
 
 /* cache.setdefault((tr, st)); true when it was there */
-static bool cache_seen(KG *k, GroupWalk *w, const UOp *tr, const ST *st) {
+static bool cache_seen(GroupWalk *w, const UOp *tr, const ST *st) {
   OMap *sts = omap_get(&w->cache, omap_ptr(tr));
   if (!sts) {
-    sts = arena_alloc(k->a, sizeof *sts);
-    omap_init(sts, k->a);
+    sts = arena_alloc(w->ctx->tmp, sizeof *sts);
+    omap_init(sts, w->ctx->tmp);
     omap_put(&w->cache, omap_ptr(tr), sts);
   }
   if (omap_has(sts, omap_ptr(st))) return true;
@@ -202,7 +202,7 @@ static bool cache_seen(KG *k, GroupWalk *w, const UOp *tr, const ST *st) {
 static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) {
   typedef struct { const UOp *tr; const ST *st; size_t pos; } Frame;
   size_t cap = 64, depth = 0;
-  Frame *stack = arena_array(k->a, cap, sizeof *stack);
+  Frame *stack = arena_array(w->ctx->tmp, cap, sizeof *stack);
   int64_t rsize = kst_size(uop_st_unwrap(k, w->r));
   stack[depth++] = (Frame){tr0, st0, 0};
   bool entering = true;
@@ -210,7 +210,7 @@ static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) 
     Frame *f = &stack[depth - 1];
     if (entering) {
       entering = false;
-      if (cache_seen(k, w, f->tr, f->st)) { depth--; continue; }
+      if (cache_seen(w, f->tr, f->st)) { depth--; continue; }
       if (idset_has(w->realizes, f->tr) && f->tr != w->r) {
         if (!st_contiguous(f->st) || kst_size(f->st) != rsize || in_map(w->reduce_for_op, f->tr))
           group_add_reduce(w, k->ex ? realized_child_why(k, w, f->tr, f->st, rsize) : NULL);
@@ -229,7 +229,7 @@ static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) 
       continue;
     }
     const ST *nst = kst_add(&k->stc, f->st, first);
-    if (depth == cap) stack = grow(k->a, stack, depth, &cap, sizeof *stack);
+    if (depth == cap) stack = grow(w->ctx->tmp, stack, depth, &cap, sizeof *stack);
     stack[depth++] = (Frame){tr_next, nst, 0};
     entering = true;
   }
@@ -238,13 +238,13 @@ static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) 
 /* can only fuse assign if no other assign_target is used in the kernel */
 static bool other_assign_used(KG *k, GrouperContext *ctx, const UOp *r, OMap *group, const char **why) {
   OMap seen;
-  omap_init(&seen, k->a);
+  omap_init(&seen, ctx->tmp);
   size_t cap = 64, n = 0;
-  const UOp **stack = arena_array(k->a, cap, sizeof *stack);
+  const UOp **stack = arena_array(ctx->tmp, cap, sizeof *stack);
   stack[n++] = r;
   uint64_t key;
   for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) {
-    if (n == cap) stack = grow(k->a, stack, n, &cap, sizeof *stack);
+    if (n == cap) stack = grow(ctx->tmp, stack, n, &cap, sizeof *stack);
     stack[n++] = (const UOp *)(uintptr_t)key;
   }
   while (n) {
@@ -258,7 +258,7 @@ static bool other_assign_used(KG *k, GrouperContext *ctx, const UOp *r, OMap *gr
     }
     if (idset_has(&ctx->realizes, p)) continue;
     for (uint32_t i = 0; i < p->nsrc; i++) {
-      if (n == cap) stack = grow(k->a, stack, n, &cap, sizeof *stack);
+      if (n == cap) stack = grow(ctx->tmp, stack, n, &cap, sizeof *stack);
       stack[n++] = p->src[i];
     }
   }
@@ -295,7 +295,8 @@ _Noreturn static void key_error(KG *k, const UOp *u) { kg_throw(&k->thr, ST_RAIS
 
 /* schedule.py group_realizes */
 void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
-  omap_init(&ctx->assigns, k->a);
+  Arena *tmp = ctx->tmp = kg_scratch_begin(k);
+  omap_init(&ctx->assigns, tmp);
   ctx->realizes = (IdSet){0};
   ctx->children = (IdMap){0};
   /* graph_rewrite(sink, do_realize+create_ctx, ctx): no rule returns a
@@ -309,21 +310,21 @@ void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
   k->pass = saved;
 
   OMap reduce_for_op;
-  omap_init(&reduce_for_op, k->a);
+  omap_init(&reduce_for_op, tmp);
   const UOp **double_reduces = NULL, **order;
   size_t ndouble = 0, n = kg_toposort(k, sink, &order);
   for (size_t i = 0; i < n; i++) {
     const UOp *r = order[i];
     if (r->op != OP_REDUCE_AXIS) continue;
     if (k->fuse_conv_bw && uop_base(r->src[0])->op == OP_REDUCE_AXIS && r->src[0] != uop_base(r->src[0])) {
-      if (!double_reduces) double_reduces = arena_array(k->a, n, sizeof *double_reduces);
+      if (!double_reduces) double_reduces = arena_array(tmp, n, sizeof *double_reduces);
       double_reduces[ndouble++] = r;
     }
     if (idset_has(&ctx->realizes, r)) continue;
-    OMap *group = arena_alloc(k->a, sizeof *group);
-    omap_init(group, k->a);
+    OMap *group = arena_alloc(tmp, sizeof *group);
+    omap_init(group, tmp);
     GroupWalk w = {r, &ctx->realizes, &reduce_for_op, group, {0}, ctx, NULL};
-    omap_init(&w.cache, k->a);
+    omap_init(&w.cache, tmp);
     recursive_group(k, &w, r, uop_st_unwrap(k, r));
     uint64_t key;
     bool can_chase = true;
@@ -347,7 +348,7 @@ void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
         /* don't cast to higher size before store (tr cannot be realized if forced_realize) */
         if (tr->op == OP_CAST && tr->dtype->itemsize > tr->src[0]->dtype->itemsize) tr = uop_base(tr->src[0]);
       }
-      omap_init(group, k->a);
+      omap_init(group, tmp);
       omap_put(group, omap_ptr(tr), (void *)tr);
       if (k->ex) explain102_reduce(k, &ctx->realizes, tr, r, w.why);
       realize(k, ctx, tr);
@@ -367,4 +368,8 @@ void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
     const UOp *top_reduce = uop_base(double_reduces[i]->src[0]);
     if (nchildren(ctx, top_reduce) == 1 && !idset_del(&ctx->realizes, top_reduce)) key_error(k, top_reduce);
   }
+  kg_scratch_end(k, tmp);
+  ctx->tmp = NULL;
+  ctx->children = (IdMap){0};
+  omap_init(&ctx->assigns, k->a);
 }

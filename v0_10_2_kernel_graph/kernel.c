@@ -177,13 +177,14 @@ const UOp *apply_swizzle(KG *k, const UOp *u) {
   return graph_rewrite(k->in, u, swizzle_pms, 2, k, false);
 }
 
-/* schedule.py schedule_uop (between kernel_passes_begin and kernel_passes_end) */
-void schedule_uop(KG *k, const UOp *sink, OMap *var_vals, ScheduleItem *out) {
+/* schedule.py schedule_uop (between kernel_passes_begin and kernel_passes_end);
+ * its temporaries go to tmp */
+void schedule_uop(KG *k, Arena *tmp, const UOp *sink, OMap *var_vals, ScheduleItem *out) {
   if (sink->op != OP_ASSIGN || sink->src[1]->op != OP_KERNEL) kg_assert_fail(k, "%s\n...) must be ASSIGN", uop_repr_line(k, sink));
   const UOp *kernel = sink->src[1];
   /* substitute kernel sources for the target buffer */
   OMap subs;
-  omap_init(&subs, k->a);
+  omap_init(&subs, tmp);
   for (uint32_t i = 0; i < kernel->nsrc; i++) {
     const UOp *s = kernel->src[i];
     if (s->op == OP_ASSIGN) omap_put(&subs, omap_ptr(kernel_arg_ast(k, s->src[1])), (void *)s->src[0]);
@@ -192,9 +193,9 @@ void schedule_uop(KG *k, const UOp *sink, OMap *var_vals, ScheduleItem *out) {
   ast = uop_sink(k, 1, &ast);
   void *saved = k->pass;
   /* add buffer ops */
-  BufList bufs = {0};
-  omap_init(&bufs.index, k->a);
-  buflist_index(k, &bufs, uop_buf_uop(k, sink));
+  BufList bufs = {.arena = tmp};
+  omap_init(&bufs.index, tmp);
+  buflist_index(&bufs, uop_buf_uop(k, sink));
   k->pass = &bufs;
   const PatternMatcher *abo = &pm_add_buffer_ops;
   ast = graph_rewrite(k->in, ast, &abo, 1, k, true);

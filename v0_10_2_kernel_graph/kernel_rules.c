@@ -11,7 +11,7 @@
 static const UOp *ab_load_buf(void *c, const UOp *x) {
   KG *k = c;
   BufList *ctx = k->pass;
-  size_t idx = buflist_index(k, ctx, x);
+  size_t idx = buflist_index(ctx, x);
   const UOp *dg = kg_uop(k, OP_DEFINE_GLOBAL, kg_dtype_ptr(k, x->dtype, uop_size(k, x)), kv_int(k, (int64_t)idx), 0, NULL);
   return kg_uop2(k, OP_LOAD, x->dtype, NULL, dg, st_to_uop(k, uop_st_unwrap(k, x)));
 }
@@ -41,10 +41,10 @@ static const Rule add_buffer_ops_rules[] = {
 };
 const PatternMatcher pm_add_buffer_ops = {add_buffer_ops_rules, 3};
 
-size_t buflist_index(KG *k, BufList *l, const UOp *x) {
+size_t buflist_index(BufList *l, const UOp *x) {
   void *have = omap_get(&l->index, omap_ptr(x));
   if (have) return (size_t)(uintptr_t)have - 1;
-  if (l->n == l->cap) l->items = grow(k->a, l->items, l->n, &l->cap, sizeof *l->items);
+  if (l->n == l->cap) l->items = grow(l->arena, l->items, l->n, &l->cap, sizeof *l->items);
   l->items[l->n++] = x;
   omap_put(&l->index, omap_ptr(x), (void *)(uintptr_t)l->n);
   return l->n - 1;

@@ -100,6 +100,8 @@ struct KG {
 
   /* per-pass contexts read by the rule functions */
   void *pass;
+  /* uops.c: the scratch arenas open (kg_scratch_begin), and spare ones */
+  struct KgScratch *scratch_open, *scratch_spare;
   /* kernel.c: the pure passes of schedule_uop, one RewriteContext each for
    * the whole schedule (NULL outside it) */
   struct KernelPasses *kpasses;
@@ -128,6 +130,20 @@ bool idset_del(IdSet *s, const UOp *u);   /* false when u was not there */
 void ulist_push(Arena *a, UList *l, const UOp *u);
 /* m[key], created empty when missing (defaultdict(list)[key]) */
 UList *ulist_of(Arena *a, IdMap *m, const UOp *key);
+
+/* ---- scratch arenas (uops.c) ---- */
+/* The chunk size k->a and the scratch arenas stop growing at: they take up
+ * the chunks other arenas gave back before touching new memory. */
+enum { KG_MAX_CHUNK = 1 << 20 };
+/* An arena for a pass's temporaries, freed by kg_scratch_end when the pass
+ * ends so that what comes next reuses its memory (Python drops a function's
+ * locals when it returns). Nothing that outlives the pass may point into
+ * it: UOps, Values and ShapeTrackers (interned) and k's caches live in k->a.
+ * A Python exception unwinding to the entry point frees the ones still open
+ * (kg_scratch_end_all). */
+Arena *kg_scratch_begin(KG *k);
+void kg_scratch_end(KG *k, Arena *scratch);
+void kg_scratch_end_all(KG *k);
 
 /* ---- walks (walk.c) ---- */
 /* A new visited set for kg_mark, which marks u and says whether it already was. */

@@ -26,8 +26,10 @@ typedef struct GrouperContext {
   OMap assigns;    /* buffer UOp -> ASSIGN */
   IdSet realizes;  /* dict of UOp -> None, never iterated */
   IdMap children;  /* UOp -> UList* of children (a dict of UOp -> None: a child is added once) */
+  Arena *tmp;      /* group_realizes' scratch arena: assigns, children and the walks' state */
 } GrouperContext;
-/* group_realizes(sink) -> ctx.realizes; the GrouperContext is initialised here. */
+/* group_realizes(sink) -> ctx.realizes (in k->a); the GrouperContext is
+ * initialised here, and its assigns and children are gone when it returns. */
 void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx);
 
 /* kernel.c: create_kernels and schedule_uop */
@@ -44,7 +46,7 @@ typedef struct ScheduleItem {
   const Value *metadata;   /* tuple of Metadata Values */
 } ScheduleItem;
 /* var_vals: DEFINE_VAR UOp -> int (stored as intptr_t via a Value*) */
-void schedule_uop(KG *k, const UOp *sink, OMap *var_vals, ScheduleItem *out);
+void schedule_uop(KG *k, Arena *tmp, const UOp *sink, OMap *var_vals, ScheduleItem *out);   /* temporaries in tmp */
 /* Around the schedule_uop calls of one schedule: the rewrite contexts the
  * kernels share (see kernel.c). */
 void kernel_passes_begin(KG *k);

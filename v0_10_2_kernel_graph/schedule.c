@@ -77,15 +77,16 @@ static void type_verify(KG *k, const UOp *sink) {
 /* ---------------------------------------------------------------- create_schedule_with_vars */
 
 /* ops.py graph_rewrite_map: {k: rewrite(k) for k in list(sink.toposort)[::-1]}
- * (the core's, with this module's toposort) */
-static void kg_graph_rewrite_map(KG *k, const UOp *sink, const PatternMatcher *const *pms, size_t npms, bool bottom_up, OMap *out) {
+ * (the core's, with this module's toposort); the map lives in arena `a` */
+static void kg_graph_rewrite_map(KG *k, Arena *a, const UOp *sink, const PatternMatcher *const *pms, size_t npms, bool bottom_up,
+                                 OMap *out) {
   RewriteContext rc;
   rewrite_context_init(&rc, k->in, pms, npms, k);
   const UOp **topo;
   size_t n = kg_toposort(k, sink, &topo);
-  const UOp **order = arena_array(k->a, n ? n : 1, sizeof *order); /* the rules may walk too */
+  const UOp **order = arena_array(a, n ? n : 1, sizeof *order); /* the rules may walk too */
   memcpy(order, topo, n * sizeof *order);
-  omap_init(out, k->a);
+  omap_init(out, a);
   for (size_t i = n; i-- > 0;)
     omap_put(out, omap_ptr(order[i]), (void *)(bottom_up ? bottom_up_rewrite(&rc, order[i]) : top_down_rewrite(&rc, order[i])));
   rewrite_context_release(&rc);
@@ -100,12 +101,12 @@ static bool all_int_shape(KG *k, const UOp *u) {
 
 /* create_schedule_with_vars, "map tensors to new uops": the becomes_map of
  * simplified tensors, rev_tensor_map and ops_metadata */
-static void becomes_from_tensor_map(KG *k, OMap *tensor_map, OMap *becomes, IdMap *rev, KernelContext *kctx) {
+static void becomes_from_tensor_map(KG *k, Arena *tmp, OMap *tensor_map, OMap *becomes, IdMap *rev, KernelContext *kctx) {
   uint64_t key;
   void *val;
   for (size_t pos = 0; omap_next(tensor_map, &pos, &key, &val);) {
     const UOp *kk = (const UOp *)(uintptr_t)key, *v = val;
-    ulist_push(k->a, ulist_of(k->a, rev, v), kk);
+    ulist_push(tmp, ulist_of(tmp, rev, v), kk);
     if (kk == v) continue;
     const UOp *vb = uop_base(v);
     if (vb->op == OP_BUFFER) {
@@ -118,7 +119,7 @@ static void becomes_from_tensor_map(KG *k, OMap *tensor_map, OMap *becomes, IdMa
       omap_put(becomes, key, (void *)v);
     } else {
       const Value *m = uop_metadata(k, kk);
-      if (m) idmap_put(k->a, &kctx->ops_metadata, v, (void *)m);
+      if (m) idmap_put(tmp, &kctx->ops_metadata, v, (void *)m);
     }
   }
 }
@@ -134,12 +135,13 @@ static bool assigns_buffer(KG *k, const UOp *u, const UOp *buf) {
 
 /* if a kernel depends on a buffer, and that buffer is later assigned to, make the assign depend on the kernel's assign */
 static const UOp *assign_dependencies(KG *k, const UOp *sched_sink) {
+  Arena *tmp = kg_scratch_begin(k);
   OMap kernel_assign, assign_rep;
-  omap_init(&kernel_assign, k->a);
-  omap_init(&assign_rep, k->a);
+  omap_init(&kernel_assign, tmp);
+  omap_init(&assign_rep, tmp);
   const UOp **topo;
   size_t n = kg_toposort(k, sched_sink, &topo);
-  const UOp **order = arena_array(k->a, n, sizeof *order); /* the cycle check below walks again */
+  const UOp **order = arena_array(tmp, n, sizeof *order); /* the cycle check below walks again */
   memcpy(order, topo, n * sizeof *order);
   for (size_t i = 0; i < n; i++) {
     const UOp *u = order[i];
@@ -153,7 +155,7 @@ static const UOp *assign_dependencies(KG *k, const UOp *sched_sink) {
       if (assigns_buffer(k, u, s))
         kg_throw(&k->thr, ST_RAISED, "RuntimeError", "cycle detected in graph, kernel for %s\n...) must either depend on ASSIGN or BUFFER",
                  uop_repr_line(k, ub));
-      const UOp **src = arena_array(k->a, a->nsrc + 1, sizeof *src);
+      const UOp **src = arena_array(tmp, a->nsrc + 1, sizeof *src);
       memcpy(src, a->src, a->nsrc * sizeof *src);
       src[a->nsrc] = u;
       const UOp *na = replace_src(k, a, a->nsrc + 1, src);
@@ -161,17 +163,20 @@ static const UOp *assign_dependencies(KG *k, const UOp *sched_sink) {
       omap_put(&kernel_assign, omap_ptr(s), (void *)na);
     }
   }
-  if (!omap_len(&assign_rep)) return sched_sink;
-  sched_sink = uop_substitute(k, sched_sink, &assign_rep);
-  type_verify(k, sched_sink);
+  if (omap_len(&assign_rep)) {
+    sched_sink = uop_substitute(k, sched_sink, &assign_rep);
+    type_verify(k, sched_sink);
+  }
+  kg_scratch_end(k, tmp);
   return sched_sink;
 }
 
 /* final toposort (bfs) */
 static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
+  Arena *tmp = kg_scratch_begin(k);
   IdMap children = {0};
   OMap in_degree;
-  omap_init(&in_degree, k->a);
+  omap_init(&in_degree, tmp);
   const UOp **order;
   size_t n = kg_toposort(k, sched_sink, &order);
   for (size_t i = 0; i < n; i++) {
@@ -182,13 +187,13 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
     for (uint32_t j = 0; j < kern->nsrc; j++) {
       const UOp *s = kern->src[j];
       if (s->op != OP_ASSIGN) continue;
-      ulist_push(k->a, ulist_of(k->a, &children, s), u);
+      ulist_push(tmp, ulist_of(tmp, &children, s), u);
       deg++;
     }
     omap_put(&in_degree, omap_ptr(u), (void *)deg);
   }
   size_t qcap = omap_len(&in_degree) + 1, qhead = 0, qtail = 0;
-  const UOp **queue = arena_array(k->a, qcap, sizeof *queue);
+  const UOp **queue = arena_array(tmp, qcap, sizeof *queue);
   uint64_t key;
   void *val;
   for (size_t pos = 0; omap_next(&in_degree, &pos, &key, &val);)
@@ -198,7 +203,7 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
   kernel_passes_begin(k);
   while (qhead < qtail) {
     const UOp *u = queue[qhead++];
-    schedule_uop(k, u, &res->var_vals, &res->items[res->n++]);
+    schedule_uop(k, tmp, u, &res->var_vals, &res->items[res->n++]);
     uop_buffer(k, uop_buf_uop(k, u));
     UList *ch = idmap_get(&children, u);
     for (size_t j = 0; ch && j < ch->n; j++) {
@@ -212,6 +217,7 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
   if (res->n != omap_len(&in_degree))
     kg_throw(&k->thr, ST_RAISED, "RuntimeError", "cycle detected in graph, created %zu kernels but only scheduled %zu", omap_len(&in_degree),
              res->n);
+  kg_scratch_end(k, tmp);
 }
 
 /* schedule.py create_schedule_with_vars */
@@ -219,13 +225,15 @@ void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
   memset(res, 0, sizeof *res);
   omap_init(&res->var_vals, k->a);
   omap_init(&res->becomes_map, k->a);
+  /* the maps from tensors to their UOps, until they are mapped to buffers */
+  Arena *maps = kg_scratch_begin(k);
   /* remove_movement_ops + sym */
   ContigCtx contig_ctx;
-  omap_init(&contig_ctx.contig, k->a);
+  omap_init(&contig_ctx.contig, maps);
   k->pass = &contig_ctx;
   OMap tensor_map;
   const PatternMatcher *pms[4] = {&pm_merge_views, &pm_remove_movement_ops, &pm_symbolic_simple, &pm_sym};
-  kg_graph_rewrite_map(k, big_sink, pms, 4, false, &tensor_map);
+  kg_graph_rewrite_map(k, maps, big_sink, pms, 4, false, &tensor_map);
   k->pass = NULL;
 
   /* do_realize + group_realizes */
@@ -238,14 +246,17 @@ void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
   /* map tensors to new uops */
   IdMap rev_tensor_map = {0};
   KernelContext kctx = {&gctx.realizes, {0}};
-  becomes_from_tensor_map(k, &tensor_map, &res->becomes_map, &rev_tensor_map, &kctx);
+  becomes_from_tensor_map(k, maps, &tensor_map, &res->becomes_map, &rev_tensor_map, &kctx);
 
   /* create kernels */
-  if (gctx.realizes.len == 0) return;
+  if (gctx.realizes.len == 0) {
+    kg_scratch_end(k, maps);
+    return;
+  }
   OMap kernel_map;
   k->pass = &kctx;
   const PatternMatcher *ck[2] = {&pm_merge_views, &pm_create_kernels};
-  kg_graph_rewrite_map(k, sink, ck, 2, true, &kernel_map);
+  kg_graph_rewrite_map(k, maps, sink, ck, 2, true, &kernel_map);
   k->pass = NULL;
   const UOp *sched_sink = omap_get(&kernel_map, omap_ptr(sink));
   type_verify(k, sched_sink);
@@ -269,6 +280,7 @@ void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
       omap_put(&res->becomes_map, omap_ptr(t), (void *)to);
     }
   }
+  kg_scratch_end(k, maps);
 
   sched_sink = assign_dependencies(k, sched_sink);
   bfs_schedule(k, sched_sink, res);

@@ -81,6 +81,46 @@ UList *ulist_of(Arena *a, IdMap *m, const UOp *key) {
   return l;
 }
 
+/* ---------------------------------------------------------------- scratch arenas */
+
+enum { SCRATCH_BIG = 256 << 10 };
+
+typedef struct KgScratch {
+  Arena arena;
+  struct KgScratch *next;
+} KgScratch;
+
+Arena *kg_scratch_begin(KG *k) {
+  KgScratch *s = k->scratch_spare;
+  if (s) k->scratch_spare = s->next;
+  else s = arena_alloc(k->a, sizeof *s); /* in k->a: still there when an exception unwinds */
+  arena_init(&s->arena);
+  s->arena.max_chunk = KG_MAX_CHUNK;
+  s->next = k->scratch_open;
+  k->scratch_open = s;
+  return &s->arena;
+}
+
+void kg_scratch_end(KG *k, Arena *scratch) {
+  for (KgScratch **p = &k->scratch_open; *p; p = &(*p)->next) {
+    KgScratch *s = *p;
+    if (&s->arena != scratch) continue;
+    *p = s->next;
+    /* a big one's memory goes on in k->a, before new memory (a small one's
+     * waits in the pool for the next scratch arena) */
+    bool big = s->arena.chunk_bytes >= SCRATCH_BIG;
+    arena_free(&s->arena);
+    if (big) arena_prefer_pool(k->a);
+    s->next = k->scratch_spare;
+    k->scratch_spare = s;
+    return;
+  }
+}
+
+void kg_scratch_end_all(KG *k) {
+  while (k->scratch_open) kg_scratch_end(k, &k->scratch_open->arena);
+}
+
 /* ---------------------------------------------------------------- values */
 
 const Value *kv_int(KG *k, int64_t i) { return v_int(k->in, i); }
