@@ -116,7 +116,7 @@ typedef struct Sched {
   OMap assigns;            /* set of BUFFER uops assigned to */
   OMap allbufs;            /* BUFFER uop -> its VIEW(BUFFER, op) node (iterated in order) */
   IdCache allbuf_of;       /* the same, for lookups */
-  OMap children;           /* BUFFER uop -> OMap* (set of child BUFFER uops) */
+  IdCache children;        /* BUFFER uop -> OMap* (set of child BUFFER uops); looked up, never iterated */
   /* caches of UOp properties (functools.cached_property in Python) */
   IdCache st_cache;        /* UOp -> V_ST Value, or &st_none */
   IdCache unsafe_cache;    /* UOp -> 1 + (has an UnsafePad op among sparents) */
