@@ -126,7 +126,7 @@ typedef struct Sched {
   RewriteContext view_left_rc, view_right_rc;
   Sched *rc_self;
   IdCache reduce_free;     /* BUFFER uop -> 1: no REDUCE_AXIS at or above it, 2: some (group.c) */
-  OMap st_add_cache;       /* (st, st) tuple -> st + st */
+  OMap st_add_cache;       /* st a -> OMap* (st b -> a + b) */
   OMap st_simplify_cache;  /* st -> st.simplify() */
   OMap st_full_cache;      /* st -> ShapeTracker.from_shape(st.shape) */
   OMap st_json_cache;      /* ShapeTracker -> its JSON encoding */

@@ -86,18 +86,22 @@ const Value *st10_unbind(Sched *s, const Value *st) {
   return r == get(st) ? st : v_st(s->in, r);
 }
 
-/* st_add, remembered per pair (a pure function of two interned values) */
+/* st_add, remembered per pair (a pure function of two interned values): by a, then by b */
 const Value *st10_add(Sched *s, const Value *a, const Value *b) {
-  const Value *pair[2] = {a, b};
-  uint64_t key = omap_ptr(v_tuple(s->in, 2, pair));
-  const Value *r = omap_get(&s->st_add_cache, key);
+  OMap *by_b = omap_get(&s->st_add_cache, omap_ptr(a));
+  if (!by_b) {
+    by_b = arena_alloc(s->a, sizeof *by_b);
+    omap_init(by_b, s->a);
+    omap_put(&s->st_add_cache, omap_ptr(a), by_b);
+  }
+  const Value *r = omap_get(by_b, omap_ptr(b));
   if (r) return r;
   StError e;
   st_error_clear(&e);
   const ShapeTracker *sum = st_add(s->a, TG_0_10_0, get(a), get(b), &e);
   if (!check(s, &e)) return NULL;
   r = v_st(s->in, sum);
-  omap_put(&s->st_add_cache, key, (void *)r);
+  omap_put(by_b, omap_ptr(b), (void *)r);
   return r;
 }
 
