@@ -128,6 +128,7 @@ typedef struct Sched {
   IdCache reduce_free;     /* BUFFER uop -> 1: no REDUCE_AXIS at or above it, 2: some (group.c) */
   OMap st_add_cache;       /* st a -> OMap* (st b -> a + b) */
   OMap st_simplify_cache;  /* st -> st.simplify() */
+  OMap st_unbound;         /* set of sts without Variables (st.unbind() is st, nothing to record) */
   OMap st_full_cache;      /* st -> ShapeTracker.from_shape(st.shape) */
   OMap st_json_cache;      /* ShapeTracker -> its JSON encoding */
   /* scratch memory reused by the walks of uops.c */

@@ -70,6 +70,7 @@ const Value *st10_simplify(Sched *s, const Value *st) {
 }
 
 const Value *st10_unbind(Sched *s, const Value *st) {
+  if (omap_has(&s->st_unbound, omap_ptr(st))) return st;
   enum { CAP = 64 };
   sint vars[CAP];
   int64_t vals[CAP];
@@ -83,6 +84,7 @@ const Value *st10_unbind(Sched *s, const Value *st) {
     const UOp *u = v100_define_var(s, var->name, strlen(var->name), var->lo, var->hi);
     omap_put(&s->var_vals, omap_ptr(u), (void *)v_int(s->in, vals[k]));
   }
+  if (n == 0 && r == get(st)) omap_put(&s->st_unbound, omap_ptr(st), (void *)1);
   return r == get(st) ? st : v_st(s->in, r);
 }
 
