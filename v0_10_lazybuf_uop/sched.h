@@ -130,6 +130,7 @@ typedef struct Sched {
   OMap st_simplify_cache;  /* st -> st.simplify() */
   OMap st_unbound;         /* set of sts without Variables (st.unbind() is st, nothing to record) */
   OMap st_full_cache;      /* st -> ShapeTracker.from_shape(st.shape) */
+  OMap st_reduce_cache;    /* st -> OMap* (axis tuple -> st10_from_reduced_shape) */
   OMap st_json_cache;      /* ShapeTracker -> its JSON encoding */
   /* scratch memory reused by the walks of uops.c */
   Marks seen;              /* v100_uop_sparents' stamps */

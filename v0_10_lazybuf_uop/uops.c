@@ -166,16 +166,7 @@ static const Value *st_from_sources(Sched *s, const UOp *u) {
     if (!first) first = x;
   }
   if (!first) { v100_sched_raise(s, "IndexError", "list index out of range"); return NULL; }
-  if (u->op != OP_REDUCE_AXIS) return first;
-  int n = st10_ndim(first);
-  sint *shape = arena_array(s->a, (size_t)n + 1, sizeof *shape);
-  memcpy(shape, st10_shape(first), (size_t)n * sizeof *shape);
-  const Value *axis = v100_axis_arg(u);
-  for (size_t k = 0; k < axis->u.tuple.n; k++) {
-    int64_t ax = axis->u.tuple.items[k]->u.i;
-    if (ax >= 0 && ax < n) shape[ax] = sint_int(1);
-  }
-  return st10_from_shape(s, n, shape);
+  return u->op == OP_REDUCE_AXIS ? st10_from_reduced_shape(s, first, v100_axis_arg(u)) : first;
 }
 
 /* the st of a node whose value needs no sources' st, or NULL */
