@@ -188,7 +188,11 @@ static inline void v100_ustack_push(Sched *s, UStack *st, const UOp *u) {
   st->items[st->n++] = u;
 }
 static inline const void *v100_idcache_get(const IdCache *c, const UOp *u) { return u->id < c->cap ? c->val[u->id] : NULL; }
-void v100_idcache_put(Sched *s, IdCache *c, const UOp *u, const void *v);
+void v100_idcache_grow(Sched *s, IdCache *c, const UOp *u);
+static inline void v100_idcache_put(Sched *s, IdCache *c, const UOp *u, const void *v) {
+  if (u->id >= c->cap) v100_idcache_grow(s, c, u);
+  c->val[u->id] = v;
+}
 bool v100_op_in_alu(Op op);        /* GroupOp.ALU */
 bool v100_op_in_meta(Op op);       /* GroupOp.Meta */
 bool v100_op_in_buffer(Op op);     /* GroupOp.Buffer */

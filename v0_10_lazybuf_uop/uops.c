@@ -35,16 +35,14 @@ void v100_ustack_grow(Sched *s, UStack *st) {
   st->items = bigger, st->cap = cap;
 }
 
-void v100_idcache_put(Sched *s, IdCache *c, const UOp *u, const void *v) {
-  if (u->id >= c->cap) {
-    size_t cap = c->cap ? c->cap * 2 : 64;
-    while (cap <= u->id) cap *= 2;
-    if (cap < uop_count(s->in)) cap = uop_count(s->in);
-    const void **bigger = arena_array(s->a, cap, sizeof *bigger);
-    if (c->cap) memcpy(bigger, c->val, c->cap * sizeof *bigger);
-    c->val = bigger, c->cap = cap;
-  }
-  c->val[u->id] = v;
+/* room in c for u's id */
+void v100_idcache_grow(Sched *s, IdCache *c, const UOp *u) {
+  size_t cap = c->cap ? c->cap * 2 : 64;
+  while (cap <= u->id) cap *= 2;
+  if (cap < uop_count(s->in)) cap = uop_count(s->in);
+  const void **bigger = arena_array(s->a, cap, sizeof *bigger);
+  if (c->cap) memcpy(bigger, c->val, c->cap * sizeof *bigger);
+  c->val = bigger, c->cap = cap;
 }
 
 /* ---- GroupOp ---- */
