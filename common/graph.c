@@ -114,7 +114,8 @@ const Value *value_from_json(Codec *c, const JVal *j, const char *where, Status 
         case J_NULL: done = v_none(c->in); break;
         case J_BOOL: done = v_bool(c->in, j->u.b); break;
         case J_INT: done = v_int(c->in, j->u.i); break;
-        case J_UINT: status_unsupported(st, "%s: integer above int64", where); return NULL;
+        case J_UINT: done = v_uint(c->in, j->u.u); break;
+        case J_BIGNUM: status_unsupported(st, "%s: integer beyond 64 bits (%.*s)", where, (int)j->n, j->u.s); return NULL;
         case J_FLOAT: done = v_float(c->in, j->u.f); break;
         case J_STR: done = v_strn(c->in, V_STR, j->u.s, j->n); break;
         case J_OBJ: done = decode_object(c, j, where, st); if (!done) return NULL; break;
@@ -145,6 +146,7 @@ JVal *value_to_json(Codec *c, const Value *v) {
     case V_NONE: return json_null(a);
     case V_BOOL: return json_bool(a, v->u.b);
     case V_INT: return json_int(a, v->u.i);
+    case V_BIGINT: return json_uint(a, v->u.big);
     case V_FLOAT: return json_float(a, v->u.f);
     case V_STR: case V_BUFREF: return json_strn(a, v->u.str.s, v->u.str.n);
     case V_TUPLE: {

@@ -40,6 +40,7 @@ static uint64_t value_hash(const Interner *in, const Value *v) {
     case V_NONE: break;
     case V_BOOL: h = step(h, v->u.b); break;
     case V_INT: h = step(h, (uint64_t)v->u.i); break;
+    case V_BIGINT: h = step(h, v->u.big); break;
     case V_FLOAT: {
       double f = v->u.f;
       uint64_t bits;
@@ -73,6 +74,7 @@ static bool value_same(const Interner *in, const Value *a, const Value *b) {
     case V_NONE: return true;
     case V_BOOL: return a->u.b == b->u.b;
     case V_INT: return a->u.i == b->u.i;
+    case V_BIGINT: return a->u.big == b->u.big;
     case V_FLOAT: return memcmp(&a->u.f, &b->u.f, sizeof(double)) == 0;
     case V_STR: case V_SYM: case V_REPR: case V_BUFREF:
       return a->u.str.n == b->u.str.n && memcmp(a->u.str.s, b->u.str.s, a->u.str.n) == 0;
@@ -132,6 +134,11 @@ const Value *v_none(Interner *in) { Value p = {.kind = V_NONE}; return intern_va
 const Value *v_bool(Interner *in, bool b) { Value p = {.kind = V_BOOL, .u.b = b}; return intern_value(in, &p); }
 const Value *v_int(Interner *in, int64_t i) { Value p = {.kind = V_INT, .u.i = i}; return intern_value(in, &p); }
 const Value *v_float(Interner *in, double f) { Value p = {.kind = V_FLOAT, .u.f = f}; return intern_value(in, &p); }
+const Value *v_uint(Interner *in, uint64_t u) {
+  if (u <= INT64_MAX) return v_int(in, (int64_t)u);
+  Value p = {.kind = V_BIGINT, .u.big = u};
+  return intern_value(in, &p);
+}
 const Value *v_strn(Interner *in, ValueKind kind, const char *s, size_t n) {
   Value p = {.kind = kind, .u.str = {s, n}};
   return intern_value(in, &p);
@@ -160,7 +167,36 @@ bool value_truthy(const Value *v) {
     case V_FLOAT: return v->u.f != 0.0;
     case V_STR: return v->u.str.n != 0;
     case V_TUPLE: return v->u.tuple.n != 0;
-    default: return true;
+    default: return true; /* V_BIGINT is never 0 */
+  }
+}
+
+bool value_is_int(const Value *v) { return v->kind == V_INT || v->kind == V_BIGINT; }
+bool value_is_number(const Value *v) { return value_is_int(v) || v->kind == V_BOOL || v->kind == V_FLOAT; }
+
+bool value_eq_int(const Value *v, int64_t i) {
+  switch (v->kind) {
+    case V_BOOL: return (int64_t)v->u.b == i;
+    case V_INT: return v->u.i == i;
+    case V_FLOAT: /* exact: 2.0**63 is not 2**63-1 */
+      return v->u.f == floor(v->u.f) && v->u.f >= -0x1p63 && v->u.f < 0x1p63 && (int64_t)v->u.f == i;
+    default: return false; /* a V_BIGINT is above every int64 */
+  }
+}
+
+const Value *v_int_of_float(Interner *in, double f) {
+  if (!(f >= -0x1p63 && f < 0x1p64)) return NULL; /* NaN too */
+  if (f >= 0x1p63) return v_uint(in, (uint64_t)f);
+  return v_int(in, (int64_t)f);
+}
+
+double value_to_double(const Value *v) {
+  switch (v->kind) {
+    case V_BOOL: return v->u.b ? 1.0 : 0.0;
+    case V_INT: return (double)v->u.i;
+    case V_BIGINT: return (double)v->u.big;
+    case V_FLOAT: return v->u.f;
+    default: return 0.0;
   }
 }
 

@@ -1,5 +1,6 @@
 /* value.h — the `arg` of a LazyOp or UOp, and any other Python value a
- * scheduler keeps: None, bool, int, float (kept apart from int), str (enum
+ * scheduler keeps: None, bool, int (an int above INT64_MAX, up to 2**64-1,
+ * is its own kind), float (kept apart from int), str (enum
  * members are their str()), tuple, DType, ShapeTracker, MemBuffer,
  * ConstBuffer, a symbolic value (kept, not computed with yet) and an opaque
  * repr token. Values are hash-consed in an Interner, so two values are
@@ -22,7 +23,8 @@ typedef enum {
   V_CONSTBUFFER, /* 0.9.1 ConstBuffer(val, dtype, st) */
   V_SYM,         /* {"sym": EXPR}: a symbolic value, kept as its canonical JSON text */
   V_REPR,        /* {"repr": "..."}: an opaque token (a CUSTOM op's function) */
-  V_BUFREF       /* a buffer reference: int index or "new:K"/"plan:K"/"u:K" text */
+  V_BUFREF,      /* a buffer reference: int index or "new:K"/"plan:K"/"u:K" text */
+  V_BIGINT       /* a Python int above INT64_MAX (at most 2**64-1, a uint64 CONST), held in u.big */
 } ValueKind;
 
 typedef struct Value Value;
@@ -32,6 +34,7 @@ struct Value {
   union {
     bool b;
     int64_t i;
+    uint64_t big;                                   /* V_BIGINT: always > INT64_MAX */
     double f;
     struct { const char *s; size_t n; } str;        /* V_STR, V_SYM, V_REPR, V_BUFREF (text) */
     struct { size_t n; const Value *const *items; } tuple;
@@ -46,6 +49,9 @@ const Value *v_none(Interner *in);
 const Value *v_bool(Interner *in, bool b);
 const Value *v_int(Interner *in, int64_t i);
 const Value *v_float(Interner *in, double f);
+/* The Python int u: a V_INT when it fits int64, else a V_BIGINT, so that
+ * one int is always one Value. */
+const Value *v_uint(Interner *in, uint64_t u);
 const Value *v_str(Interner *in, const char *s);
 const Value *v_strn(Interner *in, ValueKind kind, const char *s, size_t n);  /* V_STR/V_SYM/V_REPR/V_BUFREF */
 const Value *v_tuple(Interner *in, size_t n, const Value *const *items);
@@ -56,4 +62,17 @@ const Value *v_constbuffer(Interner *in, const Value *val, const DType *d, const
 
 /* Python truthiness (bool(x)). */
 bool value_truthy(const Value *v);
+/* A Python int (V_INT or V_BIGINT; not a bool). */
+bool value_is_int(const Value *v);
+/* A Python number: bool, int (V_INT, V_BIGINT) or float. */
+bool value_is_number(const Value *v);
+/* Python `v == i` for a number v (bool, int or float) and an int i; false
+ * for anything else. A V_BIGINT equals no int64; a float equals i only when
+ * it is exactly i (Python compares int and float exactly). */
+bool value_eq_int(const Value *v, int64_t i);
+/* int(f) of a finite float (truncation toward zero), as a V_INT or V_BIGINT;
+ * NULL when f is NaN, infinite or outside [-2**63, 2**64). */
+const Value *v_int_of_float(Interner *in, double f);
+/* float(v) of a number v (bool, int, float): round to nearest, as Python. */
+double value_to_double(const Value *v);
 #endif
