@@ -23,6 +23,12 @@ static JVal *make(Arena *a, JKind k) {
 JVal *json_null(Arena *a) { return make(a, J_NULL); }
 JVal *json_bool(Arena *a, bool b) { JVal *v = make(a, J_BOOL); v->u.b = b; return v; }
 JVal *json_int(Arena *a, int64_t i) { JVal *v = make(a, J_INT); v->u.i = i; return v; }
+JVal *json_bignum(Arena *a, const char *digits, size_t n) {
+  JVal *v = make(a, J_BIGNUM);
+  v->u.s = arena_strndup(a, digits, n);
+  v->n = (uint32_t)n;
+  return v;
+}
 JVal *json_uint(Arena *a, uint64_t u) {
   if (u <= INT64_MAX) return json_int(a, (int64_t)u);
   JVal *v = make(a, J_UINT);

@@ -66,6 +66,7 @@ JVal *json_null(Arena *a);
 JVal *json_bool(Arena *a, bool b);
 JVal *json_int(Arena *a, int64_t i);
 JVal *json_uint(Arena *a, uint64_t u);    /* J_INT when u fits int64, else J_UINT */
+JVal *json_bignum(Arena *a, const char *digits, size_t n); /* J_BIGNUM of the text (copied) */
 JVal *json_float(Arena *a, double f);     /* non-finite values are written {"float": "inf"} by json_write */
 JVal *json_str(Arena *a, const char *s);
 JVal *json_strn(Arena *a, const char *s, size_t n);

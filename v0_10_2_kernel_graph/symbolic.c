@@ -25,29 +25,35 @@ static bool is_ints_dtype(const UOp *u) { return dtype_is_int(u->dtype); }
 
 /* ---------------------------------------------------------------- exec_alu */
 
-/* Python ints are held while they fit int64 or uint64 (V_INT, V_BIGINT);
- * exec_alu computes on them in 128 bits and reports a result outside
- * [-2**63, 2**64) unsupported. */
-typedef __int128 PyInt;
-static const PyInt PYINT_MAX = (PyInt)UINT64_MAX, PYINT_MIN = (PyInt)INT64_MIN;
-
+/* Python ints are computed on in 128 bits (PyInt, value.h); a result
+ * beyond them is reported unsupported, never wrapped. */
 static double num_f(const Value *v) { return value_to_double(v); }
 /* an int or bool operand as an int */
-static PyInt num_i(const Value *v) { return v->kind == V_BIGINT ? (PyInt)v->u.big : v->kind == V_INT ? (PyInt)v->u.i : (PyInt)v->u.b; }
+static PyInt num_i(const Value *v) { return value_pyint(v); }
 static bool any_float(const Value *a, const Value *b) { return a->kind == V_FLOAT || b->kind == V_FLOAT; }
 
-static _Noreturn void beyond_64_bits(KG *k) { kg_unsupported(k, "constant folding beyond 64 bits (Python big ints)"); }
+static _Noreturn void beyond_128_bits(KG *k) { kg_unsupported(k, "constant folding beyond 128 bits (Python big ints)"); }
 
-static const Value *int_result(KG *k, PyInt x) {
-  if (x > PYINT_MAX || x < PYINT_MIN) beyond_64_bits(k);
-  return x < 0 ? v_int(k->in, (int64_t)x) : v_uint(k->in, (uint64_t)x);
-}
-
-static PyInt checked_mul(KG *k, PyInt a, PyInt b) {
+static PyInt checked_add(KG *k, PyInt a, PyInt b) {
   PyInt r;
-  if (__builtin_mul_overflow(a, b, &r) || r > PYINT_MAX || r < PYINT_MIN) beyond_64_bits(k);
+  if (__builtin_add_overflow(a, b, &r)) beyond_128_bits(k);
   return r;
 }
+static PyInt checked_sub(KG *k, PyInt a, PyInt b) {
+  PyInt r;
+  if (__builtin_sub_overflow(a, b, &r)) beyond_128_bits(k);
+  return r;
+}
+static PyInt checked_mul(KG *k, PyInt a, PyInt b) {
+  PyInt r;
+  if (__builtin_mul_overflow(a, b, &r)) beyond_128_bits(k);
+  return r;
+}
+static PyInt checked_neg(KG *k, PyInt a) {
+  if (a == PYINT_MIN) beyond_128_bits(k);
+  return -a;
+}
+static PyInt checked_abs(KG *k, PyInt a) { return a < 0 ? checked_neg(k, a) : a; }
 
 /* int(x) of a number (MOD's operands) */
 static PyInt py_int(KG *k, const Value *v) {
@@ -55,7 +61,7 @@ static PyInt py_int(KG *k, const Value *v) {
   double f = v->u.f;
   if (isnan(f)) kg_throw(&k->thr, ST_RAISED, "ValueError", "cannot convert float NaN to integer");
   if (isinf(f)) kg_throw(&k->thr, ST_RAISED, "OverflowError", "cannot convert float infinity to integer");
-  if (!(f >= -0x1p64 && f < 0x1p64)) beyond_64_bits(k);
+  if (!(f >= -0x1p127 && f < 0x1p127)) beyond_128_bits(k);
   return (PyInt)f;
 }
 
@@ -64,8 +70,8 @@ static const Value *int_pow(KG *k, PyInt base, PyInt e) {
   if (base == 0 || base == 1) return v_int(k->in, e == 0 ? 1 : (int64_t)base);
   if (base == -1) return v_int(k->in, e % 2 ? -1 : 1);
   PyInt r = 1;
-  for (; e > 0; e--) r = checked_mul(k, r, base); /* |base| >= 2: beyond 64 bits after at most 64 steps */
-  return int_result(k, r);
+  for (; e > 0; e--) r = checked_mul(k, r, base); /* |base| >= 2: beyond 128 bits within 127 steps */
+  return v_pyint(k->in, r);
 }
 
 static const Value *py_pow(KG *k, const Value *a, const Value *b) {
@@ -88,7 +94,7 @@ const Value *exec_alu(KG *k, Op op, const Value *const *x, uint32_t n) {
   switch (op) {
     case OP_NEG:
       if (a->kind == V_FLOAT) return v_float(in, -a->u.f);
-      return int_result(k, -num_i(a));
+      return v_pyint(k->in, checked_neg(k, num_i(a)));
     case OP_LOG2: {
       double f = num_f(a);
       return v_float(in, f > 0 ? log2(f) : f == 0 ? -INFINITY : NAN);
@@ -96,8 +102,8 @@ const Value *exec_alu(KG *k, Op op, const Value *const *x, uint32_t n) {
     case OP_EXP2: {
       if (a->kind != V_FLOAT) { /* safe_exp2: 2 ** x */
         PyInt e = num_i(a);
-        if (e >= 64) beyond_64_bits(k);
-        return e >= 0 ? int_result(k, (PyInt)1 << e) : v_float(in, exp2((double)e));
+        if (e >= 127) beyond_128_bits(k);
+        return e >= 0 ? v_pyint(k->in, (PyInt)1 << e) : v_float(in, exp2((double)e));
       }
       return v_float(in, exp2(a->u.f));
     }
@@ -116,13 +122,13 @@ const Value *exec_alu(KG *k, Op op, const Value *const *x, uint32_t n) {
     case OP_POW: return py_pow(k, a, b);
     case OP_ADD:
       if (any_float(a, b)) return v_float(in, num_f(a) + num_f(b));
-      return int_result(k, num_i(a) + num_i(b));
+      return v_pyint(k->in, checked_add(k, num_i(a), num_i(b)));
     case OP_SUB:
       if (any_float(a, b)) return v_float(in, num_f(a) - num_f(b));
-      return int_result(k, num_i(a) - num_i(b));
+      return v_pyint(k->in, checked_sub(k, num_i(a), num_i(b)));
     case OP_MUL:
       if (any_float(a, b)) return v_float(in, num_f(a) * num_f(b));
-      return int_result(k, checked_mul(k, num_i(a), num_i(b)));
+      return v_pyint(k->in, checked_mul(k, num_i(a), num_i(b)));
     case OP_CMPNE:
       if (any_float(a, b)) return v_bool(in, num_f(a) != num_f(b));
       return v_bool(in, num_i(a) != num_i(b));
@@ -137,16 +143,16 @@ const Value *exec_alu(KG *k, Op op, const Value *const *x, uint32_t n) {
       if (any_float(a, b)) kg_throw(&k->thr, ST_RAISED, "TypeError", "unsupported operand type(s)");
       PyInt p = num_i(a), q = num_i(b), r = op == OP_XOR ? (p ^ q) : op == OP_OR ? (p | q) : (p & q);
       if (a->kind == V_BOOL && b->kind == V_BOOL) return v_bool(in, r != 0);
-      return int_result(k, r); /* two's complement in 128 bits is Python's */
+      return v_pyint(k->in, r); /* two's complement, as Python's ints */
     }
     case OP_SHL: case OP_SHR: {
       if (any_float(a, b)) kg_throw(&k->thr, ST_RAISED, "TypeError", "unsupported operand type(s)");
       PyInt p = num_i(a), q = num_i(b);
       if (q < 0) kg_throw(&k->thr, ST_RAISED, "ValueError", "negative shift count");
-      if (op == OP_SHR) return int_result(k, q >= 64 ? (p < 0 ? -1 : 0) : p >> q);
+      if (op == OP_SHR) return v_pyint(k->in, q >= 127 ? (p < 0 ? -1 : 0) : p >> q);
       if (p == 0) return v_int(in, 0);
-      if (q >= 64) beyond_64_bits(k);
-      return int_result(k, checked_mul(k, p, (PyInt)1 << q));
+      if (q >= 127) beyond_128_bits(k);
+      return v_pyint(k->in, checked_mul(k, p, (PyInt)1 << q));
     }
     case OP_IDIV: { /* abs(x)//abs(y)*(1,-1)[x*y<0] if y != 0 else 0 */
       if (any_float(a, b)) {
@@ -157,14 +163,14 @@ const Value *exec_alu(KG *k, Op op, const Value *const *x, uint32_t n) {
       }
       PyInt p = num_i(a), q = num_i(b);
       if (q == 0) return v_int(in, 0);
-      PyInt r = (p < 0 ? -p : p) / (q < 0 ? -q : q);
-      return int_result(k, (p < 0) != (q < 0) && p != 0 ? -r : r);
+      PyInt r = checked_abs(k, p) / checked_abs(k, q);
+      return v_pyint(k->in, (p < 0) != (q < 0) && p != 0 ? -r : r);
     }
     case OP_MOD: { /* abs(int(x))%abs(int(y))*(1,-1)[x<0] */
       PyInt p = py_int(k, a), q = py_int(k, b);
       if (q == 0) kg_throw(&k->thr, ST_RAISED, "ZeroDivisionError", "integer modulo by zero");
-      PyInt r = (p < 0 ? -p : p) % (q < 0 ? -q : q);
-      return int_result(k, num_f(a) < 0 ? -r : r);
+      PyInt r = checked_abs(k, p) % checked_abs(k, q);
+      return v_pyint(k->in, num_f(a) < 0 ? -r : r);
     }
     case OP_WHERE: return value_truthy(a) ? b : x[2];
     case OP_MULACC: {
@@ -494,7 +500,7 @@ static const UOp *r_fold_bitcast(void *c, const UOp *u) {
     bool is_signed = to == 'b' || to == 'h' || to == 'i' || to == 'q';
     int sh = 64 - 8 * tsz;
     if (is_signed) out = v_int(k->in, (int64_t)(u << sh) >> sh);
-    else out = v_uint(k->in, u);
+    else out = v_pyint(k->in, u);
   }
   return uop_const_like(k, u, out);
 }
@@ -502,7 +508,7 @@ static const UOp *r_fold_bitcast(void *c, const UOp *u) {
 /* Python `f == v` for a float f and a number v: an int is compared exactly */
 static bool float_eq_num(double f, const Value *v) {
   if (v->kind == V_FLOAT) return f == v->u.f;
-  return f == floor(f) && fabs(f) < 0x1p100 && (PyInt)f == num_i(v);
+  return f == floor(f) && fabs(f) < 0x1p127 && (PyInt)f == num_i(v);
 }
 
 /* simplify_pow(x, c) for (UPat.var("x").alu(Ops.POW, UPat.cvar("c", vec=False)), simplify_pow) */
@@ -527,7 +533,7 @@ static const UOp *r_pow_const(void *c, const UOp *u) {
   if (trunc(f) == f) { /* (y := x.pow(c.const_like(c.arg//2))) * y * (x if c.arg%2 == 1 else 1) */
     const Value *q, *odd;
     if (a->kind == V_FLOAT) q = v_float(k->in, floor(f / 2)), odd = v_bool(k->in, fmod(f, 2) == 1);
-    else q = int_result(k, num_i(a) >> 1), odd = v_bool(k->in, (num_i(a) & 1) == 1);
+    else q = v_pyint(k->in, num_i(a) >> 1), odd = v_bool(k->in, (num_i(a) & 1) == 1);
     const UOp *y = uop_alu2(k, OP_POW, x, uop_const_like(k, cc, q));
     const UOp *yy = uop_alu2(k, OP_MUL, y, y);
     return odd->u.b ? uop_alu2(k, OP_MUL, yy, x) : uop_binop_const(k, OP_MUL, yy, kv_int(k, 1), false);

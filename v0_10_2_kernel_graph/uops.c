@@ -745,7 +745,12 @@ static void repr_into(KG *k, const Value *v, char *buf, size_t n, bool as_str) {
     case V_NONE: snprintf(buf, n, "None"); return;
     case V_BOOL: snprintf(buf, n, v->u.b ? "True" : "False"); return;
     case V_INT: snprintf(buf, n, "%lld", (long long)v->u.i); return;
-    case V_BIGINT: snprintf(buf, n, "%llu", (unsigned long long)v->u.big); return;
+    case V_BIGINT: {
+      char text[PYINT_TEXT];
+      pyint_format(value_pyint(v), text);
+      snprintf(buf, n, "%s", text);
+      return;
+    }
     case V_FLOAT: py_float_repr(v->u.f, buf, n); return;
     case V_STR: snprintf(buf, n, as_str ? "%s" : "'%s'", v->u.str.s); return;
     case V_DTYPE: {

@@ -347,7 +347,11 @@ static const char *value_text(Sched *s, const Value *v, bool top) {
     case V_NONE: return "None";
     case V_BOOL: return v->u.b ? "True" : "False";
     case V_INT: return arena_printf(s->a, "%lld", (long long)v->u.i);
-    case V_BIGINT: return arena_printf(s->a, "%llu", (unsigned long long)v->u.big);
+    case V_BIGINT: {
+      char text[PYINT_TEXT];
+      pyint_format(value_pyint(v), text);
+      return arena_strdup(s->a, text);
+    }
     case V_FLOAT: return float_repr(s, v->u.f);
     case V_STR: return top ? arena_strndup(s->a, v->u.str.s, v->u.str.n) : arena_printf(s->a, "'%.*s'", (int)v->u.str.n, v->u.str.s);
     case V_DTYPE: return dtype_py_repr(s, v->u.dtype);

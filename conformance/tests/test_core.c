@@ -110,22 +110,24 @@ static void uops_are_hash_consed(void **state) {
   arena_free(&a);
 }
 
-/* Python ints above int64 (a uint64 CONST's arg) are one Value each, equal only to the same int, never to a
- * float; they are read from and written as the same JSON integer; beyond 64 bits they are unsupported. */
+/* Python ints outside int64 (a uint64 CONST's arg, a folded 2**64) are one Value each, equal only to the same
+ * int, never to a float; they are read from and written as the same JSON integer; beyond 128 bits they are
+ * unsupported. */
 static void ints_above_int64_are_values_of_their_own(void **state) {
   (void)state;
   Arena a;
   arena_init(&a);
   Interner in;
   interner_init(&in, &a);
-  const Value *big = v_uint(&in, UINT64_MAX), *top = v_uint(&in, 1ULL << 63);
+  const Value *big = v_pyint(&in, UINT64_MAX), *top = v_pyint(&in, (PyInt)1 << 63);
   assert_int_equal(big->kind, V_BIGINT);
-  assert_ptr_equal(big, v_uint(&in, UINT64_MAX));
+  assert_ptr_equal(big, v_pyint(&in, UINT64_MAX));
   assert_ptr_not_equal(big, top);
-  assert_ptr_equal(v_uint(&in, INT64_MAX), v_int(&in, INT64_MAX)); /* one int, one Value */
+  assert_ptr_equal(v_pyint(&in, INT64_MAX), v_int(&in, INT64_MAX)); /* one int, one Value */
   assert_ptr_not_equal(top, v_float(&in, 0x1p63));                  /* 2**63 and 2.0**63 stay apart */
   assert_ptr_equal(v_int_of_float(&in, 0x1p63), top);               /* int(2.0**63) */
-  assert_null(v_int_of_float(&in, 0x1p64));
+  assert_true(value_pyint(v_int_of_float(&in, -0x1p100)) == -((PyInt)1 << 100));
+  assert_null(v_int_of_float(&in, 0x1p127));
   assert_true(value_is_int(big) && value_is_number(big) && value_truthy(big));
   assert_false(value_eq_int(big, -1));                               /* not the same bits as -1 */
   assert_true(value_to_double(big) == 0x1p64);                      /* float(2**64-1) rounds */
@@ -138,7 +140,16 @@ static void ints_above_int64_are_values_of_their_own(void **state) {
   char *s = json_to_string(value_to_json(&c, v_tuple(&in, 1, &read)), NULL);
   assert_string_equal(s, "[18446744073709551615]");
   free(s);
-  assert_null(value_from_json(&c, parse(&a, "18446744073709551616"), "arg", &st));
+  const char *texts[] = {"-9223372036854775809", "18446744073709551616", "-170141183460469231731687303715884105728",
+                         "170141183460469231731687303715884105727"};
+  for (size_t i = 0; i < 4; i++) {
+    read = value_from_json(&c, parse(&a, texts[i]), "arg", &st);
+    assert_int_equal(read->kind, V_BIGINT);
+    s = json_to_string(value_to_json(&c, read), NULL);
+    assert_string_equal(s, texts[i]);
+    free(s);
+  }
+  assert_null(value_from_json(&c, parse(&a, "170141183460469231731687303715884105728"), "arg", &st)); /* 2**127 */
   assert_int_equal(st.kind, ST_UNSUPPORTED);
   arena_free(&a);
 }

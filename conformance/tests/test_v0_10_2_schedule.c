@@ -188,7 +188,8 @@ static void assert_folds_to(Run *r, const char *arg) {
 }
 
 /* 2**64-1 OP c folded by 0.10.2's sym rules as Python computes it (results checked against tinygrad 0.10.2's
- * exec_alu): a result above int64 stays exact, one beyond 64 bits is unsupported, never wrapped */
+ * exec_alu, which does not truncate here): results outside int64 stay exact, one beyond 128 bits is
+ * unsupported, never wrapped */
 static void a_uint64_constant_above_int64_folds_like_a_python_int(void **state) {
   (void)state;
   static const struct { const char *op, *c, *arg; } cases[] = {
@@ -203,6 +204,8 @@ static void a_uint64_constant_above_int64_folds_like_a_python_int(void **state) 
     {"AND", "-2", "18446744073709551614"},
     {"SHR", "60", "15"},
     {"MAX", "7", "18446744073709551615"},
+    {"ADD", "1", "18446744073709551616"},    /* 2**64: no uint64 wrap */
+    {"MUL", "2", "36893488147419103230"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char op[64], c[64], *text = malloc(strlen(u64_max_idiv_one) + 64);
@@ -217,9 +220,9 @@ static void a_uint64_constant_above_int64_folds_like_a_python_int(void **state) 
     assert_folds_to(&r, cases[i].arg);
     arena_free(&r.arena);
   }
-  /* 2**64-1 + 1 is 2**64 in Python (exec_alu does not truncate): beyond what a Value holds */
+  /* (2**64-1)**2 needs 129 bits */
   Run r;
-  run(&r, u64_max_idiv_one, "\"Ops.IDIV\"", "\"Ops.ADD\"");
+  run(&r, u64_max_idiv_one, "[\"Ops.IDIV\", \"ulong\", null, [2, 3]]", "[\"Ops.MUL\", \"ulong\", null, [2, 2]]");
   assert_false(r.ok);
   assert_int_equal(r.st.kind, ST_UNSUPPORTED);
   arena_free(&r.arena);
