@@ -195,7 +195,9 @@ static inline Frame *push(Interner *in, RewriteMemo *m, const UOp *n) {
 
 /* pm_rewrite_list with the matchers' index looked up once per context */
 static inline const UOp *rewrite_node(RewriteContext *rc, const UOp *n) {
-  return pm_rewrite_indexed(rc->pms, rc->npms, rc->index, rc->ctx, n);
+  const PmIndex *x = rc->index;
+  if (x && n->op < OP_COUNT && x->start[n->op] == x->start[n->op + 1]) return NULL; /* no rule names the op */
+  return pm_rewrite_indexed(rc->pms, rc->npms, x, rc->ctx, n);
 }
 
 /* new_src[i] = ret for the next source i of node: new_src gets room on the
@@ -235,42 +237,54 @@ static inline const UOp *finish(RewriteContext *rc, const UOp *ret) {
  *   if (rn := self.replace.get(n)) is not None: return rn
  *   new_src = tuple(rewrite(x) for x in n.src)
  *   new_n = pm.rewrite(n, ctx) if new_src == n.src else UOp(n.op, n.dtype, new_src, n.arg)
- *   self.replace[n] = ret = n if new_n is None else rewrite(new_n) */
+ *   self.replace[n] = ret = n if new_n is None else rewrite(new_n)
+ * A frame resumed after a call reads what the call returned from replace:
+ * rewrite(x) always leaves replace[x] set to its result. A source without
+ * sources is rewritten in its parent's frame (the same calls in the same
+ * order; most leaves match nothing). */
 const UOp *top_down_rewrite(RewriteContext *rc, const UOp *root) {
   RewriteMemo *m = rc->memo;
   const UOp *done = memo_get(m, root);
   if (done) return done;
   Interner *in = rc->in;
   size_t bottom = m->nframes;
-  const UOp *ret = NULL; /* the value the last finished frame returned */
+  const UOp *ret;
   push(in, m, root);
-  while (m->nframes > bottom) {
+  for (;;) {
     Frame *f = &m->frames[m->nframes - 1];
     const UOp *n = f->n;
-    switch (f->stage) {
-      case F_ENTER:
-        f->stage = F_SOURCES;
-        break;
-      case F_SOURCES: /* ret: what the source f->i rewrote to */
-        record_source(in, m, f, n, ret);
-        break;
-      case F_TAIL: ret = finish(rc, ret); continue;
+    if (f->last) { /* the tail call rewrite(new_n) returned */
+      ret = memo_get(m, f->last);
+      goto finish;
     }
-    /* the next source not rewritten yet gets a frame; the others are recorded here */
-    while (f->i < n->nsrc) {
-      const UOp *x = n->src[f->i], *cached = memo_get(m, x);
-      if (!cached) break;
-      record_source(in, m, f, n, cached);
+    while (f->i < n->nsrc) { /* new_src: the sources rewritten so far are in replace */
+      const UOp *x = n->src[f->i], *r = memo_get(m, x);
+      if (!r && x->nsrc) { push(in, m, x); goto next; }
+      if (!r) { /* rewrite(x) of a leaf, in place */
+        const UOp *new_x = rewrite_node(rc, x);
+        f = &m->frames[m->nframes - 1]; /* rules may not touch this stack, but stay safe */
+        if (!new_x) r = x;
+        else if (!(r = memo_get(m, new_x))) { /* rewrite(new_x): a frame for x waiting on one for new_x */
+          push(in, m, x)->last = new_x;
+          push(in, m, new_x);
+          goto next;
+        }
+        memo_put(in, m, x, r);
+      }
+      record_source(in, m, f, n, r);
     }
-    if (f->i < n->nsrc) { push(in, m, n->src[f->i]); continue; }
     const UOp *new_n = f->new_src == NO_SRC ? rewrite_node(rc, n) : with_new_src(in, m, f, n);
-    if (!new_n) { ret = finish(rc, n); continue; }
-    const UOp *cached = memo_get(m, new_n);
-    if (cached) { ret = finish(rc, cached); continue; } /* rewrite(new_n) returns at once */
-    m->frames[m->nframes - 1].stage = F_TAIL; /* rules may not touch this stack, but stay safe */
-    push(in, m, new_n);
+    if (!new_n) ret = n;
+    else if (!(ret = memo_get(m, new_n))) { /* rewrite(new_n), unless it returns at once */
+      m->frames[m->nframes - 1].last = new_n;
+      push(in, m, new_n);
+      continue;
+    }
+  finish:
+    memo_put(in, m, n, ret);
+    if (--m->nframes == bottom) return ret;
+  next:;
   }
-  return ret;
 }
 
 /* ops.py RewriteContext.bottom_up_rewrite (0.10.2):

@@ -59,8 +59,8 @@ static const PatternMatcher multioutput_pm = {multioutput_rules, 1};
 
 /* assert cyclic dependency: among PRELOADs and LOADs of assigned buffers (in
  * sparents order), a run of one buffer must not mix the two ops */
-static bool check_cycle(Sched *s, const UOp *sink) {
-  if (!omap_len(&s->assigns)) return true; /* no assigned buffers: nothing to check */
+static bool check_cycle(Sched *s, const UOp *sink, const PreFacts *facts) {
+  if (!facts->loads_assigned) return true; /* PRELOADs only: no run mixes */
   const UOp **parents;
   size_t n = v100_uop_sparents(s, sink, &parents);
   const UOp *run_buf = NULL;
@@ -346,8 +346,8 @@ static const PatternMatcher view_right_pm = {view_right_rules, 5};
 static const PatternMatcher *const view_right_pms[2] = {&merge_views_pm, &view_right_pm};
 
 /* we also allow masked views. if it has a single view and it's equal when you shrink a contig, it's fine */
-static bool check_assign_contiguous(Sched *s, const UOp *sink) {
-  if (!omap_len(&s->assigns)) return true; /* ASSIGN nodes come with assigned buffers */
+static bool check_assign_contiguous(Sched *s, const UOp *sink, const PreFacts *facts) {
+  if (!facts->has_assign) return true; /* no ASSIGN, no target */
   const UOp **parents;
   size_t n = v100_uop_sparents(s, sink, &parents);
   OMap targets;
@@ -449,7 +449,7 @@ static const Rule append_bufs_rules[] = {{{OP_BUFFER}, rule_append_buf, "_append
 static const PatternMatcher append_bufs_pm = {append_bufs_rules, 1};
 
 /* full_ast_rewrite(pre, var_vals, assigned) */
-const UOp *v100_full_ast_rewrite(Sched *s, const UOp *pre, SiCtx *si) {
+const UOp *v100_full_ast_rewrite(Sched *s, const UOp *pre, const PreFacts *facts, SiCtx *si) {
   /* fuse and fold store -> loads */
   LazyCtx lc = {s, {0}};
   omap_init(&lc.stores, s->a);
@@ -460,12 +460,12 @@ const UOp *v100_full_ast_rewrite(Sched *s, const UOp *pre, SiCtx *si) {
   }
   const PatternMatcher *lazy_pms[2] = {&lazy_pm, &multioutput_pm};
   const UOp *sink = graph_rewrite(s->in, pre, lazy_pms, pre->nsrc > 1 ? 2 : 1, &lc, false);
-  if (s->failed || !check_cycle(s, sink)) return NULL;
+  if (s->failed || !check_cycle(s, sink, facts)) return NULL;
   /* do movementops: graph_rewrite(sink, merge_views+view_left), then +view_right, in the shared contexts */
   sink = top_down_rewrite(shared_rc(s, &s->view_left_rc, view_left_pms), sink);
   if (s->failed) return NULL;
   sink = top_down_rewrite(shared_rc(s, &s->view_right_rc, view_right_pms), sink);
-  if (s->failed || !check_assign_contiguous(s, sink)) return NULL;
+  if (s->failed || !check_assign_contiguous(s, sink, facts)) return NULL;
   /* convert to AST */
   omap_init(&si->sts, s->a);
   ToSiCtx tc = {s, si};

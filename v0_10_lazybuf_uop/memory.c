@@ -12,6 +12,8 @@ typedef struct PBuf {     /* a Buffer as the planner sees it */
   bool allocated;
   int64_t lb_refcount;
   bool known;             /* listed in memory_planner_bufs */
+  bool noopt;             /* in noopt_buffers */
+  bool listed;            /* in memory_plan already (its first appearance passed) */
 } PBuf;
 
 /* a Buffer the planner created: Buffer(device, size, dtype, base=..., offset=...) */
@@ -29,7 +31,6 @@ typedef struct Planner {
   PBuf *pb;
   NewBuf *news;
   size_t nnew, capnew;
-  OMap noopt;             /* set of Buffer indices */
 } Planner;
 
 static int64_t nbytes(const InBuf *b) { return b->size * b->dtype->itemsize; }
@@ -48,7 +49,7 @@ static Repl new_buffer(Planner *p, int64_t like, int64_t base, int64_t offset) {
 
 /* buf.is_allocated() or buf.lb_refcount > 0 or buf.base in noopt_buffers */
 static bool skipped(Planner *p, int64_t b) {
-  return p->pb[b].allocated || p->pb[b].lb_refcount > 0 || omap_has(&p->noopt, (uint64_t)base_of(p->s, b));
+  return p->pb[b].allocated || p->pb[b].lb_refcount > 0 || p->pb[base_of(p->s, b)].noopt;
 }
 
 static bool read_planner_bufs(Planner *p) {
@@ -60,7 +61,7 @@ static bool read_planner_bufs(Planner *p) {
         (uint64_t)e->u.arr[0]->u.i >= s->nbufs || e->u.arr[1]->kind != J_BOOL || e->u.arr[2]->kind != J_INT)
       return v100_sched_bad_input(s, "input.memory_planner_bufs[%zu]: must be [buffer index, allocated, lb_refcount]", i);
     PBuf *b = &p->pb[e->u.arr[0]->u.i];
-    *b = (PBuf){e->u.arr[1]->u.b, e->u.arr[2]->u.i, true};
+    b->allocated = e->u.arr[1]->u.b, b->lb_refcount = e->u.arr[2]->u.i, b->known = true;
   }
   return true;
 }
@@ -69,7 +70,7 @@ static bool read_planner_bufs(Planner *p) {
  * interned so that keys compare by pointer (BufferOptions, a dataclass, by its encoding) */
 static const Value *segment_key(Planner *p, int64_t b, bool offset) {
   Sched *s = p->s;
-  const InBuf *x = &s->bufs[b];
+  InBuf *x = &s->bufs[b];
   const Value *opts = s->none;
   if (x->options) {
     size_t n;
@@ -77,7 +78,7 @@ static const Value *segment_key(Planner *p, int64_t b, bool offset) {
     opts = v_strn(s->in, V_STR, text, n);
     free(text);
   }
-  const Value *items[4] = {v_str(s->in, x->device), v_dtype(s->in, x->dtype), opts,
+  const Value *items[4] = {v100_device_value(s, x), v_dtype(s->in, x->dtype), opts,
                            offset ? s->none : v_int(s->in, nbytes(x))};
   return v_tuple(s->in, 4, items);
 }
@@ -160,21 +161,19 @@ static int request_cmp(const void *pa, const void *pb) {
 static bool internal_planner(Planner *p, const SchedItem *items, size_t n, Repl *assigned) {
   Sched *s = p->s;
   int64_t *first = arena_array(s->a, s->nbufs + 1, sizeof *first), *last = arena_array(s->a, s->nbufs + 1, sizeof *last);
-  OMap order; /* first_appearance keys in order */
-  omap_init(&order, s->a);
+  int64_t *order = arena_array(s->a, s->nbufs + 1, sizeof *order); /* first_appearance's keys in order */
+  size_t nreq = 0;
+  for (size_t i = 0; i < s->nbufs; i++) first[i] = -1;
   for (size_t i = 0; i < n; i++)
     for (size_t k = 0; k < items[i].nbufs; k++) {
       int64_t b = items[i].bufs[k];
       if (skipped(p, b)) continue;
       int64_t base = base_of(s, b);
-      if (!omap_has(&order, (uint64_t)base)) omap_put(&order, (uint64_t)base, (void *)1), first[base] = (int64_t)i;
+      if (first[base] < 0) first[base] = (int64_t)i, order[nreq++] = base;
       last[base] = (int64_t)i;
     }
-  size_t nreq = omap_len(&order), r = 0;
   Request *req = arena_array(s->a, nreq + 1, sizeof *req);
-  uint64_t key;
-  void *val;
-  for (size_t pos = 0; omap_next(&order, &pos, &key, &val); r++) req[r] = (Request){nbytes(&s->bufs[key]), r, (int64_t)key};
+  for (size_t r = 0; r < nreq; r++) req[r] = (Request){nbytes(&s->bufs[order[r]]), r, order[r]};
   qsort(req, nreq, sizeof *req, request_cmp);
   OMap free_segs; /* key -> SegList */
   omap_init(&free_segs, s->a);
@@ -211,21 +210,35 @@ static bool internal_planner(Planner *p, const SchedItem *items, size_t n, Repl 
   return true;
 }
 
+/* an input Buffer's index, or "plan:K" for new Buffer K */
 static JVal *bufref(Sched *s, Repl r) {
-  return r >= 0 ? json_int(s->a, r) : json_str(s->a, arena_printf(s->a, "plan:%lld", (long long)(-2 - r)));
+  if (r >= 0) return json_int(s->a, r);
+  char text[32], digits[24];
+  size_t nd = 0, n = 0;
+  uint64_t k = (uint64_t)(-2 - r);
+  do digits[nd++] = (char)('0' + k % 10), k /= 10; while (k);
+  memcpy(text, "plan:", 5), n = 5;
+  while (nd) text[n++] = digits[--nd];
+  return json_strn(s->a, text, n);
 }
+
+/* an object member whose key is a string literal */
+static JMember member(const char *key, JVal *val) { return (JMember){key, (uint32_t)strlen(key), val}; }
 
 /* the contract's "plan:K" numbering is by first appearance in memory_plan */
 static JVal *describe(Planner *p, const NewBuf *nb) {
   Sched *s = p->s;
   const InBuf *like = &s->bufs[nb->like];
   JVal *o = json_obj(s->a);
-  json_set(s->a, o, "device", json_str(s->a, like->device));
-  json_set(s->a, o, "size", json_int(s->a, like->size));
-  json_set(s->a, o, "dtype", dtype_to_json(&s->codec, like->dtype));
-  json_set(s->a, o, "base", json_int(s->a, nb->base));
-  json_set(s->a, o, "offset", json_int(s->a, nb->offset));
-  json_set(s->a, o, "options", like->dtype->is_image ? like->options0 ? (JVal *)like->options0 : json_null(s->a) : json_null(s->a));
+  JVal *options = like->dtype->is_image && like->options0 ? (JVal *)like->options0 : json_null(s->a);
+  JMember *m = arena_array(s->a, 8, sizeof *m); /* the capacity json_set expects of 6 members */
+  m[0] = member("device", json_str(s->a, like->device));
+  m[1] = member("size", json_int(s->a, like->size));
+  m[2] = member("dtype", dtype_to_json(&s->codec, like->dtype));
+  m[3] = member("base", json_int(s->a, nb->base));
+  m[4] = member("offset", json_int(s->a, nb->offset));
+  m[5] = member("options", options);
+  o->u.obj = m, o->n = 6;
   return o;
 }
 
@@ -236,14 +249,13 @@ bool v100_memory_planner(Sched *s, const SchedItem *items, size_t n, MemPlan *ou
   out->plan = json_arr(s->a);
   out->plan_buffers = json_arr(s->a);
   if (s->no_memory_planner) return true;
-  Planner p = {s, arena_array(s->a, s->nbufs + 1, sizeof(PBuf)), NULL, 0, 0, {0}};
-  omap_init(&p.noopt, s->a);
+  Planner p = {s, arena_array(s->a, s->nbufs + 1, sizeof(PBuf)), NULL, 0, 0};
   if (!read_planner_bufs(&p)) return false;
   for (size_t i = 0; i < n; i++) {
     for (size_t k = 0; k < items[i].nbufs; k++) {
       if (!p.pb[items[i].bufs[k]].known)
         return v100_sched_bad_input(s, "input.memory_planner_bufs: buffer %lld of the schedule is not listed", (long long)items[i].bufs[k]);
-      if (items[i].ast->op != OP_SINK) omap_put(&p.noopt, (uint64_t)items[i].bufs[k], (void *)1);
+      if (items[i].ast->op != OP_SINK) p.pb[items[i].bufs[k]].noopt = true;
     }
   }
   Repl *assigned = arena_array(s->a, s->nbufs + 1, sizeof *assigned);
@@ -253,13 +265,11 @@ bool v100_memory_planner(Sched *s, const SchedItem *items, size_t n, MemPlan *ou
   int64_t *renum = arena_array(s->a, p.nnew + 1, sizeof *renum);
   for (size_t k = 0; k < p.nnew; k++) renum[k] = -1;
   size_t nplan = 0;
-  OMap done;
-  omap_init(&done, s->a);
   for (size_t i = 0; i < n; i++)
     for (size_t k = 0; k < items[i].nbufs; k++) {
       int64_t b = items[i].bufs[k];
-      if (omap_has(&done, (uint64_t)b)) continue;
-      omap_put(&done, (uint64_t)b, (void *)1);
+      if (p.pb[b].listed) continue;
+      p.pb[b].listed = true;
       Repl r = assigned[b];
       if (r == -1 || r == b) continue;
       if (r < 0 && renum[-2 - r] < 0) {

@@ -131,13 +131,15 @@ typedef struct Sched {
   OMap st_full_cache;      /* st -> ShapeTracker.from_shape(st.shape) */
   OMap st_json_cache;      /* ShapeTracker -> its JSON encoding */
   /* scratch memory reused by the walks of uops.c */
-  Marks seen, expanded;
+  Marks seen;              /* v100_uop_sparents' stamps */
   UStack st_stack, pad_stack, rf_stack, parents;
   void *to_uop_stack, *rg_stack;   /* to_uop's and recursive_group's frames, reused */
   size_t to_uop_cap, rg_cap;
   void *sparents_stack;
   size_t sparents_cap;
   /* common values */
+  const char *last_device; /* the device of the last v100_device_value that made a str */
+  const Value *last_device_v;
   const Value *none;
   const DType *void_dt, *bool_dt;
   /* `tsched explain` (explain.c): NULL unless someone listens */
@@ -172,10 +174,17 @@ bool v100_decode_input(Sched *s);
 /* UOp.variable(name, lo, hi): the DEFINE_VAR of the big graph and of var_vals */
 const UOp *v100_define_var(Sched *s, const char *name, size_t len, int64_t lo, int64_t hi);
 
+/* A Buffer's device as an interned str, made once per device (a capture has one or two) */
+const Value *v100_device_value(Sched *s, InBuf *b);
+
 /* ---- uops.c: UOp properties and constructors of ops.py ---- */
 void v100_marks_begin(Sched *s, Marks *m);
 bool v100_marks_set(Sched *s, Marks *m, const UOp *u);   /* true when u was not marked yet */
-void v100_ustack_push(Sched *s, UStack *st, const UOp *u);
+void v100_ustack_grow(Sched *s, UStack *st);
+static inline void v100_ustack_push(Sched *s, UStack *st, const UOp *u) {
+  if (st->n == st->cap) v100_ustack_grow(s, st);
+  st->items[st->n++] = u;
+}
 static inline const void *v100_idcache_get(const IdCache *c, const UOp *u) { return u->id < c->cap ? c->val[u->id] : NULL; }
 void v100_idcache_put(Sched *s, IdCache *c, const UOp *u, const void *v);
 bool v100_op_in_alu(Op op);        /* GroupOp.ALU */
@@ -223,7 +232,15 @@ typedef struct SiCtx {      /* ScheduleItemContext */
   const UOp **preloads;     /* assign_preloads */
   size_t npreloads, cappreloads;
 } SiCtx;
-const UOp *v100_full_ast_rewrite(Sched *s, const UOp *pre, SiCtx *sictx);
+/* What the sparents of a kernel's small graph `pre` say about the checks of
+ * full_ast_rewrite: the rewrites make no ASSIGN and no LOAD (only PRELOADs),
+ * so without an ASSIGN in pre there is no augmented assign to check, and
+ * without a LOAD of an assigned buffer no PRELOAD/LOAD run can mix. */
+typedef struct PreFacts {
+  bool has_assign;          /* an ASSIGN among pre.sparents */
+  bool loads_assigned;      /* a LOAD of a buffer in ctx.assigns among pre.sparents */
+} PreFacts;
+const UOp *v100_full_ast_rewrite(Sched *s, const UOp *pre, const PreFacts *facts, SiCtx *sictx);
 
 /* ---- schedule.c ---- */
 typedef struct SchedItem {

@@ -26,10 +26,16 @@ static size_t schedule_outs(Sched *s, int64_t **out) {
 
 static int64_t buffer_of(Sched *s, const UOp *ubuf) { return (int64_t)(uintptr_t)v100_idcache_get(&s->buffers, ubuf) - 1; }
 
-/* tuple({mx for x in sink.sparents if (x.op is Ops.STORE or is_scheduled(x)) and (mx:=ctx.ubuf_metadata.get(x.buf_uop))}) */
-static void item_metadata(Sched *s, const UOp *sink, SchedItem *si) {
+/* tuple({mx for x in sink.sparents if (x.op is Ops.STORE or is_scheduled(x)) and (mx:=ctx.ubuf_metadata.get(x.buf_uop))}),
+ * and the PreFacts of the same sparents */
+static void item_metadata(Sched *s, const UOp *sink, SchedItem *si, PreFacts *facts) {
   const UOp **parents;
   size_t n = v100_uop_sparents(s, sink, &parents);
+  for (size_t i = 0; i < n && omap_len(&s->assigns); i++) { /* ASSIGN and LOADs of assigned buffers come with ctx.assigns */
+    const UOp *x = parents[i];
+    if (x->op == OP_ASSIGN) facts->has_assign = true;
+    if (x->op == OP_LOAD && x->nsrc && omap_has(&s->assigns, omap_ptr(x->src[0]))) facts->loads_assigned = true;
+  }
   OMap set;
   omap_init(&set, s->a);
   for (size_t i = 0; i < n; i++) {
@@ -46,10 +52,11 @@ static void item_metadata(Sched *s, const UOp *sink, SchedItem *si) {
 
 /* one prescheduled ScheduleItem from a kernel's SINK of STOREs */
 static bool preschedule(Sched *s, const UOp *sink, SchedItem *si) {
-  item_metadata(s, sink, si);
+  PreFacts facts = {false, false};
+  item_metadata(s, sink, si, &facts);
   SiCtx ctx;
   memset(&ctx, 0, sizeof ctx);
-  if (!(si->ast = v100_full_ast_rewrite(s, sink, &ctx))) return false;
+  if (!(si->ast = v100_full_ast_rewrite(s, sink, &facts, &ctx))) return false;
   si->bufs = arena_array(s->a, ctx.nbufs + 1, sizeof *si->bufs);
   for (size_t i = 0; i < ctx.nbufs; i++) {
     int64_t b = buffer_of(s, ctx.bufs[i]);

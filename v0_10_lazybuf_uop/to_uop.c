@@ -11,10 +11,16 @@
 #include <string.h>
 #include "sched.h"
 
+const Value *v100_device_value(Sched *s, InBuf *b) {
+  if (b->device_v) return b->device_v;
+  if (!s->last_device || (s->last_device != b->device && strcmp(s->last_device, b->device) != 0))
+    s->last_device = b->device, s->last_device_v = v_str(s->in, b->device);
+  return b->device_v = s->last_device_v;
+}
+
 /* UOp.new_buffer(device, size, dtype, num) */
 static const UOp *new_buffer(Sched *s, InBuf *b, size_t num) {
-  if (!b->device_v) b->device_v = v_str(s->in, b->device);
-  const Value *spec[3] = {b->device_v, v_int(s->in, b->size), v_dtype(s->in, b->dtype)};
+  const Value *spec[3] = {v100_device_value(s, b), v_int(s->in, b->size), v_dtype(s->in, b->dtype)};
   const Value *arg[2] = {v_int(s->in, (int64_t)num), v_tuple(s->in, 3, spec)};
   return uop0(s->in, OP_BUFFER, dtype_ptr(b->dtype, -1, false), v_tuple(s->in, 2, arg));
 }

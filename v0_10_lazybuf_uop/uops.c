@@ -28,14 +28,11 @@ bool v100_marks_set(Sched *s, Marks *m, const UOp *u) {
   return true;
 }
 
-void v100_ustack_push(Sched *s, UStack *st, const UOp *u) {
-  if (st->n == st->cap) {
-    size_t cap = st->cap ? st->cap * 2 : 64;
-    const UOp **bigger = arena_array(s->a, cap, sizeof *bigger);
-    if (st->n) memcpy(bigger, st->items, st->n * sizeof *bigger);
-    st->items = bigger, st->cap = cap;
-  }
-  st->items[st->n++] = u;
+void v100_ustack_grow(Sched *s, UStack *st) {
+  size_t cap = st->cap ? st->cap * 2 : 64;
+  const UOp **bigger = arena_array(s->a, cap, sizeof *bigger);
+  if (st->n) memcpy(bigger, st->items, st->n * sizeof *bigger);
+  st->items = bigger, st->cap = cap;
 }
 
 void v100_idcache_put(Sched *s, IdCache *c, const UOp *u, const void *v) {
@@ -261,29 +258,49 @@ bool v100_can_pad(Sched *s, const UOp *root) {
  * parents = {**{x:None for x in src}, **{k:None for x in src for k in x.parents}}:
  * a node lists its sources, then the parents of each source in turn. A source
  * whose parents were listed before adds nothing new, so each node is
- * expanded once: a depth-first walk that emits a node's sources on entry. */
-static void emit_sources(Sched *s, const UOp *u) {
-  for (uint32_t i = 0; i < u->nsrc; i++)
-    if (v100_marks_set(s, &s->seen, u->src[i])) v100_ustack_push(s, &s->parents, u->src[i]);
+ * expanded once: a depth-first walk that lists a node's sources on entry.
+ * One stamp per node says both (a node is listed before it is expanded,
+ * except the root, which is listed last): stamp == listed, or listed + 1
+ * once expanded; the table covers every id, so a walk checks no bounds. */
+static uint32_t *sparents_marks(Sched *s, uint32_t *listed) {
+  Marks *m = &s->seen;
+  size_t n = uop_count(s->in);
+  if (m->cap < n || m->epoch >= UINT32_MAX - 2) {
+    size_t cap = m->cap * 2 > n ? m->cap * 2 : n;
+    m->stamp = arena_array(s->a, cap + 1, sizeof *m->stamp); /* zero: older than any walk */
+    m->cap = cap;
+    m->epoch = 0;
+  }
+  m->epoch += 2;
+  *listed = m->epoch;
+  return m->stamp;
+}
+
+static inline void list_sources(Sched *s, uint32_t *stamp, uint32_t listed, const UOp *u) {
+  for (uint32_t i = 0; i < u->nsrc; i++) {
+    const UOp *c = u->src[i];
+    if (stamp[c->id] >= listed) continue;
+    stamp[c->id] = listed;
+    v100_ustack_push(s, &s->parents, c);
+  }
 }
 
 size_t v100_uop_sparents(Sched *s, const UOp *root, const UOp ***out) {
   typedef struct { const UOp *u; uint32_t next; } Frame;
-  v100_marks_begin(s, &s->seen);
-  v100_marks_begin(s, &s->expanded);
+  uint32_t listed, *stamp = sparents_marks(s, &listed), expanded = listed + 1;
   s->parents.n = 0;
-  size_t n = 0, cap = 64;
+  size_t n = 0, cap = s->sparents_stack ? s->sparents_cap : 64;
   Frame *stack = s->sparents_stack ? s->sparents_stack : arena_array(s->a, cap, sizeof *stack);
-  cap = s->sparents_stack ? s->sparents_cap : cap;
   stack[n++] = (Frame){root, 0};
-  v100_marks_set(s, &s->expanded, root);
-  emit_sources(s, root);
+  stamp[root->id] = expanded;
+  list_sources(s, stamp, listed, root);
   while (n) {
     Frame *f = &stack[n - 1];
     if (f->next == f->u->nsrc) { n--; continue; }
     const UOp *c = f->u->src[f->next++];
-    if (!v100_marks_set(s, &s->expanded, c)) continue;
-    emit_sources(s, c);
+    if (stamp[c->id] == expanded) continue;
+    stamp[c->id] = expanded;
+    list_sources(s, stamp, listed, c);
     if (n == cap) {
       Frame *bigger = arena_array(s->a, cap * 2, sizeof *bigger);
       memcpy(bigger, stack, cap * sizeof *stack);
@@ -293,7 +310,7 @@ size_t v100_uop_sparents(Sched *s, const UOp *root, const UOp ***out) {
   }
   s->sparents_stack = stack;
   s->sparents_cap = cap;
-  if (v100_marks_set(s, &s->seen, root)) v100_ustack_push(s, &s->parents, root);
+  v100_ustack_push(s, &s->parents, root); /* no node is its own parent */
   *out = s->parents.items;
   return s->parents.n;
 }
