@@ -94,8 +94,7 @@ static bool value_same(const Interner *in, const Value *a, const Value *b) {
   return false;
 }
 
-static void grow_values(Interner *in) {
-  size_t cap = in->values_cap ? in->values_cap * 2 : 256;
+static void grow_values_to(Interner *in, size_t cap) {
   const Value **t = arena_array(in->arena, cap, sizeof *t);
   for (size_t i = 0; i < in->values_cap; i++) {
     const Value *v = in->values[i];
@@ -107,6 +106,8 @@ static void grow_values(Interner *in) {
   in->values = t;
   in->values_cap = cap;
 }
+
+static void grow_values(Interner *in) { grow_values_to(in, in->values_cap ? in->values_cap * 2 : 256); }
 
 static const Value *intern_value(Interner *in, Value *proto) {
   proto->hash = value_hash(in, proto);
@@ -251,8 +252,7 @@ static bool uop_same(const UOp *a, const UOp *b) {
 
 static uint64_t slot_for(const UOp *u) { return (u->hash & 0xffffffff00000000ULL) | ((uint64_t)u->id + 1); }
 
-static void grow_uops(Interner *in) {
-  size_t cap = in->uop_slots_cap ? in->uop_slots_cap * 2 : 256;
+static void grow_uops_to(Interner *in, size_t cap) {
   uint64_t *t = arena_array(in->arena, cap, sizeof *t);
   for (size_t i = 0; i < in->nuops; i++) {
     const UOp *u = in->uop_by_id[i];
@@ -264,15 +264,31 @@ static void grow_uops(Interner *in) {
   in->uop_slots_cap = cap;
 }
 
+static void grow_uops(Interner *in) { grow_uops_to(in, in->uop_slots_cap ? in->uop_slots_cap * 2 : 256); }
+
+static void grow_by_id(Interner *in, size_t cap) {
+  const UOp **bigger = arena_array(in->arena, cap, sizeof *bigger);
+  if (in->nuops) memcpy(bigger, in->uop_by_id, in->nuops * sizeof *bigger);
+  in->uop_by_id = bigger;
+  in->uop_by_id_cap = cap;
+}
+
 static void append_by_id(Interner *in, const UOp *u) {
-  if (in->nuops == in->uop_by_id_cap) {
-    size_t cap = in->uop_by_id_cap ? in->uop_by_id_cap * 2 : 256;
-    const UOp **bigger = arena_array(in->arena, cap, sizeof *bigger);
-    if (in->nuops) memcpy(bigger, in->uop_by_id, in->nuops * sizeof *bigger);
-    in->uop_by_id = bigger;
-    in->uop_by_id_cap = cap;
-  }
+  if (in->nuops == in->uop_by_id_cap) grow_by_id(in, in->uop_by_id_cap ? in->uop_by_id_cap * 2 : 256);
   in->uop_by_id[in->nuops++] = u;
+}
+
+/* the table capacity (a power of two) that holds n entries at most half full */
+static size_t table_cap(size_t n) {
+  size_t cap = 256;
+  while (cap < 2 * n + 2) cap *= 2;
+  return cap;
+}
+
+void interner_reserve(Interner *in, size_t nuops, size_t nvalues) {
+  if (table_cap(nuops) > in->uop_slots_cap) grow_uops_to(in, table_cap(nuops));
+  if (nuops > in->uop_by_id_cap) grow_by_id(in, nuops);
+  if (table_cap(nvalues) > in->values_cap) grow_values_to(in, table_cap(nvalues));
 }
 
 const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, uint32_t nsrc, const UOp *const *src) {

@@ -23,4 +23,7 @@ struct Interner {
 };
 
 void interner_init(Interner *in, Arena *a);
+/* Sizes the tables for about nuops nodes and nvalues values (a caller that
+ * can tell how big its graph will get saves the rehashing as they grow). */
+void interner_reserve(Interner *in, size_t nuops, size_t nvalues);
 #endif

@@ -2,13 +2,14 @@
  * layout: an index table of 32-bit slots pointing into an append-only entry
  * array. The entry array doubles when full (deleted entries are squeezed out
  * first when they are many); the index has twice the entries' capacity, so
- * it is at most half full. */
+ * it is at most half full. A map of at most SMALL entries has no index:
+ * lookups scan its entries (most maps of a schedule are that small). */
 #include "omap.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { SLOT_EMPTY = -1, SLOT_DELETED = -2 };
+enum { SLOT_EMPTY = -1, SLOT_DELETED = -2, SMALL = 8 };
 
 static uint64_t mix(uint64_t x) { /* splitmix64 finaliser */
   x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
@@ -31,6 +32,13 @@ static size_t probe(const OMap *m, uint64_t key, bool *found) {
   }
 }
 
+/* The live entry with key in a map without index, or -1. */
+static long scan(const OMap *m, uint64_t key) {
+  for (size_t i = 0; i < m->nentries; i++)
+    if (m->entries[i].key == key && m->entries[i].live) return (long)i;
+  return -1;
+}
+
 /* Make room for one more entry: squeeze out deleted entries if they are at
  * least a quarter, else double the entry array; then re-index. */
 static void grow(OMap *m) {
@@ -46,9 +54,11 @@ static void grow(OMap *m) {
     if (live) memcpy(e, m->entries, live * sizeof *e);
     m->entries = e;
     m->entries_cap = ecap;
+    if (ecap <= SMALL) return;
     m->index = arena_array(m->arena, ecap * 2, sizeof(int32_t));
     m->index_cap = ecap * 2;
   }
+  if (!m->index) return;
   memset(m->index, 0xff, m->index_cap * sizeof(int32_t)); /* all SLOT_EMPTY */
   for (size_t i = 0; i < m->nentries; i++) {
     bool found;
@@ -58,6 +68,11 @@ static void grow(OMap *m) {
 
 bool omap_find(const OMap *m, uint64_t key, void **val) {
   if (!m->len) return false;
+  if (!m->index) {
+    long e = scan(m, key);
+    if (e >= 0 && val) *val = m->entries[e].val;
+    return e >= 0;
+  }
   bool found;
   size_t slot = probe(m, key, &found);
   if (found && val) *val = m->entries[m->index[slot]].val;
@@ -71,10 +86,11 @@ void *omap_get(const OMap *m, uint64_t key) {
   return omap_find(m, key, &v) ? v : NULL;
 }
 
-/* entries[nentries] = (key, val), indexed at slot (key's place, found absent) */
+/* entries[nentries] = (key, val), indexed at slot (key's place, found absent) when there is an index */
 static void place(OMap *m, size_t slot, uint64_t key, void *val) {
   m->entries[m->nentries] = (OMapEntry){key, val, true};
-  m->index[slot] = (int32_t)m->nentries++;
+  if (m->index) m->index[slot] = (int32_t)m->nentries;
+  m->nentries++;
   m->len++;
 }
 
@@ -85,38 +101,41 @@ static void insert_new(OMap *m, size_t slot, uint64_t key, void *val) {
     slot = SIZE_MAX;
   }
   bool found;
-  if (slot == SIZE_MAX) slot = probe(m, key, &found);
+  if (slot == SIZE_MAX && m->index) slot = probe(m, key, &found);
   place(m, slot, key, val);
 }
 
+/* The entry of key, or -1 when absent; *slot: its place in the index (SIZE_MAX without one). */
+static long lookup(const OMap *m, uint64_t key, size_t *slot) {
+  *slot = SIZE_MAX;
+  if (!m->index) return scan(m, key);
+  bool found;
+  *slot = probe(m, key, &found);
+  return found ? m->index[*slot] : -1;
+}
+
 void omap_put(OMap *m, uint64_t key, void *val) {
-  size_t slot = SIZE_MAX;
-  if (m->index_cap) {
-    bool found;
-    slot = probe(m, key, &found);
-    if (found) { m->entries[m->index[slot]].val = val; return; }
-  }
+  size_t slot;
+  long e = lookup(m, key, &slot);
+  if (e >= 0) { m->entries[e].val = val; return; }
   insert_new(m, slot, key, val);
 }
 
 void *omap_setdefault(OMap *m, uint64_t key, void *val) {
-  size_t slot = SIZE_MAX;
-  if (m->index_cap) {
-    bool found;
-    slot = probe(m, key, &found);
-    if (found) return m->entries[m->index[slot]].val;
-  }
+  size_t slot;
+  long e = lookup(m, key, &slot);
+  if (e >= 0) return m->entries[e].val;
   insert_new(m, slot, key, val);
   return val;
 }
 
 bool omap_del(OMap *m, uint64_t key) {
   if (!m->len) return false;
-  bool found;
-  size_t slot = probe(m, key, &found);
-  if (!found) return false;
-  m->entries[m->index[slot]].live = false;
-  m->index[slot] = SLOT_DELETED;
+  size_t slot;
+  long e = lookup(m, key, &slot);
+  if (e < 0) return false;
+  m->entries[e].live = false;
+  if (m->index) m->index[slot] = SLOT_DELETED;
   m->len--;
   return true;
 }

@@ -297,7 +297,9 @@ bool v100_decode_input(Sched *s) {
   if (!decode_context(s)) return false;
   const JVal *bufs = field(s, in, "buffers", J_ARR, "input"), *lbs, *outs;
   if (!bufs || !decode_buffers(s, bufs)) return false;
-  if (!(lbs = field(s, in, "lazybuffers", J_ARR, "input")) || !decode_lbs(s, lbs)) return false;
+  if (!(lbs = field(s, in, "lazybuffers", J_ARR, "input"))) return false;
+  interner_reserve(s->in, 10 * (size_t)lbs->n, 3 * (size_t)lbs->n); /* a schedule makes ~9-11 UOps and ~2-3 Values per LazyBuffer */
+  if (!decode_lbs(s, lbs)) return false;
   if (!(outs = field(s, in, "outs", J_ARR, "input")) || !decode_outs(s, outs)) return false;
   const JVal *mp = json_get(in, "memory_planner_bufs");
   if (!mp || (mp->kind != J_NULL && mp->kind != J_ARR)) return v100_sched_bad_input(s, "input.memory_planner_bufs: missing or not a list");

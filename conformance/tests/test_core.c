@@ -93,6 +93,57 @@ static void omap_iterates_in_insertion_order_like_a_dict(void **state) {
   arena_free(&a);
 }
 
+/* put / setdefault / del on maps small (no index) and growing past the index
+ * threshold, against a dict kept as an insertion-ordered list */
+static void omap_small_and_large_maps_behave_like_a_dict(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  for (uint64_t nkeys = 3; nkeys <= 40; nkeys += 37) {
+    OMap m;
+    omap_init(&m, &a);
+    uint64_t keys[64], vals[64];
+    size_t n = 0;
+    uint64_t r = 12345;
+    for (int step = 0; step < 2000; step++) {
+      r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+      uint64_t k = (r >> 33) % nkeys + 1, v = (r >> 20) % 1000 + 1, op = (r >> 50) % 3;
+      size_t at = 0;
+      while (at < n && keys[at] != k) at++;
+      if (op == 0) { /* m[k] = v */
+        omap_put(&m, k, (void *)(uintptr_t)v);
+        if (at == n) keys[n] = k, n++;
+        vals[at] = v;
+      } else if (op == 1) { /* m.setdefault(k, v) */
+        void *got = omap_setdefault(&m, k, (void *)(uintptr_t)v);
+        if (at == n) keys[n] = k, vals[n] = v, n++;
+        assert_int_equal((uintptr_t)got, vals[at]);
+      } else { /* m.pop(k, None) */
+        assert_int_equal(omap_del(&m, k), at < n);
+        if (at < n) memmove(keys + at, keys + at + 1, (n - at - 1) * sizeof *keys), memmove(vals + at, vals + at + 1, (n - at - 1) * sizeof *vals), n--;
+      }
+      assert_int_equal(omap_len(&m), n);
+      size_t pos = 0, i = 0;
+      uint64_t key;
+      void *val;
+      while (omap_next(&m, &pos, &key, &val)) {
+        assert_true(i < n);
+        assert_int_equal(key, keys[i]);
+        assert_int_equal((uintptr_t)val, vals[i]);
+        i++;
+      }
+      assert_int_equal(i, n);
+      for (uint64_t q = 1; q <= nkeys; q++) {
+        size_t j = 0;
+        while (j < n && keys[j] != q) j++;
+        assert_int_equal(omap_has(&m, q), j < n);
+        assert_int_equal((uintptr_t)omap_get(&m, q), j < n ? vals[j] : 0);
+      }
+    }
+  }
+  arena_free(&a);
+}
+
 static void uops_are_hash_consed(void **state) {
   (void)state;
   Arena a;
@@ -261,6 +312,7 @@ int main(void) {
     cmocka_unit_test(json_reads_integers_of_any_size),
     cmocka_unit_test(json_rejects_malformed_input),
     cmocka_unit_test(omap_iterates_in_insertion_order_like_a_dict),
+    cmocka_unit_test(omap_small_and_large_maps_behave_like_a_dict),
     cmocka_unit_test(uops_are_hash_consed),
     cmocka_unit_test(ints_above_int64_are_values_of_their_own),
     cmocka_unit_test(dtypes_parse_and_print_per_version),
