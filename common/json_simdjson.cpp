@@ -6,7 +6,9 @@
 // simdjson's maximum nesting depth (1024), not by the size of the document.
 #include <simdjson.h>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string_view>
 #include <vector>
 
@@ -205,19 +207,84 @@ struct Builder {
   }
 };
 
+/* The parser's buffers for a big document (its tape, strings and
+ * structural indexes: ~5x the document) are blocks of the arena chunk pool,
+ * given back once the document is a JVal tree: the arenas that schedule it
+ * reuse that memory instead of growing the process. Small documents keep
+ * the parser's buffers from one to the next. */
+enum : size_t { BIG_DOCUMENT = 64 * 1024, BIG_BLOCK = 16 * 1024, MAX_POOL_BLOCKS = 16 };
+struct PoolBlocks {
+  void *blocks[MAX_POOL_BLOCKS];
+  size_t n;
+  bool routing;      /* big allocations become pool blocks (while a big document is parsed) */
+  bool to_system;    /* blocks given back are freed (json_release_parser) */
+};
+thread_local PoolBlocks pool_blocks;
+
+void *allocate(std::size_t n) noexcept {
+  PoolBlocks &pb = pool_blocks;
+  if (pb.routing && n >= BIG_BLOCK && pb.n < MAX_POOL_BLOCKS) {
+    void *p = arena_block_take(n);
+    if (p) pb.blocks[pb.n++] = p;
+    return p;
+  }
+  return std::malloc(n ? n : 1);
+}
+
+void deallocate(void *p) noexcept {
+  if (!p) return;
+  PoolBlocks &pb = pool_blocks;
+  for (size_t i = 0; i < pb.n; i++)
+    if (pb.blocks[i] == p) {
+      pb.blocks[i] = pb.blocks[--pb.n];
+      arena_block_give(p, pb.to_system);
+      return;
+    }
+  std::free(p);
+}
+
+void *allocate_or_throw(std::size_t n) {
+  void *p = allocate(n);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
 thread_local simdjson::dom::parser parser;
 thread_local StringTable strings;
 
+/* the parser without its buffers: they go back to the pool */
+void drop_parser(bool to_system) {
+  pool_blocks.to_system = to_system;
+  parser = simdjson::dom::parser{};
+  pool_blocks.to_system = false;
+}
+
 }  // namespace
 
+/* Every C++ allocation of the program (the parser's and the string
+ * table's) goes through these, so that a pool block is told apart when it is freed. */
+void *operator new(std::size_t n) { return allocate_or_throw(n); }
+void *operator new[](std::size_t n) { return allocate_or_throw(n); }
+void *operator new(std::size_t n, const std::nothrow_t &) noexcept { return allocate(n); }
+void *operator new[](std::size_t n, const std::nothrow_t &) noexcept { return allocate(n); }
+void operator delete(void *p) noexcept { deallocate(p); }
+void operator delete[](void *p) noexcept { deallocate(p); }
+void operator delete(void *p, std::size_t) noexcept { deallocate(p); }
+void operator delete[](void *p, std::size_t) noexcept { deallocate(p); }
+void operator delete(void *p, const std::nothrow_t &) noexcept { deallocate(p); }
+void operator delete[](void *p, const std::nothrow_t &) noexcept { deallocate(p); }
+
 extern "C" void json_release_parser(void) {
-  parser = simdjson::dom::parser{};
+  drop_parser(true);
   strings = StringTable{};
 }
 
 extern "C" JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, size_t errlen) {
+  bool big = len >= BIG_DOCUMENT;
   try {
     simdjson::dom::element doc;
+    if (big) drop_parser(false); /* its buffers come from the pool */
+    pool_blocks.routing = big;
     simdjson::error_code code = parser.parse(buf, len, false).get(doc);
     std::string quoted;
     bool bignums = false;
@@ -225,7 +292,9 @@ extern "C" JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, si
       bignums = true;
       code = parser.parse(quoted.data(), quoted.size(), true).get(doc); /* true: simdjson copies into a padded buffer */
     }
+    pool_blocks.routing = false;
     if (code) {
+      if (big) drop_parser(false);
       if (err && errlen) std::snprintf(err, errlen, "malformed JSON: %s", simdjson::error_message(code));
       return nullptr;
     }
@@ -233,8 +302,11 @@ extern "C" JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, si
     Builder b{a, strings, bignums};
     JVal *root = static_cast<JVal *>(arena_alloc(a, sizeof(JVal)));
     b.fill(root, doc);
+    if (big) drop_parser(false);
     return root;
   } catch (...) {
+    pool_blocks.routing = false;
+    if (big) drop_parser(false);
     if (err && errlen) std::snprintf(err, errlen, "malformed JSON: parser failure");
     return nullptr;
   }
