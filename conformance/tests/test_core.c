@@ -55,6 +55,17 @@ static void json_reads_integers_of_any_size(void **state) {
                          " -9223372036854775809, \"18446744073709551616\", 1e+30, 123456789012345678901234567890]");
   free(s);
   assert_null(parse(&a, "[012345678901234567890123]")); /* still malformed */
+  /* a big document (its parser buffers come from the arena pool) read again with its big int quoted */
+  size_t n = 40000;
+  char *big = malloc(2 * n + 64);
+  for (size_t i = 0; i < n; i++) big[2 * i] = i ? ',' : '[', big[2 * i + 1] = '7';
+  strcpy(big + 2 * n, ",-123456789012345678901234567890]");
+  v = parse(&a, big);
+  free(big);
+  assert_non_null(v);
+  assert_int_equal(v->n, n + 1);
+  assert_int_equal(v->u.arr[n]->kind, J_BIGNUM);
+  assert_true(json_equal(v->u.arr[n], parse(&a, "-123456789012345678901234567890")));
   arena_free(&a);
 }
 
