@@ -15,6 +15,7 @@
  * RSS up to 3x the JSON size higher on the mid-size captures). */
 #include "arena.h"
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,14 @@ static ArenaChunk *chunk_from_pool(size_t size) {
   return c;
 }
 
+/* The largest pooled chunk of at least need bytes; NULL if none. */
+static ArenaChunk *largest_from_pool(size_t need) {
+  ArenaChunk **best = NULL;
+  for (ArenaChunk **p = &pool; *p; p = &(*p)->next)
+    if ((*p)->size >= need && (!best || (*p)->size > (*best)->size)) best = p;
+  return best ? chunk_from_pool((*best)->size) : NULL;
+}
+
 /* A zeroed chunk of `size` data bytes from the system. */
 static ArenaChunk *chunk_new(size_t size) {
   ArenaChunk *c = calloc(1, sizeof(ArenaChunk) + size); /* zeroed once here: each byte is handed out once */
@@ -84,6 +93,21 @@ void arena_release_pool(void) {
     free(c);
   }
   pool_bytes = 0;
+}
+
+void *arena_block_take(size_t bytes) {
+  ArenaChunk *c = chunk_from_pool(bytes);
+  if (!c && bytes <= SIZE_MAX - sizeof(ArenaChunk) && (c = malloc(sizeof(ArenaChunk) + bytes))) c->size = bytes;
+  if (!c) return NULL;
+  c->used = 0;
+  c->dirty = c->size; /* the block's owner leaves any bytes in it */
+  return c->data;
+}
+
+void arena_block_give(void *block, bool to_system) {
+  ArenaChunk *c = (ArenaChunk *)((unsigned char *)block - offsetof(ArenaChunk, data));
+  if (to_system) free(c);
+  else chunk_release(c);
 }
 
 void arena_init(Arena *a) { memset(a, 0, sizeof *a); }
@@ -132,7 +156,10 @@ void *arena_alloc_slow(Arena *a, size_t bytes) {
   if (size < ARENA_MIN_CHUNK) size = ARENA_MIN_CHUNK;
   if (size < need) size = need;
   if (size > SIZE_MAX - sizeof(ArenaChunk)) out_of_memory(bytes);
+  /* a pooled chunk rather than new memory, even a smaller one: what earlier
+   * arenas and blocks freed is reused before the process grows */
   ArenaChunk *c = chunk_from_pool(size);
+  if (!c) c = largest_from_pool(need);
   if (!c) c = chunk_new(size);
   if (!c) out_of_memory(bytes);
   c->next = a->head;

@@ -2,6 +2,7 @@
  * Arena and is released together by arena_free(). No per-object free(). */
 #ifndef TSCHED_ARENA_H
 #define TSCHED_ARENA_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -17,6 +18,13 @@ void arena_init(Arena *a);
 void arena_free(Arena *a);
 /* Give the chunks pooled by freed arenas (this thread's) back to the system. */
 void arena_release_pool(void);
+/* Raw blocks for another allocator (the JSON parser's buffers): a block of
+ * at least `bytes`, from the chunks pooled by freed arenas when one is big
+ * enough, else from the system; its contents are undefined. NULL when out
+ * of memory. Given back, it joins the pool (to_system: it is freed), where
+ * the next arenas reuse it. */
+void *arena_block_take(size_t bytes);
+void arena_block_give(void *block, bool to_system);
 /* arena_alloc past the zeroed part of the head chunk (arena.c) */
 void *arena_alloc_slow(Arena *a, size_t bytes);
 /* Zero-filled, 8-byte aligned (nothing here needs more). Aborts with a message on out-of-memory.

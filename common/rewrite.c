@@ -115,14 +115,21 @@ enum { NO_SRC = UINT32_MAX };
 /* RewriteContext.replace as a table by UOp id (see rewrite.h), plus the
  * walk's scratch stacks: frames, and the new_src tuples of the frames being
  * built (a frame's tuple sits above those of the frames below it, so they
- * form a stack too). */
+ * form a stack too). The table is paged: MEMO_PAGE ids a page, a page made
+ * when the first id in it is stored, so a context costs memory for the ids
+ * it touches, not for every node of the graph (and growing it copies only
+ * the page directory). */
+enum { MEMO_PAGE_BITS = 9, MEMO_PAGE = 1 << MEMO_PAGE_BITS };
+typedef struct MemoPage {
+  uint32_t stamp[MEMO_PAGE];   /* entries with stamp == epoch belong to the current context */
+  const UOp *val[MEMO_PAGE];
+} MemoPage;
+
 struct RewriteMemo {
   RewriteMemo *next;     /* in the Interner's free list */
-  uint32_t epoch;        /* entries with stamp == epoch belong to the current context */
-  uint32_t *stamp;
-  const UOp **val;
-  size_t cap;            /* ids below cap have an entry */
-  size_t nput;           /* entries stamped with this epoch (0: nothing live in the table) */
+  uint32_t epoch;
+  MemoPage **pages;      /* pages[id >> MEMO_PAGE_BITS], NULL: no entry there yet */
+  size_t npages;
   Frame *frames;
   size_t nframes, frames_cap;
   const UOp **srcs;
@@ -135,35 +142,38 @@ static RewriteMemo *memo_acquire(Interner *in) {
   else m = arena_alloc(in->arena, sizeof *m);
   m->next = NULL;
   if (++m->epoch == 0) { /* wrapped: forget every stamp */
-    if (m->cap) memset(m->stamp, 0, m->cap * sizeof *m->stamp);
+    for (size_t p = 0; p < m->npages; p++)
+      if (m->pages[p]) memset(m->pages[p]->stamp, 0, sizeof m->pages[p]->stamp);
     m->epoch = 1;
   }
-  m->nframes = m->nsrcs = m->nput = 0;
+  m->nframes = m->nsrcs = 0;
   return m;
 }
 
 static inline const UOp *memo_get(const RewriteMemo *m, const UOp *n) {
-  return n->id < m->cap && m->stamp[n->id] == m->epoch ? m->val[n->id] : NULL;
+  size_t p = n->id >> MEMO_PAGE_BITS, i = n->id & (MEMO_PAGE - 1);
+  const MemoPage *pg = p < m->npages ? m->pages[p] : NULL;
+  return pg && pg->stamp[i] == m->epoch ? pg->val[i] : NULL;
+}
+
+/* The page of id p (made, and the directory grown, as needed). */
+static MemoPage *memo_page(Interner *in, RewriteMemo *m, size_t p) {
+  if (p >= m->npages) {
+    size_t n = m->npages ? m->npages * 2 : 16;
+    while (n <= p) n *= 2;
+    MemoPage **pages = arena_array(in->arena, n, sizeof *pages);
+    if (m->npages) memcpy(pages, m->pages, m->npages * sizeof *pages);
+    m->pages = pages, m->npages = n;
+  }
+  if (!m->pages[p]) m->pages[p] = arena_alloc(in->arena, sizeof(MemoPage)); /* zero: no entry */
+  return m->pages[p];
 }
 
 static inline void memo_put(Interner *in, RewriteMemo *m, const UOp *n, const UOp *ret) {
-  if (n->id >= m->cap) {
-    size_t cap = m->cap ? m->cap : 64;
-    while (cap <= n->id) cap *= 2;
-    if (cap < uop_count(in)) cap = uop_count(in);
-    uint32_t *stamp = arena_array(in->arena, cap, sizeof *stamp); /* zero: no entry */
-    const UOp **val = arena_array(in->arena, cap, sizeof *val);
-    if (m->nput) { /* live entries move; a table with none starts afresh */
-      memcpy(stamp, m->stamp, m->cap * sizeof *stamp);
-      memcpy(val, m->val, m->cap * sizeof *val);
-    } else {
-      m->epoch = 1;
-    }
-    m->stamp = stamp, m->val = val, m->cap = cap;
-  }
-  m->stamp[n->id] = m->epoch;
-  m->val[n->id] = ret;
-  m->nput++;
+  size_t p = n->id >> MEMO_PAGE_BITS, i = n->id & (MEMO_PAGE - 1);
+  MemoPage *pg = p < m->npages && m->pages[p] ? m->pages[p] : memo_page(in, m, p);
+  pg->stamp[i] = m->epoch;
+  pg->val[i] = ret;
 }
 
 void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher *const *pms, size_t npms, void *ctx) {

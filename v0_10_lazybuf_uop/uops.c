@@ -117,12 +117,13 @@ const UOp *v100_uop_r(Sched *s, const UOp *u, const Value *op, const Value *axis
 
 /* dtypes.as_const(val, dtype) for a scalar value */
 const Value *v100_as_const(Sched *s, const Value *v, const DType *dt) {
-  double f = v->kind == V_FLOAT ? v->u.f : v->kind == V_INT ? (double)v->u.i : v->kind == V_BOOL ? v->u.b : 0;
+  double f = value_to_double(v);
   if (dtype_is_int(dt)) {
-    if (v->kind == V_INT) return v;
+    if (value_is_int(v)) return v;
     if (v->kind == V_BOOL) return v_int(s->in, v->u.b);
-    if (!isfinite(f) || fabs(f) >= 9.2e18) { v100_sched_unsupported(s, "int() of a non-representable float"); return NULL; }
-    return v_int(s->in, (int64_t)f);
+    const Value *i = v_int_of_float(s->in, f);
+    if (!i) v100_sched_unsupported(s, "int() of a non-representable float");
+    return i;
   }
   if (dtype_is_float(dt)) return v->kind == V_FLOAT ? v : v_float(s->in, f == 0 ? 0.0 : f);
   return v_bool(s->in, v->kind == V_BOOL ? v->u.b : f != 0);
@@ -352,6 +353,11 @@ static const char *value_text(Sched *s, const Value *v, bool top) {
     case V_NONE: return "None";
     case V_BOOL: return v->u.b ? "True" : "False";
     case V_INT: return arena_printf(s->a, "%lld", (long long)v->u.i);
+    case V_BIGINT: {
+      char text[PYINT_TEXT];
+      pyint_format(value_pyint(v), text);
+      return arena_strdup(s->a, text);
+    }
     case V_FLOAT: return float_repr(s, v->u.f);
     case V_STR: return top ? arena_strndup(s->a, v->u.str.s, v->u.str.n) : arena_printf(s->a, "'%.*s'", (int)v->u.str.n, v->u.str.s);
     case V_DTYPE: return dtype_py_repr(s, v->u.dtype);

@@ -154,7 +154,7 @@ static bool decode_arg(Dec *d, const JVal *j, Op op, const char *place, const Va
   }
   if (!(*out = value_from_json(&d->s->codec, j, place, d->st))) return false;
   if (op == OP_LOADOPS_CONST && (*out)->kind == V_SYM) return true;   /* a Variable: decode_const_var */
-  if (op == OP_LOADOPS_CONST && (*out)->kind != V_INT && (*out)->kind != V_FLOAT && (*out)->kind != V_BOOL)
+  if (op == OP_LOADOPS_CONST && !value_is_number(*out))
     return bad(d, place, "a CONST arg must be an int, float or bool");
   if (op == OP_ASSIGN && (*out)->kind != V_TUPLE) return bad(d, place, "an ASSIGN arg must be [] or [ST]");
   if (op == OP_ASSIGN && (*out)->u.tuple.n && (*out)->u.tuple.items[0]->kind != V_ST)
