@@ -287,7 +287,7 @@ size_t v100_uop_sparents(Sched *s, const UOp *root, const UOp ***out) {
     Frame *f = &stack[n - 1];
     if (f->next == f->u->nsrc) { n--; continue; }
     const UOp *c = f->u->src[f->next++];
-    if (stamp[c->id] == expanded) continue;
+    if (!c->nsrc || stamp[c->id] == expanded) continue; /* a leaf has nothing to list */
     stamp[c->id] = expanded;
     list_sources(s, stamp, listed, c);
     if (n == cap) {
