@@ -185,6 +185,10 @@ static bool decode_srcs(Dec *d, const JVal *j, LazyBuffer *lb, LazyBuffer *all, 
     int si = 0;
     if (!index_of(d, j->u.arr[k], d->s->inp->nlbs, lb->index, place, &si)) return false;
     lb->srcs[k] = &all[si];
+    LazyBuffer *parent = all[si].base;   /* decoded already: sources come earlier */
+    bool again = false;
+    for (int i = 0; i < k && !again; i++) again = lb->srcs[i]->base == parent;
+    if (!again) parent->nreaders++;
   }
   return true;
 }
@@ -318,6 +322,23 @@ static bool decode_context(Dec *d) {
   return true;
 }
 
+/* _graph_schedule's children[base] gets each reader at most once
+ * (graph_schedule.c add_child): every list gets its room up front, all in
+ * one block in post-order, so none grows and the walks over children read
+ * adjacent memory. */
+static void reserve_children(Sched91 *s, Input91 *inp) {
+  size_t total = 0;
+  for (int i = 0; i < inp->nlbs; i++) total += (size_t)inp->lbs[i].nreaders;
+  LazyBuffer **block = arena_array(s->a, total ? total : 1, sizeof *block);
+  for (int i = 0; i < inp->nlbs; i++) {
+    LazyBuffer *lb = &inp->lbs[i];
+    if (!lb->nreaders) continue;
+    lb->children.items = block;
+    lb->children.cap = (size_t)lb->nreaders;
+    block += lb->nreaders;
+  }
+}
+
 bool decode_input91(Sched91 *s, const Capture *c, Input91 *inp, Status *st) {
   Dec d = {.s = s, .c = c, .st = st};
   memset(inp, 0, sizeof *inp);
@@ -334,6 +355,7 @@ bool decode_input91(Sched91 *s, const Capture *c, Input91 *inp, Status *st) {
     if (!decode_buffer(&d, jb->u.arr[i], i, inp->buffers)) return false;
   for (int i = 0; i < inp->nlbs; i++)
     if (!decode_lazybuffer(&d, jl->u.arr[i], i, inp->lbs)) return false;
+  reserve_children(s, inp);
   if (!decode_lb_list(&d, json_get(in, "outs"), "outs", &inp->outs, &inp->nouts)) return false;
   const JVal *seen = json_get(in, "seen");
   if (seen && seen->kind != J_NULL && !decode_lb_list(&d, seen, "seen", &inp->seen, &inp->nseen)) return false;
