@@ -16,7 +16,7 @@ static bool scalar_equal(const JVal *a, const JVal *b) {
     case J_INT: return a->u.i == b->u.i;
     case J_UINT: return a->u.u == b->u.u;
     case J_FLOAT: return a->u.f == b->u.f || (isnan(a->u.f) && isnan(b->u.f));
-    case J_STR: return a->n == b->n && memcmp(a->u.s, b->u.s, a->n) == 0;
+    case J_STR: case J_BIGNUM: return a->n == b->n && memcmp(a->u.s, b->u.s, a->n) == 0;
     default: return false;
   }
 }
@@ -125,8 +125,8 @@ static uint64_t hash_scalar(const JVal *v) {
     case J_BOOL: return hash_mix(2, v->u.b);
     case J_INT: return hash_mix(4, (uint64_t)v->u.i);
     case J_UINT: return hash_mix(5, v->u.u);
-    case J_STR: {
-      uint64_t h = 6;
+    case J_STR: case J_BIGNUM: {
+      uint64_t h = v->kind == J_STR ? 6 : 7;
       for (size_t i = 0; i < v->n; i++) h = hash_mix(h, (unsigned char)v->u.s[i]);
       return h;
     }

@@ -102,6 +102,22 @@ static const Value *decode_object(Codec *c, const JVal *j, const char *where, St
   return NULL;
 }
 
+/* an integer beyond int64 and uint64 */
+static const Value *bignum_value(Codec *c, const JVal *j, const char *where, Status *st) {
+  PyInt x;
+  if (pyint_parse(j->u.s, j->n, &x)) return v_pyint(c->in, x);
+  status_unsupported(st, "%s: integer beyond 128 bits (%.*s)", where, (int)j->n, j->u.s);
+  return NULL;
+}
+
+/* an int outside int64: a J_UINT up to 2**64-1, else its decimal text */
+static JVal *bigint_json(Arena *a, PyInt x) {
+  if (x >= 0 && x <= (PyInt)UINT64_MAX) return json_uint(a, (uint64_t)x);
+  char text[PYINT_TEXT];
+  size_t n = pyint_format(x, text);
+  return json_bignum(a, text, n);
+}
+
 /* Iterative over arrays: an explicit stack of partly built tuples. */
 const Value *value_from_json(Codec *c, const JVal *j, const char *where, Status *st) {
   typedef struct { const JVal *arr; size_t next; const Value **items; } Frame;
@@ -114,7 +130,8 @@ const Value *value_from_json(Codec *c, const JVal *j, const char *where, Status 
         case J_NULL: done = v_none(c->in); break;
         case J_BOOL: done = v_bool(c->in, j->u.b); break;
         case J_INT: done = v_int(c->in, j->u.i); break;
-        case J_UINT: status_unsupported(st, "%s: integer above int64", where); return NULL;
+        case J_UINT: done = v_pyint(c->in, j->u.u); break;
+        case J_BIGNUM: done = bignum_value(c, j, where, st); if (!done) return NULL; break;
         case J_FLOAT: done = v_float(c->in, j->u.f); break;
         case J_STR: done = v_strn(c->in, V_STR, j->u.s, j->n); break;
         case J_OBJ: done = decode_object(c, j, where, st); if (!done) return NULL; break;
@@ -145,6 +162,7 @@ JVal *value_to_json(Codec *c, const Value *v) {
     case V_NONE: return json_null(a);
     case V_BOOL: return json_bool(a, v->u.b);
     case V_INT: return json_int(a, v->u.i);
+    case V_BIGINT: return bigint_json(a, value_pyint(v));
     case V_FLOAT: return json_float(a, v->u.f);
     case V_STR: case V_BUFREF: return json_strn(a, v->u.str.s, v->u.str.n);
     case V_TUPLE: {

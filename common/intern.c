@@ -40,6 +40,7 @@ static uint64_t value_hash(const Interner *in, const Value *v) {
     case V_NONE: break;
     case V_BOOL: h = step(h, v->u.b); break;
     case V_INT: h = step(h, (uint64_t)v->u.i); break;
+    case V_BIGINT: h = step(step(h, v->u.big.lo), (uint64_t)v->u.big.hi); break;
     case V_FLOAT: {
       double f = v->u.f;
       uint64_t bits;
@@ -73,6 +74,7 @@ static bool value_same(const Interner *in, const Value *a, const Value *b) {
     case V_NONE: return true;
     case V_BOOL: return a->u.b == b->u.b;
     case V_INT: return a->u.i == b->u.i;
+    case V_BIGINT: return a->u.big.lo == b->u.big.lo && a->u.big.hi == b->u.big.hi;
     case V_FLOAT: return memcmp(&a->u.f, &b->u.f, sizeof(double)) == 0;
     case V_STR: case V_SYM: case V_REPR: case V_BUFREF:
       return a->u.str.n == b->u.str.n && memcmp(a->u.str.s, b->u.str.s, a->u.str.n) == 0;
@@ -133,6 +135,11 @@ const Value *v_none(Interner *in) { Value p = {.kind = V_NONE}; return intern_va
 const Value *v_bool(Interner *in, bool b) { Value p = {.kind = V_BOOL, .u.b = b}; return intern_value(in, &p); }
 const Value *v_int(Interner *in, int64_t i) { Value p = {.kind = V_INT, .u.i = i}; return intern_value(in, &p); }
 const Value *v_float(Interner *in, double f) { Value p = {.kind = V_FLOAT, .u.f = f}; return intern_value(in, &p); }
+const Value *v_pyint(Interner *in, PyInt x) {
+  if (x >= INT64_MIN && x <= INT64_MAX) return v_int(in, (int64_t)x);
+  Value p = {.kind = V_BIGINT, .u.big = {(uint64_t)x, (int64_t)(x >> 64)}};
+  return intern_value(in, &p);
+}
 const Value *v_strn(Interner *in, ValueKind kind, const char *s, size_t n) {
   Value p = {.kind = kind, .u.str = {s, n}};
   return intern_value(in, &p);
@@ -161,7 +168,70 @@ bool value_truthy(const Value *v) {
     case V_FLOAT: return v->u.f != 0.0;
     case V_STR: return v->u.str.n != 0;
     case V_TUPLE: return v->u.tuple.n != 0;
-    default: return true;
+    default: return true; /* V_BIGINT is never 0 */
+  }
+}
+
+bool value_is_int(const Value *v) { return v->kind == V_INT || v->kind == V_BIGINT; }
+bool value_is_number(const Value *v) { return value_is_int(v) || v->kind == V_BOOL || v->kind == V_FLOAT; }
+
+bool value_eq_int(const Value *v, int64_t i) {
+  switch (v->kind) {
+    case V_BOOL: return (int64_t)v->u.b == i;
+    case V_INT: return v->u.i == i;
+    case V_FLOAT: /* exact: 2.0**63 is not 2**63-1 */
+      return v->u.f == floor(v->u.f) && v->u.f >= -0x1p63 && v->u.f < 0x1p63 && (int64_t)v->u.f == i;
+    default: return false; /* a V_BIGINT is outside int64 */
+  }
+}
+
+PyInt value_pyint(const Value *v) {
+  switch (v->kind) {
+    case V_BOOL: return v->u.b;
+    case V_INT: return v->u.i;
+    case V_BIGINT: return (PyInt)(((unsigned __int128)(uint64_t)v->u.big.hi << 64) | v->u.big.lo);
+    default: return 0;
+  }
+}
+
+size_t pyint_format(PyInt x, char *buf) {
+  char rev[PYINT_TEXT];
+  size_t n = 0, k = 0;
+  unsigned __int128 m = x < 0 ? -(unsigned __int128)x : (unsigned __int128)x;
+  do rev[n++] = (char)('0' + (int)(m % 10)); while ((m /= 10) != 0);
+  if (x < 0) buf[k++] = '-';
+  while (n) buf[k++] = rev[--n];
+  buf[k] = 0;
+  return k;
+}
+
+bool pyint_parse(const char *s, size_t n, PyInt *out) {
+  bool neg = n > 0 && s[0] == '-';
+  size_t i = neg ? 1 : 0;
+  if (i == n) return false;
+  unsigned __int128 m = 0, limit = neg ? (unsigned __int128)PYINT_MAX + 1 : (unsigned __int128)PYINT_MAX;
+  for (; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    unsigned d = (unsigned)(s[i] - '0');
+    if (m > (limit - d) / 10) return false;
+    m = m * 10 + d;
+  }
+  *out = neg ? (PyInt)(0 - m) : (PyInt)m;
+  return true;
+}
+
+const Value *v_int_of_float(Interner *in, double f) {
+  if (!(f >= -0x1p127 && f < 0x1p127)) return NULL; /* NaN too */
+  return v_pyint(in, (PyInt)f);
+}
+
+double value_to_double(const Value *v) {
+  switch (v->kind) {
+    case V_BOOL: return v->u.b ? 1.0 : 0.0;
+    case V_INT: return (double)v->u.i;
+    case V_BIGINT: return (double)value_pyint(v); /* rounds to nearest, as Python's float(int) */
+    case V_FLOAT: return v->u.f;
+    default: return 0.0;
   }
 }
 

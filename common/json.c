@@ -23,6 +23,18 @@ static JVal *make(Arena *a, JKind k) {
 JVal *json_null(Arena *a) { return make(a, J_NULL); }
 JVal *json_bool(Arena *a, bool b) { JVal *v = make(a, J_BOOL); v->u.b = b; return v; }
 JVal *json_int(Arena *a, int64_t i) { JVal *v = make(a, J_INT); v->u.i = i; return v; }
+JVal *json_bignum(Arena *a, const char *digits, size_t n) {
+  JVal *v = make(a, J_BIGNUM);
+  v->u.s = arena_strndup(a, digits, n);
+  v->n = (uint32_t)n;
+  return v;
+}
+JVal *json_uint(Arena *a, uint64_t u) {
+  if (u <= INT64_MAX) return json_int(a, (int64_t)u);
+  JVal *v = make(a, J_UINT);
+  v->u.u = u;
+  return v;
+}
 JVal *json_float(Arena *a, double f) { JVal *v = make(a, J_FLOAT); v->u.f = f; return v; }
 JVal *json_strn(Arena *a, const char *s, size_t n) {
   JVal *v = make(a, J_STR);
@@ -117,6 +129,7 @@ static void write_scalar(Buf *b, const JVal *v) {
     case J_UINT: snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v->u.u); buf_puts(b, tmp); break;
     case J_FLOAT: write_float(b, v->u.f); break;
     case J_STR: write_string(b, v->u.s, v->n); break;
+    case J_BIGNUM: buf_put(b, v->u.s, v->n); break;
     default: break;
   }
 }

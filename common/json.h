@@ -11,7 +11,7 @@
 #include <string.h>
 #include "arena.h"
 
-typedef enum { J_NULL, J_BOOL, J_INT, J_UINT, J_FLOAT, J_STR, J_ARR, J_OBJ } JKind;
+typedef enum { J_NULL, J_BOOL, J_INT, J_UINT, J_FLOAT, J_STR, J_ARR, J_OBJ, J_BIGNUM } JKind;
 
 typedef struct JVal JVal;
 typedef struct JMember { const char *key; uint32_t keylen; JVal *val; } JMember;
@@ -24,7 +24,8 @@ struct JVal {
     int64_t i;              /* J_INT */
     uint64_t u;             /* J_UINT: only integers above INT64_MAX */
     double f;               /* J_FLOAT */
-    const char *s;          /* J_STR: NUL-terminated, may contain NULs (use n) */
+    const char *s;          /* J_STR: NUL-terminated, may contain NULs (use n);
+                               J_BIGNUM: an integer beyond int64 and uint64, its decimal text */
     JVal **arr;             /* J_ARR */
     JMember *obj;           /* J_OBJ: in document order */
   } u;
@@ -64,6 +65,8 @@ bool json_is_number(const JVal *v);
 JVal *json_null(Arena *a);
 JVal *json_bool(Arena *a, bool b);
 JVal *json_int(Arena *a, int64_t i);
+JVal *json_uint(Arena *a, uint64_t u);    /* J_INT when u fits int64, else J_UINT */
+JVal *json_bignum(Arena *a, const char *digits, size_t n); /* J_BIGNUM of the text (copied) */
 JVal *json_float(Arena *a, double f);     /* non-finite values are written {"float": "inf"} by json_write */
 JVal *json_str(Arena *a, const char *s);
 JVal *json_strn(Arena *a, const char *s, size_t n);

@@ -1,6 +1,8 @@
 // json_simdjson.cpp — the one C++ file: simdjson's DOM parser filling the
 // project's C JSON tree (JVal, see json.h). simdjson keeps int64, uint64 and
-// double apart, which the capture contract needs. Recursion here is bounded by
+// double apart, which the capture contract needs; integers beyond both (a
+// Python int can be any size) fail its parse, and such a document is read
+// again with each of them quoted behind a marker (J_BIGNUM). Recursion here is bounded by
 // simdjson's maximum nesting depth (1024), not by the size of the document.
 #include <simdjson.h>
 #include <cstdio>
@@ -68,6 +70,52 @@ struct StringTable {
   }
 };
 
+/* A quoted big integer: "\u0001bignum:DIGITS" in the rewritten text. */
+constexpr std::string_view BIGNUM_MARK{"\x01" "bignum:", 8};
+
+/* A JSON integer token (-?[1-9][0-9]*) beyond int64 when negative, beyond uint64 when not. */
+bool is_bignum(std::string_view t) {
+  bool neg = !t.empty() && t[0] == '-';
+  std::string_view digits = t.substr(neg ? 1 : 0), limit = neg ? "9223372036854775808" : "18446744073709551615";
+  if (digits.empty() || digits[0] == '0') return false;
+  for (char c : digits)
+    if (c < '0' || c > '9') return false;
+  return digits.size() > limit.size() || (digits.size() == limit.size() && digits > limit);
+}
+
+/* The text with each big integer outside strings written as a marked string
+ * ("\u0001bignum:DIGITS"); false when it has none. */
+bool quote_bignums(const char *buf, size_t len, std::string &out) {
+  bool in_str = false, found = false;
+  out.clear();
+  out.reserve(len + 64);
+  for (size_t i = 0; i < len;) {
+    char c = buf[i];
+    if (in_str) {
+      size_t n = c == '\\' && i + 1 < len ? 2 : 1;
+      out.append(buf + i, n);
+      if (c == '"') in_str = false;
+      i += n;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      size_t j = i;
+      while (j < len && (buf[j] == '-' || buf[j] == '+' || buf[j] == '.' || buf[j] == 'e' || buf[j] == 'E' || (buf[j] >= '0' && buf[j] <= '9'))) j++;
+      std::string_view token(buf + i, j - i);
+      if (is_bignum(token)) {
+        out += "\"\\u0001bignum:";
+        out += token;
+        out += '"';
+        found = true;
+      } else out += token;
+      i = j;
+    } else {
+      in_str = c == '"';
+      out += c;
+      i++;
+    }
+  }
+  return found;
+}
+
 /* Fills JVal trees (counts fit JVal.n's 32 bits: simdjson documents are
  * below 4 GiB). Array and object children are allocated in one block
  * each, and short strings (op names, dtypes, object keys: they repeat on
@@ -75,6 +123,7 @@ struct StringTable {
 struct Builder {
   Arena *arena;
   StringTable &strings;
+  bool bignums; /* the text was rewritten by quote_bignums: marked strings are J_BIGNUM */
   const char *string_end = nullptr;   /* past the last string read from the parser's string buffer */
 
   void saw(std::string_view s) {
@@ -102,6 +151,13 @@ struct Builder {
       case element_type::DOUBLE: v->kind = J_FLOAT; v->u.f = e.get_double().value_unsafe(); return;
       case element_type::STRING: {
         std::string_view s = e.get_string().value_unsafe();
+        if (bignums && s.substr(0, BIGNUM_MARK.size()) == BIGNUM_MARK) {
+          s.remove_prefix(BIGNUM_MARK.size());
+          v->kind = J_BIGNUM;
+          v->n = s.size();
+          v->u.s = intern(s);
+          return;
+        }
         v->kind = J_STR;
         v->n = s.size();
         v->u.s = intern(s);
@@ -277,6 +333,12 @@ extern "C" JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, si
     if (big) drop_parser(false); /* its buffers come from the pool */
     pool_blocks.routing = big;
     simdjson::error_code code = parser.parse(buf, len, false).get(doc);
+    std::string quoted;
+    bool bignums = false;
+    if (code && quote_bignums(buf, len, quoted)) {
+      bignums = true;
+      code = parser.parse(quoted.data(), quoted.size(), true).get(doc); /* true: simdjson copies into a padded buffer */
+    }
     pool_blocks.routing = false;
     if (code) {
       if (big) drop_parser(false);
@@ -284,7 +346,7 @@ extern "C" JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, si
       return nullptr;
     }
     strings.reset();
-    Builder b{a, strings};
+    Builder b{a, strings, bignums};
     JVal *root = static_cast<JVal *>(arena_alloc(a, sizeof(JVal)));
     b.fill(root, doc);
     if (big) {

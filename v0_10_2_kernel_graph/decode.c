@@ -63,7 +63,7 @@ static const char *node_problem(const UOp *u) {
     case OP_DEVICE: if (n != 0 || a->kind != V_STR) return "DEVICE needs a string arg and no sources"; break;
     case OP_VIEW: if (n > 1 || a->kind != V_ST) return "VIEW needs a ShapeTracker arg and at most 1 source"; break;
     case OP_CONST:
-      if (n > 1 || (a->kind != V_INT && a->kind != V_FLOAT && a->kind != V_BOOL)) return "CONST needs a number arg and at most 1 source";
+      if (n > 1 || !value_is_number(a)) return "CONST needs a number arg and at most 1 source";
       break;
     case OP_REDUCE_AXIS:
       if (n != 1 || a->kind != V_TUPLE || a->u.tuple.n != 2 || a->u.tuple.items[0]->kind != V_STR || a->u.tuple.items[1]->kind != V_TUPLE)

@@ -14,18 +14,9 @@
 
 static bool is_cvar(const UOp *u) { return u->op == OP_CONST || u->op == OP_VCONST; }
 
-/* Python `arg == v` for a number arg */
-static bool arg_eq_int(const Value *a, int64_t v) {
-  switch (a->kind) {
-    case V_INT: return a->u.i == v;
-    case V_BOOL: return (int64_t)a->u.b == v;
-    case V_FLOAT: return a->u.f == (double)v;
-    default: return false;
-  }
-}
-
-/* UPat.const(None, v): a CONST whose arg == v */
-static bool const_is(const UOp *u, int64_t v) { return u->op == OP_CONST && arg_eq_int(u->arg, v); }
+/* UPat.const(None, v): a CONST whose arg == v (Python ==: an int above
+ * int64 equals no small v) */
+static bool const_is(const UOp *u, int64_t v) { return u->op == OP_CONST && value_eq_int(u->arg, v); }
 
 /* UPat dtype match: dtype or its scalar */
 static bool dtype_matches(const UOp *u, const DType *d) { return u->dtype == d || u->dtype->scalar == d; }
@@ -34,25 +25,58 @@ static bool is_ints_dtype(const UOp *u) { return dtype_is_int(u->dtype); }
 
 /* ---------------------------------------------------------------- exec_alu */
 
-static double num_f(const Value *v) { return v->kind == V_FLOAT ? v->u.f : v->kind == V_INT ? (double)v->u.i : (double)v->u.b; }
-static int64_t num_i(const Value *v) { return v->kind == V_INT ? v->u.i : (int64_t)v->u.b; }
+/* Python ints are computed on in 128 bits (PyInt, value.h); a result
+ * beyond them is reported unsupported, never wrapped. */
+static double num_f(const Value *v) { return value_to_double(v); }
+/* an int or bool operand as an int */
+static PyInt num_i(const Value *v) { return value_pyint(v); }
 static bool any_float(const Value *a, const Value *b) { return a->kind == V_FLOAT || b->kind == V_FLOAT; }
 
-static const Value *int_result(KG *k, __int128 x) {
-  if (x > INT64_MAX || x < INT64_MIN) kg_unsupported(k, "constant folding beyond int64 (Python big ints)");
-  return v_int(k->in, (int64_t)x);
+static _Noreturn void beyond_128_bits(KG *k) { kg_unsupported(k, "constant folding beyond 128 bits (Python big ints)"); }
+
+static PyInt checked_add(KG *k, PyInt a, PyInt b) {
+  PyInt r;
+  if (__builtin_add_overflow(a, b, &r)) beyond_128_bits(k);
+  return r;
+}
+static PyInt checked_sub(KG *k, PyInt a, PyInt b) {
+  PyInt r;
+  if (__builtin_sub_overflow(a, b, &r)) beyond_128_bits(k);
+  return r;
+}
+static PyInt checked_mul(KG *k, PyInt a, PyInt b) {
+  PyInt r;
+  if (__builtin_mul_overflow(a, b, &r)) beyond_128_bits(k);
+  return r;
+}
+static PyInt checked_neg(KG *k, PyInt a) {
+  if (a == PYINT_MIN) beyond_128_bits(k);
+  return -a;
+}
+static PyInt checked_abs(KG *k, PyInt a) { return a < 0 ? checked_neg(k, a) : a; }
+
+/* int(x) of a number (MOD's operands) */
+static PyInt py_int(KG *k, const Value *v) {
+  if (v->kind != V_FLOAT) return num_i(v);
+  double f = v->u.f;
+  if (isnan(f)) kg_throw(&k->thr, ST_RAISED, "ValueError", "cannot convert float NaN to integer");
+  if (isinf(f)) kg_throw(&k->thr, ST_RAISED, "OverflowError", "cannot convert float infinity to integer");
+  if (!(f >= -0x1p127 && f < 0x1p127)) beyond_128_bits(k);
+  return (PyInt)f;
+}
+
+/* pow(x, y) of ints, y >= 0 */
+static const Value *int_pow(KG *k, PyInt base, PyInt e) {
+  if (base == 0 || base == 1) return v_int(k->in, e == 0 ? 1 : (int64_t)base);
+  if (base == -1) return v_int(k->in, e % 2 ? -1 : 1);
+  PyInt r = 1;
+  for (; e > 0; e--) r = checked_mul(k, r, base); /* |base| >= 2: beyond 128 bits within 127 steps */
+  return v_pyint(k->in, r);
 }
 
 static const Value *py_pow(KG *k, const Value *a, const Value *b) {
   /* ops.py safe_pow */
-  if (!any_float(a, b) && num_i(b) >= 0) {
-    __int128 r = 1, base = num_i(a);
-    for (int64_t e = num_i(b); e > 0; e--) {
-      r *= base;
-      if (r > INT64_MAX || r < INT64_MIN) kg_unsupported(k, "constant folding beyond int64 (Python big ints)");
-    }
-    return v_int(k->in, (int64_t)r);
-  }
+  if (!any_float(a, b) && num_i(b) >= 0) return int_pow(k, num_i(a), num_i(b));
   double x = num_f(a), y = num_f(b);
   if (x == 0.0 && y < 0) return v_float(k->in, INFINITY);                  /* ZeroDivisionError */
   if (x < 0 && y != floor(y)) return v_float(k->in, NAN);                  /* complex result */
@@ -66,21 +90,20 @@ const Value *exec_alu(KG *k, Op op, const Value *const *x, uint32_t n) {
   Interner *in = k->in;
   const Value *a = x[0], *b = n > 1 ? x[1] : NULL;
   for (uint32_t i = 0; i < n; i++)
-    if (x[i]->kind != V_INT && x[i]->kind != V_FLOAT && x[i]->kind != V_BOOL) kg_unsupported(k, "folding a non-number constant");
+    if (!value_is_number(x[i])) kg_unsupported(k, "folding a non-number constant");
   switch (op) {
     case OP_NEG:
       if (a->kind == V_FLOAT) return v_float(in, -a->u.f);
-      return int_result(k, -(__int128)num_i(a));
+      return v_pyint(k->in, checked_neg(k, num_i(a)));
     case OP_LOG2: {
       double f = num_f(a);
       return v_float(in, f > 0 ? log2(f) : f == 0 ? -INFINITY : NAN);
     }
     case OP_EXP2: {
-      if (a->kind != V_FLOAT) {
-        int64_t e = num_i(a);
-        if (e >= 0 && e < 63) return v_int(in, (int64_t)1 << e);
-        if (e >= 63) kg_unsupported(k, "constant folding beyond int64 (Python big ints)");
-        return v_float(in, exp2((double)e));
+      if (a->kind != V_FLOAT) { /* safe_exp2: 2 ** x */
+        PyInt e = num_i(a);
+        if (e >= 127) beyond_128_bits(k);
+        return e >= 0 ? v_pyint(k->in, (PyInt)1 << e) : v_float(in, exp2((double)e));
       }
       return v_float(in, exp2(a->u.f));
     }
@@ -99,13 +122,13 @@ const Value *exec_alu(KG *k, Op op, const Value *const *x, uint32_t n) {
     case OP_POW: return py_pow(k, a, b);
     case OP_ADD:
       if (any_float(a, b)) return v_float(in, num_f(a) + num_f(b));
-      return int_result(k, (__int128)num_i(a) + num_i(b));
+      return v_pyint(k->in, checked_add(k, num_i(a), num_i(b)));
     case OP_SUB:
       if (any_float(a, b)) return v_float(in, num_f(a) - num_f(b));
-      return int_result(k, (__int128)num_i(a) - num_i(b));
+      return v_pyint(k->in, checked_sub(k, num_i(a), num_i(b)));
     case OP_MUL:
       if (any_float(a, b)) return v_float(in, num_f(a) * num_f(b));
-      return int_result(k, (__int128)num_i(a) * num_i(b));
+      return v_pyint(k->in, checked_mul(k, num_i(a), num_i(b)));
     case OP_CMPNE:
       if (any_float(a, b)) return v_bool(in, num_f(a) != num_f(b));
       return v_bool(in, num_i(a) != num_i(b));
@@ -118,17 +141,18 @@ const Value *exec_alu(KG *k, Op op, const Value *const *x, uint32_t n) {
     }
     case OP_XOR: case OP_OR: case OP_AND: {
       if (any_float(a, b)) kg_throw(&k->thr, ST_RAISED, "TypeError", "unsupported operand type(s)");
-      int64_t p = num_i(a), q = num_i(b), r = op == OP_XOR ? (p ^ q) : op == OP_OR ? (p | q) : (p & q);
+      PyInt p = num_i(a), q = num_i(b), r = op == OP_XOR ? (p ^ q) : op == OP_OR ? (p | q) : (p & q);
       if (a->kind == V_BOOL && b->kind == V_BOOL) return v_bool(in, r != 0);
-      return v_int(in, r);
+      return v_pyint(k->in, r); /* two's complement, as Python's ints */
     }
     case OP_SHL: case OP_SHR: {
       if (any_float(a, b)) kg_throw(&k->thr, ST_RAISED, "TypeError", "unsupported operand type(s)");
-      int64_t p = num_i(a), q = num_i(b);
+      PyInt p = num_i(a), q = num_i(b);
       if (q < 0) kg_throw(&k->thr, ST_RAISED, "ValueError", "negative shift count");
-      if (op == OP_SHR) return v_int(in, q >= 63 ? (p < 0 ? -1 : 0) : p >> q);
-      if (q >= 63 || (p != 0 && (p > (INT64_MAX >> q) || p < (INT64_MIN >> q)))) kg_unsupported(k, "constant folding beyond int64 (Python big ints)");
-      return v_int(in, (int64_t)((uint64_t)p << q));
+      if (op == OP_SHR) return v_pyint(k->in, q >= 127 ? (p < 0 ? -1 : 0) : p >> q);
+      if (p == 0) return v_int(in, 0);
+      if (q >= 127) beyond_128_bits(k);
+      return v_pyint(k->in, checked_mul(k, p, (PyInt)1 << q));
     }
     case OP_IDIV: { /* abs(x)//abs(y)*(1,-1)[x*y<0] if y != 0 else 0 */
       if (any_float(a, b)) {
@@ -137,16 +161,16 @@ const Value *exec_alu(KG *k, Op op, const Value *const *x, uint32_t n) {
         double r = floor(fabs(p) / fabs(q));
         return v_float(in, p * q < 0 ? -r : r);
       }
-      int64_t p = num_i(a), q = num_i(b);
+      PyInt p = num_i(a), q = num_i(b);
       if (q == 0) return v_int(in, 0);
-      __int128 r = (__int128)(p < 0 ? -(__int128)p : p) / (q < 0 ? -(__int128)q : q);
-      return int_result(k, ((__int128)p * q < 0) ? -r : r);
+      PyInt r = checked_abs(k, p) / checked_abs(k, q);
+      return v_pyint(k->in, (p < 0) != (q < 0) && p != 0 ? -r : r);
     }
     case OP_MOD: { /* abs(int(x))%abs(int(y))*(1,-1)[x<0] */
-      int64_t p = a->kind == V_FLOAT ? (int64_t)a->u.f : num_i(a), q = b->kind == V_FLOAT ? (int64_t)b->u.f : num_i(b);
+      PyInt p = py_int(k, a), q = py_int(k, b);
       if (q == 0) kg_throw(&k->thr, ST_RAISED, "ZeroDivisionError", "integer modulo by zero");
-      __int128 r = (__int128)(p < 0 ? -(__int128)p : p) % (q < 0 ? -(__int128)q : q);
-      return int_result(k, num_f(a) < 0 ? -r : r);
+      PyInt r = checked_abs(k, p) % checked_abs(k, q);
+      return v_pyint(k->in, num_f(a) < 0 ? -r : r);
     }
     case OP_WHERE: return value_truthy(a) ? b : x[2];
     case OP_MULACC: {
@@ -289,7 +313,7 @@ static const UOp *r_idempotent(void *c, const UOp *u) {
 }
 
 /* CONST of dtype bool equal to v (UPat.const(dtypes.bool, v)) */
-static bool bool_const_is(const UOp *u, bool v) { return u->op == OP_CONST && is_bool(u) && arg_eq_int(u->arg, v); }
+static bool bool_const_is(const UOp *u, bool v) { return u->op == OP_CONST && is_bool(u) && value_eq_int(u->arg, v); }
 
 /* x.logical_not().logical_not() -> x: CMPNE[CMPNE[x:bool, True], True] */
 static const UOp *r_not_not(void *c, const UOp *u) {
@@ -415,6 +439,31 @@ static double unpack_half(uint16_t h) {
   return sign * ldexp(f + 1024.0, e - 25);
 }
 
+/* struct.pack's error for an int outside an int format's range (CPython's native formats) */
+static _Noreturn void struct_range_error(KG *k, char fmt, PyInt x) {
+  const char *m = "argument out of range";
+  switch (fmt) {
+    case 'b': m = "byte format requires -128 <= number <= 127"; break;
+    case 'B': m = "ubyte format requires 0 <= number <= 255"; break;
+    case 'h': m = "short format requires -32768 <= number <= 32767"; break;
+    case 'H': m = "ushort format requires 0 <= number <= 65535"; break;
+    case 'i': m = "'i' format requires -2147483648 <= number <= 2147483647"; break;
+    case 'I': if (x >= 0) m = "'I' format requires 0 <= number <= 4294967295"; break;
+    default: break;
+  }
+  kg_throw(&k->thr, ST_RAISED, "struct.error", "%s", m);
+}
+
+/* struct.pack(fmt, v) for an int format of `size` bytes, little endian */
+static void pack_int(KG *k, char fmt, int size, const Value *v, unsigned char *bytes) {
+  if (v->kind == V_FLOAT) kg_throw(&k->thr, ST_RAISED, "struct.error", "required argument is not an integer");
+  bool is_signed = fmt == 'b' || fmt == 'h' || fmt == 'i' || fmt == 'q';
+  PyInt x = num_i(v), top = (PyInt)1 << (8 * size - (is_signed ? 1 : 0));
+  if (is_signed ? (x < -top || x >= top) : (x < 0 || x >= top)) struct_range_error(k, fmt, x);
+  uint64_t u = (uint64_t)x; /* the low 64 bits, two's complement */
+  memcpy(bytes, &u, (size_t)size);
+}
+
 /* (UPat(Ops.BITCAST, name="root", src=(UPat.cvar("c"),)), fold_bitcast) */
 static const UOp *r_fold_bitcast(void *c, const UOp *u) {
   KG *k = c;
@@ -438,10 +487,7 @@ static const UOp *r_fold_bitcast(void *c, const UOp *u) {
     }
     else { uint16_t h = pack_half(k, f); memcpy(bytes, &h, 2); }
   } else if (from == '?') bytes[0] = value_truthy(v);
-  else {
-    int64_t i = num_i(v);
-    memcpy(bytes, &i, (size_t)fsz); /* little endian */
-  }
+  else pack_int(k, from, fsz, v, bytes);
   /* struct.unpack(to_fmt, ...) */
   const Value *out;
   if (to == 'd') { double f; memcpy(&f, bytes, 8); out = v_float(k->in, f); }
@@ -449,16 +495,20 @@ static const UOp *r_fold_bitcast(void *c, const UOp *u) {
   else if (to == 'e') { uint16_t h; memcpy(&h, bytes, 2); out = v_float(k->in, unpack_half(h)); }
   else if (to == '?') out = v_bool(k->in, bytes[0] != 0);
   else {
-    int64_t i = 0;
-    memcpy(&i, bytes, (size_t)tsz);
+    uint64_t u = 0;
+    memcpy(&u, bytes, (size_t)tsz);
     bool is_signed = to == 'b' || to == 'h' || to == 'i' || to == 'q';
-    if (tsz < 8) {
-      int sh = 64 - 8 * tsz;
-      i = is_signed ? (int64_t)((uint64_t)i << sh) >> sh : (int64_t)(((uint64_t)i << sh) >> sh);
-    } else if (!is_signed && i < 0) kg_unsupported(k, "a uint64 constant beyond int64");
-    out = v_int(k->in, i);
+    int sh = 64 - 8 * tsz;
+    if (is_signed) out = v_int(k->in, (int64_t)(u << sh) >> sh);
+    else out = v_pyint(k->in, u);
   }
   return uop_const_like(k, u, out);
+}
+
+/* Python `f == v` for a float f and a number v: an int is compared exactly */
+static bool float_eq_num(double f, const Value *v) {
+  if (v->kind == V_FLOAT) return f == v->u.f;
+  return f == floor(f) && fabs(f) < 0x1p127 && (PyInt)f == num_i(v);
 }
 
 /* simplify_pow(x, c) for (UPat.var("x").alu(Ops.POW, UPat.cvar("c", vec=False)), simplify_pow) */
@@ -476,14 +526,14 @@ static const UOp *r_pow_const(void *c, const UOp *u) {
   /* int(c.arg-0.5)+0.5 == c.arg */
   const Value *half = v_float(k->in, 0.5), *ah[2] = {a, half};
   const Value *am = exec_alu(k, OP_SUB, ah, 2);
-  if (trunc(num_f(am)) + 0.5 == f) {
+  if (float_eq_num(trunc(num_f(am)) + 0.5, a)) {
     const UOp *p = uop_alu2(k, OP_POW, x, uop_const_like(k, cc, am));
     return uop_alu2(k, OP_MUL, p, kg_uop1(k, OP_SQRT, x->dtype, NULL, x));
   }
   if (trunc(f) == f) { /* (y := x.pow(c.const_like(c.arg//2))) * y * (x if c.arg%2 == 1 else 1) */
     const Value *q, *odd;
     if (a->kind == V_FLOAT) q = v_float(k->in, floor(f / 2)), odd = v_bool(k->in, fmod(f, 2) == 1);
-    else q = v_int(k->in, num_i(a) >> 1), odd = v_bool(k->in, (num_i(a) & 1) == 1);
+    else q = v_pyint(k->in, num_i(a) >> 1), odd = v_bool(k->in, (num_i(a) & 1) == 1);
     const UOp *y = uop_alu2(k, OP_POW, x, uop_const_like(k, cc, q));
     const UOp *yy = uop_alu2(k, OP_MUL, y, y);
     return odd->u.b ? uop_alu2(k, OP_MUL, yy, x) : uop_binop_const(k, OP_MUL, yy, kv_int(k, 1), false);
@@ -498,7 +548,7 @@ static const UOp *r_const_pow(void *c, const UOp *u) {
   if (u->nsrc != 2 || u->src[0]->op != OP_CONST) return NULL;
   const UOp *cc = u->src[0], *x = u->src[1];
   double f = num_f(cc->arg);
-  if (arg_eq_int(cc->arg, 1)) return cc;
+  if (value_eq_int(cc->arg, 1)) return cc;
   if (!(f > 0)) return NULL;
   const UOp *m = uop_binop_const(k, OP_MUL, x, v_float(k->in, log2(f)), false);
   return kg_uop1(k, OP_EXP2, m->dtype, NULL, m);

@@ -211,19 +211,19 @@ bool kv_get_ints(const Value *v, uint32_t *n, int64_t *out) {
 /* dtypes.as_const */
 const Value *as_const(KG *k, const Value *b, const DType *dt) {
   if (dtype_is_int(dt)) {
-    if (b->kind == V_INT) return b;
+    if (value_is_int(b)) return b;
     if (b->kind == V_BOOL) return v_int(k->in, b->u.b);
     if (b->kind == V_FLOAT) {
       double f = b->u.f;
       if (isnan(f)) kg_throw(&k->thr, ST_RAISED, "ValueError", "cannot convert float NaN to integer");
       if (isinf(f)) kg_throw(&k->thr, ST_RAISED, "OverflowError", "cannot convert float infinity to integer");
-      if (!(f > -9.2e18 && f < 9.2e18)) kg_unsupported(k, "an integer constant beyond int64");
-      return v_int(k->in, (int64_t)f);
+      const Value *i = v_int_of_float(k->in, f);
+      if (!i) kg_unsupported(k, "an integer constant beyond 64 bits");
+      return i;
     }
   } else if (dtype_is_float(dt)) {
     if (b->kind == V_FLOAT) return b;
-    if (b->kind == V_INT) return v_float(k->in, (double)b->u.i);
-    if (b->kind == V_BOOL) return v_float(k->in, b->u.b ? 1.0 : 0.0);
+    if (value_is_number(b)) return v_float(k->in, value_to_double(b));
   } else {
     return v_bool(k->in, value_truthy(b));
   }
@@ -785,6 +785,12 @@ static void repr_into(KG *k, const Value *v, char *buf, size_t n, bool as_str) {
     case V_NONE: snprintf(buf, n, "None"); return;
     case V_BOOL: snprintf(buf, n, v->u.b ? "True" : "False"); return;
     case V_INT: snprintf(buf, n, "%lld", (long long)v->u.i); return;
+    case V_BIGINT: {
+      char text[PYINT_TEXT];
+      pyint_format(value_pyint(v), text);
+      snprintf(buf, n, "%s", text);
+      return;
+    }
     case V_FLOAT: py_float_repr(v->u.f, buf, n); return;
     case V_STR: snprintf(buf, n, as_str ? "%s" : "'%s'", v->u.str.s); return;
     case V_DTYPE: {

@@ -257,7 +257,7 @@ static const UOp *rule_push_through_reduce(void *ctx, const UOp *root) {
   for (int i = 0; i < n && i < ns; i++) /* `if s != u`: UOp.__bool__ of the comparison when symbolic */
     if (sint_cmp(SINT_NE, st10_shape(src_st)[i], output_shape[i])) new_axis[k++] = v_int(s->in, i);
   if (!v100_sym_ok(s)) return NULL;
-  const Value *out = st10_from_shape(s, n, output_shape);
+  const Value *out = st10_from_reduced_shape(s, swizzle_st, axis); /* ShapeTracker.from_shape(output_shape) */
   if (!out) return NULL;
   return v100_uop_view(s, v100_uop_r(s, src, root->arg->u.tuple.items[0], v_tuple(s->in, k, new_axis)), out);
 }

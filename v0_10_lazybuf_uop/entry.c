@@ -14,7 +14,7 @@ static void sched_init(Sched *s, const Capture *c, Arena *a, Interner *in, Statu
   codec_init(&s->codec, in, TG_0_10_0);
   st10_init(s);
   OMap *maps[] = {&s->var_vals, &s->assigns,
-                  &s->allbufs, &s->children, &s->st_add_cache, &s->st_simplify_cache, &s->st_json_cache, &s->st_full_cache};
+                  &s->allbufs, &s->st_reduce_cache, &s->st_add_cache, &s->st_unbound, &s->st_simplify_cache, &s->st_json_cache, &s->st_full_cache};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) omap_init(maps[i], a);
   s->none = v_none(in);
   s->void_dt = dt_void;

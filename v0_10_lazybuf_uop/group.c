@@ -22,7 +22,7 @@ static const UOp *allbuf(Sched *s, const UOp *b) { return v100_idcache_get(&s->a
 
 static OMap *children_of(Sched *s, const UOp *b) {
   static OMap empty; /* a defaultdict's fresh empty entry: never written */
-  OMap *kids = omap_get(&s->children, omap_ptr(b));
+  OMap *kids = (OMap *)v100_idcache_get(&s->children, b);
   return kids ? kids : &empty;
 }
 

@@ -116,7 +116,7 @@ typedef struct Sched {
   OMap assigns;            /* set of BUFFER uops assigned to */
   OMap allbufs;            /* BUFFER uop -> its VIEW(BUFFER, op) node (iterated in order) */
   IdCache allbuf_of;       /* the same, for lookups */
-  OMap children;           /* BUFFER uop -> OMap* (set of child BUFFER uops) */
+  IdCache children;        /* BUFFER uop -> OMap* (set of child BUFFER uops); looked up, never iterated */
   /* caches of UOp properties (functools.cached_property in Python) */
   IdCache st_cache;        /* UOp -> V_ST Value, or &st_none */
   IdCache unsafe_cache;    /* UOp -> 1 + (has an UnsafePad op among sparents) */
@@ -126,9 +126,11 @@ typedef struct Sched {
   RewriteContext view_left_rc, view_right_rc;
   Sched *rc_self;
   IdCache reduce_free;     /* BUFFER uop -> 1: no REDUCE_AXIS at or above it, 2: some (group.c) */
-  OMap st_add_cache;       /* (st, st) tuple -> st + st */
+  OMap st_add_cache;       /* st a -> OMap* (st b -> a + b) */
   OMap st_simplify_cache;  /* st -> st.simplify() */
+  OMap st_unbound;         /* set of sts without Variables (st.unbind() is st, nothing to record) */
   OMap st_full_cache;      /* st -> ShapeTracker.from_shape(st.shape) */
+  OMap st_reduce_cache;    /* st -> OMap* (axis tuple -> st10_from_reduced_shape) */
   OMap st_json_cache;      /* ShapeTracker -> its JSON encoding */
   /* scratch memory reused by the walks of uops.c */
   Marks seen;              /* v100_uop_sparents' stamps */
@@ -186,7 +188,11 @@ static inline void v100_ustack_push(Sched *s, UStack *st, const UOp *u) {
   st->items[st->n++] = u;
 }
 static inline const void *v100_idcache_get(const IdCache *c, const UOp *u) { return u->id < c->cap ? c->val[u->id] : NULL; }
-void v100_idcache_put(Sched *s, IdCache *c, const UOp *u, const void *v);
+void v100_idcache_grow(Sched *s, IdCache *c, const UOp *u);
+static inline void v100_idcache_put(Sched *s, IdCache *c, const UOp *u, const void *v) {
+  if (u->id >= c->cap) v100_idcache_grow(s, c, u);
+  c->val[u->id] = v;
+}
 bool v100_op_in_alu(Op op);        /* GroupOp.ALU */
 bool v100_op_in_meta(Op op);       /* GroupOp.Meta */
 bool v100_op_in_buffer(Op op);     /* GroupOp.Buffer */

@@ -54,6 +54,33 @@ const Value *st10_from_shape_of(Sched *s, const Value *st) {
   return r;
 }
 
+/* the memo of a function of two interned values (a, b): outer[a], a map by b (made on first use) */
+static OMap *memo_by_second(Sched *s, OMap *outer, const Value *a) {
+  OMap *by_b = omap_get(outer, omap_ptr(a));
+  if (!by_b) {
+    by_b = arena_alloc(s->a, sizeof *by_b);
+    omap_init(by_b, s->a);
+    omap_put(outer, omap_ptr(a), by_b);
+  }
+  return by_b;
+}
+
+/* the same, remembered per (st, axis) */
+const Value *st10_from_reduced_shape(Sched *s, const Value *st, const Value *axis) {
+  OMap *by_axis = memo_by_second(s, &s->st_reduce_cache, st);
+  const Value *r = omap_get(by_axis, omap_ptr(axis));
+  if (r) return r;
+  int n = st10_ndim(st);
+  sint *shape = arena_array(s->a, (size_t)n + 1, sizeof *shape);
+  memcpy(shape, st10_shape(st), (size_t)n * sizeof *shape);
+  for (size_t k = 0; k < axis->u.tuple.n; k++) {
+    int64_t ax = axis->u.tuple.items[k]->u.i;
+    if (ax >= 0 && ax < n) shape[ax] = sint_int(1);
+  }
+  if ((r = st10_from_shape(s, n, shape))) omap_put(by_axis, omap_ptr(axis), (void *)r);
+  return r;
+}
+
 const Value *st10_from_views(Sched *s, int n, const View *const *views) { return intern_views(s, n, views); }
 
 /* ShapeTracker.simplify, remembered per ShapeTracker */
@@ -70,6 +97,7 @@ const Value *st10_simplify(Sched *s, const Value *st) {
 }
 
 const Value *st10_unbind(Sched *s, const Value *st) {
+  if (omap_has(&s->st_unbound, omap_ptr(st))) return st;
   enum { CAP = 64 };
   sint vars[CAP];
   int64_t vals[CAP];
@@ -83,21 +111,21 @@ const Value *st10_unbind(Sched *s, const Value *st) {
     const UOp *u = v100_define_var(s, var->name, strlen(var->name), var->lo, var->hi);
     omap_put(&s->var_vals, omap_ptr(u), (void *)v_int(s->in, vals[k]));
   }
+  if (n == 0 && r == get(st)) omap_put(&s->st_unbound, omap_ptr(st), (void *)1);
   return r == get(st) ? st : v_st(s->in, r);
 }
 
-/* st_add, remembered per pair (a pure function of two interned values) */
+/* st_add, remembered per pair (a pure function of two interned values): by a, then by b */
 const Value *st10_add(Sched *s, const Value *a, const Value *b) {
-  const Value *pair[2] = {a, b};
-  uint64_t key = omap_ptr(v_tuple(s->in, 2, pair));
-  const Value *r = omap_get(&s->st_add_cache, key);
+  OMap *by_b = memo_by_second(s, &s->st_add_cache, a);
+  const Value *r = omap_get(by_b, omap_ptr(b));
   if (r) return r;
   StError e;
   st_error_clear(&e);
   const ShapeTracker *sum = st_add(s->a, TG_0_10_0, get(a), get(b), &e);
   if (!check(s, &e)) return NULL;
   r = v_st(s->in, sum);
-  omap_put(&s->st_add_cache, key, (void *)r);
+  omap_put(by_b, omap_ptr(b), (void *)r);
   return r;
 }
 

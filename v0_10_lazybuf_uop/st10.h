@@ -28,6 +28,8 @@ bool st10_same_shape(const Value *a, const Value *b);
 
 const Value *st10_from_shape(Sched *s, int n, const sint *shape);          /* ShapeTracker.from_shape */
 const Value *st10_from_shape_of(Sched *s, const Value *st);                 /* ShapeTracker.from_shape(st.shape) */
+/* ShapeTracker.from_shape(tuple(1 if i in axis else s for i,s in enumerate(st.shape))), axis a tuple of ints */
+const Value *st10_from_reduced_shape(Sched *s, const Value *st, const Value *axis);
 const Value *st10_from_views(Sched *s, int n, const View *const *views);   /* ShapeTracker(views) */
 const Value *st10_add(Sched *s, const Value *a, const Value *b);           /* a + b */
 const Value *st10_simplify(Sched *s, const Value *st);                     /* st.simplify() */

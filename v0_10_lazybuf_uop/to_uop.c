@@ -76,11 +76,11 @@ static void record_op_buffer(Sched *s, const InLB *lb, const UOp *ubuf, const UO
   for (uint32_t i = 0; i < op->nsrc; i++) {
     const UOp *x = v100_u_base(op->src[i]);
     if (!v100_is_scheduled(x)) continue;
-    OMap *kids = omap_get(&s->children, omap_ptr(x->src[0]));
+    OMap *kids = (OMap *)v100_idcache_get(&s->children, x->src[0]);
     if (!kids) {
       kids = arena_alloc(s->a, sizeof *kids);
       omap_init(kids, s->a);
-      omap_put(&s->children, omap_ptr(x->src[0]), kids);
+      v100_idcache_put(s, &s->children, x->src[0], kids);
     }
     omap_put(kids, omap_ptr(ubuf), (void *)1);
   }

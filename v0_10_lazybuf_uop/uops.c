@@ -35,16 +35,14 @@ void v100_ustack_grow(Sched *s, UStack *st) {
   st->items = bigger, st->cap = cap;
 }
 
-void v100_idcache_put(Sched *s, IdCache *c, const UOp *u, const void *v) {
-  if (u->id >= c->cap) {
-    size_t cap = c->cap ? c->cap * 2 : 64;
-    while (cap <= u->id) cap *= 2;
-    if (cap < uop_count(s->in)) cap = uop_count(s->in);
-    const void **bigger = arena_array(s->a, cap, sizeof *bigger);
-    if (c->cap) memcpy(bigger, c->val, c->cap * sizeof *bigger);
-    c->val = bigger, c->cap = cap;
-  }
-  c->val[u->id] = v;
+/* room in c for u's id */
+void v100_idcache_grow(Sched *s, IdCache *c, const UOp *u) {
+  size_t cap = c->cap ? c->cap * 2 : 64;
+  while (cap <= u->id) cap *= 2;
+  if (cap < uop_count(s->in)) cap = uop_count(s->in);
+  const void **bigger = arena_array(s->a, cap, sizeof *bigger);
+  if (c->cap) memcpy(bigger, c->val, c->cap * sizeof *bigger);
+  c->val = bigger, c->cap = cap;
 }
 
 /* ---- GroupOp ---- */
@@ -119,12 +117,13 @@ const UOp *v100_uop_r(Sched *s, const UOp *u, const Value *op, const Value *axis
 
 /* dtypes.as_const(val, dtype) for a scalar value */
 const Value *v100_as_const(Sched *s, const Value *v, const DType *dt) {
-  double f = v->kind == V_FLOAT ? v->u.f : v->kind == V_INT ? (double)v->u.i : v->kind == V_BOOL ? v->u.b : 0;
+  double f = value_to_double(v);
   if (dtype_is_int(dt)) {
-    if (v->kind == V_INT) return v;
+    if (value_is_int(v)) return v;
     if (v->kind == V_BOOL) return v_int(s->in, v->u.b);
-    if (!isfinite(f) || fabs(f) >= 9.2e18) { v100_sched_unsupported(s, "int() of a non-representable float"); return NULL; }
-    return v_int(s->in, (int64_t)f);
+    const Value *i = v_int_of_float(s->in, f);
+    if (!i) v100_sched_unsupported(s, "int() of a non-representable float");
+    return i;
   }
   if (dtype_is_float(dt)) return v->kind == V_FLOAT ? v : v_float(s->in, f == 0 ? 0.0 : f);
   return v_bool(s->in, v->kind == V_BOOL ? v->u.b : f != 0);
@@ -166,16 +165,7 @@ static const Value *st_from_sources(Sched *s, const UOp *u) {
     if (!first) first = x;
   }
   if (!first) { v100_sched_raise(s, "IndexError", "list index out of range"); return NULL; }
-  if (u->op != OP_REDUCE_AXIS) return first;
-  int n = st10_ndim(first);
-  sint *shape = arena_array(s->a, (size_t)n + 1, sizeof *shape);
-  memcpy(shape, st10_shape(first), (size_t)n * sizeof *shape);
-  const Value *axis = v100_axis_arg(u);
-  for (size_t k = 0; k < axis->u.tuple.n; k++) {
-    int64_t ax = axis->u.tuple.items[k]->u.i;
-    if (ax >= 0 && ax < n) shape[ax] = sint_int(1);
-  }
-  return st10_from_shape(s, n, shape);
+  return u->op == OP_REDUCE_AXIS ? st10_from_reduced_shape(s, first, v100_axis_arg(u)) : first;
 }
 
 /* the st of a node whose value needs no sources' st, or NULL */
@@ -297,7 +287,7 @@ size_t v100_uop_sparents(Sched *s, const UOp *root, const UOp ***out) {
     Frame *f = &stack[n - 1];
     if (f->next == f->u->nsrc) { n--; continue; }
     const UOp *c = f->u->src[f->next++];
-    if (stamp[c->id] == expanded) continue;
+    if (!c->nsrc || stamp[c->id] == expanded) continue; /* a leaf has nothing to list */
     stamp[c->id] = expanded;
     list_sources(s, stamp, listed, c);
     if (n == cap) {
@@ -363,6 +353,11 @@ static const char *value_text(Sched *s, const Value *v, bool top) {
     case V_NONE: return "None";
     case V_BOOL: return v->u.b ? "True" : "False";
     case V_INT: return arena_printf(s->a, "%lld", (long long)v->u.i);
+    case V_BIGINT: {
+      char text[PYINT_TEXT];
+      pyint_format(value_pyint(v), text);
+      return arena_strdup(s->a, text);
+    }
     case V_FLOAT: return float_repr(s, v->u.f);
     case V_STR: return top ? arena_strndup(s->a, v->u.str.s, v->u.str.n) : arena_printf(s->a, "'%.*s'", (int)v->u.str.n, v->u.str.s);
     case V_DTYPE: return dtype_py_repr(s, v->u.dtype);

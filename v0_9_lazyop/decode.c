@@ -154,7 +154,7 @@ static bool decode_arg(Dec *d, const JVal *j, Op op, const char *place, const Va
   }
   if (!(*out = value_from_json(&d->s->codec, j, place, d->st))) return false;
   if (op == OP_LOADOPS_CONST && (*out)->kind == V_SYM) return true;   /* a Variable: decode_const_var */
-  if (op == OP_LOADOPS_CONST && (*out)->kind != V_INT && (*out)->kind != V_FLOAT && (*out)->kind != V_BOOL)
+  if (op == OP_LOADOPS_CONST && !value_is_number(*out))
     return bad(d, place, "a CONST arg must be an int, float or bool");
   if (op == OP_ASSIGN && (*out)->kind != V_TUPLE) return bad(d, place, "an ASSIGN arg must be [] or [ST]");
   if (op == OP_ASSIGN && (*out)->u.tuple.n && (*out)->u.tuple.items[0]->kind != V_ST)
@@ -185,6 +185,10 @@ static bool decode_srcs(Dec *d, const JVal *j, LazyBuffer *lb, LazyBuffer *all, 
     int si = 0;
     if (!index_of(d, j->u.arr[k], d->s->inp->nlbs, lb->index, place, &si)) return false;
     lb->srcs[k] = &all[si];
+    LazyBuffer *parent = all[si].base;   /* decoded already: sources come earlier */
+    bool again = false;
+    for (int i = 0; i < k && !again; i++) again = lb->srcs[i]->base == parent;
+    if (!again) parent->nreaders++;
   }
   return true;
 }
@@ -318,6 +322,23 @@ static bool decode_context(Dec *d) {
   return true;
 }
 
+/* _graph_schedule's children[base] gets each reader at most once
+ * (graph_schedule.c add_child): every list gets its room up front, all in
+ * one block in post-order, so none grows and the walks over children read
+ * adjacent memory. */
+static void reserve_children(Sched91 *s, Input91 *inp) {
+  size_t total = 0;
+  for (int i = 0; i < inp->nlbs; i++) total += (size_t)inp->lbs[i].nreaders;
+  LazyBuffer **block = arena_array(s->a, total ? total : 1, sizeof *block);
+  for (int i = 0; i < inp->nlbs; i++) {
+    LazyBuffer *lb = &inp->lbs[i];
+    if (!lb->nreaders) continue;
+    lb->children.items = block;
+    lb->children.cap = (size_t)lb->nreaders;
+    block += lb->nreaders;
+  }
+}
+
 bool decode_input91(Sched91 *s, const Capture *c, Input91 *inp, Status *st) {
   Dec d = {.s = s, .c = c, .st = st};
   memset(inp, 0, sizeof *inp);
@@ -328,10 +349,13 @@ bool decode_input91(Sched91 *s, const Capture *c, Input91 *inp, Status *st) {
   if (!array_len(&d, jb, "buffers", &inp->nbuffers) || !array_len(&d, jl, "lazybuffers", &inp->nlbs)) return false;
   inp->buffers = arena_array(s->a, inp->nbuffers ? (size_t)inp->nbuffers : 1, sizeof *inp->buffers);
   inp->lbs = arena_array(s->a, inp->nlbs ? (size_t)inp->nlbs : 1, sizeof *inp->lbs);
+  /* a 0.9.1 schedule makes ~0.1-0.4 UOps and ~0.1 Values per LazyBuffer: size the tables once */
+  interner_reserve(s->in, (size_t)inp->nlbs / 2, (size_t)inp->nlbs / 4);
   for (int i = 0; i < inp->nbuffers; i++)
     if (!decode_buffer(&d, jb->u.arr[i], i, inp->buffers)) return false;
   for (int i = 0; i < inp->nlbs; i++)
     if (!decode_lazybuffer(&d, jl->u.arr[i], i, inp->lbs)) return false;
+  reserve_children(s, inp);
   if (!decode_lb_list(&d, json_get(in, "outs"), "outs", &inp->outs, &inp->nouts)) return false;
   const JVal *seen = json_get(in, "seen");
   if (seen && seen->kind != J_NULL && !decode_lb_list(&d, seen, "seen", &inp->seen, &inp->nseen)) return false;

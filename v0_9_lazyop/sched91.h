@@ -59,6 +59,7 @@ struct LazyBuffer {
   /* _graph_schedule's dicts and sets keyed by LazyBuffer, kept on the key */
   bool in_realizes, in_allbufs, in_simple_pads, in_seen;
   int index;                 /* position in input.lazybuffers (post-order) */
+  int nreaders;              /* bases whose sources name this base: room kept in children */
   LbList children;            /* children[self]: an ordered dict */
   const char *device;        /* interned */
   const DType *dtype;        /* mutable (image fallback) */

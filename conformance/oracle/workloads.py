@@ -7,7 +7,8 @@ graphs (ResNet-50 train step, GPT-2 small forward+backward, deep MLP + Adam)
 that are only scheduled (Tensor.schedule), never run.  SUITES["symbolic"]:
 programs with bound Variables in shapes and as values (conformance/corpus,
 recorded with --dedupe).  SUITES["images"]: image-dtype graphs, only
-scheduled (conformance/corpus-extra).
+scheduled (conformance/corpus-extra).  SUITES["bigint"]: uint64 constants
+above int64, only scheduled (conformance/corpus-extra).
 
 Each workload is a function without arguments; the recorder seeds random,
 numpy and Tensor.manual_seed before calling it.  Inputs are made from numpy
@@ -695,4 +696,47 @@ def img_small_net():
 
 IMAGES = [(f.__name__, f) for f in (img_dot, img_conv2d, img_small_net)]
 
-SUITES = {"workloads": WORKLOADS, "big": BIG, "symbolic": SYMBOLIC, "images": IMAGES}
+# ------------------------------------------------------------------ big ints (suite "bigint", corpus-extra)
+# uint64 constants above int64 (Python ints in [2**63, 2**64)): a CONST arg the C schedulers cannot hold in an
+# int64, on its own and through each release's constant folding (0.9.1/0.10.0 fold in the lazy graph before the
+# scheduler, 0.10.2 in the scheduler's `sym` rules).  Only scheduled: 0.9.1's CLANG renderer rejects such literals.
+
+U64_MAX = 2**64 - 1
+
+
+def _schedule_each(*makers):
+  """Schedule each tensor a maker builds, made contiguous (so that a constant gets a kernel).  A maker using an
+  operator this release's Tensor lacks (0.9.1 has no // or & on tensors, no idiv) is left out."""
+  for make in makers:
+    try: t = make()
+    except (TypeError, AttributeError): continue
+    schedule_only(t.contiguous())
+
+
+def big_const():
+  """A uint64 constant above int64 alone and folded with small constants: x+0, x*1, x//1 keep it, x-1, x//2,
+  comparisons, max, bit ops and casts fold it, x+1 and x*2 overflow uint64 (2**64, 2**65-2 in 0.10.2)."""
+  x = lambda: Tensor(U64_MAX, dtype=dtypes.uint64)
+  _schedule_each(x, lambda: Tensor(2**63, dtype=dtypes.uint64), lambda: Tensor(1e19, dtype=dtypes.uint64),
+                 lambda: x() + 0, lambda: x() * 1, lambda: x() // 1, lambda: x().idiv(1), lambda: x() - 1,
+                 lambda: x() // 2, lambda: x() < 5, lambda: x() == U64_MAX, lambda: x().maximum(7), lambda: x() & 255,
+                 lambda: x() ^ 1, lambda: x() >> 60, lambda: x() << 1, lambda: x() + 1, lambda: x() * 2, lambda: -x(),
+                 lambda: x().cast(dtypes.float64), lambda: x().cast(dtypes.int64), lambda: x().cast(dtypes.bool),
+                 lambda: x().bitcast(dtypes.int64), lambda: x().bitcast(dtypes.float64),
+                 lambda: Tensor(-1, dtype=dtypes.int64).bitcast(dtypes.uint64),
+                 lambda: Tensor(-2.0, dtype=dtypes.float64).bitcast(dtypes.uint64),
+                 lambda: Tensor(1.5e19, dtype=dtypes.float64).cast(dtypes.uint64))
+
+
+def big_const_tensor():
+  """uint64 buffers combined with constants above int64 (no folding: the constant stays a CONST in the kernel)."""
+  y = Tensor(np.array([1, 2, 3], dtype=np.uint64)).realize()
+  _schedule_each(lambda: y + 2**63, lambda: y * U64_MAX, lambda: y ^ U64_MAX, lambda: y.maximum(2**63),
+                 lambda: y < 2**63, lambda: y == U64_MAX, lambda: (y < 2).where(U64_MAX, y),
+                 lambda: Tensor.full((2, 3), 2**63 + 5, dtype=dtypes.uint64).sum(),
+                 lambda: Tensor.full((3,), U64_MAX, dtype=dtypes.uint64) // y)
+
+
+BIGINT = [(f.__name__, f) for f in (big_const, big_const_tensor)]
+
+SUITES = {"workloads": WORKLOADS, "big": BIG, "symbolic": SYMBOLIC, "images": IMAGES, "bigint": BIGINT}

@@ -37,6 +37,38 @@ static void json_keeps_int_and_float_apart(void **state) {
   arena_free(&a);
 }
 
+/* A Python int can be any size: beyond uint64 it is read as its text (J_BIGNUM) and written back unchanged. */
+static void json_reads_integers_of_any_size(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  const char *text = "[9223372036854775807, 9223372036854775808, 18446744073709551616, -9223372036854775808,"
+                     " -9223372036854775809, \"18446744073709551616\", 1e30, 123456789012345678901234567890]";
+  JVal *v = parse(&a, text);
+  assert_non_null(v);
+  static const JKind kinds[] = {J_INT, J_UINT, J_BIGNUM, J_INT, J_BIGNUM, J_STR, J_FLOAT, J_BIGNUM};
+  for (size_t i = 0; i < 8; i++) assert_int_equal(v->u.arr[i]->kind, kinds[i]);
+  assert_false(json_equal(v->u.arr[2], v->u.arr[5])); /* 2**64 is not "2**64" */
+  assert_true(json_equal(v->u.arr[2], parse(&a, "18446744073709551616")));
+  char *s = json_to_string(v, NULL);
+  assert_string_equal(s, "[9223372036854775807, 9223372036854775808, 18446744073709551616, -9223372036854775808,"
+                         " -9223372036854775809, \"18446744073709551616\", 1e+30, 123456789012345678901234567890]");
+  free(s);
+  assert_null(parse(&a, "[012345678901234567890123]")); /* still malformed */
+  /* a big document (its parser buffers come from the arena pool) read again with its big int quoted */
+  size_t n = 40000;
+  char *big = malloc(2 * n + 64);
+  for (size_t i = 0; i < n; i++) big[2 * i] = i ? ',' : '[', big[2 * i + 1] = '7';
+  strcpy(big + 2 * n, ",-123456789012345678901234567890]");
+  v = parse(&a, big);
+  free(big);
+  assert_non_null(v);
+  assert_int_equal(v->n, n + 1);
+  assert_int_equal(v->u.arr[n]->kind, J_BIGNUM);
+  assert_true(json_equal(v->u.arr[n], parse(&a, "-123456789012345678901234567890")));
+  arena_free(&a);
+}
+
 static void json_rejects_malformed_input(void **state) {
   (void)state;
   Arena a;
@@ -137,6 +169,50 @@ static void uops_are_hash_consed(void **state) {
   assert_ptr_equal(uop2(&in, OP_ADD, dt_float, NULL, x, y), uop2(&in, OP_ADD, dt_float, v_none(&in), y, x));
   const Value *items[2] = {v_int(&in, 1), v_str(&in, "a")};
   assert_ptr_equal(v_tuple(&in, 2, items), v_tuple(&in, 2, items));
+  arena_free(&a);
+}
+
+/* Python ints outside int64 (a uint64 CONST's arg, a folded 2**64) are one Value each, equal only to the same
+ * int, never to a float; they are read from and written as the same JSON integer; beyond 128 bits they are
+ * unsupported. */
+static void ints_above_int64_are_values_of_their_own(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  Interner in;
+  interner_init(&in, &a);
+  const Value *big = v_pyint(&in, UINT64_MAX), *top = v_pyint(&in, (PyInt)1 << 63);
+  assert_int_equal(big->kind, V_BIGINT);
+  assert_ptr_equal(big, v_pyint(&in, UINT64_MAX));
+  assert_ptr_not_equal(big, top);
+  assert_ptr_equal(v_pyint(&in, INT64_MAX), v_int(&in, INT64_MAX)); /* one int, one Value */
+  assert_ptr_not_equal(top, v_float(&in, 0x1p63));                  /* 2**63 and 2.0**63 stay apart */
+  assert_ptr_equal(v_int_of_float(&in, 0x1p63), top);               /* int(2.0**63) */
+  assert_true(value_pyint(v_int_of_float(&in, -0x1p100)) == -((PyInt)1 << 100));
+  assert_null(v_int_of_float(&in, 0x1p127));
+  assert_true(value_is_int(big) && value_is_number(big) && value_truthy(big));
+  assert_false(value_eq_int(big, -1));                               /* not the same bits as -1 */
+  assert_true(value_to_double(big) == 0x1p64);                      /* float(2**64-1) rounds */
+  assert_ptr_not_equal(uop0(&in, OP_CONST, dt_ulong, big), uop0(&in, OP_CONST, dt_ulong, v_int(&in, -1)));
+  Codec c;
+  codec_init(&c, &in, TG_0_10_2);
+  Status st = {0};
+  const Value *read = value_from_json(&c, parse(&a, "18446744073709551615"), "arg", &st);
+  assert_ptr_equal(read, big);
+  char *s = json_to_string(value_to_json(&c, v_tuple(&in, 1, &read)), NULL);
+  assert_string_equal(s, "[18446744073709551615]");
+  free(s);
+  const char *texts[] = {"-9223372036854775809", "18446744073709551616", "-170141183460469231731687303715884105728",
+                         "170141183460469231731687303715884105727"};
+  for (size_t i = 0; i < 4; i++) {
+    read = value_from_json(&c, parse(&a, texts[i]), "arg", &st);
+    assert_int_equal(read->kind, V_BIGINT);
+    s = json_to_string(value_to_json(&c, read), NULL);
+    assert_string_equal(s, texts[i]);
+    free(s);
+  }
+  assert_null(value_from_json(&c, parse(&a, "170141183460469231731687303715884105728"), "arg", &st)); /* 2**127 */
+  assert_int_equal(st.kind, ST_UNSUPPORTED);
   arena_free(&a);
 }
 
@@ -244,10 +320,12 @@ static void a_million_node_chain_loads_without_recursion(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(json_keeps_int_and_float_apart),
+    cmocka_unit_test(json_reads_integers_of_any_size),
     cmocka_unit_test(json_rejects_malformed_input),
     cmocka_unit_test(omap_iterates_in_insertion_order_like_a_dict),
     cmocka_unit_test(omap_small_and_large_maps_behave_like_a_dict),
     cmocka_unit_test(uops_are_hash_consed),
+    cmocka_unit_test(ints_above_int64_are_values_of_their_own),
     cmocka_unit_test(dtypes_parse_and_print_per_version),
     cmocka_unit_test(graphs_round_trip_and_compare_structurally),
     cmocka_unit_test(graph_decode_names_bad_places),

@@ -1,8 +1,8 @@
 /* test_v0_10_2_schedule.c — behaviour of generation 0.10.2's scheduler on
  * small captures (each recorded from tinygrad v0.10.2): two unrealized
  * buffers added in one kernel with its becomes_map, the error of a permuted
- * augmented assign, constant folding, a shape bound to a Variable, and bad
- * input. */
+ * augmented assign, constant folding (also of a uint64 constant above
+ * int64), a shape bound to a Variable, and bad input. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -44,6 +44,15 @@ static const char *const_add =
   "{\"name\": \"const#0\", " CTX ", \"input\": {\"buffers\": [], \"graph\": {\"nodes\": ["
   "[\"Ops.DEVICE\", \"void\", \"CPU\", []], [\"Ops.VIEW\", \"void\", " ST0 ", [0]], [\"Ops.CONST\", \"float\", 2.0, [1]],"
   "[\"Ops.CONST\", \"float\", 3.0, [1]], [\"Ops.ADD\", \"float\", null, [2, 3]], [\"Ops.SINK\", \"void\", null, [4]]],"
+  " \"roots\": [5]}, \"node_buffer\": [], \"metadata\": [], \"memory_planner_bufs\": []}}";
+
+/* (Tensor(2**64-1, dtype=dtypes.uint64) // Tensor(1, dtype=dtypes.uint64)).realize(): a Python int above
+ * int64 as a CONST arg; the test puts other ops and constants in place of IDIV and 1 */
+static const char *u64_max_idiv_one =
+  "{\"name\": \"u64#0\", " CTX ", \"input\": {\"buffers\": [], \"graph\": {\"nodes\": ["
+  "[\"Ops.DEVICE\", \"void\", \"CPU\", []], [\"Ops.VIEW\", \"void\", " ST0 ", [0]],"
+  "[\"Ops.CONST\", \"ulong\", 18446744073709551615, [1]], [\"Ops.CONST\", \"ulong\", 1, [1]],"
+  "[\"Ops.IDIV\", \"ulong\", null, [2, 3]], [\"Ops.SINK\", \"void\", null, [4]]],"
   " \"roots\": [5]}, \"node_buffer\": [], \"metadata\": [], \"memory_planner_bufs\": []}}";
 
 /* a = Tensor.empty(3, 3).realize(); i = Variable("i", 1, 10).bind(3); a.reshape(3, i).half().realize() */
@@ -166,6 +175,67 @@ static void constants_fold_and_nothing_runs(void **state) {
   arena_free(&r.arena);
 }
 
+/* The arg of the CONST node 4 becomes (the capture folds to one constant). */
+static void assert_folds_to(Run *r, const char *arg) {
+  assert_true(r->ok);
+  const JVal *bm = json_get(r->result, "becomes_map");
+  assert_int_equal(bm->n, 1);
+  assert_int_equal(bm->u.arr[0]->u.arr[0]->u.i, 4);
+  const JVal *g = bm->u.arr[0]->u.arr[1], *nodes = json_get(g, "nodes");
+  const JVal *root = nodes->u.arr[json_get(g, "roots")->u.arr[0]->u.i];
+  assert_string_equal(root->u.arr[0]->u.s, "Ops.CONST");
+  assert_json(r, root->u.arr[2], arg);
+}
+
+/* 2**64-1 OP c folded by 0.10.2's sym rules as Python computes it (results checked against tinygrad 0.10.2's
+ * exec_alu, which does not truncate here): results outside int64 stay exact, one beyond 128 bits is
+ * unsupported, never wrapped */
+static void a_uint64_constant_above_int64_folds_like_a_python_int(void **state) {
+  (void)state;
+  static const struct { const char *op, *c, *arg; } cases[] = {
+    {"IDIV", "1", "18446744073709551615"},   /* x//1 -> x */
+    {"MUL", "1", "18446744073709551615"},    /* x*1 -> x */
+    {"ADD", "0", "18446744073709551615"},    /* x+0 -> x */
+    {"MUL", "0", "0"},                       /* x*0 -> 0 */
+    {"ADD", "-1", "18446744073709551614"},   /* exec_alu from here on */
+    {"IDIV", "2", "9223372036854775807"},
+    {"MOD", "10", "5"},
+    {"XOR", "1", "18446744073709551614"},
+    {"AND", "-2", "18446744073709551614"},
+    {"SHR", "60", "15"},
+    {"MAX", "7", "18446744073709551615"},
+    {"ADD", "1", "18446744073709551616"},    /* 2**64: no uint64 wrap */
+    {"MUL", "2", "36893488147419103230"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char op[64], c[64], *text = malloc(strlen(u64_max_idiv_one) + 64);
+    snprintf(op, sizeof op, "\"Ops.%s\", \"ulong\", null", cases[i].op);
+    snprintf(c, sizeof c, "\"ulong\", %s, [1]]", cases[i].c);
+    const char *one = "\"ulong\", 1, [1]]", *at = strstr(u64_max_idiv_one, one);
+    sprintf(text, "%.*s%s%s", (int)(at - u64_max_idiv_one), u64_max_idiv_one, c, at + strlen(one));
+    Run r;
+    run(&r, text, "\"Ops.IDIV\", \"ulong\", null", op);
+    free(text);
+    if (!r.ok) fprintf(stderr, "%s %s: %s\n", cases[i].op, cases[i].c, r.st.msg);
+    assert_folds_to(&r, cases[i].arg);
+    arena_free(&r.arena);
+  }
+  /* (2**64-1)**2 needs 129 bits */
+  Run r;
+  run(&r, u64_max_idiv_one, "[\"Ops.IDIV\", \"ulong\", null, [2, 3]]", "[\"Ops.MUL\", \"ulong\", null, [2, 2]]");
+  assert_false(r.ok);
+  assert_int_equal(r.st.kind, ST_UNSUPPORTED);
+  arena_free(&r.arena);
+  /* BITCAST to long packs it as 'Q' and unpacks 'q': -1 */
+  run(&r, u64_max_idiv_one, "[\"Ops.IDIV\", \"ulong\", null, [2, 3]]", "[\"Ops.BITCAST\", \"long\", null, [2]]");
+  assert_folds_to(&r, "-1");
+  arena_free(&r.arena);
+  /* CAST to double: float(2**64-1) */
+  run(&r, u64_max_idiv_one, "[\"Ops.IDIV\", \"ulong\", null, [2, 3]]", "[\"Ops.CAST\", \"double\", null, [2]]");
+  assert_folds_to(&r, "1.8446744073709552e+19");
+  arena_free(&r.arena);
+}
+
 static void a_bound_shape_unbinds_into_var_vals(void **state) {
   (void)state;
   Run r;
@@ -215,6 +285,7 @@ int main(void) {
     cmocka_unit_test(the_ast_stores_the_sum_of_two_loads),
     cmocka_unit_test(permuted_augmented_assign_raises),
     cmocka_unit_test(constants_fold_and_nothing_runs),
+    cmocka_unit_test(a_uint64_constant_above_int64_folds_like_a_python_int),
     cmocka_unit_test(a_bound_shape_unbinds_into_var_vals),
     cmocka_unit_test(bad_input_names_the_place),
   };
