@@ -19,10 +19,11 @@ extern "C" {
 
 namespace {
 
-/* The strings stored once per document: an open-addressing table kept for
- * the thread and emptied in O(1) per document by bumping a generation. */
+/* The strings stored once per document, each with the JVal that stands
+ * for it as a value: an open-addressing table kept for the thread and
+ * emptied in O(1) per document by bumping a generation. */
 struct StringTable {
-  struct Slot { const char *s; uint32_t n; uint32_t gen; uint64_t hash; };
+  struct Slot { const char *s; uint32_t n; uint32_t gen; uint64_t hash; JVal *val; };
   std::vector<Slot> slots = std::vector<Slot>(1024);
   uint32_t gen = 0;
   size_t used = 0;
@@ -48,26 +49,36 @@ struct StringTable {
       if (slot.gen == gen) place(slot);
   }
 
-  void place(const Slot &slot) {
+  Slot *place(const Slot &slot) {
     size_t mask = slots.size() - 1, i = slot.hash & mask;
     while (slots[i].gen == gen) i = (i + 1) & mask;
     slots[i] = slot;
+    return &slots[i];
   }
 
-  /* The stored copy of s, or NULL when absent. */
-  const char *find(std::string_view s, uint64_t hash) const {
+  /* The slot of s, or NULL when absent. */
+  Slot *find(std::string_view s, uint64_t hash) {
     size_t mask = slots.size() - 1, i = hash & mask;
     for (; slots[i].gen == gen; i = (i + 1) & mask)
       if (slots[i].hash == hash && slots[i].n == s.size() && std::memcmp(slots[i].s, s.data(), s.size()) == 0)
-        return slots[i].s;
+        return &slots[i];
     return nullptr;
   }
 
-  void add(const char *copy, std::string_view s, uint64_t hash) {
+  /* valid until the next add */
+  Slot *add(const char *copy, std::string_view s, uint64_t hash) {
     if ((used + 1) * 2 > slots.size()) grow();
-    place(Slot{copy, static_cast<uint32_t>(s.size()), gen, hash});
     used++;
+    return place(Slot{copy, static_cast<uint32_t>(s.size()), gen, hash, nullptr});
   }
+};
+
+/* Small integers of the document, one JVal each: a direct-mapped cache
+ * emptied per document with the string table's generation. */
+struct IntCache {
+  enum : size_t { SIZE = 4096 };
+  struct Slot { int64_t i; uint32_t gen; JVal *val; };
+  Slot slots[SIZE] = {};
 };
 
 /* A quoted big integer: "\u0001bignum:DIGITS" in the rewritten text. */
@@ -117,13 +128,18 @@ bool quote_bignums(const char *buf, size_t len, std::string &out) {
 }
 
 /* Fills JVal trees (counts fit JVal.n's 32 bits: simdjson documents are
- * below 4 GiB). Array and object children are allocated in one block
- * each, and short strings (op names, dtypes, object keys: they repeat on
- * every node) are stored once per document. */
+ * below 4 GiB). A tree is only read once parsed, so its scalars are shared:
+ * null, true, false, each string of up to 64 bytes and each integer that
+ * hits the cache is one JVal per document, pointed to from every array
+ * and object that holds it (node indexes, graph nodes' op, dtype and arg:
+ * about a third of the tree). Short strings (op names, dtypes, object keys:
+ * they repeat on every node) are stored once per document. */
 struct Builder {
   Arena *arena;
   StringTable &strings;
+  IntCache &ints;
   bool bignums; /* the text was rewritten by quote_bignums: marked strings are J_BIGNUM */
+  JVal *null_val = nullptr, *bools[2] = {nullptr, nullptr};
   const char *string_end = nullptr;   /* past the last string read from the parser's string buffer */
 
   void saw(std::string_view s) {
@@ -131,14 +147,76 @@ struct Builder {
     if (e > string_end) string_end = e;
   }
 
+  JVal *make(JKind kind) {
+    JVal *v = static_cast<JVal *>(arena_alloc(arena, sizeof(JVal)));
+    v->kind = kind;
+    return v;
+  }
+
+  StringTable::Slot *intern_slot(std::string_view s) {
+    uint64_t hash = StringTable::hash_of(s);
+    if (StringTable::Slot *found = strings.find(s, hash)) return found;
+    return strings.add(arena_strndup(arena, s.data(), s.size()), s, hash);
+  }
+
   const char *intern(std::string_view s) {
     saw(s);
     if (s.size() > 64) return arena_strndup(arena, s.data(), s.size());
-    uint64_t hash = StringTable::hash_of(s);
-    if (const char *found = strings.find(s, hash)) return found;
-    const char *copy = arena_strndup(arena, s.data(), s.size());
-    strings.add(copy, s, hash);
-    return copy;
+    return intern_slot(s)->s;
+  }
+
+  /* The JVal of a string value: the document's one for a short string */
+  JVal *string_val(std::string_view s) {
+    saw(s);
+    if (s.size() > 64) {
+      JVal *v = make(J_STR);
+      v->n = s.size();
+      v->u.s = arena_strndup(arena, s.data(), s.size());
+      return v;
+    }
+    StringTable::Slot *slot = intern_slot(s);
+    if (!slot->val) {
+      slot->val = make(J_STR);
+      slot->val->n = slot->n;
+      slot->val->u.s = slot->s;
+    }
+    return slot->val;
+  }
+
+  JVal *int_val(int64_t i) {
+    IntCache::Slot &slot = ints.slots[static_cast<uint64_t>(i) & (IntCache::SIZE - 1)];
+    if (slot.gen == strings.gen && slot.i == i) return slot.val;
+    JVal *v = make(J_INT);
+    v->u.i = i;
+    slot = IntCache::Slot{i, strings.gen, v};
+    return v;
+  }
+
+  JVal *bool_val(bool b) {
+    if (!bools[b]) {
+      bools[b] = make(J_BOOL);
+      bools[b]->u.b = b;
+    }
+    return bools[b];
+  }
+
+  /* The JVal of e: a shared one for a scalar that can be, else a new one. */
+  JVal *value(simdjson::dom::element e) {
+    using simdjson::dom::element_type;
+    switch (e.type()) {
+      case element_type::INT64: return int_val(e.get_int64().value_unsafe());
+      case element_type::BOOL: return bool_val(e.get_bool().value_unsafe());
+      case element_type::NULL_VALUE: return null_val ? null_val : (null_val = make(J_NULL));
+      case element_type::STRING: {
+        std::string_view s = e.get_string().value_unsafe();
+        if (!(bignums && s.substr(0, BIGNUM_MARK.size()) == BIGNUM_MARK)) return string_val(s);
+        break;
+      }
+      default: break;
+    }
+    JVal *v = make(J_NULL);
+    fill(v, e);
+    return v;
   }
 
   void fill(JVal *v, simdjson::dom::element e) {
@@ -189,13 +267,8 @@ struct Builder {
     v->kind = J_ARR;
     v->n = n;
     v->u.arr = static_cast<JVal **>(arena_array(arena, n ? n : 1, sizeof(JVal *)));
-    JVal *children = static_cast<JVal *>(arena_array(arena, n ? n : 1, sizeof(JVal)));
     size_t i = 0;
-    for (simdjson::dom::element child : a) {
-      v->u.arr[i] = &children[i];
-      fill(&children[i], child);
-      i++;
-    }
+    for (simdjson::dom::element child : a) v->u.arr[i++] = value(child);
   }
 
   void fill_object(JVal *v, simdjson::dom::object o) {
@@ -203,13 +276,11 @@ struct Builder {
     v->kind = J_OBJ;
     v->n = n;
     v->u.obj = static_cast<JMember *>(arena_array(arena, n ? n : 1, sizeof(JMember)));
-    JVal *children = static_cast<JVal *>(arena_array(arena, n ? n : 1, sizeof(JVal)));
     size_t i = 0;
     for (simdjson::dom::key_value_pair kv : o) {
       v->u.obj[i].key = intern(kv.key);
       v->u.obj[i].keylen = kv.key.size();
-      v->u.obj[i].val = &children[i];
-      fill(&children[i], kv.value);
+      v->u.obj[i].val = value(kv.value);
       i++;
     }
   }
@@ -285,6 +356,7 @@ void *allocate_or_throw(std::size_t n) {
 
 thread_local simdjson::dom::parser parser;
 thread_local StringTable strings;
+thread_local IntCache ints;
 
 /* After a document is parsed and read: how far the parser wrote into its
  * tape (tape[0] says where it ends), its string buffer (strings are written
@@ -346,7 +418,8 @@ extern "C" JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, si
       return nullptr;
     }
     strings.reset();
-    Builder b{a, strings, bignums};
+    if (strings.gen == 1) ints = IntCache{}; /* the generation started over */
+    Builder b{a, strings, ints, bignums};
     JVal *root = static_cast<JVal *>(arena_alloc(a, sizeof(JVal)));
     b.fill(root, doc);
     if (big) {
