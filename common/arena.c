@@ -72,6 +72,12 @@ static ArenaChunk *largest_from_pool(size_t need) {
   return best ? chunk_from_pool((*best)->size) : NULL;
 }
 
+/* The pooled chunk an arena asking for `size` bytes takes, NULL if none has need bytes */
+static ArenaChunk *pooled_chunk(size_t size, size_t need) {
+  ArenaChunk *c = chunk_from_pool(size);
+  return c ? c : largest_from_pool(need);
+}
+
 /* A zeroed chunk of `size` data bytes from the system: mapped, so that it
  * is memory only where it is touched (calloc clears chunks it takes from
  * malloc's heap, which it does for sizes up to the threshold glibc raises as
@@ -188,17 +194,21 @@ static void push_chunk(Arena *a, ArenaChunk *c) {
 void *arena_alloc_slow(Arena *a, size_t bytes) {
   size_t need = (bytes + 7) & ~(size_t)7;
   if (need < bytes) out_of_memory(bytes);
-  if (a->head && need <= (size_t)(a->end - a->cur)) {
-    clear_ahead(a, need);
-    return arena_alloc(a, bytes);
-  }
-  sync_head(a);
   size_t size = next_chunk_size(a, need);
   if (size > SIZE_MAX - sizeof(ArenaChunk)) out_of_memory(bytes);
   /* a pooled chunk rather than new memory, even a smaller one: what earlier
-   * arenas and blocks freed is reused before the process grows */
-  ArenaChunk *c = chunk_from_pool(size);
-  if (!c) c = largest_from_pool(need);
+   * arenas and blocks freed is reused before the process grows (for an
+   * arena with max_chunk, before the untouched part of its head too) */
+  ArenaChunk *c = NULL;
+  if (a->head && need <= (size_t)(a->end - a->cur)) {
+    bool untouched = a->cur + need > a->head->data + a->head->dirty;
+    if (!(a->max_chunk && untouched && pool && (c = pooled_chunk(size, need)))) {
+      clear_ahead(a, need);
+      return arena_alloc(a, bytes);
+    }
+  }
+  sync_head(a);
+  if (!c) c = pooled_chunk(size, need);
   if (!c) c = chunk_new(size);
   if (!c) out_of_memory(bytes);
   push_chunk(a, c);
@@ -210,9 +220,7 @@ void arena_prefer_pool(Arena *a) {
   if (!pool) return;
   sync_head(a);
   if (a->head && a->head->used < a->head->dirty) return; /* touched memory left in the head: it goes first */
-  ArenaChunk *c = chunk_from_pool(next_chunk_size(a, 0));
-  if (!c) c = largest_from_pool(0);
-  push_chunk(a, c);
+  push_chunk(a, pooled_chunk(next_chunk_size(a, 0), 0));
 }
 
 void *arena_array(Arena *a, size_t count, size_t size) {

@@ -17,6 +17,7 @@ struct Interner {
   const UOp **uop_by_id; size_t uop_by_id_cap;   /* id -> node */
   const Value *none;                             /* v_none(), for uop_new */
   struct RewriteMemo *rewrite_memos;             /* rewrite.c: free RewriteContext tables */
+  Arena *memo_arena;                             /* rewrite.c: where those tables live (NULL: arena) */
   /* hooks into the ShapeTracker module, for V_ST / V_MEMBUFFER / V_CONSTBUFFER */
   uint64_t (*st_hash)(const ShapeTracker *);
   bool (*st_equal)(const ShapeTracker *, const ShapeTracker *);

@@ -136,10 +136,12 @@ struct RewriteMemo {
   size_t nsrcs, srcs_cap;
 };
 
+static Arena *memo_arena(Interner *in) { return in->memo_arena ? in->memo_arena : in->arena; }
+
 static RewriteMemo *memo_acquire(Interner *in) {
   RewriteMemo *m = in->rewrite_memos;
   if (m) in->rewrite_memos = m->next;
-  else m = arena_alloc(in->arena, sizeof *m);
+  else m = arena_alloc(memo_arena(in), sizeof *m);
   m->next = NULL;
   if (++m->epoch == 0) { /* wrapped: forget every stamp */
     for (size_t p = 0; p < m->npages; p++)
@@ -161,11 +163,11 @@ static MemoPage *memo_page(Interner *in, RewriteMemo *m, size_t p) {
   if (p >= m->npages) {
     size_t n = m->npages ? m->npages * 2 : 16;
     while (n <= p) n *= 2;
-    MemoPage **pages = arena_array(in->arena, n, sizeof *pages);
+    MemoPage **pages = arena_array(memo_arena(in), n, sizeof *pages);
     if (m->npages) memcpy(pages, m->pages, m->npages * sizeof *pages);
     m->pages = pages, m->npages = n;
   }
-  if (!m->pages[p]) m->pages[p] = arena_alloc(in->arena, sizeof(MemoPage)); /* zero: no entry */
+  if (!m->pages[p]) m->pages[p] = arena_alloc(memo_arena(in), sizeof(MemoPage)); /* zero: no entry */
   return m->pages[p];
 }
 
@@ -191,10 +193,12 @@ void rewrite_context_release(RewriteContext *rc) {
   rc->memo = NULL;
 }
 
+void rewrite_memos_forget(Interner *in) { in->rewrite_memos = NULL; }
+
 static inline Frame *push(Interner *in, RewriteMemo *m, const UOp *n) {
   if (m->nframes == m->frames_cap) {
     size_t cap = m->frames_cap ? m->frames_cap * 2 : 64;
-    Frame *bigger = arena_array(in->arena, cap, sizeof *bigger);
+    Frame *bigger = arena_array(memo_arena(in), cap, sizeof *bigger);
     if (m->nframes) memcpy(bigger, m->frames, m->nframes * sizeof *bigger);
     m->frames = bigger, m->frames_cap = cap;
   }
@@ -217,7 +221,7 @@ static inline void record_source(Interner *in, RewriteMemo *m, Frame *f, const U
     if (m->nsrcs + node->nsrc > m->srcs_cap) {
       size_t cap = m->srcs_cap ? m->srcs_cap * 2 : 64;
       while (cap < m->nsrcs + node->nsrc) cap *= 2;
-      const UOp **bigger = arena_array(in->arena, cap, sizeof *bigger);
+      const UOp **bigger = arena_array(memo_arena(in), cap, sizeof *bigger);
       if (m->nsrcs) memcpy(bigger, m->srcs, m->nsrcs * sizeof *bigger);
       m->srcs = bigger, m->srcs_cap = cap;
     }

@@ -57,6 +57,9 @@ typedef struct RewriteContext {
 void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher *const *pms, size_t npms, void *ctx);
 /* Gives the context's tables back to the Interner's pool (rc is unusable after). */
 void rewrite_context_release(RewriteContext *rc);
+/* Forgets the pooled tables, when no context is in use: for a caller about
+ * to free in->memo_arena, where it had them made. */
+void rewrite_memos_forget(Interner *in);
 /* RewriteContext.rewrite (0.10.0) / top_down_rewrite (0.10.2): sources first,
  * then the node, then the result again until nothing matches. */
 const UOp *top_down_rewrite(RewriteContext *rc, const UOp *n);

@@ -29,12 +29,12 @@ static void kg_init(KG *k, const Capture *c, Arena *a, Interner *in, Status *st)
   omap_init(&k->buffers, a);
   omap_init(&k->all_metadata, a);
   omap_init(&k->ptr_dtypes, a);
-  omap_init(&k->mop_memo, a);
   omap_init(&k->st_json, a);
   omap_init(&k->sym_values, a);
   omap_init(&k->sym_sints, a);
   k->kernel_tag = v_str(in, "Kernel");
   kg_codec_init(k);
+  kg_caches_begin(k);
 }
 
 bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
@@ -66,6 +66,7 @@ bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   SchedResult res;
   create_schedule_with_vars(k, input.big_sink, &res);
   phase_enter(PHASE_ENCODE);
+  kg_caches_drop(k);
   *result = encode_result(k, &input, &res);
   a->max_chunk = max_chunk;
   sym_end();

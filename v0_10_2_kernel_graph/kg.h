@@ -56,6 +56,10 @@ typedef struct WalkFrame { const UOp *u; uint32_t next; } WalkFrame;
 typedef struct KG KG;
 struct KG {
   Arena *a;
+  /* the arena of what is only remembered to go faster (the cached
+   * properties, the walks' buffers, mop_memo, the rewrite contexts' tables):
+   * a scratch arena, freed before the result is encoded (kg_caches_drop) */
+  Arena *caches;
   Interner *in;
   Codec codec;
   StCtx stc;
@@ -144,6 +148,10 @@ enum { KG_MAX_CHUNK = 1 << 20 };
 Arena *kg_scratch_begin(KG *k);
 void kg_scratch_end(KG *k, Arena *scratch);
 void kg_scratch_end_all(KG *k);
+/* k->caches from a scratch arena (kg_init), and freed, the caches emptied,
+ * when the schedule is made (no walk, no rewrite context in use) */
+void kg_caches_begin(KG *k);
+void kg_caches_drop(KG *k);
 
 /* ---- walks (walk.c) ---- */
 /* A new visited set for kg_mark, which marks u and says whether it already was. */

@@ -83,8 +83,6 @@ UList *ulist_of(Arena *a, IdMap *m, const UOp *key) {
 
 /* ---------------------------------------------------------------- scratch arenas */
 
-enum { SCRATCH_BIG = 256 << 10 };
-
 typedef struct KgScratch {
   Arena arena;
   struct KgScratch *next;
@@ -106,11 +104,8 @@ void kg_scratch_end(KG *k, Arena *scratch) {
     KgScratch *s = *p;
     if (&s->arena != scratch) continue;
     *p = s->next;
-    /* a big one's memory goes on in k->a, before new memory (a small one's
-     * waits in the pool for the next scratch arena) */
-    bool big = s->arena.chunk_bytes >= SCRATCH_BIG;
     arena_free(&s->arena);
-    if (big) arena_prefer_pool(k->a);
+    arena_prefer_pool(k->a); /* its memory goes on in k->a, before new memory */
     s->next = k->scratch_spare;
     k->scratch_spare = s;
     return;
@@ -119,6 +114,29 @@ void kg_scratch_end(KG *k, Arena *scratch) {
 
 void kg_scratch_end_all(KG *k) {
   while (k->scratch_open) kg_scratch_end(k, &k->scratch_open->arena);
+  k->in->memo_arena = NULL;
+  k->caches = k->a;
+}
+
+void kg_caches_begin(KG *k) {
+  k->caches = kg_scratch_begin(k);
+  k->in->memo_arena = k->caches;
+  omap_init(&k->mop_memo, k->caches);
+}
+
+void kg_caches_drop(KG *k) {
+  rewrite_memos_forget(k->in);
+  k->in->memo_arena = NULL;
+  k->st_cache = k->dev_cache = (IdMap){0};
+  k->walk = NULL, k->walk_cap = 0;
+  k->marks = NULL, k->marks_cap = 0, k->epoch = 0;
+  k->topo_stack = NULL, k->topo_stack_cap = 0;
+  k->topo = NULL, k->topo_cap = 0;
+  for (int i = 0; i < 2; i++) k->append_bufs[i] = NULL, k->append_caps[i] = 0;
+  omap_init(&k->mop_memo, k->a);
+  Arena *caches = k->caches;
+  k->caches = k->a; /* from here on, what is remembered goes into k->a */
+  kg_scratch_end(k, caches);
 }
 
 /* ---------------------------------------------------------------- values */
@@ -390,7 +408,7 @@ static const ST *mop_st(KG *k, const ST *s, Op op, const Value *arg) {
   MopMemo *m = omap_get(&k->mop_memo, key);
   if (m && m->s == s && m->op == op && m->arg == arg) return m->r;
   const ST *r = mop_st_compute(k, s, op, arg);
-  m = arena_alloc(k->a, sizeof *m);
+  m = arena_alloc(k->caches, sizeof *m);
   *m = (MopMemo){s, op, arg, r};
   omap_put(&k->mop_memo, key, m);
   return r;
@@ -466,7 +484,7 @@ const ST *uop_st(KG *k, const UOp *u) {
   const ST *s = cached_st(k, u, &found);
   if (found) return s;
   size_t depth = 0;
-  if (!k->walk_cap) k->walk = grow(k->a, k->walk, 0, &k->walk_cap, sizeof *k->walk);
+  if (!k->walk_cap) k->walk = grow(k->caches, k->walk, 0, &k->walk_cap, sizeof *k->walk);
   k->walk[depth++] = (WalkFrame){u, 0};
   while (depth) {
     WalkFrame *f = &k->walk[depth - 1];
@@ -475,12 +493,12 @@ const ST *uop_st(KG *k, const UOp *u) {
       f->next++;
       cached_st(k, d, &found);
       if (found) continue;
-      if (depth == k->walk_cap) k->walk = grow(k->a, k->walk, depth, &k->walk_cap, sizeof *k->walk);
+      if (depth == k->walk_cap) k->walk = grow(k->caches, k->walk, depth, &k->walk_cap, sizeof *k->walk);
       k->walk[depth++] = (WalkFrame){d, 0};
       continue;
     }
     const ST *r = compute_st(k, f->u);
-    idmap_put(k->a, &k->st_cache, f->u, r ? (void *)r : (void *)&kg_none);
+    idmap_put(k->caches, &k->st_cache, f->u, r ? (void *)r : (void *)&kg_none);
     depth--;
   }
   return cached_st(k, u, &found);
@@ -514,7 +532,7 @@ const char *uop_device(KG *k, const UOp *u) {
   void *c = idmap_get(&k->dev_cache, u);
   if (c) return c == &kg_none ? NULL : c;
   size_t depth = 0;
-  if (!k->walk_cap) k->walk = grow(k->a, k->walk, 0, &k->walk_cap, sizeof *k->walk);
+  if (!k->walk_cap) k->walk = grow(k->caches, k->walk, 0, &k->walk_cap, sizeof *k->walk);
   k->walk[depth++] = (WalkFrame){u, 0};
   while (depth) {
     WalkFrame *f = &k->walk[depth - 1];
@@ -522,7 +540,7 @@ const char *uop_device(KG *k, const UOp *u) {
     if (f->u->op != OP_DEVICE && f->next < f->u->nsrc) {
       const UOp *d = f->u->src[f->next++];
       if (idmap_get(&k->dev_cache, d)) continue;
-      if (depth == k->walk_cap) k->walk = grow(k->a, k->walk, depth, &k->walk_cap, sizeof *k->walk);
+      if (depth == k->walk_cap) k->walk = grow(k->caches, k->walk, depth, &k->walk_cap, sizeof *k->walk);
       k->walk[depth++] = (WalkFrame){d, 0};
       continue;
     }
@@ -536,7 +554,7 @@ const char *uop_device(KG *k, const UOp *u) {
         if (x != &kg_none) dev = x;
       }
     }
-    idmap_put(k->a, &k->dev_cache, f->u, dev ? (void *)dev : (void *)&kg_none);
+    idmap_put(k->caches, &k->dev_cache, f->u, dev ? (void *)dev : (void *)&kg_none);
     depth--;
   }
   c = idmap_get(&k->dev_cache, u);

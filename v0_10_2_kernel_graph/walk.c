@@ -11,7 +11,7 @@ static void marks_reserve(KG *k, size_t need) {
   if (need <= k->marks_cap) return;
   size_t cap = k->marks_cap ? k->marks_cap : 256;
   while (cap < need) cap *= 2;
-  uint32_t *bigger = arena_array(k->a, cap, sizeof *bigger);
+  uint32_t *bigger = arena_array(k->caches, cap, sizeof *bigger);
   if (k->marks_cap) memcpy(bigger, k->marks, k->marks_cap * sizeof *bigger);
   k->marks = bigger, k->marks_cap = cap;
 }
@@ -32,7 +32,7 @@ bool kg_mark_grow(KG *k, const UOp *u) {
 }
 
 static inline void push_frame(KG *k, size_t depth, const UOp *u) {
-  if (depth == k->topo_stack_cap) k->topo_stack = grow(k->a, k->topo_stack, depth, &k->topo_stack_cap, sizeof *k->topo_stack);
+  if (depth == k->topo_stack_cap) k->topo_stack = grow(k->caches, k->topo_stack, depth, &k->topo_stack_cap, sizeof *k->topo_stack);
   k->topo_stack[depth] = (WalkFrame){u, 0};
 }
 
@@ -50,7 +50,7 @@ size_t kg_toposort_until(KG *k, const UOp *root, bool (*stop)(KG *, const UOp *,
       if (!kg_mark(k, s)) push_frame(k, depth++, s);
       continue;
     }
-    if (n == k->topo_cap) k->topo = grow(k->a, k->topo, n, &k->topo_cap, sizeof *k->topo);
+    if (n == k->topo_cap) k->topo = grow(k->caches, k->topo, n, &k->topo_cap, sizeof *k->topo);
     k->topo[n++] = f->u;
     depth--;
     if (stop && stop(k, f->u, ctx)) break;
