@@ -122,7 +122,7 @@ static bool decode_metadata(KG *k, const JVal *input, Input *in, Status *st) {
     const char *s = e->u.arr[1]->u.s;
     size_t len = strlen(s);
     bool bw = len >= 3 && strcmp(s + len - 3, " bw") == 0;
-    omap_put(&k->all_metadata, omap_ptr(in->nodes[node]), (void *)metadata_value(k, s, "", bw));
+    idmap_put(k->a, &k->all_metadata, in->nodes[node], (void *)metadata_value(k, s, "", bw));
   }
   if (full && full->kind != J_ARR) return status_bad_input(st, "input.metadata_full must be an array");
   for (size_t i = 0; full && i < full->n; i++) {
@@ -133,14 +133,13 @@ static bool decode_metadata(KG *k, const JVal *input, Input *in, Status *st) {
       return status_bad_input(st, "input.metadata_full[%zu] must be [node, name, caller, backward]", i);
     bool bw = e->u.arr[3]->u.b;
     const char *s = bw ? arena_printf(k->a, "%s bw", e->u.arr[1]->u.s) : e->u.arr[1]->u.s;
-    omap_put(&k->all_metadata, omap_ptr(in->nodes[node]), (void *)metadata_value(k, s, e->u.arr[2]->u.s, bw));
+    idmap_put(k->a, &k->all_metadata, in->nodes[node], (void *)metadata_value(k, s, e->u.arr[2]->u.s, bw));
   }
   return true;
 }
 
 bool decode_input(KG *k, const JVal *input, Input *in, Status *st) {
   memset(in, 0, sizeof *in);
-  omap_init(&in->node_index, k->a);
   if (!input || input->kind != J_OBJ) return status_bad_input(st, "input must be an object");
   if (!decode_buffers(k, json_get(input, "buffers"), st)) return false;
   const JVal *g = json_get(input, "graph");
@@ -155,11 +154,12 @@ bool decode_input(KG *k, const JVal *input, Input *in, Status *st) {
   if (!graph_decode(&k->codec, g, "input.graph", &in->nodes, &in->nnodes, &roots, &nroots, st)) return false;
   if (nroots != 1 || roots[0]->op != OP_SINK) return status_bad_input(st, "input.graph: roots must be [the big sink]");
   in->big_sink = roots[0];
+  Arena *tmp = kg_scratch_begin(k);
   OMap labels;
-  omap_init(&labels, k->a);
+  omap_init(&labels, tmp);
   for (size_t i = 0; i < in->nnodes; i++) {
     const UOp *u = in->nodes[i];
-    omap_setdefault(&in->node_index, omap_ptr(u), (void *)(uintptr_t)(i + 1));
+    if (!idmap_get(&in->node_index, u)) idmap_put(k->a, &in->node_index, u, (void *)(uintptr_t)(i + 1));
     if (u->op == OP_MULTI) return status_unsupported(st, "multi-device tensors (Ops.MULTI, node %zu)", i);
     if (u->op == OP_KERNEL) return status_bad_input(st, "input.graph node %zu: a KERNEL in a tensor graph", i);
     const char *problem = node_problem(u);
@@ -168,6 +168,7 @@ bool decode_input(KG *k, const JVal *input, Input *in, Status *st) {
     kg_note_const(k, u);
   }
   in->unique_labels = omap_len(&labels);
+  kg_scratch_end(k, tmp);
   const JVal *nb = json_get(input, "node_buffer");
   if (!nb || nb->kind != J_ARR) return status_bad_input(st, "input.node_buffer must be an array");
   for (size_t i = 0; i < nb->n; i++) {

@@ -158,7 +158,7 @@ static JVal *encode_becomes_map(Refs *r, const Input *in, const OMap *bm) {
   uint64_t key;
   void *val;
   for (size_t pos = 0; omap_next(bm, &pos, &key, &val);) {
-    size_t idx = (size_t)(uintptr_t)omap_get(&in->node_index, key);
+    size_t idx = (size_t)(uintptr_t)idmap_get(&in->node_index, (const UOp *)(uintptr_t)key);
     if (!idx) continue; /* "becomes_map key not in the input graph" */
     es[i++] = (BecomesEntry){idx - 1, val};
   }

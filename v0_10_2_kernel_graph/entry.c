@@ -27,7 +27,6 @@ static void kg_init(KG *k, const Capture *c, Arena *a, Interner *in, Status *st)
   kst_init(&k->stc, a, &k->thr, ctx_int(c, "MERGE_VIEW", 1) != 0);
   omap_init(&k->zero_consts, a);
   omap_init(&k->buffers, a);
-  omap_init(&k->all_metadata, a);
   omap_init(&k->ptr_dtypes, a);
   omap_init(&k->st_json, a);
   omap_init(&k->sym_values, a);
@@ -57,6 +56,7 @@ bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   Input input;
   phase_enter(PHASE_BUILD);
   if (!decode_input(k, c->input, &input, st)) {
+    kg_scratch_end_all(k);
     a->max_chunk = max_chunk;
     sym_end();
     return false;

@@ -31,7 +31,7 @@ void explain102_tensor_map(KG *k, const OMap *tensor_map, const UOp *sink) {
   const Input *in = x->input;
   for (size_t i = 0; i < in->nnodes; i++) {
     const UOp *u = in->nodes[i], *v;
-    if ((size_t)(uintptr_t)omap_get(&in->node_index, omap_ptr(u)) != i + 1) continue;   /* the same UOp again */
+    if ((size_t)(uintptr_t)idmap_get(&in->node_index, u) != i + 1) continue;   /* the same UOp again */
     if (!(v = omap_get(tensor_map, omap_ptr(u)))) continue;
     IdxList *l = idmap_get(&x->nodes, v);
     if (!l) {

@@ -91,7 +91,7 @@ struct KG {
   OMap buffers;        /* BUFFER UOp -> Buf* */
   Buf **inbufs;
   size_t ninbufs;
-  OMap all_metadata;   /* input UOp -> Metadata Value (str, caller, backward) */
+  IdMap all_metadata;  /* input UOp -> Metadata Value (str, caller, backward) */
   const Value *kernel_tag;  /* "Kernel", the first item of a KERNEL's arg */
   OMap ptr_dtypes;     /* dtype_ptr memo: (dtype, size) -> [dtype, size, ptr dtype] */
   OMap mop_memo;       /* uops.c: (st, movement op, arg) -> st */

@@ -26,7 +26,7 @@ typedef struct Input {
   const UOp *big_sink;
   const UOp **nodes;
   size_t nnodes;
-  OMap node_index;     /* UOp -> index + 1 */
+  IdMap node_index;    /* UOp -> index + 1 of its first node */
   size_t unique_labels; /* "u:K" labels used by the input */
   const JVal *memory_planner_bufs, *allocator_offset;
 } Input;

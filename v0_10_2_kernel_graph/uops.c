@@ -594,7 +594,7 @@ Buf *uop_buffer(KG *k, const UOp *u) {
   return b;
 }
 
-const Value *uop_metadata(KG *k, const UOp *u) { return omap_get(&k->all_metadata, omap_ptr(u)); }
+const Value *uop_metadata(KG *k, const UOp *u) { return idmap_get(&k->all_metadata, u); }
 
 /* UOp(Ops.DEVICE, arg=device), remembered for the last device asked for */
 static const UOp *device_uop(KG *k, const char *device) {
