@@ -18,32 +18,48 @@ const DType *dtype_from_json(const JVal *j, const char *where, Status *st) {
   return d;
 }
 
-/* a J_STR of text that outlives the arena (dtype reprs, op names): not copied */
-static JVal *kept_str(Arena *a, const char *s, size_t n) {
-  JVal *j = json_null(a);
-  j->kind = J_STR;
-  j->u.s = s;
-  j->n = (uint32_t)n;
-  return j;
+/* The scalars that recur in every encoded graph (op names, dtypes, None,
+ * small node indexes) are one JVal each for the process, pointed to from
+ * every node: an encoded result is only read (a node's op, dtype and
+ * source indexes were ~60 of its ~180 bytes). */
+static JVal null_json = {.kind = J_NULL};
+
+/* a J_INT, shared when small */
+static JVal *int_json(Arena *a, int64_t i) {
+  static JVal small[4096];
+  if (i < 0 || i >= 4096) return json_int(a, i);
+  if (small[i].kind != J_INT) small[i] = (JVal){.kind = J_INT, .u.i = i};
+  return &small[i];
 }
 
 /* op_name as a J_STR, the names looked up once per version */
 static JVal *op_json(Arena *a, Op op, TgVersion v) {
-  static const char *names[TG_NVERSIONS][OP_COUNT];
-  static uint8_t lens[TG_NVERSIONS][OP_COUNT];
+  static JVal names[TG_NVERSIONS][OP_COUNT];
   if ((int)v < 0 || v >= TG_NVERSIONS || op >= OP_COUNT) return json_str(a, "?");
-  if (!names[v][op]) {
+  JVal *j = &names[v][op];
+  if (!j->u.s) {
     const char *name = op_name(op, v);
-    names[v][op] = name ? name : "?";
-    lens[v][op] = (uint8_t)strlen(names[v][op]);
+    *j = (JVal){.kind = J_STR, .u.s = name ? name : "?"};
+    j->n = (uint32_t)strlen(j->u.s);
   }
-  return kept_str(a, names[v][op], lens[v][op]);
+  return j;
 }
 
+/* the dtype reprs as J_STRs, by their kept text (one per dtype and version) */
+typedef struct DtypeJson { struct DtypeJson *next; JVal val; } DtypeJson;
+
 JVal *dtype_to_json(Codec *c, const DType *d) {
+  static DtypeJson *made[256];
   size_t n;
   const char *s = dtype_repr_kept(d, c->v, &n);
-  return kept_str(c->arena, s, n);
+  DtypeJson **slot = &made[((uintptr_t)s >> 4) & 255];
+  for (DtypeJson *m = *slot; m; m = m->next)
+    if (m->val.u.s == s) return &m->val;
+  DtypeJson *m = malloc(sizeof *m);
+  if (!m) abort();
+  *m = (DtypeJson){*slot, {.kind = J_STR, .n = (uint32_t)n, .u.s = s}};
+  *slot = m;
+  return &m->val;
 }
 
 /* {"float": "inf"|"-inf"|"nan"} */
@@ -159,9 +175,9 @@ const Value *value_from_json(Codec *c, const JVal *j, const char *where, Status 
 JVal *value_to_json(Codec *c, const Value *v) {
   Arena *a = c->arena;
   switch (v->kind) {
-    case V_NONE: return json_null(a);
+    case V_NONE: return &null_json;
     case V_BOOL: return json_bool(a, v->u.b);
-    case V_INT: return json_int(a, v->u.i);
+    case V_INT: return int_json(a, v->u.i);
     case V_BIGINT: return bigint_json(a, value_pyint(v));
     case V_FLOAT: return json_float(a, v->u.f);
     case V_STR: case V_BUFREF: return json_strn(a, v->u.str.s, v->u.str.n);
@@ -333,13 +349,13 @@ JVal *graph_encode(Codec *c, const UOp *const *roots, size_t nroots) {
     const UOp *u = c->enc_order[i];
     JVal *e = arr_of(a, 4), *src = arr_of(a, u->nsrc);
     e->u.arr[0] = op_json(a, u->op, c->v);
-    e->u.arr[1] = u->dtype ? dtype_to_json(c, u->dtype) : json_null(a);
+    e->u.arr[1] = u->dtype ? dtype_to_json(c, u->dtype) : &null_json;
     e->u.arr[2] = value_to_json(c, u->arg);
     e->u.arr[3] = src;
-    for (uint32_t k = 0; k < u->nsrc; k++) src->u.arr[k] = json_int(a, c->enc_pos[u->src[k]->id]);
+    for (uint32_t k = 0; k < u->nsrc; k++) src->u.arr[k] = int_json(a, c->enc_pos[u->src[k]->id]);
     nodes->u.arr[i] = e;
   }
-  for (size_t r = 0; r < nroots; r++) jroots->u.arr[r] = json_int(a, c->enc_pos[roots[r]->id]);
+  for (size_t r = 0; r < nroots; r++) jroots->u.arr[r] = int_json(a, c->enc_pos[roots[r]->id]);
   json_set(a, g, "nodes", nodes);
   json_set(a, g, "roots", jroots);
   return g;
