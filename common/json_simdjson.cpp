@@ -212,6 +212,16 @@ struct Builder {
         if (!(bignums && s.substr(0, BIGNUM_MARK.size()) == BIGNUM_MARK)) return string_val(s);
         break;
       }
+      case element_type::ARRAY: {
+        JVal *v = make(J_ARR);
+        fill_array(v, e.get_array().value_unsafe());
+        return v;
+      }
+      case element_type::OBJECT: {
+        JVal *v = make(J_OBJ);
+        fill_object(v, e.get_object().value_unsafe());
+        return v;
+      }
       default: break;
     }
     JVal *v = make(J_NULL);
