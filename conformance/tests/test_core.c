@@ -1,5 +1,5 @@
 /* test_core.c — behaviour of the common core: JSON numbers, ordered maps,
- * hash-consing, graph encoding and the comparator. */
+ * hash-consing, graph encoding and the comparator, arenas reusing memory. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -66,6 +66,43 @@ static void json_reads_integers_of_any_size(void **state) {
   assert_int_equal(v->n, n + 1);
   assert_int_equal(v->u.arr[n]->kind, J_BIGNUM);
   assert_true(json_equal(v->u.arr[n], parse(&a, "-123456789012345678901234567890")));
+  arena_free(&a);
+}
+
+/* A parsed tree is only read, so its recurring scalars are one JVal each. */
+static void json_shares_recurring_scalars(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  JVal *v = parse(&a, "[7, 7, null, null, \"Ops.ADD\", \"Ops.ADD\", true, true, {\"k\": 7}, 7.5, 7.5]");
+  assert_non_null(v);
+  for (size_t i = 0; i < 8; i += 2) assert_ptr_equal(v->u.arr[i], v->u.arr[i + 1]);
+  assert_ptr_equal(v->u.arr[0], v->u.arr[8]->u.obj[0].val);
+  assert_true(json_equal(v->u.arr[9], v->u.arr[10]));
+  arena_free(&a);
+}
+
+/* Memory given back (an arena's chunks, a block whose owner wrote into part
+ * of it) is handed out again zeroed, whichever arena takes it. */
+static void arenas_hand_out_reused_memory_zeroed(void **state) {
+  (void)state;
+  enum { BLOCK = 1 << 20, WRITTEN = 100 << 10, USED = 300 << 10 };
+  unsigned char *block = arena_block_take(BLOCK);
+  assert_non_null(block);
+  memset(block, 0xA5, WRITTEN);
+  arena_block_give(block, WRITTEN, false);
+  Arena scratch;
+  arena_init(&scratch);
+  for (size_t i = 0; i < USED / 512; i++) memset(arena_alloc(&scratch, 512), 0x5A, 512);
+  arena_free(&scratch);
+  Arena a;
+  arena_init(&a);
+  a.max_chunk = 64 << 10;
+  arena_prefer_pool(&a);
+  for (size_t i = 0; i < 2 * USED / 512; i++) {
+    const unsigned char *p = arena_alloc(&a, 512);
+    for (size_t j = 0; j < 512; j++) assert_int_equal(p[j], 0);
+  }
   arena_free(&a);
 }
 
@@ -321,6 +358,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(json_keeps_int_and_float_apart),
     cmocka_unit_test(json_reads_integers_of_any_size),
+    cmocka_unit_test(json_shares_recurring_scalars),
+    cmocka_unit_test(arenas_hand_out_reused_memory_zeroed),
     cmocka_unit_test(json_rejects_malformed_input),
     cmocka_unit_test(omap_iterates_in_insertion_order_like_a_dict),
     cmocka_unit_test(omap_small_and_large_maps_behave_like_a_dict),
