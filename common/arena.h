@@ -4,6 +4,7 @@
 #define TSCHED_ARENA_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 typedef struct ArenaChunk ArenaChunk;
@@ -45,6 +46,14 @@ static inline void *arena_alloc(Arena *a, size_t bytes) {
   unsigned char *p = a->cur;
   a->cur += need;
   return p;
+}
+/* Gives back p, `bytes` from the last arena_alloc, when nothing was
+ * allocated after it (else it stays); the memory is zero again. */
+static inline void arena_unalloc(Arena *a, void *p, size_t bytes) {
+  size_t need = (bytes + 7) & ~(size_t)7;
+  if ((unsigned char *)p + need != a->cur) return;
+  for (size_t i = 0; i < need / 8; i++) ((uint64_t *)p)[i] = 0; /* a few words: no call to memset */
+  a->cur = (unsigned char *)p;
 }
 /* arena_alloc(count * size) with an overflow check. */
 void *arena_array(Arena *a, size_t count, size_t size);

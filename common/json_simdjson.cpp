@@ -81,6 +81,17 @@ struct IntCache {
   Slot slots[SIZE] = {};
 };
 
+/* An array or object of at most SMALL children that were all shared
+ * already (nothing new made for them) is one JVal with the last container
+ * of the same kind and children that fell into its slot: a direct-mapped
+ * cache by the children's pointers, emptied per document with the string
+ * table's generation (a table of every container cost a cache miss each). */
+struct ContainerCache {
+  enum : size_t { SIZE = 1024, SMALL = 8 };
+  struct Slot { JVal *val; uint32_t gen; uint32_t hash; };
+  Slot slots[SIZE] = {};
+};
+
 /* A quoted big integer: "\u0001bignum:DIGITS" in the rewritten text. */
 constexpr std::string_view BIGNUM_MARK{"\x01" "bignum:", 8};
 
@@ -138,6 +149,7 @@ struct Builder {
   Arena *arena;
   StringTable &strings;
   IntCache &ints;
+  ContainerCache &containers;
   bool bignums; /* the text was rewritten by quote_bignums: marked strings are J_BIGNUM */
   JVal *null_val = nullptr, *bools[2] = {nullptr, nullptr};
   const char *string_end = nullptr;   /* past the last string read from the parser's string buffer */
@@ -212,16 +224,8 @@ struct Builder {
         if (!(bignums && s.substr(0, BIGNUM_MARK.size()) == BIGNUM_MARK)) return string_val(s);
         break;
       }
-      case element_type::ARRAY: {
-        JVal *v = make(J_ARR);
-        fill_array(v, e.get_array().value_unsafe());
-        return v;
-      }
-      case element_type::OBJECT: {
-        JVal *v = make(J_OBJ);
-        fill_object(v, e.get_object().value_unsafe());
-        return v;
-      }
+      case element_type::ARRAY: return array_val(e.get_array().value_unsafe());
+      case element_type::OBJECT: return object_val(e.get_object().value_unsafe());
       default: break;
     }
     JVal *v = make(J_NULL);
@@ -232,8 +236,8 @@ struct Builder {
   void fill(JVal *v, simdjson::dom::element e) {
     using simdjson::dom::element_type;
     switch (e.type()) {
-      case element_type::ARRAY: fill_array(v, e.get_array().value_unsafe()); return;
-      case element_type::OBJECT: fill_object(v, e.get_object().value_unsafe()); return;
+      case element_type::ARRAY: *v = *array_val(e.get_array().value_unsafe()); return;
+      case element_type::OBJECT: *v = *object_val(e.get_object().value_unsafe()); return;
       case element_type::INT64: v->kind = J_INT; v->u.i = e.get_int64().value_unsafe(); return;
       case element_type::UINT64: v->kind = J_UINT; v->u.u = e.get_uint64().value_unsafe(); return;
       case element_type::DOUBLE: v->kind = J_FLOAT; v->u.f = e.get_double().value_unsafe(); return;
@@ -272,27 +276,82 @@ struct Builder {
     return n;
   }
 
-  void fill_array(JVal *v, simdjson::dom::array a) {
-    size_t n = count(a);
-    v->kind = J_ARR;
-    v->n = n;
-    v->u.arr = static_cast<JVal **>(arena_array(arena, n ? n : 1, sizeof(JVal *)));
-    size_t i = 0;
-    for (simdjson::dom::element child : a) v->u.arr[i++] = value(child);
+  static constexpr size_t SMALL_CONTAINER = ContainerCache::SMALL;
+  static uint64_t mix(uint64_t h, const void *p) { return (h ^ reinterpret_cast<uintptr_t>(p)) * 0x9E3779B97F4A7C15ULL; }
+
+  /* The container of `kind` with these n children seen last in its cache
+   * slot, or NULL (then *slot is where the new one goes). */
+  JVal *cached_container(JKind kind, size_t n, uint64_t h, ContainerCache::Slot **slot) {
+    *slot = &containers.slots[(h ^ (h >> 29)) & (ContainerCache::SIZE - 1)];
+    const ContainerCache::Slot &s = **slot;
+    return s.gen == strings.gen && s.hash == static_cast<uint32_t>(h) && s.val->kind == kind && s.val->n == n ? s.val : nullptr;
   }
 
-  void fill_object(JVal *v, simdjson::dom::object o) {
-    size_t n = count(o);
-    v->kind = J_OBJ;
+  void remember(ContainerCache::Slot *slot, JVal *v, uint64_t h) { *slot = ContainerCache::Slot{v, strings.gen, static_cast<uint32_t>(h)}; }
+
+  /* the array's children; it is a cached array when they were all shared already */
+  JVal *array_val(simdjson::dom::array a) {
+    size_t n = count(a), bytes = (n ? n : 1) * sizeof(JVal *);
+    JVal **items = static_cast<JVal **>(arena_alloc(arena, bytes));
+    unsigned char *after = arena->cur;
+    size_t i = 0;
+    for (simdjson::dom::element child : a) items[i++] = value(child);
+    JVal *v;
+    ContainerCache::Slot *slot = nullptr;
+    uint64_t h = n;
+    if (arena->cur == after && n <= SMALL_CONTAINER) { /* nothing new below it */
+      for (i = 0; i < n; i++) h = mix(h, items[i]);
+      if ((v = cached_container(J_ARR, n, h, &slot)) && same_items(items, v->u.arr, n)) {
+        arena_unalloc(arena, items, bytes);
+        return v;
+      }
+    }
+    v = make(J_ARR);
     v->n = n;
-    v->u.obj = static_cast<JMember *>(arena_array(arena, n ? n : 1, sizeof(JMember)));
+    v->u.arr = items;
+    if (slot) remember(slot, v, h);
+    return v;
+  }
+
+  static bool same_items(JVal *const *a, JVal *const *b, size_t n) {
+    for (size_t i = 0; i < n; i++) /* a few pointers: no call to memcmp */
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+
+  static bool same_members(const JMember *a, const JMember *b, size_t n) {
+    for (size_t i = 0; i < n; i++)
+      if (a[i].key != b[i].key || a[i].keylen != b[i].keylen || a[i].val != b[i].val) return false;
+    return true;
+  }
+
+  /* the object's members; it is a cached object when they were all shared already */
+  JVal *object_val(simdjson::dom::object o) {
+    size_t n = count(o), bytes = (n ? n : 1) * sizeof(JMember);
+    JMember *members = static_cast<JMember *>(arena_alloc(arena, bytes));
+    unsigned char *after = arena->cur;
     size_t i = 0;
     for (simdjson::dom::key_value_pair kv : o) {
-      v->u.obj[i].key = intern(kv.key);
-      v->u.obj[i].keylen = kv.key.size();
-      v->u.obj[i].val = value(kv.value);
+      members[i].key = intern(kv.key);
+      members[i].keylen = kv.key.size();
+      members[i].val = value(kv.value);
       i++;
     }
+    JVal *v;
+    ContainerCache::Slot *slot = nullptr;
+    uint64_t h = n + 0x100000000ULL;
+    if (arena->cur == after && n <= SMALL_CONTAINER) {
+      for (i = 0; i < n; i++) h = mix(mix(h, members[i].key), members[i].val);
+      if ((v = cached_container(J_OBJ, n, h, &slot)) && same_members(members, v->u.obj, n)) {
+        arena_unalloc(arena, members, bytes);
+        return v;
+      }
+    }
+    v = make(J_OBJ);
+    v->n = n;
+    v->u.obj = members;
+    if (slot) remember(slot, v, h);
+    return v;
   }
 };
 
@@ -367,6 +426,7 @@ void *allocate_or_throw(std::size_t n) {
 thread_local simdjson::dom::parser parser;
 thread_local StringTable strings;
 thread_local IntCache ints;
+thread_local ContainerCache containers;
 
 /* After a document is parsed and read: how far the parser wrote into its
  * tape (tape[0] says where it ends), its string buffer (strings are written
@@ -428,8 +488,11 @@ extern "C" JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, si
       return nullptr;
     }
     strings.reset();
-    if (strings.gen == 1) ints = IntCache{}; /* the generation started over */
-    Builder b{a, strings, ints, bignums};
+    if (strings.gen == 1) { /* the generation started over */
+      ints = IntCache{};
+      containers = ContainerCache{};
+    }
+    Builder b{a, strings, ints, containers, bignums};
     JVal *root = static_cast<JVal *>(arena_alloc(a, sizeof(JVal)));
     b.fill(root, doc);
     if (big) {

@@ -79,6 +79,13 @@ static void json_shares_recurring_scalars(void **state) {
   for (size_t i = 0; i < 8; i += 2) assert_ptr_equal(v->u.arr[i], v->u.arr[i + 1]);
   assert_ptr_equal(v->u.arr[0], v->u.arr[8]->u.obj[0].val);
   assert_true(json_equal(v->u.arr[9], v->u.arr[10]));
+  /* containers of shared children too, from the second one whose children
+   * were all shared (the first [1, 2] makes its ints, the first {"a": ...} its key) */
+  v = parse(&a, "[[1, 2], [1, 2], [1, 2], {\"a\": [1, 2]}, {\"a\": [1, 2]}, {\"a\": [1, 2]}, [1, 2, 3]]");
+  assert_ptr_equal(v->u.arr[1], v->u.arr[2]);
+  assert_ptr_equal(v->u.arr[2], v->u.arr[3]->u.obj[0].val);
+  assert_ptr_equal(v->u.arr[4], v->u.arr[5]);
+  assert_int_equal(v->u.arr[6]->n, 3);
   arena_free(&a);
 }
 
