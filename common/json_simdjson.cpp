@@ -289,47 +289,63 @@ struct Builder {
 
   void remember(ContainerCache::Slot *slot, JVal *v, uint64_t h) { *slot = ContainerCache::Slot{v, strings.gen, static_cast<uint32_t>(h)}; }
 
-  /* the array's children; it is a cached array when they were all shared already */
-  JVal *array_val(simdjson::dom::array a) {
-    size_t n = count(a), bytes = (n ? n : 1) * sizeof(JVal *);
-    JVal **items = static_cast<JVal **>(arena_alloc(arena, bytes));
-    unsigned char *after = arena->cur;
-    size_t i = 0;
-    for (simdjson::dom::element child : a) items[i++] = value(child);
-    JVal *v;
+  /* the children of an array (JVal *) or an object (JMember) in room */
+  static uint64_t hash_children(JKind kind, const void *room, size_t n) {
+    uint64_t h = n + (kind == J_OBJ ? 0x100000000ULL : 0);
+    if (kind == J_ARR)
+      for (size_t i = 0; i < n; i++) h = mix(h, static_cast<JVal *const *>(room)[i]);
+    else
+      for (size_t i = 0; i < n; i++) h = mix(mix(h, static_cast<const JMember *>(room)[i].key), static_cast<const JMember *>(room)[i].val);
+    return h;
+  }
+
+  static bool same_children(JKind kind, const void *room, const JVal *v, size_t n) {
+    for (size_t i = 0; i < n; i++) { /* a few pointers: no call to memcmp */
+      if (kind == J_ARR && static_cast<JVal *const *>(room)[i] != v->u.arr[i]) return false;
+      if (kind == J_OBJ) {
+        const JMember &a = static_cast<const JMember *>(room)[i], &b = v->u.obj[i];
+        if (a.key != b.key || a.keylen != b.keylen || a.val != b.val) return false;
+      }
+    }
+    return true;
+  }
+
+  /* The array or object whose n children were just put in room (`bytes`
+   * from the arena, at `after` its end): the cached equal one when they were
+   * all shared already (nothing new made below it; room given back), else
+   * a new JVal. */
+  JVal *container(JKind kind, void *room, size_t n, size_t bytes, const unsigned char *after) {
     ContainerCache::Slot *slot = nullptr;
-    uint64_t h = n;
-    if (arena->cur == after && n <= SMALL_CONTAINER) { /* nothing new below it */
-      for (i = 0; i < n; i++) h = mix(h, items[i]);
-      if ((v = cached_container(J_ARR, n, h, &slot)) && same_items(items, v->u.arr, n)) {
-        arena_unalloc(arena, items, bytes);
+    uint64_t h = 0;
+    if (arena->cur == after && n <= SMALL_CONTAINER) {
+      h = hash_children(kind, room, n);
+      JVal *v = cached_container(kind, n, h, &slot);
+      if (v && same_children(kind, room, v, n)) {
+        arena_unalloc(arena, room, bytes);
         return v;
       }
     }
-    v = make(J_ARR);
+    JVal *v = make(kind);
     v->n = n;
-    v->u.arr = items;
+    if (kind == J_ARR) v->u.arr = static_cast<JVal **>(room);
+    else v->u.obj = static_cast<JMember *>(room);
     if (slot) remember(slot, v, h);
     return v;
   }
 
-  static bool same_items(JVal *const *a, JVal *const *b, size_t n) {
-    for (size_t i = 0; i < n; i++) /* a few pointers: no call to memcmp */
-      if (a[i] != b[i]) return false;
-    return true;
+  JVal *array_val(simdjson::dom::array a) {
+    size_t n = count(a), bytes = (n ? n : 1) * sizeof(JVal *);
+    JVal **items = static_cast<JVal **>(arena_alloc(arena, bytes));
+    const unsigned char *after = arena->cur;
+    size_t i = 0;
+    for (simdjson::dom::element child : a) items[i++] = value(child);
+    return container(J_ARR, items, n, bytes, after);
   }
 
-  static bool same_members(const JMember *a, const JMember *b, size_t n) {
-    for (size_t i = 0; i < n; i++)
-      if (a[i].key != b[i].key || a[i].keylen != b[i].keylen || a[i].val != b[i].val) return false;
-    return true;
-  }
-
-  /* the object's members; it is a cached object when they were all shared already */
   JVal *object_val(simdjson::dom::object o) {
     size_t n = count(o), bytes = (n ? n : 1) * sizeof(JMember);
     JMember *members = static_cast<JMember *>(arena_alloc(arena, bytes));
-    unsigned char *after = arena->cur;
+    const unsigned char *after = arena->cur;
     size_t i = 0;
     for (simdjson::dom::key_value_pair kv : o) {
       members[i].key = intern(kv.key);
@@ -337,21 +353,7 @@ struct Builder {
       members[i].val = value(kv.value);
       i++;
     }
-    JVal *v;
-    ContainerCache::Slot *slot = nullptr;
-    uint64_t h = n + 0x100000000ULL;
-    if (arena->cur == after && n <= SMALL_CONTAINER) {
-      for (i = 0; i < n; i++) h = mix(mix(h, members[i].key), members[i].val);
-      if ((v = cached_container(J_OBJ, n, h, &slot)) && same_members(members, v->u.obj, n)) {
-        arena_unalloc(arena, members, bytes);
-        return v;
-      }
-    }
-    v = make(J_OBJ);
-    v->n = n;
-    v->u.obj = members;
-    if (slot) remember(slot, v, h);
-    return v;
+    return container(J_OBJ, members, n, bytes, after);
   }
 };
 
