@@ -81,7 +81,8 @@ static int cmp_var(const void *a, const void *b) {
 
 static JVal *encode_var_vals(KG *k, const OMap *var_vals) {
   size_t n = omap_len(var_vals), i = 0;
-  VarVal *vs = arena_array(k->a, n ? n : 1, sizeof *vs);
+  Arena *tmp = kg_scratch_begin(k);
+  VarVal *vs = arena_array(tmp, n ? n : 1, sizeof *vs);
   uint64_t key;
   void *val;
   for (size_t pos = 0; omap_next(var_vals, &pos, &key, &val);) {
@@ -103,18 +104,19 @@ static JVal *encode_var_vals(KG *k, const OMap *var_vals) {
     json_push(k->a, pair, json_int(k->a, vs[i].val));
     json_push(k->a, out, pair);
   }
+  kg_scratch_end(k, tmp);
   return out;
 }
 
 /* A becomes_map value with each UNIQUE's arg written as the BUFREF of the
  * Buffer its BUFFER has, or a "u:K" label (UOpCall._describe). */
-static JVal *encode_becomes_value(Refs *r, const UOp *v, OMap *labels, size_t *nlabels) {
+static JVal *encode_becomes_value(Refs *r, Arena *tmp, const UOp *v, OMap *labels, size_t *nlabels) {
   KG *k = r->k;
   const UOp **order;
   size_t n = kg_toposort(k, v, &order);
   OMap ub, subs;
-  omap_init(&ub, k->a);
-  omap_init(&subs, k->a);
+  omap_init(&ub, tmp);
+  omap_init(&subs, tmp);
   for (size_t i = 0; i < n; i++) {
     const UOp *u = order[i];
     Buf *b;
@@ -151,10 +153,13 @@ static int cmp_entry(const void *a, const void *b) {
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* (its maps and walks in scratch arenas, k->caches among them) */
 static JVal *encode_becomes_map(Refs *r, const Input *in, const OMap *bm) {
   KG *k = r->k;
   size_t n = omap_len(bm), i = 0;
-  BecomesEntry *es = arena_array(k->a, n ? n : 1, sizeof *es);
+  kg_caches_begin(k);
+  Arena *tmp = kg_scratch_begin(k);
+  BecomesEntry *es = arena_array(tmp, n ? n : 1, sizeof *es);
   uint64_t key;
   void *val;
   for (size_t pos = 0; omap_next(bm, &pos, &key, &val);) {
@@ -164,15 +169,17 @@ static JVal *encode_becomes_map(Refs *r, const Input *in, const OMap *bm) {
   }
   qsort(es, i, sizeof *es, cmp_entry);
   OMap labels;
-  omap_init(&labels, k->a);
+  omap_init(&labels, tmp);
   size_t nlabels = in->unique_labels;
   JVal *out = json_arr(k->a);
   for (size_t j = 0; j < i; j++) {
     JVal *pair = json_arr(k->a);
     json_push(k->a, pair, json_int(k->a, (int64_t)es[j].index));
-    json_push(k->a, pair, encode_becomes_value(r, es[j].v, &labels, &nlabels));
+    json_push(k->a, pair, encode_becomes_value(r, tmp, es[j].v, &labels, &nlabels));
     json_push(k->a, out, pair);
   }
+  kg_scratch_end(k, tmp);
+  kg_caches_drop(k);
   return out;
 }
 
@@ -200,8 +207,9 @@ static void apply_planner_bufs(Refs *r, const JVal *mpb) {
 static JVal *encode_memory_plan(Refs *r, const SchedResult *res, const MemoryPlan *plan) {
   KG *k = r->k;
   JVal *out = json_arr(k->a);
+  Arena *tmp = kg_scratch_begin(k);
   OMap done;
-  omap_init(&done, k->a);
+  omap_init(&done, tmp);
   for (size_t i = 0; i < res->n; i++)
     for (size_t j = 0; j < res->items[i].nbufs; j++) {
       Buf *b = res->items[i].bufs[j], *nb = plan->bufs[i][j];
@@ -213,6 +221,7 @@ static JVal *encode_memory_plan(Refs *r, const SchedResult *res, const MemoryPla
       json_push(k->a, pair, buf_ref(r, nb, 1));
       json_push(k->a, out, pair);
     }
+  kg_scratch_end(k, tmp);
   return out;
 }
 
