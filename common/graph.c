@@ -282,12 +282,14 @@ bool graph_decode(Codec *c, const JVal *g, const char *where, const UOp ***nodes
 
 typedef struct EncFrame { const UOp *u; uint32_t next; } EncFrame;
 
-/* a J_ARR of n slots (capacity: the next power of two, json_push's rule) */
+/* a J_ARR of n slots (capacity: the next power of two >= n, json_push's
+ * rule; no room of its own when empty, json_push makes it) */
 static JVal *arr_of(Arena *a, size_t n) {
+  static JVal *no_items[1];
   JVal *j = json_arr(a);
-  size_t cap = 4;
+  size_t cap = 1;
   while (cap < n) cap *= 2;
-  j->u.arr = arena_array(a, cap, sizeof(JVal *));
+  j->u.arr = n ? arena_array(a, cap, sizeof(JVal *)) : no_items;
   j->n = (uint32_t)n;
   return j;
 }
