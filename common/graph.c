@@ -151,6 +151,7 @@ const Value *value_from_json(Codec *c, const JVal *j, const char *where, Status 
         case J_FLOAT: done = v_float(c->in, j->u.f); break;
         case J_STR: done = v_strn(c->in, V_STR, j->u.s, j->n); break;
         case J_OBJ: done = decode_object(c, j, where, st); if (!done) return NULL; break;
+        case J_RAW: status_bad_input(st, "%s: value was not parsed", where); return NULL;
         case J_ARR:
           if (depth == 64) { status_bad_input(st, "%s: value nested too deeply", where); return NULL; }
           stack[depth++] = (Frame){j, 0, arena_array(c->arena, j->n ? j->n : 1, sizeof(Value *))};

@@ -129,7 +129,7 @@ static void write_scalar(Buf *b, const JVal *v) {
     case J_UINT: snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)v->u.u); buf_puts(b, tmp); break;
     case J_FLOAT: write_float(b, v->u.f); break;
     case J_STR: write_string(b, v->u.s, v->n); break;
-    case J_BIGNUM: buf_put(b, v->u.s, v->n); break;
+    case J_BIGNUM: case J_RAW: buf_put(b, v->u.s, v->n); break;
     default: break;
   }
 }
@@ -190,4 +190,9 @@ void json_write(FILE *f, const JVal *v) {
   char *s = json_to_string(v, &n);
   fwrite(s, 1, n, f);
   free(s);
+}
+
+const JVal *json_materialize(Arena *a, const JVal *v, char *err, size_t errlen) {
+  if (!v || v->kind != J_RAW) return v;
+  return json_parse(a, v->u.s, v->n, err, errlen);
 }

@@ -11,7 +11,10 @@
 #include <string.h>
 #include "arena.h"
 
-typedef enum { J_NULL, J_BOOL, J_INT, J_UINT, J_FLOAT, J_STR, J_ARR, J_OBJ, J_BIGNUM } JKind;
+typedef enum { J_NULL, J_BOOL, J_INT, J_UINT, J_FLOAT, J_STR, J_ARR, J_OBJ, J_BIGNUM,
+               J_RAW /* a value left unparsed: u.s points at its JSON text (n bytes) inside a
+                        buffer with JSON_PADDING readable bytes after it; see json_materialize */
+} JKind;
 
 typedef struct JVal JVal;
 typedef struct JMember { const char *key; uint32_t keylen; JVal *val; } JMember;
@@ -38,6 +41,10 @@ enum { JSON_PADDING = 64 };
  * readable bytes after len. On failure returns NULL and writes a message into
  * err. Never throws. Nesting deeper than 1024 levels is an error. */
 JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, size_t errlen);
+
+/* v itself, or, when the reader left it as text (J_RAW), its tree parsed
+ * into `a`. NULL with a message in err when that text does not parse. */
+const JVal *json_materialize(Arena *a, const JVal *v, char *err, size_t errlen);
 
 /* Give the parser's buffers (kept per thread from document to document)
  * back to the system. */

@@ -88,7 +88,7 @@ void value_repr(StrBuf *out, TgVersion v, const JVal *x, bool as_str, const char
     case J_NULL: sb_puts(out, "None"); return;
     case J_BOOL: sb_puts(out, x->u.b ? "True" : "False"); return;
     case J_INT: case J_UINT: int_repr(out, x); return;
-    case J_BIGNUM: sb_putn(out, x->u.s, x->n); return;
+    case J_BIGNUM: case J_RAW: sb_putn(out, x->u.s, x->n); return;
     case J_FLOAT: sb_puts(out, py_float_repr(x->u.f, buf, sizeof buf)); return;
     case J_STR:
       /* CAST/BITCAST (0.9.1) and BUFFER_VIEW (0.10.0) args are dtypes */
