@@ -38,10 +38,38 @@ struct StringTable {
     }
   }
 
+  static uint64_t load8(const char *p) { uint64_t v; std::memcpy(&v, p, 8); return v; }
+  static uint64_t load4(const char *p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
+  static uint64_t mix(uint64_t h, uint64_t word) {
+    h = (h ^ word) * 0x9E3779B97F4A7C15ULL;
+    return h ^ (h >> 32);
+  }
+
+  /* A hash of s read 8 bytes at a time (the last word overlaps the one
+   * before it; a short string is read as two overlapping halves). */
   static uint64_t hash_of(std::string_view s) {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
-    return h ^ (h >> 29);
+    const char *p = s.data();
+    size_t n = s.size();
+    uint64_t h = 0xcbf29ce484222325ULL ^ n;
+    if (n >= 8) {
+      for (; n > 8; p += 8, n -= 8) h = mix(h, load8(p));
+      h = mix(h, load8(p + n - 8));
+    } else if (n >= 4) {
+      h = mix(h, load4(p) | load4(p + n - 4) << 32);
+    } else if (n > 0) {
+      h = mix(h, uint64_t(uint8_t(p[0])) | uint64_t(uint8_t(p[n / 2])) << 8 | uint64_t(uint8_t(p[n - 1])) << 16);
+    }
+    return h * 0xff51afd7ed558ccdULL ^ (h >> 29);
+  }
+
+  /* a[0..n) == b[0..n), by words as hash_of reads them */
+  static bool same_bytes(const char *a, const char *b, size_t n) {
+    if (n > 16) return std::memcmp(a, b, n) == 0;
+    if (n >= 8) return load8(a) == load8(b) && load8(a + n - 8) == load8(b + n - 8);
+    if (n >= 4) return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
+    for (size_t i = 0; i < n; i++)
+      if (a[i] != b[i]) return false;
+    return true;
   }
 
   void grow() {
@@ -62,7 +90,7 @@ struct StringTable {
   Slot *find(std::string_view s, uint64_t hash) {
     size_t mask = slots.size() - 1, i = hash & mask;
     for (; slots[i].gen == gen; i = (i + 1) & mask)
-      if (slots[i].hash == hash && slots[i].n == s.size() && std::memcmp(slots[i].s, s.data(), s.size()) == 0)
+      if (slots[i].hash == hash && slots[i].n == s.size() && same_bytes(slots[i].s, s.data(), s.size()))
         return &slots[i];
     return nullptr;
   }
@@ -284,9 +312,38 @@ struct OpenContainer {
   uint8_t role;                /* Role: where it is in a capture */
   const unsigned char *mark;   /* the arena's bump pointer when it opened */
 };
-thread_local std::vector<JVal *> items;
-thread_local std::vector<JMember> members;
-thread_local std::vector<OpenContainer> open_containers;
+/* A stack of plain values that grows by doubling (operator new: a pool
+ * block while a big document is read). */
+template <class T> struct Stack {
+  T *data = nullptr;
+  size_t size = 0, cap = 0;
+
+  T &push() {
+    if (size == cap) grow();
+    return data[size++];
+  }
+  T &back() { return data[size - 1]; }
+  bool empty() const { return size == 0; }
+  void grow() {
+    size_t bigger = cap ? cap * 2 : 256;
+    T *d = static_cast<T *>(::operator new(bigger * sizeof(T)));
+    if (size) std::memcpy(static_cast<void *>(d), data, size * sizeof(T));
+    ::operator delete(data);
+    data = d;
+    cap = bigger;
+  }
+  void release() {
+    ::operator delete(data);
+    data = nullptr;
+    size = cap = 0;
+  }
+};
+struct Stacks {
+  Stack<JVal *> items;
+  Stack<JMember> members;
+  Stack<OpenContainer> open;
+};
+thread_local Stacks stacks;
 thread_local std::string unescaped;
 
 /* Where a container is in a capture, for leaving the items of
@@ -340,6 +397,9 @@ struct Reader {
   Builder &b;
   const char *p, *end;
   bool raw_schedule_items;   /* the items of a capture's expected.schedule stay text (J_RAW) */
+  Stack<JVal *> &items;
+  Stack<JMember> &members;
+  Stack<OpenContainer> &open_containers;
   simdjson::error_code error = simdjson::SUCCESS;
 
   JVal *fail(simdjson::error_code code) {
@@ -567,7 +627,10 @@ struct Reader {
   bool key(std::string_view *k) {
     if (p >= end || *p != '"') return fail(simdjson::TAPE_ERROR), false;
     if (!string(k)) return false;
-    members.push_back(JMember{b.intern(*k), static_cast<uint32_t>(k->size()), nullptr});
+    JMember &m = members.push();
+    m.key = b.intern(*k);
+    m.keylen = static_cast<uint32_t>(k->size());
+    m.val = nullptr;
     skip_space();
     if (p >= end || *p != ':') return fail(simdjson::TAPE_ERROR), false;
     p++;
@@ -577,10 +640,14 @@ struct Reader {
 
   /* Opens the array or object at p (its role given); false on error. */
   bool open(uint8_t role) {
-    if (open_containers.size() >= MAX_DEPTH) return fail(simdjson::DEPTH_ERROR), false;
+    if (open_containers.size >= MAX_DEPTH) return fail(simdjson::DEPTH_ERROR), false;
     bool object = *p == '{';
-    uint32_t first = static_cast<uint32_t>(object ? members.size() : items.size());
-    open_containers.push_back(OpenContainer{first, object, role, b.arena->cur});
+    uint32_t first = static_cast<uint32_t>(object ? members.size : items.size);
+    OpenContainer &c = open_containers.push();
+    c.first = first;
+    c.object = object;
+    c.role = role;
+    c.mark = b.arena->cur;
     p++;
     skip_space();
     return true;
@@ -588,16 +655,15 @@ struct Reader {
 
   /* Closes the innermost container: its JVal. */
   JVal *close() {
-    OpenContainer c = open_containers.back();
-    open_containers.pop_back();
+    OpenContainer c = open_containers.data[--open_containers.size];
     p++;
     if (c.object) {
-      JVal *v = b.container(J_OBJ, members.data() + c.first, members.size() - c.first, c.mark);
-      members.resize(c.first);
+      JVal *v = b.container(J_OBJ, members.data + c.first, members.size - c.first, c.mark);
+      members.size = c.first;
       return v;
     }
-    JVal *v = b.container(J_ARR, items.data() + c.first, items.size() - c.first, c.mark);
-    items.resize(c.first);
+    JVal *v = b.container(J_ARR, items.data + c.first, items.size - c.first, c.mark);
+    items.size = c.first;
     return v;
   }
 
@@ -613,7 +679,7 @@ struct Reader {
       }
       const OpenContainer &c = open_containers.back();
       if (c.object) members.back().val = v;
-      else items.push_back(v);
+      else items.push() = v;
       skip_space();
       char closing = c.object ? '}' : ']';
       if (p < end && *p == closing) {
@@ -681,9 +747,9 @@ void operator delete[](void *p, const std::nothrow_t &) noexcept { deallocate(p)
 
 extern "C" void json_release_parser(void) {
   pool_blocks.to_system = true;
-  std::vector<JVal *>().swap(items);
-  std::vector<JMember>().swap(members);
-  std::vector<OpenContainer>().swap(open_containers);
+  stacks.items.release();
+  stacks.members.release();
+  stacks.open.release();
   std::string().swap(unescaped);
   strings = StringTable{};
   pool_blocks.to_system = false;
@@ -691,8 +757,8 @@ extern "C" void json_release_parser(void) {
 
 /* The stacks a big document grew go back to the pool for the arenas that follow. */
 static void drop_stacks(void) {
-  std::vector<JVal *>().swap(items);
-  std::vector<JMember>().swap(members);
+  stacks.items.release();
+  stacks.members.release();
 }
 
 extern "C" JVal *json_parse_capture(Arena *a, const char *buf, size_t len, bool raw_schedule_items, char *err, size_t errlen) {
@@ -709,22 +775,18 @@ extern "C" JVal *json_parse_capture(Arena *a, const char *buf, size_t len, bool 
       if (big) drop_stacks(); /* from here their blocks come from the pool */
       pool_blocks.routing = big;
       Builder b{a, strings, ints, containers};
-      Reader r{b, buf, buf + len, raw_schedule_items};
+      Reader r{b, buf, buf + len, raw_schedule_items, stacks.items, stacks.members, stacks.open};
       root = r.document();
       code = r.error;
       pool_blocks.routing = false;
-      open_containers.clear();
-      items.clear();
-      members.clear();
+      stacks.open.size = stacks.items.size = stacks.members.size = 0;
       if (big) drop_stacks();
     }
     if (!root && err && errlen) std::snprintf(err, errlen, "malformed JSON: %s", simdjson::error_message(code));
     return root;
   } catch (...) {
     pool_blocks.routing = false;
-    open_containers.clear();
-    items.clear();
-    members.clear();
+    stacks.open.size = stacks.items.size = stacks.members.size = 0;
     if (big) drop_stacks();
     if (err && errlen) std::snprintf(err, errlen, "malformed JSON: parser failure");
     return nullptr;
