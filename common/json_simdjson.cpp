@@ -498,9 +498,11 @@ struct Reader {
     if (negative) p++;
     const char *digits = p;
     if (!digit(p)) return fail(simdjson::NUMBER_ERROR);
-    if (*p == '0') p++;
-    else
+    if (*p == '0') {
+      if (digit(++p)) return fail(simdjson::NUMBER_ERROR); /* no leading zeros */
+    } else {
       while (digit(p)) p++;
+    }
     bool is_float = false;
     if (p < end && *p == '.') {
       p++;
