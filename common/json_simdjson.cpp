@@ -11,6 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <charconv>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <new>
 #include <string_view>
 #include <vector>
@@ -59,7 +62,8 @@ struct StringTable {
     } else if (n > 0) {
       h = mix(h, uint64_t(uint8_t(p[0])) | uint64_t(uint8_t(p[n / 2])) << 8 | uint64_t(uint8_t(p[n - 1])) << 16);
     }
-    return h * 0xff51afd7ed558ccdULL ^ (h >> 29);
+    h = (h ^ (h >> 33)) * 0xff51afd7ed558ccdULL;
+    return h ^ (h >> 33);
   }
 
   /* a[0..n) == b[0..n), by words as hash_of reads them */
@@ -416,7 +420,7 @@ struct Reader {
    * `unescaped`. False on error. */
   bool string(std::string_view *out) {
     const char *s = ++p;
-    while (p < end && !string_stops.stop[static_cast<unsigned char>(*p)]) p++;
+    p = plain_end(p);
     if (p < end && *p == '"') {
       *out = std::string_view(s, size_t(p - s));
       p++;
@@ -424,6 +428,29 @@ struct Reader {
     }
     unescaped.assign(s, size_t(p - s));
     return escaped_string(out);
+  }
+
+  /* The first quote, backslash or control character from q on (end when
+   * none): 16 bytes at a time (the buffer's padding makes reading up to 15
+   * bytes past its end safe). */
+  const char *plain_end(const char *q) const {
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), below_space = _mm_set1_epi8(0x1F);
+    for (; q < end; q += 16) {
+      __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(q));
+      __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(bytes, below_space), bytes);
+      __m128i stops = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(bytes, quote), _mm_cmpeq_epi8(bytes, backslash)), control);
+      unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(stops));
+      if (mask) {
+        q += __builtin_ctz(mask);
+        return q < end ? q : end;
+      }
+    }
+    return end;
+#else
+    while (q < end && !string_stops.stop[static_cast<unsigned char>(*q)]) q++;
+    return q;
+#endif
   }
 
   /* The rest of a string from its first backslash or bad byte at p. */
