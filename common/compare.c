@@ -365,19 +365,28 @@ static bool compare_becomes_map(Arena *ar, const JVal *e, const JVal *g, char *w
   return true;
 }
 
-bool compare_expected(Arena *ar, TgVersion v, const JVal *exp, const JVal *got, char *why, size_t whylen) {
-  const JVal *se = json_get(exp, "schedule"), *sg = json_get(got, "schedule");
-  if (!se || !sg || se->kind != J_ARR || sg->kind != J_ARR) {
-    snprintf(why, whylen, "missing \"schedule\"");
-    return false;
+/* expected.schedule's item k (perhaps left as text: parsed into ar) against
+ * the produced item: 1 equal, 0 different, -1 when the expected item does
+ * not parse; why says which. */
+static int compare_item_at(Arena *ar, TgVersion v, const JVal *se, size_t k, const JVal *g, char *why, size_t whylen) {
+  char err[256];
+  const JVal *e = json_materialize(ar, se->u.arr[k], err, sizeof err);
+  if (!e) {
+    snprintf(why, whylen, "expected.schedule[%zu]: %s", k, err);
+    return -1;
   }
-  size_t n = se->n < sg->n ? se->n : sg->n;
-  for (size_t k = 0; k < n; k++)
-    if (!compare_item(ar, v, k, se->u.arr[k], sg->u.arr[k], why, whylen)) return false;
-  if (se->n != sg->n) {
-    snprintf(why, whylen, "expected %zu schedule items, got %zu", (size_t)se->n, (size_t)sg->n);
-    return false;
-  }
+  return compare_item(ar, v, k, e, g, why, whylen) ? 1 : 0;
+}
+
+static bool count_equal(size_t expected, size_t got, char *why, size_t whylen) {
+  if (expected == got) return true;
+  snprintf(why, whylen, "expected %zu schedule items, got %zu", expected, got);
+  return false;
+}
+
+/* Everything after the schedule: var_vals, becomes_map, new_buffers, the
+ * memory plan, the mutations. */
+static bool compare_rest(Arena *ar, TgVersion v, const JVal *exp, const JVal *got, char *why, size_t whylen) {
   if (!field_equal(exp, got, "var_vals"))
     return describe(why, whylen, "%s: expected %.300s, got %.300s", "var_vals", json_get(exp, "var_vals"), json_get(got, "var_vals"));
   if (v == TG_0_10_2) {
@@ -396,6 +405,55 @@ bool compare_expected(Arena *ar, TgVersion v, const JVal *exp, const JVal *got, 
   if (json_get(got, "mutations") && !field_equal(exp, got, "mutations"))
     return describe(why, whylen, "%s: expected %.300s, got %.300s", "mutations", json_get(exp, "mutations"), json_get(got, "mutations"));
   return true;
+}
+
+/* expected.schedule as an array (parsed into ar if it was left as text), or NULL */
+static const JVal *expected_schedule(Arena *ar, const JVal *exp) {
+  char err[256];
+  const JVal *se = json_materialize(ar, json_get(exp, "schedule"), err, sizeof err);
+  return se && se->kind == J_ARR ? se : NULL;
+}
+
+bool compare_expected(Arena *ar, TgVersion v, const JVal *exp, const JVal *got, char *why, size_t whylen) {
+  const JVal *se = expected_schedule(ar, exp), *sg = json_get(got, "schedule");
+  if (!se || !sg || sg->kind != J_ARR) {
+    snprintf(why, whylen, "missing \"schedule\"");
+    return false;
+  }
+  size_t n = se->n < sg->n ? se->n : sg->n;
+  for (size_t k = 0; k < n; k++)
+    if (compare_item_at(ar, v, se, k, sg->u.arr[k], why, whylen) != 1) return false;
+  return count_equal(se->n, sg->n, why, whylen) && compare_rest(ar, v, exp, got, why, whylen);
+}
+
+/* ScheduleCompare's ResultSink: item k against expected item k, until the first difference */
+static void sink_compare_item(ResultSink *s, size_t k, const JVal *item, Arena *scratch) {
+  ScheduleCompare *sc = (ScheduleCompare *)s;
+  sc->got++;
+  if (sc->differs || !sc->expected || k >= sc->expected->n) return;
+  int r = compare_item_at(scratch, sc->v, sc->expected, k, item, sc->why, sizeof sc->why);
+  sc->differs = r != 1;
+  sc->bad_input = r < 0;
+}
+
+void schedule_compare_init(ScheduleCompare *sc, Arena *a, TgVersion v, const JVal *expected) {
+  memset(sc, 0, sizeof *sc);
+  sc->sink.item = sink_compare_item;
+  sc->v = v;
+  sc->expected = expected_schedule(a, expected);
+}
+
+bool compare_expected_sunk(Arena *ar, const ScheduleCompare *sc, const JVal *exp, const JVal *got, char *why,
+                           size_t whylen) {
+  if (!sc->expected) {
+    snprintf(why, whylen, "missing \"schedule\"");
+    return false;
+  }
+  if (sc->differs) {
+    snprintf(why, whylen, "%s", sc->why);
+    return false;
+  }
+  return count_equal(sc->expected->n, sc->got, why, whylen) && compare_rest(ar, sc->v, exp, got, why, whylen);
 }
 
 static size_t first_line_len(const char *s) {

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include "arena.h"
 #include "json.h"
+#include "scheduler.h"
 #include "version.h"
 
 /* JSON equality under the contract's rules: ints equal ints by value, floats
@@ -21,6 +22,27 @@ bool graph_equal(Arena *a, const JVal *expected, const JVal *got, char *why, siz
  * difference, returns false and writes the first one into `why`: the field,
  * the schedule item and the first differing node. */
 bool compare_expected(Arena *a, TgVersion v, const JVal *expected, const JVal *got, char *why, size_t whylen);
+
+/* The comparison of the schedule item by item, as the encoder makes it: a
+ * ResultSink (scheduler.h) for the replayer. Each item is compared with
+ * expected.schedule's item of the same index (materialized into the item's
+ * scratch arena when the reader left it as text); the first difference is
+ * kept, later items are only counted. */
+typedef struct ScheduleCompare {
+  ResultSink sink;          /* first member: the encoder's handle */
+  TgVersion v;
+  const JVal *expected;     /* expected.schedule, a J_ARR; NULL when missing or not an array */
+  size_t got;               /* items handed in so far */
+  bool differs;             /* why holds the first difference */
+  bool bad_input;           /* why says which expected item does not parse */
+  char why[2048];
+} ScheduleCompare;
+void schedule_compare_init(ScheduleCompare *sc, Arena *a, TgVersion v, const JVal *expected);
+
+/* compare_expected for a result whose schedule went through sc: the same
+ * verdict and the same first difference. */
+bool compare_expected_sunk(Arena *a, const ScheduleCompare *sc, const JVal *expected, const JVal *got, char *why,
+                           size_t whylen);
 
 /* An expected error passes when the types are equal and the first lines of
  * the messages are equal. */

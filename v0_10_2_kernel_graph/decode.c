@@ -18,7 +18,7 @@ static bool get_int(const JVal *j, int64_t *out) {
 /* {"views": [...]} through the core codec, interned */
 static const ShapeTracker *st_decode(Codec *c, const JVal *j, Status *st) {
   KG *k = kg_of(c);
-  const ShapeTracker *s = st_decode_status(k->a, j, st);
+  const ShapeTracker *s = st_decode_status(kst_scratch(&k->stc), j, st);
   if (!s) return NULL;
   for (int i = 0; i < s->nviews; i++)
     if (s->views[i]->ndim > ST_MAXDIM) {

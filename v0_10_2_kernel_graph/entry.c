@@ -49,6 +49,7 @@ bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   arena_prefer_pool(a); /* the parser's buffers, given back */
   if (setjmp(k->thr.jb)) {   /* a Python exception, unsupported or bad input */
     kg_scratch_end_all(k);
+    kst_release(&k->stc);
     a->max_chunk = max_chunk;
     sym_end();
     return false;
@@ -57,6 +58,7 @@ bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   phase_enter(PHASE_BUILD);
   if (!decode_input(k, c->input, &input, st)) {
     kg_scratch_end_all(k);
+    kst_release(&k->stc);
     a->max_chunk = max_chunk;
     sym_end();
     return false;
@@ -68,6 +70,7 @@ bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   phase_enter(PHASE_ENCODE);
   kg_caches_drop(k);
   *result = encode_result(k, &input, &res);
+  kst_release(&k->stc);
   a->max_chunk = max_chunk;
   sym_end();
   return true;

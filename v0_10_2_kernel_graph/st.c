@@ -111,6 +111,24 @@ void kst_init(StCtx *c, Arena *a, Thrower *thr, bool merge_view) {
   omap_init(&c->add_memo, a);
   omap_init(&c->view_add_memo, a);
   omap_init(&c->shape_memo, a);
+  arena_init(&c->scratch);
+}
+
+void kst_release(StCtx *c) {
+  arena_free(&c->scratch);
+  arena_init(&c->scratch);
+}
+
+Arena *kst_scratch(StCtx *c) { return &c->scratch; }
+
+/* The bytes of garbage the scratch arena may hold before it is emptied. */
+enum { KST_SCRATCH_BYTES = 256 * 1024 };
+
+/* Called when an operation has its (interned) result: nothing points into
+ * the scratch arena any more, so it is emptied once it has grown. */
+static const void *kst_sweep(StCtx *c, const void *result) {
+  if (c->scratch.chunk_bytes > KST_SCRATCH_BYTES) kst_release(c);
+  return result;
 }
 
 /* the result of a core call: the error unwinds, NULL stays None */
@@ -143,6 +161,7 @@ static const View *intern_view(StCtx *c, const View *v) {
     if (c->vtab[j] == v || view_equal(c->vtab[j], v)) return c->vtab[j];
     j = (j + 1) & (c->vcap - 1);
   }
+  v = view_new(c->arena, v->ndim, v->shape, v->strides, v->offset, v->mask, v->contiguous); /* v may be in the scratch arena */
   c->vtab[j] = v;
   c->nv++;
   return v;
@@ -190,7 +209,10 @@ const ST *kst_new(StCtx *c, uint32_t nviews, const View *const *views) {
   return intern_st(c, nviews, vs);
 }
 
-const ST *kst_canon(StCtx *c, const ST *s) { return s ? kst_new(c, (uint32_t)s->nviews, s->views) : NULL; }
+/* the interned copy of s, which may be in the scratch arena */
+static const ST *canon(StCtx *c, const ST *s) { return s ? kst_new(c, (uint32_t)s->nviews, s->views) : NULL; }
+
+const ST *kst_canon(StCtx *c, const ST *s) { return kst_sweep(c, canon(c, s)); }
 
 /* ---------------------------------------------------------------- operations */
 
@@ -198,7 +220,7 @@ const View *kview_create(StCtx *c, uint32_t n, const sint *shape, const sint *st
   StError err;
   st_error_clear(&err);
   check_ndim(c, n);
-  return intern_view(c, check(c, view_create(c->arena, TG_0_10_2, (int)n, shape, strides, offset, mask, &err), &err));
+  return kst_sweep(c, intern_view(c, check(c, view_create(&c->scratch, TG_0_10_2, (int)n, shape, strides, offset, mask, &err), &err)));
 }
 
 /* ShapeTracker.from_shape, memoised on the shape (a hash, then an exact check) */
@@ -210,9 +232,9 @@ const ST *kst_from_shape(StCtx *c, uint32_t n, const sint *shape) {
   StError err;
   st_error_clear(&err);
   check_ndim(c, n);
-  r = kst_canon(c, check(c, st_from_shape(c->arena, TG_0_10_2, (int)n, shape, &err), &err));
+  r = canon(c, check(c, st_from_shape(&c->scratch, TG_0_10_2, (int)n, shape, &err), &err));
   omap_put(&c->shape_memo, h, (void *)r);
-  return r;
+  return kst_sweep(c, r);
 }
 
 const ST *kst_scalar(StCtx *c) {
@@ -230,7 +252,7 @@ static const View *kview_add(StCtx *c, const View *vm2, const View *vm1) {
   if (inner && (r = omap_get(inner, omap_ptr(vm1)))) return r == &none_marker ? NULL : r;
   StError err;
   st_error_clear(&err);
-  r = check(c, view_add(c->arena, TG_0_10_2, vm2, vm1, &err), &err);
+  r = check(c, view_add(&c->scratch, TG_0_10_2, vm2, vm1, &err), &err);
   if (r) r = intern_view(c, r);
   if (!inner) {
     inner = arena_alloc(c->arena, sizeof *inner);
@@ -250,9 +272,9 @@ static const ST *simplify_views(StCtx *c, uint32_t n, const View **vs) {
 
 const ST *kst_simplify(StCtx *c, const ST *s) {
   const View *vs[KST_MAXVIEWS];
-  s = kst_canon(c, s);
+  s = canon(c, s);
   memcpy(vs, s->views, (size_t)s->nviews * sizeof *vs);
-  return simplify_views(c, (uint32_t)s->nviews, vs);
+  return kst_sweep(c, simplify_views(c, (uint32_t)s->nviews, vs));
 }
 
 /* ShapeTracker.__add__ (one view of b at a time), memoised on the pair of interned operands */
@@ -274,50 +296,50 @@ const ST *kst_add(StCtx *c, const ST *a, const ST *b) {
     omap_put(&c->add_memo, omap_ptr(a), inner);
   }
   omap_put(inner, omap_ptr(b), (void *)r);
-  return r;
+  return kst_sweep(c, r);
 }
 
 const ST *kst_invert(StCtx *c, const ST *s, uint32_t n, const sint *out_shape) {
   StError err;
   st_error_clear(&err);
-  return kst_canon(c, check(c, st_invert(c->arena, TG_0_10_2, s, (int)n, out_shape, c->merge_view, &err), &err));
+  return kst_canon(c, check(c, st_invert(&c->scratch, TG_0_10_2, s, (int)n, out_shape, c->merge_view, &err), &err));
 }
 
 const ST *kst_reshape(StCtx *c, const ST *s, uint32_t n, const sint *new_shape) {
   StError err;
   st_error_clear(&err);
   check_ndim(c, n);
-  return kst_canon(c, check(c, st_reshape(c->arena, TG_0_10_2, s, (int)n, new_shape, c->merge_view, &err), &err));
+  return kst_canon(c, check(c, st_reshape(&c->scratch, TG_0_10_2, s, (int)n, new_shape, c->merge_view, &err), &err));
 }
 
 const ST *kst_pad(StCtx *c, const ST *s, const SPair *arg) {
   StError err;
   st_error_clear(&err);
-  return kst_canon(c, check(c, st_pad(c->arena, TG_0_10_2, s, st_ndim(s), arg, &err), &err));
+  return kst_canon(c, check(c, st_pad(&c->scratch, TG_0_10_2, s, st_ndim(s), arg, &err), &err));
 }
 
 const ST *kst_shrink(StCtx *c, const ST *s, const SPair *arg) {
   StError err;
   st_error_clear(&err);
-  return kst_canon(c, check(c, st_shrink(c->arena, TG_0_10_2, s, st_ndim(s), arg, &err), &err));
+  return kst_canon(c, check(c, st_shrink(&c->scratch, TG_0_10_2, s, st_ndim(s), arg, &err), &err));
 }
 
 const ST *kst_expand(StCtx *c, const ST *s, uint32_t n, const sint *new_shape) {
   StError err;
   st_error_clear(&err);
-  return kst_canon(c, check(c, st_expand(c->arena, TG_0_10_2, s, (int)n, new_shape, &err), &err));
+  return kst_canon(c, check(c, st_expand(&c->scratch, TG_0_10_2, s, (int)n, new_shape, &err), &err));
 }
 
 const ST *kst_permute(StCtx *c, const ST *s, const int64_t *axis) {
   StError err;
   st_error_clear(&err);
-  return kst_canon(c, check(c, st_permute(c->arena, TG_0_10_2, s, st_ndim(s), axis, &err), &err));
+  return kst_canon(c, check(c, st_permute(&c->scratch, TG_0_10_2, s, st_ndim(s), axis, &err), &err));
 }
 
 const ST *kst_flip(StCtx *c, const ST *s, const bool *arg) {
   StError err;
   st_error_clear(&err);
-  return kst_canon(c, check(c, st_flip(c->arena, TG_0_10_2, s, st_ndim(s), arg, &err), &err));
+  return kst_canon(c, check(c, st_flip(&c->scratch, TG_0_10_2, s, st_ndim(s), arg, &err), &err));
 }
 
 /* ---------------------------------------------------------------- variables */
@@ -333,7 +355,7 @@ const ST *kst_unbind_binds(StCtx *c, const ST *s, sint *vars, int64_t *vals, int
   if (!any_bind) return s;
   StError err;
   st_error_clear(&err);
-  const ShapeTracker *r = st_unbind(c->arena, TG_0_10_2, s, vars, vals, cap, n, &err);
+  const ShapeTracker *r = st_unbind(&c->scratch, TG_0_10_2, s, vars, vals, cap, n, &err);
   return kst_canon(c, check(c, r, &err));
 }
 
@@ -355,6 +377,7 @@ void kst_real_strides(StCtx *c, const ST *s, bool ignore_valid, sint *out, bool 
   StError err;
   st_error_clear(&err);
   bool is_none[ST_MAXDIM];
-  if (!st_real_strides(c->arena, TG_0_10_2, s, ignore_valid, out, is_none, &err)) check(c, NULL, &err);
+  if (!st_real_strides(&c->scratch, TG_0_10_2, s, ignore_valid, out, is_none, &err)) check(c, NULL, &err);
   for (int i = 0; i < st_ndim(s); i++) has[i] = !is_none[i];
+  kst_sweep(c, NULL);
 }

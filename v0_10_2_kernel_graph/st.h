@@ -17,7 +17,11 @@ enum { ST_MAXDIM = 32 };
 typedef ShapeTracker ST;
 
 typedef struct StCtx {
-  Arena *arena;
+  Arena *arena;                 /* the interned Views and ShapeTrackers, the memos */
+  /* where the core module builds its results: what is new is copied into
+   * `arena` when it is interned, so this holds only garbage once an
+   * operation returns, and is emptied when it has grown (kst_sweep) */
+  Arena scratch;
   Thrower *thr;
   bool merge_view;              /* MERGE_VIEW (ShapeTracker.reshape, invert) */
   const View **vtab; size_t nv, vcap;   /* interned Views */
@@ -28,6 +32,10 @@ typedef struct StCtx {
 } StCtx;
 
 void kst_init(StCtx *c, Arena *a, Thrower *thr, bool merge_view);
+/* Frees the scratch arena (at the end of a capture, or when an exception unwound). */
+void kst_release(StCtx *c);
+/* The arena a caller builds a ShapeTracker in before kst_canon interns it. */
+Arena *kst_scratch(StCtx *c);
 
 /* ---- sint: an int or a symbolic UOp, as tinygrad 0.10.2's Python operators
  * treat `int | UOp`. UOps are hash-consed, so Python's `==` on them (not
@@ -59,7 +67,7 @@ const char *fmt_tuple(StCtx *c, char *buf, size_t size, uint32_t n, const sint *
 const View *kview_create(StCtx *c, uint32_t n, const sint *shape, const sint *strides, sint offset, const SPair *mask);
 /* ShapeTracker(views), interned */
 const ST *kst_new(StCtx *c, uint32_t nviews, const View *const *views);
-/* the interned ShapeTracker equal to s (s itself may come from anywhere) */
+/* the interned ShapeTracker equal to s (s itself may come from anywhere, kst_scratch too) */
 const ST *kst_canon(StCtx *c, const ST *s);
 const ST *kst_from_shape(StCtx *c, uint32_t n, const sint *shape);
 int64_t kst_size(const ST *s);     /* .size: views[-1].size(), an int (a UOp counts as its vmax) */
