@@ -112,7 +112,7 @@ bool capture_reader_next(CaptureReader *r, Arena *a, Capture *c, Status *st) {
     c->oracle_seconds = -1;
     c->bytes = end - start;
     char err[256];
-    c->root = json_parse(a, r->data + start, end - start, err, sizeof err);
+    c->root = json_parse_capture(a, r->data + start, end - start, r->raw_schedule_items, err, sizeof err);
     if (!c->root) {
       status_bad_input(st, "%s:%zu: %s", r->path, r->line, err);
       return true;

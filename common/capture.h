@@ -27,6 +27,8 @@ typedef struct CaptureReader {
   const char *path;
   char *data;              /* whole (decompressed) file + JSON_PADDING bytes */
   size_t len, pos, line;
+  bool raw_schedule_items; /* leave the items of expected.schedule as their text (J_RAW:
+                            * json_materialize reads one); off unless set after opening */
 } CaptureReader;
 
 /* Read the whole file (.jsonl or .jsonl.gz, recognised by content). */

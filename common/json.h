@@ -1,5 +1,5 @@
 /* json.h — a JSON document as plain C structures (JVal), filled by the
- * simdjson bridge (json_simdjson.cpp) and written back by json_write.c.
+ * reader in json_simdjson.cpp and written back by json_write.c.
  * Integers, unsigned integers and doubles are kept apart, as the capture
  * contract needs ("1" is an int, "1.0" a float). */
 #ifndef TSCHED_JSON_H
@@ -41,6 +41,10 @@ enum { JSON_PADDING = 64 };
  * readable bytes after len. On failure returns NULL and writes a message into
  * err. Never throws. Nesting deeper than 1024 levels is an error. */
 JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, size_t errlen);
+/* json_parse of a capture line; with raw_schedule_items, each array or object
+ * in the root's "expected"."schedule" array is left as its text (J_RAW, found
+ * by counting brackets; its own syntax is checked when it is materialized). */
+JVal *json_parse_capture(Arena *a, const char *buf, size_t len, bool raw_schedule_items, char *err, size_t errlen);
 
 /* v itself, or, when the reader left it as text (J_RAW), its tree parsed
  * into `a`. NULL with a message in err when that text does not parse. */

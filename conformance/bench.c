@@ -284,6 +284,7 @@ int cmd_bench(int argc, char **argv) {
     CaptureReader r;
     Status st;
     if (!capture_reader_open(&r, files[i], &st)) { fprintf(stderr, "ERROR %s\n", st.msg); continue; }
+    r.raw_schedule_items = true; /* as replay reads captures */
     for (;;) {
       Arena parse;
       Capture c;

@@ -239,6 +239,7 @@ static void replay_file(const char *path, bool json, bool verbose, Tally *t, siz
     (*unknown_errors)++;
     return;
   }
+  r.raw_schedule_items = true; /* compare materializes expected.schedule's items one by one */
   for (;;) {
     Arena a;
     arena_init(&a);
