@@ -70,10 +70,13 @@ typedef struct Marks {
 } Marks;
 
 /* A cached property of UOps (functools.cached_property): a value per UOp id,
- * NULL while not computed. */
+ * NULL while not computed. Paged (IDC_PAGE ids a page, made when the first
+ * id in it is put): a cache holds memory for the ids it was given, and
+ * growing it copies only the page directory. */
+enum { IDC_PAGE_BITS = 8, IDC_PAGE = 1 << IDC_PAGE_BITS };
 typedef struct IdCache {
-  const void **val;
-  size_t cap;
+  const void ***pages;
+  size_t npages;
 } IdCache;
 
 typedef struct Explain100 Explain100;   /* explain.c */
@@ -187,11 +190,15 @@ static inline void v100_ustack_push(Sched *s, UStack *st, const UOp *u) {
   if (st->n == st->cap) v100_ustack_grow(s, st);
   st->items[st->n++] = u;
 }
-static inline const void *v100_idcache_get(const IdCache *c, const UOp *u) { return u->id < c->cap ? c->val[u->id] : NULL; }
+static inline const void *v100_idcache_get(const IdCache *c, const UOp *u) {
+  size_t p = u->id >> IDC_PAGE_BITS;
+  return p < c->npages && c->pages[p] ? c->pages[p][u->id & (IDC_PAGE - 1)] : NULL;
+}
 void v100_idcache_grow(Sched *s, IdCache *c, const UOp *u);
 static inline void v100_idcache_put(Sched *s, IdCache *c, const UOp *u, const void *v) {
-  if (u->id >= c->cap) v100_idcache_grow(s, c, u);
-  c->val[u->id] = v;
+  size_t p = u->id >> IDC_PAGE_BITS;
+  if (p >= c->npages || !c->pages[p]) v100_idcache_grow(s, c, u);
+  c->pages[p][u->id & (IDC_PAGE - 1)] = v;
 }
 bool v100_op_in_alu(Op op);        /* GroupOp.ALU */
 bool v100_op_in_meta(Op op);       /* GroupOp.Meta */

@@ -35,14 +35,17 @@ void v100_ustack_grow(Sched *s, UStack *st) {
   st->items = bigger, st->cap = cap;
 }
 
-/* room in c for u's id */
+/* room in c for u's id: the page directory grown, u's page made */
 void v100_idcache_grow(Sched *s, IdCache *c, const UOp *u) {
-  size_t cap = c->cap ? c->cap * 2 : 64;
-  while (cap <= u->id) cap *= 2;
-  if (cap < uop_count(s->in)) cap = uop_count(s->in);
-  const void **bigger = arena_array(s->a, cap, sizeof *bigger);
-  if (c->cap) memcpy(bigger, c->val, c->cap * sizeof *bigger);
-  c->val = bigger, c->cap = cap;
+  size_t p = u->id >> IDC_PAGE_BITS;
+  if (p >= c->npages) {
+    size_t n = c->npages ? c->npages * 2 : 64;
+    while (n <= p) n *= 2;
+    const void ***pages = arena_array(s->a, n, sizeof *pages);
+    if (c->npages) memcpy(pages, c->pages, c->npages * sizeof *pages);
+    c->pages = pages, c->npages = n;
+  }
+  if (!c->pages[p]) c->pages[p] = arena_array(s->a, IDC_PAGE, sizeof **c->pages);
 }
 
 /* ---- GroupOp ---- */
