@@ -7,7 +7,7 @@
 
 static void sched_init(Sched *s, const Capture *c, Arena *a, Interner *in, Status *st) {
   memset(s, 0, sizeof *s);
-  s->a = a;
+  s->a = s->caches = a;
   s->in = in;
   s->st = st;
   s->cap = c;
@@ -115,12 +115,12 @@ static JVal *encode_result(Sched *s, const SchedItem *items, size_t n, const Mem
   return o;
 }
 
-static bool schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
+static bool schedule_capture(const Capture *c, Arena *a, Sched **sched, JVal **result, Status *st) {
   *result = NULL;
   phase_enter(PHASE_BUILD);
   Interner *in = arena_alloc(a, sizeof *in);
   interner_init(in, a);
-  Sched *s = arena_alloc(a, sizeof *s);
+  Sched *s = *sched = arena_alloc(a, sizeof *s);
   sched_init(s, c, a, in, st);
   if (!v100_decode_input(s)) return false;
   s->cache = arena_array(a, s->nlbs + 1, sizeof *s->cache);
@@ -129,7 +129,10 @@ static bool schedule_capture(const Capture *c, Arena *a, JVal **result, Status *
   SchedItem *items;
   size_t n;
   MemPlan mp;
-  if (!v100_create_schedule_with_vars(s, &items, &n) || !v100_memory_planner(s, items, n, &mp)) return false;
+  v100_caches_begin(s);
+  if (!v100_create_schedule_with_vars(s, &items, &n)) return false;
+  v100_caches_drop(s);
+  if (!v100_memory_planner(s, items, n, &mp)) return false;
   if (!v100_sym_ok(s)) return false; /* a symbolic error nothing took on the way is still tinygrad's exception */
   phase_enter(PHASE_ENCODE);
   JVal *r = encode_result(s, items, n, &mp);
@@ -142,7 +145,13 @@ static bool schedule_capture(const Capture *c, Arena *a, JVal **result, Status *
  * hash-consed UOps of this capture. */
 bool v0_10_0_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
   sym_begin(a, TG_0_10_0);
-  bool ok = schedule_capture(c, a, result, st);
+  size_t max_chunk = a->max_chunk;
+  a->max_chunk = V100_MAX_CHUNK;
+  arena_prefer_pool(a); /* the parser's buffers, given back */
+  Sched *s = NULL;
+  bool ok = schedule_capture(c, a, &s, result, st);
+  if (s) v100_scratch_end_all(s);
+  a->max_chunk = max_chunk;
   sym_end();
   return ok;
 }

@@ -117,7 +117,7 @@ static bool rg_enter(GroupState *g, RgFrame *f, const UOp *r, OMap *group, OMap 
 static void recursive_group(GroupState *g, const UOp *tr0, const Value *st0, const UOp *r, OMap *group, OMap *cache) {
   Sched *s = g->s;
   size_t n = 0, cap = s->rg_cap ? s->rg_cap : 32;
-  RgFrame *stack = s->rg_stack ? s->rg_stack : arena_array(s->a, cap, sizeof *stack);
+  RgFrame *stack = s->rg_stack ? s->rg_stack : arena_array(s->caches, cap, sizeof *stack);
   s->rg_stack = stack, s->rg_cap = cap;
   stack[n] = (RgFrame){tr0, st0, NULL, 0};
   if (rg_enter(g, &stack[n], r, group, cache)) n++;
@@ -141,7 +141,7 @@ static void recursive_group(GroupState *g, const UOp *tr0, const Value *st0, con
     const Value *st = st10_add(s, f->st, first);
     if (!st) return;
     if (n == cap) {
-      RgFrame *bigger = arena_array(s->a, cap * 2, sizeof *bigger);
+      RgFrame *bigger = arena_array(s->caches, cap * 2, sizeof *bigger);
       memcpy(bigger, stack, cap * sizeof *stack);
       stack = bigger, cap *= 2;
       s->rg_stack = stack, s->rg_cap = cap;

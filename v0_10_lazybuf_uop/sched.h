@@ -77,6 +77,7 @@ enum { IDC_PAGE_BITS = 8, IDC_PAGE = 1 << IDC_PAGE_BITS };
 typedef struct IdCache {
   const void ***pages;
   size_t npages;
+  Arena *arena;            /* where its pages go; NULL: Sched.a */
 } IdCache;
 
 typedef struct Explain100 Explain100;   /* explain.c */
@@ -87,8 +88,15 @@ typedef struct UStack {
   size_t n, cap;
 } UStack;
 
+typedef struct V100Scratch V100Scratch;   /* uops.c */
+
 typedef struct Sched {
-  Arena *a;
+  Arena *a;                /* what the result needs: the interned UOps and values, the items */
+  /* what is only remembered to go faster (the property caches, the st
+   * memos, the walks' stacks and stamps, the rewrite contexts' tables): a
+   * scratch arena freed when the schedule is made (Sched.a until then) */
+  Arena *caches;
+  V100Scratch *scratch_open, *scratch_spare;   /* scratch arenas open, and their spare headers */
   Interner *in;
   Codec codec;
   Status *st;
@@ -181,6 +189,18 @@ const UOp *v100_define_var(Sched *s, const char *name, size_t len, int64_t lo, i
 
 /* A Buffer's device as an interned str, made once per device (a capture has one or two) */
 const Value *v100_device_value(Sched *s, InBuf *b);
+
+/* ---- uops.c: scratch arenas ---- */
+/* the size the chunks of Sched.a and of the scratch arenas stop growing at
+ * while scheduling: past it they take up the chunks freed arenas gave back */
+enum { V100_MAX_CHUNK = 1 << 20 };
+/* A scratch arena for a pass's temporaries, freed by v100_scratch_end;
+ * when it ends, Sched.a goes on in the chunks it gave back. */
+Arena *v100_scratch_begin(Sched *s);
+void v100_scratch_end(Sched *s, Arena *scratch);
+void v100_scratch_end_all(Sched *s);        /* every one still open (a failure unwinds) */
+void v100_caches_begin(Sched *s);           /* Sched.caches: a scratch arena */
+void v100_caches_drop(Sched *s);            /* forget what it remembered, free it */
 
 /* ---- uops.c: UOp properties and constructors of ops.py ---- */
 void v100_marks_begin(Sched *s, Marks *m);

@@ -58,8 +58,8 @@ const Value *st10_from_shape_of(Sched *s, const Value *st) {
 static OMap *memo_by_second(Sched *s, OMap *outer, const Value *a) {
   OMap *by_b = omap_get(outer, omap_ptr(a));
   if (!by_b) {
-    by_b = arena_alloc(s->a, sizeof *by_b);
-    omap_init(by_b, s->a);
+    by_b = arena_alloc(s->caches, sizeof *by_b);
+    omap_init(by_b, s->caches);
     omap_put(outer, omap_ptr(a), by_b);
   }
   return by_b;

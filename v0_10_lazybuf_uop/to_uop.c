@@ -145,7 +145,7 @@ static const UOp *leave(Sched *s, Frame *f) {
 const UOp *v100_to_uop(Sched *s, int64_t root) {
   if (s->cache[root]) return s->cache[root];
   size_t n = 0, cap = s->to_uop_cap ? s->to_uop_cap : 64;
-  Frame *stack = s->to_uop_stack ? s->to_uop_stack : arena_array(s->a, cap, sizeof *stack);
+  Frame *stack = s->to_uop_stack ? s->to_uop_stack : arena_array(s->caches, cap, sizeof *stack);
   const UOp *ret = NULL;
   bool entering = true;
   s->to_uop_stack = stack, s->to_uop_cap = cap;
@@ -166,7 +166,7 @@ const UOp *v100_to_uop(Sched *s, int64_t root) {
     while (f->next < nlist && s->cache[list[f->next]]) { f->src[f->next] = s->cache[list[f->next]]; f->next++; }
     if (f->next < nlist) {
       if (n == cap) {
-        Frame *bigger = arena_array(s->a, cap * 2, sizeof *bigger);
+        Frame *bigger = arena_array(s->caches, cap * 2, sizeof *bigger);
         memcpy(bigger, stack, cap * sizeof *stack);
         stack = bigger, cap *= 2;
         s->to_uop_stack = stack, s->to_uop_cap = cap;

@@ -8,6 +8,71 @@
 #include <string.h>
 #include "sched.h"
 
+/* ---- scratch arenas ---- */
+
+struct V100Scratch {
+  Arena arena;
+  V100Scratch *next;
+};
+
+Arena *v100_scratch_begin(Sched *s) {
+  V100Scratch *x = s->scratch_spare;
+  if (x) s->scratch_spare = x->next;
+  else x = arena_alloc(s->a, sizeof *x);
+  arena_init(&x->arena);
+  x->arena.max_chunk = V100_MAX_CHUNK;
+  x->next = s->scratch_open;
+  s->scratch_open = x;
+  return &x->arena;
+}
+
+void v100_scratch_end(Sched *s, Arena *scratch) {
+  for (V100Scratch **p = &s->scratch_open; *p; p = &(*p)->next) {
+    V100Scratch *x = *p;
+    if (&x->arena != scratch) continue;
+    *p = x->next;
+    arena_free(&x->arena);
+    arena_prefer_pool(s->a); /* its memory goes on in s->a, before new memory */
+    x->next = s->scratch_spare;
+    s->scratch_spare = x;
+    return;
+  }
+}
+
+void v100_scratch_end_all(Sched *s) {
+  while (s->scratch_open) v100_scratch_end(s, &s->scratch_open->arena);
+  s->in->memo_arena = NULL;
+  s->caches = s->a;
+}
+
+/* the ShapeTracker memos of st10.c, empty, in a */
+static void st_memos_init(Sched *s, Arena *a) {
+  OMap *maps[] = {&s->st_reduce_cache, &s->st_add_cache, &s->st_unbound, &s->st_simplify_cache, &s->st_full_cache};
+  for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) omap_init(maps[i], a);
+}
+
+void v100_caches_begin(Sched *s) {
+  s->caches = s->in->memo_arena = v100_scratch_begin(s);
+  s->st_cache.arena = s->unsafe_cache.arena = s->caches;
+  st_memos_init(s, s->caches);
+}
+
+void v100_caches_drop(Sched *s) {
+  Arena *caches = s->caches;
+  rewrite_memos_forget(s->in);
+  s->in->memo_arena = NULL;
+  memset(&s->view_left_rc, 0, sizeof s->view_left_rc);
+  memset(&s->view_right_rc, 0, sizeof s->view_right_rc);
+  s->st_cache = s->unsafe_cache = (IdCache){0};
+  st_memos_init(s, s->a);
+  s->seen = (Marks){0};
+  s->st_stack = s->pad_stack = s->rf_stack = s->parents = (UStack){0};
+  s->to_uop_stack = s->rg_stack = s->sparents_stack = NULL;
+  s->to_uop_cap = s->rg_cap = s->sparents_cap = 0;
+  s->caches = s->a; /* from here on, what is remembered goes into s->a */
+  v100_scratch_end(s, caches);
+}
+
 /* ---- scratch memory ---- */
 
 void v100_marks_begin(Sched *s, Marks *m) {
@@ -19,7 +84,7 @@ bool v100_marks_set(Sched *s, Marks *m, const UOp *u) {
   if (u->id >= m->cap) {
     size_t cap = m->cap ? m->cap : 64;
     while (cap <= u->id) cap *= 2;
-    uint32_t *bigger = arena_array(s->a, cap, sizeof *bigger);
+    uint32_t *bigger = arena_array(s->caches, cap, sizeof *bigger);
     if (m->cap) memcpy(bigger, m->stamp, m->cap * sizeof *bigger);
     m->stamp = bigger, m->cap = cap;
   }
@@ -30,7 +95,7 @@ bool v100_marks_set(Sched *s, Marks *m, const UOp *u) {
 
 void v100_ustack_grow(Sched *s, UStack *st) {
   size_t cap = st->cap ? st->cap * 2 : 64;
-  const UOp **bigger = arena_array(s->a, cap, sizeof *bigger);
+  const UOp **bigger = arena_array(s->caches, cap, sizeof *bigger);
   if (st->n) memcpy(bigger, st->items, st->n * sizeof *bigger);
   st->items = bigger, st->cap = cap;
 }
@@ -41,11 +106,11 @@ void v100_idcache_grow(Sched *s, IdCache *c, const UOp *u) {
   if (p >= c->npages) {
     size_t n = c->npages ? c->npages * 2 : 64;
     while (n <= p) n *= 2;
-    const void ***pages = arena_array(s->a, n, sizeof *pages);
+    const void ***pages = arena_array(c->arena ? c->arena : s->a, n, sizeof *pages);
     if (c->npages) memcpy(pages, c->pages, c->npages * sizeof *pages);
     c->pages = pages, c->npages = n;
   }
-  if (!c->pages[p]) c->pages[p] = arena_array(s->a, IDC_PAGE, sizeof **c->pages);
+  if (!c->pages[p]) c->pages[p] = arena_array(c->arena ? c->arena : s->a, IDC_PAGE, sizeof **c->pages);
 }
 
 /* ---- GroupOp ---- */
@@ -259,7 +324,7 @@ static uint32_t *sparents_marks(Sched *s, uint32_t *listed) {
   size_t n = uop_count(s->in);
   if (m->cap < n || m->epoch >= UINT32_MAX - 2) {
     size_t cap = m->cap * 2 > n ? m->cap * 2 : n;
-    m->stamp = arena_array(s->a, cap + 1, sizeof *m->stamp); /* zero: older than any walk */
+    m->stamp = arena_array(s->caches, cap + 1, sizeof *m->stamp); /* zero: older than any walk */
     m->cap = cap;
     m->epoch = 0;
   }
@@ -282,7 +347,7 @@ size_t v100_uop_sparents(Sched *s, const UOp *root, const UOp ***out) {
   uint32_t listed, *stamp = sparents_marks(s, &listed), expanded = listed + 1;
   s->parents.n = 0;
   size_t n = 0, cap = s->sparents_stack ? s->sparents_cap : 64;
-  Frame *stack = s->sparents_stack ? s->sparents_stack : arena_array(s->a, cap, sizeof *stack);
+  Frame *stack = s->sparents_stack ? s->sparents_stack : arena_array(s->caches, cap, sizeof *stack);
   stack[n++] = (Frame){root, 0};
   stamp[root->id] = expanded;
   list_sources(s, stamp, listed, root);
@@ -294,7 +359,7 @@ size_t v100_uop_sparents(Sched *s, const UOp *root, const UOp ***out) {
     stamp[c->id] = expanded;
     list_sources(s, stamp, listed, c);
     if (n == cap) {
-      Frame *bigger = arena_array(s->a, cap * 2, sizeof *bigger);
+      Frame *bigger = arena_array(s->caches, cap * 2, sizeof *bigger);
       memcpy(bigger, stack, cap * sizeof *stack);
       stack = bigger, cap *= 2;
     }
