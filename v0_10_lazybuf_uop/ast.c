@@ -99,7 +99,7 @@ static const UOp *rule_view_before_elementwise(void *ctx, const UOp *v) {
   Sched *s = *(Sched **)ctx;
   if (s->failed || v->nsrc != 1 || !pushable_elementwise(v->src[0]->op)) return NULL;
   const UOp *e = v->src[0];
-  const UOp **src = arena_array(s->a, e->nsrc + 1, sizeof *src);
+  const UOp **src = arena_array(s->tmp, e->nsrc + 1, sizeof *src);
   for (uint32_t i = 0; i < e->nsrc; i++)
     if (!(src[i] = v100_uop_view(s, e->src[i], v->arg))) return NULL;
   return v100_uop_replace_src(s, e, e->nsrc, src);
@@ -112,7 +112,7 @@ static const UOp *rule_merge_buffer_view(void *ctx, const UOp *v) {
   Sched *s = *(Sched **)ctx;
   if (s->failed || v->nsrc != 1 || !v100_op_in_buffer(v->src[0]->op)) return NULL;
   const UOp *b = v->src[0];
-  const UOp **src = arena_array(s->a, b->nsrc + 1, sizeof *src);
+  const UOp **src = arena_array(s->tmp, b->nsrc + 1, sizeof *src);
   for (uint32_t i = 0; i < b->nsrc; i++) {
     src[i] = b->src[i];
     if (src[i]->op != OP_VIEW) continue;
@@ -153,7 +153,7 @@ static const UOp *apply_swizzle(Sched *s, const UOp *u, const Value *st) {
 static const Value *permute_reduce(Sched *s, const Value *input_st, const Value *axis, const sint **rshape, int *nr) {
   int n = st10_ndim(input_st), k = 0;
   size_t na = axis->u.tuple.n;
-  int64_t *perm = arena_array(s->a, (size_t)n + na + 1, sizeof *perm);
+  int64_t *perm = arena_array(s->tmp, (size_t)n + na + 1, sizeof *perm);
   for (int i = 0; i < n; i++) {
     bool reduced = false;
     for (size_t j = 0; j < na; j++) reduced |= axis->u.tuple.items[j]->u.i == i;
@@ -171,14 +171,14 @@ static const Value *permute_reduce(Sched *s, const Value *input_st, const Value 
 /* the view v extended by the reduce dimensions rshape (swizzle_r's `nv`) */
 static const View *extend_view(Sched *s, const View *v, int nr, const sint *rshape) {
   int n = v->ndim + nr;
-  sint *shape = arena_array(s->a, (size_t)n + 1, sizeof *shape), *strides = arena_array(s->a, (size_t)n + 1, sizeof *strides);
+  sint *shape = arena_array(s->tmp, (size_t)n + 1, sizeof *shape), *strides = arena_array(s->tmp, (size_t)n + 1, sizeof *strides);
   sint prshape = sint_prod(nr, rshape);
   for (int i = 0; i < v->ndim; i++) shape[i] = v->shape[i], strides[i] = sint_mul(v->strides[i], prshape);
   for (int i = 0; i < nr; i++) shape[v->ndim + i] = rshape[i];
   strides_for_shape(nr, rshape, strides + v->ndim);
   SPair *mask = NULL;
   if (v->mask) {
-    mask = arena_array(s->a, (size_t)n + 1, sizeof *mask);
+    mask = arena_array(s->tmp, (size_t)n + 1, sizeof *mask);
     memcpy(mask, v->mask, (size_t)v->ndim * sizeof *mask);
     for (int i = 0; i < nr; i++) mask[v->ndim + i] = (SPair){sint_int(0), rshape[i]};
   }
@@ -195,7 +195,7 @@ static const UOp *swizzle_r(Sched *s, const UOp *r, const UOp *src, const Value 
   const Value *tmp = base ? permute_reduce(s, base, axis, &rshape, &nr) : NULL;
   if (!tmp) return NULL;
   int nv = st10_nviews(st);
-  const View **views = arena_array(s->a, (size_t)nv + 1, sizeof *views);
+  const View **views = arena_array(s->tmp, (size_t)nv + 1, sizeof *views);
   for (int i = 0; i < nv; i++)
     if (!(views[i] = extend_view(s, st10_view(st, i), nr, rshape))) return NULL;
   const Value *ext = st10_from_views(s, nv, views), *new_input_st = ext ? st10_add(s, tmp, ext) : NULL;
@@ -204,7 +204,7 @@ static const UOp *swizzle_r(Sched *s, const UOp *r, const UOp *src, const Value 
   int nnr;
   if (!permute_reduce(s, new_input_st, axis, &new_rshape, &nnr)) return NULL;
   int n = st10_ndim(new_input_st);
-  const Value **new_axis = arena_array(s->a, (size_t)nnr + 1, sizeof *new_axis);
+  const Value **new_axis = arena_array(s->tmp, (size_t)nnr + 1, sizeof *new_axis);
   for (int i = 0; i < nnr; i++) new_axis[i] = v_int(s->in, n - nnr + i);
   const UOp *x = apply_swizzle(s, src, new_input_st);
   const Value *out = st10_from_shape_of(s, st);
@@ -245,14 +245,14 @@ static const UOp *rule_push_through_reduce(void *ctx, const UOp *root) {
   int n = st10_ndim(swizzle_st), ns = st10_ndim(src_st);
   if (sint_ne(sint_prod(n, st10_shape(swizzle_st)), sint_prod(ns, st10_shape(src_st))))
     return v100_sched_raise(s, "AssertionError", "can't push expands down to STORE"), NULL;
-  sint *output_shape = arena_array(s->a, (size_t)n + 1, sizeof *output_shape);
+  sint *output_shape = arena_array(s->tmp, (size_t)n + 1, sizeof *output_shape);
   memcpy(output_shape, st10_shape(swizzle_st), (size_t)n * sizeof *output_shape);
   const Value *axis = v100_axis_arg(root);
   for (size_t j = 0; j < axis->u.tuple.n; j++) {
     int64_t ax = axis->u.tuple.items[j]->u.i;
     if (ax >= 0 && ax < n) output_shape[ax] = sint_int(1);
   }
-  const Value **new_axis = arena_array(s->a, (size_t)n + 1, sizeof *new_axis);
+  const Value **new_axis = arena_array(s->tmp, (size_t)n + 1, sizeof *new_axis);
   size_t k = 0;
   for (int i = 0; i < n && i < ns; i++) /* `if s != u`: UOp.__bool__ of the comparison when symbolic */
     if (sint_cmp(SINT_NE, st10_shape(src_st)[i], output_shape[i])) new_axis[k++] = v_int(s->in, i);
@@ -299,7 +299,7 @@ static const UOp *rule_push_through_elementwise(void *ctx, const UOp *root) {
   if (!first_st) return NULL;
   const Value *input_st = st10_from_shape_of(s, first_in);
   if (!input_st) return NULL;
-  const UOp **src = arena_array(s->a, root->nsrc + 1, sizeof *src);
+  const UOp **src = arena_array(s->tmp, root->nsrc + 1, sizeof *src);
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
     src[i] = v100_u_base(x) != x ? x->src[0] : apply_swizzle(s, x, input_st);
@@ -329,7 +329,7 @@ static const UOp *rule_merge_double_reduce(void *ctx, const UOp *root) {
     return v100_sched_raise(s, "AssertionError", "can't merge reduceops with different alu"), NULL;
   if (has_reduce_parent(s, first)) return v100_sched_raise(s, "AssertionError", "can't merge more than two reduceops at a time"), NULL;
   const Value *a = v100_axis_arg(root), *b = v100_axis_arg(first);
-  const Value **items = arena_array(s->a, a->u.tuple.n + b->u.tuple.n + 1, sizeof *items);
+  const Value **items = arena_array(s->tmp, a->u.tuple.n + b->u.tuple.n + 1, sizeof *items);
   memcpy(items, a->u.tuple.items, a->u.tuple.n * sizeof *items);
   memcpy(items + a->u.tuple.n, b->u.tuple.items, b->u.tuple.n * sizeof *items);
   return v100_uop_r(s, first->src[0], first->arg->u.tuple.items[0], v_tuple(s->in, a->u.tuple.n + b->u.tuple.n, items));
@@ -351,7 +351,7 @@ static bool check_assign_contiguous(Sched *s, const UOp *sink, const PreFacts *f
   const UOp **parents;
   size_t n = v100_uop_sparents(s, sink, &parents);
   OMap targets;
-  omap_init(&targets, s->a);
+  omap_init(&targets, s->tmp);
   for (size_t i = 0; i < n; i++) {
     if (parents[i]->op != OP_ASSIGN) continue;
     const UOp *b = v100_buf_uop(s, parents[i]);
@@ -413,7 +413,7 @@ static const UOp *rule_append_preload(void *ctx, const UOp *x) {
   ToSiCtx *c = ctx;
   Sched *s = c->s;
   if (s->failed || x->nsrc != 2) return NULL;
-  if (omap_has(&s->assigns, omap_ptr(x->src[0]))) push_uop(s->a, &c->si->preloads, &c->si->npreloads, &c->si->cappreloads, x->src[0]);
+  if (omap_has(&s->assigns, omap_ptr(x->src[0]))) push_uop(s->tmp, &c->si->preloads, &c->si->npreloads, &c->si->cappreloads, x->src[0]);
   return uop_new(s->in, OP_LOAD, x->dtype, x->arg, x->nsrc, x->src);
 }
 
@@ -425,7 +425,7 @@ static const UOp *rule_meta_root(void *ctx, const UOp *sink) {
   const UOp *st = sink->src[0];
   if (st->op != OP_STORE || st->dtype != s->void_dt || st->nsrc != 3 || !v100_op_in_meta(st->src[2]->op)) return NULL;
   const UOp *x = st->src[2];
-  const UOp **src = arena_array(s->a, x->nsrc + 2, sizeof *src);
+  const UOp **src = arena_array(s->tmp, x->nsrc + 2, sizeof *src);
   src[0] = st->src[0];
   memcpy(src + 1, x->src, x->nsrc * sizeof *src);
   return v100_uop_replace_src(s, x, x->nsrc + 1, src);
@@ -442,7 +442,7 @@ static const PatternMatcher to_si_pm = {to_si_rules, 3};
 static const UOp *rule_append_buf(void *ctx, const UOp *x) {
   ToSiCtx *c = ctx;
   Sched *s = c->s;
-  push_uop(s->a, &c->si->bufs, &c->si->nbufs, &c->si->capbufs, x);
+  push_uop(s->tmp, &c->si->bufs, &c->si->nbufs, &c->si->capbufs, x);
   return uop0(s->in, OP_DEFINE_GLOBAL, x->dtype, v_int(s->in, (int64_t)c->si->nbufs - 1));
 }
 static const Rule append_bufs_rules[] = {{{OP_BUFFER}, rule_append_buf, "_append_buf"}};
@@ -452,7 +452,7 @@ static const PatternMatcher append_bufs_pm = {append_bufs_rules, 1};
 const UOp *v100_full_ast_rewrite(Sched *s, const UOp *pre, const PreFacts *facts, SiCtx *si) {
   /* fuse and fold store -> loads */
   LazyCtx lc = {s, {0}};
-  omap_init(&lc.stores, s->a);
+  omap_init(&lc.stores, s->tmp);
   for (uint32_t i = 0; i < pre->nsrc; i++) {
     const UOp *b = v100_buf_uop(s, pre->src[i]);
     if (!b) return NULL;
@@ -467,7 +467,7 @@ const UOp *v100_full_ast_rewrite(Sched *s, const UOp *pre, const PreFacts *facts
   sink = top_down_rewrite(shared_rc(s, &s->view_right_rc, view_right_pms), sink);
   if (s->failed || !check_assign_contiguous(s, sink, facts)) return NULL;
   /* convert to AST */
-  omap_init(&si->sts, s->a);
+  omap_init(&si->sts, s->tmp);
   ToSiCtx tc = {s, si};
   const PatternMatcher *to_si_pms[1] = {&to_si_pm}, *append_pms[1] = {&append_bufs_pm};
   sink = graph_rewrite(s->in, sink, to_si_pms, 1, &tc, false);

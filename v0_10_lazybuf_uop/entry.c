@@ -7,7 +7,7 @@
 
 static void sched_init(Sched *s, const Capture *c, Arena *a, Interner *in, Status *st) {
   memset(s, 0, sizeof *s);
-  s->a = s->caches = a;
+  s->a = s->caches = s->graph = s->tmp = a;
   s->in = in;
   s->st = st;
   s->cap = c;

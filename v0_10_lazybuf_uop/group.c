@@ -152,8 +152,8 @@ static void recursive_group(GroupState *g, const UOp *tr0, const Value *st0, con
 }
 
 static OMap *new_map(Sched *s) {
-  OMap *m = arena_alloc(s->a, sizeof *m);
-  omap_init(m, s->a);
+  OMap *m = arena_alloc(s->graph, sizeof *m);
+  omap_init(m, s->graph);
   return m;
 }
 
@@ -193,12 +193,12 @@ static bool reduce_free_above(Sched *s, const UOp *b0) {
 static OMap *get_isolated_children(GroupState *g, const UOp *r, OMap *group) {
   Sched *s = g->s;
   size_t n = 0, cap = omap_len(group) + 16;
-  const UOp **rc_parents = arena_array(s->a, cap, sizeof *rc_parents);
+  const UOp **rc_parents = arena_array(s->graph, cap, sizeof *rc_parents);
   uint64_t key;
   void *val;
   for (size_t pos = 0; omap_next(group, &pos, &key, &val);) rc_parents[n++] = (const UOp *)(uintptr_t)key;
   OMap cache;
-  omap_init(&cache, s->a);
+  omap_init(&cache, s->graph);
   while (n) {
     const UOp *pb = rc_parents[--n], *p = uval(s, allbuf(s, pb));
     if (!p) return NULL;
@@ -212,7 +212,7 @@ static OMap *get_isolated_children(GroupState *g, const UOp *r, OMap *group) {
       const UOp *b = v100_u_base(p->src[i]);
       if (!v100_is_scheduled(b) || b->src[0] == r || reduce_free_above(s, b->src[0])) continue;
       if (n == cap) {
-        const UOp **bigger = arena_array(s->a, cap * 2, sizeof *bigger);
+        const UOp **bigger = arena_array(s->graph, cap * 2, sizeof *bigger);
         memcpy(bigger, rc_parents, cap * sizeof *bigger);
         rc_parents = bigger, cap *= 2;
       }
@@ -224,7 +224,7 @@ static OMap *get_isolated_children(GroupState *g, const UOp *r, OMap *group) {
   for (size_t pos = 0; omap_next(group, &pos, &key, &val);) {
     const UOp *tr = (const UOp *)(uintptr_t)key;
     OMap rg_cache;
-    omap_init(&rg_cache, s->a);
+    omap_init(&rg_cache, s->graph);
     recursive_group(g, tr, allbuf(s, tr)->arg, tr, descendants, &rg_cache);
     if (s->failed) return NULL;
   }
@@ -242,7 +242,7 @@ static OMap *get_isolated_children(GroupState *g, const UOp *r, OMap *group) {
 static bool assign_forces_realize(GroupState *g, const UOp *r, OMap *group) {
   Sched *s = g->s;
   size_t n = 0, cap = omap_len(group) + 16;
-  const UOp **parents = arena_array(s->a, cap, sizeof *parents);
+  const UOp **parents = arena_array(s->graph, cap, sizeof *parents);
   parents[n++] = r;
   uint64_t key;
   void *val;
@@ -260,7 +260,7 @@ static bool assign_forces_realize(GroupState *g, const UOp *r, OMap *group) {
       const UOp *b = v100_u_base(p_uop->src[i]);
       if (b->op != OP_VIEW || b->nsrc == 0) continue;
       if (n == cap) {
-        const UOp **bigger = arena_array(s->a, cap * 2, sizeof *bigger);
+        const UOp **bigger = arena_array(s->graph, cap * 2, sizeof *bigger);
         memcpy(bigger, parents, cap * sizeof *bigger);
         parents = bigger, cap *= 2;
       }
@@ -304,7 +304,7 @@ static const UOp *skip_upcast(Sched *s, const UOp *tr) {
 static bool group_one_reduce(GroupState *g, const UOp *r, const UOp *r_uop) {
   Sched *s = g->s;
   OMap *group = new_map(s), rg_cache;
-  omap_init(&rg_cache, s->a);
+  omap_init(&rg_cache, s->graph);
   const Value *r_st = v100_uop_st(s, r_uop);
   if (!r_st) return false;
   g->top = group, g->why = NULL;
@@ -362,7 +362,7 @@ static OMap *groups_by_reduce(GroupState *g) {
 static bool fuse_aranges(GroupState *g, const UOp **reduce_of_const, size_t n) {
   Sched *s = g->s;
   OMap *by = n ? groups_by_reduce(g) : NULL, empty;
-  omap_init(&empty, s->a);
+  omap_init(&empty, s->graph);
   for (size_t i = 0; i < n; i++) {
     OMap *group = omap_get(by, omap_ptr(reduce_of_const[i]));
     if (!group) group = &empty;
@@ -388,11 +388,12 @@ static bool fuse_aranges(GroupState *g, const UOp **reduce_of_const, size_t n) {
   return true;
 }
 
-/* group BUFFER uops into kernels: output_groups[reduce_for_op.get(ubuf, ubuf)].append(ubuf) */
-static size_t output_groups(GroupState *g, OMap ***out) {
+/* group BUFFER uops into kernels: output_groups[reduce_for_op.get(ubuf, ubuf)].append(ubuf)
+ * (the groups in s->a, the rest in the graph's scratch arena) */
+static size_t output_groups(GroupState *g, StoreGroup **out) {
   Sched *s = g->s;
   OMap by_key;
-  omap_init(&by_key, s->a);
+  omap_init(&by_key, s->graph);
   uint64_t key;
   void *val;
   for (size_t pos = 0; omap_next(g->realizes, &pos, &key, &val);) {
@@ -402,22 +403,27 @@ static size_t output_groups(GroupState *g, OMap ***out) {
     if (!lst) omap_put(&by_key, k, lst = new_map(s));
     omap_put(lst, key, (void *)1);
   }
-  OMap **groups = arena_array(s->a, omap_len(&by_key) + 1, sizeof *groups);
+  StoreGroup *groups = arena_array(s->a, omap_len(&by_key) + 1, sizeof *groups);
   size_t n = 0;
-  for (size_t pos = 0; omap_next(&by_key, &pos, &key, &val);) groups[n++] = val;
+  for (size_t pos = 0; omap_next(&by_key, &pos, &key, &val);) {
+    const OMap *lst = val;
+    StoreGroup *grp = &groups[n++];
+    grp->bufs = arena_array(s->a, omap_len(lst) + 1, sizeof *grp->bufs);
+    for (size_t bp = 0; omap_next(lst, &bp, &key, &val);) grp->bufs[grp->n++] = (const UOp *)(uintptr_t)key;
+  }
   *out = groups;
   return n;
 }
 
 /* group_realizes(ctx, realizes): "search the big graph for all the reduceops
  * that need to realize, sometimes group/fuse the reduceop" */
-size_t v100_group_realizes(Sched *s, OMap *realizes, OMap ***groups) {
+size_t v100_group_realizes(Sched *s, OMap *realizes, StoreGroup **groups) {
   OMap reduce_for_op;
-  omap_init(&reduce_for_op, s->a);
+  omap_init(&reduce_for_op, s->graph);
   GroupState g = {s, realizes, &reduce_for_op, NULL, NULL};
   size_t nall = omap_len(&s->allbufs), ndouble = 0, nconst = 0;
-  const UOp **double_reduces = arena_array(s->a, nall + 1, sizeof(UOp *));
-  const UOp **reduce_of_const = arena_array(s->a, nall + 1, sizeof(UOp *));
+  const UOp **double_reduces = arena_array(s->graph, nall + 1, sizeof(UOp *));
+  const UOp **reduce_of_const = arena_array(s->graph, nall + 1, sizeof(UOp *));
   uint64_t key;
   void *val;
   for (size_t pos = 0; omap_next(&s->allbufs, &pos, &key, &val);) {

@@ -39,7 +39,7 @@ static int64_t base_of(Sched *s, int64_t b) { return s->bufs[b].base >= 0 ? s->b
 static Repl new_buffer(Planner *p, int64_t like, int64_t base, int64_t offset) {
   if (p->nnew == p->capnew) {
     size_t cap = p->capnew ? p->capnew * 2 : 8;
-    NewBuf *bigger = arena_array(p->s->a, cap, sizeof *bigger);
+    NewBuf *bigger = arena_array(p->s->tmp, cap, sizeof *bigger);
     if (p->nnew) memcpy(bigger, p->news, p->nnew * sizeof *bigger);
     p->news = bigger, p->capnew = cap;
   }
@@ -160,8 +160,8 @@ static int request_cmp(const void *pa, const void *pb) {
 /* _internal_memory_planner(buffers, noopt_buffers): Repl per Buffer index (-1: not in assigned) */
 static bool internal_planner(Planner *p, const SchedItem *items, size_t n, Repl *assigned) {
   Sched *s = p->s;
-  int64_t *first = arena_array(s->a, s->nbufs + 1, sizeof *first), *last = arena_array(s->a, s->nbufs + 1, sizeof *last);
-  int64_t *order = arena_array(s->a, s->nbufs + 1, sizeof *order); /* first_appearance's keys in order */
+  int64_t *first = arena_array(s->tmp, s->nbufs + 1, sizeof *first), *last = arena_array(s->tmp, s->nbufs + 1, sizeof *last);
+  int64_t *order = arena_array(s->tmp, s->nbufs + 1, sizeof *order); /* first_appearance's keys in order */
   size_t nreq = 0;
   for (size_t i = 0; i < s->nbufs; i++) first[i] = -1;
   for (size_t i = 0; i < n; i++)
@@ -172,11 +172,11 @@ static bool internal_planner(Planner *p, const SchedItem *items, size_t n, Repl 
       if (first[base] < 0) first[base] = (int64_t)i, order[nreq++] = base;
       last[base] = (int64_t)i;
     }
-  Request *req = arena_array(s->a, nreq + 1, sizeof *req);
+  Request *req = arena_array(s->tmp, nreq + 1, sizeof *req);
   for (size_t r = 0; r < nreq; r++) req[r] = (Request){nbytes(&s->bufs[order[r]]), r, order[r]};
   qsort(req, nreq, sizeof *req, request_cmp);
   OMap free_segs; /* key -> SegList */
-  omap_init(&free_segs, s->a);
+  omap_init(&free_segs, s->tmp);
   for (size_t i = 0; i < nreq; i++) {
     int64_t buf = req[i].buf, st = first[buf], en = last[buf];
     bool offset = false;
@@ -184,14 +184,14 @@ static bool internal_planner(Planner *p, const SchedItem *items, size_t n, Repl 
     uint64_t k = omap_ptr(segment_key(p, buf, offset));
     SegList *segs = omap_get(&free_segs, k);
     if (!segs) {
-      segs = arena_alloc(s->a, sizeof *segs);
+      segs = arena_alloc(s->tmp, sizeof *segs);
       omap_put(&free_segs, k, segs);
     }
     Seg found = {0, (int64_t)n - 1, buf};
     long j = seg_find(segs, st, en);
     if (j >= 0) found = segs->items[j], seg_set_leaf(segs, (size_t)j, INT64_MAX, INT64_MIN); /* pop(j) */
-    if (st - 1 >= found.st) seg_append(s->a, segs, (Seg){found.st, st - 1, found.buf});
-    if (found.en >= en + 1) seg_append(s->a, segs, (Seg){en + 1, found.en, found.buf});
+    if (st - 1 >= found.st) seg_append(s->tmp, segs, (Seg){found.st, st - 1, found.buf});
+    if (found.en >= en + 1) seg_append(s->tmp, segs, (Seg){en + 1, found.en, found.buf});
     assigned[buf] = nbytes(&s->bufs[found.buf]) == nbytes(&s->bufs[buf]) ? found.buf : new_buffer(p, buf, found.buf, 0);
   }
   for (size_t i = 0; i < n; i++)
@@ -249,7 +249,8 @@ bool v100_memory_planner(Sched *s, const SchedItem *items, size_t n, MemPlan *ou
   out->plan = json_arr(s->a);
   out->plan_buffers = json_arr(s->a);
   if (s->no_memory_planner) return true;
-  Planner p = {s, arena_array(s->a, s->nbufs + 1, sizeof(PBuf)), NULL, 0, 0};
+  s->tmp = v100_scratch_begin(s); /* the planner's own state; the plan in s->a */
+  Planner p = {s, arena_array(s->tmp, s->nbufs + 1, sizeof(PBuf)), NULL, 0, 0};
   if (!read_planner_bufs(&p)) return false;
   for (size_t i = 0; i < n; i++) {
     for (size_t k = 0; k < items[i].nbufs; k++) {
@@ -258,11 +259,11 @@ bool v100_memory_planner(Sched *s, const SchedItem *items, size_t n, MemPlan *ou
       if (items[i].ast->op != OP_SINK) p.pb[items[i].bufs[k]].noopt = true;
     }
   }
-  Repl *assigned = arena_array(s->a, s->nbufs + 1, sizeof *assigned);
+  Repl *assigned = arena_array(s->tmp, s->nbufs + 1, sizeof *assigned);
   for (size_t i = 0; i < s->nbufs; i++) assigned[i] = -1;
   if (!internal_planner(&p, items, n, assigned)) return false;
   /* one pair per Buffer replaced by another object, by first appearance; plan:K renumbered the same way */
-  int64_t *renum = arena_array(s->a, p.nnew + 1, sizeof *renum);
+  int64_t *renum = arena_array(s->tmp, p.nnew + 1, sizeof *renum);
   for (size_t k = 0; k < p.nnew; k++) renum[k] = -1;
   size_t nplan = 0;
   for (size_t i = 0; i < n; i++)
@@ -281,5 +282,7 @@ bool v100_memory_planner(Sched *s, const SchedItem *items, size_t n, MemPlan *ou
       json_push(s->a, pair, bufref(s, r >= 0 ? r : -2 - renum[-2 - r]));
       json_push(s->a, out->plan, pair);
     }
+  v100_scratch_end(s, s->tmp);
+  s->tmp = s->a;
   return true;
 }

@@ -96,6 +96,11 @@ typedef struct Sched {
    * memos, the walks' stacks and stamps, the rewrite contexts' tables): a
    * scratch arena freed when the schedule is made (Sched.a until then) */
   Arena *caches;
+  /* the big graph's bookkeeping (to_uop's frames, children, allbufs, group_realizes'
+   * maps): a scratch arena from to_uop to the end of group_realizes (Sched.a otherwise) */
+  Arena *graph;
+  /* the temporaries of the pass under way: a scratch arena while prescheduling (Sched.a otherwise) */
+  Arena *tmp;
   V100Scratch *scratch_open, *scratch_spare;   /* scratch arenas open, and their spare headers */
   Interner *in;
   Codec codec;
@@ -125,9 +130,9 @@ typedef struct Sched {
   IdCache ubuf_metadata;   /* BUFFER uop -> metadata Value */
   OMap var_vals;           /* DEFINE_VAR uop -> Value (int) */
   OMap assigns;            /* set of BUFFER uops assigned to */
-  OMap allbufs;            /* BUFFER uop -> its VIEW(BUFFER, op) node (iterated in order) */
-  IdCache allbuf_of;       /* the same, for lookups */
-  IdCache children;        /* BUFFER uop -> OMap* (set of child BUFFER uops); looked up, never iterated */
+  OMap allbufs;            /* BUFFER uop -> its VIEW(BUFFER, op) node (iterated in order); Sched.graph */
+  IdCache allbuf_of;       /* the same, for lookups; Sched.graph */
+  IdCache children;        /* BUFFER uop -> OMap* (set of child BUFFER uops); looked up, never iterated; Sched.graph */
   /* caches of UOp properties (functools.cached_property in Python) */
   IdCache st_cache;        /* UOp -> V_ST Value, or &st_none */
   IdCache unsafe_cache;    /* UOp -> 1 + (has an UnsafePad op among sparents) */
@@ -136,7 +141,7 @@ typedef struct Sched {
    * every kernel and every apply_swizzle (ast.c); rc_self is their ctx */
   RewriteContext view_left_rc, view_right_rc;
   Sched *rc_self;
-  IdCache reduce_free;     /* BUFFER uop -> 1: no REDUCE_AXIS at or above it, 2: some (group.c) */
+  IdCache reduce_free;     /* BUFFER uop -> 1: no REDUCE_AXIS at or above it, 2: some (group.c); Sched.graph */
   OMap st_add_cache;       /* st a -> OMap* (st b -> a + b) */
   OMap st_simplify_cache;  /* st -> st.simplify() */
   OMap st_unbound;         /* set of sts without Variables (st.unbind() is st, nothing to record) */
@@ -194,6 +199,8 @@ const Value *v100_device_value(Sched *s, InBuf *b);
 /* the size the chunks of Sched.a and of the scratch arenas stop growing at
  * while scheduling: past it they take up the chunks freed arenas gave back */
 enum { V100_MAX_CHUNK = 1 << 20 };
+/* the bytes of temporaries prescheduling lets its scratch arena grow to before it is emptied */
+enum { V100_TMP_BYTES = 256 * 1024 };
 /* A scratch arena for a pass's temporaries, freed by v100_scratch_end;
  * when it ends, Sched.a goes on in the chunks it gave back. */
 Arena *v100_scratch_begin(Sched *s);
@@ -201,6 +208,8 @@ void v100_scratch_end(Sched *s, Arena *scratch);
 void v100_scratch_end_all(Sched *s);        /* every one still open (a failure unwinds) */
 void v100_caches_begin(Sched *s);           /* Sched.caches: a scratch arena */
 void v100_caches_drop(Sched *s);            /* forget what it remembered, free it */
+void v100_graph_begin(Sched *s);            /* Sched.graph: a scratch arena */
+void v100_graph_end(Sched *s);              /* allbufs, children... forgotten, Sched.graph freed */
 
 /* ---- uops.c: UOp properties and constructors of ops.py ---- */
 void v100_marks_begin(Sched *s, Marks *m);
@@ -254,8 +263,13 @@ void v100_do_realize(Sched *s, const UOp *big_graph, OMap *realizes);
 void v100_break_sched(Sched *s, const UOp *big_graph, OMap *realizes);
 
 /* ---- group.c ---- */
-/* Returns the store groups: an array of OMap* (each a list of BUFFER uops in order). */
-size_t v100_group_realizes(Sched *s, OMap *realizes, OMap ***groups);
+/* A store group: the BUFFER uops of one kernel, in order. */
+typedef struct StoreGroup {
+  const UOp **bufs;
+  size_t n;
+} StoreGroup;
+/* Returns the store groups (in s->a). */
+size_t v100_group_realizes(Sched *s, OMap *realizes, StoreGroup **groups);
 
 /* ---- ast.c ---- */
 typedef struct SiCtx {      /* ScheduleItemContext */

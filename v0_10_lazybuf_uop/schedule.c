@@ -37,7 +37,7 @@ static void item_metadata(Sched *s, const UOp *sink, SchedItem *si, PreFacts *fa
     if (x->op == OP_LOAD && x->nsrc && omap_has(&s->assigns, omap_ptr(x->src[0]))) facts->loads_assigned = true;
   }
   OMap set;
-  omap_init(&set, s->a);
+  omap_init(&set, s->tmp);
   for (size_t i = 0; i < n; i++) {
     const UOp *x = parents[i];
     if (x->op != OP_STORE && !v100_is_scheduled(x)) continue;
@@ -92,7 +92,7 @@ typedef struct Bfs {
 static void edge(Sched *s, Bfs *b, size_t from, size_t to) {
   if (b->ngraph[from] == b->capgraph[from]) {
     size_t cap = b->capgraph[from] ? b->capgraph[from] * 2 : 4;
-    size_t *bigger = arena_array(s->a, cap, sizeof *bigger);
+    size_t *bigger = arena_array(s->tmp, cap, sizeof *bigger);
     if (b->ngraph[from]) memcpy(bigger, b->graph[from], b->ngraph[from] * sizeof *bigger);
     b->graph[from] = bigger, b->capgraph[from] = cap;
   }
@@ -106,8 +106,8 @@ static int64_t target_of(Bfs *b, int64_t buf) { return (int64_t)(uintptr_t)omap_
 static void item_edges(Sched *s, Bfs *b, size_t i) {
   const SchedItem *si = &b->items[i];
   OMap parents_assigns, scheduled_parents;
-  omap_init(&parents_assigns, s->a);
-  omap_init(&scheduled_parents, s->a);
+  omap_init(&parents_assigns, s->tmp);
+  omap_init(&scheduled_parents, s->tmp);
   for (size_t k = 0; k < si->npreloads; k++) {
     int64_t x = target_of(b, si->preloads[k]);
     if (x >= 0 && (size_t)x != i) omap_put(&parents_assigns, (uint64_t)x, (void *)1);
@@ -164,19 +164,20 @@ static void explain_kernels(Sched *s, const SchedItem *items, size_t n) {
     }
 }
 
-/* do BFS */
+/* do BFS (the graph and queue in a scratch arena, the schedule in s->a) */
 static bool bfs(Sched *s, SchedItem *pre, size_t n, SchedItem **out, size_t *nout) {
   Bfs b = {n, pre, {0}, NULL, NULL, NULL, NULL};
-  omap_init(&b.targets, s->a);
+  s->tmp = v100_scratch_begin(s);
+  omap_init(&b.targets, s->tmp);
   for (size_t i = 0; i < n; i++)
     for (size_t k = 0; k < pre[i].nbufs; k++)
       if (is_output_idx(&pre[i], k)) omap_put(&b.targets, (uint64_t)pre[i].bufs[k], (void *)(uintptr_t)(i + 1));
-  b.graph = arena_array(s->a, n + 1, sizeof *b.graph);
-  b.ngraph = arena_array(s->a, n + 1, sizeof *b.ngraph);
-  b.capgraph = arena_array(s->a, n + 1, sizeof *b.capgraph);
-  b.in_degree = arena_array(s->a, n + 1, sizeof *b.in_degree);
+  b.graph = arena_array(s->tmp, n + 1, sizeof *b.graph);
+  b.ngraph = arena_array(s->tmp, n + 1, sizeof *b.ngraph);
+  b.capgraph = arena_array(s->tmp, n + 1, sizeof *b.capgraph);
+  b.in_degree = arena_array(s->tmp, n + 1, sizeof *b.in_degree);
   for (size_t i = 0; i < n; i++) item_edges(s, &b, i);
-  size_t *queue = arena_array(s->a, n + 1, sizeof *queue), head = 0, tail = 0;
+  size_t *queue = arena_array(s->tmp, n + 1, sizeof *queue), head = 0, tail = 0;
   for (size_t i = 0; i < n; i++)
     if (b.in_degree[i] == 0) queue[tail++] = i;
   SchedItem *schedule = arena_array(s->a, n + 1, sizeof *schedule);
@@ -192,6 +193,8 @@ static bool bfs(Sched *s, SchedItem *pre, size_t n, SchedItem **out, size_t *nou
   if (ns != n) return v100_sched_raise(s, "RuntimeError", "cycle detected in graph, grouped %zu but only scheduled %zu", n, ns);
   *out = schedule;
   *nout = ns;
+  v100_scratch_end(s, s->tmp);
+  s->tmp = s->a;
   return true;
 }
 
@@ -203,6 +206,7 @@ bool v100_create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems)
   if (nouts == 0) return true;
   for (size_t i = 0; i < nouts; i++) s->lbs[outs[i]].forced_realize = true;
   /* create the big graph */
+  v100_graph_begin(s);
   const UOp **roots = arena_array(s->a, nouts + 1, sizeof *roots);
   for (size_t i = 0; i < nouts; i++)
     if (!(roots[i] = v100_to_uop(s, outs[i]))) return false;
@@ -213,27 +217,33 @@ bool v100_create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems)
   omap_init(&realizes, s->a);
   v100_do_realize(s, big_graph, &realizes);
   if (s->failed) return false;
-  OMap **store_groups;
+  StoreGroup *store_groups;
   size_t ngroups = v100_group_realizes(s, &realizes, &store_groups);
   if (s->failed) return false;
+  v100_graph_end(s);
   if (s->ex) v100_explain_fuses(s, &realizes);
   /* split realizes into small graphs */
   v100_break_sched(s, big_graph, &realizes);
   if (s->failed) return false;
-  /* preschedule all realizes */
+  /* preschedule all realizes (their temporaries in a scratch arena, emptied once it has grown) */
   SchedItem *pre = arena_array(s->a, ngroups + 1, sizeof *pre);
+  s->tmp = v100_scratch_begin(s);
   for (size_t g = 0; g < ngroups; g++) {
-    const UOp **stores = arena_array(s->a, omap_len(store_groups[g]) + 1, sizeof *stores);
+    if (s->tmp->chunk_bytes > V100_TMP_BYTES) {
+      v100_scratch_end(s, s->tmp);
+      s->tmp = v100_scratch_begin(s);
+    }
+    const UOp **stores = arena_array(s->tmp, store_groups[g].n + 1, sizeof *stores);
     uint32_t k = 0;
-    uint64_t key;
-    void *val;
-    for (size_t pos = 0; omap_next(store_groups[g], &pos, &key, &val);) {
-      const UOp *st = omap_get(&realizes, key);
+    for (size_t i = 0; i < store_groups[g].n; i++) {
+      const UOp *st = omap_get(&realizes, omap_ptr(store_groups[g].bufs[i]));
       if (!st || st->op != OP_STORE) return v100_sched_unsupported(s, "a realized buffer that break_sched did not reach");
       stores[k++] = st;
     }
     if (!preschedule(s, uop_new(s->in, OP_SINK, s->void_dt, s->none, k, stores), &pre[g])) return false;
   }
+  v100_scratch_end(s, s->tmp);
+  s->tmp = s->a;
   if (!bfs(s, pre, ngroups, items, nitems)) return false;
   if (s->ex) explain_kernels(s, *items, *nitems);
   return true;

@@ -44,7 +44,7 @@ static bool image_fallback(Sched *s, InLB *lb) {
   bool fallback = sint_cmp(SINT_NE, p, q); /* bool(prod(buf.shape) != prod(buf.dtype.shape)): UOp.__bool__ when symbolic */
   if (!v100_sym_ok(s)) return false;
   if (!fallback) {
-    int64_t *axes = arena_array(s->a, (size_t)n + 1, sizeof *axes);
+    int64_t *axes = arena_array(s->graph, (size_t)n + 1, sizeof *axes);
     int na = st10_unit_stride_axes(s, st, axes);
     if (na < 0) return false;
     fallback = true;
@@ -78,8 +78,8 @@ static void record_op_buffer(Sched *s, const InLB *lb, const UOp *ubuf, const UO
     if (!v100_is_scheduled(x)) continue;
     OMap *kids = (OMap *)v100_idcache_get(&s->children, x->src[0]);
     if (!kids) {
-      kids = arena_alloc(s->a, sizeof *kids);
-      omap_init(kids, s->a);
+      kids = arena_alloc(s->graph, sizeof *kids);
+      omap_init(kids, s->graph);
       v100_idcache_put(s, &s->children, x->src[0], kids);
     }
     omap_put(kids, omap_ptr(ubuf), (void *)1);
@@ -117,7 +117,7 @@ static const UOp *enter(Sched *s, Frame *f) {
     return s->cache[f->lb] = uop1(s->in, OP_VIEW, dtype->base, lb->st, f->ubuf);
   }
   if (lb->op != OP_ASSIGN) f->ubuf = buffer_uop_for(s, lb);
-  f->src = arena_array(s->a, lb->nsrcs + 1, sizeof *f->src);
+  f->src = arena_array(s->graph, lb->nsrcs + 1, sizeof *f->src);
   return NULL;
 }
 
@@ -156,7 +156,7 @@ const UOp *v100_to_uop(Sched *s, int64_t root) {
       ret = enter(s, f);
       if (s->failed) return NULL;
       if (ret) { n--; entering = false; continue; }
-      if (s->lbs[f->lb].base >= 0) f->src = arena_array(s->a, 1, sizeof *f->src);
+      if (s->lbs[f->lb].base >= 0) f->src = arena_array(s->graph, 1, sizeof *f->src);
     } else {
       f->src[f->next++] = ret;
     }

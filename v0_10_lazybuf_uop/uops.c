@@ -42,7 +42,7 @@ void v100_scratch_end(Sched *s, Arena *scratch) {
 void v100_scratch_end_all(Sched *s) {
   while (s->scratch_open) v100_scratch_end(s, &s->scratch_open->arena);
   s->in->memo_arena = NULL;
-  s->caches = s->a;
+  s->caches = s->graph = s->tmp = s->a;
 }
 
 /* the ShapeTracker memos of st10.c, empty, in a */
@@ -71,6 +71,20 @@ void v100_caches_drop(Sched *s) {
   s->to_uop_cap = s->rg_cap = s->sparents_cap = 0;
   s->caches = s->a; /* from here on, what is remembered goes into s->a */
   v100_scratch_end(s, caches);
+}
+
+void v100_graph_begin(Sched *s) {
+  s->graph = v100_scratch_begin(s);
+  omap_init(&s->allbufs, s->graph);
+  s->allbuf_of.arena = s->children.arena = s->reduce_free.arena = s->graph;
+}
+
+void v100_graph_end(Sched *s) {
+  Arena *graph = s->graph;
+  omap_init(&s->allbufs, s->a);
+  s->allbuf_of = s->children = s->reduce_free = (IdCache){0};
+  s->graph = s->a;
+  v100_scratch_end(s, graph);
 }
 
 /* ---- scratch memory ---- */
