@@ -150,7 +150,7 @@ bool v0_10_0_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   arena_prefer_pool(a); /* the parser's buffers, given back */
   Sched *s = NULL;
   bool ok = schedule_capture(c, a, &s, result, st);
-  if (s) v100_scratch_end_all(s);
+  if (s) v100_scratch_end_all(s), st10_release(s);
   a->max_chunk = max_chunk;
   sym_end();
   return ok;

@@ -148,6 +148,7 @@ typedef struct Sched {
   OMap st_full_cache;      /* st -> ShapeTracker.from_shape(st.shape) */
   OMap st_reduce_cache;    /* st -> OMap* (axis tuple -> st10_from_reduced_shape) */
   OMap st_json_cache;      /* ShapeTracker -> its JSON encoding */
+  Arena st_scratch;        /* where the ShapeTracker core builds its results (st10.c) */
   /* scratch memory reused by the walks of uops.c */
   Marks seen;              /* v100_uop_sparents' stamps */
   UStack st_stack, pad_stack, rf_stack, parents;

@@ -7,8 +7,39 @@
 #include "shapetracker.h"
 #include "symbolic.h"
 
+/* The ShapeTracker core builds its results in s->st_scratch: most of them
+ * equal a ShapeTracker interned already, and only a new one is copied into
+ * s->a. The scratch arena is emptied once it has grown past ST_SCRATCH_BYTES,
+ * when an operation has its interned result (so nothing points into it). */
+enum { ST_SCRATCH_BYTES = 256 * 1024 };
+
+void st10_release(Sched *s) {
+  arena_free(&s->st_scratch);
+  arena_init(&s->st_scratch);
+}
+
+/* a copy of st and of its views in a */
+static const ShapeTracker *st_copy(Arena *a, const ShapeTracker *st) {
+  const View *views[st->nviews];
+  for (int i = 0; i < st->nviews; i++) {
+    const View *v = st->views[i];
+    views[i] = view_new(a, v->ndim, v->shape, v->strides, v->offset, v->mask, v->contiguous);
+  }
+  return st_new(a, st->nviews, views);
+}
+
+/* the interned value of a result of the core, which may live in the scratch arena */
+static const Value *intern_st(Sched *s, const ShapeTracker *raw) {
+  size_t known = s->in->nvalues;
+  const Value *v = v_st(s->in, raw);
+  /* a new value took raw itself: it gets a copy of the same value (same hash) in s->a */
+  if (s->in->nvalues != known) ((Value *)v)->u.st = st_copy(s->a, raw);
+  if (s->st_scratch.chunk_bytes > ST_SCRATCH_BYTES) st10_release(s);
+  return v;
+}
+
 static const Value *intern_views(Sched *s, int n, const View *const *views) {
-  return v_st(s->in, st_new(s->a, n, views));
+  return intern_st(s, st_new(&s->st_scratch, n, views));
 }
 
 static const ShapeTracker *get(const Value *v) { return v->u.st; }
@@ -35,15 +66,15 @@ static bool check(Sched *s, const StError *e) {
 const View *st10_view_create(Sched *s, int n, const sint *shape, const sint *strides, sint offset, const SPair *mask) {
   StError e;
   st_error_clear(&e);
-  const View *v = view_create(s->a, TG_0_10_0, n, shape, strides, offset, mask, &e);
+  const View *v = view_create(&s->st_scratch, TG_0_10_0, n, shape, strides, offset, mask, &e);
   return check(s, &e) ? v : NULL;
 }
 
 const Value *st10_from_shape(Sched *s, int n, const sint *shape) {
   StError e;
   st_error_clear(&e);
-  const ShapeTracker *r = st_from_shape(s->a, TG_0_10_0, n, shape, &e);
-  return check(s, &e) ? v_st(s->in, r) : NULL;
+  const ShapeTracker *r = st_from_shape(&s->st_scratch, TG_0_10_0, n, shape, &e);
+  return check(s, &e) ? intern_st(s, r) : NULL;
 }
 
 /* ShapeTracker.from_shape(st.shape), remembered per ShapeTracker */
@@ -71,7 +102,7 @@ const Value *st10_from_reduced_shape(Sched *s, const Value *st, const Value *axi
   const Value *r = omap_get(by_axis, omap_ptr(axis));
   if (r) return r;
   int n = st10_ndim(st);
-  sint *shape = arena_array(s->a, (size_t)n + 1, sizeof *shape);
+  sint *shape = arena_array(&s->st_scratch, (size_t)n + 1, sizeof *shape);
   memcpy(shape, st10_shape(st), (size_t)n * sizeof *shape);
   for (size_t k = 0; k < axis->u.tuple.n; k++) {
     int64_t ax = axis->u.tuple.items[k]->u.i;
@@ -89,9 +120,9 @@ const Value *st10_simplify(Sched *s, const Value *st) {
   if (r) return r;
   StError e;
   st_error_clear(&e);
-  const ShapeTracker *simple = st_simplify(s->a, TG_0_10_0, get(st), &e);
+  const ShapeTracker *simple = st_simplify(&s->st_scratch, TG_0_10_0, get(st), &e);
   if (!check(s, &e)) return NULL;
-  r = v_st(s->in, simple);
+  r = intern_st(s, simple);
   omap_put(&s->st_simplify_cache, omap_ptr(st), (void *)r);
   return r;
 }
@@ -104,7 +135,7 @@ const Value *st10_unbind(Sched *s, const Value *st) {
   int n = 0;
   StError e;
   st_error_clear(&e);
-  const ShapeTracker *r = st_unbind(s->a, TG_0_10_0, get(st), vars, vals, CAP, &n, &e);
+  const ShapeTracker *r = st_unbind(&s->st_scratch, TG_0_10_0, get(st), vars, vals, CAP, &n, &e);
   if (!check(s, &e)) return NULL;
   for (int k = 0; k < n; k++) {
     const SymUOp *var = vars[k].sym;
@@ -112,7 +143,7 @@ const Value *st10_unbind(Sched *s, const Value *st) {
     omap_put(&s->var_vals, omap_ptr(u), (void *)v_int(s->in, vals[k]));
   }
   if (n == 0 && r == get(st)) omap_put(&s->st_unbound, omap_ptr(st), (void *)1);
-  return r == get(st) ? st : v_st(s->in, r);
+  return r == get(st) ? st : intern_st(s, r);
 }
 
 /* st_add, remembered per pair (a pure function of two interned values): by a, then by b */
@@ -122,9 +153,9 @@ const Value *st10_add(Sched *s, const Value *a, const Value *b) {
   if (r) return r;
   StError e;
   st_error_clear(&e);
-  const ShapeTracker *sum = st_add(s->a, TG_0_10_0, get(a), get(b), &e);
+  const ShapeTracker *sum = st_add(&s->st_scratch, TG_0_10_0, get(a), get(b), &e);
   if (!check(s, &e)) return NULL;
-  r = v_st(s->in, sum);
+  r = intern_st(s, sum);
   omap_put(by_b, omap_ptr(b), (void *)r);
   return r;
 }
@@ -132,24 +163,24 @@ const Value *st10_add(Sched *s, const Value *a, const Value *b) {
 const Value *st10_permute(Sched *s, const Value *st, int n, const int64_t *axis) {
   StError e;
   st_error_clear(&e);
-  const ShapeTracker *r = st_permute(s->a, TG_0_10_0, get(st), n, axis, &e);
-  return check(s, &e) ? v_st(s->in, r) : NULL;
+  const ShapeTracker *r = st_permute(&s->st_scratch, TG_0_10_0, get(st), n, axis, &e);
+  return check(s, &e) ? intern_st(s, r) : NULL;
 }
 
 const Value *st10_shrink(Sched *s, const Value *st, int n, const SPair *arg) {
   StError e;
   st_error_clear(&e);
-  const ShapeTracker *r = st_shrink(s->a, TG_0_10_0, get(st), n, arg, &e);
-  return check(s, &e) ? v_st(s->in, r) : NULL;
+  const ShapeTracker *r = st_shrink(&s->st_scratch, TG_0_10_0, get(st), n, arg, &e);
+  return check(s, &e) ? intern_st(s, r) : NULL;
 }
 
 /* ShapeTracker.unit_stride_axes() */
 int st10_unit_stride_axes(Sched *s, const Value *st, int64_t *out) {
   int n = st10_ndim(st);
-  int *axes = arena_array(s->a, (size_t)n + 1, sizeof *axes);
+  int *axes = arena_array(&s->st_scratch, (size_t)n + 1, sizeof *axes);
   StError e;
   st_error_clear(&e);
-  int k = st_unit_stride_axes(s->a, TG_0_10_0, get(st), false, axes, &e);
+  int k = st_unit_stride_axes(&s->st_scratch, TG_0_10_0, get(st), false, axes, &e);
   if (!check(s, &e)) return -1;
   for (int i = 0; i < k; i++) out[i] = axes[i];
   return k;
@@ -167,7 +198,12 @@ const char *st10_repr(Sched *s, const Value *st) {
 
 /* ---- JSON codec: the ShapeTracker module's, values interned ---- */
 
-static const ShapeTracker *codec_decode(Codec *c, const JVal *j, Status *st) { return st_decode_status(c->arena, j, st); }
+/* decoded in the scratch arena: the interned ShapeTracker (in s->a) is what the value holds */
+static const ShapeTracker *codec_decode(Codec *c, const JVal *j, Status *st) {
+  Sched *s = (Sched *)((char *)c - offsetof(Sched, codec));
+  const ShapeTracker *raw = st_decode_status(&s->st_scratch, j, st);
+  return raw ? intern_st(s, raw)->u.st : NULL;
+}
 /* the encoding of an interned ShapeTracker is built once and shared (JSON results are never modified) */
 static JVal *codec_encode(Codec *c, const ShapeTracker *st) {
   Sched *s = (Sched *)((char *)c - offsetof(Sched, codec));

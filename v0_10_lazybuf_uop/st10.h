@@ -17,6 +17,8 @@ typedef struct Sched Sched;
 
 /* Installs the ShapeTracker codec and hashing hooks for 0.10.0 on s->codec. */
 void st10_init(Sched *s);
+/* Frees the scratch arena the core's results are built in (at the end of a capture). */
+void st10_release(Sched *s);
 
 int st10_ndim(const Value *st);                  /* len(st.shape) */
 const sint *st10_shape(const Value *st);         /* st.shape */
