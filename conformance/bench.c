@@ -285,6 +285,7 @@ int cmd_bench(int argc, char **argv) {
     Status st;
     if (!capture_reader_open(&r, files[i], &st)) { fprintf(stderr, "ERROR %s\n", st.msg); continue; }
     r.raw_schedule_items = true; /* as replay reads captures */
+    r.raw_input = true;
     for (;;) {
       Arena parse;
       Capture c;
