@@ -14,6 +14,13 @@
  * float, object keys in any order. Iterative. */
 bool json_equal(const JVal *a, const JVal *b);
 
+/* Whether text[0..len) spells v exactly: the same members in the same
+ * order, ints as ints, floats as floats of the same value, strings with no
+ * escape; any whitespace between tokens. true means that the text parses to
+ * a value json_equal to v; false only that it is not spelled this way (the
+ * caller parses it and compares). Iterative; no allocation on shallow values. */
+bool json_spells(const JVal *v, const char *text, size_t len);
+
 /* Two GRAPHs structurally equal (same DAG from the roots, node numbering
  * free). On a difference, writes where into `why` (node indices, ops). */
 bool graph_equal(Arena *a, const JVal *expected, const JVal *got, char *why, size_t whylen);
@@ -25,9 +32,10 @@ bool compare_expected(Arena *a, TgVersion v, const JVal *expected, const JVal *g
 
 /* The comparison of the schedule item by item, as the encoder makes it: a
  * ResultSink (scheduler.h) for the replayer. Each item is compared with
- * expected.schedule's item of the same index (materialized into the item's
- * scratch arena when the reader left it as text); the first difference is
- * kept, later items are only counted. */
+ * expected.schedule's item of the same index; when the reader left that as
+ * text (J_RAW), each member the text spells as the produced item's
+ * (json_spells) is taken as equal, the others are parsed into the item's
+ * scratch arena. The first difference is kept, later items are only counted. */
 typedef struct ScheduleCompare {
   ResultSink sink;          /* first member: the encoder's handle */
   TgVersion v;

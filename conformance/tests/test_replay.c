@@ -129,6 +129,12 @@ static void check_generation(const char *v) {
   assert_int_equal(verdicts(&a, &c, expected_with(&a, &c, 1, raw(&a, s->u.arr[1]), NULL), sunk, whole, sizeof sunk), OUT_PASS);
   assert_string_equal(whole, "");
 
+  /* the right item as text with its members in another order passes */
+  const JVal *right = s->u.arr[1];
+  JVal *reversed = json_obj(&a);
+  for (size_t i = right->n; i-- > 0;) json_set(&a, reversed, right->u.obj[i].key, right->u.obj[i].val);
+  assert_int_equal(verdicts(&a, &c, expected_with(&a, &c, 1, raw(&a, reversed), NULL), sunk, whole, sizeof sunk), OUT_PASS);
+
   /* a wrong bufs list in item 2, after a wrong item 1: item 1 is reported */
   JVal *bufs = copy(&a, s->u.arr[2]);
   json_set(&a, bufs, "bufs", json_arr(&a));
@@ -165,6 +171,40 @@ static void check_generation(const char *v) {
   capture_reader_close(&r);
 }
 
+/* json_spells: true only where the text parses to an equal value */
+static void spelled_values(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  char err[128];
+  const JVal *v = json_parse_text(&a, "{\"a\": [1, 2.5, \"x\", null, true, -3], \"b\": {}}", err, sizeof err);
+  assert_non_null(v);
+  static const char *const spelled[] = {
+      "{\"a\":[1,2.5,\"x\",null,true,-3],\"b\":{}}",
+      " { \"a\" : [ 1 , 2.5 , \"x\" , null , true , -3 ] , \"b\" : { } } ",
+      "{\"a\":[1,2.50,\"x\",null,true,-3],\"b\":{}}",   /* the same double */
+      "{\"a\":[1,25e-1,\"x\",null,true,-3],\"b\":{}}",
+  };
+  static const char *const not_spelled[] = {
+      "{\"b\":{},\"a\":[1,2.5,\"x\",null,true,-3]}",    /* equal, members in another order: parsed instead */
+      "{\"a\":[1.0,2.5,\"x\",null,true,-3],\"b\":{}}",  /* a float for an int */
+      "{\"a\":[1,2.5,\"\\u0078\",null,true,-3],\"b\":{}}", /* an escape */
+      "{\"a\":[01,2.5,\"x\",null,true,-3],\"b\":{}}",   /* not JSON */
+      "{\"a\":[1,2.5.0,\"x\",null,true,-3],\"b\":{}}",
+      "{\"a\":[1,2.5,\"x\",null,true,-3,4],\"b\":{}}",  /* longer */
+      "{\"a\":[1,2.5,\"x\",null,true,-3],\"b\":{},\"c\":1}",
+      "{\"a\":[1,2.5,\"x\",null,true,-3],\"b\":{}}x",   /* trailing text */
+      "{\"a\":[1,2.5,\"x\",null,true,-3],\"b\":{}",
+      "{\"a\":[1,2.5,\"x\",null,true,-30],\"b\":{}}",
+      "{\"a\":[1,2.5,\"x\",null,true,3],\"b\":{}}",
+  };
+  for (size_t i = 0; i < sizeof spelled / sizeof *spelled; i++)
+    if (!json_spells(v, spelled[i], strlen(spelled[i]))) fail_msg("not spelled: %s", spelled[i]);
+  for (size_t i = 0; i < sizeof not_spelled / sizeof *not_spelled; i++)
+    if (json_spells(v, not_spelled[i], strlen(not_spelled[i]))) fail_msg("spelled: %s", not_spelled[i]);
+  arena_free(&a);
+}
+
 static void v0_9_1_items(void **state) { (void)state; check_generation("v0.9.1"); }
 static void v0_10_0_items(void **state) { (void)state; check_generation("v0.10.0"); }
 static void v0_10_2_items(void **state) { (void)state; check_generation("v0.10.2"); }
@@ -176,6 +216,7 @@ int main(int argc, char **argv) {
   }
   tools_dir = argv[1];
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(spelled_values),
       cmocka_unit_test(v0_9_1_items),
       cmocka_unit_test(v0_10_0_items),
       cmocka_unit_test(v0_10_2_items),
