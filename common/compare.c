@@ -87,6 +87,254 @@ bool json_equal(const JVal *a, const JVal *b) {
   return equal;
 }
 
+/* ---------------- a value against its JSON text ---------------- */
+
+typedef struct { const char *p, *end; } Cursor;
+
+static void skip_space(Cursor *c) {
+  while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\t' || *c->p == '\r')) c->p++;
+}
+
+static bool take(Cursor *c, char ch) {
+  if (c->p < c->end && *c->p == ch) { c->p++; return true; }
+  skip_space(c);
+  if (c->p == c->end || *c->p != ch) return false;
+  c->p++;
+  return true;
+}
+
+/* the text spells s[0..n) as a string with no escape */
+static bool take_string(Cursor *c, const char *s, size_t n) {
+  if (!take(c, '"') || (size_t)(c->end - c->p) <= n || c->p[n] != '"' || memcmp(c->p, s, n) != 0) return false;
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)s[i] < 0x20 || s[i] == '\\' || s[i] == '"') return false;
+  c->p += n + 1;
+  return true;
+}
+
+static bool is_number_char(char ch) { return (ch >= '0' && ch <= '9') || ch == '-' || ch == '+' || ch == '.' || ch == 'e' || ch == 'E'; }
+
+/* the next number token, NUL-terminated in buf; false when none or too long */
+static bool take_number(Cursor *c, char *buf, size_t size) {
+  skip_space(c);
+  size_t n = 0;
+  while (c->p + n < c->end && is_number_char(c->p[n])) n++;
+  if (n == 0 || n >= size) return false;
+  memcpy(buf, c->p, n);
+  buf[n] = 0;
+  c->p += n;
+  return true;
+}
+
+/* the text spells i as JSON does: -?(0|[1-9][0-9]*), the token ending there */
+static bool take_int(Cursor *c, int64_t i) {
+  skip_space(c);
+  const char *p = c->p;
+  bool negative = p < c->end && *p == '-';
+  p += negative;
+  if (p == c->end || *p < '0' || *p > '9' || (*p == '0' && p + 1 < c->end && p[1] >= '0' && p[1] <= '9')) return false;
+  uint64_t x = 0, limit = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
+  for (; p < c->end && *p >= '0' && *p <= '9'; p++) {
+    if (x > limit / 10) return false;
+    x = x * 10 + (uint64_t)(*p - '0');
+    if (x > limit) return false;
+  }
+  if (x != limit || negative != (i < 0) || (p < c->end && is_number_char(*p))) return false;
+  c->p = p;
+  return true;
+}
+
+static bool take_word(Cursor *c, const char *w) {
+  size_t n = strlen(w);
+  skip_space(c);
+  if (c->end - c->p < (ptrdiff_t)n || memcmp(c->p, w, n) != 0) return false;
+  c->p += n;
+  return true;
+}
+
+static const char *digits(const char *s) {
+  while (*s >= '0' && *s <= '9') s++;
+  return s;
+}
+
+/* a JSON number with a fraction or an exponent (what simdjson reads as a
+ * double): -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool json_float_token(const char *s) {
+  const char *p = s + (*s == '-');
+  if (*p == '0') p++;
+  else if (*p >= '1' && *p <= '9') p = digits(p);
+  else return false;
+  bool fraction = *p == '.', exponent;
+  if (fraction) {
+    const char *q = digits(p + 1);
+    if (q == p + 1) return false;
+    p = q;
+  }
+  exponent = *p == 'e' || *p == 'E';
+  if (exponent) {
+    p++;
+    if (*p == '+' || *p == '-') p++;
+    const char *q = digits(p);
+    if (q == p) return false;
+    p = q;
+  }
+  return *p == 0 && (fraction || exponent);
+}
+
+/* a scalar against the text at c */
+static bool take_scalar(Cursor *c, const JVal *v) {
+  char tok[40];
+  switch (v->kind) {
+    case J_NULL: return take_word(c, "null");
+    case J_BOOL: return take_word(c, v->u.b ? "true" : "false");
+    case J_INT: return take_int(c, v->u.i);
+    case J_FLOAT: /* a token simdjson reads as a double, of the same value */
+      return isfinite(v->u.f) && take_number(c, tok, sizeof tok) && json_float_token(tok) && strtod(tok, NULL) == v->u.f;
+    case J_STR: return take_string(c, v->u.s, v->n);
+    default: return false; /* J_UINT, J_BIGNUM, J_RAW: not spelled here */
+  }
+}
+
+/* v spelled at c (see json_spells), c then past it */
+static bool spell(Cursor *c, const JVal *v) {
+  typedef struct { const JVal *v; size_t next; } Frame;
+  Frame local[32], *stack = local;
+  size_t cap = 32, depth = 0;
+  bool ok = true;
+  const JVal *pending = v;
+  while (ok) {
+    if (pending) {
+      if (!is_container(pending)) ok = take_scalar(c, pending);
+      else if ((ok = take(c, pending->kind == J_ARR ? '[' : '{'))) {
+        if (depth == cap) {
+          Frame *bigger = malloc(2 * cap * sizeof *bigger);
+          if (!bigger) abort();
+          memcpy(bigger, stack, cap * sizeof *stack);
+          if (stack != local) free(stack);
+          stack = bigger;
+          cap *= 2;
+        }
+        stack[depth++] = (Frame){pending, 0};
+      }
+      pending = NULL;
+      continue;
+    }
+    if (depth == 0) break;
+    Frame *top = &stack[depth - 1];
+    if (top->next == top->v->n) {
+      ok = take(c, top->v->kind == J_ARR ? ']' : '}');
+      depth--;
+      continue;
+    }
+    if (top->next > 0 && !(ok = take(c, ','))) break;
+    if (top->v->kind == J_ARR) {
+      pending = top->v->u.arr[top->next++];
+    } else {
+      const JMember *m = &top->v->u.obj[top->next++];
+      ok = take_string(c, m->key, m->keylen) && take(c, ':');
+      pending = m->val;
+    }
+  }
+  if (stack != local) free(stack);
+  return ok;
+}
+
+bool json_spells(const JVal *v, const char *text, size_t len) {
+  Cursor c = {text, text + len};
+  bool ok = spell(&c, v);
+  skip_space(&c);
+  return ok && c.p == c.end;
+}
+
+/* past a string's closing quote (its escapes skipped whole) */
+static bool skip_string(Cursor *c) {
+  for (c->p++; c->p < c->end && *c->p != '"'; c->p++)
+    if (*c->p == '\\') c->p++;
+  if (c->p >= c->end) return false;
+  c->p++;
+  return true;
+}
+
+/* past one value: its extent only (strings and bracket depth); what it
+ * holds is checked by whoever reads it */
+static bool skip_value(Cursor *c) {
+  skip_space(c);
+  const char *start = c->p;
+  size_t depth = 0;
+  while (c->p < c->end) {
+    char ch = *c->p;
+    if (ch == '"') {
+      if (!skip_string(c)) return false;
+    } else if (ch == '[' || ch == '{') {
+      depth++;
+      c->p++;
+    } else if (ch == ']' || ch == '}') {
+      if (depth == 0) break;
+      depth--;
+      c->p++;
+    } else if (depth == 0 && (ch == ',' || ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r')) {
+      break;
+    } else {
+      c->p++;
+    }
+    if (depth == 0 && (ch == '"' || ch == ']' || ch == '}')) break;
+  }
+  return depth == 0 && c->p > start;
+}
+
+/* a member name with no escape: its text in *key, *n bytes */
+static bool take_key(Cursor *c, const char **key, size_t *n) {
+  if (!take(c, '"')) return false;
+  const char *k = c->p;
+  while (c->p < c->end && *c->p != '"') {
+    if (*c->p == '\\' || (unsigned char)*c->p < 0x20) return false;
+    c->p++;
+  }
+  if (c->p == c->end) return false;
+  *key = k;
+  *n = (size_t)(c->p - k);
+  c->p++;
+  return take(c, ':');
+}
+
+static const JVal *member_n(const JVal *obj, const char *key, size_t n) {
+  for (uint32_t i = 0; i < obj->n; i++)
+    if (obj->u.obj[i].keylen == n && memcmp(obj->u.obj[i].key, key, n) == 0) return obj->u.obj[i].val;
+  return NULL;
+}
+
+/* An expected value the reader may have left as text (J_RAW), for comparing
+ * with the produced `got`: an object whose members that the text spells as
+ * got's members (json_spells) are got's own (equal, and nothing to parse),
+ * the others parsed from their text into ar. Any other value, or text that
+ * is no flat object of plain member names, is json_materialize'd whole. */
+static const JVal *expected_value(Arena *ar, const JVal *raw, const JVal *got, char *err, size_t errlen) {
+  if (raw->kind != J_RAW || got->kind != J_OBJ) return json_materialize(ar, raw, err, errlen);
+  Cursor c = {raw->u.s, raw->u.s + raw->n};
+  JVal *e = json_obj(ar);
+  bool ok = take(&c, '{') && !take(&c, '}');
+  while (ok) {
+    const char *key;
+    size_t n;
+    if (!take_key(&c, &key, &n) || member_n(e, key, n)) break; /* (a repeated name: parsed whole) */
+    skip_space(&c);
+    const char *start = c.p;
+    const JVal *mine = member_n(got, key, n), *val = mine;
+    if (!mine || !spell(&c, mine)) { /* not spelled: parsed */
+      c.p = start;
+      if (!skip_value(&c)) break;
+      if (!(val = json_parse(ar, start, (size_t)(c.p - start), err, errlen))) return NULL;
+    }
+    json_set(ar, e, arena_strndup(ar, key, n), (JVal *)val);
+    if (take(&c, ',')) continue;
+    ok = take(&c, '}');
+    skip_space(&c);
+    if (ok && c.p == c.end) return e;
+    break;
+  }
+  return json_materialize(ar, raw, err, errlen);
+}
+
 /* ---------------- graphs ---------------- */
 
 /* Canonical node ids shared by both graphs: two nodes get one id exactly when
@@ -365,19 +613,28 @@ static bool compare_becomes_map(Arena *ar, const JVal *e, const JVal *g, char *w
   return true;
 }
 
-bool compare_expected(Arena *ar, TgVersion v, const JVal *exp, const JVal *got, char *why, size_t whylen) {
-  const JVal *se = json_get(exp, "schedule"), *sg = json_get(got, "schedule");
-  if (!se || !sg || se->kind != J_ARR || sg->kind != J_ARR) {
-    snprintf(why, whylen, "missing \"schedule\"");
-    return false;
+/* expected.schedule's item k (perhaps left as text: parsed into ar) against
+ * the produced item: 1 equal, 0 different, -1 when the expected item does
+ * not parse; why says which. */
+static int compare_item_at(Arena *ar, TgVersion v, const JVal *se, size_t k, const JVal *g, char *why, size_t whylen) {
+  char err[256];
+  const JVal *e = expected_value(ar, se->u.arr[k], g, err, sizeof err);
+  if (!e) {
+    snprintf(why, whylen, "expected.schedule[%zu]: %s", k, err);
+    return -1;
   }
-  size_t n = se->n < sg->n ? se->n : sg->n;
-  for (size_t k = 0; k < n; k++)
-    if (!compare_item(ar, v, k, se->u.arr[k], sg->u.arr[k], why, whylen)) return false;
-  if (se->n != sg->n) {
-    snprintf(why, whylen, "expected %zu schedule items, got %zu", (size_t)se->n, (size_t)sg->n);
-    return false;
-  }
+  return compare_item(ar, v, k, e, g, why, whylen) ? 1 : 0;
+}
+
+static bool count_equal(size_t expected, size_t got, char *why, size_t whylen) {
+  if (expected == got) return true;
+  snprintf(why, whylen, "expected %zu schedule items, got %zu", expected, got);
+  return false;
+}
+
+/* Everything after the schedule: var_vals, becomes_map, new_buffers, the
+ * memory plan, the mutations. */
+static bool compare_rest(Arena *ar, TgVersion v, const JVal *exp, const JVal *got, char *why, size_t whylen) {
   if (!field_equal(exp, got, "var_vals"))
     return describe(why, whylen, "%s: expected %.300s, got %.300s", "var_vals", json_get(exp, "var_vals"), json_get(got, "var_vals"));
   if (v == TG_0_10_2) {
@@ -396,6 +653,55 @@ bool compare_expected(Arena *ar, TgVersion v, const JVal *exp, const JVal *got, 
   if (json_get(got, "mutations") && !field_equal(exp, got, "mutations"))
     return describe(why, whylen, "%s: expected %.300s, got %.300s", "mutations", json_get(exp, "mutations"), json_get(got, "mutations"));
   return true;
+}
+
+/* expected.schedule as an array (parsed into ar if it was left as text), or NULL */
+static const JVal *expected_schedule(Arena *ar, const JVal *exp) {
+  char err[256];
+  const JVal *se = json_materialize(ar, json_get(exp, "schedule"), err, sizeof err);
+  return se && se->kind == J_ARR ? se : NULL;
+}
+
+bool compare_expected(Arena *ar, TgVersion v, const JVal *exp, const JVal *got, char *why, size_t whylen) {
+  const JVal *se = expected_schedule(ar, exp), *sg = json_get(got, "schedule");
+  if (!se || !sg || sg->kind != J_ARR) {
+    snprintf(why, whylen, "missing \"schedule\"");
+    return false;
+  }
+  size_t n = se->n < sg->n ? se->n : sg->n;
+  for (size_t k = 0; k < n; k++)
+    if (compare_item_at(ar, v, se, k, sg->u.arr[k], why, whylen) != 1) return false;
+  return count_equal(se->n, sg->n, why, whylen) && compare_rest(ar, v, exp, got, why, whylen);
+}
+
+/* ScheduleCompare's ResultSink: item k against expected item k, until the first difference */
+static void sink_compare_item(ResultSink *s, size_t k, const JVal *item, Arena *scratch) {
+  ScheduleCompare *sc = (ScheduleCompare *)s;
+  sc->got++;
+  if (sc->differs || !sc->expected || k >= sc->expected->n) return;
+  int r = compare_item_at(scratch, sc->v, sc->expected, k, item, sc->why, sizeof sc->why);
+  sc->differs = r != 1;
+  sc->bad_input = r < 0;
+}
+
+void schedule_compare_init(ScheduleCompare *sc, Arena *a, TgVersion v, const JVal *expected) {
+  memset(sc, 0, sizeof *sc);
+  sc->sink.item = sink_compare_item;
+  sc->v = v;
+  sc->expected = expected_schedule(a, expected);
+}
+
+bool compare_expected_sunk(Arena *ar, const ScheduleCompare *sc, const JVal *exp, const JVal *got, char *why,
+                           size_t whylen) {
+  if (!sc->expected) {
+    snprintf(why, whylen, "missing \"schedule\"");
+    return false;
+  }
+  if (sc->differs) {
+    snprintf(why, whylen, "%s", sc->why);
+    return false;
+  }
+  return count_equal(sc->expected->n, sc->got, why, whylen) && compare_rest(ar, sc->v, exp, got, why, whylen);
 }
 
 static size_t first_line_len(const char *s) {

@@ -6,12 +6,20 @@
 #include <stddef.h>
 #include "arena.h"
 #include "json.h"
+#include "scheduler.h"
 #include "version.h"
 
 /* JSON equality under the contract's rules: ints equal ints by value, floats
  * floats by IEEE value (-0.0 == 0.0, nan == nan), an int never equals a
  * float, object keys in any order. Iterative. */
 bool json_equal(const JVal *a, const JVal *b);
+
+/* Whether text[0..len) spells v exactly: the same members in the same
+ * order, ints as ints, floats as floats of the same value, strings with no
+ * escape; any whitespace between tokens. true means that the text parses to
+ * a value json_equal to v; false only that it is not spelled this way (the
+ * caller parses it and compares). Iterative; no allocation on shallow values. */
+bool json_spells(const JVal *v, const char *text, size_t len);
 
 /* Two GRAPHs structurally equal (same DAG from the roots, node numbering
  * free). On a difference, writes where into `why` (node indices, ops). */
@@ -21,6 +29,28 @@ bool graph_equal(Arena *a, const JVal *expected, const JVal *got, char *why, siz
  * difference, returns false and writes the first one into `why`: the field,
  * the schedule item and the first differing node. */
 bool compare_expected(Arena *a, TgVersion v, const JVal *expected, const JVal *got, char *why, size_t whylen);
+
+/* The comparison of the schedule item by item, as the encoder makes it: a
+ * ResultSink (scheduler.h) for the replayer. Each item is compared with
+ * expected.schedule's item of the same index; when the reader left that as
+ * text (J_RAW), each member the text spells as the produced item's
+ * (json_spells) is taken as equal, the others are parsed into the item's
+ * scratch arena. The first difference is kept, later items are only counted. */
+typedef struct ScheduleCompare {
+  ResultSink sink;          /* first member: the encoder's handle */
+  TgVersion v;
+  const JVal *expected;     /* expected.schedule, a J_ARR; NULL when missing or not an array */
+  size_t got;               /* items handed in so far */
+  bool differs;             /* why holds the first difference */
+  bool bad_input;           /* why says which expected item does not parse */
+  char why[2048];
+} ScheduleCompare;
+void schedule_compare_init(ScheduleCompare *sc, Arena *a, TgVersion v, const JVal *expected);
+
+/* compare_expected for a result whose schedule went through sc: the same
+ * verdict and the same first difference. */
+bool compare_expected_sunk(Arena *a, const ScheduleCompare *sc, const JVal *expected, const JVal *got, char *why,
+                           size_t whylen);
 
 /* An expected error passes when the types are equal and the first lines of
  * the messages are equal. */

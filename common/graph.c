@@ -8,6 +8,7 @@ void codec_init(Codec *c, Interner *in, TgVersion v) {
   memset(c, 0, sizeof *c);
   c->in = in;
   c->arena = in->arena;
+  c->out = in->arena;
   c->v = v;
 }
 
@@ -174,7 +175,7 @@ const Value *value_from_json(Codec *c, const JVal *j, const char *where, Status 
 }
 
 JVal *value_to_json(Codec *c, const Value *v) {
-  Arena *a = c->arena;
+  Arena *a = c->out;
   switch (v->kind) {
     case V_NONE: return &null_json;
     case V_BOOL: return json_bool(a, v->u.b);
@@ -345,7 +346,7 @@ static size_t encode_order(Codec *c, const UOp *const *roots, size_t nroots) {
 }
 
 JVal *graph_encode(Codec *c, const UOp *const *roots, size_t nroots) {
-  Arena *a = c->arena;
+  Arena *a = c->out;
   size_t n = encode_order(c, roots, nroots);
   JVal *nodes = arr_of(a, n), *jroots = arr_of(a, nroots), *g = json_obj(a);
   for (size_t i = 0; i < n; i++) {

@@ -13,10 +13,13 @@
 typedef struct Codec Codec;
 struct Codec {
   Interner *in;
-  Arena *arena;
+  Arena *arena;             /* decoded values; the caches and scratch arrays below */
+  Arena *out;               /* where value_to_json and graph_encode build JSON: arena, or an
+                             * encoder's scratch arena for one schedule item (scheduler.h) */
   TgVersion v;
   /* ShapeTracker <-> {"views": [...]}; set by codec_init from shapetracker.h.
-   * NULL st_decode makes every ShapeTracker "unsupported". */
+   * NULL st_decode makes every ShapeTracker "unsupported". st_encode's JSON
+   * may be shared across calls (cached): it is built in c->arena, not c->out. */
   const ShapeTracker *(*st_decode)(Codec *c, const JVal *j, Status *st);
   JVal *(*st_encode)(Codec *c, const ShapeTracker *s);
   /* graph_encode's scratch, reused call after call: per UOp id, the node's
@@ -43,6 +46,7 @@ JVal *dtype_to_json(Codec *c, const DType *d);
  * names and that every source index is smaller than its node's. */
 bool graph_decode(Codec *c, const JVal *g, const char *where, const UOp ***nodes, size_t *nnodes,
                   const UOp ***roots, size_t *nroots, Status *st);
-/* roots -> GRAPH (post-order from the roots, sources in order, each node once). */
+/* roots -> GRAPH (post-order from the roots, sources in order, each node
+ * once), built in c->out. */
 JVal *graph_encode(Codec *c, const UOp *const *roots, size_t nroots);
 #endif

@@ -1,14 +1,19 @@
-// json_simdjson.cpp — the one C++ file: simdjson's DOM parser filling the
-// project's C JSON tree (JVal, see json.h). simdjson keeps int64, uint64 and
-// double apart, which the capture contract needs; integers beyond both (a
-// Python int can be any size) fail its parse, and such a document is read
-// again with each of them quoted behind a marker (J_BIGNUM). Recursion here is bounded by
-// simdjson's maximum nesting depth (1024), not by the size of the document.
+// json_simdjson.cpp — the one C++ file: a JSON reader filling the project's
+// C JSON tree (JVal, see json.h) in one pass over the text, with no buffer of
+// its own beyond the children of the containers still open (simdjson checks
+// the text is UTF-8 first and names the errors). Integers, unsigned integers
+// and doubles are kept apart, as the capture contract needs; an integer beyond
+// both (a Python int can be any size) is kept as its text (J_BIGNUM). The walk
+// is iterative: an explicit stack of open containers, at most 1024 deep.
 #include <simdjson.h>
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <charconv>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <new>
 #include <string_view>
 #include <vector>
@@ -36,10 +41,39 @@ struct StringTable {
     }
   }
 
+  static uint64_t load8(const char *p) { uint64_t v; std::memcpy(&v, p, 8); return v; }
+  static uint64_t load4(const char *p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
+  static uint64_t mix(uint64_t h, uint64_t word) {
+    h = (h ^ word) * 0x9E3779B97F4A7C15ULL;
+    return h ^ (h >> 32);
+  }
+
+  /* A hash of s read 8 bytes at a time (the last word overlaps the one
+   * before it; a short string is read as two overlapping halves). */
   static uint64_t hash_of(std::string_view s) {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
-    return h ^ (h >> 29);
+    const char *p = s.data();
+    size_t n = s.size();
+    uint64_t h = 0xcbf29ce484222325ULL ^ n;
+    if (n >= 8) {
+      for (; n > 8; p += 8, n -= 8) h = mix(h, load8(p));
+      h = mix(h, load8(p + n - 8));
+    } else if (n >= 4) {
+      h = mix(h, load4(p) | load4(p + n - 4) << 32);
+    } else if (n > 0) {
+      h = mix(h, uint64_t(uint8_t(p[0])) | uint64_t(uint8_t(p[n / 2])) << 8 | uint64_t(uint8_t(p[n - 1])) << 16);
+    }
+    h = (h ^ (h >> 33)) * 0xff51afd7ed558ccdULL;
+    return h ^ (h >> 33);
+  }
+
+  /* a[0..n) == b[0..n), by words as hash_of reads them */
+  static bool same_bytes(const char *a, const char *b, size_t n) {
+    if (n > 16) return std::memcmp(a, b, n) == 0;
+    if (n >= 8) return load8(a) == load8(b) && load8(a + n - 8) == load8(b + n - 8);
+    if (n >= 4) return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
+    for (size_t i = 0; i < n; i++)
+      if (a[i] != b[i]) return false;
+    return true;
   }
 
   void grow() {
@@ -60,7 +94,7 @@ struct StringTable {
   Slot *find(std::string_view s, uint64_t hash) {
     size_t mask = slots.size() - 1, i = hash & mask;
     for (; slots[i].gen == gen; i = (i + 1) & mask)
-      if (slots[i].hash == hash && slots[i].n == s.size() && std::memcmp(slots[i].s, s.data(), s.size()) == 0)
+      if (slots[i].hash == hash && slots[i].n == s.size() && same_bytes(slots[i].s, s.data(), s.size()))
         return &slots[i];
     return nullptr;
   }
@@ -92,52 +126,6 @@ struct ContainerCache {
   Slot slots[SIZE] = {};
 };
 
-/* A quoted big integer: "\u0001bignum:DIGITS" in the rewritten text. */
-constexpr std::string_view BIGNUM_MARK{"\x01" "bignum:", 8};
-
-/* A JSON integer token (-?[1-9][0-9]*) beyond int64 when negative, beyond uint64 when not. */
-bool is_bignum(std::string_view t) {
-  bool neg = !t.empty() && t[0] == '-';
-  std::string_view digits = t.substr(neg ? 1 : 0), limit = neg ? "9223372036854775808" : "18446744073709551615";
-  if (digits.empty() || digits[0] == '0') return false;
-  for (char c : digits)
-    if (c < '0' || c > '9') return false;
-  return digits.size() > limit.size() || (digits.size() == limit.size() && digits > limit);
-}
-
-/* The text with each big integer outside strings written as a marked string
- * ("\u0001bignum:DIGITS"); false when it has none. */
-bool quote_bignums(const char *buf, size_t len, std::string &out) {
-  bool in_str = false, found = false;
-  out.clear();
-  out.reserve(len + 64);
-  for (size_t i = 0; i < len;) {
-    char c = buf[i];
-    if (in_str) {
-      size_t n = c == '\\' && i + 1 < len ? 2 : 1;
-      out.append(buf + i, n);
-      if (c == '"') in_str = false;
-      i += n;
-    } else if (c == '-' || (c >= '0' && c <= '9')) {
-      size_t j = i;
-      while (j < len && (buf[j] == '-' || buf[j] == '+' || buf[j] == '.' || buf[j] == 'e' || buf[j] == 'E' || (buf[j] >= '0' && buf[j] <= '9'))) j++;
-      std::string_view token(buf + i, j - i);
-      if (is_bignum(token)) {
-        out += "\"\\u0001bignum:";
-        out += token;
-        out += '"';
-        found = true;
-      } else out += token;
-      i = j;
-    } else {
-      in_str = c == '"';
-      out += c;
-      i++;
-    }
-  }
-  return found;
-}
-
 /* Fills JVal trees (counts fit JVal.n's 32 bits: simdjson documents are
  * below 4 GiB). A tree is only read once parsed, so its scalars are shared:
  * null, true, false, each string of up to 64 bytes and each integer that
@@ -150,14 +138,7 @@ struct Builder {
   StringTable &strings;
   IntCache &ints;
   ContainerCache &containers;
-  bool bignums; /* the text was rewritten by quote_bignums: marked strings are J_BIGNUM */
   JVal *null_val = nullptr, *bools[2] = {nullptr, nullptr};
-  const char *string_end = nullptr;   /* past the last string read from the parser's string buffer */
-
-  void saw(std::string_view s) {
-    const char *e = s.data() + s.size() + 1;
-    if (e > string_end) string_end = e;
-  }
 
   JVal *make(JKind kind) {
     JVal *v = static_cast<JVal *>(arena_alloc(arena, sizeof(JVal)));
@@ -172,14 +153,12 @@ struct Builder {
   }
 
   const char *intern(std::string_view s) {
-    saw(s);
     if (s.size() > 64) return arena_strndup(arena, s.data(), s.size());
     return intern_slot(s)->s;
   }
 
   /* The JVal of a string value: the document's one for a short string */
   JVal *string_val(std::string_view s) {
-    saw(s);
     if (s.size() > 64) {
       JVal *v = make(J_STR);
       v->n = s.size();
@@ -210,70 +189,6 @@ struct Builder {
       bools[b]->u.b = b;
     }
     return bools[b];
-  }
-
-  /* The JVal of e: a shared one for a scalar that can be, else a new one. */
-  JVal *value(simdjson::dom::element e) {
-    using simdjson::dom::element_type;
-    switch (e.type()) {
-      case element_type::INT64: return int_val(e.get_int64().value_unsafe());
-      case element_type::BOOL: return bool_val(e.get_bool().value_unsafe());
-      case element_type::NULL_VALUE: return null_val ? null_val : (null_val = make(J_NULL));
-      case element_type::STRING: {
-        std::string_view s = e.get_string().value_unsafe();
-        if (!(bignums && s.substr(0, BIGNUM_MARK.size()) == BIGNUM_MARK)) return string_val(s);
-        break;
-      }
-      case element_type::ARRAY: return array_val(e.get_array().value_unsafe());
-      case element_type::OBJECT: return object_val(e.get_object().value_unsafe());
-      default: break;
-    }
-    JVal *v = make(J_NULL);
-    fill(v, e);
-    return v;
-  }
-
-  void fill(JVal *v, simdjson::dom::element e) {
-    using simdjson::dom::element_type;
-    switch (e.type()) {
-      case element_type::ARRAY: *v = *array_val(e.get_array().value_unsafe()); return;
-      case element_type::OBJECT: *v = *object_val(e.get_object().value_unsafe()); return;
-      case element_type::INT64: v->kind = J_INT; v->u.i = e.get_int64().value_unsafe(); return;
-      case element_type::UINT64: v->kind = J_UINT; v->u.u = e.get_uint64().value_unsafe(); return;
-      case element_type::DOUBLE: v->kind = J_FLOAT; v->u.f = e.get_double().value_unsafe(); return;
-      case element_type::STRING: {
-        std::string_view s = e.get_string().value_unsafe();
-        if (bignums && s.substr(0, BIGNUM_MARK.size()) == BIGNUM_MARK) {
-          s.remove_prefix(BIGNUM_MARK.size());
-          v->kind = J_BIGNUM;
-          v->n = s.size();
-          v->u.s = intern(s);
-          return;
-        }
-        v->kind = J_STR;
-        v->n = s.size();
-        v->u.s = intern(s);
-        return;
-      }
-      case element_type::BOOL: v->kind = J_BOOL; v->u.b = e.get_bool().value_unsafe(); return;
-      case element_type::NULL_VALUE: v->kind = J_NULL; return;
-    }
-  }
-
-  /* simdjson's size() saturates at 0xFFFFFF elements; count beyond that. */
-  static size_t count(simdjson::dom::array a) {
-    size_t n = a.size();
-    if (n < 0xFFFFFF) return n;
-    n = 0;
-    for (auto it = a.begin(); it != a.end(); ++it) n++;
-    return n;
-  }
-  static size_t count(simdjson::dom::object o) {
-    size_t n = o.size();
-    if (n < 0xFFFFFF) return n;
-    n = 0;
-    for (auto it = o.begin(); it != o.end(); ++it) n++;
-    return n;
   }
 
   static constexpr size_t SMALL_CONTAINER = ContainerCache::SMALL;
@@ -310,63 +225,47 @@ struct Builder {
     return true;
   }
 
-  /* The array or object whose n children were just put in room (`bytes`
-   * from the arena, at `after` its end): the cached equal one when they were
-   * all shared already (nothing new made below it; room given back), else
-   * a new JVal. */
-  JVal *container(JKind kind, void *room, size_t n, size_t bytes, const unsigned char *after) {
+  /* The array or object of these n children (kept in the reader's stack
+   * from `kids`): the cached equal one when they were all shared already
+   * (nothing was allocated since it opened at `mark`), else a new JVal
+   * with room for them in the arena. */
+  JVal *container(JKind kind, const void *kids, size_t n, const unsigned char *mark) {
     ContainerCache::Slot *slot = nullptr;
     uint64_t h = 0;
-    if (arena->cur == after && n <= SMALL_CONTAINER) {
-      h = hash_children(kind, room, n);
+    if (arena->cur == mark && n <= SMALL_CONTAINER) {
+      h = hash_children(kind, kids, n);
       JVal *v = cached_container(kind, n, h, &slot);
-      if (v && same_children(kind, room, v, n)) {
-        arena_unalloc(arena, room, bytes);
-        return v;
-      }
+      if (v && same_children(kind, kids, v, n)) return v;
     }
+    size_t each = kind == J_ARR ? sizeof(JVal *) : sizeof(JMember);
+    void *room = arena_alloc(arena, (n ? n : 1) * each);
+    if (n) std::memcpy(room, kids, n * each);
     JVal *v = make(kind);
-    v->n = n;
+    v->n = static_cast<uint32_t>(n);
     if (kind == J_ARR) v->u.arr = static_cast<JVal **>(room);
     else v->u.obj = static_cast<JMember *>(room);
     if (slot) remember(slot, v, h);
     return v;
   }
 
-  JVal *array_val(simdjson::dom::array a) {
-    size_t n = count(a), bytes = (n ? n : 1) * sizeof(JVal *);
-    JVal **items = static_cast<JVal **>(arena_alloc(arena, bytes));
-    const unsigned char *after = arena->cur;
-    size_t i = 0;
-    for (simdjson::dom::element child : a) items[i++] = value(child);
-    return container(J_ARR, items, n, bytes, after);
-  }
-
-  JVal *object_val(simdjson::dom::object o) {
-    size_t n = count(o), bytes = (n ? n : 1) * sizeof(JMember);
-    JMember *members = static_cast<JMember *>(arena_alloc(arena, bytes));
-    const unsigned char *after = arena->cur;
-    size_t i = 0;
-    for (simdjson::dom::key_value_pair kv : o) {
-      members[i].key = intern(kv.key);
-      members[i].keylen = kv.key.size();
-      members[i].val = value(kv.value);
-      i++;
-    }
-    return container(J_OBJ, members, n, bytes, after);
+  /* A number the text holds as an integer beyond int64 and uint64 */
+  JVal *bignum_val(std::string_view digits) {
+    JVal *v = make(J_BIGNUM);
+    v->n = static_cast<uint32_t>(digits.size());
+    v->u.s = intern(digits);
+    return v;
   }
 };
 
-/* The parser's buffers for a big document (its tape, strings and
- * structural indexes: ~5x the document) are blocks of the arena chunk pool,
- * given back once the document is a JVal tree: the arenas that schedule it
- * reuse that memory instead of growing the process. Small documents keep
- * the parser's buffers from one to the next. */
-enum : size_t { BIG_DOCUMENT = 64 * 1024, BIG_BLOCK = 16 * 1024, MAX_POOL_BLOCKS = 16, WRITE_SLACK = 4096 };
+/* The reader's stacks for a big document (the children of the open
+ * containers) are blocks of the arena chunk pool, given back once the
+ * document is a JVal tree: the arenas that schedule it reuse that memory
+ * instead of growing the process. Small documents keep them from one to
+ * the next. */
+enum : size_t { BIG_DOCUMENT = 64 * 1024, BIG_BLOCK = 16 * 1024, MAX_POOL_BLOCKS = 16 };
 struct PoolBlocks {
   void *blocks[MAX_POOL_BLOCKS];
   size_t sizes[MAX_POOL_BLOCKS];
-  size_t touched[MAX_POOL_BLOCKS];   /* how far the parser wrote, SIZE_MAX: unknown */
   size_t n;
   bool routing;      /* big allocations become pool blocks (while a big document is parsed) */
   bool to_system;    /* blocks given back are freed (json_release_parser) */
@@ -378,12 +277,8 @@ void *allocate(std::size_t n) noexcept {
   if (pb.routing && n >= BIG_BLOCK && pb.n < MAX_POOL_BLOCKS) {
     void *p = arena_block_take(n);
     if (!p) return p;
-#ifndef NDEBUG
-    std::memset(p, 0xA5, n); /* checked when it is given back: the parser wrote nothing past `touched` */
-#endif
     pb.blocks[pb.n] = p;
-    pb.sizes[pb.n] = n;
-    pb.touched[pb.n++] = SIZE_MAX;
+    pb.sizes[pb.n++] = n;
     return p;
   }
   return std::malloc(n ? n : 1);
@@ -394,29 +289,12 @@ void deallocate(void *p) noexcept {
   PoolBlocks &pb = pool_blocks;
   for (size_t i = 0; i < pb.n; i++)
     if (pb.blocks[i] == p) {
-      size_t touched = pb.touched[i];
-#ifndef NDEBUG
-      const unsigned char *b = static_cast<const unsigned char *>(p);
-      for (size_t j = touched; j < pb.sizes[i]; j++)
-        if (b[j] != 0xA5) {
-          std::fprintf(stderr, "json_simdjson: the parser wrote at %zu of a %zu-byte buffer, past %zu\n", j, pb.sizes[i], touched);
-          std::abort();
-        }
-      touched = SIZE_MAX; /* the whole block holds the check's bytes */
-#endif
       pb.n--;
-      pb.blocks[i] = pb.blocks[pb.n], pb.sizes[i] = pb.sizes[pb.n], pb.touched[i] = pb.touched[pb.n];
-      arena_block_give(p, touched, pb.to_system);
+      pb.blocks[i] = pb.blocks[pb.n], pb.sizes[i] = pb.sizes[pb.n];
+      arena_block_give(p, SIZE_MAX, pb.to_system);
       return;
     }
   std::free(p);
-}
-
-/* The pool block p: the parser wrote at most `bytes` from its start */
-void note_touched(const void *p, size_t bytes) {
-  PoolBlocks &pb = pool_blocks;
-  for (size_t i = 0; i < pb.n; i++)
-    if (pb.blocks[i] == p) pb.touched[i] = bytes + WRITE_SLACK; /* its vector stores may pass the end a little */
 }
 
 void *allocate_or_throw(std::size_t n) {
@@ -425,30 +303,540 @@ void *allocate_or_throw(std::size_t n) {
   return p;
 }
 
-thread_local simdjson::dom::parser parser;
 thread_local StringTable strings;
 thread_local IntCache ints;
 thread_local ContainerCache containers;
 
-/* After a document is parsed and read: how far the parser wrote into its
- * tape (tape[0] says where it ends), its string buffer (strings are written
- * in order: the end of the last one read) and its structural indexes. */
-void note_parser_extents(const char *string_end) {
-  const uint64_t *tape = parser.doc.tape.get();
-  if (tape) note_touched(tape, ((tape[0] & simdjson::internal::JSON_VALUE_MASK) + 1) * sizeof *tape);
-  const char *sb = reinterpret_cast<const char *>(parser.doc.string_buf.get());
-  if (sb) note_touched(sb, string_end && string_end > sb ? size_t(string_end - sb) : 0);
-  if (parser.implementation)
-    note_touched(parser.implementation->structural_indexes.get(),
-                 (size_t(parser.implementation->n_structural_indexes) + 3) * sizeof(uint32_t));
+/* The children of the containers still open, in document order (an
+ * array's items, an object's members), kept per thread from document to
+ * document; and the open containers themselves. */
+struct OpenContainer {
+  uint32_t first;              /* its first child in items or members */
+  bool object;
+  uint8_t role;                /* Role: where it is in a capture */
+  const unsigned char *mark;   /* the arena's bump pointer when it opened */
+};
+/* A stack of plain values that grows by doubling (operator new: a pool
+ * block while a big document is read). */
+template <class T> struct Stack {
+  T *data = nullptr;
+  size_t size = 0, cap = 0;
+
+  T &push() {
+    if (size == cap) grow();
+    return data[size++];
+  }
+  T &back() { return data[size - 1]; }
+  bool empty() const { return size == 0; }
+  void grow() {
+    size_t bigger = cap ? cap * 2 : 256;
+    T *d = static_cast<T *>(::operator new(bigger * sizeof(T)));
+    if (size) std::memcpy(static_cast<void *>(d), data, size * sizeof(T));
+    ::operator delete(data);
+    data = d;
+    cap = bigger;
+  }
+  void release() {
+    ::operator delete(data);
+    data = nullptr;
+    size = cap = 0;
+  }
+};
+struct Stacks {
+  Stack<JVal *> items;
+  Stack<JMember> members;
+  Stack<OpenContainer> open;
+};
+thread_local Stacks stacks;
+thread_local std::string unescaped;
+
+/* Counting brackets outside strings over a text 64 bytes at a time (the
+ * way simdjson finds its structure): per block, bit masks of the quotes,
+ * backslashes and brackets; the bytes a backslash escapes; the bytes inside
+ * strings (a running XOR of the unescaped quotes); the brackets outside
+ * them. A block whose closing brackets cannot bring the depth to zero is
+ * counted with two popcounts, else walked bracket by bracket. */
+struct RawScan {
+  uint64_t depth = 0;
+  bool in_string = false;  /* the block before ended inside a string */
+  bool escaped = false;    /* the block before ended with an unescaped backslash */
+
+  struct Masks { uint64_t quote, backslash, open, close; };
+
+  /* the masks of q[0..64) (readable: the buffer's padding) */
+  static Masks masks(const char *q) {
+    Masks m = {0, 0, 0, 0};
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), lower = _mm_set1_epi8(0x20),
+                  open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}');
+    for (int i = 0; i < 4; i++) {
+      __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(q + 16 * i));
+      __m128i folded = _mm_or_si128(bytes, lower); /* '[' -> '{', ']' -> '}' */
+      int shift = 16 * i;
+      m.quote |= uint64_t(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, quote)))) << shift;
+      m.backslash |= uint64_t(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, backslash)))) << shift;
+      m.open |= uint64_t(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, open)))) << shift;
+      m.close |= uint64_t(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, close)))) << shift;
+    }
+#else
+    for (int i = 0; i < 64; i++) {
+      char c = static_cast<char>(q[i] | 0x20);
+      m.quote |= uint64_t(q[i] == '"') << i;
+      m.backslash |= uint64_t(q[i] == '\\') << i;
+      m.open |= uint64_t(c == '{') << i;
+      m.close |= uint64_t(c == '}') << i;
+    }
+#endif
+    return m;
+  }
+
+  /* the bytes escaped by a backslash (rare: one backslash at a time) */
+  uint64_t escaped_bytes(uint64_t backslash) {
+    uint64_t out = escaped ? 1 : 0;
+    escaped = false;
+    for (; backslash; backslash &= backslash - 1) {
+      int i = __builtin_ctzll(backslash);
+      if (out >> i & 1) continue; /* an escaped backslash escapes nothing */
+      if (i == 63) escaped = true;
+      else out |= 1ULL << (i + 1);
+    }
+    return out;
+  }
+
+  /* a running XOR: bit i is the XOR of bits 0..i */
+  static uint64_t prefix_xor(uint64_t x) {
+    for (int k = 1; k < 64; k *= 2) x ^= x << k;
+    return x;
+  }
+
+  /* The block at q (bytes past `valid` are not the text's): the offset of
+   * the bracket that closes the outermost one, or -1. */
+  int block(const char *q, uint64_t valid) {
+    Masks m = masks(q);
+    uint64_t esc = m.backslash || escaped ? escaped_bytes(m.backslash & valid) : 0;
+    uint64_t inside = prefix_xor(m.quote & ~esc & valid) ^ (in_string ? ~0ULL : 0);
+    in_string = inside >> 63;
+    uint64_t open = m.open & ~inside & valid, close = m.close & ~inside & valid;
+    uint64_t closes = uint64_t(__builtin_popcountll(close));
+    if (closes < depth) {
+      depth += uint64_t(__builtin_popcountll(open)) - closes;
+      return -1;
+    }
+    for (uint64_t both = open | close; both; both &= both - 1) {
+      int i = __builtin_ctzll(both);
+      if (open >> i & 1) depth++;
+      else if (--depth == 0) return i;
+    }
+    return -1;
+  }
+};
+
+/* Where a container is in a capture, for leaving the items of
+ * `expected.schedule` as text (roles are only given when asked for). */
+enum Role : uint8_t { ROLE_NONE, ROLE_ROOT, ROLE_EXPECTED, ROLE_SCHEDULE, ROLE_INPUT };
+
+enum : size_t { MAX_DEPTH = 1024 };
+
+/* Bytes that end the plain part of a string: the quote, a backslash, and
+ * the control characters JSON wants escaped. */
+struct StringStops {
+  bool stop[256];
+  constexpr StringStops() : stop() {
+    for (int c = 0; c < 0x20; c++) stop[c] = true;
+    stop[static_cast<unsigned char>('"')] = stop[static_cast<unsigned char>('\\')] = true;
+  }
+};
+constexpr StringStops string_stops{};
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
 }
 
-/* the parser without its buffers: they go back to the pool */
-void drop_parser(bool to_system) {
-  pool_blocks.to_system = to_system;
-  parser = simdjson::dom::parser{};
-  pool_blocks.to_system = false;
+/* Appends code point cp as UTF-8. */
+void put_utf8(std::string &out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
 }
+
+/* One pass over a JSON text building its JVal tree (RFC 8259's grammar;
+ * the text is known to be UTF-8). Containers are an explicit stack: the
+ * children of each open one are collected on `items` / `members` and moved
+ * into the arena when it closes. */
+struct Reader {
+  Builder &b;
+  const char *p, *end;
+  unsigned raw_parts;        /* JsonRaw flags: the parts of a capture that stay text (J_RAW) */
+  Stack<JVal *> &items;
+  Stack<JMember> &members;
+  Stack<OpenContainer> &open_containers;
+  simdjson::error_code error = simdjson::SUCCESS;
+
+  JVal *fail(simdjson::error_code code) {
+    error = code;
+    return nullptr;
+  }
+
+  void skip_space() {
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+  }
+
+  /* The string whose opening quote is at p (p moves past its closing
+   * quote): a view of the text itself when it has no escapes, else of
+   * `unescaped`. False on error. */
+  bool string(std::string_view *out) {
+    const char *s = ++p;
+    p = plain_end(p);
+    if (p < end && *p == '"') {
+      *out = std::string_view(s, size_t(p - s));
+      p++;
+      return true;
+    }
+    unescaped.assign(s, size_t(p - s));
+    return escaped_string(out);
+  }
+
+  /* The first quote, backslash or control character from q on (end when
+   * none): 16 bytes at a time (the buffer's padding makes reading up to 15
+   * bytes past its end safe). */
+  const char *plain_end(const char *q) const {
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), below_space = _mm_set1_epi8(0x1F);
+    for (; q < end; q += 16) {
+      __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(q));
+      __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(bytes, below_space), bytes);
+      __m128i stops = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(bytes, quote), _mm_cmpeq_epi8(bytes, backslash)), control);
+      unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(stops));
+      if (mask) {
+        q += __builtin_ctz(mask);
+        return q < end ? q : end;
+      }
+    }
+    return end;
+#else
+    while (q < end && !string_stops.stop[static_cast<unsigned char>(*q)]) q++;
+    return q;
+#endif
+  }
+
+  /* The rest of a string from its first backslash or bad byte at p. */
+  bool escaped_string(std::string_view *out) {
+    while (p < end) {
+      unsigned char c = static_cast<unsigned char>(*p);
+      if (c == '"') {
+        *out = unescaped;
+        p++;
+        return true;
+      }
+      if (c < 0x20) return fail(simdjson::UNESCAPED_CHARS), false;
+      if (c != '\\') {
+        unescaped += static_cast<char>(c);
+        p++;
+        continue;
+      }
+      if (end - p < 2) break;
+      char e = p[1];
+      p += 2;
+      switch (e) {
+        case '"': unescaped += '"'; break;
+        case '\\': unescaped += '\\'; break;
+        case '/': unescaped += '/'; break;
+        case 'b': unescaped += '\b'; break;
+        case 'f': unescaped += '\f'; break;
+        case 'n': unescaped += '\n'; break;
+        case 'r': unescaped += '\r'; break;
+        case 't': unescaped += '\t'; break;
+        case 'u': if (!unicode_escape()) return false; break;
+        default: return fail(simdjson::STRING_ERROR), false;
+      }
+    }
+    return fail(simdjson::UNCLOSED_STRING), false;
+  }
+
+  /* The 4 hex digits at p as a number, or -1. */
+  long hex4() {
+    if (end - p < 4) return -1;
+    long v = 0;
+    for (int i = 0; i < 4; i++) {
+      int d = hex_digit(p[i]);
+      if (d < 0) return -1;
+      v = v * 16 + d;
+    }
+    p += 4;
+    return v;
+  }
+
+  /* \uXXXX after its "\u" (a high surrogate must be followed by a low one). */
+  bool unicode_escape() {
+    long cp = hex4();
+    if (cp < 0 || (cp >= 0xDC00 && cp <= 0xDFFF)) return fail(simdjson::STRING_ERROR), false;
+    if (cp >= 0xD800 && cp < 0xDC00) {
+      if (end - p < 2 || p[0] != '\\' || p[1] != 'u') return fail(simdjson::STRING_ERROR), false;
+      p += 2;
+      long low = hex4();
+      if (low < 0xDC00 || low > 0xDFFF) return fail(simdjson::STRING_ERROR), false;
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+    }
+    put_utf8(unescaped, static_cast<uint32_t>(cp));
+    return true;
+  }
+
+  bool digit(const char *q) const { return q < end && *q >= '0' && *q <= '9'; }
+
+  /* The number at p: J_INT, J_UINT (above INT64_MAX), J_BIGNUM (beyond
+   * both) or J_FLOAT (with a fraction or an exponent). */
+  JVal *number() {
+    const char *start = p;
+    bool negative = *p == '-';
+    if (negative) p++;
+    const char *digits = p;
+    if (!digit(p)) return fail(simdjson::NUMBER_ERROR);
+    if (*p == '0') {
+      if (digit(++p)) return fail(simdjson::NUMBER_ERROR); /* no leading zeros */
+    } else {
+      while (digit(p)) p++;
+    }
+    bool is_float = false;
+    if (p < end && *p == '.') {
+      p++;
+      if (!digit(p)) return fail(simdjson::NUMBER_ERROR);
+      while (digit(p)) p++;
+      is_float = true;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+      p++;
+      if (p < end && (*p == '+' || *p == '-')) p++;
+      if (!digit(p)) return fail(simdjson::NUMBER_ERROR);
+      while (digit(p)) p++;
+      is_float = true;
+    }
+    if (is_float) return float_number(start);
+    return integer(start, digits, negative);
+  }
+
+  /* An integer's digits [digits, p) after an optional minus sign. */
+  JVal *integer(const char *start, const char *digits, bool negative) {
+    size_t count = size_t(p - digits);
+    uint64_t magnitude = 0;
+    bool fits = count <= 20;
+    for (const char *q = digits; fits && q < p; q++) {
+      uint64_t d = uint64_t(*q - '0');
+      if (magnitude > (UINT64_MAX - d) / 10) fits = false;
+      else magnitude = magnitude * 10 + d;
+    }
+    if (negative && fits && magnitude <= uint64_t(INT64_MAX) + 1)
+      return b.int_val(magnitude == uint64_t(INT64_MAX) + 1 ? INT64_MIN : -static_cast<int64_t>(magnitude));
+    if (!negative && fits && magnitude <= uint64_t(INT64_MAX)) return b.int_val(static_cast<int64_t>(magnitude));
+    if (!negative && fits) {
+      JVal *v = b.make(J_UINT);
+      v->u.u = magnitude;
+      return v;
+    }
+    return b.bignum_val(std::string_view(start, size_t(p - start)));
+  }
+
+  /* A number with a fraction or an exponent, rounded to the nearest double
+   * (as simdjson and Python do); one too large for a double is an error. */
+  JVal *float_number(const char *start) {
+    double f = 0;
+    std::from_chars_result r = std::from_chars(start, p, f);
+    if (r.ptr != p || (r.ec != std::errc() && !tiny(start))) return fail(simdjson::NUMBER_ERROR);
+    JVal *v = b.make(J_FLOAT);
+    v->u.f = r.ec == std::errc() ? f : 0.0 * (*start == '-' ? -1 : 1);
+    return v;
+  }
+
+  /* The number [start, p) is out of range because it is below the smallest
+   * double (it rounds to zero), not above the largest. */
+  bool tiny(const char *start) const {
+    std::string text(start, size_t(p - start));
+    return std::strtod(text.c_str(), nullptr) == 0.0;
+  }
+
+  /* true, false or null at p */
+  JVal *atom() {
+    size_t left = size_t(end - p);
+    if (*p == 't') {
+      if (left < 4 || std::memcmp(p, "true", 4) != 0) return fail(simdjson::T_ATOM_ERROR);
+      p += 4;
+      return b.bool_val(true);
+    }
+    if (*p == 'f') {
+      if (left < 5 || std::memcmp(p, "false", 5) != 0) return fail(simdjson::F_ATOM_ERROR);
+      p += 5;
+      return b.bool_val(false);
+    }
+    if (left < 4 || std::memcmp(p, "null", 4) != 0) return fail(simdjson::N_ATOM_ERROR);
+    p += 4;
+    return b.null_val ? b.null_val : (b.null_val = b.make(J_NULL));
+  }
+
+  /* The scalar value at p. */
+  JVal *scalar() {
+    char c = *p;
+    if (c == '"') {
+      std::string_view s;
+      return string(&s) ? b.string_val(s) : nullptr;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) return number();
+    if (c == 't' || c == 'f' || c == 'n') return atom();
+    return fail(simdjson::TAPE_ERROR);
+  }
+
+  /* The array or object at p left as its text (J_RAW): its extent is found
+   * by counting brackets outside strings, 64 bytes at a time (RawScan); the
+   * text is read when it is materialized. */
+  JVal *raw() {
+    const char *start = p;
+    RawScan scan;
+    for (const char *q = p; q < end; q += 64) {
+      uint64_t valid = end - q >= 64 ? ~0ULL : (1ULL << (end - q)) - 1;
+      int close = scan.block(q, valid);
+      if (close >= 0) {
+        p = q + close + 1;
+        JVal *v = b.make(J_RAW);
+        v->n = static_cast<uint32_t>(p - start);
+        v->u.s = start;
+        return v;
+      }
+    }
+    p = end;
+    return fail(scan.in_string ? simdjson::UNCLOSED_STRING : simdjson::TAPE_ERROR);
+  }
+
+  /* The role of the value that comes next in the innermost container
+   * (after its key `key` when it is an object). */
+  uint8_t role_of_next(std::string_view key) const {
+    if (open_containers.empty()) return raw_parts ? ROLE_ROOT : ROLE_NONE;
+    uint8_t outer = open_containers.back().role;
+    if (outer == ROLE_ROOT && key == "input" && (raw_parts & JSON_RAW_INPUT)) return ROLE_INPUT;
+    if (outer == ROLE_ROOT && key == "expected" && (raw_parts & JSON_RAW_SCHEDULE_ITEMS)) return ROLE_EXPECTED;
+    if (outer == ROLE_EXPECTED && key == "schedule") return ROLE_SCHEDULE;
+    return ROLE_NONE;
+  }
+
+  /* An object's key at p and the colon after it: a member is added whose
+   * value comes next. */
+  bool key(std::string_view *k) {
+    if (p >= end || *p != '"') return fail(simdjson::TAPE_ERROR), false;
+    if (!string(k)) return false;
+    JMember &m = members.push();
+    m.key = b.intern(*k);
+    m.keylen = static_cast<uint32_t>(k->size());
+    m.val = nullptr;
+    skip_space();
+    if (p >= end || *p != ':') return fail(simdjson::TAPE_ERROR), false;
+    p++;
+    skip_space();
+    return true;
+  }
+
+  /* Opens the array or object at p (its role given); false on error. */
+  bool open(uint8_t role) {
+    if (open_containers.size >= MAX_DEPTH) return fail(simdjson::DEPTH_ERROR), false;
+    bool object = *p == '{';
+    uint32_t first = static_cast<uint32_t>(object ? members.size : items.size);
+    OpenContainer &c = open_containers.push();
+    c.first = first;
+    c.object = object;
+    c.role = role;
+    c.mark = b.arena->cur;
+    p++;
+    skip_space();
+    return true;
+  }
+
+  /* Closes the innermost container: its JVal. */
+  JVal *close() {
+    OpenContainer c = open_containers.data[--open_containers.size];
+    p++;
+    if (c.object) {
+      JVal *v = b.container(J_OBJ, members.data + c.first, members.size - c.first, c.mark);
+      members.size = c.first;
+      return v;
+    }
+    JVal *v = b.container(J_ARR, items.data + c.first, items.size - c.first, c.mark);
+    items.size = c.first;
+    return v;
+  }
+
+  /* Where the value just read goes: into the innermost container (then p
+   * moves to the next value, or the container closes and is the value
+   * just read), or it is the document. Returns the document when it is
+   * complete, else NULL (with `error` set on error). */
+  JVal *place(JVal *v, uint8_t *role) {
+    for (;;) {
+      if (open_containers.empty()) {
+        skip_space();
+        return p == end ? v : fail(simdjson::TAPE_ERROR);
+      }
+      const OpenContainer &c = open_containers.back();
+      if (c.object) members.back().val = v;
+      else items.push() = v;
+      skip_space();
+      char closing = c.object ? '}' : ']';
+      if (p < end && *p == closing) {
+        v = close();
+        continue;
+      }
+      if (p >= end || *p != ',') return fail(simdjson::TAPE_ERROR);
+      p++;
+      skip_space();
+      std::string_view k;
+      if (c.object && !key(&k)) return nullptr;
+      *role = role_of_next(k);
+      return nullptr;
+    }
+  }
+
+  /* The whole document. */
+  JVal *document() {
+    skip_space();
+    if (p == end) return fail(simdjson::EMPTY);
+    uint8_t role = role_of_next({});
+    for (;;) {
+      if (p >= end) return fail(simdjson::TAPE_ERROR);
+      JVal *v;
+      if (*p == '{' || *p == '[') {
+        bool raw_item = role == ROLE_NONE && !open_containers.empty() && open_containers.back().role == ROLE_SCHEDULE;
+        if (raw_item || role == ROLE_INPUT) {
+          v = raw();
+        } else {
+          if (!open(role)) return nullptr;
+          const OpenContainer &c = open_containers.back();
+          if (p < end && *p == (c.object ? '}' : ']')) {
+            v = close();
+          } else {
+            std::string_view k;
+            if (c.object && !key(&k)) return nullptr;
+            role = role_of_next(k);
+            continue;
+          }
+        }
+      } else {
+        v = scalar();
+      }
+      if (!v) return nullptr;
+      JVal *doc = place(v, &role);
+      if (doc || error) return doc;
+    }
+  }
+};
 
 }  // namespace
 
@@ -466,46 +854,53 @@ void operator delete(void *p, const std::nothrow_t &) noexcept { deallocate(p); 
 void operator delete[](void *p, const std::nothrow_t &) noexcept { deallocate(p); }
 
 extern "C" void json_release_parser(void) {
-  drop_parser(true);
+  pool_blocks.to_system = true;
+  stacks.items.release();
+  stacks.members.release();
+  stacks.open.release();
+  std::string().swap(unescaped);
   strings = StringTable{};
+  pool_blocks.to_system = false;
 }
 
-extern "C" JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, size_t errlen) {
+/* The stacks a big document grew go back to the pool for the arenas that follow. */
+static void drop_stacks(void) {
+  stacks.items.release();
+  stacks.members.release();
+}
+
+extern "C" JVal *json_parse_capture(Arena *a, const char *buf, size_t len, unsigned raw, char *err, size_t errlen) {
   bool big = len >= BIG_DOCUMENT;
   try {
-    simdjson::dom::element doc;
-    if (big) drop_parser(false); /* its buffers come from the pool */
-    pool_blocks.routing = big;
-    simdjson::error_code code = parser.parse(buf, len, false).get(doc);
-    std::string quoted;
-    bool bignums = false;
-    if (code && quote_bignums(buf, len, quoted)) {
-      bignums = true;
-      code = parser.parse(quoted.data(), quoted.size(), true).get(doc); /* true: simdjson copies into a padded buffer */
+    simdjson::error_code code = simdjson::validate_utf8(buf, len) ? simdjson::SUCCESS : simdjson::UTF8_ERROR;
+    JVal *root = nullptr;
+    if (!code) {
+      strings.reset();
+      if (strings.gen == 1) { /* the generation started over */
+        ints = IntCache{};
+        containers = ContainerCache{};
+      }
+      if (big) drop_stacks(); /* from here their blocks come from the pool */
+      pool_blocks.routing = big;
+      Builder b{a, strings, ints, containers};
+      Reader r{b, buf, buf + len, raw, stacks.items, stacks.members, stacks.open};
+      root = r.document();
+      code = r.error;
+      pool_blocks.routing = false;
+      stacks.open.size = stacks.items.size = stacks.members.size = 0;
+      if (big) drop_stacks();
     }
-    pool_blocks.routing = false;
-    if (code) {
-      if (big) drop_parser(false);
-      if (err && errlen) std::snprintf(err, errlen, "malformed JSON: %s", simdjson::error_message(code));
-      return nullptr;
-    }
-    strings.reset();
-    if (strings.gen == 1) { /* the generation started over */
-      ints = IntCache{};
-      containers = ContainerCache{};
-    }
-    Builder b{a, strings, ints, containers, bignums};
-    JVal *root = static_cast<JVal *>(arena_alloc(a, sizeof(JVal)));
-    b.fill(root, doc);
-    if (big) {
-      note_parser_extents(b.string_end);
-      drop_parser(false);
-    }
+    if (!root && err && errlen) std::snprintf(err, errlen, "malformed JSON: %s", simdjson::error_message(code));
     return root;
   } catch (...) {
     pool_blocks.routing = false;
-    if (big) drop_parser(false);
+    stacks.open.size = stacks.items.size = stacks.members.size = 0;
+    if (big) drop_stacks();
     if (err && errlen) std::snprintf(err, errlen, "malformed JSON: parser failure");
     return nullptr;
   }
+}
+
+extern "C" JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, size_t errlen) {
+  return json_parse_capture(a, buf, len, 0, err, errlen);
 }

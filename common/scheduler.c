@@ -1,6 +1,7 @@
 /* scheduler.c — the generation registry (scheduler.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "scheduler.h"
+#include "graph.h"
 #include <time.h>
 
 ScheduleCaptureFn scheduler_for(TgVersion v) {
@@ -41,3 +42,37 @@ void phase_enter(Phase p) {
 }
 
 double phase_seconds(Phase p) { return phase_time[p]; }
+
+/* ---- the result sink ---- */
+
+static _Thread_local ResultSink *current_sink;
+
+void result_sink_set(ResultSink *s) { current_sink = s; }
+ResultSink *result_sink(void) { return current_sink; }
+
+void sink_item(ResultSink *s, size_t k, const JVal *item, Arena *scratch) {
+  int was = current_phase;
+  phase_enter(PHASE_COMPARE);
+  s->item(s, k, item, scratch);
+  if (was >= 0) phase_enter((Phase)was);
+  else phase_finish();
+}
+
+JVal *encode_schedule_items(Codec *codec, Arena *a, size_t n, ItemEncodeFn item, void *ctx) {
+  ResultSink *sink = current_sink;
+  if (!sink) {
+    JVal *items = json_arr(a);
+    for (size_t k = 0; k < n; k++) json_push(a, items, item(ctx, k, a));
+    return items;
+  }
+  Arena *keep = codec->out;
+  for (size_t k = 0; k < n; k++) {
+    Arena scratch;
+    arena_init(&scratch);
+    codec->out = &scratch;
+    sink_item(sink, k, item(ctx, k, &scratch), &scratch);
+    codec->out = keep;
+    arena_free(&scratch);
+  }
+  return NULL;
+}

@@ -19,11 +19,38 @@ bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
 
 ScheduleCaptureFn scheduler_for(TgVersion v);
 
+/* ---- the result's schedule, item by item ----
+ * The replayer may set a ResultSink before it calls the scheduler. Then the
+ * generation's encoder builds each schedule item in a scratch arena of its
+ * own, hands it to sink_item (which compares it with the recording at once)
+ * and frees the scratch before the next item; the result then has no
+ * "schedule" field, so that the schedule never exists as one whole tree.
+ * With no sink set (tools, tests) the result is the whole `expected` object. */
+typedef struct ResultSink ResultSink;
+struct ResultSink {
+  /* schedule item k (0, 1, ... in order), built in `scratch`, which the
+   * encoder frees when this returns: it may allocate there too */
+  void (*item)(ResultSink *s, size_t k, const JVal *item, Arena *scratch);
+};
+/* The sink of this thread's next scheduler calls (NULL: none). */
+void result_sink_set(ResultSink *s);
+ResultSink *result_sink(void);
+/* Encoders: hand item k to s; the time it takes counts as PHASE_COMPARE. */
+void sink_item(ResultSink *s, size_t k, const JVal *item, Arena *scratch);
+/* The encoders' loop over the schedule's n items: item(ctx, k, out) builds
+ * item k in `out` (codec->out points there too). With no sink set, all are
+ * built in `a` and the "schedule" array is returned; with one, each is
+ * built in a scratch arena, handed to the sink and freed: NULL. */
+struct Codec;
+typedef JVal *(*ItemEncodeFn)(void *ctx, size_t k, Arena *out);
+JVal *encode_schedule_items(struct Codec *codec, Arena *a, size_t n, ItemEncodeFn item, void *ctx);
+
 /* Phases of one scheduler call, for `tsched bench`. A generation calls
  * phase_enter(PHASE_BUILD) when it starts decoding the input,
  * phase_enter(PHASE_SCHEDULE) when the graph is in memory and scheduling
- * starts, phase_enter(PHASE_ENCODE) when it starts encoding the result. */
-typedef enum { PHASE_BUILD, PHASE_SCHEDULE, PHASE_ENCODE, PHASE_COUNT } Phase;
+ * starts, phase_enter(PHASE_ENCODE) when it starts encoding the result.
+ * PHASE_COMPARE is the time inside sink_item (comparing while encoding). */
+typedef enum { PHASE_BUILD, PHASE_SCHEDULE, PHASE_ENCODE, PHASE_COMPARE, PHASE_COUNT } Phase;
 void phase_enter(Phase p);
 /* Replayer side: phase_reset() before the call, phase_finish() after it;
  * then phase_seconds(p) is the time spent in p (0 if never entered). */

@@ -7,7 +7,8 @@
  * the first find the process warm (pooled arena chunks, the JSON parser's
  * buffers), as a replayer going through a file does; the first read of a
  * capture, cold, is reported apart ("read1"). "total" is the sum of the
- * phases' best times.
+ * phases' best times. The replayer compares the schedule's items while
+ * they are encoded (replay.c): that time is compare's, not encode's.
  *
  * Memory is the growth of the process's peak resident set (VmHWM) while one
  * child process reads, schedules and compares the capture once, starting
@@ -245,7 +246,8 @@ static void usage(FILE *f) {
           "usage: tsched bench [--json] [--min-oracle SECONDS] [--repeat N] [--all] [--no-memory] PATH...\n"
           "\n"
           "Time every capture in PATH per phase: read (JSON parse), build (input graph),\n"
-          "schedule, encode (result to JSON) and compare, and the ratio of tinygrad's\n"
+          "schedule, encode (result to JSON) and compare (the schedule's items are compared\n"
+          "as they are encoded: that time counts as compare), and the ratio of tinygrad's\n"
           "oracle_seconds to the schedule phase and to the whole (the sum of the phases).\n"
           "Times are in milliseconds, each phase the best of N runs (--repeat, default 3);\n"
           "read1 is the first, cold read of the capture. mem/js is the growth of the peak\n"
@@ -282,6 +284,8 @@ int cmd_bench(int argc, char **argv) {
     CaptureReader r;
     Status st;
     if (!capture_reader_open(&r, files[i], &st)) { fprintf(stderr, "ERROR %s\n", st.msg); continue; }
+    r.raw_schedule_items = true; /* as replay reads captures */
+    r.raw_input = true;
     for (;;) {
       Arena parse;
       Capture c;

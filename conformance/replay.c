@@ -18,17 +18,27 @@ double now_seconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The capture's schedule is compared item by item while it is encoded (a
+ * ScheduleCompare as the ResultSink, scheduler.h), the rest of the result
+ * after the scheduler returns. compare_seconds counts both; the sink's part
+ * is not in schedule_seconds. */
 void replay_capture(const Capture *c, Arena *a, Outcome *o) {
   memset(o, 0, sizeof *o);
   ScheduleCaptureFn fn = scheduler_for(c->generation);
   Status st = {0};
   JVal *result = NULL;
+  bool expects_error = c->error && c->error->kind == J_OBJ;
+  ScheduleCompare sc;
+  schedule_compare_init(&sc, a, c->generation, expects_error ? NULL : c->expected);
   double t0 = now_seconds();
   phase_reset();
+  result_sink_set(&sc.sink);
   bool ok = fn(c, a, &result, &st);
+  result_sink_set(NULL);
   phase_finish();
   double t1 = now_seconds();
-  o->schedule_seconds = t1 - t0;
+  o->schedule_seconds = t1 - t0 - phase_seconds(PHASE_COMPARE);
+  o->compare_seconds = phase_seconds(PHASE_COMPARE);
   if (!ok && st.kind == ST_UNSUPPORTED) {
     o->kind = OUT_UNSUPPORTED;
     snprintf(o->why, sizeof o->why, "%s", st.msg);
@@ -39,7 +49,6 @@ void replay_capture(const Capture *c, Arena *a, Outcome *o) {
     snprintf(o->why, sizeof o->why, "%s", st.msg);
     return;
   }
-  bool expects_error = c->error && c->error->kind == J_OBJ;
   const JVal *etype = expects_error ? json_get(c->error, "type") : NULL;
   if (etype && etype->kind == J_STR && strcmp(etype->u.s, "RecursionError") == 0 && !(!ok && strcmp(st.type, "RecursionError") == 0)) {
     /* tinygrad ran out of Python stack (sys.setrecursionlimit); the contract
@@ -55,7 +64,7 @@ void replay_capture(const Capture *c, Arena *a, Outcome *o) {
       return;
     }
     o->kind = compare_error(c->error, st.type, st.msg, o->why, sizeof o->why) ? OUT_PASS : OUT_FAIL;
-    o->compare_seconds = now_seconds() - t1;
+    o->compare_seconds += now_seconds() - t1;
     return;
   }
   if (expects_error) {
@@ -64,8 +73,9 @@ void replay_capture(const Capture *c, Arena *a, Outcome *o) {
     snprintf(o->why, sizeof o->why, "expected %s, but scheduling succeeded", type && type->kind == J_STR ? type->u.s : "an error");
     return;
   }
-  o->kind = compare_expected(a, c->generation, c->expected, result, o->why, sizeof o->why) ? OUT_PASS : OUT_FAIL;
-  o->compare_seconds = now_seconds() - t1;
+  bool same = compare_expected_sunk(a, &sc, c->expected, result, o->why, sizeof o->why);
+  o->kind = same ? OUT_PASS : sc.bad_input ? OUT_ERROR : OUT_FAIL;
+  o->compare_seconds += now_seconds() - t1;
 }
 
 /* ---- collecting files ---- */
@@ -229,6 +239,8 @@ static void replay_file(const char *path, bool json, bool verbose, Tally *t, siz
     (*unknown_errors)++;
     return;
   }
+  r.raw_schedule_items = true; /* compare materializes expected.schedule's items one by one */
+  r.raw_input = true;          /* each generation materializes the input while it decodes it */
   for (;;) {
     Arena a;
     arena_init(&a);

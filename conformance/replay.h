@@ -12,8 +12,8 @@ typedef enum { OUT_PASS, OUT_FAIL, OUT_UNSUPPORTED, OUT_ERROR } OutcomeKind;
 typedef struct Outcome {
   OutcomeKind kind;
   char why[2048];            /* FAIL: first difference; UNSUPPORTED: reason; ERROR: what is malformed */
-  double schedule_seconds;   /* time inside the generation's scheduler */
-  double compare_seconds;
+  double schedule_seconds;   /* time inside the generation's scheduler, but for comparing schedule items */
+  double compare_seconds;    /* comparing with the recording (the schedule's items while they are encoded, then the rest) */
 } Outcome;
 
 /* Schedule c with its generation and compare. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "schedule.h"
+#include "scheduler.h"
 
 typedef struct Refs {
   KG *k;
@@ -15,18 +16,20 @@ typedef struct Refs {
   size_t n[2], cap[2];
 } Refs;
 
-/* BufRegistry.ref */
-static JVal *buf_ref(Refs *r, Buf *b, int kind) {
+/* BufRegistry.ref, its JSON built in `out` (the name b->ref stays in k->a) */
+static JVal *buf_ref_in(Refs *r, Arena *out, Buf *b, int kind) {
   Arena *a = r->k->a;
-  if (b->input_index >= 0) return json_int(a, b->input_index);
+  if (b->input_index >= 0) return json_int(out, b->input_index);
   if (!b->ref) {
     if (r->n[kind] == r->cap[kind]) r->list[kind] = grow(a, r->list[kind], r->n[kind], &r->cap[kind], sizeof *r->list[kind]);
     b->ref_index = (int64_t)r->n[kind];
     b->ref = arena_printf(a, "%s:%zu", kind ? "plan" : "new", r->n[kind]);
     r->list[kind][r->n[kind]++] = b;
   }
-  return json_str(a, b->ref);
+  return json_str(out, b->ref);
 }
+
+static JVal *buf_ref(Refs *r, Buf *b, int kind) { return buf_ref_in(r, r->k->a, b, kind); }
 
 static JVal *options_json(KG *k, const Buf *b) {
   if (b->options) return (JVal *)b->options;
@@ -56,18 +59,24 @@ static JVal *describe_all(Refs *r, int kind) {
   return out;
 }
 
-static JVal *encode_item(Refs *r, const ScheduleItem *si) {
-  KG *k = r->k;
-  JVal *o = json_obj(k->a), *bufs = json_arr(k->a), *meta = json_arr(k->a);
-  json_set(k->a, o, "ast", graph_encode(&k->codec, &si->ast, 1));
-  for (size_t i = 0; i < si->nbufs; i++) json_push(k->a, bufs, buf_ref(r, si->bufs[i], 0));
+/* one schedule item, built in `out` (graph_encode's JSON in k->codec.out) */
+static JVal *encode_item(Refs *r, Arena *out, const ScheduleItem *si) {
+  JVal *o = json_obj(out), *bufs = json_arr(out), *meta = json_arr(out);
+  json_set(out, o, "ast", graph_encode(&r->k->codec, &si->ast, 1));
+  for (size_t i = 0; i < si->nbufs; i++) json_push(out, bufs, buf_ref_in(r, out, si->bufs[i], 0));
   for (size_t i = 0; i < si->metadata->u.tuple.n; i++) {
     const Value *m = si->metadata->u.tuple.items[i]->u.tuple.items[0];
-    json_push(k->a, meta, json_strn(k->a, m->u.str.s, m->u.str.n));
+    json_push(out, meta, json_strn(out, m->u.str.s, m->u.str.n));
   }
-  json_set(k->a, o, "bufs", bufs);
-  json_set(k->a, o, "metadata", meta);
+  json_set(out, o, "bufs", bufs);
+  json_set(out, o, "metadata", meta);
   return o;
+}
+
+typedef struct ItemCtx { Refs *r; const SchedResult *res; } ItemCtx;
+static JVal *item_json(void *ctx, size_t k, Arena *out) {
+  ItemCtx *x = ctx;
+  return encode_item(x->r, out, &x->res->items[k]);
 }
 
 typedef struct VarVal { const char *name; int64_t min, max, val; } VarVal;
@@ -228,9 +237,10 @@ static JVal *encode_memory_plan(Refs *r, const SchedResult *res, const MemoryPla
 JVal *encode_result(KG *k, const Input *in, const SchedResult *res) {
   Refs r = {.k = k};
   Arena *a = k->a;
-  JVal *o = json_obj(a), *items = json_arr(a);
-  for (size_t i = 0; i < res->n; i++) json_push(a, items, encode_item(&r, &res->items[i]));
-  json_set(a, o, "schedule", items);
+  JVal *o = json_obj(a);
+  ItemCtx items = {&r, res};
+  JVal *schedule = encode_schedule_items(&k->codec, a, res->n, item_json, &items);
+  if (schedule) json_set(a, o, "schedule", schedule); /* else the replayer's sink compared it */
   json_set(a, o, "var_vals", encode_var_vals(k, &res->var_vals));
   json_set(a, o, "becomes_map", encode_becomes_map(&r, in, &res->becomes_map));
   json_set(a, o, "new_buffers", describe_all(&r, 0));

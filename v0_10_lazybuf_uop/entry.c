@@ -21,8 +21,8 @@ static void sched_init(Sched *s, const Capture *c, Arena *a, Interner *in, Statu
   s->bool_dt = dt_bool;
 }
 
-static JVal *encode_item(Sched *s, const SchedItem *si) {
-  Arena *a = s->a;
+/* one schedule item, built in `a` (graph_encode's and value_to_json's JSON in s->codec.out) */
+static JVal *encode_item(Sched *s, Arena *a, const SchedItem *si) {
   JVal *o = json_obj(a), *bufs = json_arr(a), *md = json_arr(a), *pre = json_arr(a);
   json_set(a, o, "ast", graph_encode(&s->codec, &si->ast, 1));
   for (size_t i = 0; i < si->nbufs; i++) json_push(a, bufs, json_int(a, si->bufs[i]));
@@ -32,6 +32,12 @@ static JVal *encode_item(Sched *s, const SchedItem *si) {
   json_set(a, o, "metadata", md);
   json_set(a, o, "assign_preloads", pre);
   return o;
+}
+
+typedef struct ItemCtx { Sched *s; const SchedItem *items; } ItemCtx;
+static JVal *item_json(void *ctx, size_t k, Arena *out) {
+  ItemCtx *x = ctx;
+  return encode_item(x->s, out, &x->items[k]);
 }
 
 /* (name, min, max) order of two DEFINE_VARs */
@@ -98,9 +104,10 @@ static JVal *encode_mutations(Sched *s) {
 
 static JVal *encode_result(Sched *s, const SchedItem *items, size_t n, const MemPlan *mp) {
   Arena *a = s->a;
-  JVal *o = json_obj(a), *sched = json_arr(a);
-  for (size_t i = 0; i < n; i++) json_push(a, sched, encode_item(s, &items[i]));
-  json_set(a, o, "schedule", sched);
+  JVal *o = json_obj(a);
+  ItemCtx ctx = {s, items};
+  JVal *schedule = encode_schedule_items(&s->codec, a, n, item_json, &ctx);
+  if (schedule) json_set(a, o, "schedule", schedule); /* else the replayer's sink compared it */
   json_set(a, o, "var_vals", encode_var_vals(s));
   json_set(a, o, "memory_plan", mp->ran ? mp->plan : json_null(a));
   json_set(a, o, "memory_plan_buffers", mp->ran ? mp->plan_buffers : json_null(a));

@@ -4,6 +4,7 @@
  * the image-dtype fallback made to the input. */
 #include "sched91.h"
 #include <string.h>
+#include "scheduler.h"
 #include "symbolic.h"
 
 JVal *encode_image_options91(Sched91 *s, const DType *image) {
@@ -24,10 +25,13 @@ JVal *encode_options91(Arena *a, const DeviceBuffer *b) {
 /* ---- ASTs ----
  * The contract's GRAPH of one kernel (what graph_encode writes), with the
  * JVals that repeat across kernels shared: op names, args (a MemBuffer's
- * encoding is one tree however many kernels load it), small ints. */
+ * encoding is one tree however many kernels load it), small ints. All of
+ * it is built in `out`: the result's arena, or one item's scratch arena
+ * when the items go to a sink (then an encoder lives for one item). */
 
 typedef struct AstEncoder {
   Sched91 *s;
+  Arena *out;
   OMap args;        /* const Value* -> JVal* */
   OMap names;       /* Op -> JVal* */
   OMap index;       /* (item, uop id) -> node index + 1 */
@@ -35,9 +39,16 @@ typedef struct AstEncoder {
   int item;
 } AstEncoder;
 
+static void ast_encoder_init(AstEncoder *e, Sched91 *s, Arena *out) {
+  *e = (AstEncoder){.s = s, .out = out, .null = json_null(out)};
+  omap_init(&e->args, out);
+  omap_init(&e->names, out);
+  omap_init(&e->index, out);
+}
+
 static JVal *shared_int(AstEncoder *e, int64_t i) {
-  if (i < 0 || i >= 64) return json_int(e->s->a, i);
-  if (!e->ints[i]) e->ints[i] = json_int(e->s->a, i);
+  if (i < 0 || i >= 64) return json_int(e->out, i);
+  if (!e->ints[i]) e->ints[i] = json_int(e->out, i);
   return e->ints[i];
 }
 
@@ -49,7 +60,7 @@ static JVal *shared_arg(AstEncoder *e, const Value *v) {
 
 static JVal *shared_name(AstEncoder *e, Op op) {
   JVal *j = omap_get(&e->names, (uint64_t)op);
-  if (!j) omap_put(&e->names, (uint64_t)op, j = json_str(e->s->a, op_name(op, TG_0_9_1)));
+  if (!j) omap_put(&e->names, (uint64_t)op, j = json_str(e->out, op_name(op, TG_0_9_1)));
   return j;
 }
 
@@ -57,7 +68,7 @@ static uint64_t node_key(const AstEncoder *e, const UOp *u) { return ((uint64_t)
 
 /* [op, null, arg, [src index...]] once its sources have indices */
 static void encode_node(AstEncoder *e, JVal *nodes, const UOp *u) {
-  Arena *a = e->s->a;
+  Arena *a = e->out;
   JVal *n = json_arr(a), *src = json_arr(a);
   for (uint32_t k = 0; k < u->nsrc; k++)
     json_push(a, src, shared_int(e, (int64_t)(uintptr_t)omap_get(&e->index, node_key(e, u->src[k])) - 1));
@@ -73,7 +84,7 @@ typedef struct AstFrame { const UOp *u; uint32_t next; } AstFrame;
 
 /* Post-order from the roots, sources in order, each node once (uop_toposort's order). */
 static JVal *encode_ast(AstEncoder *e, const UOp *const *roots, int nroots) {
-  Arena *a = e->s->a;
+  Arena *a = e->out;
   JVal *nodes = json_arr(a), *jroots = json_arr(a), *g = json_obj(a);
   size_t cap = 0, depth = 0;
   AstFrame *stack = NULL;
@@ -102,8 +113,8 @@ static JVal *encode_ast(AstEncoder *e, const UOp *const *roots, int nroots) {
   return g;
 }
 
-static JVal *encode_item(Sched91 *s, AstEncoder *e, const ScheduleItem91 *si) {
-  Arena *a = s->a;
+static JVal *encode_item(AstEncoder *e, const ScheduleItem91 *si) {
+  Arena *a = e->out;
   JVal *o = json_obj(a), *bufs = json_arr(a);
   json_set(a, o, "ast", encode_ast(e, si->ast, si->nast));
   for (int i = 0; i < si->nbufs; i++) json_push(a, bufs, shared_int(e, si->bufs[i]->index));
@@ -174,15 +185,22 @@ static JVal *encode_var_vals(Sched91 *s) {
   return arr;
 }
 
+/* item k in `out`; the encoder shares JVals across items only in the
+ * result's arena (a scratch arena is one item's, freed after it) */
+typedef struct ItemCtx { Sched91 *s; const Schedule91 *sched; AstEncoder e; bool shared; } ItemCtx;
+static JVal *item_json(void *ctx, size_t k, Arena *out) {
+  ItemCtx *x = ctx;
+  if (!x->shared) ast_encoder_init(&x->e, x->s, out);
+  x->shared = out == x->s->a;
+  return encode_item(&x->e, &x->sched->items[k]);
+}
+
 JVal *encode_result91(Sched91 *s, const Schedule91 *sched) {
   Arena *a = s->a;
-  JVal *o = json_obj(a), *items = json_arr(a), *plan_buffers;
-  AstEncoder e = {.s = s, .null = json_null(a)};
-  omap_init(&e.args, a);
-  omap_init(&e.names, a);
-  omap_init(&e.index, a);
-  for (int i = 0; i < sched->nitems; i++) json_push(a, items, encode_item(s, &e, &sched->items[i]));
-  json_set(a, o, "schedule", items);
+  JVal *o = json_obj(a), *plan_buffers;
+  ItemCtx ctx = {.s = s, .sched = sched};
+  JVal *schedule = encode_schedule_items(&s->codec, a, (size_t)sched->nitems, item_json, &ctx);
+  if (schedule) json_set(a, o, "schedule", schedule); /* else the replayer's sink compared it */
   json_set(a, o, "var_vals", encode_var_vals(s));
   json_set(a, o, "memory_plan", encode_memory_plan91(s, sched, &plan_buffers));
   json_set(a, o, "memory_plan_buffers", plan_buffers);

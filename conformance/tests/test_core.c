@@ -113,12 +113,130 @@ static void arenas_hand_out_reused_memory_zeroed(void **state) {
   arena_free(&a);
 }
 
+/* The message json_parse gives for text, "" when it parses. */
+static const char *parse_error(Arena *a, const char *text) {
+  static char err[128];
+  err[0] = 0;
+  if (json_parse_text(a, text, err, sizeof err)) return "";
+  return err;
+}
+
 static void json_rejects_malformed_input(void **state) {
   (void)state;
   Arena a;
   arena_init(&a);
   assert_null(parse(&a, "{\"a\": [1, 2}"));
   assert_null(parse(&a, ""));
+  static const char *const bad[][2] = {
+    {"{\"a\": 1", "improper structure"}, {"[1 2]", "improper structure"}, {"[1,]", "improper structure"},
+    {"{\"a\" 1}", "improper structure"}, {"{1: 2}", "improper structure"}, {"[1] 2", "improper structure"},
+    {"[NaN]", "improper structure"}, {"[\"abc]", "never closed"}, {"[\"a\tb\"]", "unescaped"},
+    {"[\"\\x\"]", "string"}, {"[\"\\ud800\"]", "string"}, {"[\"\\udc00\"]", "string"}, {"[\"\\u12g4\"]", "string"},
+    {"[tru]", "'t'"}, {"[fals]", "'f'"}, {"[nul]", "'n'"}, {"[01]", "number"}, {"[1.]", "number"},
+    {"[-]", "number"}, {"[1e]", "number"}, {"[1e400]", "number"}, {"[\"\xff\"]", "UTF-8"}, {"   ", "Empty"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    const char *err = parse_error(&a, bad[i][0]);
+    if (!strstr(err, bad[i][1])) fail_msg("%s: got \"%s\", wanted \"%s\"", bad[i][0], err, bad[i][1]);
+  }
+  static const char *const good[] = {"[1e-400, -0.0, 5e-324, 1.7976931348623157e308]", "[\"\\ud83d\\ude00 \\u00e9\\/\\b\"]", " {} ", "\"x\"", "-7"};
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) assert_string_equal(parse_error(&a, good[i]), "");
+  JVal *v = parse(&a, "[\"\\ud83d\\ude00\\u00e9\\n\\u0000\"]");
+  assert_int_equal(v->u.arr[0]->n, 8);
+  assert_memory_equal(v->u.arr[0]->u.s, "\xf0\x9f\x98\x80\xc3\xa9\n\0", 8);
+  /* nesting: 1024 levels are read, 1025 are an error */
+  char deep[2 * 1025 + 1];
+  for (size_t depth = 1024; depth <= 1025; depth++) {
+    memset(deep, '[', depth);
+    memset(deep + depth, ']', depth);
+    deep[2 * depth] = 0;
+    assert_string_equal(parse_error(&a, deep), depth == 1024 ? "" : "malformed JSON: The JSON document was too deep (too many nested objects and arrays)");
+  }
+  arena_free(&a);
+}
+
+/* A capture line read with raw_schedule_items: the items of
+ * expected.schedule stay text until json_materialize reads them. */
+static void json_leaves_expected_schedule_items_as_text(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  const char *text = "{\"input\": {\"schedule\": [[1]]}, \"expected\": {\"schedule\": [{\"ast\": [\"a]\\\"}\", {\"b\": []}]}, "
+                     "[2, 3], 4, {\"x\": [1 2]}], \"var_vals\": {}}, \"error\": null}";
+  char *buf = arena_alloc(&a, strlen(text) + JSON_PADDING);
+  strcpy(buf, text);
+  char err[128];
+  JVal *root = json_parse_capture(&a, buf, strlen(text), true, err, sizeof err);
+  assert_non_null(root);
+  const JVal *items = json_get(json_get(root, "expected"), "schedule");
+  assert_int_equal(items->n, 4);
+  assert_int_equal(items->u.arr[0]->kind, J_RAW);
+  assert_int_equal(items->u.arr[1]->kind, J_RAW);
+  assert_int_equal(items->u.arr[2]->kind, J_INT);
+  assert_int_equal(items->u.arr[3]->kind, J_RAW);
+  assert_int_equal(json_get(json_get(root, "input"), "schedule")->u.arr[0]->kind, J_ARR); /* only expected's */
+  const char *first = "{\"ast\": [\"a]\\\"}\", {\"b\": []}]}";
+  assert_int_equal(items->u.arr[0]->n, strlen(first));
+  assert_memory_equal(items->u.arr[0]->u.s, first, strlen(first));
+  const JVal *item = json_materialize(&a, items->u.arr[0], err, sizeof err);
+  assert_true(json_equal(item, parse(&a, first)));
+  assert_true(json_equal(json_materialize(&a, items->u.arr[1], err, sizeof err), parse(&a, "[2, 3]")));
+  /* a bad item is found when it is read */
+  assert_null(json_materialize(&a, items->u.arr[3], err, sizeof err));
+  assert_non_null(strstr(err, "malformed JSON"));
+  /* without the flag the same line is malformed at once */
+  assert_null(json_parse_capture(&a, buf, strlen(text), false, err, sizeof err));
+  /* an item whose brackets never close is an error of the line */
+  strcpy(buf, "{\"expected\": {\"schedule\": [{\"a\": [1, 2}]}");
+  assert_null(json_parse_capture(&a, buf, strlen(buf), true, err, sizeof err));
+  arena_free(&a);
+}
+
+/* A capture line read with JSON_RAW_INPUT: `input` stays text, found by
+ * counting brackets outside strings 64 bytes at a time, wherever a string's
+ * quotes, escapes and brackets fall against those blocks. */
+static void json_leaves_input_as_text(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  char err[128];
+  for (int pad = 0; pad < 140; pad++) {
+    char input[512], line[1024];
+    int n = snprintf(input, sizeof input, "{\"s\": \"%*s\\\\\\\"]}\", \"t\": [{\"u\": \"[\\\\\"}, [], \"%*s\"]}", pad, "", pad % 70, "");
+    snprintf(line, sizeof line, "{\"input\": %s, \"expected\": {\"schedule\": [[1]]}, \"n\": 2}", input);
+    char *buf = arena_alloc(&a, strlen(line) + JSON_PADDING);
+    strcpy(buf, line);
+    JVal *root = json_parse_capture(&a, buf, strlen(line), JSON_RAW_INPUT, err, sizeof err);
+    assert_non_null(root);
+    const JVal *in = json_get(root, "input");
+    assert_int_equal(in->kind, J_RAW);
+    assert_int_equal(in->n, n);
+    assert_memory_equal(in->u.s, input, (size_t)n);
+    assert_int_equal(json_get(root, "n")->u.i, 2);
+    assert_int_equal(json_get(json_get(root, "expected"), "schedule")->u.arr[0]->kind, J_ARR); /* only input */
+    const JVal *tree = json_materialize(&a, in, err, sizeof err);
+    assert_true(json_equal(tree, parse(&a, input)));
+    /* what outlives the tree is copied */
+    JVal *copy = json_copy(&a, tree);
+    assert_true(json_equal(copy, tree));
+    assert_ptr_not_equal(json_get(copy, "s")->u.s, json_get(tree, "s")->u.s);
+  }
+  /* a string that never closes inside input is an error of the line */
+  const char *unclosed = "{\"input\": {\"a\": \"]}, \"x\": 1}";
+  char *buf = arena_alloc(&a, strlen(unclosed) + JSON_PADDING);
+  strcpy(buf, unclosed);
+  assert_null(json_parse_capture(&a, buf, strlen(unclosed), JSON_RAW_INPUT, err, sizeof err));
+  assert_string_equal(err, "malformed JSON: A string is opened, but never closed.");
+  /* a scalar input is read as usual */
+  strcpy(buf, "{\"input\": 7}");
+  assert_int_equal(json_get(json_parse_capture(&a, buf, strlen(buf), JSON_RAW_INPUT, err, sizeof err), "input")->kind, J_INT);
+  /* the same string copies to the same copy */
+  JStrKeep keep = {0};
+  const char *dev = "CLANG";
+  const char *c1 = json_keep_str(&a, &keep, dev, 5), *c2 = json_keep_str(&a, &keep, dev, 5);
+  assert_ptr_equal(c1, c2);
+  assert_ptr_not_equal(c1, dev);
+  assert_string_equal(c1, "CLANG");
   arena_free(&a);
 }
 
@@ -408,6 +526,8 @@ int main(void) {
     cmocka_unit_test(json_shares_recurring_scalars),
     cmocka_unit_test(arenas_hand_out_reused_memory_zeroed),
     cmocka_unit_test(json_rejects_malformed_input),
+    cmocka_unit_test(json_leaves_expected_schedule_items_as_text),
+    cmocka_unit_test(json_leaves_input_as_text),
     cmocka_unit_test(omap_iterates_in_insertion_order_like_a_dict),
     cmocka_unit_test(omap_small_and_large_maps_behave_like_a_dict),
     cmocka_unit_test(uops_are_hash_consed),

@@ -72,6 +72,12 @@ tsched_golden_test(explain_reported_v0_9_1 0 explain conformance/tests/tools/v0.
 tsched_golden_test(explain_reported_v0_10_0 0 explain conformance/tests/tools/v0.10.0-explain.jsonl.gz)
 tsched_golden_test(explain_reported_v0_10_2 0 explain conformance/tests/tools/v0.10.2-explain.jsonl.gz)
 tsched_unit_test(test_v0_9_schedule)
+# The replayer comparing the schedule item by item while it is encoded
+# (conformance/replay.c), on the tools' sample captures.
+add_executable(test_replay ${CMAKE_SOURCE_DIR}/conformance/tests/test_replay.c ${CMAKE_SOURCE_DIR}/conformance/replay.c)
+target_include_directories(test_replay PRIVATE ${CMAKE_SOURCE_DIR}/conformance)
+target_link_libraries(test_replay PRIVATE tsched_core ${CMOCKA_LIBRARY})
+add_test(NAME test_replay COMMAND test_replay ${CMAKE_SOURCE_DIR}/conformance/tests/tools)
 tsched_unit_test(test_v0_10_0_schedule)
 tsched_unit_test(test_v0_10_2_schedule)
 
