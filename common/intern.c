@@ -254,27 +254,17 @@ static uint64_t slot_for(const UOp *u) { return (u->hash & 0xffffffff00000000ULL
 
 static void grow_uops_to(Interner *in, size_t cap) {
   uint64_t *t = arena_array(in->arena, cap, sizeof *t);
-  in->nslots = 0;
   for (size_t i = 0; i < in->nuops; i++) {
     const UOp *u = in->uop_by_id[i];
-    if (!u) continue; /* a dead node: its tombstone goes */
-    in->nslots++;
     size_t j = u->hash & (cap - 1);
     while (t[j]) j = (j + 1) & (cap - 1);
     t[j] = slot_for(u);
   }
   in->uop_slots = t;
   in->uop_slots_cap = cap;
-  in->ntombs = 0;
 }
 
-/* Room for one more slot: twice the table, or the same size without the
- * tombstones when they are what fills it */
-static void grow_uops(Interner *in) {
-  size_t cap = in->uop_slots_cap ? in->uop_slots_cap * 2 : 256;
-  if ((in->nslots - in->ntombs + 1) * 4 <= in->uop_slots_cap) cap = in->uop_slots_cap;
-  grow_uops_to(in, cap);
-}
+static void grow_uops(Interner *in) { grow_uops_to(in, in->uop_slots_cap ? in->uop_slots_cap * 2 : 256); }
 
 static void grow_by_id(Interner *in, size_t cap) {
   const UOp **bigger = arena_array(in->arena, cap, sizeof *bigger);
@@ -301,34 +291,21 @@ void interner_reserve(Interner *in, size_t nuops, size_t nvalues) {
   if (table_cap(nvalues) > in->values_cap) grow_values_to(in, table_cap(nvalues));
 }
 
-/* A leaf made in the open scope s: the main table's, it lives on. */
-static void scope_note_leaf(InternScope *s, const UOp *u) {
-  if (s->nleaves == s->leaves_cap) {
-    size_t cap = s->leaves_cap ? s->leaves_cap * 2 : 64;
-    uint32_t *bigger = arena_array(s->arena, cap, sizeof *bigger);
-    if (s->nleaves) memcpy(bigger, s->leaves, s->nleaves * sizeof *bigger);
-    s->leaves = bigger, s->leaves_cap = cap;
-  }
-  s->leaves[s->nleaves++] = u->id;
-}
-
 const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, uint32_t nsrc, const UOp *const *src) {
   if (!arg) arg = in->none ? in->none : (in->none = v_none(in));
   UOp proto = {op, dtype, arg, nsrc, src, 0, 0};
   proto.hash = uop_hash(&proto);
-  if ((in->nslots + 1) * 2 > in->uop_slots_cap) grow_uops(in);
+  if ((in->nuops + 1) * 2 > in->uop_slots_cap) grow_uops(in);
   size_t mask = in->uop_slots_cap - 1, j = proto.hash & mask;
   uint64_t high = proto.hash & 0xffffffff00000000ULL;
   for (; in->uop_slots[j]; j = (j + 1) & mask) {
     if ((in->uop_slots[j] & 0xffffffff00000000ULL) != high) continue;
     const UOp *other = in->uop_by_id[(in->uop_slots[j] & 0xffffffffULL) - 1];
-    if (other && uop_same(other, &proto)) return other; /* NULL: a dead node's tombstone */
+    if (uop_same(other, &proto)) return other;
   }
   if (in->nuops >= UINT32_MAX - 1) { fprintf(stderr, "tsched: more than 2^32 nodes\n"); abort(); }
-  /* the node and its source array in one allocation; a scope's in the scope's arena */
-  Arena *a = in->arena;
-  if (in->scope && nsrc) a = in->scope->arena, in->scope->bytes += sizeof(UOp) + nsrc * sizeof(UOp *);
-  UOp *u = arena_alloc(a, sizeof *u + nsrc * sizeof(UOp *));
+  /* the node and its source array in one allocation */
+  UOp *u = arena_alloc(in->arena, sizeof *u + nsrc * sizeof(UOp *));
   *u = proto;
   if (nsrc) {
     const UOp **s = (const UOp **)(u + 1);
@@ -337,101 +314,8 @@ const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, ui
   }
   u->id = (uint32_t)in->nuops;
   in->uop_slots[j] = slot_for(u);
-  in->nslots++;
   append_by_id(in, u);
-  if (in->scope && !nsrc) scope_note_leaf(in->scope, u);
   return u;
-}
-
-/* ---------------------------------------------------------------- scopes */
-
-void interner_scope_begin(Interner *in, InternScope *s, Arena *a) {
-  if (in->scope) { fprintf(stderr, "tsched: nested interner scopes\n"); abort(); }
-  memset(s, 0, sizeof *s);
-  s->arena = a;
-  s->first_id = (uint32_t)in->nuops;
-  in->scope = s;
-}
-
-void interner_scope_keep(Interner *in, const UOp **cell) {
-  InternScope *s = in->scope;
-  if (s->ncells == s->cells_cap) {
-    size_t cap = s->cells_cap ? s->cells_cap * 2 : 256;
-    const UOp ***bigger = arena_array(s->arena, cap, sizeof *bigger);
-    if (s->ncells) memcpy(bigger, s->cells, s->ncells * sizeof *bigger);
-    s->cells = bigger, s->cells_cap = cap;
-  }
-  s->cells[s->ncells++] = cell;
-}
-
-/* a node made while the scope was open (a leaf among them is the main table's) */
-static bool scope_era(const InternScope *s, const UOp *u) { return u->id >= s->first_id && u->id < s->end_id; }
-
-/* The main copy of a scope's node: its id, its slot in the table (the hash
- * is the same), sources that are the copies of its sources */
-static void copy_node(Interner *in, InternScope *s, const UOp *u) {
-  UOp *c = arena_alloc(in->arena, sizeof *c + u->nsrc * sizeof(UOp *));
-  *c = *u;
-  const UOp **src = (const UOp **)(c + 1);
-  for (uint32_t i = 0; i < u->nsrc; i++) src[i] = interner_scope_copy_of(s, u->src[i]);
-  c->src = src;
-  in->uop_by_id[u->id] = c;
-  s->copies[u->id - s->first_id] = c;
-}
-
-/* The main copy of root, made after the copies of its sources (an
- * iterative post-order walk over the scope's nodes under it). */
-static const UOp *scope_copy(Interner *in, InternScope *s, const UOp *root) {
-  if (!scope_era(s, root) || s->copies[root->id - s->first_id]) return interner_scope_copy_of(s, root);
-  typedef struct { const UOp *u; uint32_t next; } Frame;
-  size_t depth = 0, cap = 64;
-  Frame *stack = arena_array(s->arena, cap, sizeof *stack);
-  stack[depth++] = (Frame){root, 0};
-  while (depth) {
-    Frame *f = &stack[depth - 1];
-    const UOp *u = f->u;
-    while (f->next < u->nsrc && (!scope_era(s, u->src[f->next]) || s->copies[u->src[f->next]->id - s->first_id])) f->next++;
-    if (f->next == u->nsrc) {
-      copy_node(in, s, u);
-      depth--;
-      continue;
-    }
-    if (depth == cap) {
-      Frame *bigger = arena_array(s->arena, cap * 2, sizeof *bigger);
-      memcpy(bigger, stack, cap * sizeof *stack);
-      stack = bigger, cap *= 2;
-    }
-    stack[depth++] = (Frame){u->src[f->next], 0};
-  }
-  return s->copies[root->id - s->first_id];
-}
-
-void interner_scope_end(Interner *in) {
-  InternScope *s = in->scope;
-  in->scope = NULL;
-  s->end_id = (uint32_t)in->nuops;
-  /* copies[id - first_id]: the node's main copy; a leaf is its own */
-  s->copies = arena_array(s->arena, s->end_id - s->first_id + 1, sizeof *s->copies);
-  for (size_t i = 0; i < s->nleaves; i++) s->copies[s->leaves[i] - s->first_id] = in->uop_by_id[s->leaves[i]];
-  for (size_t i = 0; i < s->ncells; i++) *s->cells[i] = scope_copy(in, s, *s->cells[i]);
-  s->kept = arena_array(s->arena, s->end_id - s->first_id + 1, sizeof *s->kept);
-  for (uint32_t id = s->first_id; id < s->end_id; id++)
-    if (s->copies[id - s->first_id]) s->kept[s->nkept++] = id;
-}
-
-void interner_scope_finish(Interner *in, InternScope *s) {
-  /* the nodes without a copy die: their slots stay in the table as
-   * tombstones (an id without a node) until it grows */
-  for (uint32_t id = s->first_id; id < s->end_id; id++)
-    if (!s->copies[id - s->first_id]) in->uop_by_id[id] = NULL, in->ntombs++;
-}
-
-void interner_scope_abandon(Interner *in) {
-  InternScope *s = in->scope;
-  if (!s) return;
-  in->scope = NULL;
-  for (uint32_t id = s->first_id; id < in->nuops; id++)
-    if (in->uop_by_id[id]->nsrc) in->uop_by_id[id] = NULL, in->ntombs++;
 }
 
 const UOp *uop0(Interner *in, Op op, const DType *dtype, const Value *arg) { return uop_new(in, op, dtype, arg, 0, NULL); }

@@ -128,7 +128,6 @@ typedef struct MemoPage {
 struct RewriteMemo {
   RewriteMemo *next;     /* in the Interner's free list */
   uint32_t epoch;
-  bool across_scopes;    /* its context outlives interner scopes (rewrite_context_across_scopes) */
   MemoPage **pages;      /* pages[id >> MEMO_PAGE_BITS], NULL: no entry there yet */
   size_t npages;
   Frame *frames;
@@ -144,7 +143,6 @@ static RewriteMemo *memo_acquire(Interner *in) {
   if (m) in->rewrite_memos = m->next;
   else m = arena_alloc(memo_arena(in), sizeof *m);
   m->next = NULL;
-  m->across_scopes = false;
   if (++m->epoch == 0) { /* wrapped: forget every stamp */
     for (size_t p = 0; p < m->npages; p++)
       if (m->pages[p]) memset(m->pages[p]->stamp, 0, sizeof m->pages[p]->stamp);
@@ -178,9 +176,6 @@ static inline void memo_put(Interner *in, RewriteMemo *m, const UOp *n, const UO
   MemoPage *pg = p < m->npages && m->pages[p] ? m->pages[p] : memo_page(in, m, p);
   pg->stamp[i] = m->epoch;
   pg->val[i] = ret;
-  /* replace[n] for a node that outlives the scope: its value must too (the
-   * entries of the scope's nodes: rewrite_context_scope_ended) */
-  if (m->across_scopes && in->scope && !uop_in_scope(in, n) && uop_in_scope(in, ret)) interner_scope_keep(in, &pg->val[i]);
 }
 
 void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher *const *pms, size_t npms, void *ctx) {
@@ -190,21 +185,6 @@ void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher
   rc->ctx = ctx;
   rc->memo = memo_acquire(in);
   rc->index = pm_index(pms, npms);
-}
-
-void rewrite_context_across_scopes(RewriteContext *rc) { rc->memo->across_scopes = true; }
-
-void rewrite_context_scope_ended(RewriteContext *rc, const InternScope *s) {
-  RewriteMemo *m = rc->memo;
-  for (size_t k = 0; k < s->nkept; k++) { /* the other ids die: their entries are never read again */
-    uint32_t id = s->kept[k];
-    size_t p = id >> MEMO_PAGE_BITS, i = id & (MEMO_PAGE - 1);
-    MemoPage *pg = p < m->npages ? m->pages[p] : NULL;
-    if (!pg || pg->stamp[i] != m->epoch) continue;
-    const UOp *v = interner_scope_copy_of(s, pg->val[i]);
-    if (v) pg->val[i] = v;
-    else pg->stamp[i] = 0; /* its value dies: forgotten */
-  }
 }
 
 void rewrite_context_release(RewriteContext *rc) {

@@ -55,13 +55,6 @@ typedef struct RewriteContext {
 } RewriteContext;
 
 void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher *const *pms, size_t npms, void *ctx);
-/* For a context used across interner scopes (intern.h): a result it
- * remembers for a node outside the scope is kept (interner_scope_keep). */
-void rewrite_context_across_scopes(RewriteContext *rc);
-/* Between interner_scope_end and interner_scope_finish of scope s: the
- * context's entries for s's nodes move to the copies; an entry whose key
- * or value dies is forgotten (its key's id never comes back). */
-void rewrite_context_scope_ended(RewriteContext *rc, const InternScope *s);
 /* Gives the context's tables back to the Interner's pool (rc is unusable after). */
 void rewrite_context_release(RewriteContext *rc);
 /* Forgets the pooled tables, when no context is in use: for a caller about

@@ -15,7 +15,7 @@ const UOp *kernel_arg_ast(KG *k, const UOp *kernel) {
   const Value *a = kernel->arg;
   if (a->kind != V_TUPLE || a->u.tuple.n != 3 || a->u.tuple.items[1]->kind != V_INT) kg_unsupported(k, "a KERNEL in the input graph");
   int64_t id = a->u.tuple.items[1]->u.i;
-  if (id < 0 || (uint64_t)id >= uop_count(k->in) || !k->in->uop_by_id[id]) kg_unsupported(k, "a KERNEL whose ast is unknown");
+  if (id < 0 || (uint64_t)id >= uop_count(k->in)) kg_unsupported(k, "a KERNEL whose ast is unknown");
   return k->in->uop_by_id[id];
 }
 
@@ -159,8 +159,6 @@ void kernel_passes_begin(KG *k) {
   rewrite_context_init(&p->right, k->in, right_pms, 2, k);
   rewrite_context_init(&p->fix, k->in, fix_pms, 1, k);
   rewrite_context_init(&p->swizzle, k->in, swizzle_pms, 2, k);
-  RewriteContext *all[4] = {&p->left, &p->right, &p->fix, &p->swizzle};
-  for (int i = 0; i < 4; i++) rewrite_context_across_scopes(all[i]);
   k->kpasses = p;
 }
 
@@ -171,88 +169,6 @@ void kernel_passes_end(KG *k) {
   rewrite_context_release(&p->right);
   rewrite_context_release(&p->left);
   k->kpasses = NULL;
-}
-
-/* ---------------------------------------------------------------- the kernels' scope */
-
-/* An entry of a map keyed by UOp (var_vals, zero_consts, buffers) whose key
- * or UOp value is a scope's node: taken out of the map when the scope ends,
- * put back with the copies */
-typedef struct Rekey {
-  OMap *map;
-  const UOp *key;
-  void *val;
-  const UOp *uop_val;   /* val when it is a UOp (zero_consts), else NULL */
-} Rekey;
-
-typedef struct KernelScope {
-  InternScope in;
-  Arena *arena;          /* the scope's nodes, and this */
-  OMap *var_vals;
-  Rekey *rekeys;
-  size_t nrekeys, rekeys_cap;
-} KernelScope;
-
-/* The bytes of nodes a scope may hold before it ends (kernel_scope_next):
- * less memory, or more sharing between kernels (the passes' memo of a node
- * dies with it) and fewer arenas to clear. */
-enum { KERNEL_SCOPE_BYTES = 512 * 1024 };
-
-void kernel_scope_begin(KG *k, OMap *var_vals) {
-  Arena *a = kg_scratch_begin(k);
-  KernelScope *s = arena_alloc(a, sizeof *s);
-  s->arena = a;
-  s->var_vals = var_vals;
-  interner_scope_begin(k->in, &s->in, a);
-  k->kscope = s;
-}
-
-void kernel_scope_keep(KG *k, const UOp **cell) { interner_scope_keep(k->in, cell); }
-
-/* The entries of m with a key (or a UOp value) made in the scope: out of m, into s->rekeys */
-static void take_scoped_entries(KG *k, KernelScope *s, OMap *m, bool val_is_uop) {
-  uint64_t key;
-  void *val;
-  for (size_t pos = 0; omap_next(m, &pos, &key, &val);) {
-    const UOp *u = (const UOp *)(uintptr_t)key;
-    if (!uop_in_scope(k->in, u) && !(val_is_uop && uop_in_scope(k->in, val))) continue;
-    if (s->nrekeys == s->rekeys_cap) s->rekeys = grow(s->arena, s->rekeys, s->nrekeys, &s->rekeys_cap, sizeof *s->rekeys);
-    s->rekeys[s->nrekeys++] = (Rekey){m, u, val, val_is_uop ? val : NULL};
-  }
-  for (size_t i = 0; i < s->nrekeys; i++)
-    if (s->rekeys[i].map == m) omap_del(m, omap_ptr(s->rekeys[i].key));
-}
-
-void kernel_scope_end(KG *k) {
-  KernelScope *s = k->kscope;
-  /* what outlives the scope besides the kept cells: the maps keyed by UOps
-   * (device_uop's last DEVICE is a leaf: leaves are never scoped) */
-  take_scoped_entries(k, s, s->var_vals, false);
-  take_scoped_entries(k, s, &k->zero_consts, true);
-  take_scoped_entries(k, s, &k->buffers, false);
-  for (size_t i = 0; i < s->nrekeys; i++) {
-    interner_scope_keep(k->in, &s->rekeys[i].key);
-    if (s->rekeys[i].uop_val) interner_scope_keep(k->in, &s->rekeys[i].uop_val);
-  }
-  interner_scope_end(k->in);
-  for (size_t i = 0; i < s->nrekeys; i++) {
-    Rekey *r = &s->rekeys[i];
-    omap_put(r->map, omap_ptr(r->key), r->uop_val ? (void *)r->uop_val : r->val);
-  }
-  KernelPasses *p = k->kpasses;
-  RewriteContext *all[4] = {&p->left, &p->right, &p->fix, &p->swizzle};
-  for (int i = 0; i < 4; i++) rewrite_context_scope_ended(all[i], &s->in);
-  interner_scope_finish(k->in, &s->in);
-  k->kscope = NULL;
-  kg_scratch_end(k, s->arena);
-}
-
-void kernel_scope_next(KG *k) {
-  KernelScope *s = k->kscope;
-  if (s->in.bytes < KERNEL_SCOPE_BYTES) return;
-  OMap *var_vals = s->var_vals;
-  kernel_scope_end(k);
-  kernel_scope_begin(k, var_vals);
 }
 
 /* graph_rewrite(u, merge_views+view_left) */

@@ -109,8 +109,6 @@ struct KG {
   /* kernel.c: the pure passes of schedule_uop, one RewriteContext each for
    * the whole schedule (NULL outside it) */
   struct KernelPasses *kpasses;
-  /* kernel.c: the interner scope schedule_uop's nodes are made in (NULL: none) */
-  struct KernelScope *kscope;
   /* `tsched explain` (explain.c): NULL unless someone listens */
   Explain *ex;
   struct Explain102 *xp;

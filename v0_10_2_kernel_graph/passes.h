@@ -51,15 +51,6 @@ void schedule_uop(KG *k, Arena *tmp, const UOp *sink, OMap *var_vals, ScheduleIt
  * kernels share (see kernel.c). */
 void kernel_passes_begin(KG *k);
 void kernel_passes_end(KG *k);
-/* The interner scope (intern.h) that schedule_uop's nodes are made in,
- * between kernel_passes_begin and kernel_passes_end: kernel_scope_keep names
- * a cell that outlives it (a kernel's AST); kernel_scope_next ends it, once
- * it has grown past a few hundred KiB, and opens the next one. var_vals is
- * the schedule's (a key made in the scope is moved to its copy). */
-void kernel_scope_begin(KG *k, OMap *var_vals);
-void kernel_scope_keep(KG *k, const UOp **cell);
-void kernel_scope_next(KG *k);
-void kernel_scope_end(KG *k);
 
 /* explain.c: what `tsched explain` is told (only while k->ex listens). Each
  * call names the input nodes that became the simplified UOp; a UOp already

@@ -201,13 +201,9 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
   res->items = arena_array(k->a, qcap, sizeof *res->items);
   res->n = 0;
   kernel_passes_begin(k);
-  kernel_scope_begin(k, &res->var_vals);
   while (qhead < qtail) {
     const UOp *u = queue[qhead++];
-    ScheduleItem *item = &res->items[res->n++];
-    schedule_uop(k, tmp, u, &res->var_vals, item);
-    kernel_scope_keep(k, &item->ast);
-    kernel_scope_next(k);
+    schedule_uop(k, tmp, u, &res->var_vals, &res->items[res->n++]);
     uop_buffer(k, uop_buf_uop(k, u));
     UList *ch = idmap_get(&children, u);
     for (size_t j = 0; ch && j < ch->n; j++) {
@@ -216,7 +212,6 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
       if (d == 0) queue[qtail++] = ch->items[j];
     }
   }
-  kernel_scope_end(k);
   kernel_passes_end(k);
   if (k->ex) explain102_kernels(k, queue, res->n);
   if (res->n != omap_len(&in_degree))

@@ -113,8 +113,6 @@ void kg_scratch_end(KG *k, Arena *scratch) {
 }
 
 void kg_scratch_end_all(KG *k) {
-  interner_scope_abandon(k->in); /* its arena is one of these */
-  k->kscope = NULL;
   while (k->scratch_open) kg_scratch_end(k, &k->scratch_open->arena);
   k->in->memo_arena = NULL;
   k->caches = k->a;

@@ -334,46 +334,6 @@ static void uops_are_hash_consed(void **state) {
   arena_free(&a);
 }
 
-/* An interner scope: its nodes are hash-consed with the main table's; when
- * it ends, a kept node is copied with its id (its sources too), a leaf made
- * inside stays, the others die; an equal node made later is the copy. */
-static void interner_scopes_keep_what_is_named(void **state) {
-  (void)state;
-  Arena a, sa;
-  arena_init(&a);
-  arena_init(&sa);
-  Interner in;
-  interner_init(&in, &a);
-  const UOp *one = uop0(&in, OP_CONST, dt_float, v_float(&in, 1.0));
-  const UOp *main_add = uop2(&in, OP_ADD, dt_float, NULL, one, one);
-  InternScope s;
-  interner_scope_begin(&in, &s, &sa);
-  assert_ptr_equal(uop2(&in, OP_ADD, dt_float, NULL, one, one), main_add); /* the main table first */
-  const UOp *two = uop0(&in, OP_CONST, dt_float, v_float(&in, 2.0));    /* a leaf: the main table's */
-  const UOp *mul = uop2(&in, OP_MUL, dt_float, NULL, main_add, two);
-  const UOp *kept = uop1(&in, OP_NEG, dt_float, NULL, mul);
-  const UOp *dead = uop2(&in, OP_ADD, dt_float, NULL, two, two);
-  assert_true(uop_in_scope(&in, kept) && uop_in_scope(&in, dead) && !uop_in_scope(&in, two) && !uop_in_scope(&in, main_add));
-  assert_ptr_equal(uop1(&in, OP_NEG, dt_float, NULL, mul), kept);
-  uint32_t kept_id = kept->id, mul_id = mul->id, dead_id = dead->id;
-  const UOp *cell = kept;
-  interner_scope_keep(&in, &cell);
-  interner_scope_end(&in);
-  interner_scope_finish(&in, &s);
-  arena_free(&sa);
-  assert_ptr_not_equal(cell, kept);
-  assert_int_equal(cell->id, kept_id);
-  assert_int_equal(cell->src[0]->id, mul_id);
-  assert_ptr_equal(cell->src[0]->src[0], main_add);
-  assert_ptr_equal(cell->src[0]->src[1], two);
-  assert_ptr_equal(in.uop_by_id[kept_id], cell);
-  assert_null(in.uop_by_id[dead_id]);
-  assert_ptr_equal(uop1(&in, OP_NEG, dt_float, NULL, uop2(&in, OP_MUL, dt_float, NULL, main_add, two)), cell);
-  const UOp *again = uop2(&in, OP_ADD, dt_float, NULL, two, two); /* a new node: a new id */
-  assert_true(again->id >= uop_count(&in) - 1 && again->id != dead_id);
-  arena_free(&a);
-}
-
 /* Python ints outside int64 (a uint64 CONST's arg, a folded 2**64) are one Value each, equal only to the same
  * int, never to a float; they are read from and written as the same JSON integer; beyond 128 bits they are
  * unsupported. */
@@ -531,7 +491,6 @@ int main(void) {
     cmocka_unit_test(omap_iterates_in_insertion_order_like_a_dict),
     cmocka_unit_test(omap_small_and_large_maps_behave_like_a_dict),
     cmocka_unit_test(uops_are_hash_consed),
-    cmocka_unit_test(interner_scopes_keep_what_is_named),
     cmocka_unit_test(ints_above_int64_are_values_of_their_own),
     cmocka_unit_test(dtypes_parse_and_print_per_version),
     cmocka_unit_test(graphs_round_trip_and_compare_structurally),
