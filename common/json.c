@@ -194,7 +194,7 @@ void json_write(FILE *f, const JVal *v) {
 
 const JVal *json_materialize(Arena *a, const JVal *v, char *err, size_t errlen) {
   if (!v || v->kind != J_RAW) return v;
-  return json_parse(a, v->u.s, v->n, err, errlen);
+  return json_parse_capture(a, v->u.s, v->n, JSON_UTF8_CHECKED, err, errlen); /* its line was checked */
 }
 
 /* One value still to copy: its source and where its copy goes. */

@@ -45,8 +45,10 @@ JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, size_t errlen
  * found by counting brackets; their own syntax is checked when they are
  * materialized), as `raw` (JsonRaw flags) asks:
  * JSON_RAW_SCHEDULE_ITEMS each array or object in the root's "expected"."schedule";
- * JSON_RAW_INPUT the root's "input" when it is an array or object. */
-enum JsonRaw { JSON_RAW_SCHEDULE_ITEMS = 1, JSON_RAW_INPUT = 2 };
+ * JSON_RAW_INPUT the root's "input" when it is an array or object.
+ * JSON_UTF8_CHECKED says the text is known to be UTF-8 already (a J_RAW's:
+ * cut at brackets from a line that was checked). */
+enum JsonRaw { JSON_RAW_SCHEDULE_ITEMS = 1, JSON_RAW_INPUT = 2, JSON_UTF8_CHECKED = 4 };
 JVal *json_parse_capture(Arena *a, const char *buf, size_t len, unsigned raw, char *err, size_t errlen);
 
 /* v itself, or, when the reader left it as text (J_RAW), its tree parsed

@@ -403,6 +403,19 @@ struct RawScan {
     return out;
   }
 
+  /* the number of bits set (without -mpopcnt, __builtin_popcountll is a
+   * call into libgcc) */
+  static uint64_t popcount(uint64_t x) {
+#ifdef __POPCNT__
+    return uint64_t(__builtin_popcountll(x));
+#else
+    x -= (x >> 1) & 0x5555555555555555ULL;
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (x * 0x0101010101010101ULL) >> 56;
+#endif
+  }
+
   /* a running XOR: bit i is the XOR of bits 0..i */
   static uint64_t prefix_xor(uint64_t x) {
     for (int k = 1; k < 64; k *= 2) x ^= x << k;
@@ -417,9 +430,9 @@ struct RawScan {
     uint64_t inside = prefix_xor(m.quote & ~esc & valid) ^ (in_string ? ~0ULL : 0);
     in_string = inside >> 63;
     uint64_t open = m.open & ~inside & valid, close = m.close & ~inside & valid;
-    uint64_t closes = uint64_t(__builtin_popcountll(close));
+    uint64_t closes = popcount(close);
     if (closes < depth) {
-      depth += uint64_t(__builtin_popcountll(open)) - closes;
+      depth += popcount(open) - closes;
       return -1;
     }
     for (uint64_t both = open | close; both; both &= both - 1) {
@@ -722,7 +735,7 @@ struct Reader {
   /* The role of the value that comes next in the innermost container
    * (after its key `key` when it is an object). */
   uint8_t role_of_next(std::string_view key) const {
-    if (open_containers.empty()) return raw_parts ? ROLE_ROOT : ROLE_NONE;
+    if (open_containers.empty()) return raw_parts & (JSON_RAW_SCHEDULE_ITEMS | JSON_RAW_INPUT) ? ROLE_ROOT : ROLE_NONE;
     uint8_t outer = open_containers.back().role;
     if (outer == ROLE_ROOT && key == "input" && (raw_parts & JSON_RAW_INPUT)) return ROLE_INPUT;
     if (outer == ROLE_ROOT && key == "expected" && (raw_parts & JSON_RAW_SCHEDULE_ITEMS)) return ROLE_EXPECTED;
@@ -872,7 +885,8 @@ static void drop_stacks(void) {
 extern "C" JVal *json_parse_capture(Arena *a, const char *buf, size_t len, unsigned raw, char *err, size_t errlen) {
   bool big = len >= BIG_DOCUMENT;
   try {
-    simdjson::error_code code = simdjson::validate_utf8(buf, len) ? simdjson::SUCCESS : simdjson::UTF8_ERROR;
+    bool utf8 = (raw & JSON_UTF8_CHECKED) || simdjson::validate_utf8(buf, len);
+    simdjson::error_code code = utf8 ? simdjson::SUCCESS : simdjson::UTF8_ERROR;
     JVal *root = nullptr;
     if (!code) {
       strings.reset();
