@@ -77,7 +77,8 @@ static bool check_top(Capture *c, Status *st) {
   c->error = json_get(c->root, "error");
   if (!c->context || c->context->kind != J_OBJ)
     return status_bad_input(st, "%s:%zu: %s: field \"context\" missing or not an object", where, c->line, c->name);
-  if (!c->input || c->input->kind != J_OBJ)
+  bool input_object = c->input && (c->input->kind == J_OBJ || (c->input->kind == J_RAW && c->input->u.s[0] == '{'));
+  if (!input_object)
     return status_bad_input(st, "%s:%zu: %s: field \"input\" missing or not an object", where, c->line, c->name);
   if (!c->expected || (c->expected->kind != J_OBJ && c->expected->kind != J_NULL))
     return status_bad_input(st, "%s:%zu: %s: field \"expected\" missing or not an object/null", where, c->line, c->name);
@@ -112,7 +113,8 @@ bool capture_reader_next(CaptureReader *r, Arena *a, Capture *c, Status *st) {
     c->oracle_seconds = -1;
     c->bytes = end - start;
     char err[256];
-    c->root = json_parse_capture(a, r->data + start, end - start, r->raw_schedule_items, err, sizeof err);
+    unsigned raw = (r->raw_schedule_items ? JSON_RAW_SCHEDULE_ITEMS : 0) | (r->raw_input ? JSON_RAW_INPUT : 0);
+    c->root = json_parse_capture(a, r->data + start, end - start, raw, err, sizeof err);
     if (!c->root) {
       status_bad_input(st, "%s:%zu: %s", r->path, r->line, err);
       return true;
@@ -120,6 +122,13 @@ bool capture_reader_next(CaptureReader *r, Arena *a, Capture *c, Status *st) {
     check_top(c, st);
     return true;
   }
+}
+
+const JVal *capture_input(const Capture *c, Arena *a, Status *st) {
+  char err[256];
+  const JVal *in = json_materialize(a, c->input, err, sizeof err);
+  if (!in) status_bad_input(st, "%s: input: %s", c->name, err);
+  return in;
 }
 
 bool capture_ctx_int(const Capture *c, const char *key, int64_t *out) {

@@ -29,6 +29,8 @@ typedef struct CaptureReader {
   size_t len, pos, line;
   bool raw_schedule_items; /* leave the items of expected.schedule as their text (J_RAW:
                             * json_materialize reads one); off unless set after opening */
+  bool raw_input;          /* leave `input` as its text (J_RAW): the generations read it
+                            * with capture_input while they decode it; off unless set */
 } CaptureReader;
 
 /* Read the whole file (.jsonl or .jsonl.gz, recognised by content). */
@@ -38,6 +40,12 @@ bool capture_reader_open(CaptureReader *r, const char *path, Status *st);
  * ST_BAD_INPUT names the line and what is wrong; c->name/line are still set. */
 bool capture_reader_next(CaptureReader *r, Arena *a, Capture *c, Status *st);
 void capture_reader_close(CaptureReader *r);
+
+/* c->input as a tree: itself, or, when the reader left it as text
+ * (raw_input), parsed into `a` (an arena the caller frees once the input is
+ * decoded). NULL when that text does not parse: then st is ST_BAD_INPUT
+ * naming the capture and `input`. */
+const JVal *capture_input(const Capture *c, Arena *a, Status *st);
 
 /* Context flags. capture_ctx_int reads an int or bool; returns false when
  * the key is absent or not a number (the caller decides what that means). */

@@ -194,5 +194,66 @@ void json_write(FILE *f, const JVal *v) {
 
 const JVal *json_materialize(Arena *a, const JVal *v, char *err, size_t errlen) {
   if (!v || v->kind != J_RAW) return v;
-  return json_parse(a, v->u.s, v->n, err, errlen);
+  return json_parse_capture(a, v->u.s, v->n, JSON_UTF8_CHECKED, err, errlen); /* its line was checked */
+}
+
+/* One value still to copy: its source and where its copy goes. */
+typedef struct CopyJob { const JVal *src; JVal **dst; } CopyJob;
+
+static void copy_out_of_memory(size_t bytes) {
+  fprintf(stderr, "tsched: out of memory allocating %zu bytes\n", bytes);
+  abort();
+}
+
+/* the text of a J_STR, J_BIGNUM or J_RAW (with the padding json_parse reads) */
+static const char *copy_text(Arena *a, const JVal *s) {
+  if (s->kind != J_RAW) return arena_strndup(a, s->u.s, s->n);
+  char *t = arena_alloc(a, (size_t)s->n + JSON_PADDING); /* zeroed */
+  memcpy(t, s->u.s, s->n);
+  return t;
+}
+
+JVal *json_copy(Arena *a, const JVal *v) {
+  if (!v) return NULL;
+  JVal *root = NULL;
+  size_t n = 0, cap = 16;
+  CopyJob *jobs = malloc(cap * sizeof *jobs);
+  if (!jobs) copy_out_of_memory(cap * sizeof *jobs);
+  jobs[n++] = (CopyJob){v, &root};
+  while (n) {
+    CopyJob job = jobs[--n];
+    const JVal *s = job.src;
+    JVal *d = make(a, s->kind);
+    *d = *s;
+    *job.dst = d;
+    if (s->kind == J_STR || s->kind == J_BIGNUM || s->kind == J_RAW) d->u.s = copy_text(a, s);
+    if (s->kind != J_ARR && s->kind != J_OBJ) continue;
+    if (n + s->n > cap) {
+      while (n + s->n > cap) cap *= 2;
+      CopyJob *bigger = realloc(jobs, cap * sizeof *jobs);
+      if (!bigger) copy_out_of_memory(cap * sizeof *jobs);
+      jobs = bigger;
+    }
+    if (s->kind == J_ARR) {
+      d->u.arr = arena_array(a, s->n ? s->n : 1, sizeof *d->u.arr);
+      for (uint32_t i = 0; i < s->n; i++) jobs[n++] = (CopyJob){s->u.arr[i], &d->u.arr[i]};
+      continue;
+    }
+    d->u.obj = arena_array(a, s->n ? s->n : 1, sizeof *d->u.obj);
+    for (uint32_t i = 0; i < s->n; i++) {
+      const JMember *m = &s->u.obj[i];
+      d->u.obj[i] = (JMember){arena_strndup(a, m->key, m->keylen), m->keylen, NULL};
+      jobs[n++] = (CopyJob){m->val, &d->u.obj[i].val};
+    }
+  }
+  free(jobs);
+  return root;
+}
+
+const char *json_keep_str(Arena *a, JStrKeep *k, const char *s, size_t n) {
+  if (s != k->src) {
+    k->src = s;
+    k->copy = arena_strndup(a, s, n);
+  }
+  return k->copy;
 }

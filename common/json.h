@@ -41,14 +41,27 @@ enum { JSON_PADDING = 64 };
  * readable bytes after len. On failure returns NULL and writes a message into
  * err. Never throws. Nesting deeper than 1024 levels is an error. */
 JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, size_t errlen);
-/* json_parse of a capture line; with raw_schedule_items, each array or object
- * in the root's "expected"."schedule" array is left as its text (J_RAW, found
- * by counting brackets; its own syntax is checked when it is materialized). */
-JVal *json_parse_capture(Arena *a, const char *buf, size_t len, bool raw_schedule_items, char *err, size_t errlen);
+/* json_parse of a capture line, leaving parts of it as their text (J_RAW,
+ * found by counting brackets; their own syntax is checked when they are
+ * materialized), as `raw` (JsonRaw flags) asks:
+ * JSON_RAW_SCHEDULE_ITEMS each array or object in the root's "expected"."schedule";
+ * JSON_RAW_INPUT the root's "input" when it is an array or object.
+ * JSON_UTF8_CHECKED says the text is known to be UTF-8 already (a J_RAW's:
+ * cut at brackets from a line that was checked). */
+enum JsonRaw { JSON_RAW_SCHEDULE_ITEMS = 1, JSON_RAW_INPUT = 2, JSON_UTF8_CHECKED = 4 };
+JVal *json_parse_capture(Arena *a, const char *buf, size_t len, unsigned raw, char *err, size_t errlen);
 
 /* v itself, or, when the reader left it as text (J_RAW), its tree parsed
  * into `a`. NULL with a message in err when that text does not parse. */
 const JVal *json_materialize(Arena *a, const JVal *v, char *err, size_t errlen);
+
+/* A deep copy of v in `a` (iterative), for what must outlive v's arena. */
+JVal *json_copy(Arena *a, const JVal *v);
+/* A copy of the string s (n bytes) in `a`, for what must outlive s's tree;
+ * the same s as last time through k gives the same copy (a reader's tree
+ * stores each short string once: devices, dtypes). Start k zeroed. */
+typedef struct JStrKeep { const char *src, *copy; } JStrKeep;
+const char *json_keep_str(Arena *a, JStrKeep *k, const char *s, size_t n);
 
 /* Give the parser's buffers (kept per thread from document to document)
  * back to the system. */

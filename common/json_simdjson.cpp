@@ -350,9 +350,103 @@ struct Stacks {
 thread_local Stacks stacks;
 thread_local std::string unescaped;
 
+/* Counting brackets outside strings over a text 64 bytes at a time (the
+ * way simdjson finds its structure): per block, bit masks of the quotes,
+ * backslashes and brackets; the bytes a backslash escapes; the bytes inside
+ * strings (a running XOR of the unescaped quotes); the brackets outside
+ * them. A block whose closing brackets cannot bring the depth to zero is
+ * counted with two popcounts, else walked bracket by bracket. */
+struct RawScan {
+  uint64_t depth = 0;
+  bool in_string = false;  /* the block before ended inside a string */
+  bool escaped = false;    /* the block before ended with an unescaped backslash */
+
+  struct Masks { uint64_t quote, backslash, open, close; };
+
+  /* the masks of q[0..64) (readable: the buffer's padding) */
+  static Masks masks(const char *q) {
+    Masks m = {0, 0, 0, 0};
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), lower = _mm_set1_epi8(0x20),
+                  open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}');
+    for (int i = 0; i < 4; i++) {
+      __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(q + 16 * i));
+      __m128i folded = _mm_or_si128(bytes, lower); /* '[' -> '{', ']' -> '}' */
+      int shift = 16 * i;
+      m.quote |= uint64_t(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, quote)))) << shift;
+      m.backslash |= uint64_t(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, backslash)))) << shift;
+      m.open |= uint64_t(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, open)))) << shift;
+      m.close |= uint64_t(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(folded, close)))) << shift;
+    }
+#else
+    for (int i = 0; i < 64; i++) {
+      char c = static_cast<char>(q[i] | 0x20);
+      m.quote |= uint64_t(q[i] == '"') << i;
+      m.backslash |= uint64_t(q[i] == '\\') << i;
+      m.open |= uint64_t(c == '{') << i;
+      m.close |= uint64_t(c == '}') << i;
+    }
+#endif
+    return m;
+  }
+
+  /* the bytes escaped by a backslash (rare: one backslash at a time) */
+  uint64_t escaped_bytes(uint64_t backslash) {
+    uint64_t out = escaped ? 1 : 0;
+    escaped = false;
+    for (; backslash; backslash &= backslash - 1) {
+      int i = __builtin_ctzll(backslash);
+      if (out >> i & 1) continue; /* an escaped backslash escapes nothing */
+      if (i == 63) escaped = true;
+      else out |= 1ULL << (i + 1);
+    }
+    return out;
+  }
+
+  /* the number of bits set (without -mpopcnt, __builtin_popcountll is a
+   * call into libgcc) */
+  static uint64_t popcount(uint64_t x) {
+#ifdef __POPCNT__
+    return uint64_t(__builtin_popcountll(x));
+#else
+    x -= (x >> 1) & 0x5555555555555555ULL;
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (x * 0x0101010101010101ULL) >> 56;
+#endif
+  }
+
+  /* a running XOR: bit i is the XOR of bits 0..i */
+  static uint64_t prefix_xor(uint64_t x) {
+    for (int k = 1; k < 64; k *= 2) x ^= x << k;
+    return x;
+  }
+
+  /* The block at q (bytes past `valid` are not the text's): the offset of
+   * the bracket that closes the outermost one, or -1. */
+  int block(const char *q, uint64_t valid) {
+    Masks m = masks(q);
+    uint64_t esc = m.backslash || escaped ? escaped_bytes(m.backslash & valid) : 0;
+    uint64_t inside = prefix_xor(m.quote & ~esc & valid) ^ (in_string ? ~0ULL : 0);
+    in_string = inside >> 63;
+    uint64_t open = m.open & ~inside & valid, close = m.close & ~inside & valid;
+    uint64_t closes = popcount(close);
+    if (closes < depth) {
+      depth += popcount(open) - closes;
+      return -1;
+    }
+    for (uint64_t both = open | close; both; both &= both - 1) {
+      int i = __builtin_ctzll(both);
+      if (open >> i & 1) depth++;
+      else if (--depth == 0) return i;
+    }
+    return -1;
+  }
+};
+
 /* Where a container is in a capture, for leaving the items of
  * `expected.schedule` as text (roles are only given when asked for). */
-enum Role : uint8_t { ROLE_NONE, ROLE_ROOT, ROLE_EXPECTED, ROLE_SCHEDULE };
+enum Role : uint8_t { ROLE_NONE, ROLE_ROOT, ROLE_EXPECTED, ROLE_SCHEDULE, ROLE_INPUT };
 
 enum : size_t { MAX_DEPTH = 1024 };
 
@@ -400,7 +494,7 @@ void put_utf8(std::string &out, uint32_t cp) {
 struct Reader {
   Builder &b;
   const char *p, *end;
-  bool raw_schedule_items;   /* the items of a capture's expected.schedule stay text (J_RAW) */
+  unsigned raw_parts;        /* JsonRaw flags: the parts of a capture that stay text (J_RAW) */
   Stack<JVal *> &items;
   Stack<JMember> &members;
   Stack<OpenContainer> &open_containers;
@@ -618,35 +712,33 @@ struct Reader {
   }
 
   /* The array or object at p left as its text (J_RAW): its extent is found
-   * by counting brackets outside strings; the text is read when it is
-   * materialized. */
+   * by counting brackets outside strings, 64 bytes at a time (RawScan); the
+   * text is read when it is materialized. */
   JVal *raw() {
     const char *start = p;
-    size_t depth = 0;
-    while (p < end) {
-      char c = *p++;
-      if (c == '"') {
-        while (p < end && *p != '"') p += *p == '\\' ? 2 : 1;
-        if (p >= end) return fail(simdjson::UNCLOSED_STRING);
-        p++;
-      } else if (c == '[' || c == '{') {
-        depth++;
-      } else if ((c == ']' || c == '}') && --depth == 0) {
+    RawScan scan;
+    for (const char *q = p; q < end; q += 64) {
+      uint64_t valid = end - q >= 64 ? ~0ULL : (1ULL << (end - q)) - 1;
+      int close = scan.block(q, valid);
+      if (close >= 0) {
+        p = q + close + 1;
         JVal *v = b.make(J_RAW);
         v->n = static_cast<uint32_t>(p - start);
         v->u.s = start;
         return v;
       }
     }
-    return fail(simdjson::TAPE_ERROR);
+    p = end;
+    return fail(scan.in_string ? simdjson::UNCLOSED_STRING : simdjson::TAPE_ERROR);
   }
 
   /* The role of the value that comes next in the innermost container
    * (after its key `key` when it is an object). */
   uint8_t role_of_next(std::string_view key) const {
-    if (open_containers.empty()) return raw_schedule_items ? ROLE_ROOT : ROLE_NONE;
+    if (open_containers.empty()) return raw_parts & (JSON_RAW_SCHEDULE_ITEMS | JSON_RAW_INPUT) ? ROLE_ROOT : ROLE_NONE;
     uint8_t outer = open_containers.back().role;
-    if (outer == ROLE_ROOT && key == "expected") return ROLE_EXPECTED;
+    if (outer == ROLE_ROOT && key == "input" && (raw_parts & JSON_RAW_INPUT)) return ROLE_INPUT;
+    if (outer == ROLE_ROOT && key == "expected" && (raw_parts & JSON_RAW_SCHEDULE_ITEMS)) return ROLE_EXPECTED;
     if (outer == ROLE_EXPECTED && key == "schedule") return ROLE_SCHEDULE;
     return ROLE_NONE;
   }
@@ -735,7 +827,7 @@ struct Reader {
       JVal *v;
       if (*p == '{' || *p == '[') {
         bool raw_item = role == ROLE_NONE && !open_containers.empty() && open_containers.back().role == ROLE_SCHEDULE;
-        if (raw_item) {
+        if (raw_item || role == ROLE_INPUT) {
           v = raw();
         } else {
           if (!open(role)) return nullptr;
@@ -790,10 +882,11 @@ static void drop_stacks(void) {
   stacks.members.release();
 }
 
-extern "C" JVal *json_parse_capture(Arena *a, const char *buf, size_t len, bool raw_schedule_items, char *err, size_t errlen) {
+extern "C" JVal *json_parse_capture(Arena *a, const char *buf, size_t len, unsigned raw, char *err, size_t errlen) {
   bool big = len >= BIG_DOCUMENT;
   try {
-    simdjson::error_code code = simdjson::validate_utf8(buf, len) ? simdjson::SUCCESS : simdjson::UTF8_ERROR;
+    bool utf8 = (raw & JSON_UTF8_CHECKED) || simdjson::validate_utf8(buf, len);
+    simdjson::error_code code = utf8 ? simdjson::SUCCESS : simdjson::UTF8_ERROR;
     JVal *root = nullptr;
     if (!code) {
       strings.reset();
@@ -804,7 +897,7 @@ extern "C" JVal *json_parse_capture(Arena *a, const char *buf, size_t len, bool 
       if (big) drop_stacks(); /* from here their blocks come from the pool */
       pool_blocks.routing = big;
       Builder b{a, strings, ints, containers};
-      Reader r{b, buf, buf + len, raw_schedule_items, stacks.items, stacks.members, stacks.open};
+      Reader r{b, buf, buf + len, raw, stacks.items, stacks.members, stacks.open};
       root = r.document();
       code = r.error;
       pool_blocks.routing = false;
@@ -823,5 +916,5 @@ extern "C" JVal *json_parse_capture(Arena *a, const char *buf, size_t len, bool 
 }
 
 extern "C" JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, size_t errlen) {
-  return json_parse_capture(a, buf, len, false, err, errlen);
+  return json_parse_capture(a, buf, len, 0, err, errlen);
 }

@@ -118,8 +118,9 @@ enum { NO_SRC = UINT32_MAX };
  * form a stack too). The table is paged: MEMO_PAGE ids a page, a page made
  * when the first id in it is stored, so a context costs memory for the ids
  * it touches, not for every node of the graph (and growing it copies only
- * the page directory). */
-enum { MEMO_PAGE_BITS = 9, MEMO_PAGE = 1 << MEMO_PAGE_BITS };
+ * the page directory). 128 ids a page (1.5 KiB): a pooled context used by
+ * many small rewrites touches ids all over the graph, a page for each. */
+enum { MEMO_PAGE_BITS = 7, MEMO_PAGE = 1 << MEMO_PAGE_BITS };
 typedef struct MemoPage {
   uint32_t stamp[MEMO_PAGE];   /* entries with stamp == epoch belong to the current context */
   const UOp *val[MEMO_PAGE];

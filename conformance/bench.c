@@ -245,7 +245,8 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: tsched bench [--json] [--min-oracle SECONDS] [--repeat N] [--all] [--no-memory] PATH...\n"
           "\n"
-          "Time every capture in PATH per phase: read (JSON parse), build (input graph),\n"
+          "Time every capture in PATH per phase: read (JSON parse, `input` and the expected\n"
+          "schedule's items left as text), build (`input` parsed, the input graph built),\n"
           "schedule, encode (result to JSON) and compare (the schedule's items are compared\n"
           "as they are encoded: that time counts as compare), and the ratio of tinygrad's\n"
           "oracle_seconds to the schedule phase and to the whole (the sum of the phases).\n"
@@ -285,6 +286,7 @@ int cmd_bench(int argc, char **argv) {
     Status st;
     if (!capture_reader_open(&r, files[i], &st)) { fprintf(stderr, "ERROR %s\n", st.msg); continue; }
     r.raw_schedule_items = true; /* as replay reads captures */
+    r.raw_input = true;
     for (;;) {
       Arena parse;
       Capture c;

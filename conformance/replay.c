@@ -240,6 +240,7 @@ static void replay_file(const char *path, bool json, bool verbose, Tally *t, siz
     return;
   }
   r.raw_schedule_items = true; /* compare materializes expected.schedule's items one by one */
+  r.raw_input = true;          /* each generation materializes the input while it decodes it */
   for (;;) {
     Arena a;
     arena_init(&a);

@@ -78,8 +78,11 @@ static const char *node_problem(const UOp *u) {
   return NULL;
 }
 
+/* The input's tree is freed once decoded: what the scheduler keeps of it is
+ * copied into k->a (devices, options, the memory planner's inputs). */
 static bool decode_buffers(KG *k, const JVal *jb, Status *st) {
   if (!jb || jb->kind != J_ARR) return status_bad_input(st, "input.buffers must be an array");
+  JStrKeep devices = {0};
   k->ninbufs = jb->n;
   k->inbufs = arena_array(k->a, jb->n ? jb->n : 1, sizeof *k->inbufs);
   for (size_t i = 0; i < jb->n; i++) {
@@ -91,11 +94,11 @@ static bool decode_buffers(KG *k, const JVal *jb, Status *st) {
       return status_bad_input(st, "%s: needs a device and a size", where);
     if (!(b->dtype = dtype_from_json(json_get(e, "dtype"), where, st))) return false;
     b->input_index = (int64_t)i;
-    b->device = dev->u.s;
+    b->device = json_keep_str(k->a, &devices, dev->u.s, dev->n);
     int64_t off = 0, bi;
     get_int(json_get(e, "offset"), &off);
     b->offset = off;
-    b->options = opts && opts->kind == J_OBJ ? opts : NULL;
+    b->options = opts && opts->kind == J_OBJ ? json_copy(k->a, opts) : NULL;
     if (base && base->kind != J_NULL) {
       if (!get_int(base, &bi) || bi < 0 || (size_t)bi >= i || k->inbufs[bi]->base)
         return status_bad_input(st, "%s: base must index an earlier base buffer", where);
@@ -182,7 +185,7 @@ bool decode_input(KG *k, const JVal *input, Input *in, Status *st) {
   if (!decode_metadata(k, input, in, st)) return false;
   const JVal *mpb = json_get(input, "memory_planner_bufs");
   if (mpb && mpb->kind != J_NULL && mpb->kind != J_ARR) return status_bad_input(st, "input.memory_planner_bufs must be null or an array");
-  in->memory_planner_bufs = mpb && mpb->kind == J_ARR ? mpb : NULL;
-  in->allocator_offset = json_get(input, "memory_planner_allocator_offset");
+  in->memory_planner_bufs = mpb && mpb->kind == J_ARR ? json_copy(k->a, mpb) : NULL;
+  in->allocator_offset = json_copy(k->a, json_get(input, "memory_planner_allocator_offset"));
   return true;
 }

@@ -56,13 +56,16 @@ bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   }
   Input input;
   phase_enter(PHASE_BUILD);
-  if (!decode_input(k, c->input, &input, st)) {
+  Arena *tree = kg_scratch_begin(k); /* the input's JSON tree lives while it is decoded */
+  const JVal *input_json = capture_input(c, tree, st);
+  if (!input_json || !decode_input(k, input_json, &input, st)) {
     kg_scratch_end_all(k);
     kst_release(&k->stc);
     a->max_chunk = max_chunk;
     sym_end();
     return false;
   }
+  kg_scratch_end(k, tree);
   explain102_begin(k, &input);
   phase_enter(PHASE_SCHEDULE);
   SchedResult res;

@@ -154,13 +154,15 @@ static bool decode_context(Sched *s) {
 
 /* ---- buffers ---- */
 
-static bool decode_buffer(Sched *s, const JVal *j, size_t i, size_t n, InBuf *b) {
+/* The input's tree is freed once decoded: what the scheduler keeps of it is
+ * copied into s->a (devices through `devices`, options). */
+static bool decode_buffer(Sched *s, const JVal *j, size_t i, size_t n, InBuf *b, JStrKeep *devices) {
   char where[64];
   place(where, sizeof where, "input.buffers", i);
   if (j->kind != J_OBJ) return v100_sched_bad_input(s, "%s: not an object", where);
   const JVal *dev = field(s, j, "device", J_STR, where), *opt = json_get(j, "options");
   if (!dev || !(b->dtype = dtype_field(s, j, "dtype", where))) return false;
-  b->device = dev->u.s;
+  b->device = json_keep_str(s->a, devices, dev->u.s, dev->n);
   if (!int_field(s, j, "size", where, &b->size) || !bool_field(s, j, "allocated", where, &b->allocated) ||
       !index_field(s, j, "base", n, true, where, &b->base) || !int_field(s, j, "offset", where, &b->offset) ||
       !int_field(s, j, "lb_refcount", where, &b->lb_refcount))
@@ -168,7 +170,7 @@ static bool decode_buffer(Sched *s, const JVal *j, size_t i, size_t n, InBuf *b)
   if (b->size < 0 || b->offset < 0) return v100_sched_bad_input(s, "%s: negative size or offset", where);
   if (b->dtype->is_ptr && !b->dtype->is_image) return v100_sched_bad_input(s, "%s: a Buffer dtype cannot be a pointer", where);
   if (!opt || (opt->kind != J_NULL && opt->kind != J_OBJ)) return v100_sched_bad_input(s, "%s: bad \"options\"", where);
-  b->options = opt->kind == J_NULL ? NULL : opt;
+  b->options = opt->kind == J_NULL ? NULL : json_copy(s->a, opt);
   b->dtype0 = b->dtype;
   b->options0 = b->options;
   return true;
@@ -177,8 +179,9 @@ static bool decode_buffer(Sched *s, const JVal *j, size_t i, size_t n, InBuf *b)
 static bool decode_buffers(Sched *s, const JVal *arr) {
   s->nbufs = arr->n;
   s->bufs = arena_array(s->a, arr->n + 1, sizeof(InBuf));
+  JStrKeep devices = {0};
   for (size_t i = 0; i < arr->n; i++)
-    if (!decode_buffer(s, arr->u.arr[i], i, arr->n, &s->bufs[i])) return false;
+    if (!decode_buffer(s, arr->u.arr[i], i, arr->n, &s->bufs[i], &devices)) return false;
   for (size_t i = 0; i < arr->n; i++) {
     int64_t base = s->bufs[i].base;
     if (base >= 0 && s->bufs[base].base >= 0) return v100_sched_bad_input(s, "input.buffers[%zu]: base can't have a base", i);
@@ -250,13 +253,13 @@ static bool decode_base_lb(Sched *s, const JVal *j, size_t i, InLB *lb, const ch
   return decode_metadata(s, j, lb, where);
 }
 
-static bool decode_lb(Sched *s, const JVal *j, size_t i, InLB *lb) {
+static bool decode_lb(Sched *s, const JVal *j, size_t i, InLB *lb, JStrKeep *devices) {
   char where[64];
   place(where, sizeof where, "input.lazybuffers", i);
   if (j->kind != J_OBJ) return v100_sched_bad_input(s, "%s: not an object", where);
   const JVal *dev = field(s, j, "device", J_STR, where), *jst = json_get(j, "st");
   if (!dev || !(lb->dtype = dtype_field(s, j, "dtype", where))) return false;
-  lb->device = dev->u.s;
+  lb->device = json_keep_str(s->a, devices, dev->u.s, dev->n);
   lb->dtype0 = lb->dtype;
   if (!jst) return v100_sched_bad_input(s, "%s: missing \"st\"", where);
   if (!(lb->st = value_from_json(&s->codec, jst, where, s->st))) return s->failed = true, false;
@@ -273,8 +276,9 @@ static bool decode_lb(Sched *s, const JVal *j, size_t i, InLB *lb) {
 static bool decode_lbs(Sched *s, const JVal *arr) {
   s->nlbs = arr->n;
   s->lbs = arena_array(s->a, arr->n + 1, sizeof(InLB));
+  JStrKeep devices = {0};
   for (size_t i = 0; i < arr->n; i++)
-    if (!decode_lb(s, arr->u.arr[i], i, &s->lbs[i])) return false;
+    if (!decode_lb(s, arr->u.arr[i], i, &s->lbs[i], &devices)) return false;
   return true;
 }
 
@@ -291,8 +295,8 @@ static bool decode_outs(Sched *s, const JVal *arr) {
   return true;
 }
 
-bool v100_decode_input(Sched *s) {
-  const JVal *in = s->cap->input;
+/* The input's tree `in` (freed once decoded: what the planner reads later is copied). */
+static bool decode_input_tree(Sched *s, const JVal *in) {
   if (!in || in->kind != J_OBJ) return v100_sched_bad_input(s, "input: not an object");
   if (!decode_context(s)) return false;
   const JVal *bufs = field(s, in, "buffers", J_ARR, "input"), *lbs, *outs;
@@ -303,8 +307,18 @@ bool v100_decode_input(Sched *s) {
   if (!(outs = field(s, in, "outs", J_ARR, "input")) || !decode_outs(s, outs)) return false;
   const JVal *mp = json_get(in, "memory_planner_bufs");
   if (!mp || (mp->kind != J_NULL && mp->kind != J_ARR)) return v100_sched_bad_input(s, "input.memory_planner_bufs: missing or not a list");
-  s->mp_bufs = mp && mp->kind == J_ARR ? mp : NULL;
-  s->mp_offset = json_get(in, "memory_planner_allocator_offset");
+  s->mp_bufs = mp && mp->kind == J_ARR ? json_copy(s->a, mp) : NULL;
+  s->mp_offset = json_copy(s->a, json_get(in, "memory_planner_allocator_offset"));
   if (s->mp_offset && s->mp_offset->kind != J_OBJ) return v100_sched_bad_input(s, "input.memory_planner_allocator_offset: not an object");
   return true;
+}
+
+bool v100_decode_input(Sched *s) {
+  Arena tree;   /* the input's JSON tree lives while it is decoded */
+  arena_init(&tree);
+  const JVal *in = capture_input(s->cap, &tree, s->st);
+  bool ok = in ? decode_input_tree(s, in) : (s->failed = true, false);
+  arena_free(&tree);
+  arena_prefer_pool(s->a); /* the scheduler goes on in the tree's memory */
+  return ok;
 }

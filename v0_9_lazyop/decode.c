@@ -124,7 +124,7 @@ static bool decode_buffer(Dec *d, const JVal *j, int i, DeviceBuffer *all) {
     b->base = &all[bi];
   }
   if (opts && opts->kind != J_NULL && opts->kind != J_OBJ) return bad(d, place, "options must be null or an object");
-  b->options = opts && opts->kind == J_OBJ ? opts : NULL;
+  b->options = opts && opts->kind == J_OBJ ? json_copy(d->s->a, opts) : NULL; /* the input's tree is freed after decoding */
   return true;
 }
 
@@ -339,27 +339,39 @@ static void reserve_children(Sched91 *s, Input91 *inp) {
   }
 }
 
-bool decode_input91(Sched91 *s, const Capture *c, Input91 *inp, Status *st) {
-  Dec d = {.s = s, .c = c, .st = st};
-  memset(inp, 0, sizeof *inp);
-  s->inp = inp;
-  const JVal *in = c->input;
-  if (!decode_context(&d)) return false;
+/* The tables of the input `in` (its tree, freed once they are decoded). */
+static bool decode_tables(Dec *d, const JVal *in) {
+  Sched91 *s = d->s;
+  Input91 *inp = s->inp;
   const JVal *jb = json_get(in, "buffers"), *jl = json_get(in, "lazybuffers");
-  if (!array_len(&d, jb, "buffers", &inp->nbuffers) || !array_len(&d, jl, "lazybuffers", &inp->nlbs)) return false;
+  if (!array_len(d, jb, "buffers", &inp->nbuffers) || !array_len(d, jl, "lazybuffers", &inp->nlbs)) return false;
   inp->buffers = arena_array(s->a, inp->nbuffers ? (size_t)inp->nbuffers : 1, sizeof *inp->buffers);
   inp->lbs = arena_array(s->a, inp->nlbs ? (size_t)inp->nlbs : 1, sizeof *inp->lbs);
   /* a 0.9.1 schedule makes ~0.1-0.4 UOps and ~0.1 Values per LazyBuffer: size the tables once */
   interner_reserve(s->in, (size_t)inp->nlbs / 2, (size_t)inp->nlbs / 4);
   for (int i = 0; i < inp->nbuffers; i++)
-    if (!decode_buffer(&d, jb->u.arr[i], i, inp->buffers)) return false;
+    if (!decode_buffer(d, jb->u.arr[i], i, inp->buffers)) return false;
   for (int i = 0; i < inp->nlbs; i++)
-    if (!decode_lazybuffer(&d, jl->u.arr[i], i, inp->lbs)) return false;
+    if (!decode_lazybuffer(d, jl->u.arr[i], i, inp->lbs)) return false;
   reserve_children(s, inp);
-  if (!decode_lb_list(&d, json_get(in, "outs"), "outs", &inp->outs, &inp->nouts)) return false;
+  if (!decode_lb_list(d, json_get(in, "outs"), "outs", &inp->outs, &inp->nouts)) return false;
   const JVal *seen = json_get(in, "seen");
-  if (seen && seen->kind != J_NULL && !decode_lb_list(&d, seen, "seen", &inp->seen, &inp->nseen)) return false;
-  return decode_set_orders(&d, json_get(in, "set_orders")) && decode_planner_bufs(&d, json_get(in, "memory_planner_bufs"));
+  if (seen && seen->kind != J_NULL && !decode_lb_list(d, seen, "seen", &inp->seen, &inp->nseen)) return false;
+  return decode_set_orders(d, json_get(in, "set_orders")) && decode_planner_bufs(d, json_get(in, "memory_planner_bufs"));
+}
+
+bool decode_input91(Sched91 *s, const Capture *c, Input91 *inp, Status *st) {
+  Dec d = {.s = s, .c = c, .st = st};
+  memset(inp, 0, sizeof *inp);
+  s->inp = inp;
+  if (!decode_context(&d)) return false;
+  Arena tree;   /* the input's JSON tree lives while it is decoded */
+  arena_init(&tree);
+  const JVal *in = capture_input(c, &tree, st);
+  bool ok = in && decode_tables(&d, in);
+  arena_free(&tree);
+  arena_prefer_pool(s->a); /* the scheduler goes on in the tree's memory */
+  return ok;
 }
 
 /* ---- LbList ---- */

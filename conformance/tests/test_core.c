@@ -192,6 +192,54 @@ static void json_leaves_expected_schedule_items_as_text(void **state) {
   arena_free(&a);
 }
 
+/* A capture line read with JSON_RAW_INPUT: `input` stays text, found by
+ * counting brackets outside strings 64 bytes at a time, wherever a string's
+ * quotes, escapes and brackets fall against those blocks. */
+static void json_leaves_input_as_text(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  char err[128];
+  for (int pad = 0; pad < 140; pad++) {
+    char input[512], line[1024];
+    int n = snprintf(input, sizeof input, "{\"s\": \"%*s\\\\\\\"]}\", \"t\": [{\"u\": \"[\\\\\"}, [], \"%*s\"]}", pad, "", pad % 70, "");
+    snprintf(line, sizeof line, "{\"input\": %s, \"expected\": {\"schedule\": [[1]]}, \"n\": 2}", input);
+    char *buf = arena_alloc(&a, strlen(line) + JSON_PADDING);
+    strcpy(buf, line);
+    JVal *root = json_parse_capture(&a, buf, strlen(line), JSON_RAW_INPUT, err, sizeof err);
+    assert_non_null(root);
+    const JVal *in = json_get(root, "input");
+    assert_int_equal(in->kind, J_RAW);
+    assert_int_equal(in->n, n);
+    assert_memory_equal(in->u.s, input, (size_t)n);
+    assert_int_equal(json_get(root, "n")->u.i, 2);
+    assert_int_equal(json_get(json_get(root, "expected"), "schedule")->u.arr[0]->kind, J_ARR); /* only input */
+    const JVal *tree = json_materialize(&a, in, err, sizeof err);
+    assert_true(json_equal(tree, parse(&a, input)));
+    /* what outlives the tree is copied */
+    JVal *copy = json_copy(&a, tree);
+    assert_true(json_equal(copy, tree));
+    assert_ptr_not_equal(json_get(copy, "s")->u.s, json_get(tree, "s")->u.s);
+  }
+  /* a string that never closes inside input is an error of the line */
+  const char *unclosed = "{\"input\": {\"a\": \"]}, \"x\": 1}";
+  char *buf = arena_alloc(&a, strlen(unclosed) + JSON_PADDING);
+  strcpy(buf, unclosed);
+  assert_null(json_parse_capture(&a, buf, strlen(unclosed), JSON_RAW_INPUT, err, sizeof err));
+  assert_string_equal(err, "malformed JSON: A string is opened, but never closed.");
+  /* a scalar input is read as usual */
+  strcpy(buf, "{\"input\": 7}");
+  assert_int_equal(json_get(json_parse_capture(&a, buf, strlen(buf), JSON_RAW_INPUT, err, sizeof err), "input")->kind, J_INT);
+  /* the same string copies to the same copy */
+  JStrKeep keep = {0};
+  const char *dev = "CLANG";
+  const char *c1 = json_keep_str(&a, &keep, dev, 5), *c2 = json_keep_str(&a, &keep, dev, 5);
+  assert_ptr_equal(c1, c2);
+  assert_ptr_not_equal(c1, dev);
+  assert_string_equal(c1, "CLANG");
+  arena_free(&a);
+}
+
 static void omap_iterates_in_insertion_order_like_a_dict(void **state) {
   (void)state;
   Arena a;
@@ -439,6 +487,7 @@ int main(void) {
     cmocka_unit_test(arenas_hand_out_reused_memory_zeroed),
     cmocka_unit_test(json_rejects_malformed_input),
     cmocka_unit_test(json_leaves_expected_schedule_items_as_text),
+    cmocka_unit_test(json_leaves_input_as_text),
     cmocka_unit_test(omap_iterates_in_insertion_order_like_a_dict),
     cmocka_unit_test(omap_small_and_large_maps_behave_like_a_dict),
     cmocka_unit_test(uops_are_hash_consed),
