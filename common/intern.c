@@ -288,6 +288,10 @@ static void append_by_id(Interner *in, const UOp *u) {
   in->nuops++;
 }
 
+/* the UOp table holds at most 3/4 as many nodes as it has slots (a probe
+ * compares the slots' hash bits, and touches a node only when they match) */
+static bool uop_table_full(size_t n, size_t cap) { return 4 * n > 3 * cap; }
+
 /* the table capacity (a power of two) that holds n entries at most half full */
 static size_t table_cap(size_t n) {
   size_t cap = 256;
@@ -295,8 +299,15 @@ static size_t table_cap(size_t n) {
   return cap;
 }
 
+/* the UOp table's capacity for n nodes */
+static size_t uop_table_cap(size_t n) {
+  size_t cap = 256;
+  while (uop_table_full(n + 1, cap)) cap *= 2;
+  return cap;
+}
+
 void interner_reserve(Interner *in, size_t nuops, size_t nvalues) {
-  if (table_cap(nuops) > in->uop_slots_cap) grow_uops_to(in, table_cap(nuops));
+  if (uop_table_cap(nuops) > in->uop_slots_cap) grow_uops_to(in, uop_table_cap(nuops));
   reserve_by_id(in, nuops);
   if (table_cap(nvalues) > in->values_cap) grow_values_to(in, table_cap(nvalues));
 }
@@ -305,7 +316,7 @@ const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, ui
   if (!arg) arg = in->none ? in->none : (in->none = v_none(in));
   UOp proto = {op, dtype, arg, nsrc, src, 0, 0};
   proto.hash = uop_hash(&proto);
-  if ((in->nuops + 1) * 2 > in->uop_slots_cap) grow_uops(in);
+  if (uop_table_full(in->nuops + 1, in->uop_slots_cap)) grow_uops(in);
   size_t mask = in->uop_slots_cap - 1, j = proto.hash & mask;
   uint64_t high = proto.hash & 0xffffffff00000000ULL;
   for (; in->uop_slots[j]; j = (j + 1) & mask) {
