@@ -254,8 +254,8 @@ static uint64_t slot_for(const UOp *u) { return (u->hash & 0xffffffff00000000ULL
 
 static void grow_uops_to(Interner *in, size_t cap) {
   uint64_t *t = arena_array(in->arena, cap, sizeof *t);
-  for (size_t i = 0; i < in->nuops; i++) {
-    const UOp *u = in->uop_by_id[i];
+  for (uint32_t i = 0; i < in->nuops; i++) {
+    const UOp *u = uop_by_id(in, i);
     size_t j = u->hash & (cap - 1);
     while (t[j]) j = (j + 1) & (cap - 1);
     t[j] = slot_for(u);
@@ -266,17 +266,31 @@ static void grow_uops_to(Interner *in, size_t cap) {
 
 static void grow_uops(Interner *in) { grow_uops_to(in, in->uop_slots_cap ? in->uop_slots_cap * 2 : 256); }
 
-static void grow_by_id(Interner *in, size_t cap) {
-  const UOp **bigger = arena_array(in->arena, cap, sizeof *bigger);
-  if (in->nuops) memcpy(bigger, in->uop_by_id, in->nuops * sizeof *bigger);
-  in->uop_by_id = bigger;
-  in->uop_by_id_cap = cap;
+/* Room in the id -> node pages for ids below n: the directory doubles (it
+ * is small), the pages are made as they are needed and never move. */
+static void reserve_by_id(Interner *in, size_t n) {
+  size_t npages = (n + BY_ID_PAGE - 1) >> BY_ID_PAGE_BITS;
+  if (npages > in->by_id_dir_cap) {
+    size_t cap = in->by_id_dir_cap ? in->by_id_dir_cap * 2 : 16;
+    while (cap < npages) cap *= 2;
+    const UOp ***dir = arena_array(in->arena, cap, sizeof *dir);
+    if (in->by_id_npages) memcpy(dir, in->by_id_pages, in->by_id_npages * sizeof *dir);
+    in->by_id_pages = dir;
+    in->by_id_dir_cap = cap;
+  }
+  for (; in->by_id_npages < npages; in->by_id_npages++)
+    in->by_id_pages[in->by_id_npages] = arena_array(in->arena, BY_ID_PAGE, sizeof **in->by_id_pages);
 }
 
 static void append_by_id(Interner *in, const UOp *u) {
-  if (in->nuops == in->uop_by_id_cap) grow_by_id(in, in->uop_by_id_cap ? in->uop_by_id_cap * 2 : 256);
-  in->uop_by_id[in->nuops++] = u;
+  if ((in->nuops >> BY_ID_PAGE_BITS) >= in->by_id_npages) reserve_by_id(in, in->nuops + 1);
+  in->by_id_pages[in->nuops >> BY_ID_PAGE_BITS][in->nuops & (BY_ID_PAGE - 1)] = u;
+  in->nuops++;
 }
+
+/* the UOp table holds at most 3/4 as many nodes as it has slots (a probe
+ * compares the slots' hash bits, and touches a node only when they match) */
+static bool uop_table_full(size_t n, size_t cap) { return 4 * n > 3 * cap; }
 
 /* the table capacity (a power of two) that holds n entries at most half full */
 static size_t table_cap(size_t n) {
@@ -285,9 +299,16 @@ static size_t table_cap(size_t n) {
   return cap;
 }
 
+/* the UOp table's capacity for n nodes */
+static size_t uop_table_cap(size_t n) {
+  size_t cap = 256;
+  while (uop_table_full(n + 1, cap)) cap *= 2;
+  return cap;
+}
+
 void interner_reserve(Interner *in, size_t nuops, size_t nvalues) {
-  if (table_cap(nuops) > in->uop_slots_cap) grow_uops_to(in, table_cap(nuops));
-  if (nuops > in->uop_by_id_cap) grow_by_id(in, nuops);
+  if (uop_table_cap(nuops) > in->uop_slots_cap) grow_uops_to(in, uop_table_cap(nuops));
+  reserve_by_id(in, nuops);
   if (table_cap(nvalues) > in->values_cap) grow_values_to(in, table_cap(nvalues));
 }
 
@@ -295,12 +316,12 @@ const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, ui
   if (!arg) arg = in->none ? in->none : (in->none = v_none(in));
   UOp proto = {op, dtype, arg, nsrc, src, 0, 0};
   proto.hash = uop_hash(&proto);
-  if ((in->nuops + 1) * 2 > in->uop_slots_cap) grow_uops(in);
+  if (uop_table_full(in->nuops + 1, in->uop_slots_cap)) grow_uops(in);
   size_t mask = in->uop_slots_cap - 1, j = proto.hash & mask;
   uint64_t high = proto.hash & 0xffffffff00000000ULL;
   for (; in->uop_slots[j]; j = (j + 1) & mask) {
     if ((in->uop_slots[j] & 0xffffffff00000000ULL) != high) continue;
-    const UOp *other = in->uop_by_id[(in->uop_slots[j] & 0xffffffffULL) - 1];
+    const UOp *other = uop_by_id(in, (uint32_t)(in->uop_slots[j] & 0xffffffffULL) - 1);
     if (uop_same(other, &proto)) return other;
   }
   if (in->nuops >= UINT32_MAX - 1) { fprintf(stderr, "tsched: more than 2^32 nodes\n"); abort(); }

@@ -7,6 +7,8 @@
 #include "value.h"
 #include "omap.h"
 
+enum { BY_ID_PAGE_BITS = 10, BY_ID_PAGE = 1 << BY_ID_PAGE_BITS };
+
 struct Interner {
   Arena *arena;
   /* open-addressing tables of pointers, sized to powers of two */
@@ -14,7 +16,9 @@ struct Interner {
   /* UOp table: slot = (high 32 bits of the hash) << 32 | (id + 1), 0 empty;
    * the hash bits let a probe skip most mismatches without touching a node. */
   uint64_t *uop_slots; size_t nuops, uop_slots_cap;
-  const UOp **uop_by_id; size_t uop_by_id_cap;   /* id -> node */
+  /* id -> node, in pages of BY_ID_PAGE ids (made as needed, never moved:
+   * a growing array would leave its old copies in the arena) */
+  const UOp ***by_id_pages; size_t by_id_npages, by_id_dir_cap;
   const Value *none;                             /* v_none(), for uop_new */
   struct RewriteMemo *rewrite_memos;             /* rewrite.c: free RewriteContext tables */
   Arena *memo_arena;                             /* rewrite.c: where those tables live (NULL: arena) */
@@ -27,4 +31,8 @@ void interner_init(Interner *in, Arena *a);
 /* Sizes the tables for about nuops nodes and nvalues values (a caller that
  * can tell how big its graph will get saves the rehashing as they grow). */
 void interner_reserve(Interner *in, size_t nuops, size_t nvalues);
+/* The node with that id (id < uop_count(in)). */
+static inline const UOp *uop_by_id(const Interner *in, uint32_t id) {
+  return in->by_id_pages[id >> BY_ID_PAGE_BITS][id & (BY_ID_PAGE - 1)];
+}
 #endif

@@ -118,11 +118,16 @@ enum { NO_SRC = UINT32_MAX };
  * form a stack too). The table is paged: MEMO_PAGE ids a page, a page made
  * when the first id in it is stored, so a context costs memory for the ids
  * it touches, not for every node of the graph (and growing it copies only
- * the page directory). 128 ids a page (1.5 KiB): a pooled context used by
+ * the page directory). 128 ids a page (~1 KiB): a pooled context used by
  * many small rewrites touches ids all over the graph, a page for each. */
 enum { MEMO_PAGE_BITS = 7, MEMO_PAGE = 1 << MEMO_PAGE_BITS };
+/* A page's entries belong to the context whose epoch it holds (a page of
+ * an older epoch is emptied when the context first stores into it): a bit
+ * per entry rather than a stamp, as these pages are most of what a
+ * schedule keeps only to go faster. */
 typedef struct MemoPage {
-  uint32_t stamp[MEMO_PAGE];   /* entries with stamp == epoch belong to the current context */
+  uint32_t epoch;
+  uint64_t live[MEMO_PAGE / 64];
   const UOp *val[MEMO_PAGE];
 } MemoPage;
 
@@ -144,9 +149,9 @@ static RewriteMemo *memo_acquire(Interner *in) {
   if (m) in->rewrite_memos = m->next;
   else m = arena_alloc(memo_arena(in), sizeof *m);
   m->next = NULL;
-  if (++m->epoch == 0) { /* wrapped: forget every stamp */
+  if (++m->epoch == 0) { /* wrapped: forget every page's epoch */
     for (size_t p = 0; p < m->npages; p++)
-      if (m->pages[p]) memset(m->pages[p]->stamp, 0, sizeof m->pages[p]->stamp);
+      if (m->pages[p]) m->pages[p]->epoch = 0;
     m->epoch = 1;
   }
   m->nframes = m->nsrcs = 0;
@@ -156,7 +161,7 @@ static RewriteMemo *memo_acquire(Interner *in) {
 static inline const UOp *memo_get(const RewriteMemo *m, const UOp *n) {
   size_t p = n->id >> MEMO_PAGE_BITS, i = n->id & (MEMO_PAGE - 1);
   const MemoPage *pg = p < m->npages ? m->pages[p] : NULL;
-  return pg && pg->stamp[i] == m->epoch ? pg->val[i] : NULL;
+  return pg && pg->epoch == m->epoch && (pg->live[i / 64] >> (i % 64) & 1) ? pg->val[i] : NULL;
 }
 
 /* The page of id p (made, and the directory grown, as needed). */
@@ -175,7 +180,11 @@ static MemoPage *memo_page(Interner *in, RewriteMemo *m, size_t p) {
 static inline void memo_put(Interner *in, RewriteMemo *m, const UOp *n, const UOp *ret) {
   size_t p = n->id >> MEMO_PAGE_BITS, i = n->id & (MEMO_PAGE - 1);
   MemoPage *pg = p < m->npages && m->pages[p] ? m->pages[p] : memo_page(in, m, p);
-  pg->stamp[i] = m->epoch;
+  if (pg->epoch != m->epoch) { /* an older context's entries */
+    pg->epoch = m->epoch;
+    for (size_t w = 0; w < MEMO_PAGE / 64; w++) pg->live[w] = 0;
+  }
+  pg->live[i / 64] |= (uint64_t)1 << (i % 64);
   pg->val[i] = ret;
 }
 

@@ -38,8 +38,8 @@ const UOp *pm_rewrite_list(const PatternMatcher *const *pms, size_t npms, void *
 
 /* The rewrite state: RewriteContext. Its `replace` dict (node -> result) is
  * only ever looked up, never iterated, so it is a table indexed by UOp id
- * whose entries count only when stamped with this context's epoch: a new
- * context costs nothing however large the graph is. The tables (and the
+ * whose entries count only in pages stamped with this context's epoch: a
+ * new context costs nothing however large the graph is. The tables (and the
  * walk's frame stack) come from a pool in the Interner and go back to it when
  * the context is released, so nested graph_rewrites get their own. */
 typedef struct RewriteMemo RewriteMemo;

@@ -16,7 +16,7 @@ const UOp *kernel_arg_ast(KG *k, const UOp *kernel) {
   if (a->kind != V_TUPLE || a->u.tuple.n != 3 || a->u.tuple.items[1]->kind != V_INT) kg_unsupported(k, "a KERNEL in the input graph");
   int64_t id = a->u.tuple.items[1]->u.i;
   if (id < 0 || (uint64_t)id >= uop_count(k->in)) kg_unsupported(k, "a KERNEL whose ast is unknown");
-  return k->in->uop_by_id[id];
+  return uop_by_id(k->in, (uint32_t)id);
 }
 
 const Value *kernel_arg_metadata(const UOp *kernel) { return kernel->arg->u.tuple.items[2]; }
