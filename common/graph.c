@@ -132,9 +132,11 @@ static JVal *bigint_json(Arena *a, PyInt x) {
 
 /* Iterative over arrays: an explicit stack of partly built tuples. */
 const Value *value_from_json(Codec *c, const JVal *j, const char *where, Status *st) {
-  typedef struct { const JVal *arr; size_t next; const Value **items; } Frame;
+  typedef struct { const JVal *arr; size_t next; const Value **items; bool on_stack; } Frame;
   Frame stack[64];
-  size_t depth = 0;
+  /* the partly built tuples' items (v_tuple copies them): on this stack when they fit */
+  const Value *items[256];
+  size_t depth = 0, nitems = 0;
   const Value *done = NULL;
   for (;;) {
     if (j) {
@@ -150,7 +152,12 @@ const Value *value_from_json(Codec *c, const JVal *j, const char *where, Status 
         case J_RAW: status_bad_input(st, "%s: value was not parsed", where); return NULL;
         case J_ARR:
           if (depth == 64) { status_bad_input(st, "%s: value nested too deeply", where); return NULL; }
-          stack[depth++] = (Frame){j, 0, arena_array(c->arena, j->n ? j->n : 1, sizeof(Value *))};
+          if (nitems + j->n <= 256) {
+            stack[depth++] = (Frame){j, 0, items + nitems, true};
+            nitems += j->n;
+          } else {
+            stack[depth++] = (Frame){j, 0, arena_array(c->arena, j->n, sizeof(Value *)), false};
+          }
           done = NULL;
           break;
       }
@@ -165,6 +172,7 @@ const Value *value_from_json(Codec *c, const JVal *j, const char *where, Status 
     Frame *top = &stack[depth - 1];
     if (top->next < top->arr->n) { j = top->arr->u.arr[top->next]; continue; }
     done = v_tuple(c->in, top->arr->n, top->items);
+    if (top->on_stack) nitems -= top->arr->n;
     depth--;
   }
 }
@@ -244,7 +252,8 @@ static bool decode_node(Codec *c, const JVal *e, size_t i, const UOp **nodes, co
   if (!arg) return at_node(st, where, i);
   if (jsrc->kind != J_ARR) return status_bad_input(st, "%s node %zu: sources must be an array", where, i);
   if (jsrc->n > UINT32_MAX) return status_bad_input(st, "%s node %zu: too many sources", where, i);
-  const UOp **src = arena_array(c->arena, jsrc->n ? jsrc->n : 1, sizeof *src);
+  const UOp *few[16]; /* uop_new copies the sources */
+  const UOp **src = jsrc->n <= 16 ? few : arena_array(c->arena, jsrc->n, sizeof *src);
   for (size_t k = 0; k < jsrc->n; k++) {
     const JVal *s = jsrc->u.arr[k];
     if (s->kind != J_INT || s->u.i < 0 || (uint64_t)s->u.i >= i)
@@ -294,10 +303,12 @@ static size_t encode_order(Codec *c, const UOp *const *roots, size_t nroots) {
   Arena *a = c->arena;
   size_t ids = uop_count(c->in);
   if (ids > c->enc_cap) {
-    size_t old = c->enc_cap;
-    c->enc_stamp = grown(a, c->enc_stamp, ids, &c->enc_cap, sizeof *c->enc_stamp);
-    c->enc_cap = old;
-    c->enc_pos = grown(a, c->enc_pos, ids, &c->enc_cap, sizeof *c->enc_pos);
+    /* a quarter more than the ids so far, for the nodes made while the rest
+     * is encoded (the old arrays stay behind in the arena: no doubling; a
+     * new walk starts a new epoch, so their contents need no copy) */
+    c->enc_cap = ids + ids / 4 + 64;
+    c->enc_stamp = arena_array(a, c->enc_cap, sizeof *c->enc_stamp);
+    c->enc_pos = arena_array(a, c->enc_cap, sizeof *c->enc_pos);
   }
   if (++c->enc_epoch == 0) {
     memset(c->enc_stamp, 0, c->enc_cap * sizeof *c->enc_stamp);

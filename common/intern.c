@@ -314,7 +314,7 @@ void interner_reserve(Interner *in, size_t nuops, size_t nvalues) {
 
 const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, uint32_t nsrc, const UOp *const *src) {
   if (!arg) arg = in->none ? in->none : (in->none = v_none(in));
-  UOp proto = {op, dtype, arg, nsrc, src, 0, 0};
+  UOp proto = {.op = op, .nsrc = nsrc, .dtype = dtype, .arg = arg, .src = src};
   proto.hash = uop_hash(&proto);
   if (uop_table_full(in->nuops + 1, in->uop_slots_cap)) grow_uops(in);
   size_t mask = in->uop_slots_cap - 1, j = proto.hash & mask;

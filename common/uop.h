@@ -10,11 +10,11 @@
 #include "value.h"
 
 typedef struct UOp UOp;
-struct UOp {
+struct UOp { /* (the 32-bit fields side by side: 48 bytes, not 56) */
   Op op;
+  uint32_t nsrc;
   const DType *dtype;          /* NULL for 0.9.1 LazyOps */
   const Value *arg;            /* never NULL: v_none() for None */
-  uint32_t nsrc;
   const UOp *const *src;
   uint64_t hash;
   uint32_t id;                 /* creation order within the Interner, from 0 */
