@@ -26,12 +26,7 @@ const DType *dtype_from_json(const JVal *j, const char *where, Status *st) {
 static JVal null_json = {.kind = J_NULL};
 
 /* a J_INT, shared when small */
-static JVal *int_json(Arena *a, int64_t i) {
-  static JVal small[4096];
-  if (i < 0 || i >= 4096) return json_int(a, i);
-  if (small[i].kind != J_INT) small[i] = (JVal){.kind = J_INT, .u.i = i};
-  return &small[i];
-}
+static JVal *int_json(Arena *a, int64_t i) { return json_int_shared(a, i); }
 
 /* op_name as a J_STR, the names looked up once per version */
 static JVal *op_json(Arena *a, Op op, TgVersion v) {
@@ -284,18 +279,6 @@ bool graph_decode(Codec *c, const JVal *g, const char *where, const UOp ***nodes
 
 typedef struct EncFrame { const UOp *u; uint32_t next; } EncFrame;
 
-/* a J_ARR of n slots (capacity: the next power of two >= n, json_push's
- * rule; no room of its own when empty, json_push makes it) */
-static JVal *arr_of(Arena *a, size_t n) {
-  static JVal *no_items[1];
-  JVal *j = json_arr(a);
-  size_t cap = 1;
-  while (cap < n) cap *= 2;
-  j->u.arr = n ? arena_array(a, cap, sizeof(JVal *)) : no_items;
-  j->n = (uint32_t)n;
-  return j;
-}
-
 static void *grown(Arena *a, void *old, size_t n, size_t *cap, size_t size) {
   size_t c = *cap ? *cap * 2 : 64;
   while (c < n) c *= 2;
@@ -348,10 +331,10 @@ static size_t encode_order(Codec *c, const UOp *const *roots, size_t nroots) {
 JVal *graph_encode(Codec *c, const UOp *const *roots, size_t nroots) {
   Arena *a = c->out;
   size_t n = encode_order(c, roots, nroots);
-  JVal *nodes = arr_of(a, n), *jroots = arr_of(a, nroots), *g = json_obj(a);
+  JVal *nodes = json_arr_n(a, n), *jroots = json_arr_n(a, nroots);
   for (size_t i = 0; i < n; i++) {
     const UOp *u = c->enc_order[i];
-    JVal *e = arr_of(a, 4), *src = arr_of(a, u->nsrc);
+    JVal *e = json_arr_n(a, 4), *src = json_arr_n(a, u->nsrc);
     e->u.arr[0] = op_json(a, u->op, c->v);
     e->u.arr[1] = u->dtype ? dtype_to_json(c, u->dtype) : &null_json;
     e->u.arr[2] = value_to_json(c, u->arg);
@@ -360,7 +343,7 @@ JVal *graph_encode(Codec *c, const UOp *const *roots, size_t nroots) {
     nodes->u.arr[i] = e;
   }
   for (size_t r = 0; r < nroots; r++) jroots->u.arr[r] = int_json(a, c->enc_pos[roots[r]->id]);
-  json_set(a, g, "nodes", nodes);
-  json_set(a, g, "roots", jroots);
-  return g;
+  static const char *const keys[2] = {"nodes", "roots"};
+  JVal *vals[2] = {nodes, jroots};
+  return json_obj_fixed(a, 2, keys, vals);
 }

@@ -72,6 +72,42 @@ void json_set(Arena *a, JVal *obj, const char *key, JVal *val) {
   m->val = val;
 }
 
+/* 0..4095 as J_INT, read-only data (its pages are memory only where used) */
+#define JINT1(n) {.kind = J_INT, .u = {.i = (n)}},
+#define JINT4(n) JINT1(n) JINT1((n) + 1) JINT1((n) + 2) JINT1((n) + 3)
+#define JINT16(n) JINT4(n) JINT4((n) + 4) JINT4((n) + 8) JINT4((n) + 12)
+#define JINT64(n) JINT16(n) JINT16((n) + 16) JINT16((n) + 32) JINT16((n) + 48)
+#define JINT256(n) JINT64(n) JINT64((n) + 64) JINT64((n) + 128) JINT64((n) + 192)
+#define JINT1024(n) JINT256(n) JINT256((n) + 256) JINT256((n) + 512) JINT256((n) + 768)
+enum { SHARED_INTS = 4096 };
+static const JVal shared_ints[SHARED_INTS] = {JINT1024(0) JINT1024(1024) JINT1024(2048) JINT1024(3072)};
+static const JVal shared_null = {.kind = J_NULL}, shared_bools[2] = {{.kind = J_BOOL, .u = {.b = false}}, {.kind = J_BOOL, .u = {.b = true}}};
+
+/* (the shared values are const: a write through these pointers faults) */
+JVal *json_int_shared(Arena *a, int64_t i) {
+  return i >= 0 && i < SHARED_INTS ? (JVal *)&shared_ints[i] : json_int(a, i);
+}
+JVal *json_null_shared(void) { return (JVal *)&shared_null; }
+JVal *json_bool_shared(bool b) { return (JVal *)&shared_bools[b]; }
+
+JVal *json_arr_n(Arena *a, size_t n) {
+  static JVal *no_items[1];
+  JVal *j = json_arr(a);
+  size_t cap = 1; /* the next power of two >= n, as json_push keeps it */
+  while (cap < n) cap *= 2;
+  j->u.arr = n ? arena_array(a, cap, sizeof(JVal *)) : no_items;
+  j->n = (uint32_t)n;
+  return j;
+}
+
+JVal *json_obj_fixed(Arena *a, size_t n, const char *const *keys, JVal *const *vals) {
+  JVal *o = json_obj(a);
+  o->u.obj = arena_array(a, n ? n : 1, sizeof(JMember));
+  for (size_t i = 0; i < n; i++) o->u.obj[i] = (JMember){keys[i], (uint32_t)strlen(keys[i]), vals[i]};
+  o->n = (uint32_t)n;
+  return o;
+}
+
 /* ---- writer: a growable byte buffer and an explicit stack ---- */
 
 typedef struct { char *p; size_t n, cap; } Buf;

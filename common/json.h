@@ -98,6 +98,16 @@ JVal *json_arr(Arena *a);
 JVal *json_obj(Arena *a);
 void json_push(Arena *a, JVal *arr, JVal *item);
 void json_set(Arena *a, JVal *obj, const char *key, JVal *val);
+/* Compact builders for results that are finished when built (ShapeTrackers,
+ * graphs): read-only values shared by every tree (never modify them), an
+ * array of n slots the caller fills (json_push's capacity, so it may still
+ * grow), and an object of exactly the n members given, keys not copied
+ * (string literals) and no room for more (json_set must not add to it). */
+JVal *json_int_shared(Arena *a, int64_t i);  /* shared for 0 <= i < 4096, else json_int */
+JVal *json_null_shared(void);
+JVal *json_bool_shared(bool b);
+JVal *json_arr_n(Arena *a, size_t n);
+JVal *json_obj_fixed(Arena *a, size_t n, const char *const *keys, JVal *const *vals);
 
 /* Write v as compact JSON (floats always carry '.' or 'e'; non-finite floats
  * as {"float": ...}). Iterative: no recursion on depth. */

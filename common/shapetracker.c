@@ -570,38 +570,34 @@ const ShapeTracker *st_from_json(Arena *a, const JVal *j, StError *err) {
 }
 
 static JVal *sints_to_json(Arena *a, int n, const sint *xs) {
-  JVal *arr = json_arr(a);
-  for (int i = 0; i < n; i++) json_push(a, arr, sint_to_json(a, xs[i]));
+  JVal *arr = json_arr_n(a, (size_t)n);
+  for (int i = 0; i < n; i++) arr->u.arr[i] = sint_to_json(a, xs[i]);
   return arr;
 }
 
+/* (finished objects, shared small ints: a result's Views are only read) */
 JVal *view_to_json(Arena *a, const View *vw) {
-  JVal *o = json_obj(a);
-  json_set(a, o, "shape", sints_to_json(a, vw->ndim, vw->shape));
-  json_set(a, o, "strides", sints_to_json(a, vw->ndim, vw->strides));
-  json_set(a, o, "offset", sint_to_json(a, vw->offset));
-  if (vw->mask == NULL) {
-    json_set(a, o, "mask", json_null(a));
-  } else {
-    JVal *m = json_arr(a);
+  JVal *mask = json_null_shared();
+  if (vw->mask != NULL) {
+    mask = json_arr_n(a, (size_t)vw->ndim);
     for (int i = 0; i < vw->ndim; i++) {
-      JVal *p = json_arr(a);
-      json_push(a, p, sint_to_json(a, vw->mask[i].b));
-      json_push(a, p, sint_to_json(a, vw->mask[i].e));
-      json_push(a, m, p);
+      JVal *p = json_arr_n(a, 2);
+      p->u.arr[0] = sint_to_json(a, vw->mask[i].b);
+      p->u.arr[1] = sint_to_json(a, vw->mask[i].e);
+      mask->u.arr[i] = p;
     }
-    json_set(a, o, "mask", m);
   }
-  json_set(a, o, "contiguous", json_bool(a, vw->contiguous));
-  return o;
+  static const char *const keys[5] = {"shape", "strides", "offset", "mask", "contiguous"};
+  JVal *vals[5] = {sints_to_json(a, vw->ndim, vw->shape), sints_to_json(a, vw->ndim, vw->strides),
+                   sint_to_json(a, vw->offset), mask, json_bool_shared(vw->contiguous)};
+  return json_obj_fixed(a, 5, keys, vals);
 }
 
 JVal *st_to_json(Arena *a, const ShapeTracker *st) {
-  JVal *views = json_arr(a);
-  for (int i = 0; i < st->nviews; i++) json_push(a, views, view_to_json(a, st->views[i]));
-  JVal *o = json_obj(a);
-  json_set(a, o, "views", views);
-  return o;
+  JVal *views = json_arr_n(a, (size_t)st->nviews);
+  for (int i = 0; i < st->nviews; i++) views->u.arr[i] = view_to_json(a, st->views[i]);
+  static const char *const keys[1] = {"views"};
+  return json_obj_fixed(a, 1, keys, &views);
 }
 
 void st_error_to_status(const StError *err, Status *status) {

@@ -672,7 +672,7 @@ bool sint_from_json(Arena *a, const JVal *j, sint *out, StError *err) {
 }
 
 JVal *sint_to_json(Arena *a, sint x) {
-  if (x.sym == NULL) return json_int(a, x.i);
+  if (x.sym == NULL) return json_int_shared(a, x.i);
   JVal *o = json_obj(a);
   switch (sym_version()) {
     case TG_0_9_1: json_set(a, o, "sym", expr_from_node(a, node_of(x))); break;

@@ -172,5 +172,5 @@ const char *sint_str(Arena *a, sint x);
  * Without a current context (or for what the context cannot hold) a {"sym"} gives
  * ST_UNSUPPORTED "symbolic shape: unsupported"; malformed JSON gives ST_BAD_INPUT. */
 bool sint_from_json(Arena *a, const JVal *j, sint *out, StError *err);
-JVal *sint_to_json(Arena *a, sint x);
+JVal *sint_to_json(Arena *a, sint x);   /* an int is a shared, read-only JVal when small (json_int_shared) */
 #endif
