@@ -94,8 +94,10 @@ typedef struct Sched {
   Arena *a;                /* what the result needs: the interned UOps and values, the items */
   /* what is only remembered to go faster (the property caches, the st
    * memos, the walks' stacks and stamps, the rewrite contexts' tables): a
-   * scratch arena freed when the schedule is made (Sched.a until then) */
+   * scratch arena freed when the schedule is made (Sched.a before and after),
+   * renewed while prescheduling (v100_caches_renew) */
   Arena *caches;
+  size_t caches_kernels;   /* the kernels prescheduled since the caches began */
   /* the big graph's bookkeeping (to_uop's frames, children, allbufs, group_realizes'
    * maps): a scratch arena from to_uop to the end of group_realizes (Sched.a otherwise) */
   Arena *graph;
@@ -202,6 +204,12 @@ const Value *v100_device_value(Sched *s, InBuf *b);
 enum { V100_MAX_CHUNK = 1 << 20 };
 /* the bytes of temporaries prescheduling lets its scratch arena grow to before it is emptied */
 enum { V100_TMP_BYTES = 256 * 1024 };
+/* While prescheduling, Sched.caches is forgotten (between two kernels) once
+ * it has grown past V100_CACHES_BYTES and served V100_CACHES_KERNELS
+ * kernels at least: what the rewrites, UOp.st and the walks remember grows
+ * with every node id made (~30-40 bytes an id), most of it of no use to
+ * later kernels. */
+enum { V100_CACHES_BYTES = 2048 * 1024, V100_CACHES_KERNELS = 64 };
 /* A scratch arena for a pass's temporaries, freed by v100_scratch_end;
  * when it ends, Sched.a goes on in the chunks it gave back. */
 Arena *v100_scratch_begin(Sched *s);
@@ -209,6 +217,7 @@ void v100_scratch_end(Sched *s, Arena *scratch);
 void v100_scratch_end_all(Sched *s);        /* every one still open (a failure unwinds) */
 void v100_caches_begin(Sched *s);           /* Sched.caches: a scratch arena */
 void v100_caches_drop(Sched *s);            /* forget what it remembered, free it */
+void v100_caches_renew(Sched *s);           /* after a kernel: dropped and begun anew when due */
 void v100_graph_begin(Sched *s);            /* Sched.graph: a scratch arena */
 void v100_graph_end(Sched *s);              /* allbufs, children... forgotten, Sched.graph freed */
 

@@ -233,6 +233,7 @@ bool v100_create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems)
       v100_scratch_end(s, s->tmp);
       s->tmp = v100_scratch_begin(s);
     }
+    v100_caches_renew(s);
     const UOp **stores = arena_array(s->tmp, store_groups[g].n + 1, sizeof *stores);
     uint32_t k = 0;
     for (size_t i = 0; i < store_groups[g].n; i++) {

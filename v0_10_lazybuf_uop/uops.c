@@ -52,6 +52,7 @@ static void st_memos_init(Sched *s, Arena *a) {
 }
 
 void v100_caches_begin(Sched *s) {
+  s->caches_kernels = 0;
   s->caches = s->in->memo_arena = v100_scratch_begin(s);
   s->st_cache.arena = s->unsafe_cache.arena = s->caches;
   st_memos_init(s, s->caches);
@@ -85,6 +86,12 @@ void v100_graph_end(Sched *s) {
   s->allbuf_of = s->children = s->reduce_free = (IdCache){0};
   s->graph = s->a;
   v100_scratch_end(s, graph);
+}
+
+void v100_caches_renew(Sched *s) {
+  if (++s->caches_kernels < V100_CACHES_KERNELS || s->caches->chunk_bytes <= V100_CACHES_BYTES) return;
+  v100_caches_drop(s);
+  v100_caches_begin(s);
 }
 
 /* ---- scratch memory ---- */
