@@ -11,7 +11,7 @@
  * equal a ShapeTracker interned already, and only a new one is copied into
  * s->a. The scratch arena is emptied once it has grown past ST_SCRATCH_BYTES,
  * when an operation has its interned result (so nothing points into it). */
-enum { ST_SCRATCH_BYTES = 256 * 1024 };
+enum { ST_SCRATCH_BYTES = 64 * 1024 };
 
 void st10_release(Sched *s) {
   arena_free(&s->st_scratch);
