@@ -27,8 +27,9 @@ typedef struct CaptureReader {
   const char *path;
   char *data;              /* whole (decompressed) file + JSON_PADDING bytes */
   size_t len, pos, line;
-  bool raw_schedule_items; /* leave the items of expected.schedule as their text (J_RAW:
-                            * json_materialize reads one); off unless set after opening */
+  bool raw_schedule_items; /* leave the items of expected.schedule (and of becomes_map and
+                            * new_buffers) as their text (J_RAW: json_materialize reads
+                            * one); off unless set after opening */
   bool raw_input;          /* leave `input` as its text (J_RAW): the generations read it
                             * with capture_input while they decode it; off unless set */
 } CaptureReader;

@@ -592,25 +592,87 @@ static bool compare_item(Arena *ar, TgVersion v, size_t k, const JVal *e, const 
   return true;
 }
 
-static bool compare_becomes_map(Arena *ar, const JVal *e, const JVal *g, char *why, size_t whylen) {
+/* An expected item the reader may have left as text, parsed into tmp;
+ * NULL with why set when that text does not parse. */
+static const JVal *expected_item(Arena *tmp, const char *field, size_t i, const JVal *x, char *why, size_t whylen) {
+  char err[256];
+  const JVal *e = json_materialize(tmp, x, err, sizeof err);
+  if (!e) snprintf(why, whylen, "expected.%s[%zu]: %s", field, i, err);
+  return e;
+}
+
+/* one becomes_map entry [node index, GRAPH]: 1 equal, 0 different */
+static int becomes_entry_equal(Arena *ar, const JVal *x, const JVal *y, char *why, size_t whylen) {
+  if (x->kind != J_ARR || y->kind != J_ARR || x->n != 2 || y->n != 2 || !json_equal(x->u.arr[0], y->u.arr[0]))
+    return describe(why, whylen, "%s entry: expected %.300s, got %.300s", "becomes_map", x, y);
+  char inner[1400];
+  if (!graph_equal(ar, x->u.arr[1], y->u.arr[1], inner, sizeof inner)) {
+    char *node = json_to_string(x->u.arr[0], NULL);
+    snprintf(why, whylen, "becomes_map entry for node %s: %s", node, inner);
+    free(node);
+    return 0;
+  }
+  return 1;
+}
+
+/* 1 equal, 0 different, -1 when an expected entry does not parse. An entry
+ * the reader left as text is equal when the text spells the produced one
+ * (json_spells), else it is parsed into a scratch arena for the comparison. */
+static int compare_becomes_map(Arena *ar, const JVal *e, const JVal *g, char *why, size_t whylen) {
   if (!e || !g || e->kind != J_ARR || g->kind != J_ARR) return describe(why, whylen, "%s: expected %.300s, got %.300s", "becomes_map", e, g);
   if (e->n != g->n) {
     snprintf(why, whylen, "becomes_map: expected %zu entries, got %zu", (size_t)e->n, (size_t)g->n);
-    return false;
+    return 0;
   }
   for (size_t i = 0; i < e->n; i++) {
     const JVal *x = e->u.arr[i], *y = g->u.arr[i];
-    if (x->kind != J_ARR || y->kind != J_ARR || x->n != 2 || y->n != 2 || !json_equal(x->u.arr[0], y->u.arr[0]))
-      return describe(why, whylen, "%s entry: expected %.300s, got %.300s", "becomes_map", x, y);
-    char inner[1400];
-    if (!graph_equal(ar, x->u.arr[1], y->u.arr[1], inner, sizeof inner)) {
-      char *node = json_to_string(x->u.arr[0], NULL);
-      snprintf(why, whylen, "becomes_map entry for node %s: %s", node, inner);
-      free(node);
-      return false;
+    if (x->kind != J_RAW) {
+      if (becomes_entry_equal(ar, x, y, why, whylen) != 1) return 0;
+      continue;
+    }
+    if (json_spells(y, x->u.s, x->n)) continue;
+    Arena tmp;
+    arena_init(&tmp);
+    const JVal *xe = expected_item(&tmp, "becomes_map", i, x, why, whylen);
+    int r = xe ? becomes_entry_equal(&tmp, xe, y, why, whylen) : -1;
+    arena_free(&tmp);
+    if (r != 1) return r;
+  }
+  return 1;
+}
+
+/* an expected item left as text against got's: spelled, or parsed (into a
+ * scratch arena) and equal */
+static bool raw_item_equal(const JVal *x, const JVal *y) {
+  if (json_spells(y, x->u.s, x->n)) return true;
+  Arena tmp;
+  arena_init(&tmp);
+  char err[256];
+  const JVal *xe = json_materialize(&tmp, x, err, sizeof err);
+  bool same = xe && json_equal(xe, y);
+  arena_free(&tmp);
+  return same;
+}
+
+/* expected[key] against got[key], for an array whose items the reader may
+ * have left as text (compared as compare_becomes_map does); on a difference
+ * why shows both whole (the expected one parsed into ar). 1, 0 or -1. */
+static int list_equal(Arena *ar, const JVal *exp, const JVal *got, const char *key, char *why, size_t whylen) {
+  const JVal *e = json_get(exp, key), *g = json_get(got, key);
+  bool same = (!e && !g) || (e && g && e->kind != J_ARR && json_equal(e, g));
+  if (e && g && e->kind == J_ARR && g->kind == J_ARR && e->n == g->n) {
+    same = true;
+    for (size_t i = 0; same && i < e->n; i++) {
+      const JVal *x = e->u.arr[i], *y = g->u.arr[i];
+      if (x->kind != J_RAW) same = json_equal(x, y);
+      else same = raw_item_equal(x, y);
     }
   }
-  return true;
+  if (same) return 1;
+  JVal *whole = e && e->kind == J_ARR ? json_arr_n(ar, e->n) : NULL;
+  for (size_t i = 0; whole && i < e->n; i++)
+    if (!(whole->u.arr[i] = (JVal *)expected_item(ar, key, i, e->u.arr[i], why, whylen))) return -1;
+  return describe(why, whylen, "%s: expected %.300s, got %.300s", key, whole ? whole : e, g);
 }
 
 /* expected.schedule's item k (perhaps left as text: parsed into ar) against
@@ -633,14 +695,15 @@ static bool count_equal(size_t expected, size_t got, char *why, size_t whylen) {
 }
 
 /* Everything after the schedule: var_vals, becomes_map, new_buffers, the
- * memory plan, the mutations. */
-static bool compare_rest(Arena *ar, TgVersion v, const JVal *exp, const JVal *got, char *why, size_t whylen) {
+ * memory plan, the mutations. 1 equal, 0 different, -1 when an expected
+ * item left as text does not parse. */
+static int compare_rest(Arena *ar, TgVersion v, const JVal *exp, const JVal *got, char *why, size_t whylen) {
   if (!field_equal(exp, got, "var_vals"))
     return describe(why, whylen, "%s: expected %.300s, got %.300s", "var_vals", json_get(exp, "var_vals"), json_get(got, "var_vals"));
   if (v == TG_0_10_2) {
-    if (!compare_becomes_map(ar, json_get(exp, "becomes_map"), json_get(got, "becomes_map"), why, whylen)) return false;
-    if (!field_equal(exp, got, "new_buffers"))
-      return describe(why, whylen, "%s: expected %.300s, got %.300s", "new_buffers", json_get(exp, "new_buffers"), json_get(got, "new_buffers"));
+    int r = compare_becomes_map(ar, json_get(exp, "becomes_map"), json_get(got, "becomes_map"), why, whylen);
+    if (r == 1) r = list_equal(ar, exp, got, "new_buffers", why, whylen);
+    if (r != 1) return r;
   }
   /* memory plan: compared where recorded */
   static const char *const plan_fields[] = {"memory_plan", "memory_plan_buffers", "memory_plan_error"};
@@ -671,7 +734,7 @@ bool compare_expected(Arena *ar, TgVersion v, const JVal *exp, const JVal *got, 
   size_t n = se->n < sg->n ? se->n : sg->n;
   for (size_t k = 0; k < n; k++)
     if (compare_item_at(ar, v, se, k, sg->u.arr[k], why, whylen) != 1) return false;
-  return count_equal(se->n, sg->n, why, whylen) && compare_rest(ar, v, exp, got, why, whylen);
+  return count_equal(se->n, sg->n, why, whylen) && compare_rest(ar, v, exp, got, why, whylen) == 1;
 }
 
 /* ScheduleCompare's ResultSink: item k against expected item k, until the first difference */
@@ -691,7 +754,7 @@ void schedule_compare_init(ScheduleCompare *sc, Arena *a, TgVersion v, const JVa
   sc->expected = expected_schedule(a, expected);
 }
 
-bool compare_expected_sunk(Arena *ar, const ScheduleCompare *sc, const JVal *exp, const JVal *got, char *why,
+bool compare_expected_sunk(Arena *ar, ScheduleCompare *sc, const JVal *exp, const JVal *got, char *why,
                            size_t whylen) {
   if (!sc->expected) {
     snprintf(why, whylen, "missing \"schedule\"");
@@ -701,7 +764,10 @@ bool compare_expected_sunk(Arena *ar, const ScheduleCompare *sc, const JVal *exp
     snprintf(why, whylen, "%s", sc->why);
     return false;
   }
-  return count_equal(sc->expected->n, sc->got, why, whylen) && compare_rest(ar, sc->v, exp, got, why, whylen);
+  if (!count_equal(sc->expected->n, sc->got, why, whylen)) return false;
+  int r = compare_rest(ar, sc->v, exp, got, why, whylen);
+  sc->bad_input = r < 0;
+  return r == 1;
 }
 
 static size_t first_line_len(const char *s) {

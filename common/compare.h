@@ -42,14 +42,16 @@ typedef struct ScheduleCompare {
   const JVal *expected;     /* expected.schedule, a J_ARR; NULL when missing or not an array */
   size_t got;               /* items handed in so far */
   bool differs;             /* why holds the first difference */
-  bool bad_input;           /* why says which expected item does not parse */
+  bool bad_input;           /* why says which expected item does not parse (the schedule's,
+                             * or, after compare_expected_sunk, becomes_map's or new_buffers') */
   char why[2048];
 } ScheduleCompare;
 void schedule_compare_init(ScheduleCompare *sc, Arena *a, TgVersion v, const JVal *expected);
 
 /* compare_expected for a result whose schedule went through sc: the same
- * verdict and the same first difference. */
-bool compare_expected_sunk(Arena *a, const ScheduleCompare *sc, const JVal *expected, const JVal *got, char *why,
+ * verdict and the same first difference (sc->bad_input set when an expected
+ * item left as text, of the schedule, becomes_map or new_buffers, does not parse). */
+bool compare_expected_sunk(Arena *a, ScheduleCompare *sc, const JVal *expected, const JVal *got, char *why,
                            size_t whylen);
 
 /* An expected error passes when the types are equal and the first lines of

@@ -44,7 +44,8 @@ JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, size_t errlen
 /* json_parse of a capture line, leaving parts of it as their text (J_RAW,
  * found by counting brackets; their own syntax is checked when they are
  * materialized), as `raw` (JsonRaw flags) asks:
- * JSON_RAW_SCHEDULE_ITEMS each array or object in the root's "expected"."schedule";
+ * JSON_RAW_SCHEDULE_ITEMS each array or object in the root's "expected"."schedule",
+ *   and in its "becomes_map" and "new_buffers" (the other long lists of a result);
  * JSON_RAW_INPUT the root's "input" when it is an array or object.
  * JSON_UTF8_CHECKED says the text is known to be UTF-8 already (a J_RAW's:
  * cut at brackets from a line that was checked). */

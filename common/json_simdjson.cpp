@@ -739,7 +739,7 @@ struct Reader {
     uint8_t outer = open_containers.back().role;
     if (outer == ROLE_ROOT && key == "input" && (raw_parts & JSON_RAW_INPUT)) return ROLE_INPUT;
     if (outer == ROLE_ROOT && key == "expected" && (raw_parts & JSON_RAW_SCHEDULE_ITEMS)) return ROLE_EXPECTED;
-    if (outer == ROLE_EXPECTED && key == "schedule") return ROLE_SCHEDULE;
+    if (outer == ROLE_EXPECTED && (key == "schedule" || key == "becomes_map" || key == "new_buffers")) return ROLE_SCHEDULE;
     return ROLE_NONE;
   }
 

@@ -47,14 +47,11 @@ static JVal *describe_all(Refs *r, int kind) {
   JVal *out = json_arr(k->a);
   for (size_t i = 0; i < r->n[kind]; i++) {
     Buf *b = r->list[kind][i];
-    JVal *d = json_obj(k->a);
-    json_set(k->a, d, "device", json_str(k->a, b->device));
-    json_set(k->a, d, "size", json_int(k->a, b->size));
-    json_set(k->a, d, "dtype", dtype_to_json(&k->codec, b->dtype));
-    json_set(k->a, d, "base", b->base ? buf_ref(r, b->base, kind) : json_null(k->a));
-    json_set(k->a, d, "offset", json_int(k->a, b->offset));
-    json_set(k->a, d, "options", options_json(k, b));
-    json_push(k->a, out, d);
+    static const char *const keys[6] = {"device", "size", "dtype", "base", "offset", "options"};
+    JVal *vals[6] = {json_str(k->a, b->device), json_int_shared(k->a, b->size), dtype_to_json(&k->codec, b->dtype),
+                     b->base ? buf_ref(r, b->base, kind) : json_null_shared(), json_int_shared(k->a, b->offset),
+                     options_json(k, b)};
+    json_push(k->a, out, json_obj_fixed(k->a, 6, keys, vals));
   }
   return out;
 }
@@ -182,9 +179,9 @@ static JVal *encode_becomes_map(Refs *r, const Input *in, const OMap *bm) {
   size_t nlabels = in->unique_labels;
   JVal *out = json_arr(k->a);
   for (size_t j = 0; j < i; j++) {
-    JVal *pair = json_arr(k->a);
-    json_push(k->a, pair, json_int(k->a, (int64_t)es[j].index));
-    json_push(k->a, pair, encode_becomes_value(r, tmp, es[j].v, &labels, &nlabels));
+    JVal *pair = json_arr_n(k->a, 2);
+    pair->u.arr[0] = json_int_shared(k->a, (int64_t)es[j].index);
+    pair->u.arr[1] = encode_becomes_value(r, tmp, es[j].v, &labels, &nlabels);
     json_push(k->a, out, pair);
   }
   kg_scratch_end(k, tmp);
@@ -225,9 +222,9 @@ static JVal *encode_memory_plan(Refs *r, const SchedResult *res, const MemoryPla
       if (omap_has(&done, omap_ptr(b))) continue;
       omap_put(&done, omap_ptr(b), (void *)1);
       if (nb == b) continue;
-      JVal *pair = json_arr(k->a);
-      json_push(k->a, pair, buf_ref(r, b, 0));
-      json_push(k->a, pair, buf_ref(r, nb, 1));
+      JVal *pair = json_arr_n(k->a, 2);
+      pair->u.arr[0] = buf_ref(r, b, 0);
+      pair->u.arr[1] = buf_ref(r, nb, 1);
       json_push(k->a, out, pair);
     }
   kg_scratch_end(k, tmp);

@@ -156,13 +156,15 @@ static void json_rejects_malformed_input(void **state) {
 }
 
 /* A capture line read with raw_schedule_items: the items of
- * expected.schedule stay text until json_materialize reads them. */
+ * expected.schedule (and of becomes_map and new_buffers) stay text until
+ * json_materialize reads them. */
 static void json_leaves_expected_schedule_items_as_text(void **state) {
   (void)state;
   Arena a;
   arena_init(&a);
   const char *text = "{\"input\": {\"schedule\": [[1]]}, \"expected\": {\"schedule\": [{\"ast\": [\"a]\\\"}\", {\"b\": []}]}, "
-                     "[2, 3], 4, {\"x\": [1 2]}], \"var_vals\": {}}, \"error\": null}";
+                     "[2, 3], 4, {\"x\": [1 2]}], \"var_vals\": {\"v\": [1]}, "
+                     "\"becomes_map\": [[0, {\"nodes\": []}]], \"new_buffers\": [{\"size\": 1}]}, \"error\": null}";
   char *buf = arena_alloc(&a, strlen(text) + JSON_PADDING);
   strcpy(buf, text);
   char err[128];
@@ -175,6 +177,11 @@ static void json_leaves_expected_schedule_items_as_text(void **state) {
   assert_int_equal(items->u.arr[2]->kind, J_INT);
   assert_int_equal(items->u.arr[3]->kind, J_RAW);
   assert_int_equal(json_get(json_get(root, "input"), "schedule")->u.arr[0]->kind, J_ARR); /* only expected's */
+  /* the items of becomes_map and new_buffers too, not var_vals' */
+  const JVal *exp = json_get(root, "expected");
+  assert_int_equal(json_get(exp, "becomes_map")->u.arr[0]->kind, J_RAW);
+  assert_int_equal(json_get(exp, "new_buffers")->u.arr[0]->kind, J_RAW);
+  assert_int_equal(json_get(json_get(exp, "var_vals"), "v")->kind, J_ARR);
   const char *first = "{\"ast\": [\"a]\\\"}\", {\"b\": []}]}";
   assert_int_equal(items->u.arr[0]->n, strlen(first));
   assert_memory_equal(items->u.arr[0]->u.s, first, strlen(first));

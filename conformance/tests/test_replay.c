@@ -3,7 +3,7 @@
  * wrong expected item fails with the first difference, the message the
  * whole-tree comparison (compare_expected) gives; the item count is still
  * checked; expected items the reader left as text (J_RAW) are parsed on
- * the way. Captures: the first one with three or more schedule items of
+ * the way (and so are 0.10.2's becomes_map and new_buffers entries). Captures: the first one with three or more schedule items of
  * each conformance/tests/tools/vX-sample.jsonl.gz (argv[1] is that folder). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -205,6 +205,59 @@ static void spelled_values(void **state) {
   arena_free(&a);
 }
 
+/* c's expected object with member `key` replaced by `val` */
+static JVal *expected_member(Arena *a, const Capture *c, const char *key, const JVal *val) {
+  JVal *e = json_obj(a);
+  for (size_t i = 0; i < c->expected->n; i++) {
+    const JMember *m = &c->expected->u.obj[i];
+    json_set(a, e, m->key, strcmp(m->key, key) == 0 ? (JVal *)val : m->val);
+  }
+  return e;
+}
+
+/* arr with every item as text (J_RAW), item k replaced by `item` first (when not NULL) */
+static JVal *raw_items(Arena *a, const JVal *arr, size_t k, const JVal *item) {
+  JVal *out = json_arr(a);
+  for (size_t i = 0; i < arr->n; i++) json_push(a, out, raw(a, i == k && item ? item : arr->u.arr[i]));
+  return out;
+}
+
+/* 0.10.2's becomes_map and new_buffers, their entries left as text by the
+ * reader: equal ones pass, a wrong one gives the message the parsed entry
+ * gives, one whose text does not parse is a read error naming it. */
+static void v0_10_2_rest(void **state) {
+  (void)state;
+  CaptureReader r;
+  Arena a;
+  arena_init(&a);
+  Capture c = load(&r, &a, "v0.10.2");
+  char sunk[2048], whole[2048], parsed[2048];
+  static const char *const keys[2] = {"becomes_map", "new_buffers"};
+  for (size_t f = 0; f < 2; f++) {
+    const JVal *list = json_get(c.expected, keys[f]);
+    assert_true(list && list->kind == J_ARR && list->n >= 1);
+    assert_int_equal(verdicts(&a, &c, expected_member(&a, &c, keys[f], raw_items(&a, list, 0, NULL)), sunk, whole, sizeof sunk), OUT_PASS);
+    /* entry 0 changed: for becomes_map its node index, for new_buffers the buffer's size */
+    JVal *wrong = copy(&a, list->u.arr[0]);
+    if (f == 0) wrong->u.arr[0] = json_int(&a, wrong->u.arr[0]->u.i + 1);
+    else json_set(&a, wrong, "size", json_int(&a, 12345));
+    JVal *parsed_list = copy(&a, list);
+    parsed_list->u.arr[0] = wrong;
+    assert_int_equal(verdicts(&a, &c, expected_member(&a, &c, keys[f], parsed_list), parsed, whole, sizeof parsed), OUT_FAIL);
+    assert_int_equal(verdicts(&a, &c, expected_member(&a, &c, keys[f], raw_items(&a, list, 0, wrong)), sunk, whole, sizeof sunk), OUT_FAIL);
+    assert_string_equal(sunk, parsed);
+    assert_non_null(strstr(sunk, keys[f]));
+    JVal *broken = raw_items(&a, list, 0, NULL);
+    broken->u.arr[0]->n /= 2;
+    assert_int_equal(verdicts(&a, &c, expected_member(&a, &c, keys[f], broken), sunk, whole, sizeof sunk), OUT_ERROR);
+    char want[64];
+    snprintf(want, sizeof want, "expected.%s[0]: ", keys[f]);
+    assert_non_null(strstr(sunk, want));
+  }
+  arena_free(&a);
+  capture_reader_close(&r);
+}
+
 static void v0_9_1_items(void **state) { (void)state; check_generation("v0.9.1"); }
 static void v0_10_0_items(void **state) { (void)state; check_generation("v0.10.0"); }
 static void v0_10_2_items(void **state) { (void)state; check_generation("v0.10.2"); }
@@ -220,6 +273,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(v0_9_1_items),
       cmocka_unit_test(v0_10_0_items),
       cmocka_unit_test(v0_10_2_items),
+      cmocka_unit_test(v0_10_2_rest),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
