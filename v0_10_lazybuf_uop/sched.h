@@ -213,13 +213,16 @@ const Value *v100_device_value(Sched *s, InBuf *b);
  * while scheduling: past it they take up the chunks freed arenas gave back */
 enum { V100_MAX_CHUNK = 1 << 20 };
 /* the bytes of temporaries prescheduling lets its scratch arena grow to before it is emptied */
-enum { V100_TMP_BYTES = 64 * 1024 };
+enum { V100_TMP_BYTES = 16 * 1024 };
 /* While prescheduling, Sched.caches is forgotten (between two kernels) once
  * it has grown past V100_CACHES_BYTES and served V100_CACHES_KERNELS
  * kernels at least: what the rewrites, UOp.st and the walks remember grows
  * with every node id made (~30-40 bytes an id), most of it of no use to
  * later kernels. */
 enum { V100_CACHES_BYTES = 2048 * 1024, V100_CACHES_KERNELS = 64 };
+/* About the bytes an arena handed out (its chunks but the free part of the
+ * newest; what an older chunk could not fit counts too) */
+static inline size_t v100_arena_used(const Arena *a) { return a->chunk_bytes - (size_t)(a->end - a->cur); }
 /* A scratch arena for a pass's temporaries, freed by v100_scratch_end;
  * when it ends, Sched.a goes on in the chunks it gave back. */
 Arena *v100_scratch_begin(Sched *s);
