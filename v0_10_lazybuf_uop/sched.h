@@ -215,11 +215,13 @@ enum { V100_MAX_CHUNK = 1 << 20 };
 /* the bytes of temporaries prescheduling lets its scratch arena grow to before it is emptied */
 enum { V100_TMP_BYTES = 16 * 1024 };
 /* While prescheduling, Sched.caches is forgotten (between two kernels) once
- * it has grown past V100_CACHES_BYTES and served V100_CACHES_KERNELS
+ * it has grown past V100_CACHES_PER_LB bytes a LazyBuffer of the input
+ * (within V100_CACHES_MIN..V100_CACHES_MAX) and served V100_CACHES_KERNELS
  * kernels at least: what the rewrites, UOp.st and the walks remember grows
  * with every node id made (~30-40 bytes an id), most of it of no use to
- * later kernels. */
-enum { V100_CACHES_BYTES = 2048 * 1024, V100_CACHES_KERNELS = 64 };
+ * later kernels; a budget in proportion to the input keeps the mid-size
+ * captures' caches as small a part of their peak as the big ones'. */
+enum { V100_CACHES_PER_LB = 384, V100_CACHES_MIN = 256 * 1024, V100_CACHES_MAX = 2048 * 1024, V100_CACHES_KERNELS = 32 };
 /* About the bytes an arena handed out (its chunks but the free part of the
  * newest; what an older chunk could not fit counts too) */
 static inline size_t v100_arena_used(const Arena *a) { return a->chunk_bytes - (size_t)(a->end - a->cur); }
