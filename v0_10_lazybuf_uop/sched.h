@@ -69,6 +69,16 @@ typedef struct Marks {
   uint32_t epoch;
 } Marks;
 
+/* The stamps of UOp.sparents' walks, one per node id, in pages of
+ * STAMP_PAGE ids made as the ids grow (an array regrown to the node count
+ * left its old copies behind, as much again as the live one). */
+enum { STAMP_PAGE_BITS = 10, STAMP_PAGE = 1 << STAMP_PAGE_BITS };
+typedef struct Stamps {
+  uint32_t **pages;
+  size_t npages, cap;      /* pages made, directory slots */
+  uint32_t epoch;
+} Stamps;
+
 /* A cached property of UOps (functools.cached_property): a value per UOp id,
  * NULL while not computed. Paged (IDC_PAGE ids a page, made when the first
  * id in it is put): a cache holds memory for the ids it was given, and
@@ -152,7 +162,7 @@ typedef struct Sched {
   OMap st_json_cache;      /* ShapeTracker -> its JSON encoding */
   Arena st_scratch;        /* where the ShapeTracker core builds its results (st10.c) */
   /* scratch memory reused by the walks of uops.c */
-  Marks seen;              /* v100_uop_sparents' stamps */
+  Stamps stamps;           /* v100_uop_sparents' stamps */
   UStack st_stack, pad_stack, rf_stack, parents;
   void *to_uop_stack, *rg_stack;   /* to_uop's and recursive_group's frames, reused */
   size_t to_uop_cap, rg_cap;
@@ -203,13 +213,18 @@ const Value *v100_device_value(Sched *s, InBuf *b);
  * while scheduling: past it they take up the chunks freed arenas gave back */
 enum { V100_MAX_CHUNK = 1 << 20 };
 /* the bytes of temporaries prescheduling lets its scratch arena grow to before it is emptied */
-enum { V100_TMP_BYTES = 256 * 1024 };
+enum { V100_TMP_BYTES = 16 * 1024 };
 /* While prescheduling, Sched.caches is forgotten (between two kernels) once
- * it has grown past V100_CACHES_BYTES and served V100_CACHES_KERNELS
+ * it has grown past V100_CACHES_PER_LB bytes a LazyBuffer of the input
+ * (within V100_CACHES_MIN..V100_CACHES_MAX) and served V100_CACHES_KERNELS
  * kernels at least: what the rewrites, UOp.st and the walks remember grows
  * with every node id made (~30-40 bytes an id), most of it of no use to
- * later kernels. */
-enum { V100_CACHES_BYTES = 2048 * 1024, V100_CACHES_KERNELS = 64 };
+ * later kernels; a budget in proportion to the input keeps the mid-size
+ * captures' caches as small a part of their peak as the big ones'. */
+enum { V100_CACHES_PER_LB = 384, V100_CACHES_MIN = 256 * 1024, V100_CACHES_MAX = 2048 * 1024, V100_CACHES_KERNELS = 32 };
+/* About the bytes an arena handed out (its chunks but the free part of the
+ * newest; what an older chunk could not fit counts too) */
+static inline size_t v100_arena_used(const Arena *a) { return a->chunk_bytes - (size_t)(a->end - a->cur); }
 /* A scratch arena for a pass's temporaries, freed by v100_scratch_end;
  * when it ends, Sched.a goes on in the chunks it gave back. */
 Arena *v100_scratch_begin(Sched *s);

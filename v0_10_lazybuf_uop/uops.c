@@ -88,8 +88,14 @@ void v100_graph_end(Sched *s) {
   v100_scratch_end(s, graph);
 }
 
+/* the bytes Sched.caches may grow to before it is renewed */
+static size_t caches_budget(const Sched *s) {
+  size_t b = V100_CACHES_PER_LB * s->nlbs;
+  return b < V100_CACHES_MIN ? V100_CACHES_MIN : b > V100_CACHES_MAX ? V100_CACHES_MAX : b;
+}
+
 void v100_caches_renew(Sched *s) {
-  if (++s->caches_kernels < V100_CACHES_KERNELS || s->caches->chunk_bytes <= V100_CACHES_BYTES) return;
+  if (++s->caches_kernels < V100_CACHES_KERNELS || s->caches->chunk_bytes <= caches_budget(s)) return;
   v100_caches_drop(s);
   v100_caches_begin(s);
 }
