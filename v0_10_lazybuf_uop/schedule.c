@@ -229,7 +229,7 @@ bool v100_create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems)
   SchedItem *pre = arena_array(s->a, ngroups + 1, sizeof *pre);
   s->tmp = v100_scratch_begin(s);
   for (size_t g = 0; g < ngroups; g++) {
-    if (s->tmp->chunk_bytes > V100_TMP_BYTES) {
+    if (v100_arena_used(s->tmp) > V100_TMP_BYTES) {
       v100_scratch_end(s, s->tmp);
       s->tmp = v100_scratch_begin(s);
     }

@@ -11,7 +11,7 @@
  * equal a ShapeTracker interned already, and only a new one is copied into
  * s->a. The scratch arena is emptied once it has grown past ST_SCRATCH_BYTES,
  * when an operation has its interned result (so nothing points into it). */
-enum { ST_SCRATCH_BYTES = 256 * 1024 };
+enum { ST_SCRATCH_BYTES = 16 * 1024 };
 
 void st10_release(Sched *s) {
   arena_free(&s->st_scratch);
@@ -34,7 +34,7 @@ static const Value *intern_st(Sched *s, const ShapeTracker *raw) {
   const Value *v = v_st(s->in, raw);
   /* a new value took raw itself: it gets a copy of the same value (same hash) in s->a */
   if (s->in->nvalues != known) ((Value *)v)->u.st = st_copy(s->a, raw);
-  if (s->st_scratch.chunk_bytes > ST_SCRATCH_BYTES) st10_release(s);
+  if (v100_arena_used(&s->st_scratch) > ST_SCRATCH_BYTES) st10_release(s);
   return v;
 }
 

@@ -66,7 +66,7 @@ void v100_caches_drop(Sched *s) {
   memset(&s->view_right_rc, 0, sizeof s->view_right_rc);
   s->st_cache = s->unsafe_cache = (IdCache){0};
   st_memos_init(s, s->a);
-  s->seen = (Marks){0};
+  s->stamps = (Stamps){0};
   s->st_stack = s->pad_stack = s->rf_stack = s->parents = (UStack){0};
   s->to_uop_stack = s->rg_stack = s->sparents_stack = NULL;
   s->to_uop_cap = s->rg_cap = s->sparents_cap = 0;
@@ -345,46 +345,59 @@ bool v100_can_pad(Sched *s, const UOp *root) {
  * expanded once: a depth-first walk that lists a node's sources on entry.
  * One stamp per node says both (a node is listed before it is expanded,
  * except the root, which is listed last): stamp == listed, or listed + 1
- * once expanded; the table covers every id, so a walk checks no bounds. */
-static uint32_t *sparents_marks(Sched *s, uint32_t *listed) {
-  Marks *m = &s->seen;
-  size_t n = uop_count(s->in);
-  if (m->cap < n || m->epoch >= UINT32_MAX - 2) {
-    size_t cap = m->cap * 2 > n ? m->cap * 2 : n;
-    m->stamp = arena_array(s->caches, cap + 1, sizeof *m->stamp); /* zero: older than any walk */
-    m->cap = cap;
+ * once expanded; the pages cover every id, so a walk checks no bounds. */
+static uint32_t **sparents_stamps(Sched *s, uint32_t *listed) {
+  Stamps *m = &s->stamps;
+  size_t need = (uop_count(s->in) + STAMP_PAGE - 1) >> STAMP_PAGE_BITS;
+  if (m->epoch >= UINT32_MAX - 2) {
+    for (size_t i = 0; i < m->npages; i++) memset(m->pages[i], 0, STAMP_PAGE * sizeof **m->pages); /* older than any walk */
     m->epoch = 0;
   }
+  if (need > m->cap) {
+    size_t cap = m->cap ? m->cap * 2 : 16;
+    while (cap < need) cap *= 2;
+    uint32_t **dir = arena_array(s->caches, cap, sizeof *dir);
+    if (m->npages) memcpy(dir, m->pages, m->npages * sizeof *dir);
+    m->pages = dir, m->cap = cap;
+  }
+  for (; m->npages < need; m->npages++) m->pages[m->npages] = arena_array(s->caches, STAMP_PAGE, sizeof **m->pages);
   m->epoch += 2;
   *listed = m->epoch;
-  return m->stamp;
+  return m->pages;
 }
 
-static inline void list_sources(Sched *s, uint32_t *stamp, uint32_t listed, const UOp *u) {
+static inline uint32_t *stamp_of(uint32_t **pages, const UOp *u) {
+  return &pages[u->id >> STAMP_PAGE_BITS][u->id & (STAMP_PAGE - 1)];
+}
+
+static inline void list_sources(Sched *s, uint32_t **stamps, uint32_t listed, const UOp *u) {
   for (uint32_t i = 0; i < u->nsrc; i++) {
     const UOp *c = u->src[i];
-    if (stamp[c->id] >= listed) continue;
-    stamp[c->id] = listed;
+    uint32_t *stamp = stamp_of(stamps, c);
+    if (*stamp >= listed) continue;
+    *stamp = listed;
     v100_ustack_push(s, &s->parents, c);
   }
 }
 
 size_t v100_uop_sparents(Sched *s, const UOp *root, const UOp ***out) {
   typedef struct { const UOp *u; uint32_t next; } Frame;
-  uint32_t listed, *stamp = sparents_marks(s, &listed), expanded = listed + 1;
+  uint32_t listed, **stamps = sparents_stamps(s, &listed), expanded = listed + 1;
   s->parents.n = 0;
   size_t n = 0, cap = s->sparents_stack ? s->sparents_cap : 64;
   Frame *stack = s->sparents_stack ? s->sparents_stack : arena_array(s->caches, cap, sizeof *stack);
   stack[n++] = (Frame){root, 0};
-  stamp[root->id] = expanded;
-  list_sources(s, stamp, listed, root);
+  *stamp_of(stamps, root) = expanded;
+  list_sources(s, stamps, listed, root);
   while (n) {
     Frame *f = &stack[n - 1];
     if (f->next == f->u->nsrc) { n--; continue; }
     const UOp *c = f->u->src[f->next++];
-    if (!c->nsrc || stamp[c->id] == expanded) continue; /* a leaf has nothing to list */
-    stamp[c->id] = expanded;
-    list_sources(s, stamp, listed, c);
+    if (!c->nsrc) continue; /* a leaf has nothing to list */
+    uint32_t *stamp = stamp_of(stamps, c);
+    if (*stamp == expanded) continue;
+    *stamp = expanded;
+    list_sources(s, stamps, listed, c);
     if (n == cap) {
       Frame *bigger = arena_array(s->caches, cap * 2, sizeof *bigger);
       memcpy(bigger, stack, cap * sizeof *stack);
