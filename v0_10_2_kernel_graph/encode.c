@@ -202,22 +202,18 @@ static JVal *encode_becomes_map(Refs *r, const Input *in, const OMap *bm) {
 }
 
 /* The planner's view of each Buffer: allocated / lb_refcount when it ran */
-static void apply_planner_bufs(Refs *r, const JVal *mpb) {
+static void apply_planner_bufs(Refs *r, const Input *in) {
   KG *k = r->k;
-  for (size_t i = 0; i < mpb->n; i++) {
-    const JVal *e = mpb->u.arr[i];
-    if (e->kind != J_ARR || e->n != 3 || e->u.arr[1]->kind != J_BOOL || e->u.arr[2]->kind != J_INT)
-      kg_throw(&k->thr, ST_BAD_INPUT, NULL, "input.memory_planner_bufs[%zu] must be [BUFREF, bool, int]", i);
-    const JVal *ref = e->u.arr[0];
+  if (in->planner_bad)
+    kg_throw(&k->thr, ST_BAD_INPUT, NULL, "input.memory_planner_bufs[%zu] must be [BUFREF, bool, int]", in->planner_bad - 1);
+  for (size_t i = 0; i < in->nplanner_bufs; i++) {
+    const PlannerBuf *p = &in->planner_bufs[i];
     Buf *b = NULL;
-    if (ref->kind == J_INT && ref->u.i >= 0 && (size_t)ref->u.i < k->ninbufs) b = k->inbufs[ref->u.i];
-    else if (ref->kind == J_STR && strncmp(ref->u.s, "new:", 4) == 0) {
-      size_t K = (size_t)strtoull(ref->u.s + 4, NULL, 10);
-      if (K < r->n[0]) b = r->list[0][K];
-    }
+    if (p->kind == PLANNER_REF_INPUT && p->input >= 0 && (size_t)p->input < k->ninbufs) b = k->inbufs[p->input];
+    else if (p->kind == PLANNER_REF_NEW && p->new_k < r->n[0]) b = r->list[0][p->new_k];
     if (!b) continue; /* our schedule has no such buffer: the comparison will say so */
-    b->allocated = e->u.arr[1]->u.b;
-    b->lb_refcount = e->u.arr[2]->u.i;
+    b->allocated = p->allocated;
+    b->lb_refcount = p->lb_refcount;
     b->planner_known = true;
   }
 }
@@ -254,12 +250,12 @@ JVal *encode_result(KG *k, const Input *in, const SchedResult *res) {
   JVal *becomes = encode_becomes_map(&r, in, &res->becomes_map);
   if (becomes) json_set(a, o, "becomes_map", becomes); /* else the sink compared it */
   json_set(a, o, "new_buffers", describe_all(&r, 0));
-  if (!in->memory_planner_bufs) {
+  if (!in->has_planner_bufs) {
     json_set(a, o, "memory_plan", json_null(a));
     json_set(a, o, "memory_plan_buffers", json_null(a));
     return o;
   }
-  apply_planner_bufs(&r, in->memory_planner_bufs);
+  apply_planner_bufs(&r, in);
   MemoryPlan plan;
   memory_planner(k, res, in->allocator_offset, &plan);
   json_set(a, o, "memory_plan", encode_memory_plan(&r, res, &plan));
