@@ -216,6 +216,31 @@ void *arena_alloc_slow(Arena *a, size_t bytes) {
   return arena_alloc(a, bytes);
 }
 
+ArenaMark arena_mark(const Arena *a) { return (ArenaMark){a->head, a->cur, a->clean}; }
+
+void arena_rewind(Arena *a, ArenaMark m) {
+  if (!a->head) return;
+  sync_head(a);
+  ArenaChunk *keep = m.head;
+  if (!keep) { /* empty at m: back to the start of its first chunk */
+    for (keep = a->head; keep->next; keep = keep->next) {}
+    m.cur = m.clean = keep->data;
+  }
+  bool same_head = a->head == keep; /* then a->clean is keep's, and past used */
+  while (a->head != keep) {
+    ArenaChunk *c = a->head;
+    a->head = c->next;
+    a->chunk_bytes -= c->size;
+    chunk_release(c);
+  }
+  /* [m.cur, used) written since m; past used, zero up to m.clean at least */
+  unsigned char *used = keep->data + keep->used;
+  if (used > m.cur) memset(m.cur, 0, (size_t)(used - m.cur));
+  a->cur = m.cur;
+  a->end = keep->data + keep->size;
+  if (!same_head) a->clean = used > m.clean ? used : m.clean;
+}
+
 void arena_prefer_pool(Arena *a) {
   if (!pool) return;
   sync_head(a);

@@ -31,6 +31,14 @@ void arena_release_pool(void);
  * to be as the pool gave it. */
 void *arena_block_take(size_t bytes);
 void arena_block_give(void *block, size_t touched, bool to_system);
+/* Where an arena is, to forget what is allocated after it (arena_rewind):
+ * scratch memory reused item after item without a chunk per item. */
+typedef struct ArenaMark { ArenaChunk *head; unsigned char *cur, *clean; } ArenaMark;
+ArenaMark arena_mark(const Arena *a);
+/* Back to m (taken on a, nothing rewound before it since): the chunks added
+ * after m are given back, the memory used since m is zeroed again. On an
+ * arena that was empty at m, its first chunk stays, empty. */
+void arena_rewind(Arena *a, ArenaMark m);
 /* Go on in a pooled chunk, if there is one and what is left of the head
  * chunk is memory no one has touched yet (that part stays unused): so that
  * what other arenas gave back is reused before the process grows, for an

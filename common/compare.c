@@ -615,27 +615,34 @@ static int becomes_entry_equal(Arena *ar, const JVal *x, const JVal *y, char *wh
   return 1;
 }
 
-/* 1 equal, 0 different, -1 when an expected entry does not parse. An entry
+/* expected becomes_map entry i (e->u.arr[i]) against the produced one y:
+ * 1 equal, 0 different, -1 when the expected entry does not parse. An entry
  * the reader left as text is equal when the text spells the produced one
  * (json_spells), else it is parsed into a scratch arena for the comparison. */
+static int becomes_entry_at(Arena *ar, const JVal *e, size_t i, const JVal *y, char *why, size_t whylen) {
+  const JVal *x = e->u.arr[i];
+  if (x->kind != J_RAW) return becomes_entry_equal(ar, x, y, why, whylen) == 1 ? 1 : 0;
+  if (json_spells(y, x->u.s, x->n)) return 1;
+  Arena tmp;
+  arena_init(&tmp);
+  const JVal *xe = expected_item(&tmp, "becomes_map", i, x, why, whylen);
+  int r = xe ? becomes_entry_equal(&tmp, xe, y, why, whylen) : -1;
+  arena_free(&tmp);
+  return r;
+}
+
+static bool becomes_count_equal(size_t expected, size_t got, char *why, size_t whylen) {
+  if (expected == got) return true;
+  snprintf(why, whylen, "becomes_map: expected %zu entries, got %zu", expected, got);
+  return false;
+}
+
+/* 1 equal, 0 different, -1 when an expected entry does not parse */
 static int compare_becomes_map(Arena *ar, const JVal *e, const JVal *g, char *why, size_t whylen) {
   if (!e || !g || e->kind != J_ARR || g->kind != J_ARR) return describe(why, whylen, "%s: expected %.300s, got %.300s", "becomes_map", e, g);
-  if (e->n != g->n) {
-    snprintf(why, whylen, "becomes_map: expected %zu entries, got %zu", (size_t)e->n, (size_t)g->n);
-    return 0;
-  }
+  if (!becomes_count_equal(e->n, g->n, why, whylen)) return 0;
   for (size_t i = 0; i < e->n; i++) {
-    const JVal *x = e->u.arr[i], *y = g->u.arr[i];
-    if (x->kind != J_RAW) {
-      if (becomes_entry_equal(ar, x, y, why, whylen) != 1) return 0;
-      continue;
-    }
-    if (json_spells(y, x->u.s, x->n)) continue;
-    Arena tmp;
-    arena_init(&tmp);
-    const JVal *xe = expected_item(&tmp, "becomes_map", i, x, why, whylen);
-    int r = xe ? becomes_entry_equal(&tmp, xe, y, why, whylen) : -1;
-    arena_free(&tmp);
+    int r = becomes_entry_at(ar, e, i, g->u.arr[i], why, whylen);
     if (r != 1) return r;
   }
   return 1;
@@ -694,14 +701,25 @@ static bool count_equal(size_t expected, size_t got, char *why, size_t whylen) {
   return false;
 }
 
-/* Everything after the schedule: var_vals, becomes_map, new_buffers, the
+/* becomes_map as compared while it was encoded (ScheduleCompare's sink):
+ * the same verdict and message as compare_becomes_map */
+static int becomes_sunk_verdict(const ScheduleCompare *sc, char *why, size_t whylen) {
+  if (!becomes_count_equal(sc->becomes->n, sc->becomes_got, why, whylen)) return 0;
+  if (sc->becomes_verdict != 1) snprintf(why, whylen, "%s", sc->becomes_why);
+  return sc->becomes_verdict;
+}
+
+/* Everything after the schedule (sc: how the sink compared becomes_map, or NULL): var_vals, becomes_map, new_buffers, the
  * memory plan, the mutations. 1 equal, 0 different, -1 when an expected
  * item left as text does not parse. */
-static int compare_rest(Arena *ar, TgVersion v, const JVal *exp, const JVal *got, char *why, size_t whylen) {
+static int compare_rest(Arena *ar, TgVersion v, const ScheduleCompare *sc, const JVal *exp, const JVal *got, char *why,
+                        size_t whylen) {
   if (!field_equal(exp, got, "var_vals"))
     return describe(why, whylen, "%s: expected %.300s, got %.300s", "var_vals", json_get(exp, "var_vals"), json_get(got, "var_vals"));
   if (v == TG_0_10_2) {
-    int r = compare_becomes_map(ar, json_get(exp, "becomes_map"), json_get(got, "becomes_map"), why, whylen);
+    const JVal *gb = json_get(got, "becomes_map");
+    int r = sc && sc->becomes && !gb ? becomes_sunk_verdict(sc, why, whylen)
+                                     : compare_becomes_map(ar, json_get(exp, "becomes_map"), gb, why, whylen);
     if (r == 1) r = list_equal(ar, exp, got, "new_buffers", why, whylen);
     if (r != 1) return r;
   }
@@ -734,7 +752,7 @@ bool compare_expected(Arena *ar, TgVersion v, const JVal *exp, const JVal *got, 
   size_t n = se->n < sg->n ? se->n : sg->n;
   for (size_t k = 0; k < n; k++)
     if (compare_item_at(ar, v, se, k, sg->u.arr[k], why, whylen) != 1) return false;
-  return count_equal(se->n, sg->n, why, whylen) && compare_rest(ar, v, exp, got, why, whylen) == 1;
+  return count_equal(se->n, sg->n, why, whylen) && compare_rest(ar, v, NULL, exp, got, why, whylen) == 1;
 }
 
 /* ScheduleCompare's ResultSink: item k against expected item k, until the first difference */
@@ -747,11 +765,25 @@ static void sink_compare_item(ResultSink *s, size_t k, const JVal *item, Arena *
   sc->bad_input = r < 0;
 }
 
+/* ScheduleCompare's ResultSink: becomes_map entry i against expected entry i, until the first difference */
+static void sink_compare_becomes(ResultSink *s, size_t i, const JVal *entry, Arena *scratch) {
+  ScheduleCompare *sc = (ScheduleCompare *)s;
+  sc->becomes_got++;
+  if (sc->becomes_verdict != 1 || i >= sc->becomes->n) return;
+  sc->becomes_verdict = becomes_entry_at(scratch, sc->becomes, i, entry, sc->becomes_why, sizeof sc->becomes_why);
+}
+
 void schedule_compare_init(ScheduleCompare *sc, Arena *a, TgVersion v, const JVal *expected) {
   memset(sc, 0, sizeof *sc);
   sc->sink.item = sink_compare_item;
   sc->v = v;
   sc->expected = expected_schedule(a, expected);
+  const JVal *bm = v == TG_0_10_2 && sc->expected ? json_get(expected, "becomes_map") : NULL;
+  if (bm && bm->kind == J_ARR) { /* else compared whole, with compare_becomes_map's message */
+    sc->sink.becomes_entry = sink_compare_becomes;
+    sc->becomes = bm;
+    sc->becomes_verdict = 1;
+  }
 }
 
 bool compare_expected_sunk(Arena *ar, ScheduleCompare *sc, const JVal *exp, const JVal *got, char *why,
@@ -765,7 +797,7 @@ bool compare_expected_sunk(Arena *ar, ScheduleCompare *sc, const JVal *exp, cons
     return false;
   }
   if (!count_equal(sc->expected->n, sc->got, why, whylen)) return false;
-  int r = compare_rest(ar, sc->v, exp, got, why, whylen);
+  int r = compare_rest(ar, sc->v, sc, exp, got, why, whylen);
   sc->bad_input = r < 0;
   return r == 1;
 }

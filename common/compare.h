@@ -35,7 +35,8 @@ bool compare_expected(Arena *a, TgVersion v, const JVal *expected, const JVal *g
  * expected.schedule's item of the same index; when the reader left that as
  * text (J_RAW), each member the text spells as the produced item's
  * (json_spells) is taken as equal, the others are parsed into the item's
- * scratch arena. The first difference is kept, later items are only counted. */
+ * scratch arena. The first difference is kept, later items are only counted.
+ * 0.10.2's becomes_map entries go the same way (ResultSink.becomes_entry). */
 typedef struct ScheduleCompare {
   ResultSink sink;          /* first member: the encoder's handle */
   TgVersion v;
@@ -45,6 +46,12 @@ typedef struct ScheduleCompare {
   bool bad_input;           /* why says which expected item does not parse (the schedule's,
                              * or, after compare_expected_sunk, becomes_map's or new_buffers') */
   char why[2048];
+  /* 0.10.2's becomes_map, compared entry by entry as it is encoded (when
+   * expected.becomes_map is an array; else the result holds it whole) */
+  const JVal *becomes;      /* expected.becomes_map, or NULL */
+  size_t becomes_got;       /* entries handed in so far */
+  int becomes_verdict;      /* 1 equal so far, 0 different, -1 an expected entry does not parse */
+  char becomes_why[2048];
 } ScheduleCompare;
 void schedule_compare_init(ScheduleCompare *sc, Arena *a, TgVersion v, const JVal *expected);
 

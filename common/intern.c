@@ -237,13 +237,23 @@ double value_to_double(const Value *v) {
 
 /* ---------------- uops ---------------- */
 
-static uint64_t uop_hash(const UOp *u) {
+/* What uop_new looks up: a node's fields with its sources elsewhere */
+typedef struct UOpKey {
+  Op op;
+  uint32_t nsrc;
+  const DType *dtype;
+  const Value *arg;
+  const UOp *const *src;
+  uint64_t hash;
+} UOpKey;
+
+static uint64_t uop_hash(const UOpKey *u) {
   uint64_t h = step(step((uint64_t)u->op + 1, (uint64_t)(uintptr_t)u->dtype), u->arg->hash);
   for (uint32_t i = 0; i < u->nsrc; i++) h = step(h, u->src[i]->hash);
   return mix(step(h, u->nsrc));
 }
 
-static bool uop_same(const UOp *a, const UOp *b) {
+static bool uop_same(const UOp *a, const UOpKey *b) {
   if (a->hash != b->hash || a->op != b->op || a->dtype != b->dtype || a->arg != b->arg || a->nsrc != b->nsrc) return false;
   for (uint32_t i = 0; i < a->nsrc; i++)
     if (a->src[i] != b->src[i]) return false;
@@ -314,7 +324,7 @@ void interner_reserve(Interner *in, size_t nuops, size_t nvalues) {
 
 const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, uint32_t nsrc, const UOp *const *src) {
   if (!arg) arg = in->none ? in->none : (in->none = v_none(in));
-  UOp proto = {.op = op, .nsrc = nsrc, .dtype = dtype, .arg = arg, .src = src};
+  UOpKey proto = {.op = op, .nsrc = nsrc, .dtype = dtype, .arg = arg, .src = src};
   proto.hash = uop_hash(&proto);
   if (uop_table_full(in->nuops + 1, in->uop_slots_cap)) grow_uops(in);
   size_t mask = in->uop_slots_cap - 1, j = proto.hash & mask;
@@ -327,12 +337,9 @@ const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, ui
   if (in->nuops >= UINT32_MAX - 1) { fprintf(stderr, "tsched: more than 2^32 nodes\n"); abort(); }
   /* the node and its source array in one allocation */
   UOp *u = arena_alloc(in->arena, sizeof *u + nsrc * sizeof(UOp *));
-  *u = proto;
-  if (nsrc) {
-    const UOp **s = (const UOp **)(u + 1);
-    for (uint32_t i = 0; i < nsrc; i++) s[i] = src[i]; /* a few pointers: no call to memcpy */
-    u->src = s;
-  }
+  u->op = op, u->nsrc = nsrc, u->dtype = dtype, u->arg = arg, u->hash = proto.hash;
+  const UOp **s = (const UOp **)u->src;
+  for (uint32_t i = 0; i < nsrc; i++) s[i] = src[i]; /* a few pointers: no call to memcpy */
   u->id = (uint32_t)in->nuops;
   in->uop_slots[j] = slot_for(u);
   append_by_id(in, u);

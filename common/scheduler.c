@@ -50,29 +50,39 @@ static _Thread_local ResultSink *current_sink;
 void result_sink_set(ResultSink *s) { current_sink = s; }
 ResultSink *result_sink(void) { return current_sink; }
 
-void sink_item(ResultSink *s, size_t k, const JVal *item, Arena *scratch) {
+static SinkEntryFn sink_fn(const ResultSink *s, SinkList which) {
+  if (!s) return NULL;
+  return which == SINK_BECOMES_MAP ? s->becomes_entry : s->item;
+}
+
+void sink_entry(ResultSink *s, SinkList which, size_t k, const JVal *entry, Arena *scratch) {
   int was = current_phase;
   phase_enter(PHASE_COMPARE);
-  s->item(s, k, item, scratch);
+  sink_fn(s, which)(s, k, entry, scratch);
   if (was >= 0) phase_enter((Phase)was);
   else phase_finish();
 }
 
-JVal *encode_schedule_items(Codec *codec, Arena *a, size_t n, ItemEncodeFn item, void *ctx) {
+JVal *encode_sunk_list(Codec *codec, Arena *a, SinkList which, size_t n, ItemEncodeFn item, void *ctx) {
   ResultSink *sink = current_sink;
-  if (!sink) {
+  if (!sink_fn(sink, which)) {
     JVal *items = json_arr(a);
     for (size_t k = 0; k < n; k++) json_push(a, items, item(ctx, k, a));
     return items;
   }
-  Arena *keep = codec->out;
+  Arena *keep = codec->out, scratch;
+  arena_init(&scratch);
+  ArenaMark empty = arena_mark(&scratch);
+  codec->out = &scratch;
   for (size_t k = 0; k < n; k++) {
-    Arena scratch;
-    arena_init(&scratch);
-    codec->out = &scratch;
-    sink_item(sink, k, item(ctx, k, &scratch), &scratch);
-    codec->out = keep;
-    arena_free(&scratch);
+    sink_entry(sink, which, k, item(ctx, k, &scratch), &scratch);
+    arena_rewind(&scratch, empty); /* the entry is forgotten, its first chunk reused */
   }
+  codec->out = keep;
+  arena_free(&scratch);
   return NULL;
+}
+
+JVal *encode_schedule_items(Codec *codec, Arena *a, size_t n, ItemEncodeFn item, void *ctx) {
+  return encode_sunk_list(codec, a, SINK_SCHEDULE, n, item, ctx);
 }

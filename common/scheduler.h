@@ -19,37 +19,44 @@ bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
 
 ScheduleCaptureFn scheduler_for(TgVersion v);
 
-/* ---- the result's schedule, item by item ----
+/* ---- the result's schedule (and becomes_map), item by item ----
  * The replayer may set a ResultSink before it calls the scheduler. Then the
  * generation's encoder builds each schedule item in a scratch arena of its
- * own, hands it to sink_item (which compares it with the recording at once)
+ * own, hands it to the sink (which compares it with the recording at once)
  * and frees the scratch before the next item; the result then has no
  * "schedule" field, so that the schedule never exists as one whole tree.
+ * The same for becomes_map's entries when the sink has a `becomes_entry`
+ * (the result then has no "becomes_map" field).
  * With no sink set (tools, tests) the result is the whole `expected` object. */
 typedef struct ResultSink ResultSink;
+/* entry k (0, 1, ... in order) of a list, built in `scratch`, which the
+ * encoder frees when this returns: it may allocate there too */
+typedef void (*SinkEntryFn)(ResultSink *s, size_t k, const JVal *entry, Arena *scratch);
 struct ResultSink {
-  /* schedule item k (0, 1, ... in order), built in `scratch`, which the
-   * encoder frees when this returns: it may allocate there too */
-  void (*item)(ResultSink *s, size_t k, const JVal *item, Arena *scratch);
+  SinkEntryFn item;           /* the schedule's items */
+  SinkEntryFn becomes_entry;  /* becomes_map's [node index, GRAPH] entries; NULL: built whole */
 };
+typedef enum { SINK_SCHEDULE, SINK_BECOMES_MAP } SinkList;
 /* The sink of this thread's next scheduler calls (NULL: none). */
 void result_sink_set(ResultSink *s);
 ResultSink *result_sink(void);
-/* Encoders: hand item k to s; the time it takes counts as PHASE_COMPARE. */
-void sink_item(ResultSink *s, size_t k, const JVal *item, Arena *scratch);
-/* The encoders' loop over the schedule's n items: item(ctx, k, out) builds
- * item k in `out` (codec->out points there too). With no sink set, all are
- * built in `a` and the "schedule" array is returned; with one, each is
+/* Encoders: hand entry k of list `which` to s; the time it takes counts as PHASE_COMPARE. */
+void sink_entry(ResultSink *s, SinkList which, size_t k, const JVal *entry, Arena *scratch);
+/* The encoders' loop over a list's n entries: item(ctx, k, out) builds
+ * entry k in `out` (codec->out points there too). With no sink for the list
+ * set, all are built in `a` and the array is returned; with one, each is
  * built in a scratch arena, handed to the sink and freed: NULL. */
 struct Codec;
 typedef JVal *(*ItemEncodeFn)(void *ctx, size_t k, Arena *out);
+JVal *encode_sunk_list(struct Codec *codec, Arena *a, SinkList which, size_t n, ItemEncodeFn item, void *ctx);
+/* encode_sunk_list of the schedule's items */
 JVal *encode_schedule_items(struct Codec *codec, Arena *a, size_t n, ItemEncodeFn item, void *ctx);
 
 /* Phases of one scheduler call, for `tsched bench`. A generation calls
  * phase_enter(PHASE_BUILD) when it starts decoding the input,
  * phase_enter(PHASE_SCHEDULE) when the graph is in memory and scheduling
  * starts, phase_enter(PHASE_ENCODE) when it starts encoding the result.
- * PHASE_COMPARE is the time inside sink_item (comparing while encoding). */
+ * PHASE_COMPARE is the time inside sink_entry (comparing while encoding). */
 typedef enum { PHASE_BUILD, PHASE_SCHEDULE, PHASE_ENCODE, PHASE_COMPARE, PHASE_COUNT } Phase;
 void phase_enter(Phase p);
 /* Replayer side: phase_reset() before the call, phase_finish() after it;

@@ -10,14 +10,15 @@
 #include "value.h"
 
 typedef struct UOp UOp;
-struct UOp { /* (the 32-bit fields side by side: 48 bytes, not 56) */
+struct UOp { /* (the 32-bit fields side by side, the sources in the same
+               * allocation: 40 bytes + 8 a source) */
   Op op;
   uint32_t nsrc;
   const DType *dtype;          /* NULL for 0.9.1 LazyOps */
   const Value *arg;            /* never NULL: v_none() for None */
-  const UOp *const *src;
   uint64_t hash;
   uint32_t id;                 /* creation order within the Interner, from 0 */
+  const UOp *const src[];      /* nsrc of them */
 };
 
 const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, uint32_t nsrc, const UOp *const *src);

@@ -4,6 +4,7 @@
  * ST_UNSUPPORTED (a later issue). */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "schedule.h"
 
@@ -141,6 +142,27 @@ static bool decode_metadata(KG *k, const JVal *input, Input *in, Status *st) {
   return true;
 }
 
+/* input.memory_planner_bufs as PlannerBufs (a few words each instead of a
+ * copy of its JSON); a malformed entry is reported when the encoder applies
+ * them (apply_planner_bufs), where the JSON was read before */
+static void decode_planner_bufs(KG *k, const JVal *mpb, Input *in) {
+  in->has_planner_bufs = true;
+  in->planner_bufs = arena_array(k->a, mpb->n ? mpb->n : 1, sizeof *in->planner_bufs);
+  for (size_t i = 0; i < mpb->n; i++) {
+    const JVal *e = mpb->u.arr[i];
+    if (e->kind != J_ARR || e->n != 3 || e->u.arr[1]->kind != J_BOOL || e->u.arr[2]->kind != J_INT) {
+      in->planner_bad = i + 1;
+      return;
+    }
+    const JVal *ref = e->u.arr[0];
+    PlannerBuf *p = &in->planner_bufs[in->nplanner_bufs++];
+    *p = (PlannerBuf){.allocated = e->u.arr[1]->u.b, .lb_refcount = e->u.arr[2]->u.i};
+    if (ref->kind == J_INT) p->kind = PLANNER_REF_INPUT, p->input = ref->u.i;
+    else if (ref->kind == J_STR && strncmp(ref->u.s, "new:", 4) == 0)
+      p->kind = PLANNER_REF_NEW, p->new_k = (size_t)strtoull(ref->u.s + 4, NULL, 10);
+  }
+}
+
 bool decode_input(KG *k, const JVal *input, Input *in, Status *st) {
   memset(in, 0, sizeof *in);
   if (!input || input->kind != J_OBJ) return status_bad_input(st, "input must be an object");
@@ -185,7 +207,7 @@ bool decode_input(KG *k, const JVal *input, Input *in, Status *st) {
   if (!decode_metadata(k, input, in, st)) return false;
   const JVal *mpb = json_get(input, "memory_planner_bufs");
   if (mpb && mpb->kind != J_NULL && mpb->kind != J_ARR) return status_bad_input(st, "input.memory_planner_bufs must be null or an array");
-  in->memory_planner_bufs = mpb && mpb->kind == J_ARR ? json_copy(k->a, mpb) : NULL;
+  if (mpb && mpb->kind == J_ARR) decode_planner_bufs(k, mpb, in);
   in->allocator_offset = json_copy(k->a, json_get(input, "memory_planner_allocator_offset"));
   return true;
 }

@@ -135,7 +135,7 @@ static JVal *encode_becomes_value(Refs *r, Arena *tmp, const UOp *v, OMap *label
     Buf *b = omap_get(&ub, omap_ptr(u));
     const Value *arg;
     if (b) {
-      JVal *ref = buf_ref(r, b, 0);
+      JVal *ref = buf_ref_in(r, tmp, b, 0);
       arg = ref->kind == J_INT ? v_int(k->in, ref->u.i) : v_str(k->in, ref->u.s);
     } else if (u->arg->kind == V_STR && strncmp(u->arg->u.str.s, "u:", 2) == 0) {
       arg = u->arg;
@@ -159,7 +159,26 @@ static int cmp_entry(const void *a, const void *b) {
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* (its maps and walks in scratch arenas, k->caches among them) */
+typedef struct BecomesCtx {
+  Refs *r;
+  Arena *tmp;
+  const BecomesEntry *es;
+  OMap labels;
+  size_t nlabels;
+} BecomesCtx;
+
+/* becomes_map entry j, [node index, GRAPH], built in `out` */
+static JVal *becomes_entry_json(void *ctx, size_t j, Arena *out) {
+  BecomesCtx *x = ctx;
+  JVal *pair = json_arr_n(out, 2);
+  pair->u.arr[0] = json_int_shared(out, (int64_t)x->es[j].index);
+  pair->u.arr[1] = encode_becomes_value(x->r, x->tmp, x->es[j].v, &x->labels, &x->nlabels);
+  return pair;
+}
+
+/* (its maps and walks in scratch arenas, k->caches among them; with the
+ * replayer's sink each entry is built in a scratch arena of its own and
+ * compared at once: NULL) */
 static JVal *encode_becomes_map(Refs *r, const Input *in, const OMap *bm) {
   KG *k = r->k;
   size_t n = omap_len(bm), i = 0;
@@ -174,38 +193,27 @@ static JVal *encode_becomes_map(Refs *r, const Input *in, const OMap *bm) {
     es[i++] = (BecomesEntry){idx - 1, val};
   }
   qsort(es, i, sizeof *es, cmp_entry);
-  OMap labels;
-  omap_init(&labels, tmp);
-  size_t nlabels = in->unique_labels;
-  JVal *out = json_arr(k->a);
-  for (size_t j = 0; j < i; j++) {
-    JVal *pair = json_arr_n(k->a, 2);
-    pair->u.arr[0] = json_int_shared(k->a, (int64_t)es[j].index);
-    pair->u.arr[1] = encode_becomes_value(r, tmp, es[j].v, &labels, &nlabels);
-    json_push(k->a, out, pair);
-  }
+  BecomesCtx ctx = {.r = r, .tmp = tmp, .es = es, .nlabels = in->unique_labels};
+  omap_init(&ctx.labels, tmp);
+  JVal *out = encode_sunk_list(&k->codec, k->a, SINK_BECOMES_MAP, i, becomes_entry_json, &ctx);
   kg_scratch_end(k, tmp);
   kg_caches_drop(k);
   return out;
 }
 
 /* The planner's view of each Buffer: allocated / lb_refcount when it ran */
-static void apply_planner_bufs(Refs *r, const JVal *mpb) {
+static void apply_planner_bufs(Refs *r, const Input *in) {
   KG *k = r->k;
-  for (size_t i = 0; i < mpb->n; i++) {
-    const JVal *e = mpb->u.arr[i];
-    if (e->kind != J_ARR || e->n != 3 || e->u.arr[1]->kind != J_BOOL || e->u.arr[2]->kind != J_INT)
-      kg_throw(&k->thr, ST_BAD_INPUT, NULL, "input.memory_planner_bufs[%zu] must be [BUFREF, bool, int]", i);
-    const JVal *ref = e->u.arr[0];
+  if (in->planner_bad)
+    kg_throw(&k->thr, ST_BAD_INPUT, NULL, "input.memory_planner_bufs[%zu] must be [BUFREF, bool, int]", in->planner_bad - 1);
+  for (size_t i = 0; i < in->nplanner_bufs; i++) {
+    const PlannerBuf *p = &in->planner_bufs[i];
     Buf *b = NULL;
-    if (ref->kind == J_INT && ref->u.i >= 0 && (size_t)ref->u.i < k->ninbufs) b = k->inbufs[ref->u.i];
-    else if (ref->kind == J_STR && strncmp(ref->u.s, "new:", 4) == 0) {
-      size_t K = (size_t)strtoull(ref->u.s + 4, NULL, 10);
-      if (K < r->n[0]) b = r->list[0][K];
-    }
+    if (p->kind == PLANNER_REF_INPUT && p->input >= 0 && (size_t)p->input < k->ninbufs) b = k->inbufs[p->input];
+    else if (p->kind == PLANNER_REF_NEW && p->new_k < r->n[0]) b = r->list[0][p->new_k];
     if (!b) continue; /* our schedule has no such buffer: the comparison will say so */
-    b->allocated = e->u.arr[1]->u.b;
-    b->lb_refcount = e->u.arr[2]->u.i;
+    b->allocated = p->allocated;
+    b->lb_refcount = p->lb_refcount;
     b->planner_known = true;
   }
 }
@@ -239,14 +247,15 @@ JVal *encode_result(KG *k, const Input *in, const SchedResult *res) {
   JVal *schedule = encode_schedule_items(&k->codec, a, res->n, item_json, &items);
   if (schedule) json_set(a, o, "schedule", schedule); /* else the replayer's sink compared it */
   json_set(a, o, "var_vals", encode_var_vals(k, &res->var_vals));
-  json_set(a, o, "becomes_map", encode_becomes_map(&r, in, &res->becomes_map));
+  JVal *becomes = encode_becomes_map(&r, in, &res->becomes_map);
+  if (becomes) json_set(a, o, "becomes_map", becomes); /* else the sink compared it */
   json_set(a, o, "new_buffers", describe_all(&r, 0));
-  if (!in->memory_planner_bufs) {
+  if (!in->has_planner_bufs) {
     json_set(a, o, "memory_plan", json_null(a));
     json_set(a, o, "memory_plan_buffers", json_null(a));
     return o;
   }
-  apply_planner_bufs(&r, in->memory_planner_bufs);
+  apply_planner_bufs(&r, in);
   MemoryPlan plan;
   memory_planner(k, res, in->allocator_offset, &plan);
   json_set(a, o, "memory_plan", encode_memory_plan(&r, res, &plan));

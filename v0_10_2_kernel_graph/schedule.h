@@ -22,13 +22,27 @@ void memory_planner(KG *k, const SchedResult *res, const JVal *allocator_offset,
 
 /* decode.c: the capture's input (section 4) -> big_sink; fills k's buffers
  * and metadata; *node_index maps input UOps to their first node index. */
+/* An entry of input.memory_planner_bufs, [BUFREF, allocated, lb_refcount]:
+ * the BUFREF as an input buffer's index or the K of "new:K" (else neither) */
+typedef enum { PLANNER_REF_NONE, PLANNER_REF_INPUT, PLANNER_REF_NEW } PlannerRefKind;
+typedef struct PlannerBuf {
+  PlannerRefKind kind;
+  bool allocated;
+  int64_t input;        /* PLANNER_REF_INPUT */
+  size_t new_k;         /* PLANNER_REF_NEW */
+  int64_t lb_refcount;
+} PlannerBuf;
+
 typedef struct Input {
   const UOp *big_sink;
   const UOp **nodes;
   size_t nnodes;
   IdMap node_index;    /* UOp -> index + 1 of its first node */
   size_t unique_labels; /* "u:K" labels used by the input */
-  const JVal *memory_planner_bufs, *allocator_offset;
+  bool has_planner_bufs;          /* input.memory_planner_bufs is an array */
+  PlannerBuf *planner_bufs;       /* its entries, up to the first malformed one */
+  size_t nplanner_bufs, planner_bad; /* planner_bad: 1 + the index of a malformed entry, or 0 */
+  const JVal *allocator_offset;
 } Input;
 void kg_codec_init(KG *k);   /* the Codec with this module's ShapeTracker codec */
 bool decode_input(KG *k, const JVal *input, Input *in, Status *st);

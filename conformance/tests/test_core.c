@@ -113,6 +113,36 @@ static void arenas_hand_out_reused_memory_zeroed(void **state) {
   arena_free(&a);
 }
 
+/* arena_rewind: what was allocated after the mark (in the mark's chunk and
+ * in chunks added since) is forgotten and handed out again zeroed; what was
+ * before it stays; an arena empty at the mark keeps one chunk. */
+static void arenas_rewind_to_a_mark(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  ArenaMark empty = arena_mark(&a);
+  for (int round = 0; round < 3; round++) {
+    unsigned char *first = arena_alloc(&a, 64);
+    memset(first, 0x11, 64);
+    ArenaMark m = arena_mark(&a);
+    size_t bytes = round == 0 ? 1000 : (size_t)300 << 10; /* within the chunk, then past it */
+    for (size_t i = 0; i < bytes / 500; i++) memset(arena_alloc(&a, 500), 0x5A, 500);
+    arena_rewind(&a, m);
+    for (size_t i = 0; i < 2 * bytes / 500; i++) {
+      const unsigned char *p = arena_alloc(&a, 500);
+      for (size_t j = 0; j < 500; j++) assert_int_equal(p[j], 0);
+    }
+    for (size_t j = 0; j < 64; j++) assert_int_equal(first[j], 0x11);
+    arena_rewind(&a, empty);
+    assert_non_null(a.head);
+    assert_true(a.chunk_bytes <= (size_t)64 << 10);
+    const unsigned char *p = arena_alloc(&a, 64);
+    for (size_t j = 0; j < 64; j++) assert_int_equal(p[j], 0);
+    arena_rewind(&a, empty);
+  }
+  arena_free(&a);
+}
+
 /* The message json_parse gives for text, "" when it parses. */
 static const char *parse_error(Arena *a, const char *text) {
   static char err[128];
@@ -492,6 +522,7 @@ int main(void) {
     cmocka_unit_test(json_reads_integers_of_any_size),
     cmocka_unit_test(json_shares_recurring_scalars),
     cmocka_unit_test(arenas_hand_out_reused_memory_zeroed),
+    cmocka_unit_test(arenas_rewind_to_a_mark),
     cmocka_unit_test(json_rejects_malformed_input),
     cmocka_unit_test(json_leaves_expected_schedule_items_as_text),
     cmocka_unit_test(json_leaves_input_as_text),

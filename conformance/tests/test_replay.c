@@ -3,7 +3,8 @@
  * wrong expected item fails with the first difference, the message the
  * whole-tree comparison (compare_expected) gives; the item count is still
  * checked; expected items the reader left as text (J_RAW) are parsed on
- * the way (and so are 0.10.2's becomes_map and new_buffers entries). Captures: the first one with three or more schedule items of
+ * the way (and so are 0.10.2's becomes_map and new_buffers entries; becomes_map
+ * is compared entry by entry while encoded too). Captures: the first one with three or more schedule items of
  * each conformance/tests/tools/vX-sample.jsonl.gz (argv[1] is that folder). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -244,6 +245,7 @@ static void v0_10_2_rest(void **state) {
     JVal *parsed_list = copy(&a, list);
     parsed_list->u.arr[0] = wrong;
     assert_int_equal(verdicts(&a, &c, expected_member(&a, &c, keys[f], parsed_list), parsed, whole, sizeof parsed), OUT_FAIL);
+    assert_string_equal(parsed, whole); /* becomes_map: compared while encoded, as whole */
     assert_int_equal(verdicts(&a, &c, expected_member(&a, &c, keys[f], raw_items(&a, list, 0, wrong)), sunk, whole, sizeof sunk), OUT_FAIL);
     assert_string_equal(sunk, parsed);
     assert_non_null(strstr(sunk, keys[f]));
@@ -254,6 +256,16 @@ static void v0_10_2_rest(void **state) {
     snprintf(want, sizeof want, "expected.%s[0]: ", keys[f]);
     assert_non_null(strstr(sunk, want));
   }
+  /* becomes_map (compared entry by entry while encoded) with an entry too
+   * few, or not an array: the whole comparison's verdict and message */
+  const JVal *bm = json_get(c.expected, "becomes_map");
+  JVal *fewer = copy(&a, bm);
+  fewer->n--;
+  assert_int_equal(verdicts(&a, &c, expected_member(&a, &c, "becomes_map", fewer), sunk, whole, sizeof sunk), OUT_FAIL);
+  assert_string_equal(sunk, whole);
+  assert_non_null(strstr(sunk, "becomes_map: expected "));
+  assert_int_equal(verdicts(&a, &c, expected_member(&a, &c, "becomes_map", json_int(&a, 7)), sunk, whole, sizeof sunk), OUT_FAIL);
+  assert_string_equal(sunk, whole);
   arena_free(&a);
   capture_reader_close(&r);
 }

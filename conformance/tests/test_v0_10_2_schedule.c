@@ -277,6 +277,11 @@ static void bad_input_names_the_place(void **state) {
   assert_false(r.ok);
   assert_int_equal(r.st.kind, ST_BAD_INPUT);
   arena_free(&r.arena);
+  run(&r, add_two_empty, "[\"new:1\", false, 0]", "[\"new:1\", 0, 0]"); /* reported when the plan is encoded */
+  assert_false(r.ok);
+  assert_int_equal(r.st.kind, ST_BAD_INPUT);
+  assert_string_equal(r.st.msg, "input.memory_planner_bufs[1] must be [BUFREF, bool, int]");
+  arena_free(&r.arena);
 }
 
 int main(void) {
