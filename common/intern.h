@@ -21,6 +21,7 @@ struct Interner {
   const UOp ***by_id_pages; size_t by_id_npages, by_id_dir_cap;
   const Value *none;                             /* v_none(), for uop_new */
   struct RewriteMemo *rewrite_memos;             /* rewrite.c: free RewriteContext tables */
+  struct MemoPage *memo_pages;                   /* rewrite.c: free pages of those tables */
   Arena *memo_arena;                             /* rewrite.c: where those tables live (NULL: arena) */
   /* hooks into the ShapeTracker module, for V_ST / V_MEMBUFFER / V_CONSTBUFFER */
   uint64_t (*st_hash)(const ShapeTracker *);
