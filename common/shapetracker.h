@@ -21,6 +21,7 @@
 typedef struct ShapeTracker ShapeTracker;
 struct ShapeTracker {
   int nviews;                   /* >= 1 */
+  uint32_t index;               /* 0, or what its owner numbers it (0.10.2: its interned index) */
   const View *const *views;
 };
 

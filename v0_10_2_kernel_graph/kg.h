@@ -44,6 +44,10 @@ struct Buf {
 enum { ID_PAGE_BITS = 9, ID_PAGE = 1 << ID_PAGE_BITS };
 typedef struct IdMap { void ***pages; size_t npages; } IdMap;
 
+/* A small number by UOp id (0 = not there), paged the same way: 4 bytes an
+ * id where an IdMap takes 8 (UOp.st and UOp.device as indexes). */
+typedef struct IdIndex { uint32_t **pages; size_t npages; } IdIndex;
+
 /* A set of UOps by id (a dict of UOp -> None that is never iterated), paged the same way. */
 typedef struct IdSet { uint8_t **pages; size_t npages, len; } IdSet;
 
@@ -71,8 +75,9 @@ struct KG {
       no_memory_planner;
 
   /* cached properties of UOps */
-  IdMap st_cache;      /* UOp -> ST* (or &kg_none) */
-  IdMap dev_cache;     /* UOp -> device string (or &kg_none) */
+  IdIndex st_cache;    /* UOp -> 2 + its ST's index in stc (kst_at), 1: None */
+  IdIndex dev_cache;   /* UOp -> 2 + its device's index in devices, 1: None */
+  const char **devices; size_t ndevices, devices_cap; /* the device strings seen, in k->a */
   WalkFrame *walk;     /* scratch stack of uop_st / uop_device */
   size_t walk_cap;
   /* walk.c: visited stamps by UOp id, and the toposort's stack and result */
@@ -125,6 +130,11 @@ static inline void *idmap_get(const IdMap *m, const UOp *u) {
   return p < m->npages && m->pages[p] ? m->pages[p][u->id & (ID_PAGE - 1)] : NULL;
 }
 void idmap_put(Arena *a, IdMap *m, const UOp *u, void *val);
+static inline uint32_t idindex_get(const IdIndex *m, const UOp *u) {
+  size_t p = u->id >> ID_PAGE_BITS;
+  return p < m->npages && m->pages[p] ? m->pages[p][u->id & (ID_PAGE - 1)] : 0;
+}
+void idindex_put(Arena *a, IdIndex *m, const UOp *u, uint32_t val);
 static inline bool idset_has(const IdSet *s, const UOp *u) {
   size_t p = u->id >> ID_PAGE_BITS;
   return p < s->npages && s->pages[p] && s->pages[p][u->id & (ID_PAGE - 1)];

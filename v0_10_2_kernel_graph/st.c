@@ -194,13 +194,25 @@ static const ST *intern_st(StCtx *c, uint32_t n, const View *const *views) {
     if ((uint32_t)s->nviews == n && memcmp(s->views, views, n * sizeof *views) == 0) return s;
     j = (j + 1) & (c->scap - 1);
   }
-  const ST *s = st_new(c->arena, (int)n, views);
+  ST *s = (ST *)st_new(c->arena, (int)n, views);
+  if (c->ns == c->by_index_cap) {
+    size_t cap = c->by_index_cap ? c->by_index_cap * 2 : 256;
+    const ST **t = arena_array(c->arena, cap, sizeof *t);
+    if (c->ns) memcpy(t, c->by_index, c->ns * sizeof *t);
+    c->by_index = t, c->by_index_cap = cap;
+  }
+  s->index = (uint32_t)c->ns;
+  c->by_index[c->ns++] = s;
   c->stab[j] = s;
-  c->ns++;
   return s;
 }
 
 enum { KST_MAXVIEWS = 64 };
+
+uint32_t kst_index(StCtx *c, const ST *s) {
+  if (s->index < c->ns && c->by_index[s->index] == s) return s->index;
+  return kst_new(c, (uint32_t)s->nviews, s->views)->index;
+}
 
 const ST *kst_new(StCtx *c, uint32_t nviews, const View *const *views) {
   if (nviews > KST_MAXVIEWS) kg_throw(c->thr, ST_UNSUPPORTED, NULL, "a ShapeTracker with more than %d views", KST_MAXVIEWS);

@@ -26,6 +26,7 @@ typedef struct StCtx {
   bool merge_view;              /* MERGE_VIEW (ShapeTracker.reshape, invert) */
   const View **vtab; size_t nv, vcap;   /* interned Views */
   const ST **stab; size_t ns, scap;     /* interned ShapeTrackers */
+  const ST **by_index; size_t by_index_cap; /* the interned ones by their index (ST.index), ns of them */
   OMap add_memo;                /* ST a -> OMap (ST b -> a + b) */
   OMap view_add_memo;           /* View vm2 -> OMap (View vm1 -> vm2 + vm1) */
   OMap shape_memo;              /* hash of a shape -> from_shape(shape) */
@@ -66,6 +67,9 @@ const char *fmt_tuple(StCtx *c, char *buf, size_t size, uint32_t n, const sint *
 /* View.create */
 const View *kview_create(StCtx *c, uint32_t n, const sint *shape, const sint *strides, sint offset, const SPair *mask);
 /* ShapeTracker(views), interned */
+/* s's index among the interned ShapeTrackers (interned first when it is not) */
+uint32_t kst_index(StCtx *c, const ST *s);
+static inline const ST *kst_at(const StCtx *c, uint32_t index) { return c->by_index[index]; }
 const ST *kst_new(StCtx *c, uint32_t nviews, const View *const *views);
 /* the interned ShapeTracker equal to s (s itself may come from anywhere, kst_scratch too) */
 const ST *kst_canon(StCtx *c, const ST *s);

@@ -51,6 +51,13 @@ void idmap_put(Arena *a, IdMap *m, const UOp *u, void *val) {
   m->pages[p][u->id & (ID_PAGE - 1)] = val;
 }
 
+void idindex_put(Arena *a, IdIndex *m, const UOp *u, uint32_t val) {
+  size_t p = u->id >> ID_PAGE_BITS;
+  if (p >= m->npages) m->pages = (uint32_t **)page_dir(a, (void **)m->pages, &m->npages, p);
+  if (!m->pages[p]) m->pages[p] = arena_array(a, ID_PAGE, sizeof **m->pages);
+  m->pages[p][u->id & (ID_PAGE - 1)] = val;
+}
+
 void idset_add(Arena *a, IdSet *s, const UOp *u) {
   size_t p = u->id >> ID_PAGE_BITS;
   if (p >= s->npages) s->pages = (uint8_t **)page_dir(a, (void **)s->pages, &s->npages, p);
@@ -127,7 +134,7 @@ void kg_caches_begin(KG *k) {
 void kg_caches_drop(KG *k) {
   rewrite_memos_forget(k->in);
   k->in->memo_arena = NULL;
-  k->st_cache = k->dev_cache = (IdMap){0};
+  k->st_cache = k->dev_cache = (IdIndex){0};
   k->walk = NULL, k->walk_cap = 0;
   k->marks = NULL, k->marks_cap = 0, k->epoch = 0;
   k->topo_stack = NULL, k->topo_stack_cap = 0;
@@ -359,9 +366,9 @@ static const UOp *st_dep(KG *k, const UOp *u, uint32_t i) {
 }
 
 static const ST *cached_st(KG *k, const UOp *u, bool *found) {
-  void *c = idmap_get(&k->st_cache, u);
-  *found = c != NULL;
-  return c == &kg_none ? NULL : c;
+  uint32_t c = idindex_get(&k->st_cache, u);
+  *found = c != 0;
+  return c >= 2 ? kst_at(&k->stc, c - 2) : NULL;
 }
 
 static const ST *mop_st_compute(KG *k, const ST *s, Op op, const Value *arg) {
@@ -498,7 +505,7 @@ const ST *uop_st(KG *k, const UOp *u) {
       continue;
     }
     const ST *r = compute_st(k, f->u);
-    idmap_put(k->caches, &k->st_cache, f->u, r ? (void *)r : (void *)&kg_none);
+    idindex_put(k->caches, &k->st_cache, f->u, r ? 2 + kst_index(&k->stc, r) : 1);
     depth--;
   }
   return cached_st(k, u, &found);
@@ -528,9 +535,22 @@ const UOp *uop_base(const UOp *u) {
 
 /* ---------------------------------------------------------------- device */
 
+/* 2 + dev's index in k->devices (added when new), 1 for None */
+static uint32_t device_index(KG *k, const char *dev) {
+  if (!dev) return 1;
+  for (size_t i = 0; i < k->ndevices; i++)
+    if (k->devices[i] == dev) return (uint32_t)i + 2;
+  if (k->ndevices >= UINT32_MAX - 2) kg_unsupported(k, "more than 2^32 devices");
+  if (k->ndevices == k->devices_cap) k->devices = grow(k->a, k->devices, k->ndevices, &k->devices_cap, sizeof *k->devices);
+  k->devices[k->ndevices++] = dev;
+  return (uint32_t)k->ndevices + 1;
+}
+
+static const char *device_at(const KG *k, uint32_t c) { return c >= 2 ? k->devices[c - 2] : NULL; }
+
 const char *uop_device(KG *k, const UOp *u) {
-  void *c = idmap_get(&k->dev_cache, u);
-  if (c) return c == &kg_none ? NULL : c;
+  uint32_t c = idindex_get(&k->dev_cache, u);
+  if (c) return device_at(k, c);
   size_t depth = 0;
   if (!k->walk_cap) k->walk = grow(k->caches, k->walk, 0, &k->walk_cap, sizeof *k->walk);
   k->walk[depth++] = (WalkFrame){u, 0};
@@ -539,7 +559,7 @@ const char *uop_device(KG *k, const UOp *u) {
     if (f->u->op == OP_MULTI) kg_unsupported(k, "multi-device tensors (Ops.MULTI)");
     if (f->u->op != OP_DEVICE && f->next < f->u->nsrc) {
       const UOp *d = f->u->src[f->next++];
-      if (idmap_get(&k->dev_cache, d)) continue;
+      if (idindex_get(&k->dev_cache, d)) continue;
       if (depth == k->walk_cap) k->walk = grow(k->caches, k->walk, depth, &k->walk_cap, sizeof *k->walk);
       k->walk[depth++] = (WalkFrame){d, 0};
       continue;
@@ -549,16 +569,12 @@ const char *uop_device(KG *k, const UOp *u) {
       if (f->u->arg->kind != V_STR) kg_unsupported(k, "a DEVICE whose arg is not a string (multi-device)");
       dev = f->u->arg->u.str.s;
     } else {
-      for (uint32_t i = 0; i < f->u->nsrc && !dev; i++) {
-        void *x = idmap_get(&k->dev_cache, f->u->src[i]);
-        if (x != &kg_none) dev = x;
-      }
+      for (uint32_t i = 0; i < f->u->nsrc && !dev; i++) dev = device_at(k, idindex_get(&k->dev_cache, f->u->src[i]));
     }
-    idmap_put(k->caches, &k->dev_cache, f->u, dev ? (void *)dev : (void *)&kg_none);
+    idindex_put(k->caches, &k->dev_cache, f->u, device_index(k, dev));
     depth--;
   }
-  c = idmap_get(&k->dev_cache, u);
-  return c == &kg_none ? NULL : c;
+  return device_at(k, idindex_get(&k->dev_cache, u));
 }
 
 /* ---------------------------------------------------------------- buffers */
