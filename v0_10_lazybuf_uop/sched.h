@@ -221,7 +221,7 @@ enum { V100_TMP_BYTES = 16 * 1024 };
  * with every node id made (~30-40 bytes an id), most of it of no use to
  * later kernels; a budget in proportion to the input keeps the mid-size
  * captures' caches as small a part of their peak as the big ones'. */
-enum { V100_CACHES_PER_LB = 320, V100_CACHES_MIN = 128 * 1024, V100_CACHES_MAX = 2048 * 1024, V100_CACHES_KERNELS = 32 };
+enum { V100_CACHES_PER_LB = 320, V100_CACHES_MIN = 64 * 1024, V100_CACHES_MAX = 2048 * 1024, V100_CACHES_KERNELS = 32 };
 /* About the bytes an arena handed out (its chunks but the free part of the
  * newest; what an older chunk could not fit counts too) */
 static inline size_t v100_arena_used(const Arena *a) { return a->chunk_bytes - (size_t)(a->end - a->cur); }
