@@ -661,6 +661,24 @@ static bool raw_item_equal(const JVal *x, const JVal *y) {
   return same;
 }
 
+/* an entry of an expected list (perhaps left as text) against got's */
+static bool list_item_equal(const JVal *x, const JVal *y) {
+  return x->kind != J_RAW ? json_equal(x, y) : raw_item_equal(x, y);
+}
+
+/* The message of a list that differs: expected e whole (its entries left
+ * as text parsed into ar: -1 when one does not parse) and got_text, the
+ * produced list's JSON text (its first 300 characters at least). 0 or -1. */
+static int describe_list(Arena *ar, const char *key, const JVal *e, const char *got_text, char *why, size_t whylen) {
+  JVal *whole = e && e->kind == J_ARR ? json_arr_n(ar, e->n) : NULL;
+  for (size_t i = 0; whole && i < e->n; i++)
+    if (!(whole->u.arr[i] = (JVal *)expected_item(ar, key, i, e->u.arr[i], why, whylen))) return -1;
+  char *a = e ? json_to_string(whole ? whole : e, NULL) : NULL;
+  snprintf(why, whylen, "%s: expected %.300s, got %.300s", key, a ? a : "(absent)", got_text ? got_text : "(absent)");
+  free(a);
+  return 0;
+}
+
 /* expected[key] against got[key], for an array whose items the reader may
  * have left as text (compared as compare_becomes_map does); on a difference
  * why shows both whole (the expected one parsed into ar). 1, 0 or -1. */
@@ -669,17 +687,21 @@ static int list_equal(Arena *ar, const JVal *exp, const JVal *got, const char *k
   bool same = (!e && !g) || (e && g && e->kind != J_ARR && json_equal(e, g));
   if (e && g && e->kind == J_ARR && g->kind == J_ARR && e->n == g->n) {
     same = true;
-    for (size_t i = 0; same && i < e->n; i++) {
-      const JVal *x = e->u.arr[i], *y = g->u.arr[i];
-      if (x->kind != J_RAW) same = json_equal(x, y);
-      else same = raw_item_equal(x, y);
-    }
+    for (size_t i = 0; same && i < e->n; i++) same = list_item_equal(e->u.arr[i], g->u.arr[i]);
   }
   if (same) return 1;
-  JVal *whole = e && e->kind == J_ARR ? json_arr_n(ar, e->n) : NULL;
-  for (size_t i = 0; whole && i < e->n; i++)
-    if (!(whole->u.arr[i] = (JVal *)expected_item(ar, key, i, e->u.arr[i], why, whylen))) return -1;
-  return describe(why, whylen, "%s: expected %.300s, got %.300s", key, whole ? whole : e, g);
+  char *b = g ? json_to_string(g, NULL) : NULL;
+  int r = describe_list(ar, key, e, b, why, whylen);
+  free(b);
+  return r;
+}
+
+/* new_buffers as compared while it was encoded: list_equal's verdict and message */
+static int new_buffers_sunk_verdict(Arena *ar, const ScheduleCompare *sc, char *why, size_t whylen) {
+  if (!sc->new_buffers_differ && sc->new_buffers_got == sc->new_buffers->n) return 1;
+  char text[sizeof sc->got_text + 4]; /* closed (past what the message shows when it was cut) */
+  snprintf(text, sizeof text, "%s%s", sc->got_text, sc->new_buffers_got ? "]" : "[]");
+  return describe_list(ar, "new_buffers", sc->new_buffers, text, why, whylen);
 }
 
 /* expected.schedule's item k (perhaps left as text: parsed into ar) against
@@ -720,7 +742,9 @@ static int compare_rest(Arena *ar, TgVersion v, const ScheduleCompare *sc, const
     const JVal *gb = json_get(got, "becomes_map");
     int r = sc && sc->becomes && !gb ? becomes_sunk_verdict(sc, why, whylen)
                                      : compare_becomes_map(ar, json_get(exp, "becomes_map"), gb, why, whylen);
-    if (r == 1) r = list_equal(ar, exp, got, "new_buffers", why, whylen);
+    if (r == 1)
+      r = sc && sc->new_buffers && !json_get(got, "new_buffers") ? new_buffers_sunk_verdict(ar, sc, why, whylen)
+                                                                   : list_equal(ar, exp, got, "new_buffers", why, whylen);
     if (r != 1) return r;
   }
   /* memory plan: compared where recorded */
@@ -773,6 +797,28 @@ static void sink_compare_becomes(ResultSink *s, size_t i, const JVal *entry, Are
   sc->becomes_verdict = becomes_entry_at(scratch, sc->becomes, i, entry, sc->becomes_why, sizeof sc->becomes_why);
 }
 
+/* the produced list's JSON text, as json_to_string writes it ("[" and the
+ * entries joined by ", "), as far as the message shows it */
+static void got_text_add(ScheduleCompare *sc, size_t i, const JVal *entry) {
+  size_t room = sizeof sc->got_text - 1;
+  if (sc->got_text_len >= room) return;
+  char *t = json_to_string(entry, NULL);
+  sc->got_text_len += (size_t)snprintf(sc->got_text + sc->got_text_len, room + 1 - sc->got_text_len, "%s%s",
+                                       i ? ", " : "[", t);
+  if (sc->got_text_len > room) sc->got_text_len = room;
+  free(t);
+}
+
+/* ScheduleCompare's ResultSink: new_buffers entry i against expected entry i */
+static void sink_compare_new_buffer(ResultSink *s, size_t i, const JVal *entry, Arena *scratch) {
+  (void)scratch;
+  ScheduleCompare *sc = (ScheduleCompare *)s;
+  got_text_add(sc, i, entry);
+  sc->new_buffers_got++;
+  if (!sc->new_buffers_differ)
+    sc->new_buffers_differ = i >= sc->new_buffers->n || !list_item_equal(sc->new_buffers->u.arr[i], entry);
+}
+
 void schedule_compare_init(ScheduleCompare *sc, Arena *a, TgVersion v, const JVal *expected) {
   memset(sc, 0, sizeof *sc);
   sc->sink.item = sink_compare_item;
@@ -783,6 +829,11 @@ void schedule_compare_init(ScheduleCompare *sc, Arena *a, TgVersion v, const JVa
     sc->sink.becomes_entry = sink_compare_becomes;
     sc->becomes = bm;
     sc->becomes_verdict = 1;
+  }
+  const JVal *nb = v == TG_0_10_2 && sc->expected ? json_get(expected, "new_buffers") : NULL;
+  if (nb && nb->kind == J_ARR) { /* else compared whole, by list_equal */
+    sc->sink.new_buffer = sink_compare_new_buffer;
+    sc->new_buffers = nb;
   }
 }
 

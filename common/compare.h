@@ -36,7 +36,8 @@ bool compare_expected(Arena *a, TgVersion v, const JVal *expected, const JVal *g
  * text (J_RAW), each member the text spells as the produced item's
  * (json_spells) is taken as equal, the others are parsed into the item's
  * scratch arena. The first difference is kept, later items are only counted.
- * 0.10.2's becomes_map entries go the same way (ResultSink.becomes_entry). */
+ * 0.10.2's becomes_map and new_buffers entries go the same way
+ * (ResultSink.becomes_entry, new_buffer). */
 typedef struct ScheduleCompare {
   ResultSink sink;          /* first member: the encoder's handle */
   TgVersion v;
@@ -52,6 +53,13 @@ typedef struct ScheduleCompare {
   size_t becomes_got;       /* entries handed in so far */
   int becomes_verdict;      /* 1 equal so far, 0 different, -1 an expected entry does not parse */
   char becomes_why[2048];
+  /* 0.10.2's new_buffers, compared entry by entry as it is encoded (when
+   * expected.new_buffers is an array) */
+  const JVal *new_buffers;  /* expected.new_buffers, or NULL */
+  size_t new_buffers_got;
+  bool new_buffers_differ;  /* an entry differs from the expected one, or has none */
+  char got_text[320];       /* the start of the produced new_buffers' JSON text, for the message */
+  size_t got_text_len;
 } ScheduleCompare;
 void schedule_compare_init(ScheduleCompare *sc, Arena *a, TgVersion v, const JVal *expected);
 

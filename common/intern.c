@@ -417,6 +417,7 @@ const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, ui
     if (uop_same(other, &proto)) return other;
   }
   if (in->nuops >= UINT32_MAX - 1) { fprintf(stderr, "tsched: more than 2^32 nodes\n"); abort(); }
+  if (nsrc > UOP_MAX_SRC) { fprintf(stderr, "tsched: a node with more than 2^24 sources\n"); abort(); }
   /* the node and its source array in one allocation */
   UOp *u = arena_alloc(in->node_arena ? in->node_arena : in->arena, sizeof *u + nsrc * sizeof(UOp *));
   u->op = op, u->nsrc = nsrc, u->dtype = dtype, u->arg = arg, u->hash = proto.hash;

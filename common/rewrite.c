@@ -127,6 +127,7 @@ enum { MEMO_PAGE_BITS = 7, MEMO_PAGE = 1 << MEMO_PAGE_BITS };
  * schedule keeps only to go faster. */
 typedef struct MemoPage {
   uint32_t epoch;
+  struct MemoPage *next_free;   /* in the Interner's free list */
   uint64_t live[MEMO_PAGE / 64];
   const UOp *val[MEMO_PAGE];
 } MemoPage;
@@ -136,6 +137,8 @@ struct RewriteMemo {
   uint32_t epoch;
   MemoPage **pages;      /* pages[id >> MEMO_PAGE_BITS], NULL: no entry there yet */
   size_t npages;
+  uint32_t *used;        /* the pages stored into since acquired: given back when released */
+  size_t nused, used_cap;
   Frame *frames;
   size_t nframes, frames_cap;
   const UOp **srcs;
@@ -154,7 +157,7 @@ static RewriteMemo *memo_acquire(Interner *in) {
       if (m->pages[p]) m->pages[p]->epoch = 0;
     m->epoch = 1;
   }
-  m->nframes = m->nsrcs = 0;
+  m->nframes = m->nsrcs = m->nused = 0;
   return m;
 }
 
@@ -173,8 +176,24 @@ static MemoPage *memo_page(Interner *in, RewriteMemo *m, size_t p) {
     if (m->npages) memcpy(pages, m->pages, m->npages * sizeof *pages);
     m->pages = pages, m->npages = n;
   }
-  if (!m->pages[p]) m->pages[p] = arena_alloc(memo_arena(in), sizeof(MemoPage)); /* zero: no entry */
+  if (!m->pages[p]) { /* a page given back by a released context, else a new one (epoch 0: no entry) */
+    MemoPage *pg = in->memo_pages;
+    if (pg) in->memo_pages = pg->next_free;
+    else pg = arena_alloc(memo_arena(in), sizeof(MemoPage));
+    m->pages[p] = pg;
+  }
   return m->pages[p];
+}
+
+/* page p is stored into for the first time since m was acquired */
+static void memo_page_used(Interner *in, RewriteMemo *m, size_t p) {
+  if (m->nused == m->used_cap) {
+    size_t cap = m->used_cap ? m->used_cap * 2 : 64;
+    uint32_t *bigger = arena_array(memo_arena(in), cap, sizeof *bigger);
+    if (m->nused) memcpy(bigger, m->used, m->nused * sizeof *bigger);
+    m->used = bigger, m->used_cap = cap;
+  }
+  m->used[m->nused++] = (uint32_t)p;
 }
 
 static inline void memo_put(Interner *in, RewriteMemo *m, const UOp *n, const UOp *ret) {
@@ -183,6 +202,7 @@ static inline void memo_put(Interner *in, RewriteMemo *m, const UOp *n, const UO
   if (pg->epoch != m->epoch) { /* an older context's entries */
     pg->epoch = m->epoch;
     for (size_t w = 0; w < MEMO_PAGE / 64; w++) pg->live[w] = 0;
+    memo_page_used(in, m, p);
   }
   pg->live[i / 64] |= (uint64_t)1 << (i % 64);
   pg->val[i] = ret;
@@ -197,13 +217,27 @@ void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher
   rc->index = pm_index(pms, npms);
 }
 
+/* The released context's pages go to the Interner's free list (their
+ * entries are of no use to the next context: it has a newer epoch), so
+ * that a pooled context used by many small rewrites does not keep a page
+ * for every part of the graph one of them touched. */
 void rewrite_context_release(RewriteContext *rc) {
-  rc->memo->next = rc->in->rewrite_memos;
-  rc->in->rewrite_memos = rc->memo;
+  RewriteMemo *m = rc->memo;
+  Interner *in = rc->in;
+  for (size_t i = 0; i < m->nused; i++) {
+    MemoPage *pg = m->pages[m->used[i]];
+    m->pages[m->used[i]] = NULL;
+    pg->epoch = 0; /* no entry, for whichever context takes it */
+    pg->next_free = in->memo_pages;
+    in->memo_pages = pg;
+  }
+  m->nused = 0;
+  m->next = in->rewrite_memos;
+  in->rewrite_memos = m;
   rc->memo = NULL;
 }
 
-void rewrite_memos_forget(Interner *in) { in->rewrite_memos = NULL; }
+void rewrite_memos_forget(Interner *in) { in->rewrite_memos = NULL, in->memo_pages = NULL; }
 
 /* a page's live entries whose result was forgotten dropped, the kept ones following their copy */
 static void page_compact(MemoPage *pg, uint32_t mark, const UOp *const *copy) {

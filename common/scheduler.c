@@ -52,7 +52,7 @@ ResultSink *result_sink(void) { return current_sink; }
 
 static SinkEntryFn sink_fn(const ResultSink *s, SinkList which) {
   if (!s) return NULL;
-  return which == SINK_BECOMES_MAP ? s->becomes_entry : s->item;
+  return which == SINK_BECOMES_MAP ? s->becomes_entry : which == SINK_NEW_BUFFERS ? s->new_buffer : s->item;
 }
 
 void sink_entry(ResultSink *s, SinkList which, size_t k, const JVal *entry, Arena *scratch) {

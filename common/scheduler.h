@@ -25,8 +25,8 @@ ScheduleCaptureFn scheduler_for(TgVersion v);
  * own, hands it to the sink (which compares it with the recording at once)
  * and frees the scratch before the next item; the result then has no
  * "schedule" field, so that the schedule never exists as one whole tree.
- * The same for becomes_map's entries when the sink has a `becomes_entry`
- * (the result then has no "becomes_map" field).
+ * The same for becomes_map's and new_buffers' entries when the sink has a
+ * `becomes_entry` / `new_buffer` (the result then has no such field).
  * With no sink set (tools, tests) the result is the whole `expected` object. */
 typedef struct ResultSink ResultSink;
 /* entry k (0, 1, ... in order) of a list, built in `scratch`, which the
@@ -35,8 +35,9 @@ typedef void (*SinkEntryFn)(ResultSink *s, size_t k, const JVal *entry, Arena *s
 struct ResultSink {
   SinkEntryFn item;           /* the schedule's items */
   SinkEntryFn becomes_entry;  /* becomes_map's [node index, GRAPH] entries; NULL: built whole */
+  SinkEntryFn new_buffer;     /* new_buffers' entries; NULL: built whole */
 };
-typedef enum { SINK_SCHEDULE, SINK_BECOMES_MAP } SinkList;
+typedef enum { SINK_SCHEDULE, SINK_BECOMES_MAP, SINK_NEW_BUFFERS } SinkList;
 /* The sink of this thread's next scheduler calls (NULL: none). */
 void result_sink_set(ResultSink *s);
 ResultSink *result_sink(void);

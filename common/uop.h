@@ -10,16 +10,18 @@
 #include "value.h"
 
 typedef struct UOp UOp;
-struct UOp { /* (the 32-bit fields side by side, the sources in the same
-               * allocation: 40 bytes + 8 a source) */
-  Op op;
-  uint32_t nsrc;
+enum { UOP_MAX_SRC = (1 << 24) - 1 };
+struct UOp { /* (op and nsrc in one word, the sources in the same
+               * allocation: 32 bytes + 8 a source) */
+  Op op : 8;                   /* OP_COUNT < 256 */
+  uint32_t nsrc : 24;          /* at most UOP_MAX_SRC */
+  uint32_t id;                 /* creation order within the Interner, from 0 */
   const DType *dtype;          /* NULL for 0.9.1 LazyOps */
   const Value *arg;            /* never NULL: v_none() for None */
   uint64_t hash;
-  uint32_t id;                 /* creation order within the Interner, from 0 */
   const UOp *const src[];      /* nsrc of them */
 };
+_Static_assert(OP_COUNT <= 256, "UOp.op is 8 bits");
 
 const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, uint32_t nsrc, const UOp *const *src);
 /* Convenience for 0-3 sources. */

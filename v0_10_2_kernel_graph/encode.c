@@ -31,29 +31,47 @@ static JVal *buf_ref_in(Refs *r, Arena *out, Buf *b, int kind) {
 
 static JVal *buf_ref(Refs *r, Buf *b, int kind) { return buf_ref_in(r, r->k->a, b, kind); }
 
-static JVal *options_json(KG *k, const Buf *b) {
+static JVal *options_json(KG *k, Arena *out, const Buf *b) {
   if (b->options) return (JVal *)b->options;
-  if (!b->image) return json_null(k->a);
-  JVal *o = json_obj(k->a);
-  json_set(k->a, o, "image", dtype_to_json(&k->codec, b->image));
+  if (!b->image) return json_null(out);
+  JVal *o = json_obj(out);
+  json_set(out, o, "image", dtype_to_json(&k->codec, b->image));
   const char *flags[5] = {"uncached", "cpu_access", "host", "nolru", "external_ptr"};
-  for (int i = 0; i < 5; i++) json_set(k->a, o, flags[i], json_bool(k->a, false));
+  for (int i = 0; i < 5; i++) json_set(out, o, flags[i], json_bool(out, false));
   return o;
 }
 
-/* BufRegistry.describe_all */
-static JVal *describe_all(Refs *r, int kind) {
+/* BufRegistry.describe of the i-th buffer of a kind, built in `out` */
+static JVal *describe_buf(Refs *r, int kind, size_t i, Arena *out) {
   KG *k = r->k;
-  JVal *out = json_arr(k->a);
-  for (size_t i = 0; i < r->n[kind]; i++) {
-    Buf *b = r->list[kind][i];
-    static const char *const keys[6] = {"device", "size", "dtype", "base", "offset", "options"};
-    JVal *vals[6] = {json_str(k->a, b->device), json_int_shared(k->a, b->size), dtype_to_json(&k->codec, b->dtype),
-                     b->base ? buf_ref(r, b->base, kind) : json_null_shared(), json_int_shared(k->a, b->offset),
-                     options_json(k, b)};
-    json_push(k->a, out, json_obj_fixed(k->a, 6, keys, vals));
+  Buf *b = r->list[kind][i];
+  static const char *const keys[6] = {"device", "size", "dtype", "base", "offset", "options"};
+  JVal *vals[6] = {json_str(out, b->device), json_int_shared(out, b->size), dtype_to_json(&k->codec, b->dtype),
+                   b->base ? buf_ref_in(r, out, b->base, kind) : json_null_shared(), json_int_shared(out, b->offset),
+                   options_json(k, out, b)};
+  return json_obj_fixed(out, 6, keys, vals);
+}
+
+typedef struct DescribeCtx { Refs *r; int kind; } DescribeCtx;
+static JVal *describe_json(void *ctx, size_t i, Arena *out) {
+  DescribeCtx *x = ctx;
+  return describe_buf(x->r, x->kind, i, out);
+}
+
+/* BufRegistry.describe_all (new_buffers: with the replayer's sink, each
+ * buffer is built in a scratch arena and compared at once: NULL). The
+ * bases are named first, in the order describing them would name them, so
+ * that the number of buffers is known. */
+static JVal *describe_all(Refs *r, int kind) {
+  for (size_t i = 0; i < r->n[kind]; i++)
+    if (r->list[kind][i]->base) buf_ref(r, r->list[kind][i]->base, kind);
+  DescribeCtx ctx = {r, kind};
+  if (kind == 1) {
+    JVal *out = json_arr(r->k->a);
+    for (size_t i = 0; i < r->n[kind]; i++) json_push(r->k->a, out, describe_buf(r, kind, i, r->k->a));
+    return out;
   }
-  return out;
+  return encode_sunk_list(&r->k->codec, r->k->a, SINK_NEW_BUFFERS, r->n[kind], describe_json, &ctx);
 }
 
 /* one schedule item, built in `out` (graph_encode's JSON in k->codec.out) */
@@ -249,7 +267,8 @@ JVal *encode_result(KG *k, const Input *in, const SchedResult *res) {
   json_set(a, o, "var_vals", encode_var_vals(k, &res->var_vals));
   JVal *becomes = encode_becomes_map(&r, in, &res->becomes_map);
   if (becomes) json_set(a, o, "becomes_map", becomes); /* else the sink compared it */
-  json_set(a, o, "new_buffers", describe_all(&r, 0));
+  JVal *new_buffers = describe_all(&r, 0);
+  if (new_buffers) json_set(a, o, "new_buffers", new_buffers); /* else the sink compared it */
   if (!in->has_planner_bufs) {
     json_set(a, o, "memory_plan", json_null(a));
     json_set(a, o, "memory_plan_buffers", json_null(a));

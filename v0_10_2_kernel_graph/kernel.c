@@ -93,13 +93,13 @@ static const UOp *ck_append_to_kernel(void *c, const UOp *x) {
       const UOp *s = cur[i];
       if (kept_in_kernel(ctx, s)) {
         if (kg_mark(k, s)) continue;
-        if (m == k->append_caps[which]) next = k->append_bufs[which] = grow(k->caches, next, m, &k->append_caps[which], sizeof *next);
+        if (m == k->append_caps[which]) next = k->append_bufs[which] = grow_heap(next, m, &k->append_caps[which], sizeof *next);
         next[m++] = s;
         continue;
       }
       for (uint32_t j = 0; j < s->nsrc; j++) {
         if (kg_mark(k, s->src[j])) continue;
-        if (m == k->append_caps[which]) next = k->append_bufs[which] = grow(k->caches, next, m, &k->append_caps[which], sizeof *next);
+        if (m == k->append_caps[which]) next = k->append_bufs[which] = grow_heap(next, m, &k->append_caps[which], sizeof *next);
         next[m++] = s->src[j];
       }
       const Value *md = idmap_get(&ctx->ops_metadata, s);

@@ -124,6 +124,7 @@ extern const char kg_none;   /* marker for "None" stored in an OMap */
 /* Room for one more element in an arena array holding n of *cap: when it
  * is full, a copy twice as big (at least 8) replaces it. */
 void *grow(Arena *a, void *items, size_t n, size_t *cap, size_t size);
+void *grow_heap(void *items, size_t n, size_t *cap, size_t size);
 
 static inline void *idmap_get(const IdMap *m, const UOp *u) {
   size_t p = u->id >> ID_PAGE_BITS;

@@ -33,6 +33,23 @@ void *grow(Arena *a, void *items, size_t n, size_t *cap, size_t size) {
   return bigger;
 }
 
+/* grow on malloc's heap, for the walks' buffers, which live as long as
+ * the caches: realloc gives the old copy back (a big buffer is remapped,
+ * not copied), where a doubling in an arena leaves every old copy
+ * resident. The contents past the old *cap are undefined. */
+void *grow_heap(void *items, size_t n, size_t *cap, size_t size) {
+  if (n < *cap) return items;
+  size_t ncap = *cap ? *cap * 2 : 8;
+  while (ncap <= n) ncap *= 2;
+  void *bigger = ncap <= SIZE_MAX / size ? realloc(items, ncap * size) : NULL;
+  if (!bigger) {
+    fprintf(stderr, "tsched: out of memory growing a buffer to %zu items\n", ncap);
+    abort();
+  }
+  *cap = ncap;
+  return bigger;
+}
+
 /* Room in a page directory for page p: a copy twice as big (at least 16) */
 static void **page_dir(Arena *a, void **pages, size_t *npages, size_t p) {
   if (p < *npages) return pages;
@@ -119,7 +136,17 @@ void kg_scratch_end(KG *k, Arena *scratch) {
   }
 }
 
+/* the walks' heap buffers freed (they go with the caches) */
+static void walk_bufs_free(KG *k) {
+  free(k->walk), k->walk = NULL, k->walk_cap = 0;
+  free(k->marks), k->marks = NULL, k->marks_cap = 0, k->epoch = 0;
+  free(k->topo_stack), k->topo_stack = NULL, k->topo_stack_cap = 0;
+  free((void *)k->topo), k->topo = NULL, k->topo_cap = 0;
+  for (int i = 0; i < 2; i++) free((void *)k->append_bufs[i]), k->append_bufs[i] = NULL, k->append_caps[i] = 0;
+}
+
 void kg_scratch_end_all(KG *k) {
+  walk_bufs_free(k);
   while (k->scratch_open) kg_scratch_end(k, &k->scratch_open->arena);
   k->in->memo_arena = NULL;
   k->caches = k->a;
@@ -135,11 +162,7 @@ void kg_caches_drop(KG *k) {
   rewrite_memos_forget(k->in);
   k->in->memo_arena = NULL;
   k->st_cache = k->dev_cache = (IdIndex){0};
-  k->walk = NULL, k->walk_cap = 0;
-  k->marks = NULL, k->marks_cap = 0, k->epoch = 0;
-  k->topo_stack = NULL, k->topo_stack_cap = 0;
-  k->topo = NULL, k->topo_cap = 0;
-  for (int i = 0; i < 2; i++) k->append_bufs[i] = NULL, k->append_caps[i] = 0;
+  walk_bufs_free(k);
   omap_init(&k->mop_memo, k->a);
   Arena *caches = k->caches;
   k->caches = k->a; /* from here on, what is remembered goes into k->a */
@@ -491,7 +514,7 @@ const ST *uop_st(KG *k, const UOp *u) {
   const ST *s = cached_st(k, u, &found);
   if (found) return s;
   size_t depth = 0;
-  if (!k->walk_cap) k->walk = grow(k->caches, k->walk, 0, &k->walk_cap, sizeof *k->walk);
+  if (!k->walk_cap) k->walk = grow_heap(k->walk, 0, &k->walk_cap, sizeof *k->walk);
   k->walk[depth++] = (WalkFrame){u, 0};
   while (depth) {
     WalkFrame *f = &k->walk[depth - 1];
@@ -500,7 +523,7 @@ const ST *uop_st(KG *k, const UOp *u) {
       f->next++;
       cached_st(k, d, &found);
       if (found) continue;
-      if (depth == k->walk_cap) k->walk = grow(k->caches, k->walk, depth, &k->walk_cap, sizeof *k->walk);
+      if (depth == k->walk_cap) k->walk = grow_heap(k->walk, depth, &k->walk_cap, sizeof *k->walk);
       k->walk[depth++] = (WalkFrame){d, 0};
       continue;
     }
@@ -552,7 +575,7 @@ const char *uop_device(KG *k, const UOp *u) {
   uint32_t c = idindex_get(&k->dev_cache, u);
   if (c) return device_at(k, c);
   size_t depth = 0;
-  if (!k->walk_cap) k->walk = grow(k->caches, k->walk, 0, &k->walk_cap, sizeof *k->walk);
+  if (!k->walk_cap) k->walk = grow_heap(k->walk, 0, &k->walk_cap, sizeof *k->walk);
   k->walk[depth++] = (WalkFrame){u, 0};
   while (depth) {
     WalkFrame *f = &k->walk[depth - 1];
@@ -560,7 +583,7 @@ const char *uop_device(KG *k, const UOp *u) {
     if (f->u->op != OP_DEVICE && f->next < f->u->nsrc) {
       const UOp *d = f->u->src[f->next++];
       if (idindex_get(&k->dev_cache, d)) continue;
-      if (depth == k->walk_cap) k->walk = grow(k->caches, k->walk, depth, &k->walk_cap, sizeof *k->walk);
+      if (depth == k->walk_cap) k->walk = grow_heap(k->walk, depth, &k->walk_cap, sizeof *k->walk);
       k->walk[depth++] = (WalkFrame){d, 0};
       continue;
     }

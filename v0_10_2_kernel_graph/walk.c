@@ -9,11 +9,9 @@
 /* Room in the stamp table for ids below need (new stamps are 0: unseen). */
 static void marks_reserve(KG *k, size_t need) {
   if (need <= k->marks_cap) return;
-  size_t cap = k->marks_cap ? k->marks_cap : 256;
-  while (cap < need) cap *= 2;
-  uint32_t *bigger = arena_array(k->caches, cap, sizeof *bigger);
-  if (k->marks_cap) memcpy(bigger, k->marks, k->marks_cap * sizeof *bigger);
-  k->marks = bigger, k->marks_cap = cap;
+  size_t old = k->marks_cap;
+  k->marks = grow_heap(k->marks, need - 1, &k->marks_cap, sizeof *k->marks);
+  memset(k->marks + old, 0, (k->marks_cap - old) * sizeof *k->marks); /* new stamps: unseen */
 }
 
 /* A new visited set: every stamp older than the new epoch is "not seen". */
@@ -32,7 +30,7 @@ bool kg_mark_grow(KG *k, const UOp *u) {
 }
 
 static inline void push_frame(KG *k, size_t depth, const UOp *u) {
-  if (depth == k->topo_stack_cap) k->topo_stack = grow(k->caches, k->topo_stack, depth, &k->topo_stack_cap, sizeof *k->topo_stack);
+  if (depth == k->topo_stack_cap) k->topo_stack = grow_heap(k->topo_stack, depth, &k->topo_stack_cap, sizeof *k->topo_stack);
   k->topo_stack[depth] = (WalkFrame){u, 0};
 }
 
@@ -50,7 +48,7 @@ size_t kg_toposort_until(KG *k, const UOp *root, bool (*stop)(KG *, const UOp *,
       if (!kg_mark(k, s)) push_frame(k, depth++, s);
       continue;
     }
-    if (n == k->topo_cap) k->topo = grow(k->caches, k->topo, n, &k->topo_cap, sizeof *k->topo);
+    if (n == k->topo_cap) k->topo = grow_heap((void *)k->topo, n, &k->topo_cap, sizeof *k->topo);
     k->topo[n++] = f->u;
     depth--;
     if (stop && stop(k, f->u, ctx)) break;
