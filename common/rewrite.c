@@ -256,8 +256,9 @@ void rewrite_context_compact(RewriteContext *rc, uint32_t mark, const UOp *const
   for (size_t p = 0; m && copy && p < m->npages; p++) {
     MemoPage *pg = m->pages[p];
     if (!pg || pg->epoch != m->epoch) continue;
-    if (p * MEMO_PAGE >= mark) pg->epoch = 0; /* no context's epoch: the page holds nothing */
-    else if ((p + 1) * MEMO_PAGE <= mark) page_compact(pg, mark, copy);
+    if (p * MEMO_PAGE >= mark) { /* all forgotten (the page stays the context's: its epoch is kept) */
+      for (size_t w = 0; w < MEMO_PAGE / 64; w++) pg->live[w] = 0;
+    } else if ((p + 1) * MEMO_PAGE <= mark) page_compact(pg, mark, copy);
     else { /* the page where mark falls: its ids from mark on forgotten first */
       for (size_t i = mark - p * MEMO_PAGE; i < MEMO_PAGE; i++) pg->live[i / 64] &= ~((uint64_t)1 << (i % 64));
       page_compact(pg, mark, copy);
