@@ -316,6 +316,88 @@ static size_t uop_table_cap(size_t n) {
   return cap;
 }
 
+/* the slot holding node u */
+static size_t slot_of(const Interner *in, const UOp *u) {
+  size_t mask = in->uop_slots_cap - 1, j = u->hash & mask;
+  uint64_t want = slot_for(u);
+  while (in->uop_slots[j] != want) j = (j + 1) & mask;
+  return j;
+}
+
+/* slot j emptied, the later entries of its run that could no longer be
+ * found moved back into the hole (backward-shift deletion) */
+static void slot_delete(Interner *in, size_t j) {
+  size_t mask = in->uop_slots_cap - 1;
+  for (size_t i = (j + 1) & mask; in->uop_slots[i]; i = (i + 1) & mask) {
+    size_t home = uop_by_id(in, (uint32_t)(in->uop_slots[i] & 0xffffffffULL) - 1)->hash & mask;
+    if (((i - home) & mask) >= ((i - j) & mask)) in->uop_slots[j] = in->uop_slots[i], j = i;
+  }
+  in->uop_slots[j] = 0;
+}
+
+/* the nodes made since mark that keep[0..nkeep) need, sources first; kept[id - mark] set for them */
+static size_t survivors(uint32_t mark, const UOp *const *keep, size_t nkeep, uint8_t *kept, const UOp **order, Arena *scratch) {
+  typedef struct { const UOp *u; uint32_t next; } Frame;
+  size_t cap = 64, depth = 0, n = 0;
+  Frame *stack = arena_array(scratch, cap, sizeof *stack);
+  for (size_t k = 0; k < nkeep; k++) {
+    if (keep[k]->id < mark || kept[keep[k]->id - mark]) continue;
+    kept[keep[k]->id - mark] = 1;
+    stack[depth++] = (Frame){keep[k], 0};
+    while (depth) { /* post-order */
+      Frame *f = &stack[depth - 1];
+      if (f->next == f->u->nsrc) {
+        order[n++] = f->u;
+        depth--;
+        continue;
+      }
+      const UOp *c = f->u->src[f->next++];
+      if (c->id < mark || kept[c->id - mark]) continue;
+      kept[c->id - mark] = 1;
+      if (depth == cap) {
+        Frame *bigger = arena_array(scratch, cap * 2, sizeof *bigger);
+        memcpy(bigger, stack, cap * sizeof *stack);
+        stack = bigger, cap *= 2;
+      }
+      stack[depth++] = (Frame){c, 0};
+    }
+  }
+  return n;
+}
+
+/* u's copy in in->arena with the next id, its sources made since mark replaced by their copies */
+static const UOp *copy_node(Interner *in, const UOp *u, uint32_t mark, const UOp **copy) {
+  UOp *c = arena_alloc(in->arena, sizeof *c + u->nsrc * sizeof(UOp *));
+  c->op = u->op, c->nsrc = u->nsrc, c->dtype = u->dtype, c->arg = u->arg, c->hash = u->hash;
+  const UOp **src = (const UOp **)c->src;
+  for (uint32_t i = 0; i < u->nsrc; i++) src[i] = u->src[i]->id >= mark ? copy[u->src[i]->id - mark] : u->src[i];
+  c->id = (uint32_t)in->nuops++; /* below the count made: its id page is there */
+  in->by_id_pages[c->id >> BY_ID_PAGE_BITS][c->id & (BY_ID_PAGE - 1)] = c;
+  copy[u->id - mark] = c;
+  return c;
+}
+
+/* The table is updated in place (a rebuild would cost the whole table): the
+ * forgotten nodes' slots deleted first, while every id still names its
+ * node; then each survivor's slot, found under its old id, takes its copy. */
+const UOp *const *interner_compact_since(Interner *in, uint32_t mark, const UOp **keep, size_t nkeep, Arena *scratch) {
+  uint32_t made = (uint32_t)in->nuops;
+  if (mark >= made) return NULL;
+  size_t n = made - mark;
+  uint8_t *kept = arena_array(scratch, n, 1);
+  const UOp **order = arena_array(scratch, n, sizeof *order), **copy = arena_array(scratch, n, sizeof *copy);
+  size_t nkept = survivors(mark, keep, nkeep, kept, order, scratch);
+  for (uint32_t id = mark; id < made; id++)
+    if (!kept[id - mark]) slot_delete(in, slot_of(in, uop_by_id(in, id)));
+  size_t *pos = arena_array(scratch, nkept + 1, sizeof *pos);
+  for (size_t k = 0; k < nkept; k++) pos[k] = slot_of(in, order[k]);
+  in->nuops = mark;
+  for (size_t k = 0; k < nkept; k++) in->uop_slots[pos[k]] = slot_for(copy_node(in, order[k], mark, copy));
+  for (size_t k = 0; k < nkeep; k++)
+    if (keep[k]->id >= mark) keep[k] = copy[keep[k]->id - mark];
+  return copy;
+}
+
 void interner_reserve(Interner *in, size_t nuops, size_t nvalues) {
   if (uop_table_cap(nuops) > in->uop_slots_cap) grow_uops_to(in, uop_table_cap(nuops));
   reserve_by_id(in, nuops);
@@ -337,7 +419,7 @@ const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, ui
   if (in->nuops >= UINT32_MAX - 1) { fprintf(stderr, "tsched: more than 2^32 nodes\n"); abort(); }
   if (nsrc > UOP_MAX_SRC) { fprintf(stderr, "tsched: a node with more than 2^24 sources\n"); abort(); }
   /* the node and its source array in one allocation */
-  UOp *u = arena_alloc(in->arena, sizeof *u + nsrc * sizeof(UOp *));
+  UOp *u = arena_alloc(in->node_arena ? in->node_arena : in->arena, sizeof *u + nsrc * sizeof(UOp *));
   u->op = op, u->nsrc = nsrc, u->dtype = dtype, u->arg = arg, u->hash = proto.hash;
   const UOp **s = (const UOp **)u->src;
   for (uint32_t i = 0; i < nsrc; i++) s[i] = src[i]; /* a few pointers: no call to memcpy */

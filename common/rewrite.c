@@ -239,6 +239,33 @@ void rewrite_context_release(RewriteContext *rc) {
 
 void rewrite_memos_forget(Interner *in) { in->rewrite_memos = NULL, in->memo_pages = NULL; }
 
+/* a page's live entries whose result was forgotten dropped, the kept ones following their copy */
+static void page_compact(MemoPage *pg, uint32_t mark, const UOp *const *copy) {
+  for (size_t w = 0; w < MEMO_PAGE / 64; w++)
+    for (uint64_t bits = pg->live[w]; bits; bits &= bits - 1) {
+      size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+      const UOp *v = pg->val[i];
+      if (!v || v->id < mark) continue;
+      if (copy[v->id - mark]) pg->val[i] = copy[v->id - mark];
+      else pg->live[w] &= ~((uint64_t)1 << (i % 64));
+    }
+}
+
+void rewrite_context_compact(RewriteContext *rc, uint32_t mark, const UOp *const *copy) {
+  RewriteMemo *m = rc->memo;
+  for (size_t p = 0; m && copy && p < m->npages; p++) {
+    MemoPage *pg = m->pages[p];
+    if (!pg || pg->epoch != m->epoch) continue;
+    if (p * MEMO_PAGE >= mark) { /* all forgotten (the page stays the context's: its epoch is kept) */
+      for (size_t w = 0; w < MEMO_PAGE / 64; w++) pg->live[w] = 0;
+    } else if ((p + 1) * MEMO_PAGE <= mark) page_compact(pg, mark, copy);
+    else { /* the page where mark falls: its ids from mark on forgotten first */
+      for (size_t i = mark - p * MEMO_PAGE; i < MEMO_PAGE; i++) pg->live[i / 64] &= ~((uint64_t)1 << (i % 64));
+      page_compact(pg, mark, copy);
+    }
+  }
+}
+
 static inline Frame *push(Interner *in, RewriteMemo *m, const UOp *n) {
   if (m->nframes == m->frames_cap) {
     size_t cap = m->frames_cap ? m->frames_cap * 2 : 64;

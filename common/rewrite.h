@@ -60,6 +60,11 @@ void rewrite_context_release(RewriteContext *rc);
 /* Forgets the pooled tables, when no context is in use: for a caller about
  * to free in->memo_arena, where it had them made. */
 void rewrite_memos_forget(Interner *in);
+/* After interner_compact_since(in, mark, ...) returned copy: rc's memo
+ * forgets the ids from mark on and the results that were forgotten, and
+ * follows the results that were copied. (A pooled context needs nothing:
+ * its entries are of an older epoch.) */
+void rewrite_context_compact(RewriteContext *rc, uint32_t mark, const UOp *const *copy);
 /* RewriteContext.rewrite (0.10.0) / top_down_rewrite (0.10.2): sources first,
  * then the node, then the result again until nothing matches. */
 const UOp *top_down_rewrite(RewriteContext *rc, const UOp *n);

@@ -222,6 +222,8 @@ enum { V100_TMP_BYTES = 16 * 1024 };
  * later kernels; a budget in proportion to the input keeps the mid-size
  * captures' caches as small a part of their peak as the big ones'. */
 enum { V100_CACHES_PER_LB = 320, V100_CACHES_MIN = 64 * 1024, V100_CACHES_MAX = 2048 * 1024, V100_CACHES_KERNELS = 32 };
+/* the bytes of prescheduling's nodes it lets grow before it forgets those no item needs (schedule.c) */
+enum { V100_NODES_BYTES = 32 * 1024 };
 /* About the bytes an arena handed out (its chunks but the free part of the
  * newest; what an older chunk could not fit counts too) */
 static inline size_t v100_arena_used(const Arena *a) { return a->chunk_bytes - (size_t)(a->end - a->cur); }
@@ -249,6 +251,8 @@ static inline const void *v100_idcache_get(const IdCache *c, const UOp *u) {
   return p < c->npages && c->pages[p] ? c->pages[p][u->id & (IDC_PAGE - 1)] : NULL;
 }
 void v100_idcache_grow(Sched *s, IdCache *c, const UOp *u);
+/* c's entries of the ids from mark on emptied (their nodes were forgotten, the ids are given again) */
+void v100_idcache_forget_since(IdCache *c, uint32_t mark);
 static inline void v100_idcache_put(Sched *s, IdCache *c, const UOp *u, const void *v) {
   size_t p = u->id >> IDC_PAGE_BITS;
   if (p >= c->npages || !c->pages[p]) v100_idcache_grow(s, c, u);

@@ -198,6 +198,56 @@ static bool bfs(Sched *s, SchedItem *pre, size_t n, SchedItem **out, size_t *nou
   return true;
 }
 
+/* Prescheduling makes ~20 times the nodes its items' ASTs keep (the
+ * swizzles of view_left and view_right, lazy's and to_si's rewrites): they
+ * are made in a scratch arena, and between two kernels, once it holds
+ * V100_NODES_BYTES, and at the end, all but the ASTs of the items so far and
+ * var_vals' DEFINE_VARs are forgotten, the survivors copied into s->a under
+ * the ids from the start of the batch (interner_compact_since). What is
+ * remembered by node follows: the shared rewrite contexts' memos, UOp.st and
+ * can_pad forget the batch's ids (the sparents stamps of older walks are
+ * never read). Not while `tsched explain` listens (it was told about nodes). */
+static uint32_t nodes_begin(Sched *s) {
+  if (!s->ex) s->in->node_arena = v100_scratch_begin(s);
+  return uop_count(s->in);
+}
+
+/* var_vals under its keys' copies (keys[i], in order), when one was copied */
+static void rekey_var_vals(Sched *s, uint32_t mark, const UOp *const *keys) {
+  size_t n = omap_len(&s->var_vals);
+  bool moved = false;
+  for (size_t i = 0; i < n; i++) moved |= keys[i]->id >= mark;
+  if (!moved) return;
+  OMap vars;
+  omap_init(&vars, s->a);
+  uint64_t key;
+  void *val;
+  size_t k = 0;
+  for (size_t pos = 0; omap_next(&s->var_vals, &pos, &key, &val);) omap_put(&vars, omap_ptr(keys[k++]), val);
+  s->var_vals = vars;
+}
+
+/* the batch of nodes since mark forgotten but pre[0..n)'s ASTs and var_vals' keys */
+static void nodes_compact(Sched *s, uint32_t mark, SchedItem *pre, size_t n) {
+  Arena *nodes = s->in->node_arena;
+  s->in->node_arena = NULL;
+  if (!nodes) return;
+  size_t k = n;
+  const UOp **keep = arena_array(s->tmp, n + omap_len(&s->var_vals) + 1, sizeof *keep);
+  uint64_t key;
+  void *val;
+  for (size_t i = 0; i < n; i++) keep[i] = pre[i].ast;
+  for (size_t pos = 0; omap_next(&s->var_vals, &pos, &key, &val);) keep[k++] = (const UOp *)(uintptr_t)key;
+  const UOp *const *copy = interner_compact_since(s->in, mark, keep, k, s->tmp);
+  for (size_t i = 0; i < n; i++) pre[i].ast = keep[i];
+  rekey_var_vals(s, mark, keep + n);
+  if (s->view_left_rc.memo) rewrite_context_compact(&s->view_left_rc, mark, copy);
+  if (s->view_right_rc.memo) rewrite_context_compact(&s->view_right_rc, mark, copy);
+  v100_idcache_forget_since(&s->st_cache, mark);
+  v100_idcache_forget_since(&s->unsafe_cache, mark);
+  v100_scratch_end(s, nodes);
+}
+
 bool v100_create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems) {
   *items = NULL;
   *nitems = 0;
@@ -228,10 +278,15 @@ bool v100_create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems)
   /* preschedule all realizes (their temporaries in a scratch arena, emptied once it has grown) */
   SchedItem *pre = arena_array(s->a, ngroups + 1, sizeof *pre);
   s->tmp = v100_scratch_begin(s);
+  uint32_t mark = nodes_begin(s);
   for (size_t g = 0; g < ngroups; g++) {
     if (v100_arena_used(s->tmp) > V100_TMP_BYTES) {
       v100_scratch_end(s, s->tmp);
       s->tmp = v100_scratch_begin(s);
+    }
+    if (s->in->node_arena && v100_arena_used(s->in->node_arena) > V100_NODES_BYTES) {
+      nodes_compact(s, mark, pre, g);
+      mark = nodes_begin(s);
     }
     v100_caches_renew(s);
     const UOp **stores = arena_array(s->tmp, store_groups[g].n + 1, sizeof *stores);
@@ -243,6 +298,7 @@ bool v100_create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems)
     }
     if (!preschedule(s, uop_new(s->in, OP_SINK, s->void_dt, s->none, k, stores), &pre[g])) return false;
   }
+  nodes_compact(s, mark, pre, ngroups);
   v100_scratch_end(s, s->tmp);
   s->tmp = s->a;
   if (!bfs(s, pre, ngroups, items, nitems)) return false;

@@ -41,7 +41,7 @@ void v100_scratch_end(Sched *s, Arena *scratch) {
 
 void v100_scratch_end_all(Sched *s) {
   while (s->scratch_open) v100_scratch_end(s, &s->scratch_open->arena);
-  s->in->memo_arena = NULL;
+  s->in->memo_arena = s->in->node_arena = NULL;
   s->caches = s->graph = s->tmp = s->a;
 }
 
@@ -138,6 +138,14 @@ void v100_idcache_grow(Sched *s, IdCache *c, const UOp *u) {
     c->pages = pages, c->npages = n;
   }
   if (!c->pages[p]) c->pages[p] = arena_array(c->arena ? c->arena : s->a, IDC_PAGE, sizeof **c->pages);
+}
+
+void v100_idcache_forget_since(IdCache *c, uint32_t mark) {
+  size_t first = mark >> IDC_PAGE_BITS;
+  for (size_t p = first; p < c->npages; p++) {
+    size_t from = p == first ? (mark & (IDC_PAGE - 1)) : 0;
+    if (c->pages[p]) memset(c->pages[p] + from, 0, (IDC_PAGE - from) * sizeof **c->pages);
+  }
 }
 
 /* ---- GroupOp ---- */
