@@ -95,18 +95,22 @@ static size_t status_kib(const char *field) {
   return kib;
 }
 
-/* Make every page of the process's executable mappings (the program, libc,
- * libstdc++, simdjson) resident, so that the child's peak counts the
- * capture's data and not the code it happens to run first: a forked child
- * shares no page-table entries for file-backed mappings and would fault in
- * ~0.7 MB of code whatever the capture. */
+/* Make every page of the process's read-only file mappings (the code and
+ * constant data of the program, libc, libstdc++, simdjson) resident, so that
+ * the child's peak counts the capture's data and not the program image it
+ * happens to use first: a forked child shares no page-table entries for
+ * file-backed mappings and would fault in ~0.7 MB of code whatever the
+ * capture, and a read of one constant maps the 64 KiB around it (the
+ * kernel's fault-around: libstdc++'s from_chars tables alone cost 64 KiB). */
 static void touch_code_pages(void) {
   FILE *f = fopen("/proc/self/maps", "r");
   char line[512];
   while (f && fgets(line, sizeof line, f)) {
     unsigned long lo, hi;
-    char perms[8];
-    if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[0] != 'r' || perms[2] != 'x') continue;
+    char perms[8], path[2] = "";
+    if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %1s", &lo, &hi, perms, path) != 4 || perms[0] != 'r' || perms[1] == 'w' ||
+        path[0] != '/')
+      continue;
     volatile const char *p = (const char *)lo;
     unsigned sum = 0;
     for (unsigned long at = lo; at < hi; at += 4096) sum += (unsigned char)p[at - lo];
