@@ -222,8 +222,10 @@ enum { V100_TMP_BYTES = 16 * 1024 };
  * later kernels; a budget in proportion to the input keeps the mid-size
  * captures' caches as small a part of their peak as the big ones'. */
 enum { V100_CACHES_PER_LB = 320, V100_CACHES_MIN = 64 * 1024, V100_CACHES_MAX = 2048 * 1024, V100_CACHES_KERNELS = 32 };
-/* the bytes of prescheduling's nodes it lets grow before it forgets those no item needs (schedule.c) */
-enum { V100_NODES_BYTES = 32 * 1024 };
+/* the bytes of prescheduling's nodes it lets grow before it forgets those
+ * no item needs (schedule.c): 48 a LazyBuffer, within 16-32 KiB (a batch
+ * costs the shared memos' pages, which grow with the capture) */
+enum { V100_NODES_PER_LB = 48, V100_NODES_MIN = 16 * 1024, V100_NODES_MAX = 32 * 1024 };
 /* About the bytes an arena handed out (its chunks but the free part of the
  * newest; what an older chunk could not fit counts too) */
 static inline size_t v100_arena_used(const Arena *a) { return a->chunk_bytes - (size_t)(a->end - a->cur); }

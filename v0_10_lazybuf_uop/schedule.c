@@ -201,7 +201,7 @@ static bool bfs(Sched *s, SchedItem *pre, size_t n, SchedItem **out, size_t *nou
 /* Prescheduling makes ~20 times the nodes its items' ASTs keep (the
  * swizzles of view_left and view_right, lazy's and to_si's rewrites): they
  * are made in a scratch arena, and between two kernels, once it holds
- * V100_NODES_BYTES, and at the end, all but the ASTs of the items so far and
+ * nodes_budget, and at the end, all but the ASTs of the items so far and
  * var_vals' DEFINE_VARs are forgotten, the survivors copied into s->a under
  * the ids from the start of the batch (interner_compact_since). What is
  * remembered by node follows: the shared rewrite contexts' memos, UOp.st and
@@ -210,6 +210,12 @@ static bool bfs(Sched *s, SchedItem *pre, size_t n, SchedItem **out, size_t *nou
 static uint32_t nodes_begin(Sched *s) {
   if (!s->ex) s->in->node_arena = v100_scratch_begin(s);
   return uop_count(s->in);
+}
+
+/* the bytes a batch of nodes grows to before it is compacted */
+static size_t nodes_budget(const Sched *s) {
+  size_t b = V100_NODES_PER_LB * s->nlbs;
+  return b < V100_NODES_MIN ? V100_NODES_MIN : b > V100_NODES_MAX ? V100_NODES_MAX : b;
 }
 
 /* var_vals under its keys' copies (keys[i], in order), when one was copied */
@@ -284,7 +290,7 @@ bool v100_create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems)
       v100_scratch_end(s, s->tmp);
       s->tmp = v100_scratch_begin(s);
     }
-    if (s->in->node_arena && v100_arena_used(s->in->node_arena) > V100_NODES_BYTES) {
+    if (s->in->node_arena && v100_arena_used(s->in->node_arena) > nodes_budget(s)) {
       nodes_compact(s, mark, pre, g);
       mark = nodes_begin(s);
     }
