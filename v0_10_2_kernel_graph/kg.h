@@ -41,7 +41,7 @@ struct Buf {
  * table is paged (ID_PAGE ids a page, made when the first id in it is put),
  * so a map holds memory for the ids it was given, and growing it copies
  * only the page directory. */
-enum { ID_PAGE_BITS = 9, ID_PAGE = 1 << ID_PAGE_BITS };
+enum { ID_PAGE_BITS = 7, ID_PAGE = 1 << ID_PAGE_BITS };
 typedef struct IdMap { void ***pages; size_t npages; } IdMap;
 
 /* A small number by UOp id (0 = not there), paged the same way: 4 bytes an
