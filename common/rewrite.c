@@ -188,7 +188,7 @@ static MemoPage *memo_page(Interner *in, RewriteMemo *m, size_t p) {
 /* page p is stored into for the first time since m was acquired */
 static void memo_page_used(Interner *in, RewriteMemo *m, size_t p) {
   if (m->nused == m->used_cap) {
-    size_t cap = m->used_cap ? m->used_cap * 2 : 64;
+    size_t cap = m->used_cap ? m->used_cap * 2 : 16;
     uint32_t *bigger = arena_array(memo_arena(in), cap, sizeof *bigger);
     if (m->nused) memcpy(bigger, m->used, m->nused * sizeof *bigger);
     m->used = bigger, m->used_cap = cap;
@@ -268,7 +268,7 @@ void rewrite_context_compact(RewriteContext *rc, uint32_t mark, const UOp *const
 
 static inline Frame *push(Interner *in, RewriteMemo *m, const UOp *n) {
   if (m->nframes == m->frames_cap) {
-    size_t cap = m->frames_cap ? m->frames_cap * 2 : 64;
+    size_t cap = m->frames_cap ? m->frames_cap * 2 : 16;
     Frame *bigger = arena_array(memo_arena(in), cap, sizeof *bigger);
     if (m->nframes) memcpy(bigger, m->frames, m->nframes * sizeof *bigger);
     m->frames = bigger, m->frames_cap = cap;
@@ -290,7 +290,7 @@ static inline const UOp *rewrite_node(RewriteContext *rc, const UOp *n) {
 static inline void record_source(Interner *in, RewriteMemo *m, Frame *f, const UOp *node, const UOp *ret) {
   if (f->new_src == NO_SRC && ret != node->src[f->i]) {
     if (m->nsrcs + node->nsrc > m->srcs_cap) {
-      size_t cap = m->srcs_cap ? m->srcs_cap * 2 : 64;
+      size_t cap = m->srcs_cap ? m->srcs_cap * 2 : 16;
       while (cap < m->nsrcs + node->nsrc) cap *= 2;
       const UOp **bigger = arena_array(memo_arena(in), cap, sizeof *bigger);
       if (m->nsrcs) memcpy(bigger, m->srcs, m->nsrcs * sizeof *bigger);
