@@ -178,57 +178,48 @@ static int cmp_entry(const void *a, const void *b) {
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* The UOps the entries make (the relabelled UNIQUEs, the substituted
- * graphs) are needed only until the entry's JSON is built: they are made in
- * a scratch arena (`nodes`, Interner.node_arena) with the entries' maps, and
- * once it holds BECOMES_NODES_BYTES, between two entries and at the end,
- * they are forgotten (interner_compact_since keeping none) and the arena
- * rewound. What is remembered by id meanwhile forgets them by itself: the
- * walks' visited stamps, graph_encode's positions and the substitute
- * rewrite's pooled memo are stamped with epochs older than any new walk,
- * and nothing here computes UOp.st / UOp.device or adds to zero_consts.
- * Not while `tsched explain` listens (nodes: NULL, all in k->a). */
-enum { BECOMES_NODES_BYTES = 16 * 1024 };
-
+/* The UOps an entry makes (the relabelled UNIQUEs, the substituted graph)
+ * are needed only until its JSON is built: with the replayer's sink they
+ * are made in the entry's scratch arena (Interner.node_arena), with the
+ * entry's maps, and forgotten once the JSON is built (interner_compact_since
+ * keeping none); the scratch is then freed with the JSON. What is
+ * remembered by id meanwhile forgets them by itself: the walks' visited
+ * stamps, graph_encode's positions and the substitute rewrite's pooled memo
+ * are stamped with epochs older than any new walk, and nothing here
+ * computes UOp.st / UOp.device or adds to zero_consts. Not while `tsched
+ * explain` listens (all in k->a, kept). */
 typedef struct BecomesCtx {
   Refs *r;
   const BecomesEntry *es;
-  OMap labels;       /* in the list's scratch: UNIQUE -> its "u:K" label */
+  OMap labels;       /* in k->caches: UNIQUE -> its "u:K" label */
   size_t nlabels;
-  Arena *nodes;      /* the entries' scratch (NULL: k->a) */
-  ArenaMark empty;   /* nodes when empty */
-  uint32_t mark;     /* the first id made in nodes */
 } BecomesCtx;
-
-static size_t arena_used(const Arena *a) { return a->chunk_bytes - (size_t)(a->end - a->cur); }
-
-/* the entries' UOps forgotten, their scratch rewound */
-static void becomes_nodes_drop(KG *k, BecomesCtx *x) {
-  if (!x->nodes) return;
-  interner_compact_since(k->in, x->mark, NULL, 0, x->nodes);
-  arena_rewind(x->nodes, x->empty);
-  x->mark = uop_count(k->in);
-}
 
 /* becomes_map entry j, [node index, GRAPH], built in `out` */
 static JVal *becomes_entry_json(void *ctx, size_t j, Arena *out) {
   BecomesCtx *x = ctx;
   KG *k = x->r->k;
-  if (x->nodes && arena_used(x->nodes) >= BECOMES_NODES_BYTES) becomes_nodes_drop(k, x); /* the last entry's JSON is compared */
+  bool scratch = out != k->a && !k->ex; /* the sink's scratch: freed after the entry */
+  uint32_t mark = uop_count(k->in);
+  if (scratch) k->in->node_arena = out;
   JVal *pair = json_arr_n(out, 2);
   pair->u.arr[0] = json_int_shared(out, (int64_t)x->es[j].index);
-  pair->u.arr[1] = encode_becomes_value(x->r, x->nodes ? x->nodes : k->caches, x->es[j].v, &x->labels, &x->nlabels);
+  pair->u.arr[1] = encode_becomes_value(x->r, scratch ? out : k->caches, x->es[j].v, &x->labels, &x->nlabels);
+  if (scratch) {
+    k->in->node_arena = NULL;
+    interner_compact_since(k->in, mark, NULL, 0, out);
+  }
   return pair;
 }
 
-/* (its walks and the substitutes' memos in k->caches; with the replayer's
- * sink each entry is built in a scratch arena and compared at once: NULL) */
+/* (its walks, the substitutes' memos and the entries' list in k->caches;
+ * with the replayer's sink each entry is built in a scratch arena and
+ * compared at once: NULL) */
 static JVal *encode_becomes_map(Refs *r, const Input *in, const OMap *bm) {
   KG *k = r->k;
   size_t n = omap_len(bm), i = 0;
   kg_caches_begin(k);
-  Arena *tmp = kg_scratch_begin(k);
-  BecomesEntry *es = arena_array(tmp, n ? n : 1, sizeof *es);
+  BecomesEntry *es = arena_array(k->caches, n ? n : 1, sizeof *es);
   uint64_t key;
   void *val;
   for (size_t pos = 0; omap_next(bm, &pos, &key, &val);) {
@@ -238,19 +229,8 @@ static JVal *encode_becomes_map(Refs *r, const Input *in, const OMap *bm) {
   }
   qsort(es, i, sizeof *es, cmp_entry);
   BecomesCtx ctx = {.r = r, .es = es, .nlabels = in->unique_labels};
-  omap_init(&ctx.labels, tmp);
-  if (!k->ex) {
-    k->in->node_arena = ctx.nodes = kg_scratch_begin(k);
-    ctx.empty = arena_mark(ctx.nodes);
-    ctx.mark = uop_count(k->in);
-  }
+  omap_init(&ctx.labels, k->caches);
   JVal *out = encode_sunk_list(&k->codec, k->a, SINK_BECOMES_MAP, i, becomes_entry_json, &ctx);
-  k->in->node_arena = NULL;
-  if (ctx.nodes) {
-    interner_compact_since(k->in, ctx.mark, NULL, 0, ctx.nodes);
-    kg_scratch_end(k, ctx.nodes);
-  }
-  kg_scratch_end(k, tmp);
   kg_caches_drop(k);
   return out;
 }
