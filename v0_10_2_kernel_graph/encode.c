@@ -133,7 +133,8 @@ static JVal *encode_var_vals(KG *k, const OMap *var_vals) {
 }
 
 /* A becomes_map value with each UNIQUE's arg written as the BUFREF of the
- * Buffer its BUFFER has, or a "u:K" label (UOpCall._describe). */
+ * Buffer its BUFFER has, or a "u:K" label (UOpCall._describe); its maps and
+ * new UOps in `tmp` (the entry's scratch: see BecomesCtx). */
 static JVal *encode_becomes_value(Refs *r, Arena *tmp, const UOp *v, OMap *labels, size_t *nlabels) {
   KG *k = r->k;
   const UOp **order;
@@ -177,32 +178,48 @@ static int cmp_entry(const void *a, const void *b) {
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* The UOps an entry makes (the relabelled UNIQUEs, the substituted graph)
+ * are needed only until its JSON is built: with the replayer's sink they
+ * are made in the entry's scratch arena (Interner.node_arena), with the
+ * entry's maps, and forgotten once the JSON is built (interner_compact_since
+ * keeping none); the scratch is then freed with the JSON. What is
+ * remembered by id meanwhile forgets them by itself: the walks' visited
+ * stamps, graph_encode's positions and the substitute rewrite's pooled memo
+ * are stamped with epochs older than any new walk, and nothing here
+ * computes UOp.st / UOp.device or adds to zero_consts. Not while `tsched
+ * explain` listens (all in k->a, kept). */
 typedef struct BecomesCtx {
   Refs *r;
-  Arena *tmp;
   const BecomesEntry *es;
-  OMap labels;
+  OMap labels;       /* in k->caches: UNIQUE -> its "u:K" label */
   size_t nlabels;
 } BecomesCtx;
 
 /* becomes_map entry j, [node index, GRAPH], built in `out` */
 static JVal *becomes_entry_json(void *ctx, size_t j, Arena *out) {
   BecomesCtx *x = ctx;
+  KG *k = x->r->k;
+  bool scratch = out != k->a && !k->ex; /* the sink's scratch: freed after the entry */
+  uint32_t mark = uop_count(k->in);
+  if (scratch) k->in->node_arena = out;
   JVal *pair = json_arr_n(out, 2);
   pair->u.arr[0] = json_int_shared(out, (int64_t)x->es[j].index);
-  pair->u.arr[1] = encode_becomes_value(x->r, x->tmp, x->es[j].v, &x->labels, &x->nlabels);
+  pair->u.arr[1] = encode_becomes_value(x->r, scratch ? out : k->caches, x->es[j].v, &x->labels, &x->nlabels);
+  if (scratch) {
+    k->in->node_arena = NULL;
+    interner_compact_since(k->in, mark, NULL, 0, out);
+  }
   return pair;
 }
 
-/* (its maps and walks in scratch arenas, k->caches among them; with the
- * replayer's sink each entry is built in a scratch arena of its own and
+/* (its walks, the substitutes' memos and the entries' list in k->caches;
+ * with the replayer's sink each entry is built in a scratch arena and
  * compared at once: NULL) */
 static JVal *encode_becomes_map(Refs *r, const Input *in, const OMap *bm) {
   KG *k = r->k;
   size_t n = omap_len(bm), i = 0;
   kg_caches_begin(k);
-  Arena *tmp = kg_scratch_begin(k);
-  BecomesEntry *es = arena_array(tmp, n ? n : 1, sizeof *es);
+  BecomesEntry *es = arena_array(k->caches, n ? n : 1, sizeof *es);
   uint64_t key;
   void *val;
   for (size_t pos = 0; omap_next(bm, &pos, &key, &val);) {
@@ -211,10 +228,9 @@ static JVal *encode_becomes_map(Refs *r, const Input *in, const OMap *bm) {
     es[i++] = (BecomesEntry){idx - 1, val};
   }
   qsort(es, i, sizeof *es, cmp_entry);
-  BecomesCtx ctx = {.r = r, .tmp = tmp, .es = es, .nlabels = in->unique_labels};
-  omap_init(&ctx.labels, tmp);
+  BecomesCtx ctx = {.r = r, .es = es, .nlabels = in->unique_labels};
+  omap_init(&ctx.labels, k->caches);
   JVal *out = encode_sunk_list(&k->codec, k->a, SINK_BECOMES_MAP, i, becomes_entry_json, &ctx);
-  kg_scratch_end(k, tmp);
   kg_caches_drop(k);
   return out;
 }
@@ -236,24 +252,23 @@ static void apply_planner_bufs(Refs *r, const Input *in) {
   }
 }
 
+/* [[buf, replacement], ...] for each schedule Buffer the plan replaces, once (Buf.plan_encoded) */
 static JVal *encode_memory_plan(Refs *r, const SchedResult *res, const MemoryPlan *plan) {
   KG *k = r->k;
   JVal *out = json_arr(k->a);
-  Arena *tmp = kg_scratch_begin(k);
-  OMap done;
-  omap_init(&done, tmp);
+  for (size_t i = 0; i < res->n; i++)
+    for (size_t j = 0; j < res->items[i].nbufs; j++) res->items[i].bufs[j]->plan_encoded = false;
   for (size_t i = 0; i < res->n; i++)
     for (size_t j = 0; j < res->items[i].nbufs; j++) {
       Buf *b = res->items[i].bufs[j], *nb = plan->bufs[i][j];
-      if (omap_has(&done, omap_ptr(b))) continue;
-      omap_put(&done, omap_ptr(b), (void *)1);
+      if (b->plan_encoded) continue;
+      b->plan_encoded = true;
       if (nb == b) continue;
       JVal *pair = json_arr_n(k->a, 2);
       pair->u.arr[0] = buf_ref(r, b, 0);
       pair->u.arr[1] = buf_ref(r, nb, 1);
       json_push(k->a, out, pair);
     }
-  kg_scratch_end(k, tmp);
   return out;
 }
 

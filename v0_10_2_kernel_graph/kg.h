@@ -30,10 +30,15 @@ struct Buf {
   const JVal *options;      /* input buffers: their "options" JSON; NULL = None */
   const DType *image;       /* created buffers: BufferSpec(image=...) or NULL */
   bool allocated;           /* memory_planner: is_allocated() when it ran */
+  bool plan_noopt;          /* memory_planner: in noopt_buffers */
+  uint32_t plan_first;      /* memory_planner: first_appearance + 1 (0: none) */
   int64_t lb_refcount;      /* memory_planner: lb_refcount when it ran */
   bool planner_known;       /* listed in memory_planner_bufs */
+  bool plan_encoded;        /* the memory plan's encoder saw it */
+  uint32_t plan_last;       /* memory_planner: last_appearance + 1 */
   const char *ref;          /* BUFREF text once encoded ("new:K", "plan:K") */
   int64_t ref_index;        /* input index, or K */
+  Buf *plan_to;             /* memory_planner: assigned[buf] (NULL: not there) */
 };
 
 /* A cache indexed by UOp.id (dense: creation order in the Interner): the

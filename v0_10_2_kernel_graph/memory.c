@@ -83,63 +83,79 @@ static Buf *find_replace_buffer(KG *k, OMap *free_segs, Interner *keys, Buf *buf
   return nbytes(seg.buf) == nbytes(buf) ? seg.buf : new_plan_buffer(k, buf, seg.buf, 0);
 }
 
-static bool skip(Buf *b, OMap *noopt) {
-  return b->allocated || b->lb_refcount > 0 || omap_has(noopt, omap_ptr(buf_base(b)));
+static bool skip(Buf *b) { return b->allocated || b->lb_refcount > 0 || buf_base(b)->plan_noopt; }
+
+/* the planner's fields of the schedule's Buffers and their bases cleared */
+static void plan_fields_clear(const SchedResult *res) {
+  for (size_t i = 0; i < res->n; i++)
+    for (size_t j = 0; j < res->items[i].nbufs; j++) {
+      Buf *bs[2] = {res->items[i].bufs[j], buf_base(res->items[i].bufs[j])};
+      for (int t = 0; t < 2; t++) bs[t]->plan_noopt = false, bs[t]->plan_first = bs[t]->plan_last = 0, bs[t]->plan_to = NULL;
+    }
 }
 
-/* memory.py memory_planner (the plan and its Buffers in k->a, the rest in a scratch arena) */
+/* _internal_memory_planner's first_appearance / last_appearance (on the
+ * bases' plan_first / plan_last); returns the bases in first-appearance
+ * order, in tmp */
+static Buf **plan_appearances(Arena *tmp, const SchedResult *res, size_t *nreq) {
+  size_t total = 0, n = 0;
+  for (size_t i = 0; i < res->n; i++) total += res->items[i].nbufs;
+  Buf **req = arena_array(tmp, total ? total : 1, sizeof *req);
+  for (size_t i = 0; i < res->n; i++)
+    for (size_t j = 0; j < res->items[i].nbufs; j++) {
+      Buf *b = res->items[i].bufs[j], *base = buf_base(b);
+      if (skip(b)) continue;
+      if (!base->plan_first) base->plan_first = (uint32_t)(i + 1), req[n++] = base;
+      base->plan_last = (uint32_t)(i + 1);
+    }
+  *nreq = n;
+  return req;
+}
+
+/* memory.py memory_planner (the plan and its Buffers in k->a, the rest in a
+ * scratch arena; noopt_buffers, the appearances and `assigned` in the
+ * Buffers' plan_ fields) */
 void memory_planner(KG *k, const SchedResult *res, const JVal *allocator_offset, MemoryPlan *plan) {
   plan->ran = !k->no_memory_planner;
   plan->bufs = arena_array(k->a, res->n ? res->n : 1, sizeof *plan->bufs);
   Arena *tmp = kg_scratch_begin(k);
-  OMap noopt, first, last, assigned, free_segs;
-  omap_init(&noopt, tmp);
-  omap_init(&first, tmp);
-  omap_init(&last, tmp);
-  omap_init(&assigned, tmp);
-  omap_init(&free_segs, tmp);
+  plan_fields_clear(res);
   for (size_t i = 0; i < res->n; i++)
     if (res->items[i].ast->op != OP_SINK)
-      for (size_t j = 0; j < res->items[i].nbufs; j++) omap_put(&noopt, omap_ptr(res->items[i].bufs[j]), (void *)1);
+      for (size_t j = 0; j < res->items[i].nbufs; j++) res->items[i].bufs[j]->plan_noopt = true;
   if (plan->ran) {
-    for (size_t i = 0; i < res->n; i++)
-      for (size_t j = 0; j < res->items[i].nbufs; j++) {
-        Buf *b = res->items[i].bufs[j];
-        if (skip(b, &noopt)) continue;
-        omap_setdefault(&first, omap_ptr(buf_base(b)), (void *)(uintptr_t)(i + 1));
-        omap_put(&last, omap_ptr(buf_base(b)), (void *)(uintptr_t)(i + 1));
-      }
+    size_t nreq;
+    Buf **req = plan_appearances(tmp, res, &nreq);
     /* buffer_requests sorted by -nbytes (stable) */
-    size_t nreq = omap_len(&first), r = 0;
-    Buf **req = arena_array(tmp, nreq ? nreq : 1, sizeof *req);
-    uint64_t key;
-    for (size_t pos = 0; omap_next(&first, &pos, &key, NULL);) {
-      Buf *b = (Buf *)(uintptr_t)key;
-      size_t j = r++;
+    for (size_t r = 1; r < nreq; r++) {
+      Buf *b = req[r];
+      size_t j = r;
       while (j > 0 && nbytes(req[j - 1]) < nbytes(b)) { req[j] = req[j - 1]; j--; }
       req[j] = b;
     }
+    OMap free_segs;
+    omap_init(&free_segs, tmp);
     Interner keys;
     interner_init(&keys, tmp);
     for (size_t i = 0; i < nreq; i++) {
       Buf *b = req[i];
-      int64_t st = (int64_t)(uintptr_t)omap_get(&first, omap_ptr(b)) - 1, en = (int64_t)(uintptr_t)omap_get(&last, omap_ptr(b)) - 1;
-      omap_put(&assigned, omap_ptr(b), find_replace_buffer(k, &free_segs, &keys, b, st, en, (int64_t)res->n - 1, allocator_offset));
+      req[i]->plan_to = find_replace_buffer(k, &free_segs, &keys, b, (int64_t)b->plan_first - 1, (int64_t)b->plan_last - 1,
+                                            (int64_t)res->n - 1, allocator_offset);
     }
     for (size_t i = 0; i < res->n; i++)
       for (size_t j = 0; j < res->items[i].nbufs; j++) {
         Buf *b = res->items[i].bufs[j];
-        if (skip(b, &noopt)) continue;
+        if (skip(b)) continue;
         if (b->base) {
-          Buf *ab = omap_get(&assigned, omap_ptr(b->base));
-          omap_put(&assigned, omap_ptr(b), new_plan_buffer(k, b, buf_base(ab ? ab : b->base), b->offset));
-        } else if (!omap_has(&assigned, omap_ptr(b))) omap_put(&assigned, omap_ptr(b), b);
+          Buf *ab = b->base->plan_to;
+          b->plan_to = new_plan_buffer(k, b, buf_base(ab ? ab : b->base), b->offset);
+        } else if (!b->plan_to) b->plan_to = b;
       }
   }
   for (size_t i = 0; i < res->n; i++) {
     plan->bufs[i] = arena_array(k->a, res->items[i].nbufs ? res->items[i].nbufs : 1, sizeof **plan->bufs);
     for (size_t j = 0; j < res->items[i].nbufs; j++) {
-      Buf *b = res->items[i].bufs[j], *nb = omap_get(&assigned, omap_ptr(b));
+      Buf *b = res->items[i].bufs[j], *nb = b->plan_to;
       plan->bufs[i][j] = nb ? nb : b;
     }
   }

@@ -147,6 +147,7 @@ static void walk_bufs_free(KG *k) {
 
 void kg_scratch_end_all(KG *k) {
   walk_bufs_free(k);
+  k->in->node_arena = NULL; /* one of these (encode.c) */
   while (k->scratch_open) kg_scratch_end(k, &k->scratch_open->arena);
   k->in->memo_arena = NULL;
   k->caches = k->a;
