@@ -313,6 +313,9 @@ void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
   omap_init(&reduce_for_op, tmp);
   const UOp **double_reduces = NULL, **order;
   size_t ndouble = 0, n = kg_toposort(k, sink, &order);
+  /* each reduce's group, walk cache and stacks, forgotten after it */
+  Arena *per = ctx->tmp = kg_scratch_begin(k);
+  ArenaMark start = arena_mark(per);
   for (size_t i = 0; i < n; i++) {
     const UOp *r = order[i];
     if (r->op != OP_REDUCE_AXIS) continue;
@@ -321,10 +324,11 @@ void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
       double_reduces[ndouble++] = r;
     }
     if (idset_has(&ctx->realizes, r)) continue;
-    OMap *group = arena_alloc(tmp, sizeof *group);
-    omap_init(group, tmp);
+    arena_rewind(per, start);
+    OMap *group = arena_alloc(per, sizeof *group);
+    omap_init(group, per);
     GroupWalk w = {r, &ctx->realizes, &reduce_for_op, group, {0}, ctx, NULL};
-    omap_init(&w.cache, tmp);
+    omap_init(&w.cache, per);
     recursive_group(k, &w, r, uop_st_unwrap(k, r));
     uint64_t key;
     bool can_chase = true;
@@ -348,7 +352,7 @@ void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
         /* don't cast to higher size before store (tr cannot be realized if forced_realize) */
         if (tr->op == OP_CAST && tr->dtype->itemsize > tr->src[0]->dtype->itemsize) tr = uop_base(tr->src[0]);
       }
-      omap_init(group, tmp);
+      omap_init(group, per);
       omap_put(group, omap_ptr(tr), (void *)tr);
       if (k->ex) explain102_reduce(k, &ctx->realizes, tr, r, w.why);
       realize(k, ctx, tr);
@@ -368,6 +372,7 @@ void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
     const UOp *top_reduce = uop_base(double_reduces[i]->src[0]);
     if (nchildren(ctx, top_reduce) == 1 && !idset_del(&ctx->realizes, top_reduce)) key_error(k, top_reduce);
   }
+  kg_scratch_end(k, per);
   kg_scratch_end(k, tmp);
   ctx->tmp = NULL;
   ctx->children = (IdMap){0};
