@@ -133,12 +133,14 @@ static JVal *encode_var_vals(KG *k, const OMap *var_vals) {
 }
 
 /* A becomes_map value with each UNIQUE's arg written as the BUFREF of the
- * Buffer its BUFFER has, or a "u:K" label (UOpCall._describe); its maps and
- * new UOps in `tmp` (the entry's scratch: see BecomesCtx). */
+ * Buffer its BUFFER has, or a "u:K" label (UOpCall._describe); its walk,
+ * maps and new UOps in `tmp` (the entry's scratch: see BecomesCtx; the
+ * walk's visited set there too, not k->marks, whose stamps, one per UOp id,
+ * would be a table for the whole graph for a few nodes an entry). */
 static JVal *encode_becomes_value(Refs *r, Arena *tmp, const UOp *v, OMap *labels, size_t *nlabels) {
   KG *k = r->k;
   const UOp **order;
-  size_t n = kg_toposort(k, v, &order);
+  size_t n = uop_toposort(tmp, &v, 1, &order);
   OMap ub, subs;
   omap_init(&ub, tmp);
   omap_init(&subs, tmp);
@@ -183,8 +185,8 @@ static int cmp_entry(const void *a, const void *b) {
  * are made in the entry's scratch arena (Interner.node_arena), with the
  * entry's maps, and forgotten once the JSON is built (interner_compact_since
  * keeping none); the scratch is then freed with the JSON. What is
- * remembered by id meanwhile forgets them by itself: the walks' visited
- * stamps, graph_encode's positions and the substitute rewrite's pooled memo
+ * remembered by id meanwhile forgets them by itself: graph_encode's
+ * positions and the substitute rewrite's pooled memo
  * are stamped with epochs older than any new walk, and nothing here
  * computes UOp.st / UOp.device or adds to zero_consts. Not while `tsched
  * explain` listens (all in k->a, kept). */
