@@ -77,9 +77,11 @@ static void type_verify(KG *k, const UOp *sink) {
 /* ---------------------------------------------------------------- create_schedule_with_vars */
 
 /* ops.py graph_rewrite_map: {k: rewrite(k) for k in list(sink.toposort)[::-1]}
- * (the core's, with this module's toposort); the map lives in arena `a` */
-static void kg_graph_rewrite_map(KG *k, Arena *a, const UOp *sink, const PatternMatcher *const *pms, size_t npms, bool bottom_up,
-                                 OMap *out) {
+ * (the core's, with this module's toposort); the map lives in arena `a`.
+ * keep(k, v), when given, picks the entries the caller reads (the others
+ * are rewritten all the same, not stored). Returns rewrite(sink). */
+static const UOp *kg_graph_rewrite_map(KG *k, Arena *a, const UOp *sink, const PatternMatcher *const *pms, size_t npms, bool bottom_up,
+                                       bool (*keep)(const UOp *, const UOp *), OMap *out) {
   RewriteContext rc;
   rewrite_context_init(&rc, k->in, pms, npms, k);
   const UOp **topo;
@@ -87,10 +89,18 @@ static void kg_graph_rewrite_map(KG *k, Arena *a, const UOp *sink, const Pattern
   const UOp **order = arena_array(a, n ? n : 1, sizeof *order); /* the rules may walk too */
   memcpy(order, topo, n * sizeof *order);
   omap_init(out, a);
-  for (size_t i = n; i-- > 0;)
-    omap_put(out, omap_ptr(order[i]), (void *)(bottom_up ? bottom_up_rewrite(&rc, order[i]) : top_down_rewrite(&rc, order[i])));
+  const UOp *root = sink;
+  for (size_t i = n; i-- > 0;) {
+    const UOp *v = bottom_up ? bottom_up_rewrite(&rc, order[i]) : top_down_rewrite(&rc, order[i]);
+    if (order[i] == sink) root = v;
+    if (!keep || keep(order[i], v)) omap_put(out, omap_ptr(order[i]), (void *)v);
+  }
   rewrite_context_release(&rc);
+  return root;
 }
+
+/* the kernel_map entries create_schedule_with_vars reads: the realized tensors' new ASSIGNs */
+static bool is_new_assign(const UOp *kk, const UOp *v) { return kk != v && v->op == OP_ASSIGN; }
 
 /* all_int(u.shape) */
 static bool all_int_shape(KG *k, const UOp *u) {
@@ -233,7 +243,7 @@ void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
   k->pass = &contig_ctx;
   OMap tensor_map;
   const PatternMatcher *pms[4] = {&pm_merge_views, &pm_remove_movement_ops, &pm_symbolic_simple, &pm_sym};
-  kg_graph_rewrite_map(k, maps, big_sink, pms, 4, false, &tensor_map);
+  kg_graph_rewrite_map(k, maps, big_sink, pms, 4, false, NULL, &tensor_map);
   k->pass = NULL;
 
   /* do_realize + group_realizes */
@@ -256,9 +266,8 @@ void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
   OMap kernel_map;
   k->pass = &kctx;
   const PatternMatcher *ck[2] = {&pm_merge_views, &pm_create_kernels};
-  kg_graph_rewrite_map(k, maps, sink, ck, 2, true, &kernel_map);
+  const UOp *sched_sink = kg_graph_rewrite_map(k, maps, sink, ck, 2, true, is_new_assign, &kernel_map);
   k->pass = NULL;
-  const UOp *sched_sink = omap_get(&kernel_map, omap_ptr(sink));
   type_verify(k, sched_sink);
 
   /* map realized tensors to buffers */
