@@ -50,18 +50,25 @@ enum { ARENA_MIN_CHUNK = 64 * 1024, ARENA_CLEAR_BLOCK = 16 * 1024 };
 static _Thread_local ArenaChunk *pool;
 static _Thread_local size_t pool_bytes;
 
+/* Touched bytes of a pooled chunk (what it holds resident). */
+static size_t chunk_touched(const ArenaChunk *c) { return c->used > c->dirty ? c->used : c->dirty; }
+
+/* The pooled chunk at *at, taken out of the pool. */
+static ArenaChunk *chunk_from_pool_at(ArenaChunk **at) {
+  ArenaChunk *c = *at;
+  *at = c->next;
+  pool_bytes -= c->size;
+  if (c->used > c->dirty) c->dirty = c->used;
+  c->used = 0;
+  return c;
+}
+
 /* The smallest pooled chunk of at least size bytes; NULL if none. */
 static ArenaChunk *chunk_from_pool(size_t size) {
   ArenaChunk **best = NULL;
   for (ArenaChunk **p = &pool; *p; p = &(*p)->next)
     if ((*p)->size >= size && (!best || (*p)->size < (*best)->size)) best = p;
-  if (!best) return NULL;
-  ArenaChunk *c = *best;
-  *best = c->next;
-  pool_bytes -= c->size;
-  if (c->used > c->dirty) c->dirty = c->used;
-  c->used = 0;
-  return c;
+  return best ? chunk_from_pool_at(best) : NULL;
 }
 
 /* The largest pooled chunk of at least need bytes; NULL if none. */
@@ -69,13 +76,22 @@ static ArenaChunk *largest_from_pool(size_t need) {
   ArenaChunk **best = NULL;
   for (ArenaChunk **p = &pool; *p; p = &(*p)->next)
     if ((*p)->size >= need && (!best || (*p)->size > (*best)->size)) best = p;
-  return best ? chunk_from_pool((*best)->size) : NULL;
+  return best ? chunk_from_pool_at(best) : NULL;
 }
 
 /* The pooled chunk an arena asking for `size` bytes takes, NULL if none has need bytes */
 static ArenaChunk *pooled_chunk(size_t size, size_t need) {
   ArenaChunk *c = chunk_from_pool(size);
   return c ? c : largest_from_pool(need);
+}
+
+/* The pooled chunk with the most touched bytes (resident already); NULL if
+ * the pool is empty. */
+static ArenaChunk *most_touched_from_pool(void) {
+  ArenaChunk **best = NULL;
+  for (ArenaChunk **p = &pool; *p; p = &(*p)->next)
+    if (!best || chunk_touched(*p) > chunk_touched(*best)) best = p;
+  return best ? chunk_from_pool_at(best) : NULL;
 }
 
 /* A zeroed chunk of `size` data bytes from the system: mapped, so that it
@@ -245,7 +261,7 @@ void arena_prefer_pool(Arena *a) {
   if (!pool) return;
   sync_head(a);
   if (a->head && a->head->used < a->head->dirty) return; /* touched memory left in the head: it goes first */
-  push_chunk(a, pooled_chunk(next_chunk_size(a, 0), 0));
+  push_chunk(a, most_touched_from_pool());
 }
 
 void *arena_array(Arena *a, size_t count, size_t size) {

@@ -42,7 +42,8 @@ void arena_rewind(Arena *a, ArenaMark m);
 /* Go on in a pooled chunk, if there is one and what is left of the head
  * chunk is memory no one has touched yet (that part stays unused): so that
  * what other arenas gave back is reused before the process grows, for an
- * arena that goes on growing after they ended. */
+ * arena that goes on growing after they ended. It takes the pooled chunk
+ * with the most touched (resident) bytes, whatever its size. */
 void arena_prefer_pool(Arena *a);
 /* arena_alloc past the zeroed part of the head chunk (arena.c) */
 void *arena_alloc_slow(Arena *a, size_t bytes);
