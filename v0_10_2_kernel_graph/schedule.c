@@ -211,9 +211,13 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
   res->items = arena_array(k->a, qcap, sizeof *res->items);
   res->n = 0;
   kernel_passes_begin(k);
+  /* each kernel's temporaries (schedule_uop's maps), forgotten after it */
+  Arena *per = kg_scratch_begin(k);
+  ArenaMark start = arena_mark(per);
   while (qhead < qtail) {
     const UOp *u = queue[qhead++];
-    schedule_uop(k, tmp, u, &res->var_vals, &res->items[res->n++]);
+    arena_rewind(per, start);
+    schedule_uop(k, per, u, &res->var_vals, &res->items[res->n++]);
     uop_buffer(k, uop_buf_uop(k, u));
     UList *ch = idmap_get(&children, u);
     for (size_t j = 0; ch && j < ch->n; j++) {
@@ -223,6 +227,7 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
     }
   }
   kernel_passes_end(k);
+  kg_scratch_end(k, per);
   if (k->ex) explain102_kernels(k, queue, res->n);
   if (res->n != omap_len(&in_degree))
     kg_throw(&k->thr, ST_RAISED, "RuntimeError", "cycle detected in graph, created %zu kernels but only scheduled %zu", omap_len(&in_degree),
