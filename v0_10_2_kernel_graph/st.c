@@ -121,13 +121,13 @@ void kst_release(StCtx *c) {
 
 Arena *kst_scratch(StCtx *c) { return &c->scratch; }
 
-/* The bytes of garbage the scratch arena may hold before it is emptied. */
-enum { KST_SCRATCH_BYTES = 256 * 1024 };
-
 /* Called when an operation has its (interned) result: nothing points into
- * the scratch arena any more, so it is emptied once it has grown. */
+ * the scratch arena any more, so it is emptied if it holds anything: its
+ * first chunk stays (the next operations reuse what is touched of it), the
+ * others go to the pool. Only as much as one operation needs is touched. */
 static const void *kst_sweep(StCtx *c, const void *result) {
-  if (c->scratch.chunk_bytes > KST_SCRATCH_BYTES) kst_release(c);
+  Arena *s = &c->scratch;
+  if (s->chunk_bytes > (size_t)(s->end - s->cur)) arena_rewind(s, (ArenaMark){0});
   return result;
 }
 
