@@ -94,6 +94,15 @@ static ArenaChunk *most_touched_from_pool(void) {
   return best ? chunk_from_pool_at(best) : NULL;
 }
 
+/* The pooled chunk with the most touched bytes, if it has at least a
+ * clearing block of them and room for need bytes; NULL otherwise. */
+static ArenaChunk *touched_from_pool(size_t need) {
+  ArenaChunk **best = NULL;
+  for (ArenaChunk **p = &pool; *p; p = &(*p)->next)
+    if ((*p)->size >= need && chunk_touched(*p) >= ARENA_CLEAR_BLOCK && (!best || chunk_touched(*p) > chunk_touched(*best))) best = p;
+  return best ? chunk_from_pool_at(best) : NULL;
+}
+
 /* A zeroed chunk of `size` data bytes from the system: mapped, so that it
  * is memory only where it is touched (calloc clears chunks it takes from
  * malloc's heap, which it does for sizes up to the threshold glibc raises as
@@ -180,13 +189,22 @@ static void out_of_memory(size_t bytes) {
 }
 
 /* Zero the head chunk past a->clean far enough for `need` bytes at a->cur:
- * at least a block, and nothing beyond what earlier arenas used. */
+ * at least a block, and nothing beyond what earlier arenas used (an arena
+ * with max_chunk goes on into new memory a block at a time, so that
+ * arena_alloc_slow can take a pooled chunk before it touches each block). */
 static void clear_ahead(Arena *a, size_t need) {
   unsigned char *want = a->cur + need, *dirty_end = a->head->data + a->head->dirty;
   if (want < a->clean + ARENA_CLEAR_BLOCK) want = a->clean + ARENA_CLEAR_BLOCK;
   if (want > a->end) want = a->end;
-  if (a->clean < dirty_end) memset(a->clean, 0, (size_t)((want < dirty_end ? want : dirty_end) - a->clean));
-  a->clean = want < dirty_end ? want : a->end;
+  if (a->clean < dirty_end) {
+    if (want > dirty_end) want = dirty_end; /* the next call finds new memory ahead */
+    memset(a->clean, 0, (size_t)(want - a->clean));
+    a->clean = want;
+  } else if (a->max_chunk) {
+    a->clean = want; /* new memory a block at a time: a pooled chunk is taken first when there is one */
+  } else {
+    a->clean = a->end;
+  }
 }
 
 /* Chunks grow with the arena so that big captures need few mallocs (up to
@@ -214,11 +232,12 @@ void *arena_alloc_slow(Arena *a, size_t bytes) {
   if (size > SIZE_MAX - sizeof(ArenaChunk)) out_of_memory(bytes);
   /* a pooled chunk rather than new memory, even a smaller one: what earlier
    * arenas and blocks freed is reused before the process grows (for an
-   * arena with max_chunk, before the untouched part of its head too) */
+   * arena with max_chunk, before the untouched part of its head too, if the
+   * pooled chunk has touched memory) */
   ArenaChunk *c = NULL;
   if (a->head && need <= (size_t)(a->end - a->cur)) {
     bool untouched = a->cur + need > a->head->data + a->head->dirty;
-    if (!(a->max_chunk && untouched && pool && (c = pooled_chunk(size, need)))) {
+    if (!(a->max_chunk && untouched && (c = touched_from_pool(need)))) {
       clear_ahead(a, need);
       return arena_alloc(a, bytes);
     }
