@@ -25,6 +25,12 @@ void interner_init(Interner *in, Arena *a) {
   in->arena = a;
 }
 
+/* A table (of values or of nodes) holds at most 3/4 as many entries as it
+ * has slots: a probe of the node table compares the slots' hash bits and
+ * touches a node only when they match; a probe of the value table compares
+ * the value's kind and hash first. */
+static bool table_full(size_t n, size_t cap) { return 4 * n > 3 * cap; }
+
 /* ---------------- values ---------------- */
 
 static uint64_t st_hash_of(const Interner *in, const ShapeTracker *st) {
@@ -111,7 +117,7 @@ static void grow_values(Interner *in) { grow_values_to(in, in->values_cap ? in->
 
 static const Value *intern_value(Interner *in, Value *proto) {
   proto->hash = value_hash(in, proto);
-  if ((in->nvalues + 1) * 2 > in->values_cap) grow_values(in);
+  if (table_full(in->nvalues + 1, in->values_cap)) grow_values(in);
   size_t mask = in->values_cap - 1, j = proto->hash & mask;
   while (in->values[j]) {
     if (value_same(in, in->values[j], proto)) return in->values[j];
@@ -260,15 +266,23 @@ static bool uop_same(const UOp *a, const UOpKey *b) {
   return true;
 }
 
-static uint64_t slot_for(const UOp *u) { return (u->hash & 0xffffffff00000000ULL) | ((uint64_t)u->id + 1); }
+/* A UOp table slot is 32 bits: id + 1 in the low log2(cap) bits (a table
+ * at most 3/4 full holds ids below cap), and above them as many of the
+ * hash's high bits as fit, which let a probe skip most mismatches without
+ * touching a node. 0 is an empty slot. */
+static uint32_t slot_tag(size_t cap, uint64_t hash) { return (uint32_t)(hash >> 32) & ~(uint32_t)(cap - 1); }
+static uint32_t slot_make(size_t cap, const UOp *u) { return slot_tag(cap, u->hash) | (u->id + 1); }
+static uint32_t slot_for(const Interner *in, const UOp *u) { return slot_make(in->uop_slots_cap, u); }
+static uint32_t slot_id(const Interner *in, uint32_t slot) { return (slot & (uint32_t)(in->uop_slots_cap - 1)) - 1; }
 
 static void grow_uops_to(Interner *in, size_t cap) {
-  uint64_t *t = arena_array(in->arena, cap, sizeof *t);
+  if (cap > ((size_t)1 << 31)) { fprintf(stderr, "tsched: more than 2^30 nodes\n"); abort(); }
+  uint32_t *t = arena_array(in->arena, cap, sizeof *t);
   for (uint32_t i = 0; i < in->nuops; i++) {
     const UOp *u = uop_by_id(in, i);
     size_t j = u->hash & (cap - 1);
     while (t[j]) j = (j + 1) & (cap - 1);
-    t[j] = slot_for(u);
+    t[j] = slot_make(cap, u);
   }
   in->uop_slots = t;
   in->uop_slots_cap = cap;
@@ -298,28 +312,17 @@ static void append_by_id(Interner *in, const UOp *u) {
   in->nuops++;
 }
 
-/* the UOp table holds at most 3/4 as many nodes as it has slots (a probe
- * compares the slots' hash bits, and touches a node only when they match) */
-static bool uop_table_full(size_t n, size_t cap) { return 4 * n > 3 * cap; }
-
-/* the table capacity (a power of two) that holds n entries at most half full */
+/* the table capacity (a power of two) that holds n entries */
 static size_t table_cap(size_t n) {
   size_t cap = 256;
-  while (cap < 2 * n + 2) cap *= 2;
-  return cap;
-}
-
-/* the UOp table's capacity for n nodes */
-static size_t uop_table_cap(size_t n) {
-  size_t cap = 256;
-  while (uop_table_full(n + 1, cap)) cap *= 2;
+  while (table_full(n + 1, cap)) cap *= 2;
   return cap;
 }
 
 /* the slot holding node u */
 static size_t slot_of(const Interner *in, const UOp *u) {
   size_t mask = in->uop_slots_cap - 1, j = u->hash & mask;
-  uint64_t want = slot_for(u);
+  uint32_t want = slot_for(in, u);
   while (in->uop_slots[j] != want) j = (j + 1) & mask;
   return j;
 }
@@ -329,7 +332,7 @@ static size_t slot_of(const Interner *in, const UOp *u) {
 static void slot_delete(Interner *in, size_t j) {
   size_t mask = in->uop_slots_cap - 1;
   for (size_t i = (j + 1) & mask; in->uop_slots[i]; i = (i + 1) & mask) {
-    size_t home = uop_by_id(in, (uint32_t)(in->uop_slots[i] & 0xffffffffULL) - 1)->hash & mask;
+    size_t home = uop_by_id(in, slot_id(in, in->uop_slots[i]))->hash & mask;
     if (((i - home) & mask) >= ((i - j) & mask)) in->uop_slots[j] = in->uop_slots[i], j = i;
   }
   in->uop_slots[j] = 0;
@@ -392,14 +395,14 @@ const UOp *const *interner_compact_since(Interner *in, uint32_t mark, const UOp 
   size_t *pos = arena_array(scratch, nkept + 1, sizeof *pos);
   for (size_t k = 0; k < nkept; k++) pos[k] = slot_of(in, order[k]);
   in->nuops = mark;
-  for (size_t k = 0; k < nkept; k++) in->uop_slots[pos[k]] = slot_for(copy_node(in, order[k], mark, copy));
+  for (size_t k = 0; k < nkept; k++) in->uop_slots[pos[k]] = slot_for(in, copy_node(in, order[k], mark, copy));
   for (size_t k = 0; k < nkeep; k++)
     if (keep[k]->id >= mark) keep[k] = copy[keep[k]->id - mark];
   return copy;
 }
 
 void interner_reserve(Interner *in, size_t nuops, size_t nvalues) {
-  if (uop_table_cap(nuops) > in->uop_slots_cap) grow_uops_to(in, uop_table_cap(nuops));
+  if (table_cap(nuops) > in->uop_slots_cap) grow_uops_to(in, table_cap(nuops));
   reserve_by_id(in, nuops);
   if (table_cap(nvalues) > in->values_cap) grow_values_to(in, table_cap(nvalues));
 }
@@ -408,15 +411,14 @@ const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, ui
   if (!arg) arg = in->none ? in->none : (in->none = v_none(in));
   UOpKey proto = {.op = op, .nsrc = nsrc, .dtype = dtype, .arg = arg, .src = src};
   proto.hash = uop_hash(&proto);
-  if (uop_table_full(in->nuops + 1, in->uop_slots_cap)) grow_uops(in);
+  if (table_full(in->nuops + 1, in->uop_slots_cap)) grow_uops(in);
   size_t mask = in->uop_slots_cap - 1, j = proto.hash & mask;
-  uint64_t high = proto.hash & 0xffffffff00000000ULL;
+  uint32_t tag = slot_tag(in->uop_slots_cap, proto.hash);
   for (; in->uop_slots[j]; j = (j + 1) & mask) {
-    if ((in->uop_slots[j] & 0xffffffff00000000ULL) != high) continue;
-    const UOp *other = uop_by_id(in, (uint32_t)(in->uop_slots[j] & 0xffffffffULL) - 1);
+    if ((in->uop_slots[j] & ~(uint32_t)mask) != tag) continue;
+    const UOp *other = uop_by_id(in, slot_id(in, in->uop_slots[j]));
     if (uop_same(other, &proto)) return other;
   }
-  if (in->nuops >= UINT32_MAX - 1) { fprintf(stderr, "tsched: more than 2^32 nodes\n"); abort(); }
   if (nsrc > UOP_MAX_SRC) { fprintf(stderr, "tsched: a node with more than 2^24 sources\n"); abort(); }
   /* the node and its source array in one allocation */
   UOp *u = arena_alloc(in->node_arena ? in->node_arena : in->arena, sizeof *u + nsrc * sizeof(UOp *));
@@ -424,7 +426,7 @@ const UOp *uop_new(Interner *in, Op op, const DType *dtype, const Value *arg, ui
   const UOp **s = (const UOp **)u->src;
   for (uint32_t i = 0; i < nsrc; i++) s[i] = src[i]; /* a few pointers: no call to memcpy */
   u->id = (uint32_t)in->nuops;
-  in->uop_slots[j] = slot_for(u);
+  in->uop_slots[j] = slot_for(in, u);
   append_by_id(in, u);
   return u;
 }

@@ -13,9 +13,10 @@ struct Interner {
   Arena *arena;
   /* open-addressing tables of pointers, sized to powers of two */
   const Value **values; size_t nvalues, values_cap;
-  /* UOp table: slot = (high 32 bits of the hash) << 32 | (id + 1), 0 empty;
-   * the hash bits let a probe skip most mismatches without touching a node. */
-  uint64_t *uop_slots; size_t nuops, uop_slots_cap;
+  /* UOp table: slot = id + 1 in the low bits, some hash bits above (intern.c
+   * slot_make), 0 empty; the hash bits let a probe skip most mismatches
+   * without touching a node. */
+  uint32_t *uop_slots; size_t nuops, uop_slots_cap;
   /* id -> node, in pages of BY_ID_PAGE ids (made as needed, never moved:
    * a growing array would leave its old copies in the arena) */
   const UOp ***by_id_pages; size_t by_id_npages, by_id_dir_cap;

@@ -371,6 +371,29 @@ static void uops_are_hash_consed(void **state) {
   arena_free(&a);
 }
 
+/* Hash-consing holds however big the tables grow: a node asked for again is
+ * the same node, with the id it got first (ids are dense, in creation order). */
+static void uops_stay_hash_consed_as_the_tables_grow(void **state) {
+  (void)state;
+  enum { N = 300000 };
+  Arena a;
+  arena_init(&a);
+  Interner in;
+  interner_init(&in, &a);
+  const UOp **made = malloc(N * sizeof *made);
+  assert_non_null(made);
+  const UOp *zero = uop0(&in, OP_CONST, dt_int, v_int(&in, 0));
+  for (int i = 0; i < N; i++) made[i] = uop2(&in, OP_ADD, dt_int, NULL, zero, uop0(&in, OP_CONST, dt_int, v_int(&in, i)));
+  for (int i = N; i-- > 0;) {
+    const UOp *again = uop2(&in, OP_ADD, dt_int, NULL, zero, uop0(&in, OP_CONST, dt_int, v_int(&in, i)));
+    assert_ptr_equal(again, made[i]);
+    assert_ptr_equal(uop_by_id(&in, again->id), again);
+  }
+  assert_int_equal(in.nuops, 2 * (size_t)N);
+  free(made);
+  arena_free(&a);
+}
+
 /* Python ints outside int64 (a uint64 CONST's arg, a folded 2**64) are one Value each, equal only to the same
  * int, never to a float; they are read from and written as the same JSON integer; beyond 128 bits they are
  * unsupported. */
@@ -529,6 +552,7 @@ int main(void) {
     cmocka_unit_test(omap_iterates_in_insertion_order_like_a_dict),
     cmocka_unit_test(omap_small_and_large_maps_behave_like_a_dict),
     cmocka_unit_test(uops_are_hash_consed),
+    cmocka_unit_test(uops_stay_hash_consed_as_the_tables_grow),
     cmocka_unit_test(ints_above_int64_are_values_of_their_own),
     cmocka_unit_test(dtypes_parse_and_print_per_version),
     cmocka_unit_test(graphs_round_trip_and_compare_structurally),
