@@ -92,7 +92,13 @@ bool idset_del(IdSet *s, const UOp *u) {
 }
 
 void ulist_push(Arena *a, UList *l, const UOp *u) {
-  if (l->n == l->cap) l->items = grow(a, l->items, l->n, &l->cap, sizeof *l->items);
+  if (l->n == l->cap) {
+    size_t ncap = l->cap ? l->cap * 2 : 2;
+    const UOp **bigger = arena_array(a, ncap, sizeof *bigger);
+    if (l->n) memcpy(bigger, l->items, l->n * sizeof *bigger);
+    l->items = bigger;
+    l->cap = ncap;
+  }
   l->items[l->n++] = u;
 }
 
