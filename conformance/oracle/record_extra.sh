@@ -9,10 +9,11 @@
 #   conformance/corpus-extra/v<version>-<module>.jsonl.gz   scheduler calls of test/<module>.py
 #   conformance/corpus-extra/v<version>-images.jsonl.gz     the "images" suite (image dtypes, scheduled only)
 #   conformance/corpus-extra/v<version>-bigint.jsonl.gz     the "bigint" suite (uint64 constants above int64, scheduled only)
+#   conformance/corpus-extra/v<version>-models.jsonl.gz     the "models" suite (small extra/models/ and examples/ models)
 # and conformance/corpus-extra/summary.json, prints the count table, runs the schema checker.
 # A module that yields no capture in a version (all its tests skipped there) gets no file;
 # its counts are still in summary.json.  With MODULE arguments only those are recorded
-# ("images" and "bigint" name the workload suites) and their counts replace theirs in summary.json.
+# ("images", "bigint" and "models" name the workload suites) and their counts replace theirs in summary.json.
 # The "symbolic" workload suite is part of conformance/corpus (record_all.sh), not of this directory.
 #
 # Every test module is recorded with --max-per-test $CAP (default 100): a test's scheduler
@@ -39,7 +40,7 @@ test_specific_conv test_subbuffer test_symbolic_jit test_symbolic_ops test_tenso
 test_tensor_variable test_to_numpy test_uops test_uops_stats test_winograd test_zero_copy unit.test_device
 unit.test_disk_tensor unit.test_shm_tensor"
 ALL=1
-if [ $# -gt 0 ]; then MODULES="$*"; ALL=0; else MODULES="$MODULES images bigint"; fi
+if [ $# -gt 0 ]; then MODULES="$*"; ALL=0; else MODULES="$MODULES images bigint models"; fi
 if [ -n "${LOGDIR:-}" ]; then TMP=$LOGDIR; mkdir -p "$TMP"   # keep per-recording logs and summaries there
 else TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT; fi
 export PYTHONHASHSEED=0
@@ -48,7 +49,7 @@ for pair in "0.9.1:$TG091" "0.10.0:$TG0100" "0.10.2:$TG0102"; do
   ver=${pair%%:*}; tg=${pair#*:}
   for m in $MODULES; do
     case $m in
-      images|bigint) args="--suite $m" ;;
+      images|bigint|models) args="--suite $m" ;;
       symbolic) echo "$0: the symbolic suite is recorded into conformance/corpus by record_all.sh" >&2; exit 2 ;;
       test_ops) args="--suite test:$m --max-per-test $CAP --torch-mirror" ;;
       *) args="--suite test:$m --max-per-test $CAP" ;;

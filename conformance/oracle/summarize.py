@@ -13,7 +13,7 @@ import json
 import sys
 
 KEEP = ("generation", "suite", "captures", "errors", "with_memory_plan", "tests", "passed", "test_failed", "test_errors",
-        "skipped", "skipped_reasons", "stub_skipped", "failures", "workloads", "workloads_failed", "encoder_failures",
+        "skipped", "skipped_reasons", "stub_skipped", "failures", "workloads", "workloads_failed", "workloads_skipped", "encoder_failures",
         "set_order_affected", "unmatched_planner_calls", "nested_calls", "module_import_error", "max_per_test", "capped_calls",
         "capped_workloads", "torch_mirror", "dedupe", "duplicates_dropped")
 
@@ -47,6 +47,7 @@ def table(path):
     if r.get("test_errors") or r.get("test_failed"): why.append(f"{r.get('test_errors', 0) + r.get('test_failed', 0)} failed: " +
                                                                "; ".join(x.split(": ", 1)[-1][:60] for x in r.get("failures", [])))
     for w, e in sorted((r.get("workloads_failed") or {}).items()): why.append(f"{w}: {e[:60]}")
+    for w, e in sorted((r.get("workloads_skipped") or {}).items()): why.append(f"{w} skipped: {e[:60]}")
     if r.get("module_import_error"): why.append(f"import failed: {r['module_import_error'][:60]}")
     if r.get("capped_calls"): why.append(f"{r['capped_calls']} calls over the cap of {r.get('max_per_test')} per test not recorded")
     if r.get("duplicates_dropped"): why.append(f"{r['duplicates_dropped']} identical captures dropped (--dedupe)")
@@ -80,7 +81,8 @@ def pivot(path):
         bad = r.get("test_failed", 0) + r.get("test_errors", 0)
         c += f" · {r['passed']}/{r['tests']} pass" + (f", {r['skipped']} skip" if r.get("skipped") else "") + \
           (f", {stub}" if stub else "") + (f", {bad} fail" if bad else "")
-      elif "workloads" in r: c += f" · {r['workloads']} workloads"
+      elif "workloads" in r:
+        c += f" · {r['workloads']} workloads" + (f", {len(r['workloads_skipped'])} skipped" if r.get("workloads_skipped") else "")
       if r.get("module_import_error"): c += " · import failed"
       cells.append(c)
     print(f"| {s} | " + " | ".join(cells) + " |")
@@ -95,6 +97,7 @@ def reasons(path):
     parts += [f"{n}x needs {k}" for k, n in sorted((r.get("stub_skipped") or {}).items())]
     parts += [f"failed: {x.split(': ', 1)[-1][:90]}" for x in r.get("failures", [])]
     if r.get("module_import_error"): parts.append(f"import failed: {r['module_import_error'][:90]}")
+    parts += [f"workload {w} skipped: {why[:90]}" for w, why in sorted((r.get("workloads_skipped") or {}).items())]
     if r.get("capped_calls"): parts.append(f"{r['capped_calls']} calls over the cap in {len(r.get('capped_workloads') or {})} tests")
     if parts: print(f"- {r['generation']} {suite_name(r)}: " + "; ".join(parts))
 

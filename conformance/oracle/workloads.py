@@ -8,7 +8,9 @@ that are only scheduled (Tensor.schedule), never run.  SUITES["symbolic"]:
 programs with bound Variables in shapes and as values (conformance/corpus,
 recorded with --dedupe).  SUITES["images"]: image-dtype graphs, only
 scheduled (conformance/corpus-extra).  SUITES["bigint"]: uint64 constants
-above int64, only scheduled (conformance/corpus-extra).
+above int64, only scheduled (conformance/corpus-extra).  SUITES["models"]: small
+configurations of extra/models/ and more nn layers and Tensor ops, forward
+passes run and training steps scheduled (conformance/corpus-extra).
 
 Each workload is a function without arguments; the recorder seeds random,
 numpy and Tensor.manual_seed before calling it.  Inputs are made from numpy
@@ -16,7 +18,7 @@ arrays and realized first (those small calls are captures too).
 """
 import numpy as np
 from tinygrad import Tensor, dtypes, nn
-from tinygrad.nn.optim import SGD, Adam
+from tinygrad.nn.optim import SGD, Adam, AdamW, LAMB
 from tinygrad.nn.state import get_parameters, get_state_dict
 
 
@@ -739,4 +741,348 @@ def big_const_tensor():
 
 BIGINT = [(f.__name__, f) for f in (big_const, big_const_tensor)]
 
-SUITES = {"workloads": WORKLOADS, "big": BIG, "symbolic": SYMBOLIC, "images": IMAGES, "bigint": BIGINT}
+# ------------------------------------------------------------------ models (suite "models", corpus-extra)
+# Small configurations of the models in the checkout's extra/models/ (the same files in all three releases) and
+# of nn layers and Tensor ops the other suites leave out, with seeded random weights (copied from numpy, no
+# download): forward passes realized on the CPU, training steps (backward + optimizer) scheduled only.  A program
+# using something a release lacks raises Skip there (counted in summary.json as workloads_skipped).
+
+
+class Skip(Exception):
+  """This release lacks something the program needs: the recorder counts the program as skipped."""
+
+
+def _need(ok, why):
+  if not ok: raise Skip(why)
+
+
+def seeded_params(model, scale=0.1):
+  """Replace every float32 state tensor by seeded random numbers from numpy (running variances by positive ones),
+  realize all state tensors."""
+  sd = get_state_dict(model)
+  for k, t in sd.items():
+    if t.dtype != dtypes.float32: continue
+    a = np.random.randn(*t.shape).astype(np.float32) * scale
+    t.replace(Tensor(np.abs(a) + 1 if k.endswith("running_var") else a))
+  Tensor.realize(*sd.values())
+
+
+def train_schedule(model_loss, opt):
+  """One training step, scheduled only: zero_grad, loss, backward, optimizer step."""
+  with Tensor.train():
+    opt.zero_grad()
+    loss = model_loss()
+    loss.backward()
+    schedule_only(loss, *opt.schedule_step())
+
+
+def efficientnet_tiny():
+  """extra/models/efficientnet.py, the four-block variant (number=-1), 10 classes, a 32x32 image: eval forward
+  realized, then a train-mode step (BatchNorm batch statistics, SGD with momentum) scheduled."""
+  from extra.models.efficientnet import EfficientNet
+  m = EfficientNet(number=-1, classes=10); seeded_params(m)
+  x, y = rnd(1, 3, 32, 32), rint(0, 10, 2)
+  m.forward(x).realize()
+  train_schedule(lambda: m.forward(rnd(2, 3, 32, 32)).sparse_categorical_crossentropy(y),
+                 SGD(get_parameters(m), lr=0.01, momentum=0.9))
+
+
+def vit_tiny():
+  """extra/models/vit.py (2 pre-norm blocks of extra/models/transformer.py, width 32, 2 heads) on a 224x224
+  image: forward realized, then a train step with dropout and Adam scheduled."""
+  from extra.models.vit import ViT
+  m = ViT(layers=2, embed_dim=32, num_heads=2); seeded_params(m)
+  x = rnd(1, 3, 224, 224)
+  m.forward(x).realize()
+  train_schedule(lambda: m.forward(x).sparse_categorical_crossentropy(rint(0, 1000, 1)), Adam(get_parameters(m), lr=1e-3))
+
+
+def transformer_adam():
+  """extra/models/transformer.py's Transformer (one-hot embedding, 2 post-norm blocks, dropout): two training
+  steps with Adam, realized, then an eval forward."""
+  from extra.models.transformer import Transformer
+  m = Transformer(syms=10, maxlen=6, layers=2, embed_dim=16, num_heads=2, ff_dim=32); seeded_params(m)
+  opt = Adam(get_parameters(m), lr=1e-3)
+  x, y = rint(0, 10, 2, 6), rint(0, 10, 2, 6)
+  for _ in range(2):
+    with Tensor.train():
+      opt.zero_grad()
+      loss = m.forward(x).reshape(-1, 10).sparse_categorical_crossentropy(y.reshape(-1))
+      loss.backward()
+      Tensor.realize(loss, *opt.schedule_step())
+  m.forward(x).argmax(axis=-1).realize()
+
+
+def llama_generate():
+  """extra/models/llama.py (2 layers, dim 32, grouped-query attention 4/2 heads, rotary embedding, KV cache): a
+  4-token prompt at start_pos 0, then 4 greedy decode steps through the model's TinyJit (start_pos a Variable);
+  then a 1-layer model sampling (temperature, top-k, top-p, alpha counters)."""
+  from extra.models.llama import Transformer
+  m = Transformer(dim=32, hidden_dim=64, n_heads=4, n_layers=2, norm_eps=1e-5, vocab_size=64, n_kv_heads=2, max_context=16)
+  seeded_params(m)
+  tok = m(Tensor([[1, 5, 9, 3]]), 0).item()
+  for pos in range(4, 8):
+    tok = m(Tensor([[tok]]), pos).item()
+  # sampling: temperature, top-k (a loop of max/where), approximate top-p, alpha counters, multinomial
+  m = Transformer(dim=32, hidden_dim=64, n_heads=4, n_layers=1, norm_eps=1e-5, vocab_size=64, max_context=16)
+  seeded_params(m)
+  tok = m(Tensor([[2, 7, 4]]), 0, 0.7, 4, 0.8, 0.1, 0.1).item()
+  for pos in range(3, 6):
+    tok = m(Tensor([[tok]]), pos, 0.7, 4, 0.8, 0.1, 0.1).item()
+
+
+def gpt2_generate():
+  """examples/gpt2.py's Transformer (2 layers, dim 32, vocab 64, its MAX_CONTEXT 128) generating as GPT2.generate
+  does: batch 1 greedy (the prompt, then each token a bound Variable "tokens" shrinking the embedding, start_pos
+  a Variable), then batch 2 sampled with temperature (multinomial)."""
+  from tinygrad import Variable
+  from examples.gpt2 import Transformer, MAX_CONTEXT
+  for toks, temperature in (([[3, 1, 4, 1]], 0.0), ([[3, 1, 4], [2, 7, 1]], 0.8)):
+    m = Transformer(dim=32, n_heads=2, n_layers=2, norm_eps=1e-5, vocab_size=64, max_seq_len=MAX_CONTEXT); seeded_params(m)
+    start_pos = 0
+    for _ in range(4):
+      if len(toks) == 1 and len(toks[0][start_pos:]) == 1: tokens = Variable("tokens", 0, 64).bind(toks[0][start_pos])
+      else: tokens = Tensor([x[start_pos:] for x in toks])
+      tok = m(tokens, Variable("start_pos", 1 if start_pos else 0, MAX_CONTEXT).bind(start_pos), temperature).numpy().tolist()
+      start_pos = len(toks[0])
+      toks = [x + [t] for x, t in zip(toks, tok)]
+
+
+def mixtral_generate():
+  """examples/mixtral.py's MixtureFeedForward (4 experts, the top two picked on the host from the gate's output)
+  in extra/models/llama.py's Transformer, as the example builds it (jit=False): a prompt, then 3 sampled tokens."""
+  import functools
+  from examples.mixtral import MixtureFeedForward
+  from extra.models.llama import Transformer
+  m = Transformer(n_layers=2, dim=16, hidden_dim=32, n_heads=2, n_kv_heads=1, norm_eps=1e-5, vocab_size=32, max_context=16,
+                  feed_forward=functools.partial(MixtureFeedForward, 4), jit=False); seeded_params(m)
+  toks, start_pos = [1, 2, 3], 0
+  for _ in range(4):
+    tok = m(Tensor([toks[start_pos:]]), start_pos, 0.7).item()
+    start_pos = len(toks)
+    toks.append(tok)
+
+
+def _mnist_jit(Model, gpus=None):
+  """The training loop of examples/beautiful_mnist(_multigpu).py on 32 random 28x28 uint8 images: its TinyJit'd
+  train step (Adam, batch 8 drawn with Tensor.randint, a gather of the samples; with gpus the model copied to
+  every device and the batch sharded on axis 0) 3 times (run, capture, replay), its test accuracy twice."""
+  from tinygrad.engine.jit import TinyJit
+  X_train = Tensor(np.random.randint(0, 256, (32, 1, 28, 28)).astype(np.uint8)).realize()
+  Y_train = Tensor(np.random.randint(0, 10, 32).astype(np.int32)).realize()
+  X_test, Y_test = X_train[:16].contiguous().realize(), Y_train[:16].contiguous().realize()
+  if gpus: X_test.shard_(gpus, axis=0); Y_test.shard_(gpus, axis=0)
+  model = Model(); seeded_params(model)
+  if gpus:
+    for x in get_state_dict(model).values(): x.to_(gpus)
+  opt = Adam(get_parameters(model))
+
+  @TinyJit
+  def train_step():
+    with Tensor.train():
+      opt.zero_grad()
+      samples = Tensor.randint(8, high=X_train.shape[0])
+      Xt, Yt = X_train[samples], Y_train[samples]
+      if gpus: Xt, Yt = Xt.shard_(gpus, axis=0), Yt.shard_(gpus, axis=0)
+      loss = model(Xt).sparse_categorical_crossentropy(Yt).backward()
+      opt.step()
+      return loss
+
+  @TinyJit
+  def get_test_acc(): return (model(X_test).argmax(axis=1) == Y_test).mean() * 100
+
+  for _ in range(3): train_step().item()
+  for _ in range(2): get_test_acc().item()
+
+
+def beautiful_mnist_jit():
+  """examples/beautiful_mnist.py's Model, trained as that example does (see _mnist_jit)."""
+  from examples.beautiful_mnist import Model
+  _mnist_jit(Model)
+
+
+def beautiful_mnist_multigpu():
+  """examples/beautiful_mnist_multigpu.py's Model on its GPUS (two CPU devices), data-parallel (see _mnist_jit)."""
+  from examples.beautiful_mnist_multigpu import Model, GPUS
+  _mnist_jit(Model, GPUS)
+
+
+def unet_tiny():
+  """extra/models/unet.py's UNetModel (0.10.x only; skipped in 0.9.1): width 32, two levels, one ResBlock each,
+  cross-attention SpatialTransformers with a context of width 16, timestep embedding; half precision inside
+  where the device has float16.  Forward realized, then a backward scheduled."""
+  try: from extra.models.unet import UNetModel
+  except ImportError as e: raise Skip(f"no extra/models/unet.py ({e})")
+  m = UNetModel(adm_in_ch=None, in_ch=4, out_ch=4, model_ch=32, attention_resolutions=[2], num_res_blocks=1, channel_mult=[1, 2],
+                transformer_depth=[1, 1], ctx_dim=16, n_heads=2); seeded_params(m)
+  x, ctx = rnd(1, 4, 8, 8), rnd(1, 3, 16)
+  m(x, Tensor([10.0]), ctx).realize()
+  out = m(x, Tensor([500.0]), ctx).float().square().mean()
+  out.backward()
+  schedule_only(out, *[p.grad for p in get_parameters(m) if p.grad is not None])
+
+
+def yolov8n():
+  """examples/yolov8.py's YOLOv8, variant n (depth 0.33, width 0.25), 80 classes, on a 64x64 image: backbone
+  (C2f, SPPF), FPN (nearest upsample, concat), detection head (DFL, anchors); forward realized."""
+  from examples.yolov8 import YOLOv8, get_variant_multiples
+  depth, width, ratio = get_variant_multiples("n")
+  m = YOLOv8(w=width, r=ratio, d=depth, num_classes=80); seeded_params(m)
+  m(rnd(1, 3, 64, 64)).realize()
+
+
+def convnext_tiny():
+  """extra/models/convnext.py, one block per stage, widths 8-32 (depthwise 7x7 convs, LayerNorm2d, GELU): eval
+  forward realized, then a train step with AdamW scheduled."""
+  from extra.models.convnext import ConvNeXt
+  m = ConvNeXt(depths=[1, 1, 1, 1], dims=[8, 16, 16, 32], num_classes=10); seeded_params(m)
+  x, y = rnd(2, 3, 32, 32), rint(0, 10, 2)
+  m(x).realize()
+  train_schedule(lambda: m(x).sparse_categorical_crossentropy(y), AdamW(get_parameters(m), lr=1e-3))
+
+
+def rnnt_tiny():
+  """extra/models/rnnt.py at width 8, one LSTM layer each, each LSTM stepping through a TinyJit of its own: the
+  encoder, the prediction network and the joint, called one by one as the model's forward does (the model's
+  own TinyJit'd call nests those TinyJits, which 0.9.1 rejects)."""
+  from extra.models.rnnt import RNNT
+  m = RNNT(input_features=8, vocab_size=29, enc_hidden_size=8, pred_hidden_size=8, joint_hidden_size=8, pre_enc_layers=1,
+           post_enc_layers=1, pred_layers=1)
+  seeded_params(m)
+  f = m.encoder(rnd(6, 2, 8), None)[0].realize()
+  g = m.prediction(rint(0, 28, 2, 2), None, Tensor.ones(1))[0].realize()
+  m.joint(f, g).realize()
+
+
+def bert_tiny_pretrain():
+  """extra/models/bert.py's BertForPretraining (2 layers, width 16, vocab 64, padding mask, masked-LM gather by
+  one-hot matmul): eval forward and loss realized, then a train step with dropout and LAMB scheduled."""
+  from extra.models.bert import BertForPretraining
+  m = BertForPretraining(hidden_size=16, intermediate_size=32, max_position_embeddings=16, num_attention_heads=2,
+                         num_hidden_layers=2, type_vocab_size=2, vocab_size=64); seeded_params(m)
+  ids, types = rint(0, 64, 2, 8), rint(0, 2, 2, 8)
+  mask = Tensor(np.array([[1] * 8, [1] * 5 + [0] * 3], dtype=np.float32)).realize()
+  pos, lm_ids = rint(0, 8, 2, 3), rint(1, 64, 2, 3)
+  lm_w, nsp = Tensor(np.array([[1, 1, 0], [1, 0, 0]], dtype=np.float32)).realize(), rint(0, 2, 2)
+  def loss():
+    return m.loss(*m(ids, mask, pos, types), lm_ids, lm_w, nsp)
+  loss().realize()
+  train_schedule(loss, LAMB(get_parameters(m), lr=1e-3))
+
+
+def resnet18_eval():
+  """extra/models/resnet.py's ResNet18 (10 classes), eval forward on two 32x32 images (BatchNorm running
+  statistics), scheduled only."""
+  from extra.models.resnet import ResNet18
+  m = ResNet18(num_classes=10); seeded_params(m)
+  schedule_only(m(rnd(2, 3, 32, 32)).softmax())
+
+
+def nn_layers():
+  """nn layers the other suites leave out, forward realized and backward scheduled: Conv1d, ConvTranspose1d/2d,
+  GroupNorm, InstanceNorm, LayerNorm2d, BatchNorm2d in train mode (running statistics assigned), Embedding,
+  an LSTM cell over three steps, attention with a padding mask and a causal one, dropout."""
+  x1, x2 = rnd(2, 4, 10), rnd(2, 4, 6, 6)
+  c1, ct1, ct2 = nn.Conv1d(4, 6, 3, padding=1), nn.ConvTranspose1d(4, 3, 3, stride=2), nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1)
+  gn, inn, ln2, bn = nn.GroupNorm(2, 4), nn.InstanceNorm(4), nn.LayerNorm2d(4), nn.BatchNorm2d(4)
+  emb = nn.Embedding(10, 8)
+  wx, wh, b = nn.Linear(8, 32), nn.Linear(8, 32, bias=False), rnd(32)
+  for layer in (c1, ct1, ct2, gn, inn, ln2, bn, emb, wx, wh): seeded_params(layer)
+  c1(x1).relu().realize()
+  ct1(x1).realize()
+  ct2(x2).realize()
+  gn(x2).realize()
+  inn(x2).realize()
+  ln2(x2).realize()
+  with Tensor.train():
+    bn(x2).realize()
+    bn(x2 * 2).realize()
+  toks = rint(0, 10, 2, 3)
+  h, c = Tensor.zeros(2, 8).contiguous().realize(), Tensor.zeros(2, 8).contiguous().realize()
+  e = emb(toks)  # 0.9.1's Embedding wants a 2-d index
+  for t in range(3):
+    i, f, g, o = (wx(e[:, t]) + wh(h) + b).chunk(4, dim=1)
+    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    h = (o.sigmoid() * c.tanh()).realize()
+  q, k, v = rnd(2, 2, 4, 8), rnd(2, 2, 5, 8), rnd(2, 2, 5, 8)
+  pad = Tensor(np.array([[True] * 5, [True] * 3 + [False] * 2])).reshape(2, 1, 1, 5)
+  q.scaled_dot_product_attention(k, v, attn_mask=pad).realize()
+  q.scaled_dot_product_attention(rnd(2, 2, 4, 8), rnd(2, 2, 4, 8), is_causal=True).realize()
+  w = Tensor(np.random.randn(8, 8).astype(np.float32), requires_grad=True).realize()
+  with Tensor.train():
+    out = (c1(x1).sum() + ct2(x2).mean() + gn(x2).square().mean() + bn(x2).sum() + (emb(toks) @ w).dropout(0.25).sum() +
+           q.scaled_dot_product_attention(k, v, attn_mask=pad).sum())
+    out.backward()
+    schedule_only(out, *[p.grad for p in get_parameters([c1, ct2, gn, bn, emb]) + [w] if p.grad is not None])
+
+
+def tensor_ops():
+  """Tensor ops of all three releases the other suites leave out: einsum, gather, cumsum, logsumexp, masked_fill,
+  strided/dilated conv_transpose2d, argmax, lerp, repeat, split, triu, binary_crossentropy_logits, multinomial,
+  dilated pools, fancy indexing; realized, and a backward through several of them."""
+  a, b = rnd(3, 4), rnd(4, 5)
+  Tensor.einsum("ij,jk->ik", a, b).realize()
+  Tensor.einsum("bij,bkj->bik", rnd(2, 3, 4), rnd(2, 5, 4)).realize()
+  a.gather(1, rint(0, 4, 3, 2)).realize()
+  a.cumsum(axis=1).realize()
+  rnd(40).cumsum().realize()
+  a.logsumexp(axis=1).realize()
+  a.masked_fill(a > 0, -1.0).realize()
+  x, wt = rnd(1, 4, 5, 5), rnd(4, 2, 3, 3)
+  x.conv_transpose2d(wt, stride=2, padding=1, output_padding=1).realize()
+  x.conv_transpose2d(wt, dilation=2).realize()
+  Tensor.realize(a.argmax(axis=1), a.argmax())
+  a.lerp(rnd(3, 4), 0.3).realize()
+  a.repeat((2, 1)).realize()
+  Tensor.realize(*a.split([1, 3], dim=1))
+  rnd(4, 4).triu(1).realize()
+  a.binary_crossentropy_logits(Tensor(np.random.rand(3, 4).astype(np.float32))).realize()
+  a.softmax().multinomial(2, replacement=True).realize()
+  xp = rnd(1, 2, 9, 9)
+  xp.max_pool2d(kernel_size=(3, 3), stride=2, dilation=2).realize()
+  xp.avg_pool2d(kernel_size=(3, 3), stride=1, dilation=(1, 2)).realize()
+  a[rint(0, 3, 2)].realize()
+  a[:, rint(0, 4, 3)].realize()
+  a[rint(0, 3, 2), rint(0, 4, 2)].realize()
+  p = Tensor(np.random.randn(3, 4).astype(np.float32), requires_grad=True).realize()
+  loss = Tensor.einsum("ij,jk->ik", p, b).logsumexp(axis=1).sum() + p.gather(1, rint(0, 4, 3, 2)).sum() + p.cumsum(axis=1).mean()
+  loss.backward()
+  Tensor.realize(loss, p.grad)
+
+
+def tensor_ops_010():
+  """Tensor ops and nn layers of 0.10.x only (skipped in 0.9.1): interpolate, pad modes, cross_entropy with
+  label smoothing, nll_loss, logcumsumexp, roll, repeat_interleave, rearrange, std_mean, linspace, isnan, RMSNorm,
+  LSTMCell, padded pools."""
+  _need(hasattr(Tensor, "interpolate"), "no Tensor.interpolate, pad modes, cross_entropy (0.10.x API)")
+  x = rnd(1, 2, 4, 4)
+  x.interpolate((8, 8)).realize()
+  x.interpolate((6, 7), mode="nearest").realize()
+  x.interpolate((8, 8), align_corners=True).realize()
+  for mode in ("reflect", "replicate", "circular"):
+    try: x.pad((1, 2, 2, 1), mode=mode).realize()
+    except NotImplementedError: pass  # 0.10.0 has reflect only
+  logits, y = rnd(4, 5), rint(0, 5, 4)
+  logits.cross_entropy(y, label_smoothing=0.1).realize()
+  logits.log_softmax().nll_loss(y).realize()
+  logits.logcumsumexp(axis=1).realize()
+  logits.roll(2, dims=1).realize()
+  logits.repeat_interleave(2, dim=0).realize()
+  rnd(2, 3, 4).rearrange("b c h -> b (c h)").realize()
+  Tensor.realize(*logits.std_mean(axis=1))
+  Tensor.linspace(0, 1, 7).realize()
+  (logits / (logits - logits)).isnan().realize()
+  x.max_pool2d(kernel_size=(3, 3), stride=1, padding=1).realize()
+  x.avg_pool2d(kernel_size=(3, 3), padding=1, count_include_pad=False).realize()
+  rms, cell = nn.RMSNorm(5), nn.LSTMCell(5, 6)
+  seeded_params(rms); seeded_params(cell)
+  rms(logits).realize()
+  h, c = cell(logits)
+  Tensor.realize(*cell(logits, (h, c)))
+
+
+MODELS = [(f.__name__, f) for f in (efficientnet_tiny, vit_tiny, transformer_adam, llama_generate, gpt2_generate, mixtral_generate,
+                                    convnext_tiny, rnnt_tiny, bert_tiny_pretrain, resnet18_eval, beautiful_mnist_jit,
+                                    beautiful_mnist_multigpu, yolov8n, unet_tiny, nn_layers, tensor_ops, tensor_ops_010)]
+
+SUITES = {"workloads": WORKLOADS, "big": BIG, "symbolic": SYMBOLIC, "images": IMAGES, "bigint": BIGINT, "models": MODELS}
