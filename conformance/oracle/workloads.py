@@ -831,6 +831,52 @@ def llama_generate():
     tok = m(Tensor([[tok]]), pos, 0.7, 4, 0.8, 0.1, 0.1).item()
 
 
+def _llama3(quantize, device):
+  """examples/llama3.py's build_transformer at a tiny size (2 layers, dim 32, 4/2 heads, vocab 64), with seeded
+  float weights instead of a checkpoint: half weights (fix_bf16's dtype) or Int8Linear quantized ones, sharded as
+  it shards them when device is a tuple, loaded with load_state_dict; then a prompt and 3 sampled tokens (the
+  decode steps through the model's TinyJit)."""
+  from examples.llama3 import Int8Linear
+  from extra.models.llama import Transformer
+  from tinygrad.nn.state import load_state_dict
+  args = dict(dim=32, hidden_dim=64, n_heads=4, n_layers=2, norm_eps=1e-5, vocab_size=64, n_kv_heads=2, max_context=16)
+  shapes = {k: v.shape for k, v in get_state_dict(Transformer(**args)).items() if k != "freqs_cis"}
+  model = Transformer(**args, linear=Int8Linear if quantize else nn.Linear, jit=True)
+  weights = {k: Tensor((np.random.randn(*sh) * 0.1).astype(np.float32)) for k, sh in shapes.items()}
+  if quantize:
+    weights = Int8Linear.quantize(weights, device)
+    for v in weights.values(): v.realize()
+  else: weights = {k: v.half() for k, v in weights.items()}
+  if isinstance(device, tuple):
+    for k, v in get_state_dict(model).items():
+      if 'scale' in k: v.shard_(device, axis=None)
+      elif '.attention.' in k: v.shard_(device, axis=-1)
+      elif '.feed_forward.w1.' in k: v.shard_(device, axis=0)
+      elif '.feed_forward.w3.' in k: v.shard_(device, axis=0)
+      elif '.feed_forward.' in k: v.shard_(device, axis=-1)
+      elif 'tok_embeddings.weight' in k: v.shard_(device, axis=0)
+      elif 'output.weight' in k: v.shard_(device, axis=0)
+      else: v.shard_(device, axis=None)
+  load_state_dict(model, weights, strict=False, verbose=False, consume=True)
+  toks, start_pos = [5, 9, 2], 0
+  for _ in range(4):
+    tok = model(Tensor([toks[start_pos:]], device=device), start_pos, 0.85, 4, 0.9, 0.0, 0.0).item()
+    start_pos = len(toks)
+    toks.append(tok)
+
+
+def llama3_half():
+  """examples/llama3.py's model with half weights on one device (see _llama3)."""
+  from tinygrad import Device
+  _llama3(False, Device.DEFAULT)
+
+
+def llama3_int8_sharded():
+  """examples/llama3.py's model with Int8Linear weights sharded on two CPU devices (see _llama3)."""
+  from tinygrad import Device
+  _llama3(True, tuple(f"{Device.DEFAULT}:{i}" for i in range(2)))
+
+
 def gpt2_generate():
   """examples/gpt2.py's Transformer (2 layers, dim 32, vocab 64, its MAX_CONTEXT 128) generating as GPT2.generate
   does: batch 1 greedy (the prompt, then each token a bound Variable "tokens" shrinking the embedding, start_pos
@@ -1081,7 +1127,9 @@ def tensor_ops_010():
   Tensor.realize(*cell(logits, (h, c)))
 
 
-MODELS = [(f.__name__, f) for f in (efficientnet_tiny, vit_tiny, transformer_adam, llama_generate, gpt2_generate, mixtral_generate,
+# llama3_half first: in 0.9.1 its captures depend on what the process scheduled before (see corpus-extra/README.md)
+MODELS = [(f.__name__, f) for f in (llama3_half, llama3_int8_sharded, efficientnet_tiny, vit_tiny, transformer_adam, llama_generate,
+                                    gpt2_generate, mixtral_generate,
                                     convnext_tiny, rnnt_tiny, bert_tiny_pretrain, resnet18_eval, beautiful_mnist_jit,
                                     beautiful_mnist_multigpu, yolov8n, unet_tiny, nn_layers, tensor_ops, tensor_ops_010)]
 
