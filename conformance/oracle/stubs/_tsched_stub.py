@@ -1,5 +1,5 @@
 """Shared pieces of the stand-in modules for packages the recorder cannot install
-(torch, hypothesis, tiktoken).  Using a stand-in raises StubUsed, which the
+(torch, hypothesis, tiktoken, cv2, PIL, sentencepiece, librosa).  Using a stand-in raises StubUsed, which the
 recorder counts as "skipped: needs <package>"."""
 
 
