@@ -78,6 +78,8 @@ static sint unsupported_sint(const char *message) {
   return sint_int(0);
 }
 
+sint sint_overflow(void) { return unsupported_sint("int64 overflow"); }
+
 /* ------------------------------------------------------------------ 0.9.1 helpers */
 
 /* Python's operators on int | Node are symbolic_node.c's snv_* (in the current context). */
@@ -573,6 +575,9 @@ static JVal *expr_from_node(Arena *a, const SymNode *x) {
 /* EXPR -> UOp (0.10.x): an int (or bool) inside an expression is a CONST; a var is a DEFINE_VAR, BIND of it
  * and a CONST when it has a val; an op node is UOp(op, dtype, src, arg) with UOp.alu's dtype (bool for
  * comparisons, else the last source's) unless it names one. */
+/* how many sources an index expression's op takes (CAST 1, WHERE 3, BIND and RANGE 2, the binary ops 2) */
+static int expr_arity(SymOp op) { return op == SU_CAST ? 1 : op == SU_WHERE ? 3 : 2; }
+
 static const SymUOp *uop_from_expr(SymCtx *c, Arena *a, const JVal *j, int depth, StError *err) {
   if (depth > SYM_MAX_DEPTH) return bad_input(err, "symbolic: expression nested too deeply");
   if (j->kind == J_INT) return suop_const(c, SDT_INT, j->u.i);
@@ -592,8 +597,9 @@ static const SymUOp *uop_from_expr(SymCtx *c, Arena *a, const JVal *j, int depth
   if (op == NULL || op->kind != J_STR || src == NULL || src->kind != J_ARR) return bad_input(err, "symbolic: EXPR needs op and src");
   if (dt != NULL && !(dt->kind == J_STR && (strcmp(dt->u.s, "int") == 0 || strcmp(dt->u.s, "bool") == 0)))
     return unsupported(err, "symbolic: a UOp of a dtype other than int or bool");
-  if (!suop_op_from_name(op->u.s, &sop) || sop == SU_CONST || sop == SU_DEFINE_VAR || src->n > 3 || (sop != SU_CAST && src->n == 0))
+  if (!suop_op_from_name(op->u.s, &sop) || sop == SU_CONST || sop == SU_DEFINE_VAR)
     return unsupported(err, "symbolic: a UOp op the index engine does not model");
+  if (src->n != (size_t)expr_arity(sop)) return bad_input(err, "symbolic: EXPR with the wrong number of sources for its op");
   const SymUOp *srcs[3] = {NULL, NULL, NULL};
   for (uint32_t k = 0; k < src->n; k++)
     if ((srcs[k] = uop_from_expr(c, a, src->u.arr[k], depth + 1, err)) == NULL) return NULL;

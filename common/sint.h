@@ -53,8 +53,10 @@ typedef struct StError {
 
 static inline void st_error_clear(StError *e) { e->status = ST_OK; e->type = ""; e->message = ""; }
 
-/* Python's a // b (floor division). b != 0. */
+/* Python's a // b (floor division). b != 0. INT64_MIN // -1 (2**63, beyond
+ * int64) is left to the caller: sint_floordiv checks it. */
 static inline int64_t py_floordiv(int64_t a, int64_t b) {
+  if (b == -1) return a == INT64_MIN ? a : -a;
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
   return q;
@@ -62,6 +64,7 @@ static inline int64_t py_floordiv(int64_t a, int64_t b) {
 
 /* Python's a % b (result has the sign of b). b != 0. */
 static inline int64_t py_mod(int64_t a, int64_t b) {
+  if (b == -1) return 0; /* INT64_MIN % -1 traps in C */
   int64_t r = a % b;
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
@@ -107,12 +110,34 @@ bool sint_gt_sym(sint a, sint b);
 bool sint_ge_sym(sint a, sint b);
 
 /* a + b, a - b, a * b, -a */
-static inline sint sint_add(sint a, sint b) { return !a.sym && !b.sym ? sint_int(a.i + b.i) : sint_add_sym(a, b); }
-static inline sint sint_sub(sint a, sint b) { return !a.sym && !b.sym ? sint_int(a.i - b.i) : sint_sub_sym(a, b); }
-static inline sint sint_mul(sint a, sint b) { return !a.sym && !b.sym ? sint_int(a.i * b.i) : sint_mul_sym(a, b); }
-static inline sint sint_neg(sint a) { return !a.sym ? sint_int(-a.i) : sint_mul_sym(a, sint_int(-1)); }
+/* On ints these are Python's, which never overflow: a result beyond int64
+ * is unsupported here (sint_overflow records it in the current context,
+ * where sym_failed / sym_take_error find it, and gives 0). */
+sint sint_overflow(void);
+static inline sint sint_add(sint a, sint b) {
+  int64_t r;
+  if (a.sym || b.sym) return sint_add_sym(a, b);
+  return __builtin_add_overflow(a.i, b.i, &r) ? sint_overflow() : sint_int(r);
+}
+static inline sint sint_sub(sint a, sint b) {
+  int64_t r;
+  if (a.sym || b.sym) return sint_sub_sym(a, b);
+  return __builtin_sub_overflow(a.i, b.i, &r) ? sint_overflow() : sint_int(r);
+}
+static inline sint sint_mul(sint a, sint b) {
+  int64_t r;
+  if (a.sym || b.sym) return sint_mul_sym(a, b);
+  return __builtin_mul_overflow(a.i, b.i, &r) ? sint_overflow() : sint_int(r);
+}
+static inline sint sint_neg(sint a) {
+  if (a.sym) return sint_mul_sym(a, sint_int(-1));
+  return a.i == INT64_MIN ? sint_overflow() : sint_int(-a.i);
+}
 /* a // b and a % b (b != 0 when both are ints, as at every call site) */
-static inline sint sint_floordiv(sint a, sint b) { return !a.sym && !b.sym ? sint_int(py_floordiv(a.i, b.i)) : sint_floordiv_sym(a, b); }
+static inline sint sint_floordiv(sint a, sint b) {
+  if (a.sym || b.sym) return sint_floordiv_sym(a, b);
+  return a.i == INT64_MIN && b.i == -1 ? sint_overflow() : sint_int(py_floordiv(a.i, b.i));
+}
 static inline sint sint_mod(sint a, sint b) { return !a.sym && !b.sym ? sint_int(py_mod(a.i, b.i)) : sint_mod_sym(a, b); }
 /* Python `a == b` (0.9.1: NumNode(n) == n; 0.10.x: a UOp is never equal to an int), `a != b` */
 static inline bool sint_eq(sint a, sint b) { return !a.sym && !b.sym ? a.i == b.i : sint_eq_sym(a, b); }

@@ -211,11 +211,12 @@ const View *view_new(Arena *a, int ndim, const sint *shape, const sint *strides,
   return vw;
 }
 
-/* View.size(): prod of the shape, a symbolic dimension counted by its max (0.9.1 x.max, 0.10.x x.vmax) */
+/* View.size(): prod of the shape, a symbolic dimension counted by its max
+ * (0.9.1 x.max, 0.10.x x.vmax); beyond int64 it is unsupported (sint_mul). */
 int64_t view_size(const View *vw) {
-  int64_t p = 1;
-  for (int i = 0; i < vw->ndim; i++) p *= vw->shape[i].sym == NULL ? vw->shape[i].i : sint_max_int(vw->shape[i]);
-  return p;
+  sint p = S1;
+  for (int i = 0; i < vw->ndim; i++) p = sint_mul(p, sint_int(vw->shape[i].sym == NULL ? vw->shape[i].i : sint_max_int(vw->shape[i])));
+  return p.i;
 }
 
 /* The View.create result, with any symbolic error moved into err. */

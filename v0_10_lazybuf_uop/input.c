@@ -236,10 +236,22 @@ const UOp *v100_define_var(Sched *s, const char *name, size_t len, int64_t lo, i
   return uop0(s->in, OP_DEFINE_VAR, dt_int, v_tuple(s->in, 3, arg));
 }
 
+/* the ops engine/lazy.py gives a base LazyBuffer: metaops, CONST, the ALU ops, CAST, BITCAST, REDUCE_AXIS */
+static bool lazybuffer_op(Op op) {
+  return v100_op_in_meta(op) || v100_op_in_alu(op) || op == OP_CONST || op == OP_ASSIGN || op == OP_CONTIGUOUS ||
+         op == OP_CAST || op == OP_BITCAST || op == OP_REDUCE_AXIS;
+}
+
+/* LazyBuffer.assign's arg: () if self.st.contiguous else (self.st,) */
+static bool assign_arg_valid(const Value *arg) {
+  return arg->kind == V_TUPLE && (arg->u.tuple.n == 0 || (arg->u.tuple.n == 1 && arg->u.tuple.items[0]->kind == V_ST));
+}
+
 static bool decode_base_lb(Sched *s, const JVal *j, size_t i, InLB *lb, const char *where) {
   const JVal *op = field(s, j, "op", J_STR, where), *arg = json_get(j, "arg");
   if (!op) return false;
   if ((lb->op = parse_op_cached(op->u.s)) == OP_NONE) return v100_sched_bad_input(s, "%s: unknown op \"%s\"", where, op->u.s);
+  if (!lazybuffer_op(lb->op)) return v100_sched_unsupported(s, "%s: a LazyBuffer of op %s (not one engine/lazy.py makes)", where, op->u.s);
   if (!arg) return v100_sched_bad_input(s, "%s: missing \"arg\"", where);
   if (!(lb->arg = value_from_json(&s->codec, arg, where, s->st))) return s->failed = true, false;
   if (!decode_srcs(s, j, i, lb, where) || !index_field(s, j, "buffer", s->nbufs, false, where, &lb->buffer) ||
@@ -248,6 +260,7 @@ static bool decode_base_lb(Sched *s, const JVal *j, size_t i, InLB *lb, const ch
     return false;
   if (lb->op == OP_CONST && lb->arg->kind == V_SYM && !decode_bound_var(s, json_get(arg, "sym"), lb, where)) return false;
   if (lb->op == OP_REDUCE_AXIS && !v100_axis_arg_valid(lb->arg)) return v100_sched_bad_input(s, "%s: bad REDUCE_AXIS arg", where);
+  if (lb->op == OP_ASSIGN && !assign_arg_valid(lb->arg)) return v100_sched_bad_input(s, "%s: ASSIGN arg must be [] or [ST]", where);
   if (!lb->realized && !lb->has_srcs && lb->op != OP_CONST)
     return v100_sched_bad_input(s, "%s: an unrealized LazyBuffer without srcs", where);
   return decode_metadata(s, j, lb, where);

@@ -2,7 +2,7 @@
  * small captures (each recorded from tinygrad v0.10.2): two unrealized
  * buffers added in one kernel with its becomes_map, the error of a permuted
  * augmented assign, constant folding (also of a uint64 constant above
- * int64), a shape bound to a Variable, and bad input. */
+ * int64), a shape bound to a Variable, bad input, and sizes past int64. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -284,6 +284,30 @@ static void bad_input_names_the_place(void **state) {
   arena_free(&r.arena);
 }
 
+/* Python ints have no bounds; an input whose sizes go past int64 is
+ * unsupported here, never undefined behaviour. */
+static void sizes_beyond_int64_are_unsupported(void **state) {
+  (void)state;
+  Run r;
+  run(&r, add_two_empty, "[\"Ops.RESHAPE\", \"float\", [1, 1], [5]]",
+      "[\"Ops.EXPAND\", \"float\", [4, 9223372036854775807], [3]]"); /* a view of 4 * (2**63 - 1) elements */
+  assert_false(r.ok);
+  assert_int_equal(r.st.kind, ST_UNSUPPORTED);
+  assert_non_null(strstr(r.st.msg, "int64 overflow"));
+  arena_free(&r.arena);
+}
+
+/* Every UOp has a dtype (only 0.9.1's LazyOps are written with null). */
+static void a_node_without_dtype_is_bad_input(void **state) {
+  (void)state;
+  Run r;
+  run(&r, add_two_empty, "[\"Ops.ADD\", \"float\", null, [3, 6]]", "[\"Ops.ADD\", null, null, [3, 6]]");
+  assert_false(r.ok);
+  assert_int_equal(r.st.kind, ST_BAD_INPUT);
+  assert_non_null(strstr(r.st.msg, "node 7"));
+  arena_free(&r.arena);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(add_of_two_buffers_is_one_kernel),
@@ -293,6 +317,8 @@ int main(void) {
     cmocka_unit_test(a_uint64_constant_above_int64_folds_like_a_python_int),
     cmocka_unit_test(a_bound_shape_unbinds_into_var_vals),
     cmocka_unit_test(bad_input_names_the_place),
+    cmocka_unit_test(sizes_beyond_int64_are_unsupported),
+    cmocka_unit_test(a_node_without_dtype_is_bad_input),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -89,3 +89,9 @@ if(PYTHON3)
   add_test(NAME capture_schema_scaling COMMAND ${PYTHON3} ${CMAKE_SOURCE_DIR}/conformance/oracle/check_schema.py
            conformance/corpus-scaling WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 endif()
+
+# Bad-input fuzzing (conformance/tests/fuzz/): mutated corpus captures must
+# get a verdict (any), never a crash, a leak or undefined behaviour; in the
+# ASan+UBSan build the sanitizers judge. Fixed seed: the same captures each run.
+add_test(NAME fuzz_bad_input COMMAND sh ${CMAKE_SOURCE_DIR}/conformance/tests/fuzz/fuzz.sh $<TARGET_FILE:tsched> 1 40
+         WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
