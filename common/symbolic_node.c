@@ -31,6 +31,28 @@ static void sn_unsupported(SymNodeCtx *c, const char *message) {
   c->err.message = message;
 }
 
+/* Python's +, -, * on ints, which never overflow: past int64 the case is
+ * unsupported here (0 stands in for the result). */
+static int64_t sn_add64(SymNodeCtx *c, int64_t x, int64_t y) {
+  int64_t r;
+  if (!__builtin_add_overflow(x, y, &r)) return r;
+  sn_unsupported(c, "int64 overflow");
+  return 0;
+}
+static int64_t sn_mul64(SymNodeCtx *c, int64_t x, int64_t y) {
+  int64_t r;
+  if (!__builtin_mul_overflow(x, y, &r)) return r;
+  sn_unsupported(c, "int64 overflow");
+  return 0;
+}
+static int64_t sn_sub64(SymNodeCtx *c, int64_t x, int64_t y) {
+  int64_t r;
+  if (!__builtin_sub_overflow(x, y, &r)) return r;
+  sn_unsupported(c, "int64 overflow");
+  return 0;
+}
+static int64_t sn_neg64(SymNodeCtx *c, int64_t x) { return sn_sub64(c, 0, x); }
+
 /* Python's `%` and `//` on ints, raising ZeroDivisionError like Python. */
 static int64_t sn_pymod(SymNodeCtx *c, int64_t x, int64_t y) {
   if (y == 0) {
@@ -45,18 +67,18 @@ static int64_t sn_pydiv(SymNodeCtx *c, int64_t x, int64_t y) {
     sn_raise(c, "ZeroDivisionError", "integer division or modulo by zero");
     return 0;
   }
+  if (x == INT64_MIN && y == -1) return sn_neg64(c, x);
   return py_floordiv(x, y);
 }
 
-static int64_t gcd64(int64_t x, int64_t y) { /* math.gcd: non-negative */
-  if (x < 0) x = -x;
-  if (y < 0) y = -y;
-  while (y != 0) {
-    int64_t t = x % y;
-    x = y;
-    y = t;
+static int64_t gcd64(int64_t x, int64_t y) { /* math.gcd: non-negative (gcd(-2**63, 0) = 2**63 wraps) */
+  uint64_t a = x < 0 ? 0 - (uint64_t)x : (uint64_t)x, b = y < 0 ? 0 - (uint64_t)y : (uint64_t)y;
+  while (b != 0) {
+    uint64_t t = a % b;
+    a = b;
+    b = t;
   }
-  return x;
+  return (int64_t)a;
 }
 
 static SymNode *sn_alloc(SymNodeCtx *c, SymNodeKind kind) {
@@ -97,24 +119,24 @@ static void sn_set_bounds(SymNode *x, sint lo, sint hi) { /* self.min, self.max 
 
 /* x + y: Node.__add__: Node.sum([self, b]); int + Node is Node.__radd__: self+b */
 sint snv_add(SymNodeCtx *c, sint x, sint y) {
-  if (x.sym == NULL && y.sym == NULL) return sint_int(x.i + y.i);
+  if (x.sym == NULL && y.sym == NULL) return sint_int(sn_add64(c, x.i, y.i));
   if (x.sym != NULL) return sv_node(snode_add(c, sv_n(x), sv_as_node(c, y)));
   return sv_node(snode_add(c, sv_n(y), snode_num(c, x.i)));
 }
 
 /* -x: Node.__neg__: self*-1 */
-sint snv_neg(SymNodeCtx *c, sint x) { return x.sym == NULL ? sint_int(-x.i) : sv_node(snode_mul(c, sv_n(x), -1)); }
+sint snv_neg(SymNodeCtx *c, sint x) { return x.sym == NULL ? sint_int(sn_neg64(c, x.i)) : sv_node(snode_mul(c, sv_n(x), -1)); }
 
 /* x - y: Node.__sub__: self+-b; int - Node is Node.__rsub__: -self+b */
 sint snv_sub(SymNodeCtx *c, sint x, sint y) {
-  if (x.sym == NULL && y.sym == NULL) return sint_int(x.i - y.i);
+  if (x.sym == NULL && y.sym == NULL) return sint_int(sn_sub64(c, x.i, y.i));
   if (x.sym != NULL) return snv_add(c, x, snv_neg(c, y));
   return snv_add(c, snv_neg(c, y), x);
 }
 
 /* x * y: the Node's class __mul__; int * Node is Node.__rmul__: self*b */
 sint snv_mul(SymNodeCtx *c, sint x, sint y) {
-  if (x.sym == NULL && y.sym == NULL) return sint_int(x.i * y.i);
+  if (x.sym == NULL && y.sym == NULL) return sint_int(sn_mul64(c, x.i, y.i));
   const SymNode *n = x.sym != NULL ? sv_n(x) : sv_n(y);
   sint b = x.sym != NULL ? y : x;
   return sv_node(b.sym != NULL ? snode_mul_node(c, n, sv_n(b)) : snode_mul(c, n, b.i));
@@ -468,7 +490,7 @@ const SymNode *snode_sum(SymNodeCtx *c, int n, const SymNode *const *nodes_in) {
   for (int i = 0; i < flat.n; i++) {
     const SymNode *node = flat.items[i];
     if (node->kind == SN_NUM) {
-      num_node_sum += node->b;
+      num_node_sum = sn_add64(c, num_node_sum, node->b);
       continue;
     }
     const SymNode *key = node->kind == SN_MUL ? node->a : node;
@@ -485,7 +507,7 @@ const SymNode *snode_sum(SymNodeCtx *c, int n, const SymNode *const *nodes_in) {
     } else {
       int64_t add = node->kind == SN_MUL ? node->b : 1;
       if (coefn[g] != NULL) coefn[g] = snode_add_int(c, coefn[g], add);
-      else coef[g] += add;
+      else coef[g] = sn_add64(c, coef[g], add);
     }
   }
   NodeList new_nodes = {0};
@@ -515,10 +537,10 @@ const SymNode *snode_add_int(SymNodeCtx *c, const SymNode *x, int64_t b) { retur
 const SymNode *snode_mul(SymNodeCtx *c, const SymNode *x, int64_t b) {
   if (sn_failed(c)) return snode_num(c, 0);
   switch (x->kind) {
-    case SN_NUM: return snode_num(c, x->b * b);
+    case SN_NUM: return snode_num(c, sn_mul64(c, x->b, b));
     case SN_MUL: /* two muls in one mul: self.a*(self.b*b) */
       if (x->bn != NULL) return snode_mul_node(c, x->a, snode_mul(c, x->bn, b));
-      return snode_mul(c, x->a, x->b * b);
+      return snode_mul(c, x->a, sn_mul64(c, x->b, b));
     case SN_SUM: {                                    /* distribute mul into sum */
       const SymNode **parts = arena_array(c->a, (size_t)x->n, sizeof *parts);
       for (int i = 0; i < x->n; i++) parts[i] = snode_mul(c, x->nodes[i], b);
@@ -578,7 +600,7 @@ static const SymNode *sn_floordiv_sum(SymNodeCtx *c, const SymNode *x, int64_t b
         int64_t div;
         if (y->kind == SN_NUM && (div = sn_pydiv(c, y->b, b)) != 0) {
           nl_push(c, &fully_divided, snode_num(c, div));
-          y = snode_num(c, y->b - b * div);
+          y = snode_num(c, sn_sub64(c, y->b, sn_mul64(c, b, div)));
         }
         nl_push(c, &rest, y);
         g = gcd64(g, y->b);
@@ -618,7 +640,7 @@ static const SymNode *sn_floordiv(SymNodeCtx *c, const SymNode *x, int64_t b, in
   switch (x->kind) {
     case SN_MUL: return sn_mul_floordiv(c, x, sint_int(b), fa);
     case SN_DIV: /* DivNode.__floordiv__: two divs is one div */
-      return sn_floordiv(c, x->a, x->b * b, FA_DEFAULT);
+      return sn_floordiv(c, x->a, sn_mul64(c, x->b, b), FA_DEFAULT);
     case SN_MOD: /* ModNode.__floordiv__(b, factoring_allowed=True) */
       if (sn_pymod(c, x->b, b) == 0) return snode_mod(c, sn_floordiv(c, x->a, b, FA_DEFAULT), sn_pydiv(c, x->b, b));
       return sn_floordiv_generic(c, x, b, fa == FA_DEFAULT ? true : fa);
@@ -639,7 +661,7 @@ static const SymNode *sn_mod_generic(SymNodeCtx *c, const SymNode *x, int64_t b)
   if (b == 1) return snode_num(c, 0);
   if (!sn_int_bounds(x)) return create_node(c, sn_new_mod(c, x, b)); /* isinstance(self.max, int) and isinstance(self.min, int) */
   if (x->min >= 0 && x->max < b) return x;
-  if (py_floordiv(x->min, b) == py_floordiv(x->max, b)) return snode_add_int(c, x, -(b * py_floordiv(x->min, b)));
+  if (py_floordiv(x->min, b) == py_floordiv(x->max, b)) return snode_add_int(c, x, sn_neg64(c, sn_mul64(c, b, py_floordiv(x->min, b))));
   if (x->min < 0) return snode_mod(c, snode_add_int(c, x, -(py_floordiv(x->min, b) * b)), b);
   return create_node(c, sn_new_mod(c, x, b));
 }

@@ -143,6 +143,21 @@ static bool is_lazybuffer_op(Op op) {
   }
 }
 
+/* How many srcs a LazyBuffer of this op has (lazy.py / ops.py: UnaryOps 1,
+ * BinaryOps 2, TernaryOps 3, ReduceOps 1, ASSIGN 2, COPY, CONTIGUOUS and
+ * VIEW 1, EMPTY and CONST none); -1: any (CUSTOM). */
+static int lazybuffer_arity(Op op) {
+  switch (op) {
+    case OP_ADD: case OP_MUL: case OP_IDIV: case OP_MAX: case OP_MOD: case OP_CMPLT: case OP_CMPNE: case OP_XOR:
+    case OP_SHR: case OP_SHL: case OP_ASSIGN:
+      return 2;
+    case OP_WHERE: case OP_MULACC: return 3;
+    case OP_EMPTY: case OP_LOADOPS_CONST: return 0;
+    case OP_CUSTOM: return -1;
+    default: return 1; /* the unary ops, CAST, BITCAST, the reduces, COPY, CONTIGUOUS, VIEW */
+  }
+}
+
 static bool decode_arg(Dec *d, const JVal *j, Op op, const char *place, const Value **out) {
   Interner *in = d->s->in;
   bool dtype_arg = op == OP_CAST || op == OP_BITCAST || (op == OP_VIEW && j->kind == J_STR);
@@ -213,10 +228,9 @@ static bool decode_base(Dec *d, const JVal *j, LazyBuffer *lb, LazyBuffer *all, 
   lb->forced_realize = forced->u.b;
   /* realized is `not hasattr(self, 'srcs')`: the two fields must agree */
   if (lb->realized != (lb->srcs == NULL)) return bad(d, place, "\"realized\" disagrees with \"srcs\"");
-  if (lb->op == OP_ASSIGN && lb->srcs && lb->nsrcs != 2) return bad(d, place, "an ASSIGN needs two sources");
-  if ((lb->op == OP_COPY || lb->op == OP_VIEW || lb->op == OP_CAST || lb->op == OP_BITCAST || is_reduceop91(lb->op)) &&
-      lb->srcs && lb->nsrcs != 1)
-    return bad(d, place, "this op needs one source");
+  int want = lazybuffer_arity(lb->op);
+  if (lb->srcs && want >= 0 && lb->nsrcs != want)
+    return bad(d, place, want == 1 ? "this op needs one source" : "this op needs another number of sources");
   return true;
 }
 

@@ -31,6 +31,8 @@ function(tsched_golden_test name status)
 endfunction()
 tsched_golden_test(bad_input_lines 1 replay conformance/tests/bad-input/broken-captures.txt)
 tsched_golden_test(missing_file 1 replay conformance/tests/bad-input/no-such-file.jsonl)
+# captures the fuzzer (conformance/tests/fuzz/) made that once crashed or hit undefined behaviour
+tsched_golden_test(bad_input_fuzz_found 1 replay --verbose conformance/tests/bad-input/fuzz-found.txt)
 
 # tsched ast: the expected text was printed by real tinygrad (conformance/oracle/print_asts.py)
 # for these captures of the `workloads` suite.

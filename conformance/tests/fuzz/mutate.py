@@ -17,6 +17,10 @@ VALUES = [0, -1, 1, 2, 3, -7, 2**31, 2**62, -2**62, 2**63 - 1, -2**63, 2**64, 10
           [], {}, [0], [[0]], [-1], [1, 2, 3], [10**9, 10**9], [2**62, 2**62], [[0, 2**62]], [-2**63, 2**63 - 1]]
 
 
+def value(rng):
+  return copy.deepcopy(rng.choice(VALUES))
+
+
 def paths(o, p=(), skip=()):
   yield p
   if isinstance(o, dict):
@@ -39,10 +43,10 @@ def mutate(rng, d, expected):
   parent, key, v = at(d, p[:-1]), p[-1], at(d, p)
   r = rng.random()
   if r < 0.55:
-    if isinstance(v, bool) or v is None: new = rng.choice(VALUES)
-    elif isinstance(v, int): new = rng.choice([v + 1, v - 1, -v, v * 1000, 0, rng.choice(VALUES)])
-    elif isinstance(v, float): new = rng.choice([-v, 0.0, float(int(v)) if abs(v) < 1e18 else 0.0, rng.choice(VALUES)])
-    else: new = rng.choice(VALUES)
+    if isinstance(v, bool) or v is None: new = value(rng)
+    elif isinstance(v, int): new = rng.choice([v + 1, v - 1, -v, v * 1000, 0, value(rng)])
+    elif isinstance(v, float): new = rng.choice([-v, 0.0, float(int(v)) if abs(v) < 1e18 else 0.0, value(rng)])
+    else: new = value(rng)
     parent[key] = new
   elif r < 0.62 and isinstance(v, list) and v:
     v.extend(copy.deepcopy(v[-1]) for _ in range(rng.choice([40, 100, 3000])))
@@ -53,7 +57,7 @@ def mutate(rng, d, expected):
     if rng.random() < 0.5: del v[j]
     else: v.insert(j, copy.deepcopy(rng.choice(v)))
   else:
-    parent[key] = rng.choice(VALUES)
+    parent[key] = value(rng)
 
 
 def main():
