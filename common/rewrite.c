@@ -2,6 +2,7 @@
  * 0.10.0 and 0.10.2), with the recursion replaced by an explicit stack that
  * visits nodes in exactly the order the Python recursion does. */
 #include "rewrite.h"
+#include "sint.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +216,7 @@ void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher
   rc->ctx = ctx;
   rc->memo = memo_acquire(in);
   rc->index = pm_index(pms, npms);
+  rc->gave_up = false;
 }
 
 /* The released context's pages go to the Interner's free list (their
@@ -264,6 +266,23 @@ void rewrite_context_compact(RewriteContext *rc, uint32_t mark, const UOp *const
       page_compact(pg, mark, copy);
     }
   }
+}
+
+/* tinygrad's graph_rewrite recurses (a call or two per level) under
+ * sys.setrecursionlimit(10000) (engine/schedule.py): a rewrite nesting
+ * deeper than that many levels ended in RecursionError there. Only a graph
+ * no real call makes (a rule that never stops rewriting, on bad input) gets
+ * that deep; so does a node rewritten in place that many times (bottom-up,
+ * where Python loops instead: it would never return). Such a rewrite gives
+ * up: the capture is unsupported (the symbolic context's sticky error,
+ * which each generation checks), and this context rewrites nothing more. */
+enum { REWRITE_MAX_DEPTH = 10000, REWRITE_MAX_STEPS = 1000000 };
+
+static bool give_up(RewriteContext *rc) {
+  if (!rc->gave_up) sym_unsupported("a graph_rewrite nesting past Python's recursion limit (tinygrad: RecursionError) "
+                                    "or never ending");
+  rc->gave_up = true;
+  return true;
 }
 
 static inline Frame *push(Interner *in, RewriteMemo *m, const UOp *n) {
@@ -331,11 +350,16 @@ const UOp *top_down_rewrite(RewriteContext *rc, const UOp *root) {
   RewriteMemo *m = rc->memo;
   const UOp *done = memo_get(m, root);
   if (done) return done;
+  if (rc->gave_up) return root;
   Interner *in = rc->in;
   size_t bottom = m->nframes;
   const UOp *ret;
   push(in, m, root);
   for (;;) {
+    if (m->nframes - bottom > REWRITE_MAX_DEPTH && give_up(rc)) {
+      m->nframes = bottom;
+      return root;
+    }
     Frame *f = &m->frames[m->nframes - 1];
     const UOp *n = f->n;
     if (f->last) { /* the tail call rewrite(new_n) returned */
@@ -382,18 +406,29 @@ const UOp *bottom_up_rewrite(RewriteContext *rc, const UOp *root) {
   RewriteMemo *m = rc->memo;
   const UOp *done = memo_get(m, root);
   if (done) return done;
+  if (rc->gave_up) return root;
   Interner *in = rc->in;
   size_t bottom = m->nframes;
   const UOp *ret = NULL;
   push(in, m, root);
   while (m->nframes > bottom) {
+    if (m->nframes - bottom > REWRITE_MAX_DEPTH && give_up(rc)) {
+      m->nframes = bottom;
+      return root;
+    }
     Frame *f = &m->frames[m->nframes - 1];
     switch (f->stage) {
       case F_ENTER: {
         const UOp *cached = memo_get(m, f->n);
         if (cached) { ret = cached; m->nframes--; continue; }
         const UOp *last = f->n, *next;
-        while ((next = rewrite_node(rc, last))) last = next;
+        for (size_t steps = 0; (next = rewrite_node(rc, last)); steps++) {
+          if (steps == REWRITE_MAX_STEPS && give_up(rc)) {
+            m->nframes = bottom;
+            return root;
+          }
+          last = next;
+        }
         f = &m->frames[m->nframes - 1]; /* rules may not touch the stack, but stay safe */
         f->last = last;
         f->stage = F_SOURCES;

@@ -52,6 +52,7 @@ typedef struct RewriteContext {
   void *ctx;
   RewriteMemo *memo;
   const PmIndex *index;  /* PatternMatcher.pdict of the concatenated pms; NULL: none (scan) */
+  bool gave_up;          /* a rewrite nested past Python's recursion limit (rewrite.c): nothing more is rewritten */
 } RewriteContext;
 
 void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher *const *pms, size_t npms, void *ctx);

@@ -79,6 +79,7 @@ static sint unsupported_sint(const char *message) {
 }
 
 sint sint_overflow(void) { return unsupported_sint("int64 overflow"); }
+void sym_unsupported(const char *message) { sym_set_error(ST_UNSUPPORTED, "", message); }
 
 /* ------------------------------------------------------------------ 0.9.1 helpers */
 

@@ -92,6 +92,10 @@ TgVersion sym_version(void);
 SymNodeCtx *sym_node_ctx(void);          /* the 0.9.1 context, or NULL */
 SymCtx *sym_uop_ctx(void);               /* the 0.10.x context, or NULL */
 bool sym_failed(void);                   /* the context holds an error */
+/* Records that the capture needs what this port does not model (the first
+ * error wins; sym_take_error / sym_failed report it): for a step that can
+ * only give up, such as a rewrite nesting past Python's recursion limit. */
+void sym_unsupported(const char *message);
 /* Moves the context's sticky error into *err (when err has none yet) and clears it; returns
  * true when there was one. */
 bool sym_take_error(StError *err);

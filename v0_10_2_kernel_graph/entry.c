@@ -70,6 +70,7 @@ bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   phase_enter(PHASE_SCHEDULE);
   SchedResult res;
   create_schedule_with_vars(k, input.big_sink, &res);
+  kst_check_sticky(&k->stc); /* an error nothing took on the way (a rewrite that gave up) */
   phase_enter(PHASE_ENCODE);
   kg_caches_drop(k);
   *result = encode_result(k, &input, &res);

@@ -20,6 +20,8 @@ static void ks_check(StCtx *c) {
   if (sym_take_error(&err)) kg_throw(c->thr, err.status, err.type, "%s", err.message ? err.message : "");
 }
 
+void kst_check_sticky(StCtx *c) { ks_check(c); }
+
 bool ks_is_int(sint x) { return sint_is_int(x); }
 int64_t ks_int(sint x) { return x.i; }
 sint ks_of(int64_t i) { return sint_int(i); }

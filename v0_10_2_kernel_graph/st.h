@@ -35,6 +35,8 @@ typedef struct StCtx {
 void kst_init(StCtx *c, Arena *a, Thrower *thr, bool merge_view);
 /* Frees the scratch arena (at the end of a capture, or when an exception unwound). */
 void kst_release(StCtx *c);
+/* Unwinds (kg_throw) with the symbolic context's sticky error, if some step left one (a rewrite that gave up). */
+void kst_check_sticky(StCtx *c);
 /* The arena a caller builds a ShapeTracker in before kst_canon interns it. */
 Arena *kst_scratch(StCtx *c);
 
