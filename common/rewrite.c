@@ -142,6 +142,7 @@ struct RewriteMemo {
   size_t nused, used_cap;
   Frame *frames;
   size_t nframes, frames_cap;
+  bool deep;             /* the frames went past REWRITE_MAX_DEPTH: the rewrite gives up */
   const UOp **srcs;
   size_t nsrcs, srcs_cap;
 };
@@ -159,6 +160,7 @@ static RewriteMemo *memo_acquire(Interner *in) {
     m->epoch = 1;
   }
   m->nframes = m->nsrcs = m->nused = 0;
+  m->deep = false;
   return m;
 }
 
@@ -287,6 +289,7 @@ static bool give_up(RewriteContext *rc) {
 
 static inline Frame *push(Interner *in, RewriteMemo *m, const UOp *n) {
   if (m->nframes == m->frames_cap) {
+    m->deep = m->nframes > REWRITE_MAX_DEPTH;
     size_t cap = m->frames_cap ? m->frames_cap * 2 : 16;
     Frame *bigger = arena_array(memo_arena(in), cap, sizeof *bigger);
     if (m->nframes) memcpy(bigger, m->frames, m->nframes * sizeof *bigger);
@@ -356,7 +359,7 @@ const UOp *top_down_rewrite(RewriteContext *rc, const UOp *root) {
   const UOp *ret;
   push(in, m, root);
   for (;;) {
-    if (m->nframes - bottom > REWRITE_MAX_DEPTH && give_up(rc)) {
+    if (m->deep && give_up(rc)) {
       m->nframes = bottom;
       return root;
     }
@@ -396,6 +399,17 @@ const UOp *top_down_rewrite(RewriteContext *rc, const UOp *root) {
   }
 }
 
+/* while new_n is not None: last_n, new_n = new_n, pm.rewrite(new_n, ctx);
+ * NULL when it gives up (REWRITE_MAX_STEPS) */
+static const UOp *rewrite_to_fixpoint(RewriteContext *rc, const UOp *n) {
+  const UOp *last = n, *next;
+  for (size_t steps = 0; (next = rewrite_node(rc, last)); steps++) {
+    if (steps == REWRITE_MAX_STEPS && give_up(rc)) return NULL;
+    last = next;
+  }
+  return last;
+}
+
 /* ops.py RewriteContext.bottom_up_rewrite (0.10.2):
  *   if (rn := self.replace.get(n)) is not None: return rn
  *   new_n = n
@@ -412,7 +426,7 @@ const UOp *bottom_up_rewrite(RewriteContext *rc, const UOp *root) {
   const UOp *ret = NULL;
   push(in, m, root);
   while (m->nframes > bottom) {
-    if (m->nframes - bottom > REWRITE_MAX_DEPTH && give_up(rc)) {
+    if (m->deep && give_up(rc)) {
       m->nframes = bottom;
       return root;
     }
@@ -421,13 +435,10 @@ const UOp *bottom_up_rewrite(RewriteContext *rc, const UOp *root) {
       case F_ENTER: {
         const UOp *cached = memo_get(m, f->n);
         if (cached) { ret = cached; m->nframes--; continue; }
-        const UOp *last = f->n, *next;
-        for (size_t steps = 0; (next = rewrite_node(rc, last)); steps++) {
-          if (steps == REWRITE_MAX_STEPS && give_up(rc)) {
-            m->nframes = bottom;
-            return root;
-          }
-          last = next;
+        const UOp *last = rewrite_to_fixpoint(rc, f->n);
+        if (!last) {
+          m->nframes = bottom;
+          return root;
         }
         f = &m->frames[m->nframes - 1]; /* rules may not touch the stack, but stay safe */
         f->last = last;
