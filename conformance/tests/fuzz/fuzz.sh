@@ -11,7 +11,10 @@ tsched=$1; seed=$2; n=$3; shift 3
 [ $# -gt 0 ] || set -- conformance/corpus/*.jsonl.gz
 here=$(dirname "$0")
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}:exitcode=99:detect_leaks=1" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:exitcode=99:print_stacktrace=1"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:exitcode=99:detect_leaks=1:hard_rss_limit_mb=4096" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:exitcode=99:print_stacktrace=1"
+# a capture that makes tsched take all memory must not take the machine's: ASan's
+# hard_rss_limit_mb above, else a cap on the address space (ASan needs a huge one)
+if ! nm "$tsched" 2>/dev/null | grep -q __asan_init; then ulimit -v 8388608; fi
 status=0
 for f in "$@"; do
   for mode in "" --expected; do
