@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""mutate.py SEED IN.jsonl[.gz] OUT.jsonl N [--expected]
+"""mutate.py SEED IN.jsonl[.gz] OUT.jsonl N [--expected | --bytes]
 
 Bad-input fuzzing for `tsched replay`: writes N captures made from random
 captures of IN with one to three random changes each to their `input` and
@@ -9,7 +9,9 @@ null, an op name, a huge shape, ...), a key deleted, a list element
 deleted or duplicated, a list grown by thousands of copies of its last
 element. Deterministic for a given SEED and IN. A replay of the result may
 report any verdict; what it must never do is crash, leak or hit undefined
-behaviour (run it with the ASan+UBSan build: `fuzz.sh`)."""
+behaviour (run it with the ASan+UBSan build: `fuzz.sh`). With --bytes the
+changes are to the text itself (a character replaced, inserted or cut, the
+line truncated): what the JSON reader must reject cleanly."""
 import copy, gzip, json, random, sys
 
 VALUES = [0, -1, 1, 2, 3, -7, 2**31, 2**62, -2**62, 2**63 - 1, -2**63, 2**64, 10**30, 0.5, -0.0, 1e308, None, True,
@@ -60,6 +62,21 @@ def mutate(rng, d, expected):
     parent[key] = value(rng)
 
 
+CHARS = list('{}[],:"\\0123456789-+.eE ') + ["\u00e9", "\x00", "\x7f", "\\u", "\\ud800", "1e999", "-0", "99999999999999999999999",
+                                           '""', "null", "true"]
+
+
+def mutate_text(rng, line):
+  for _ in range(rng.choice([1, 1, 2, 4, 8])):
+    if not line: break
+    p, r = rng.randrange(len(line)), rng.random()
+    if r < 0.4: line = line[:p] + rng.choice(CHARS) + line[p + 1:]
+    elif r < 0.7: line = line[:p] + rng.choice(CHARS) + line[p:]
+    elif r < 0.9: line = line[:p] + line[p + rng.randrange(1, 20):]
+    else: line = line[:p]
+  return line.replace("\n", " ")
+
+
 def main():
   seed, src, out, n = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
   expected = "--expected" in sys.argv[5:]
@@ -68,6 +85,9 @@ def main():
   with opener(src, "rt") as f: lines = [l for l in f if len(l) < 60000]
   with open(out, "w") as f:
     for i in range(n):
+      if "--bytes" in sys.argv[5:]:
+        f.write(mutate_text(rng, rng.choice(lines).rstrip("\n")) + "\n")
+        continue
       d = json.loads(rng.choice(lines))
       for _ in range(rng.choice([1, 1, 1, 2, 3])): mutate(rng, d, expected)
       d["name"] = f"{d.get('name')}~m{i}"
