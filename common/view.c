@@ -73,9 +73,6 @@ static bool stride_nonzero(TgVersion v, sint st) { return v >= TG_0_10_0 ? sint_
 /* all_int([...]) of a few values */
 static bool all_int2(sint a, sint b) { return sint_is_int(a) && sint_is_int(b); }
 
-/* -(num // -amt): helpers.ceildiv, exact (0.9.1/0.10.0 spell it math.ceil(num / amt)). Ints. */
-static int64_t ceildiv(int64_t num, int64_t amt) { return -py_floordiv(-num, amt); }
-
 static void buf_append(char *buf, size_t cap, size_t *len, const char *s) {
   size_t n = strlen(s);
   if (*len + n >= cap) n = cap - *len - 1;
@@ -1058,7 +1055,7 @@ static const View *add_create(Arena *a, TgVersion v, const View *vm2, const View
 /* 0.10.2: newb[d1] = max(newb[d1], ceildiv(b - o if s1 > 0 else e - o - 1, s1))
  *         newe[d1] = min(newe[d1], (b - o if s1 < 0 else e - o - 1) // s1 + 1)
  * with helpers.ceildiv = -(num // -amt) */
-static void add_project_bounds_0102(sint b, sint e, sint o, sint s1, sint *newb, sint *newe) {
+static void add_project_bounds(sint b, sint e, sint o, sint s1, sint *newb, sint *newe) {
   sint lo_num = sint_gt(s1, S0) ? sint_sub(b, o) : sint_sub(sint_sub(e, o), S1);
   *newb = sint_max(*newb, sint_neg(sint_floordiv(lo_num, sint_neg(s1))));
   sint hi_num = sint_lt(s1, S0) ? sint_sub(b, o) : sint_sub(sint_sub(e, o), S1);
@@ -1100,13 +1097,8 @@ static const View *add_project_mask(Arena *a, TgVersion v, const View *vm2, cons
       bad = true;
       continue;
     }
-    if (v >= TG_0_10_2) { /* 0.10.2: o, b, e and s1 may be UOps: Python's operators on sints */
-      add_project_bounds_0102(b, e, o, s1, &newb[d1], &newe[d1]);
-      continue;
-    }
-    int64_t lo = ceildiv(s1.i > 0 ? b.i - o.i : e.i - o.i - 1, s1.i), hi = py_floordiv(s1.i < 0 ? b.i - o.i : e.i - o.i - 1, s1.i) + 1;
-    newb[d1] = sint_max(newb[d1], sint_int(lo));
-    newe[d1] = sint_min(newe[d1], sint_int(hi));
+    /* 0.10.2: o, b, e and s1 may be UOps; 0.9.1, 0.10.0: ints here (math.ceil(num / amt) is the same ceildiv) */
+    add_project_bounds(b, e, o, s1, &newb[d1], &newe[d1]);
   }
   /* If any of vm1 was masked off, try again with that mask in place. */
   for (int i = 0; i < n1; i++) {
