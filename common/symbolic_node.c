@@ -198,7 +198,7 @@ bool snv_lt(SymNodeCtx *c, sint x, sint y) {
 bool snv_le(SymNodeCtx *c, sint x, sint y) {
   if (x.sym == NULL && y.sym == NULL) return x.i <= y.i;
   if (x.sym != NULL) return sn_lt_truthy(c, sv_n(x), snv_add(c, y, sint_int(1)));
-  return sn_lt_truthy(c, snode_mul(c, sv_n(y), -1), sint_int(-x.i + 1));
+  return sn_lt_truthy(c, snode_mul(c, sv_n(y), -1), sint_int(sn_add64(c, sn_neg64(c, x.i), 1)));
 }
 
 /* x > y: Node.__gt__: (-self) < (-b); int > Node is Node.__lt__ */
@@ -212,7 +212,7 @@ bool snv_gt(SymNodeCtx *c, sint x, sint y) {
 bool snv_ge(SymNodeCtx *c, sint x, sint y) {
   if (x.sym == NULL && y.sym == NULL) return x.i >= y.i;
   if (x.sym != NULL) return sn_lt_truthy(c, snode_mul(c, sv_n(x), -1), snv_add(c, snv_neg(c, y), sint_int(1)));
-  return sn_lt_truthy(c, sv_n(y), sint_int(x.i + 1));
+  return sn_lt_truthy(c, sv_n(y), sint_int(sn_add64(c, x.i, 1)));
 }
 
 /* ------------------------------------------------------------ leaves */

@@ -338,7 +338,7 @@ static ReshapeMaskResult reshape_mask(TgVersion v, int n_old, const SPair *mask,
   if (!mask_pair_all_int(n_old, mask)) return RM_NONE;
   if (v == TG_0_10_0) { /* 0.10.0: any empty mask dimension makes the whole mask empty */
     for (int i = 0; i < n_old; i++)
-      if (mask[i].e.i - mask[i].b.i < 1) return RM_ALL_INVALID;
+      if (mask[i].e.i <= mask[i].b.i) return RM_ALL_INVALID; /* e - b < 1 */
   }
   int cnt = 0;  /* new_mask, built from the last dimension */
   RevIter r_masks = {n_old}, r_shape = {n_old}, r_new_shape = {n_new};
@@ -983,7 +983,7 @@ static int merge_extents_010(Arena *a, TgVersion v, const View *vm2, const View 
   SymCtx *c = symctx_new(a, v);
   int n1 = t->n1, n2 = t->n2, cnt = 0;
   const SymUOp *idxs[n1 > 0 ? n1 : 1];
-  for (int i = 0; i < n1; i++) idxs[i] = suop_variable(c, idx_name(a, i), 0, vm1->shape[i].i - 1);
+  for (int i = 0; i < n1; i++) idxs[i] = suop_variable(c, idx_name(a, i), 0, sint_sub(vm1->shape[i], S1).i);
   int64_t merged_size = 1;
   const SymUOp *merged_term = suop_const(c, SDT_INT, 0);
   for (int d2 = n2 - 1; d2 >= 0; d2--) {
@@ -995,11 +995,11 @@ static int merge_extents_010(Arena *a, TgVersion v, const View *vm2, const View 
       sum = sum == NULL ? suop_radd_int(c, 0, p) : suop_add(c, sum, p);
     }
     if (sum == NULL) { /* all ints: merged_term += (o * merged_size) */
-      merged_term = suop_add_int(c, merged_term, t->origin[d2].i * merged_size);
+      merged_term = suop_add_int(c, merged_term, sint_mul(t->origin[d2], sint_int(merged_size)).i);
     } else {
       merged_term = suop_add(c, merged_term, suop_mul_int(c, suop_add_int(c, sum, t->origin[d2].i), merged_size));
     }
-    merged_size *= vm2->shape[d2].i;
+    merged_size = sint_mul(sint_int(merged_size), vm2->shape[d2]).i;
     /* resolve(merged_term < merged_size, False) and resolve(0 <= merged_term, False) */
     if (suop_resolve(c, suop_lt_int(c, merged_term, merged_size), false) &&
         suop_resolve(c, suop_ge_int(c, merged_term, 0), false)) {
@@ -1025,7 +1025,7 @@ static int merge_extents_0100(Arena *a, const View *vm2, const View *vm1, const 
   SymCtx *c = sym_uop_ctx();
   int n1 = t->n1, n2 = t->n2, cnt = 0;
   sint idxs[n1 > 0 ? n1 : 1];
-  for (int i = 0; i < n1; i++) idxs[i] = uop_sint(suop_variable(c, idx_name(a, i), 0, vm1->shape[i].i - 1));
+  for (int i = 0; i < n1; i++) idxs[i] = uop_sint(suop_variable(c, idx_name(a, i), 0, sint_sub(vm1->shape[i], S1).i));
   sint merged_size = S1, zero = uop_sint(suop_const(c, SDT_INT, 0)), merged_term = zero;
   for (int d2 = n2 - 1; d2 >= 0 && !sym_failed(); d2--) {
     /* merged_term += (sum([idxs[d1] * s1 for d1, s1 in term]) + o) * merged_size; sum() starts from the int 0 */

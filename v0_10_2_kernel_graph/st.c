@@ -91,10 +91,10 @@ const char *ks_repr(StCtx *c, sint x) {
   return r;
 }
 
-int64_t shape_prod(uint32_t n, const sint *shape) {
-  int64_t p = 1;
-  for (uint32_t i = 0; i < n; i++) p *= ks_int(shape[i]);
-  return p;
+int64_t shape_prod(uint32_t n, const sint *shape) { /* past int64: the sticky "int64 overflow" (sint_mul) */
+  sint p = sint_int(1);
+  for (uint32_t i = 0; i < n; i++) p = sint_mul(p, sint_int(ks_int(shape[i])));
+  return p.i;
 }
 
 const char *fmt_tuple(StCtx *c, char *buf, size_t size, uint32_t n, const sint *v) {

@@ -133,7 +133,7 @@ static const UOp *s_stride0_reduce(void *c, const UOp *reduce) {
   if (!ks_all_int(n, shape)) return NULL;
   int64_t prshape = 1;
   SPair arg[ST_MAXDIM];
-  for (uint32_t i = 0; i < na; i++) prshape *= ks_int(shape[axis[i]]);
+  for (uint32_t i = 0; i < na; i++) prshape = sint_mul(sint_int(prshape), shape[axis[i]]).i;
   for (uint32_t i = 0; i < n; i++) {
     bool reduced = false;
     for (uint32_t j = 0; j < na; j++) reduced |= axis[j] == (int64_t)i;
