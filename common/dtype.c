@@ -3,6 +3,7 @@
 #include "dtype.h"
 #include <stdint.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,13 +129,17 @@ static const DType *parse_image(const char *s) {
   int ndim = 0;
   while (*p && *p != ')') {
     char *end;
+    errno = 0;
     long long x = strtoll(p, &end, 10);
-    if (end == p || ndim == 4) return NULL;
+    if (end == p || ndim == 4 || x < 0 || errno == ERANGE) return NULL; /* an image's dimensions are sizes */
     shape[ndim++] = x;
     p = end;
     while (*p == ',' || *p == ' ') p++;
   }
   if (strcmp(p, "))") != 0) return NULL;
+  int64_t prod = 1;
+  for (int i = 0; i < ndim; i++)
+    if (__builtin_mul_overflow(prod, shape[i], &prod)) return NULL; /* an image of more than 2**63 pixels: not a dtype */
   return dtype_image(half, ndim, shape);
 }
 

@@ -242,6 +242,18 @@ static bool lazybuffer_op(Op op) {
          op == OP_CAST || op == OP_BITCAST || op == OP_REDUCE_AXIS;
 }
 
+/* how many srcs a LazyBuffer of this op has: EMPTY and CONST none, the
+ * binary ALU ops and ASSIGN two, WHERE and MULACC three, the rest one */
+static int lazybuffer_arity(Op op) {
+  switch (op) {
+    case OP_EMPTY: case OP_CONST: return 0;
+    case OP_WHERE: case OP_MULACC: return 3;
+    case OP_ASSIGN: return 2;
+    case OP_EXP2: case OP_LOG2: case OP_SIN: case OP_SQRT: case OP_RECIP: case OP_NEG: return 1;
+    default: return v100_op_in_alu(op) ? 2 : 1; /* binary ALU ops; CAST, BITCAST, REDUCE_AXIS, COPY, BUFFER_VIEW, CONTIGUOUS */
+  }
+}
+
 /* LazyBuffer.assign's arg: () if self.st.contiguous else (self.st,) */
 static bool assign_arg_valid(const Value *arg) {
   return arg->kind == V_TUPLE && (arg->u.tuple.n == 0 || (arg->u.tuple.n == 1 && arg->u.tuple.items[0]->kind == V_ST));
@@ -263,6 +275,8 @@ static bool decode_base_lb(Sched *s, const JVal *j, size_t i, InLB *lb, const ch
   if (lb->op == OP_ASSIGN && !assign_arg_valid(lb->arg)) return v100_sched_bad_input(s, "%s: ASSIGN arg must be [] or [ST]", where);
   if (!lb->realized && !lb->has_srcs && lb->op != OP_CONST)
     return v100_sched_bad_input(s, "%s: an unrealized LazyBuffer without srcs", where);
+  if (lb->has_srcs && lb->nsrcs != (size_t)lazybuffer_arity(lb->op))
+    return v100_sched_bad_input(s, "%s: %zu srcs where %s takes %d", where, lb->nsrcs, op->u.s, lazybuffer_arity(lb->op));
   return decode_metadata(s, j, lb, where);
 }
 
