@@ -11,6 +11,13 @@
 #include "status.h"
 #include "version.h"
 
+/* The largest buffer a capture may name, in elements, and its largest byte
+ * offset: far past any real program, and small enough that the byte
+ * arithmetic on them (size * itemsize, offset + nbytes) stays in int64.
+ * A capture past them is a bad input ("absurd size"). */
+#define CAPTURE_MAX_BUFFER_SIZE ((int64_t)1 << 50)
+#define CAPTURE_MAX_BUFFER_OFFSET ((int64_t)1 << 54)
+
 typedef struct Capture {
   const char *file;        /* path it came from */
   size_t line;             /* 1-based line number */

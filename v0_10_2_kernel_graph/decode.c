@@ -60,6 +60,7 @@ static const char *node_problem(const UOp *u) {
     case OP_BUFFER:
       if (n != 2 || u->src[0]->op != OP_DEVICE || u->src[1]->op != OP_UNIQUE || a->kind != V_INT || a->u.i < 0)
         return "BUFFER needs (DEVICE, UNIQUE) sources and a size";
+      if (a->u.i > CAPTURE_MAX_BUFFER_SIZE) return "BUFFER of an absurd size";
       break;
     case OP_DEVICE: if (n != 0 || a->kind != V_STR) return "DEVICE needs a string arg and no sources"; break;
     case OP_VIEW: if (n > 1 || a->kind != V_ST) return "VIEW needs a ShapeTracker arg and at most 1 source"; break;
@@ -93,11 +94,13 @@ static bool decode_buffers(KG *k, const JVal *jb, Status *st) {
     snprintf(where, sizeof where, "input.buffers[%zu]", i);
     if (!dev || dev->kind != J_STR || !get_int(json_get(e, "size"), &b->size) || b->size < 0)
       return status_bad_input(st, "%s: needs a device and a size", where);
+    if (b->size > CAPTURE_MAX_BUFFER_SIZE) return status_bad_input(st, "%s: absurd size", where);
     if (!(b->dtype = dtype_from_json(json_get(e, "dtype"), where, st))) return false;
     b->input_index = (int64_t)i;
     b->device = json_keep_str(k->a, &devices, dev->u.s, dev->n);
     int64_t off = 0, bi;
     get_int(json_get(e, "offset"), &off);
+    if (off < 0 || off > CAPTURE_MAX_BUFFER_OFFSET) return status_bad_input(st, "%s: absurd offset", where);
     b->offset = off;
     b->options = opts && opts->kind == J_OBJ ? json_copy(k->a, opts) : NULL;
     if (base && base->kind != J_NULL) {

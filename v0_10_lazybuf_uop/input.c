@@ -168,6 +168,8 @@ static bool decode_buffer(Sched *s, const JVal *j, size_t i, size_t n, InBuf *b,
       !int_field(s, j, "lb_refcount", where, &b->lb_refcount))
     return false;
   if (b->size < 0 || b->offset < 0) return v100_sched_bad_input(s, "%s: negative size or offset", where);
+  if (b->size > CAPTURE_MAX_BUFFER_SIZE || b->offset > CAPTURE_MAX_BUFFER_OFFSET)
+    return v100_sched_bad_input(s, "%s: absurd size or offset", where);
   if (b->dtype->is_ptr && !b->dtype->is_image) return v100_sched_bad_input(s, "%s: a Buffer dtype cannot be a pointer", where);
   if (!opt || (opt->kind != J_NULL && opt->kind != J_OBJ)) return v100_sched_bad_input(s, "%s: bad \"options\"", where);
   b->options = opt->kind == J_NULL ? NULL : json_copy(s->a, opt);

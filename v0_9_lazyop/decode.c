@@ -8,7 +8,6 @@
 #include "symbolic.h"
 
 enum { MAX_ITEMS = 1 << 26 };                 /* more entries than this is not a real capture */
-static const int64_t MAX_SIZE = (int64_t)1 << 50;  /* elements of one buffer */
 
 /* The last few names parsed and what they meant: dtype and op spellings
  * repeat on almost every entry. */
@@ -108,8 +107,8 @@ static bool decode_buffer(Dec *d, const JVal *j, int i, DeviceBuffer *all) {
       !(dt = field(d, j, "dtype", J_STR, place)) || !(alloc = field(d, j, "allocated", J_BOOL, place)) ||
       !(off = field(d, j, "offset", J_INT, place)) || !(refc = field(d, j, "lb_refcount", J_INT, place)))
     return false;
-  if (size->u.i < 0 || size->u.i > MAX_SIZE) return bad(d, place, "absurd size");
-  if (off->u.i < 0 || off->u.i > MAX_SIZE * 16) return bad(d, place, "absurd offset");
+  if (size->u.i < 0 || size->u.i > CAPTURE_MAX_BUFFER_SIZE) return bad(d, place, "absurd size");
+  if (off->u.i < 0 || off->u.i > CAPTURE_MAX_BUFFER_OFFSET) return bad(d, place, "absurd offset");
   if (!(b->dtype = b->orig_dtype = decode_dtype(d, dt, place))) return false;
   b->device = intern_device(d, dev);
   b->size = size->u.i;
@@ -249,7 +248,7 @@ static bool decode_lazybuffer(Dec *d, const JVal *j, int i, LazyBuffer *all) {
   const ShapeTracker *raw = d->s->codec.st_decode(&d->s->codec, stj, d->st);
   if (!raw) return false;
   lb->st = st91_intern(d->s, raw);
-  if (lb->st->size > MAX_SIZE || lb->st->size < 0) return bad(d, place, "absurd size");
+  if (lb->st->size > CAPTURE_MAX_BUFFER_SIZE || lb->st->size < 0) return bad(d, place, "absurd size");
   const JVal *base = json_get(j, "base");
   if (base && base->kind != J_NULL) {
     int bi = 0;
