@@ -64,7 +64,8 @@ static bool check_top(Capture *c, Status *st) {
   if (name) c->name = name;
   const char *gen = str_field(c->root, "generation");
   int g = tg_version_parse(gen);
-  if (g < 0) return status_bad_input(st, "%s:%zu: %s: unknown \"generation\" %s", where, c->line, c->name, gen ? gen : "(missing)");
+  if (!gen) return status_bad_input(st, "%s:%zu: %s: field \"generation\" missing or not a string", where, c->line, c->name);
+  if (g < 0) return status_unsupported(st, "%s:%zu: %s: unknown version \"%s\"", where, c->line, c->name, gen);
   c->generation = (TgVersion)g;
   c->generation_known = true;
   const char *fmt = str_field(c->root, "format");

@@ -5,12 +5,13 @@
 #include <time.h>
 
 ScheduleCaptureFn scheduler_for(TgVersion v) {
-  switch (v) {
-    case TG_0_9_1: return v0_9_schedule_capture;
-    case TG_0_10_0: return v0_10_0_schedule_capture;
-    case TG_0_10_2: return v0_10_2_schedule_capture;
-    default: return NULL;
+  switch (tg_generation(v)) {
+    case GEN_LAZYOP: return v0_9_schedule_capture;
+    case GEN_LAZYBUF_UOP: return v0_10_0_schedule_capture;
+    case GEN_KERNEL_GRAPH: return v0_10_2_schedule_capture;
+    case GEN_NONE: break;
   }
+  return NULL;
 }
 
 /* ---- phase timing ---- */

@@ -17,6 +17,7 @@ bool v0_9_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st
 bool v0_10_0_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st);  /* v0_10_lazybuf_uop/ */
 bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st);  /* v0_10_2_kernel_graph/ */
 
+/* The scheduler of v's generation; NULL for a version tsched has none for yet. */
 ScheduleCaptureFn scheduler_for(TgVersion v);
 
 /* ---- the result's schedule (and becomes_map), item by item ----

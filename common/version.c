@@ -1,15 +1,65 @@
-/* version.c — names of the three tinygrad generations. */
+/* version.c — the version table (version.h): one row per tinygrad version,
+ * naming the features it has. A field left out of a row is false (or the
+ * first member of its enum). */
 #include "version.h"
 #include <string.h>
 
-static const char *const version_names[TG_NVERSIONS] = {"0.9.1", "0.10.0", "0.10.2"};
+const TgVersionInfo tg_versions[TG_NVERSIONS] = {
+  [TG_0_9_1] = {
+    .name = "0.9.1", .commit = "v0.9.1", .generation = GEN_LAZYOP,
+    /* common/ */
+    .f.symbolic = SYM_NODE,
+    /* v0_9_lazyop/ */
+  },
+  [TG_0_9_2] = {
+    .name = "0.9.2", .commit = "v0.9.2", .generation = GEN_NONE,
+    /* common/ */
+    .f.symbolic = SYM_NODE,
+    /* v0_9_lazyop/ */
+  },
+  [TG_0_9_2_197F8FD] = {
+    .name = "0.9.2+197f8fd", .commit = "197f8fd986", .generation = GEN_NONE,
+    /* common/ */
+    .f.symbolic = SYM_NODE,
+    /* v0_9_lazyop/ */
+  },
+  [TG_0_10_0] = {
+    .name = "0.10.0", .commit = "v0.10.0", .generation = GEN_LAZYBUF_UOP,
+    /* common/ */
+    .f.symbolic = SYM_UOP,
+    /* v0_10_lazybuf_uop/ */
+  },
+  [TG_0_10_0_2CA41D6] = {
+    .name = "0.10.0+2ca41d6", .commit = "2ca41d6a44", .generation = GEN_NONE,
+    /* common/ */
+    .f.symbolic = SYM_UOP,
+    /* v0_10_lazybuf_uop/ */
+  },
+  [TG_0_10_1] = {
+    .name = "0.10.1", .commit = "v0.10.1", .generation = GEN_NONE,
+    /* common/ */
+    .f.symbolic = SYM_UOP,
+  },
+  [TG_0_10_2] = {
+    .name = "0.10.2", .commit = "v0.10.2", .generation = GEN_KERNEL_GRAPH,
+    /* common/ */
+    .f.symbolic = SYM_UOP,
+    /* v0_10_2_kernel_graph/ */
+  },
+  [TG_0_10_2_A0B4465] = {
+    .name = "0.10.2+a0b4465", .commit = "a0b4465412", .generation = GEN_NONE,
+    /* common/ */
+    .f.symbolic = SYM_UOP,
+    /* v0_10_2_kernel_graph/ */
+  },
+};
 
 int tg_version_parse(const char *s) {
   for (int v = 0; v < TG_NVERSIONS; v++)
-    if (s && strcmp(s, version_names[v]) == 0) return v;
+    if (s && strcmp(s, tg_versions[v].name) == 0) return v;
   return -1;
 }
 
 const char *tg_version_name(TgVersion v) {
-  return (unsigned)v < TG_NVERSIONS ? version_names[v] : "?";
+  return (unsigned)v < TG_NVERSIONS ? tg_versions[v].name : "?";
 }

@@ -1,9 +1,67 @@
-/* version.h — the three tinygrad generations tsched models. Where semantics
- * differ between them, code takes a TgVersion and switches on it by name. */
+/* version.h — the tinygrad versions tsched models, as rows of one table.
+ *
+ * A version is a row of tg_versions[] (version.c): its name (the capture's
+ * `generation` string), the tinygrad commit it stands for, its generation
+ * (which scheduler folder replays it) and its features. A feature is one
+ * named field per behaviour that differs between versions, declared below
+ * with a one-line citation of the Python that differs. Code asks for a
+ * feature — tg_features(v)->view_reshape_resolves — and never compares
+ * version numbers: only version.c knows which version has what, so adding a
+ * version is adding a row (Lua's LUA_COMPAT_* switches are the model, at run
+ * time). */
 #ifndef TSCHED_VERSION_H
 #define TSCHED_VERSION_H
-typedef enum { TG_0_9_1 = 0, TG_0_10_0 = 1, TG_0_10_2 = 2, TG_NVERSIONS = 3 } TgVersion;
-/* "0.9.1" -> TG_0_9_1 ...; returns -1 for an unknown string. */
+#include <stdbool.h>
+
+/* In commit order. The order means nothing to code: ask for a feature. */
+typedef enum {
+  TG_0_9_1,          /* tag v0.9.1 */
+  TG_0_9_2,          /* tag v0.9.2 */
+  TG_0_9_2_197F8FD,  /* 197f8fd986, 2024-09-26, "early uop globals with Buffer" */
+  TG_0_10_0,         /* tag v0.10.0 */
+  TG_0_10_0_2CA41D6, /* 2ca41d6a44, 2024-11-25, "ops metadata map try 2, early fuse" */
+  TG_0_10_1,         /* tag v0.10.1 */
+  TG_0_10_2,         /* tag v0.10.2 */
+  TG_0_10_2_A0B4465, /* a0b4465412, 2025-04-01, "bring GroupOp.Meta back" */
+  TG_NVERSIONS
+} TgVersion;
+
+/* The scheduler designs, one folder each (docs/generations.md). */
+typedef enum {
+  GEN_NONE,          /* a version tsched names but has no scheduler for yet */
+  GEN_LAZYOP,        /* v0_9_lazyop/: LazyBuffer graph, LazyOp or early UOp ASTs */
+  GEN_LAZYBUF_UOP,   /* v0_10_lazybuf_uop/: LazyBuffer -> UOp big graph with PRELOAD */
+  GEN_KERNEL_GRAPH,  /* v0_10_2_kernel_graph/: tensor UOp graph -> KERNEL/ASSIGN */
+} TgGeneration;
+
+/* Symbolic values (sint's symbolic half, common/sint.h). */
+typedef enum {
+  SYM_NODE,          /* shape/symbolic.py Node classes (0.9.x) */
+  SYM_UOP,           /* UOp expressions, ops.py / uop/ (0.10.x) */
+} TgSymbolic;
+
+/* One field per behaviour that differs, grouped by the code that asks.
+ * Each cites the Python whose difference it names. */
+typedef struct TgFeatures {
+  /* ---- common/ ---- */
+  TgSymbolic symbolic;   /* shape/symbolic.py Node (0.9.x) vs UOp arithmetic (ops.py) */
+  /* ---- v0_9_lazyop/ ---- */
+  /* ---- v0_10_lazybuf_uop/ ---- */
+  /* ---- v0_10_2_kernel_graph/ ---- */
+} TgFeatures;
+
+typedef struct TgVersionInfo {
+  const char *name;        /* the capture's `generation`: "0.10.2+a0b4465" */
+  const char *commit;      /* the tinygrad tag or commit */
+  TgGeneration generation; /* GEN_NONE until tsched has its scheduler */
+  TgFeatures f;
+} TgVersionInfo;
+
+extern const TgVersionInfo tg_versions[TG_NVERSIONS];
+
+/* "0.9.1" -> TG_0_9_1 ...; returns -1 for a name that is no version here. */
 int tg_version_parse(const char *s);
 const char *tg_version_name(TgVersion v);
+static inline const TgFeatures *tg_features(TgVersion v) { return &tg_versions[v].f; }
+static inline TgGeneration tg_generation(TgVersion v) { return tg_versions[v].generation; }
 #endif

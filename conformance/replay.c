@@ -25,6 +25,11 @@ double now_seconds(void) {
 void replay_capture(const Capture *c, Arena *a, Outcome *o) {
   memset(o, 0, sizeof *o);
   ScheduleCaptureFn fn = scheduler_for(c->generation);
+  if (!fn) {
+    o->kind = OUT_UNSUPPORTED;
+    snprintf(o->why, sizeof o->why, "tsched has no scheduler for version %s yet", tg_version_name(c->generation));
+    return;
+  }
   Status st = {0};
   JVal *result = NULL;
   bool expects_error = c->error && c->error->kind == J_OBJ;
@@ -207,15 +212,21 @@ static void usage(FILE *f) {
           "              make the exit status non-zero (may be given several times)\n");
 }
 
-static void print_summary(const Tally *t, bool json, const size_t *other_errors) {
+static void print_summary(const Tally *t, bool json, const size_t *other_errors, size_t unknown_versions) {
   for (int v = 0; v < TG_NVERSIONS; v++) {
     const Tally *x = &t[v];
+    bool seen = x->pass || x->fail || x->unsupported || x->errors;
+    if (!seen && tg_generation((TgVersion)v) == GEN_NONE) continue; /* a version without scheduler or captures */
     if (json)
       printf("{\"generation\": \"%s\", \"pass\": %zu, \"fail\": %zu, \"unsupported\": %zu, \"errors\": %zu, \"seconds\": %.3f}\n",
              tg_version_name((TgVersion)v), x->pass, x->fail, x->unsupported, x->errors, x->seconds);
     else
-      printf("%-7s %6zu pass %6zu fail %6zu unsupported %4zu errors  %8.3f s\n", tg_version_name((TgVersion)v), x->pass,
+      printf("%-14s %6zu pass %6zu fail %6zu unsupported %4zu errors  %8.3f s\n", tg_version_name((TgVersion)v), x->pass,
              x->fail, x->unsupported, x->errors, x->seconds);
+  }
+  if (unknown_versions) {
+    if (json) printf("{\"generation\": null, \"unsupported\": %zu}\n", unknown_versions);
+    else printf("%zu captures of versions tsched does not know: unsupported\n", unknown_versions);
   }
   if (*other_errors) {
     if (json) printf("{\"generation\": null, \"errors\": %zu}\n", *other_errors);
@@ -231,7 +242,8 @@ static const char *other_tsched_format(const Capture *c) {
   return strcmp(format->u.s, "tsched-capture/1") == 0 ? NULL : format->u.s;
 }
 
-static void replay_file(const char *path, bool json, bool verbose, Tally *t, size_t *unknown_errors, KnownFailures *known) {
+static void replay_file(const char *path, bool json, bool verbose, Tally *t, size_t *unknown_errors, size_t *unknown_versions,
+                        KnownFailures *known) {
   CaptureReader r;
   Status st;
   if (!capture_reader_open(&r, path, &st)) {
@@ -252,6 +264,12 @@ static void replay_file(const char *path, bool json, bool verbose, Tally *t, siz
       fprintf(stderr, "SKIP %s: a %s file, not captures\n", path, other);
       arena_free(&a);
       break;
+    }
+    if (st.kind == ST_UNSUPPORTED) { /* a version this tsched does not know */
+      if (verbose) fprintf(json ? stderr : stdout, "UNSUPPORTED %s\n", st.msg);
+      (*unknown_versions)++;
+      arena_free(&a);
+      continue;
     }
     if (st.kind != ST_OK) {
       fprintf(json ? stderr : stdout, "ERROR %s\n", st.msg);
@@ -302,10 +320,10 @@ int cmd_replay(int argc, char **argv) {
   char **files;
   size_t nfiles = collect_capture_files(argc - first, argv + first, &files);
   Tally t[TG_NVERSIONS] = {{0}};
-  size_t unknown_errors = 0;
-  for (size_t i = 0; i < nfiles; i++) replay_file(files[i], json, verbose, t, &unknown_errors, &known);
+  size_t unknown_errors = 0, unknown_versions = 0;
+  for (size_t i = 0; i < nfiles; i++) replay_file(files[i], json, verbose, t, &unknown_errors, &unknown_versions, &known);
   free_paths(files, nfiles);
-  print_summary(t, json, &unknown_errors);
+  print_summary(t, json, &unknown_errors, unknown_versions);
   bool bad = unknown_errors > 0 || known.unlisted_fails > 0;
   for (int v = 0; v < TG_NVERSIONS; v++) bad = bad || t[v].errors;
   known_free(&known);

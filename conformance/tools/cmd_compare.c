@@ -438,14 +438,26 @@ static size_t gens_present(const Row *r) {
   return n;
 }
 
+static const char *count_word(size_t n) {
+  static const char *const words[] = {"no", "one", "two", "three", "four", "five", "six", "seven", "eight"};
+  return n < sizeof words / sizeof *words ? words[n] : "many";
+}
+
 static void print_table(const Table *t, bool json) {
   StrBuf b = {0};
   size_t width = 8;
-  for (size_t i = 0; i < t->n; i++)
-    if (gens_present(&t->rows[i]) > 1 && strlen(t->rows[i].name) > width) width = strlen(t->rows[i].name);
+  bool shown[TG_NVERSIONS] = {false}; /* a column for each version some row has */
+  size_t nshown = 0;
+  for (size_t i = 0; i < t->n; i++) {
+    if (gens_present(&t->rows[i]) < 2) continue;
+    if (strlen(t->rows[i].name) > width) width = strlen(t->rows[i].name);
+    for (int g = 0; g < TG_NVERSIONS; g++) shown[g] = shown[g] || t->rows[i].kernels[g] >= 0;
+  }
+  for (int g = 0; g < TG_NVERSIONS; g++) nshown += shown[g];
   if (!json) {
     sb_printf(&b, "%-*s", (int)width, t->by_call ? "capture" : "workload");
-    for (int g = 0; g < TG_NVERSIONS; g++) sb_printf(&b, " %8s", tg_version_name((TgVersion)g));
+    for (int g = 0; g < TG_NVERSIONS; g++)
+      if (shown[g]) sb_printf(&b, " %8s", tg_version_name((TgVersion)g));
     sb_putc(&b, '\n');
   }
   long total[TG_NVERSIONS] = {0}, total_all[TG_NVERSIONS] = {0};
@@ -455,12 +467,13 @@ static void print_table(const Table *t, bool json) {
     const Row *r = &t->rows[i];
     if (gens_present(r) < 2) continue;
     rows++;
-    bool all = gens_present(r) == TG_NVERSIONS;
+    bool all = gens_present(r) == nshown;
     rows_all += all;
     if (json) {
       sb_puts(&b, "{\"name\": ");
       json_str_lit(&b, r->name);
       for (int g = 0; g < TG_NVERSIONS; g++) {
+        if (!shown[g]) continue;
         sb_printf(&b, ", \"%s\": ", tg_version_name((TgVersion)g));
         if (r->kernels[g] < 0) sb_puts(&b, "null");
         else sb_printf(&b, "{\"kernels\": %ld, \"from\": \"%s\"}", r->kernels[g], r->marked[g] ? "recording" : t->recorded ? "recording" : "tsched");
@@ -469,6 +482,7 @@ static void print_table(const Table *t, bool json) {
     } else {
       sb_printf(&b, "%-*s", (int)width, r->name);
       for (int g = 0; g < TG_NVERSIONS; g++) {
+        if (!shown[g]) continue;
         if (r->kernels[g] < 0) sb_printf(&b, " %8s", "-");
         else sb_printf(&b, " %7ld%s", r->kernels[g], r->marked[g] ? "*" : " ");
         marked = marked || r->marked[g];
@@ -483,14 +497,20 @@ static void print_table(const Table *t, bool json) {
   }
   if (json) {
     sb_printf(&b, "{\"rows\": %zu, \"rows_in_every_generation\": %zu, \"total_in_every_generation\": {", rows, rows_all);
-    for (int g = 0; g < TG_NVERSIONS; g++) sb_printf(&b, "%s\"%s\": %ld", g ? ", " : "", tg_version_name((TgVersion)g), total_all[g]);
+    const char *sep = "";
+    for (int g = 0; g < TG_NVERSIONS; g++)
+      if (shown[g]) sb_printf(&b, "%s\"%s\": %ld", sep, tg_version_name((TgVersion)g), total_all[g]), sep = ", ";
     sb_puts(&b, "}}\n");
   } else {
     sb_printf(&b, "%-*s", (int)width, "total");
-    for (int g = 0; g < TG_NVERSIONS; g++) sb_printf(&b, " %7ld ", total[g]);
-    sb_printf(&b, "\n%-*s", (int)width, "total, rows in all three");
-    for (int g = 0; g < TG_NVERSIONS; g++) sb_printf(&b, " %7ld ", total_all[g]);
-    sb_printf(&b, "\n%zu rows in more than one generation, %zu in all three\n", rows, rows_all);
+    for (int g = 0; g < TG_NVERSIONS; g++)
+      if (shown[g]) sb_printf(&b, " %7ld ", total[g]);
+    char label[64];
+    snprintf(label, sizeof label, "total, rows in all %s", count_word(nshown));
+    sb_printf(&b, "\n%-*s", (int)width, label);
+    for (int g = 0; g < TG_NVERSIONS; g++)
+      if (shown[g]) sb_printf(&b, " %7ld ", total_all[g]);
+    sb_printf(&b, "\n%zu rows in more than one version, %zu in all %s\n", rows, rows_all, count_word(nshown));
     if (marked) sb_puts(&b, "* from the recording: tsched does not reproduce every call (yet)\n");
     else if (t->recorded) sb_puts(&b, "(counts from the recordings)\n");
   }
