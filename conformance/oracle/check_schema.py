@@ -20,10 +20,12 @@ import os
 import re
 import sys
 
-GENS = ("0.9.1", "0.10.0", "0.10.2")
+GENS = ("0.9.1", "0.10.0", "0.10.0+2ca41d6", "0.10.2")
+LAZY_UOP = ("0.10.0", "0.10.0+2ca41d6")   # LazyBuffer input, UOp ASTs with metadata and assign_preloads
 CONTEXT_KEYS = {
   "0.9.1": ("MULTIOUTPUT", "USE_COPY_KERNEL", "NO_MEMORY_PLANNER"),
   "0.10.0": ("FUSE_ARANGE", "FUSE_CONV_BW", "NO_MEMORY_PLANNER"),
+  "0.10.0+2ca41d6": ("FUSE_ARANGE", "FUSE_CONV_BW", "NO_MEMORY_PLANNER", "MERGE_VIEW"),
   "0.10.2": ("FUSE_ARANGE", "FUSE_CONV_BW", "DONT_REALIZE_EXPAND", "SPLIT_REDUCEOP", "REDUCEOP_SPLIT_THRESHOLD",
              "REDUCEOP_SPLIT_SIZE", "MERGE_VIEW", "NO_MEMORY_PLANNER", "TRACEMETA"),
 }
@@ -244,7 +246,16 @@ class Checker:
           ok = isinstance(e, list) and len(e) == 2 and self.is_int(e[0]) and isinstance(e[1], list)
           if self.want(ok, "input.set_orders.parents_assigns", f"bad entry {e!r}"):
             for s in [e[0]] + e[1]: self.want(self.is_int(s) and 0 <= s < n, "input.set_orders.parents_assigns", f"{s!r} out of range")
+    if self.gen == "0.10.0+2ca41d6": self.check_parents_assigns_order(inp.get("set_orders"), n)
     return n
+
+  def check_parents_assigns_order(self, so, n):
+    """0.10.0+2ca41d6 (section 7): set_orders.parents_assigns, [[key lb, [lb, ...]], ...] where the order decides the BFS."""
+    if not self.want(isinstance(so, dict) and isinstance(so.get("parents_assigns"), list), "input", "set_orders {parents_assigns} missing"): return
+    for e in so["parents_assigns"]:
+      ok = isinstance(e, list) and len(e) == 2 and self.is_int(e[0]) and isinstance(e[1], list) and len(e[1]) >= 2
+      if self.want(ok, "input.set_orders.parents_assigns", f"bad entry {e!r}"):
+        for s in [e[0]] + e[1]: self.want(self.is_int(s) and 0 <= s < n, "input.set_orders.parents_assigns", f"{s!r} out of range")
 
   def check_uop_input(self, inp, bufref, ulabels):
     n = self.check_graph(inp.get("graph"), "input.graph", bufref=bufref, ulabels=ulabels)
@@ -276,7 +287,7 @@ class Checker:
     if self.want(isinstance(ctx, dict), "context", "must be an object"):
       for k in CONTEXT_KEYS[self.gen]: self.want(k in ctx, "context", f"{k} missing")
       for k, v in ctx.items(): self.want(isinstance(v, (int, bool)), "context", f"{k} must be int or bool")
-      if self.gen == "0.10.0": self.want(any(k.startswith("BUF_LIMIT:") for k in ctx), "context", "BUF_LIMIT:<device> missing")
+      if self.gen in LAZY_UOP: self.want(any(k.startswith("BUF_LIMIT:") for k in ctx), "context", "BUF_LIMIT:<device> missing")
     self.want(isinstance(c.get("oracle_seconds"), float) and c["oracle_seconds"] >= 0, "oracle_seconds", "must be a float >= 0")
     for k in ("unsupported", "notes"):
       if k in c: self.want(isinstance(c[k], list) and all(isinstance(x, str) for x in c[k]), k, "must be a list of strings")
@@ -325,10 +336,12 @@ class Checker:
         for b in it["bufs"]: bufref(b, w + ".bufs")
       md = it.get("metadata")
       if self.want(isinstance(md, list) and all(isinstance(m, str) for m in md), w, "metadata must be a list of str"):
-        if self.gen == "0.10.0": self.want(md == sorted(md), w, "0.10.0 metadata must be sorted")
+        if self.gen in LAZY_UOP: self.want(md == sorted(md), w, "0.10.0 metadata must be sorted")
         if self.gen == "0.9.1": self.want(md == [], w, "0.9.1 has no metadata")
-      if self.gen == "0.10.0":
+      if self.gen in LAZY_UOP:
         ap = it.get("assign_preloads")
+        if self.gen == "0.10.0+2ca41d6" and isinstance(ap, list):
+          self.want(ap == sorted(ap, key=lambda b: (isinstance(b, str), str(b) if isinstance(b, str) else b)), w, "assign_preloads must be sorted (a frozenset)")
         if self.want(isinstance(ap, list), w, "assign_preloads missing (0.10.0)"):
           for b in ap:
             if bufref(b, w + ".assign_preloads"): self.want(b in it.get("bufs", []), w, f"assign_preload {b!r} not in bufs")

@@ -34,7 +34,9 @@ FORMAT = "tsched-capture/1"
 
 def detect_generation(checkout: str) -> str:
   if os.path.exists(os.path.join(checkout, "tinygrad", "lazy.py")): return "0.9.1"
-  if os.path.exists(os.path.join(checkout, "tinygrad", "engine", "lazy.py")): return "0.10.0"
+  if os.path.exists(os.path.join(checkout, "tinygrad", "engine", "lazy.py")):
+    from encode_2ca41d6 import GENERATION, is_checkout
+    return GENERATION if is_checkout(checkout) else "0.10.0"
   if os.path.exists(os.path.join(checkout, "tinygrad", "engine", "multi.py")): return "0.10.2"
   raise SystemExit(f"{checkout}: not a tinygrad 0.9.1 / 0.10.0 / 0.10.2 checkout")
 
@@ -104,7 +106,10 @@ class Recorder:
     if self.gen == "0.9.1" and not self.native_set_order:
       from setorder091 import SetOrderProbe
       self.probe = SetOrderProbe()
-    if self.gen == "0.10.0":
+    if self.gen == "0.10.0+2ca41d6":
+      from encode_2ca41d6 import ParentsAssignsProbe
+      self.probe = ParentsAssignsProbe()
+    if self.gen in ("0.10.0", "0.10.0+2ca41d6"):
       orig_to_uop = S.to_uop
       rec = self
       def to_uop(buf, ctx, buffers, *a, **kw):
@@ -117,6 +122,8 @@ class Recorder:
       from encode_lazy import context_091; return context_091(None)
     if self.gen == "0.10.0":
       from encode_lazy import context_0100; return context_0100(None)
+    if self.gen == "0.10.0+2ca41d6":
+      from encode_2ca41d6 import context_2ca41d6; return context_2ca41d6()
     from encode_uop import context_0102; return context_0102()
 
   # -------------------------------------------------------------- scheduler hook
@@ -153,19 +160,23 @@ class Recorder:
         from encode_uop import UOpCall
         call = UOpCall()
         inp = call.encode_input(first)
+      elif self.gen == "0.10.0+2ca41d6":
+        from encode_2ca41d6 import LazyCall2ca41d6
+        call = LazyCall2ca41d6(self.probe)
+        inp = call.encode_input(first)
       else:
         from encode_lazy import LazyCall
         call = LazyCall(self.gen)
         inp = call.encode_input(first, (args[1] if len(args) > 1 else kwargs.get("seen")) if self.gen == "0.9.1" else None)
       if self.gen != "0.9.1": inp["memory_planner_allocator_offset"] = {}
-      cap = {"format": FORMAT, "generation": self.gen, "tinygrad": self.gen, "name": name, "context": self.context(),
+      cap = {"format": FORMAT, "generation": self.gen, "tinygrad": tinygrad_describe(self.gen), "name": name, "context": self.context(),
              "input": inp, "expected": None, "error": None, "oracle_seconds": 0.0}
     except Exception as e:  # never let the encoder change what tinygrad does
       self.encoder_failure(name, "input", e)
       if call is not None: call.release()
       return orig(*args, **kwargs)
     if self.probe is not None: self.probe.begin()
-    self.uop_buffers_hook = call if self.gen == "0.10.0" else None
+    self.uop_buffers_hook = call if self.gen in ("0.10.0", "0.10.0+2ca41d6") else None
     try:
       t0 = time.perf_counter()
       try:
@@ -206,6 +217,8 @@ class Recorder:
     elif self.gen == "0.9.1":
       cap["input"]["set_orders"] = {"simple_pads": [], "parents_assigns": []}
       call.notes.append("recorded with native set order: set_orders not instrumented")
+    elif hasattr(call, "finish_input"):
+      if call.finish_input(cap): self.stats["set_order_affected"].append(cap["name"])
     if call.unsupported: cap["unsupported"] = list(call.unsupported)
     if call.notes: cap["notes"] = list(dict.fromkeys(call.notes))
 
@@ -301,6 +314,13 @@ class Recorder:
       self.encoder_failure(cap["name"], "memory_plan", e)
     reg.release()
     return res
+
+
+def tinygrad_describe(gen: str) -> str:
+  """The capture's `tinygrad` field: the generation string of a tag, the `git describe` of a commit (section 7)."""
+  if gen == "0.10.0+2ca41d6":
+    from encode_2ca41d6 import DESCRIBE; return DESCRIBE
+  return gen
 
 
 def replace_everywhere(orig, new):
