@@ -14,7 +14,7 @@
 typedef bool (*ScheduleCaptureFn)(const Capture *c, Arena *a, JVal **result, Status *st);
 
 bool v0_9_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st);     /* v0_9_lazyop/ */
-bool v0_10_0_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st);  /* v0_10_lazybuf_uop/ */
+bool v0_10_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st);  /* v0_10_lazybuf_uop/ */
 bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st);  /* v0_10_2_kernel_graph/ */
 
 /* The scheduler of v's generation; NULL for a version tsched has none for yet. */

@@ -1,4 +1,4 @@
-/* ast.c — from one kernel's STOREs to its AST (engine/schedule.py 0.10.0
+/* ast.c — from one kernel's STOREs to its AST (engine/schedule.py
  * full_ast_rewrite):
  *   1. `lazy` (+ `multioutput` for several outputs) folds the small graph:
  *      VIEW(BUFFER, op) -> op, VIEW(BUFFER) -> PRELOAD, CONTIGUOUS -> its
@@ -12,9 +12,7 @@
  *      lifts a meta op to the root, `append_bufs` numbers the BUFFERs as
  *      DEFINE_GLOBALs. */
 #include <string.h>
-#include "sched.h"
-
-
+#include "pipeline.h"
 
 /* ======== lazy, multioutput ======== */
 
@@ -28,7 +26,7 @@ static const UOp *rule_lazy_src(void *ctx, const UOp *u) {
 static const UOp *rule_lazy_preload(void *ctx, const UOp *view) {
   Sched *s = *(Sched **)ctx;
   if (view->nsrc != 1 || view->src[0]->op != OP_BUFFER) return NULL;
-  return uop2(s->in, OP_PRELOAD, view->dtype, s->none, view->src[0], v100_st_to_uop(s, view->arg));
+  return uop2(s->in, OP_PRELOAD, view->dtype, s->none, view->src[0], v0_10_st_to_uop(s, view->arg));
 }
 
 /* (UPat(Ops.CONTIGUOUS, src=(UPat.var("x"),)), lambda ctx,x: x) */
@@ -59,25 +57,24 @@ static const PatternMatcher multioutput_pm = {multioutput_rules, 1};
 
 /* assert cyclic dependency: among PRELOADs and LOADs of assigned buffers (in
  * sparents order), a run of one buffer must not mix the two ops */
-static bool check_cycle(Sched *s, const UOp *sink, const PreFacts *facts) {
-  if (!facts->loads_assigned) return true; /* PRELOADs only: no run mixes */
+static void check_cycle(Sched *s, const UOp *sink, const PreFacts *facts) {
+  if (!facts->loads_assigned) return; /* PRELOADs only: no run mixes */
   const UOp **parents;
-  size_t n = v100_uop_sparents(s, sink, &parents);
+  size_t n = v0_10_sparents(s, sink, &parents);
   const UOp *run_buf = NULL;
   Op run_op = OP_NONE;
   bool mixed = false;
   for (size_t i = 0; i < n && !mixed; i++) {
     const UOp *x = parents[i];
     if (x->op != OP_PRELOAD && x->op != OP_LOAD) continue;
-    const UOp *b = v100_buf_uop(s, x);
-    if (!b) return false;
+    const UOp *b = v0_10_buf_uop(s, x);
     if (!omap_has(&s->assigns, omap_ptr(b))) continue;
     if (b != run_buf) run_buf = b, run_op = x->op;
     else if (x->op != run_op) mixed = true;
   }
-  if (!mixed) return true;
-  return v100_sched_raise(s, "RuntimeError", "cycle detected in kernel.\nhelp: use .contiguous() to break the part loading pre-assign %s into a different kernel.",
-                     v100_uop_repr_line(s, run_buf));
+  if (mixed)
+    error_raise("RuntimeError", "cycle detected in kernel.\nhelp: use .contiguous() to break the part loading pre-assign %s into a different kernel.",
+                v0_10_uop_repr(s, run_buf));
 }
 
 /* ======== view_left / view_right ======== */
@@ -85,24 +82,23 @@ static bool check_cycle(Sched *s, const UOp *sink, const PreFacts *facts) {
 /* merge_views: (UPat(Ops.VIEW, src=(UPat(Ops.VIEW, name="s0"),), name="s1"), lambda s0,s1: s0.replace(arg=s0.st+s1.st)) */
 static const UOp *rule_merge_views(void *ctx, const UOp *s1) {
   Sched *s = *(Sched **)ctx;
-  if (s->failed || s1->nsrc != 1 || s1->src[0]->op != OP_VIEW) return NULL;
+  if (s1->nsrc != 1 || s1->src[0]->op != OP_VIEW) return NULL;
   const UOp *s0 = s1->src[0];
-  const Value *st = st10_add(s, s0->arg, s1->arg);
-  return st ? uop_new(s->in, OP_VIEW, s0->dtype, st, s0->nsrc, s0->src) : NULL;
+  return uop_new(s->in, OP_VIEW, s0->dtype, v0_10_st_add(s, s0->arg, s1->arg), s0->nsrc, s0->src);
 }
 
-static bool pushable_elementwise(Op op) { return v100_op_in_alu(op) || op == OP_CAST || op == OP_BITCAST || op == OP_ASSIGN; }
+static bool pushable_elementwise(Op op) { return v0_10_op_in_alu(op) || op == OP_CAST || op == OP_BITCAST || op == OP_ASSIGN; }
 
 /* (UPat({*GroupOp.ALU, Ops.CAST, Ops.BITCAST, Ops.ASSIGN}, name="e").view(name="v"),
  *  lambda e,v: e.replace(src=tuple(s.view(v.st) for s in e.src))) — VIEW before elementwise ops */
 static const UOp *rule_view_before_elementwise(void *ctx, const UOp *v) {
   Sched *s = *(Sched **)ctx;
-  if (s->failed || v->nsrc != 1 || !pushable_elementwise(v->src[0]->op)) return NULL;
+  if (v->nsrc != 1 || !pushable_elementwise(v->src[0]->op)) return NULL;
   const UOp *e = v->src[0];
   const UOp **src = arena_array(s->tmp, e->nsrc + 1, sizeof *src);
   for (uint32_t i = 0; i < e->nsrc; i++)
-    if (!(src[i] = v100_uop_view(s, e->src[i], v->arg))) return NULL;
-  return v100_uop_replace_src(s, e, e->nsrc, src);
+    src[i] = v0_10_uop_view(s, e->src[i], v->arg);
+  return v0_10_uop_replace(s, e, e->nsrc, src);
 }
 
 /* (UPat(GroupOp.Buffer, name="b").view(name="v"),
@@ -110,17 +106,15 @@ static const UOp *rule_view_before_elementwise(void *ctx, const UOp *v) {
  * — early merge VIEW buffer ops */
 static const UOp *rule_merge_buffer_view(void *ctx, const UOp *v) {
   Sched *s = *(Sched **)ctx;
-  if (s->failed || v->nsrc != 1 || !v100_op_in_buffer(v->src[0]->op)) return NULL;
+  if (v->nsrc != 1 || !v0_10_op_in_buffer(v->src[0]->op)) return NULL;
   const UOp *b = v->src[0];
   const UOp **src = arena_array(s->tmp, b->nsrc + 1, sizeof *src);
   for (uint32_t i = 0; i < b->nsrc; i++) {
     src[i] = b->src[i];
     if (src[i]->op != OP_VIEW) continue;
-    const Value *st = st10_add(s, src[i]->arg, v->arg);
-    if (!st) return NULL;
-    src[i] = v100_st_to_uop(s, st);
+    src[i] = v0_10_st_to_uop(s, v0_10_st_add(s, src[i]->arg, v->arg));
   }
-  return v100_uop_replace_src(s, b, b->nsrc, src);
+  return v0_10_uop_replace(s, b, b->nsrc, src);
 }
 
 static const Rule merge_views_rules[] = {{{OP_VIEW}, rule_merge_views, "merge_views"}};
@@ -144,14 +138,13 @@ static const PatternMatcher *const view_left_pms[2] = {&merge_views_pm, &view_le
 
 /* apply_swizzle(u, arg): graph_rewrite(u.view(arg), merge_views+view_left), in the shared context */
 static const UOp *apply_swizzle(Sched *s, const UOp *u, const Value *st) {
-  const UOp *v = v100_uop_view(s, u, st);
-  return v ? top_down_rewrite(shared_rc(s, &s->view_left_rc, view_left_pms), v) : NULL;
+  return top_down_rewrite(shared_rc(s, &s->view_left_rc, view_left_pms), v0_10_uop_view(s, u, st));
 }
 
 /* permute_reduce(input_st, axis): the permutation moving the reduce axes to
  * the end; returns tmp, and rshape = tmp.shape[-len(axis):] in rshape, nr */
 static const Value *permute_reduce(Sched *s, const Value *input_st, const Value *axis, const sint **rshape, int *nr) {
-  int n = st10_ndim(input_st), k = 0;
+  int n = v0_10_st_ndim(input_st), k = 0;
   size_t na = axis->u.tuple.n;
   int64_t *perm = arena_array(s->tmp, (size_t)n + na + 1, sizeof *perm);
   for (int i = 0; i < n; i++) {
@@ -160,11 +153,10 @@ static const Value *permute_reduce(Sched *s, const Value *input_st, const Value 
     if (!reduced) perm[k++] = i;
   }
   for (size_t j = 0; j < na; j++) perm[k++] = axis->u.tuple.items[j]->u.i;
-  const Value *tmp = st10_permute(s, input_st, k, perm);
-  if (!tmp) return NULL;
-  int tn = st10_ndim(tmp);
+  const Value *tmp = v0_10_st_permute(s, input_st, k, perm);
+  int tn = v0_10_st_ndim(tmp);
   *nr = na == 0 ? tn : (int)na < tn ? (int)na : tn; /* tmp.shape[-len(axis):] */
-  *rshape = st10_shape(tmp) + (tn - *nr);
+  *rshape = v0_10_st_shape(tmp) + (tn - *nr);
   return tmp;
 }
 
@@ -182,72 +174,66 @@ static const View *extend_view(Sched *s, const View *v, int nr, const sint *rsha
     memcpy(mask, v->mask, (size_t)v->ndim * sizeof *mask);
     for (int i = 0; i < nr; i++) mask[v->ndim + i] = (SPair){sint_int(0), rshape[i]};
   }
-  return st10_view_create(s, n, shape, strides, sint_mul(v->offset, prshape), mask);
+  return v0_10_view_create(s, n, shape, strides, sint_mul(v->offset, prshape), mask);
 }
 
 /* swizzle_r(r, src, st): a non contiguous VIEW on a reduce becomes a view of its input */
 static const UOp *swizzle_r(Sched *s, const UOp *r, const UOp *src, const Value *st) {
-  const Value *src_st = v100_uop_st(s, src), *axis = v100_axis_arg(r);
+  const Value *src_st = v0_10_uop_st(s, src), *axis = v0_10_axis_arg(r);
   if (!src_st) return NULL;
-  const Value *base = st10_from_shape_of(s, src_st);
   const sint *rshape;
   int nr;
-  const Value *tmp = base ? permute_reduce(s, base, axis, &rshape, &nr) : NULL;
-  if (!tmp) return NULL;
-  int nv = st10_nviews(st);
+  const Value *tmp = permute_reduce(s, v0_10_st_from_shape_of(s, src_st), axis, &rshape, &nr);
+  int nv = v0_10_st_nviews(st);
   const View **views = arena_array(s->tmp, (size_t)nv + 1, sizeof *views);
-  for (int i = 0; i < nv; i++)
-    if (!(views[i] = extend_view(s, st10_view(st, i), nr, rshape))) return NULL;
-  const Value *ext = st10_from_views(s, nv, views), *new_input_st = ext ? st10_add(s, tmp, ext) : NULL;
-  if (!new_input_st) return NULL;
+  for (int i = 0; i < nv; i++) views[i] = extend_view(s, v0_10_st_view(st, i), nr, rshape);
+  const Value *new_input_st = v0_10_st_add(s, tmp, v0_10_st_from_views(s, nv, views));
   const sint *new_rshape;
   int nnr;
-  if (!permute_reduce(s, new_input_st, axis, &new_rshape, &nnr)) return NULL;
-  int n = st10_ndim(new_input_st);
+  permute_reduce(s, new_input_st, axis, &new_rshape, &nnr);
+  int n = v0_10_st_ndim(new_input_st);
   const Value **new_axis = arena_array(s->tmp, (size_t)nnr + 1, sizeof *new_axis);
   for (int i = 0; i < nnr; i++) new_axis[i] = v_int(s->in, n - nnr + i);
   const UOp *x = apply_swizzle(s, src, new_input_st);
-  const Value *out = st10_from_shape_of(s, st);
-  if (!x || !out) return NULL;
-  return v100_uop_view(s, v100_uop_r(s, x, r->arg->u.tuple.items[0], v_tuple(s->in, (size_t)nnr, new_axis)), out);
+  const Value *out = v0_10_st_from_shape_of(s, st);
+  return v0_10_uop_view(s, v0_10_uop_r(s, x, r->arg->u.tuple.items[0], v_tuple(s->in, (size_t)nnr, new_axis)), out);
 }
 
 /* (UPat(Ops.STORE, src=(UPat.var("b"), UPat.var("st"), UPat(Ops.ASSIGN, name="a"))),
  *  lambda a,b,st: UOp.store(b, (a.arg[0]+st.arg).to_uop(), a.replace(arg=())) if a.arg else None) — ASSIGN can override st */
 static const UOp *rule_assign_st(void *ctx, const UOp *u) {
   Sched *s = *(Sched **)ctx;
-  if (s->failed || u->nsrc != 3 || u->src[2]->op != OP_ASSIGN) return NULL;
+  if (u->nsrc != 3 || u->src[2]->op != OP_ASSIGN) return NULL;
   const UOp *a = u->src[2], *st_node = u->src[1];
   if (a->arg->kind != V_TUPLE || a->arg->u.tuple.n == 0) return NULL;
-  const Value *st = st10_add(s, a->arg->u.tuple.items[0], st_node->arg);
-  if (!st) return NULL;
+  const Value *st = v0_10_st_add(s, a->arg->u.tuple.items[0], st_node->arg);
   const UOp *na = uop_new(s->in, a->op, a->dtype, v_tuple(s->in, 0, NULL), a->nsrc, a->src);
-  return uop3(s->in, OP_STORE, s->void_dt, s->none, u->src[0], v100_st_to_uop(s, st), na);
+  return uop3(s->in, OP_STORE, s->void_dt, s->none, u->src[0], v0_10_st_to_uop(s, st), na);
 }
 
 /* (UPat(Ops.REDUCE_AXIS, src=UPat.var("src"), name="r").view(name="v"),
  *  lambda v,r,src: None if v.st.contiguous else swizzle_r(r, src, v.st)) — non contiguous VIEW on a reduce creates a new VIEW */
 static const UOp *rule_swizzle_reduce(void *ctx, const UOp *v) {
   Sched *s = *(Sched **)ctx;
-  if (s->failed || v->nsrc != 1 || v->src[0]->op != OP_REDUCE_AXIS || v->src[0]->nsrc != 1) return NULL;
-  if (st10_contiguous(v->arg)) return NULL;
+  if (v->nsrc != 1 || v->src[0]->op != OP_REDUCE_AXIS || v->src[0]->nsrc != 1) return NULL;
+  if (v0_10_st_contiguous(v->arg)) return NULL;
   return swizzle_r(s, v->src[0], v->src[0]->src[0], v->arg);
 }
 
 /* push_swizzle_down_through_reduce(root, swizzle, src) — push a VIEW down to STORE, through a reduce (ONLY reshapes) */
-static const UOp *rule_push_through_reduce(void *ctx, const UOp *root) {
+static const UOp *push_swizzle_down_through_reduce(void *ctx, const UOp *root) {
   Sched *s = *(Sched **)ctx;
-  if (s->failed || root->nsrc != 1 || root->src[0]->op != OP_VIEW || root->src[0]->nsrc != 1) return NULL;
+  if (root->nsrc != 1 || root->src[0]->op != OP_VIEW || root->src[0]->nsrc != 1) return NULL;
   const UOp *swizzle = root->src[0], *src = swizzle->src[0];
-  const Value *swizzle_st = swizzle->arg, *src_st = v100_uop_st(s, src);
+  const Value *swizzle_st = swizzle->arg, *src_st = v0_10_uop_st(s, src);
   if (!src_st) return NULL;
-  if (!st10_contiguous(swizzle_st)) return v100_sched_raise(s, "AssertionError", "can't push a non contiguous VIEW down to STORE"), NULL;
-  int n = st10_ndim(swizzle_st), ns = st10_ndim(src_st);
-  if (sint_ne(sint_prod(n, st10_shape(swizzle_st)), sint_prod(ns, st10_shape(src_st))))
-    return v100_sched_raise(s, "AssertionError", "can't push expands down to STORE"), NULL;
+  if (!v0_10_st_contiguous(swizzle_st)) error_raise("AssertionError", "can't push a non contiguous VIEW down to STORE");
+  int n = v0_10_st_ndim(swizzle_st), ns = v0_10_st_ndim(src_st);
+  if (sint_ne(sint_prod(n, v0_10_st_shape(swizzle_st)), sint_prod(ns, v0_10_st_shape(src_st))))
+    error_raise("AssertionError", "can't push expands down to STORE");
   sint *output_shape = arena_array(s->tmp, (size_t)n + 1, sizeof *output_shape);
-  memcpy(output_shape, st10_shape(swizzle_st), (size_t)n * sizeof *output_shape);
-  const Value *axis = v100_axis_arg(root);
+  memcpy(output_shape, v0_10_st_shape(swizzle_st), (size_t)n * sizeof *output_shape);
+  const Value *axis = v0_10_axis_arg(root);
   for (size_t j = 0; j < axis->u.tuple.n; j++) {
     int64_t ax = axis->u.tuple.items[j]->u.i;
     if (ax >= 0 && ax < n) output_shape[ax] = sint_int(1);
@@ -255,128 +241,115 @@ static const UOp *rule_push_through_reduce(void *ctx, const UOp *root) {
   const Value **new_axis = arena_array(s->tmp, (size_t)n + 1, sizeof *new_axis);
   size_t k = 0;
   for (int i = 0; i < n && i < ns; i++) /* `if s != u`: UOp.__bool__ of the comparison when symbolic */
-    if (sint_cmp(SINT_NE, st10_shape(src_st)[i], output_shape[i])) new_axis[k++] = v_int(s->in, i);
-  if (!v100_sym_ok(s)) return NULL;
-  const Value *out = st10_from_reduced_shape(s, swizzle_st, axis); /* ShapeTracker.from_shape(output_shape) */
-  if (!out) return NULL;
-  return v100_uop_view(s, v100_uop_r(s, src, root->arg->u.tuple.items[0], v_tuple(s->in, k, new_axis)), out);
+    if (sint_cmp(SINT_NE, v0_10_st_shape(src_st)[i], output_shape[i])) new_axis[k++] = v_int(s->in, i);
+  v0_10_check_sym();
+  const Value *out = v0_10_st_from_reduced_shape(s, swizzle_st, axis); /* ShapeTracker.from_shape(output_shape) */
+  return v0_10_uop_view(s, v0_10_uop_r(s, src, root->arg->u.tuple.items[0], v_tuple(s->in, k, new_axis)), out);
 }
 
 static const char *shape_pair_repr(Sched *s, const Value *a, const Value *b) {
-  return arena_printf(s->a, "(%s, %s)", py_repr_tuple(s->a, st10_ndim(a), st10_shape(a)), py_repr_tuple(s->a, st10_ndim(b), st10_shape(b)));
+  return arena_printf(s->a, "(%s, %s)", py_repr_tuple(s->a, v0_10_st_ndim(a), v0_10_st_shape(a)), py_repr_tuple(s->a, v0_10_st_ndim(b), v0_10_st_shape(b)));
 }
 
 /* AssertionError(f"swizzles must have the same size {swizzle_shapes}") */
-static const UOp *swizzle_size_error(Sched *s, const UOp *root) {
+_Noreturn static void swizzle_size_error(Sched *s, const UOp *root) {
   const char *shapes = "[";
   bool first = true;
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
-    if (v100_u_base(x) == x) continue;
-    shapes = arena_printf(s->a, "%s%s%s", shapes, first ? "" : ", ", shape_pair_repr(s, x->arg, v100_uop_st(s, x->src[0])));
+    if (v0_10_uop_base(x) == x) continue;
+    shapes = arena_printf(s->a, "%s%s%s", shapes, first ? "" : ", ", shape_pair_repr(s, x->arg, v0_10_uop_st(s, x->src[0])));
     first = false;
   }
-  v100_sched_raise(s, "AssertionError", "swizzles must have the same size %s]", shapes);
-  return NULL;
+  error_raise("AssertionError", "swizzles must have the same size %s]", shapes);
 }
 
-static sint st_prod(const Value *st) { return sint_prod(st10_ndim(st), st10_shape(st)); }
+static sint st_prod(const Value *st) { return sint_prod(v0_10_st_ndim(st), v0_10_st_shape(st)); }
 
 /* (UPat((*GroupOp.ALU, Ops.CAST, Ops.BITCAST, Ops.ASSIGN, Ops.CONTIGUOUS, Ops.STORE), name="root"), push_swizzle_down_through_elementwise)
  * — push VIEW(s) down to STORE, through an elementwise op (ONLY reshapes) */
-static const UOp *rule_push_through_elementwise(void *ctx, const UOp *root) {
+static const UOp *push_swizzle_down_through_elementwise(void *ctx, const UOp *root) {
   Sched *s = *(Sched **)ctx;
-  if (s->failed || !(pushable_elementwise(root->op) || root->op == OP_CONTIGUOUS || root->op == OP_STORE)) return NULL;
+  if (!(pushable_elementwise(root->op) || root->op == OP_CONTIGUOUS || root->op == OP_STORE)) return NULL;
   const Value *first_st = NULL, *first_in = NULL;
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
-    if (v100_u_base(x) == x) continue;
-    const Value *xs = x->arg, *ys = v100_uop_st(s, x->src[0]);
-    if (!ys) return s->failed ? NULL : (v100_sched_raise(s, "AssertionError", "%s", ""), NULL);
+    if (v0_10_uop_base(x) == x) continue;
+    const Value *xs = x->arg, *ys = v0_10_uop_st(s, x->src[0]);
+    if (!ys) error_raise("AssertionError", "%s", ""); /* unwrap(x.src[0].st) */
     if (!first_st) { first_st = xs, first_in = ys; continue; }
-    if (!st10_same_shape(xs, first_st) || sint_ne(st_prod(ys), st_prod(first_in))) return swizzle_size_error(s, root);
+    if (!v0_10_st_same_shape(xs, first_st) || sint_ne(st_prod(ys), st_prod(first_in))) swizzle_size_error(s, root);
   }
   if (!first_st) return NULL;
-  const Value *input_st = st10_from_shape_of(s, first_in);
-  if (!input_st) return NULL;
+  const Value *input_st = v0_10_st_from_shape_of(s, first_in);
   const UOp **src = arena_array(s->tmp, root->nsrc + 1, sizeof *src);
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
-    src[i] = v100_u_base(x) != x ? x->src[0] : apply_swizzle(s, x, input_st);
-    if (!src[i]) return NULL;
+    src[i] = v0_10_uop_base(x) != x ? x->src[0] : apply_swizzle(s, x, input_st);
   }
-  const UOp *ret = v100_uop_replace_src(s, root, root->nsrc, src);
+  const UOp *ret = v0_10_uop_replace(s, root, root->nsrc, src);
   if (ret->op == OP_STORE) return ret;
-  const Value *out = st10_from_shape_of(s, first_st);
-  return out ? v100_uop_view(s, ret, out) : NULL;
+  return v0_10_uop_view(s, ret, v0_10_st_from_shape_of(s, first_st));
 }
 
 /* any(x.op is Ops.REDUCE_AXIS for x in u.parents) */
 static bool has_reduce_parent(Sched *s, const UOp *u) {
   const UOp **parents;
-  size_t n = v100_uop_sparents(s, u, &parents);
+  size_t n = v0_10_sparents(s, u, &parents);
   for (size_t i = 0; i + 1 < n; i++)
     if (parents[i]->op == OP_REDUCE_AXIS) return true;
   return false;
 }
 
 /* (UPat(Ops.REDUCE_AXIS, src=(UPat(Ops.REDUCE_AXIS, name="first_reduce"),), name="root"), merge_double_reduce) */
-static const UOp *rule_merge_double_reduce(void *ctx, const UOp *root) {
+static const UOp *merge_double_reduce(void *ctx, const UOp *root) {
   Sched *s = *(Sched **)ctx;
-  if (s->failed || root->nsrc != 1 || root->src[0]->op != OP_REDUCE_AXIS) return NULL;
+  if (root->nsrc != 1 || root->src[0]->op != OP_REDUCE_AXIS) return NULL;
   const UOp *first = root->src[0];
   if (root->arg->u.tuple.items[0] != first->arg->u.tuple.items[0])
-    return v100_sched_raise(s, "AssertionError", "can't merge reduceops with different alu"), NULL;
-  if (has_reduce_parent(s, first)) return v100_sched_raise(s, "AssertionError", "can't merge more than two reduceops at a time"), NULL;
-  const Value *a = v100_axis_arg(root), *b = v100_axis_arg(first);
+    error_raise("AssertionError", "can't merge reduceops with different alu");
+  if (has_reduce_parent(s, first)) error_raise("AssertionError", "can't merge more than two reduceops at a time");
+  const Value *a = v0_10_axis_arg(root), *b = v0_10_axis_arg(first);
   const Value **items = arena_array(s->tmp, a->u.tuple.n + b->u.tuple.n + 1, sizeof *items);
   memcpy(items, a->u.tuple.items, a->u.tuple.n * sizeof *items);
   memcpy(items + a->u.tuple.n, b->u.tuple.items, b->u.tuple.n * sizeof *items);
-  return v100_uop_r(s, first->src[0], first->arg->u.tuple.items[0], v_tuple(s->in, a->u.tuple.n + b->u.tuple.n, items));
+  return v0_10_uop_r(s, first->src[0], first->arg->u.tuple.items[0], v_tuple(s->in, a->u.tuple.n + b->u.tuple.n, items));
 }
 
 static const Rule view_right_rules[] = {
   {{OP_STORE}, rule_assign_st, "ASSIGN can override st"},
   {{OP_VIEW}, rule_swizzle_reduce, "non contiguous VIEW on a reduce creates a new VIEW"},
-  {{OP_REDUCE_AXIS}, rule_push_through_reduce, "push a VIEW down to STORE, through a reduce"},
-  {{OP_NONE}, rule_push_through_elementwise, "push VIEW(s) down to STORE, through an elementwise op"},
-  {{OP_REDUCE_AXIS}, rule_merge_double_reduce, "merge_double_reduce"},
+  {{OP_REDUCE_AXIS}, push_swizzle_down_through_reduce, "push a VIEW down to STORE, through a reduce"},
+  {{OP_NONE}, push_swizzle_down_through_elementwise, "push VIEW(s) down to STORE, through an elementwise op"},
+  {{OP_REDUCE_AXIS}, merge_double_reduce, "merge_double_reduce"},
 };
 static const PatternMatcher view_right_pm = {view_right_rules, 5};
 static const PatternMatcher *const view_right_pms[2] = {&merge_views_pm, &view_right_pm};
 
 /* we also allow masked views. if it has a single view and it's equal when you shrink a contig, it's fine */
-static bool check_assign_contiguous(Sched *s, const UOp *sink, const PreFacts *facts) {
-  if (!facts->has_assign) return true; /* no ASSIGN, no target */
+static void check_assign_contiguous(Sched *s, const UOp *sink, const PreFacts *facts) {
+  if (!facts->has_assign) return; /* no ASSIGN, no target */
   const UOp **parents;
-  size_t n = v100_uop_sparents(s, sink, &parents);
+  size_t n = v0_10_sparents(s, sink, &parents);
   OMap targets;
   omap_init(&targets, s->tmp);
   for (size_t i = 0; i < n; i++) {
     if (parents[i]->op != OP_ASSIGN) continue;
-    const UOp *b = v100_buf_uop(s, parents[i]);
-    if (!b) return false;
-    omap_put(&targets, omap_ptr(b), (void *)1);
+    omap_put(&targets, omap_ptr(v0_10_buf_uop(s, parents[i])), (void *)1);
   }
-  if (!omap_len(&targets)) return true;
+  if (!omap_len(&targets)) return;
   for (size_t i = 0; i < n; i++) {
-    const UOp *x = parents[i], *b;
-    if (x->op != OP_PRELOAD) continue;
-    if (!(b = v100_buf_uop(s, x))) return false;
-    if (!omap_has(&targets, omap_ptr(b))) continue;
-    const Value *st = v100_st_arg(s, x);
-    if (!st) return false;
-    if (st10_contiguous(st)) continue;
-    const View *v = st10_view(st, 0);
-    if (st10_nviews(st) == 1 && v->mask) {
-      const Value *full = st10_from_shape_of(s, st);
-      const Value *a = full ? st10_shrink(s, full, v->ndim, v->mask) : NULL, *c = a ? st10_shrink(s, st, v->ndim, v->mask) : NULL;
-      if (!c) return false;
-      if (a == c) continue;
+    const UOp *x = parents[i];
+    if (x->op != OP_PRELOAD || !omap_has(&targets, omap_ptr(v0_10_buf_uop(s, x)))) continue;
+    const Value *st = v0_10_st_arg(s, x);
+    if (v0_10_st_contiguous(st)) continue;
+    const View *v = v0_10_st_view(st, 0);
+    if (v0_10_st_nviews(st) == 1 && v->mask) {
+      const Value *a = v0_10_st_shrink(s, v0_10_st_from_shape_of(s, st), v->ndim, v->mask);
+      if (a == v0_10_st_shrink(s, st, v->ndim, v->mask)) continue;
     }
-    return v100_sched_raise(s, "RuntimeError", "self operand of augmented assign must be contiguous.\nhelp: consider using .contiguous():");
+    error_raise("RuntimeError", "self operand of augmented assign must be contiguous.\nhelp: consider using .contiguous():");
   }
-  return true;
 }
 
 /* ======== to_si, append_bufs ======== */
@@ -397,22 +370,20 @@ static void push_uop(Arena *a, const UOp ***arr, size_t *n, size_t *cap, const U
 }
 
 /* (UPat(Ops.VIEW, name="x"), _append_st_vars) */
-static const UOp *rule_append_st_vars(void *ctx, const UOp *x) {
+static const UOp *append_st_vars(void *ctx, const UOp *x) {
   ToSiCtx *c = ctx;
   Sched *s = c->s;
-  if (s->failed || omap_has(&c->si->sts, omap_ptr(x->arg))) return NULL;
-  const Value *st = st10_simplify(s, x->arg);
-  if (st) st = st10_unbind(s, st); /* ctx.var_vals.update(var_vals) inside */
-  if (!st) return NULL;
+  if (omap_has(&c->si->sts, omap_ptr(x->arg))) return NULL;
+  const Value *st = v0_10_st_unbind(s, v0_10_st_simplify(s, x->arg)); /* ctx.var_vals.update(var_vals) inside */
   omap_put(&c->si->sts, omap_ptr(st), (void *)1);
-  return st != x->arg ? v100_st_to_uop(s, st) : NULL;
+  return st != x->arg ? v0_10_st_to_uop(s, st) : NULL;
 }
 
 /* (UPat(Ops.PRELOAD, src=(UPat.var("b"), UPat()), name="x"), _append_preload) */
-static const UOp *rule_append_preload(void *ctx, const UOp *x) {
+static const UOp *append_preload(void *ctx, const UOp *x) {
   ToSiCtx *c = ctx;
   Sched *s = c->s;
-  if (s->failed || x->nsrc != 2) return NULL;
+  if (x->nsrc != 2) return NULL;
   if (omap_has(&s->assigns, omap_ptr(x->src[0]))) push_uop(s->tmp, &c->si->preloads, &c->si->npreloads, &c->si->cappreloads, x->src[0]);
   return uop_new(s->in, OP_LOAD, x->dtype, x->arg, x->nsrc, x->src);
 }
@@ -421,57 +392,52 @@ static const UOp *rule_append_preload(void *ctx, const UOp *x) {
 static const UOp *rule_meta_root(void *ctx, const UOp *sink) {
   ToSiCtx *c = ctx;
   Sched *s = c->s;
-  if (s->failed || sink->nsrc != 1) return NULL;
+  if (sink->nsrc != 1) return NULL;
   const UOp *st = sink->src[0];
-  if (st->op != OP_STORE || st->dtype != s->void_dt || st->nsrc != 3 || !v100_op_in_meta(st->src[2]->op)) return NULL;
+  if (st->op != OP_STORE || st->dtype != s->void_dt || st->nsrc != 3 || !v0_10_op_in_meta(st->src[2]->op)) return NULL;
   const UOp *x = st->src[2];
   const UOp **src = arena_array(s->tmp, x->nsrc + 2, sizeof *src);
   src[0] = st->src[0];
   memcpy(src + 1, x->src, x->nsrc * sizeof *src);
-  return v100_uop_replace_src(s, x, x->nsrc + 1, src);
+  return v0_10_uop_replace(s, x, x->nsrc + 1, src);
 }
 
 static const Rule to_si_rules[] = {
-  {{OP_VIEW}, rule_append_st_vars, "_append_st_vars"},
-  {{OP_PRELOAD}, rule_append_preload, "_append_preload"},
+  {{OP_VIEW}, append_st_vars, "_append_st_vars"},
+  {{OP_PRELOAD}, append_preload, "_append_preload"},
   {{OP_SINK}, rule_meta_root, "meta op as the root"},
 };
 static const PatternMatcher to_si_pm = {to_si_rules, 3};
 
 /* append_bufs = PatternMatcher([(UPat(Ops.BUFFER, name="x"), _append_buf)]) */
-static const UOp *rule_append_buf(void *ctx, const UOp *x) {
+static const UOp *append_buf(void *ctx, const UOp *x) {
   ToSiCtx *c = ctx;
   Sched *s = c->s;
   push_uop(s->tmp, &c->si->bufs, &c->si->nbufs, &c->si->capbufs, x);
   return uop0(s->in, OP_DEFINE_GLOBAL, x->dtype, v_int(s->in, (int64_t)c->si->nbufs - 1));
 }
-static const Rule append_bufs_rules[] = {{{OP_BUFFER}, rule_append_buf, "_append_buf"}};
+static const Rule append_bufs_rules[] = {{{OP_BUFFER}, append_buf, "_append_buf"}};
 static const PatternMatcher append_bufs_pm = {append_bufs_rules, 1};
 
-/* full_ast_rewrite(pre, var_vals, assigned) */
-const UOp *v100_full_ast_rewrite(Sched *s, const UOp *pre, const PreFacts *facts, SiCtx *si) {
+/* full_ast_rewrite(pre, ctx) */
+const UOp *v0_10_full_ast_rewrite(Sched *s, const UOp *pre, const PreFacts *facts, SiCtx *si) {
   /* fuse and fold store -> loads */
   LazyCtx lc = {s, {0}};
   omap_init(&lc.stores, s->tmp);
   for (uint32_t i = 0; i < pre->nsrc; i++) {
-    const UOp *b = v100_buf_uop(s, pre->src[i]);
-    if (!b) return NULL;
-    omap_put(&lc.stores, omap_ptr(b), (void *)pre->src[i]->src[2]);
+    omap_put(&lc.stores, omap_ptr(v0_10_buf_uop(s, pre->src[i])), (void *)pre->src[i]->src[2]);
   }
   const PatternMatcher *lazy_pms[2] = {&lazy_pm, &multioutput_pm};
   const UOp *sink = graph_rewrite(s->in, pre, lazy_pms, pre->nsrc > 1 ? 2 : 1, &lc, false);
-  if (s->failed || !check_cycle(s, sink, facts)) return NULL;
+  check_cycle(s, sink, facts);
   /* do movementops: graph_rewrite(sink, merge_views+view_left), then +view_right, in the shared contexts */
   sink = top_down_rewrite(shared_rc(s, &s->view_left_rc, view_left_pms), sink);
-  if (s->failed) return NULL;
   sink = top_down_rewrite(shared_rc(s, &s->view_right_rc, view_right_pms), sink);
-  if (s->failed || !check_assign_contiguous(s, sink, facts)) return NULL;
+  check_assign_contiguous(s, sink, facts);
   /* convert to AST */
   omap_init(&si->sts, s->tmp);
   ToSiCtx tc = {s, si};
   const PatternMatcher *to_si_pms[1] = {&to_si_pm}, *append_pms[1] = {&append_bufs_pm};
   sink = graph_rewrite(s->in, sink, to_si_pms, 1, &tc, false);
-  if (s->failed) return NULL;
-  sink = graph_rewrite(s->in, sink, append_pms, 1, &tc, false);
-  return s->failed ? NULL : sink;
+  return graph_rewrite(s->in, sink, append_pms, 1, &tc, false);
 }

@@ -1,18 +1,19 @@
-/* entry.c — generation 0.10.0's entry point for the replayer (scheduler.h):
+/* entry.c — the LazyBuffer -> UOp generation's entry point for the replayer (scheduler.h):
  * decode the capture, run create_schedule_with_vars and memory_planner, and
  * encode the result as the contract's `expected` object. */
 #include <stdlib.h>
 #include <string.h>
-#include "sched.h"
+#include "pipeline.h"
 
-static void sched_init(Sched *s, const Capture *c, Arena *a, Interner *in, Status *st) {
+static void sched_init(Sched *s, const Capture *c, Arena *a, Interner *in) {
   memset(s, 0, sizeof *s);
   s->a = s->caches = s->graph = s->tmp = a;
   s->in = in;
-  s->st = st;
   s->cap = c;
-  codec_init(&s->codec, in, TG_0_10_0);
-  st10_init(s);
+  s->v = c->generation;
+  s->f = tg_features(s->v);
+  codec_init(&s->codec, in, s->v);
+  v0_10_st_init(s);
   OMap *maps[] = {&s->var_vals, &s->assigns,
                   &s->allbufs, &s->st_reduce_cache, &s->st_add_cache, &s->st_unbound, &s->st_simplify_cache, &s->st_json_cache, &s->st_full_cache};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) omap_init(maps[i], a);
@@ -115,43 +116,49 @@ static JVal *encode_result(Sched *s, const SchedItem *items, size_t n, const Mem
   return o;
 }
 
-static bool schedule_capture(const Capture *c, Arena *a, Sched **sched, JVal **result, Status *st) {
-  *result = NULL;
+/* One capture, under the entry point's protected call: what it raises ends it. */
+typedef struct Call {
+  const Capture *c;
+  Arena *a;
+  Sched *s;
+  JVal *result;
+} Call;
+
+static void schedule_capture(void *ud) {
+  Call *x = ud;
   phase_enter(PHASE_BUILD);
-  Interner *in = arena_alloc(a, sizeof *in);
-  interner_init(in, a);
-  Sched *s = *sched = arena_alloc(a, sizeof *s);
-  sched_init(s, c, a, in, st);
-  if (!v100_decode_input(s)) return false;
-  s->cache = arena_array(a, s->nlbs + 1, sizeof *s->cache);
-  s->lazybufs = arena_array(a, s->nbufs + 1, sizeof *s->lazybufs);
+  Interner *in = arena_alloc(x->a, sizeof *in);
+  interner_init(in, x->a);
+  Sched *s = x->s = arena_alloc(x->a, sizeof *s);
+  sched_init(s, x->c, x->a, in);
+  v0_10_decode_input(s);
+  s->cache = arena_array(x->a, s->nlbs + 1, sizeof *s->cache);
+  s->lazybufs = arena_array(x->a, s->nbufs + 1, sizeof *s->lazybufs);
   phase_enter(PHASE_SCHEDULE);
   SchedItem *items;
-  size_t n;
   MemPlan mp;
-  v100_caches_begin(s);
-  if (!v100_create_schedule_with_vars(s, &items, &n)) return false;
-  v100_caches_drop(s);
-  if (!v100_memory_planner(s, items, n, &mp)) return false;
-  if (!v100_sym_ok(s)) return false; /* a symbolic error nothing took on the way is still tinygrad's exception */
+  v0_10_caches_begin(s);
+  size_t n = v0_10_create_schedule_with_vars(s, &items);
+  v0_10_caches_drop(s);
+  v0_10_memory_planner(s, items, n, &mp);
+  v0_10_check_sym(); /* a symbolic error nothing took on the way is still tinygrad's exception */
   phase_enter(PHASE_ENCODE);
-  JVal *r = encode_result(s, items, n, &mp);
-  if (s->failed) return false;
-  *result = r;
-  return true;
+  x->result = encode_result(s, items, n, &mp);
 }
 
-/* The capture runs in its own symbolic context (sint.h): its Variables and shape expressions are
- * hash-consed UOps of this capture. */
-bool v0_10_0_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
-  sym_begin(a, TG_0_10_0);
+/* The scheduler of every version whose row names GEN_LAZYBUF_UOP (scheduler.h).
+ * The capture runs in its own symbolic context (sint.h): its Variables and
+ * shape expressions are hash-consed UOps of this capture. */
+bool v0_10_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
+  sym_begin(a, c->generation);
   size_t max_chunk = a->max_chunk;
-  a->max_chunk = V100_MAX_CHUNK;
+  a->max_chunk = V0_10_MAX_CHUNK;
   arena_prefer_pool(a); /* the parser's buffers, given back */
-  Sched *s = NULL;
-  bool ok = schedule_capture(c, a, &s, result, st);
-  if (s) v100_scratch_end_all(s), st10_release(s);
+  Call x = {c, a, NULL, NULL};
+  bool ok = error_protect(st, schedule_capture, &x);
+  if (x.s) v0_10_scratch_end_all(x.s), v0_10_st_release(x.s);
   a->max_chunk = max_chunk;
   sym_end();
+  *result = ok ? x.result : NULL;
   return ok;
 }

@@ -7,9 +7,9 @@
  * cache, and only while someone listens (s->ex), so that scheduling without
  * a listener pays one pointer test per realize. */
 #include <string.h>
-#include "sched.h"
+#include "pipeline.h"
 
-struct Explain100 {
+struct ExplainState {
   OMap lb_of_buf;      /* BUFFER uop -> LazyBuffer index + 1 (the base whose VIEW(BUFFER, op) it is) */
   OMap view_of_st;     /* ShapeTracker Value -> the first view LazyBuffer index + 1 with it */
   int64_t *lb_of_buffer;  /* Buffer index -> the unrealized LazyBuffer computing it, -1 */
@@ -17,10 +17,10 @@ struct Explain100 {
   uint32_t *mark;      /* per LazyBuffer: the walk of explain_fuses that reached it */
 };
 
-void v100_explain_begin(Sched *s, const int64_t *outs, size_t nouts) {
+void v0_10_explain_begin(Sched *s, const int64_t *outs, size_t nouts) {
   s->ex = explain_active();
   if (!s->ex) return;
-  Explain100 *x = s->xp = arena_alloc(s->a, sizeof *x);
+  ExplainState *x = s->xp = arena_alloc(s->a, sizeof *x);
   omap_init(&x->lb_of_buf, s->a);
   omap_init(&x->view_of_st, s->a);
   x->lb_of_buffer = arena_array(s->a, s->nbufs + 1, sizeof *x->lb_of_buffer);
@@ -35,7 +35,7 @@ void v100_explain_begin(Sched *s, const int64_t *outs, size_t nouts) {
       if (u) omap_setdefault(&x->view_of_st, omap_ptr(lb->st), (void *)(uintptr_t)(i + 1));
       continue;
     }
-    if (u && v100_is_scheduled(u)) omap_put(&x->lb_of_buf, omap_ptr(u->src[0]), (void *)(uintptr_t)(i + 1));
+    if (u && v0_10_is_scheduled(u)) omap_put(&x->lb_of_buf, omap_ptr(u->src[0]), (void *)(uintptr_t)(i + 1));
     if (!lb->realized && lb->op != OP_CONST && lb->buffer >= 0 && (size_t)lb->buffer < s->nbufs) x->lb_of_buffer[lb->buffer] = (int64_t)i;
   }
 }
@@ -53,12 +53,12 @@ static int64_t view_lb(Sched *s, int64_t base, const Value *st) {
 }
 
 /* "Ops.RECIP" -> "RECIP" */
-static const char *op_text(Op op) {
-  const char *name = op_name(op, TG_0_10_0), *dot = name ? strchr(name, '.') : NULL;
+static const char *op_text(const Sched *s, Op op) {
+  const char *name = op_name(op, s->v), *dot = name ? strchr(name, '.') : NULL;
   return dot ? dot + 1 : name ? name : "?";
 }
 
-static const char *shape_text(Sched *s, const Value *st) { return py_repr_tuple(s->a, st10_ndim(st), st10_shape(st)); }
+static const char *shape_text(Sched *s, const Value *st) { return py_repr_tuple(s->a, v0_10_st_ndim(st), v0_10_st_shape(st)); }
 
 /* Records b's reason unless b is in realizes already (the first insert decides). */
 static void report(Sched *s, const OMap *realizes, const UOp *b, ExplainReason why, const char *detail) {
@@ -67,7 +67,7 @@ static void report(Sched *s, const OMap *realizes, const UOp *b, ExplainReason w
   explain_realize(s->ex, (uint32_t)lb, why, detail);
 }
 
-void v100_explain_meta(Sched *s, const OMap *realizes, const UOp *b, const UOp *to_store) {
+void v0_10_explain_meta(Sched *s, const OMap *realizes, const UOp *b, const UOp *to_store) {
   int64_t lb = lb_of(s, b);
   if (lb < 0) return;
   Op op = to_store->op;
@@ -75,7 +75,7 @@ void v100_explain_meta(Sched *s, const OMap *realizes, const UOp *b, const UOp *
   else if (op == OP_ASSIGN) report(s, realizes, b, WHY_ASSIGN, NULL);
   else if (op == OP_CONTIGUOUS)
     report(s, realizes, b, WHY_FORCED, s->lbs[lb].op == OP_CONTIGUOUS ? "CONTIGUOUS" : "forced_realize: to_uop stores it through a CONTIGUOUS");
-  else report(s, realizes, b, WHY_META_OP, arena_printf(s->a, "%s: always realize meta ops", op_text(op)));
+  else report(s, realizes, b, WHY_META_OP, arena_printf(s->a, "%s: always realize meta ops", op_text(s, op)));
 }
 
 /* can_pad(base) was false: "<the first UnsafePad op among base.sparents> is",
@@ -84,31 +84,31 @@ static const char *unsafe_pad_culprit(Sched *s, const UOp *base) {
   int64_t padded = lb_of(s, base->src[0]);
   UStack stack = {0};
   Marks seen = {0};
-  v100_marks_begin(s, &seen);
-  v100_ustack_push(s, &stack, base);
-  v100_marks_set(s, &seen, base);
+  v0_10_marks_begin(&seen);
+  v0_10_ustack_push(s, &stack, base);
+  v0_10_marks_set(s, &seen, base);
   while (stack.n) {
     const UOp *u = stack.items[--stack.n];
-    if (v100_is_scheduled(u)) {
-      const UOp *op = v100_is_contiguous_base(u->src[1]) ? u->src[1]->src[0] : u->src[1];
+    if (v0_10_is_scheduled(u)) {
+      const UOp *op = v0_10_is_contiguous_base(u->src[1]) ? u->src[1]->src[0] : u->src[1];
       int64_t lb = lb_of(s, u->src[0]);
-      if (!v100_op_in_unsafe_pad(op->op)) {
+      if (!v0_10_op_in_unsafe_pad(op->op)) {
       } else if (lb >= 0 && lb == padded) {
-        return arena_printf(s->a, "its own op %s is", op_text(op->op));
+        return arena_printf(s->a, "its own op %s is", op_text(s, op->op));
       } else {
-        return lb < 0 ? arena_printf(s->a, "a %s under the pad is", op_text(op->op))
-                      : arena_printf(s->a, "node %lld %s under the pad is", (long long)lb, op_text(op->op));
+        return lb < 0 ? arena_printf(s->a, "a %s under the pad is", op_text(s, op->op))
+                      : arena_printf(s->a, "node %lld %s under the pad is", (long long)lb, op_text(s, op->op));
       }
-    } else if (v100_op_in_unsafe_pad(u->op)) {
-      return arena_printf(s->a, "a %s under the pad is", op_text(u->op));
+    } else if (v0_10_op_in_unsafe_pad(u->op)) {
+      return arena_printf(s->a, "a %s under the pad is", op_text(s, u->op));
     }
     for (uint32_t i = u->nsrc; i-- > 0;)
-      if (v100_marks_set(s, &seen, u->src[i])) v100_ustack_push(s, &stack, u->src[i]);
+      if (v0_10_marks_set(s, &seen, u->src[i])) v0_10_ustack_push(s, &stack, u->src[i]);
   }
   return "an op under the pad is";
 }
 
-void v100_explain_view(Sched *s, const OMap *realizes, const UOp *b, const UOp *base, const UOp *view, ExplainReason why) {
+void v0_10_explain_view(Sched *s, const OMap *realizes, const UOp *b, const UOp *base, const UOp *view, ExplainReason why) {
   int64_t lb = lb_of(s, b);
   if (lb < 0 || omap_has(realizes, omap_ptr(b))) return;
   int64_t v = view_lb(s, lb, view->arg);
@@ -121,29 +121,29 @@ void v100_explain_view(Sched *s, const OMap *realizes, const UOp *b, const UOp *
   explain_realize(s->ex, (uint32_t)lb, why, detail);
 }
 
-void v100_explain_copy_src(Sched *s, const OMap *realizes, const UOp *b, const UOp *root) {
-  report(s, realizes, b, WHY_COPY_SOURCE, arena_printf(s->a, "read by a %s", op_text(root->op)));
+void v0_10_explain_copy_src(Sched *s, const OMap *realizes, const UOp *b, const UOp *root) {
+  report(s, realizes, b, WHY_COPY_SOURCE, arena_printf(s->a, "read by a %s", op_text(s, root->op)));
 }
 
-const char *v100_explain_node(Sched *s, const UOp *b) {
+const char *v0_10_explain_node(Sched *s, const UOp *b) {
   int64_t lb = lb_of(s, b);
   const UOp *u = omap_get(&s->allbufs, omap_ptr(b));
-  const UOp *op = u && v100_is_scheduled(u) ? (v100_is_contiguous_base(u->src[1]) ? u->src[1]->src[0] : u->src[1]) : NULL;
-  return arena_printf(s->a, "node %lld %s", (long long)lb, op ? op_text(op->op) : "?");
+  const UOp *op = u && v0_10_is_scheduled(u) ? (v0_10_is_contiguous_base(u->src[1]) ? u->src[1]->src[0] : u->src[1]) : NULL;
+  return arena_printf(s->a, "node %lld %s", (long long)lb, op ? op_text(s, op->op) : "?");
 }
 
-void v100_explain_reduce(Sched *s, const OMap *realizes, const UOp *tr, const UOp *r, const char *why) {
+void v0_10_explain_reduce(Sched *s, const OMap *realizes, const UOp *tr, const UOp *r, const char *why) {
   if (!why) why = "it has no realized consumer to fuse into";
   if (tr == r) report(s, realizes, tr, WHY_REDUCE, why);
   else report(s, realizes, tr, WHY_REDUCE_CHILD,
-              arena_printf(s->a, "chased down from reduce %s, which could not fuse: %s", v100_explain_node(s, r), why));
+              arena_printf(s->a, "chased down from reduce %s, which could not fuse: %s", v0_10_explain_node(s, r), why));
 }
 
 /* The LazyBuffers each kernel computes: what break_sched leaves in a STORE,
  * i.e. everything from a realized buffer down to realized buffers, views and
  * CONSTs included (explicit stack over input.lazybuffers). */
-void v100_explain_fuses(Sched *s, const OMap *realizes) {
-  Explain100 *x = s->xp;
+void v0_10_explain_fuses(Sched *s, const OMap *realizes) {
+  ExplainState *x = s->xp;
   uint32_t epoch = 0;
   int64_t *stack = arena_array(s->a, s->nlbs + 1, sizeof *stack);
   uint64_t key;
@@ -164,7 +164,7 @@ void v100_explain_fuses(Sched *s, const OMap *realizes) {
         if (x->mark[y] == epoch) continue;
         x->mark[y] = epoch;
         if (ly->base < 0 && ly->realized) continue;
-        if (ly->base < 0 && ly->op != OP_CONST && s->cache[y] && v100_is_scheduled(s->cache[y]) &&
+        if (ly->base < 0 && ly->op != OP_CONST && s->cache[y] && v0_10_is_scheduled(s->cache[y]) &&
             omap_has(realizes, omap_ptr(s->cache[y]->src[0])))
           continue;   /* a LOAD of a realized buffer */
         explain_fuse(s->ex, (uint32_t)y, (uint32_t)out);
@@ -174,6 +174,6 @@ void v100_explain_fuses(Sched *s, const OMap *realizes) {
   }
 }
 
-int64_t v100_explain_lb_of_buffer(Sched *s, int64_t buf) {
+int64_t v0_10_explain_lb_of_buffer(Sched *s, int64_t buf) {
   return buf >= 0 && (size_t)buf < s->nbufs ? s->xp->lb_of_buffer[buf] : -1;
 }

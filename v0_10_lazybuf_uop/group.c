@@ -1,28 +1,25 @@
-/* group.c — kernel fusion decisions of engine/schedule.py (0.10.0):
+/* group.c — kernel fusion decisions of engine/schedule.py:
  * group_realizes pairs every unrealized reduce with the elementwise children
  * it can fuse with (recursive_group, get_isolated_children), forces a
  * realize where it cannot (chasing it down to a contiguous child), applies
  * FUSE_CONV_BW and FUSE_ARANGE, and groups the realized buffers into
  * kernels. All maps are insertion-ordered like the Python dicts. */
 #include <string.h>
-#include "sched.h"
+#include "pipeline.h"
 
 /* uval(u): the op a scheduled VIEW(BUFFER, op) stores, looking through a CONTIGUOUS base */
 static const UOp *uval(Sched *s, const UOp *u) {
-  if (!u || !v100_is_scheduled(u)) {
-    if (u) v100_sched_raise(s, "AssertionError", "must be a scheduled op %s", v100_uop_repr_line(s, u));
-    else v100_sched_raise(s, "KeyError", "allbufs");
-    return NULL;
-  }
+  if (!u) error_raise("KeyError", "allbufs");
+  if (!v0_10_is_scheduled(u)) error_raise("AssertionError", "must be a scheduled op %s", v0_10_uop_repr(s, u));
   const UOp *to_store = u->src[1];
-  return v100_is_contiguous_base(to_store) ? to_store->src[0] : to_store;
+  return v0_10_is_contiguous_base(to_store) ? to_store->src[0] : to_store;
 }
 
-static const UOp *allbuf(Sched *s, const UOp *b) { return v100_idcache_get(&s->allbuf_of, b); }
+static const UOp *allbuf(Sched *s, const UOp *b) { return v0_10_idcache_get(&s->allbuf_of, b); }
 
 static OMap *children_of(Sched *s, const UOp *b) {
   static OMap empty; /* a defaultdict's fresh empty entry: never written */
-  OMap *kids = (OMap *)v100_idcache_get(&s->children, b);
+  OMap *kids = (OMap *)v0_10_idcache_get(&s->children, b);
   return kids ? kids : &empty;
 }
 
@@ -41,8 +38,8 @@ static int st_childs(const UOp *u, const UOp *tr, const Value **first) {
   int n = 0;
   *first = NULL;
   for (uint32_t i = 0; i < u->nsrc && n < 2; i++) {
-    const UOp *x = u->src[i], *b = v100_u_base(x);
-    if (!v100_is_scheduled(b) || b->src[0] != tr) continue;
+    const UOp *x = u->src[i], *b = v0_10_uop_base(x);
+    if (!v0_10_is_scheduled(b) || b->src[0] != tr) continue;
     if (!*first) *first = x->arg, n = 1;
     else if (x->arg != *first) n = 2;
   }
@@ -64,21 +61,21 @@ static void note_unfusable(GroupState *g, const OMap *group, const char *why) {
 /* why realized tr, seen through st, cannot take reduce r into its kernel */
 static const char *realized_child_why(GroupState *g, const UOp *tr, const Value *st, int64_t rsize) {
   Sched *s = g->s;
-  const char *node = v100_explain_node(s, tr);
-  if (!st10_contiguous(st)) return arena_printf(s->a, "realized %s reads it through a non-contiguous view (can only fuse contiguous)", node);
-  if (st10_size(st) != rsize)
+  const char *node = v0_10_explain_node(s, tr);
+  if (!v0_10_st_contiguous(st)) return arena_printf(s->a, "realized %s reads it through a non-contiguous view (can only fuse contiguous)", node);
+  if (v0_10_st_size(st) != rsize)
     return arena_printf(s->a, "realized %s reads it through a view of size %lld, not %lld (can only fuse contiguous)", node,
-                        (long long)st10_size(st), (long long)rsize);
+                        (long long)v0_10_st_size(st), (long long)rsize);
   return arena_printf(s->a, "realized %s is already in the kernel of reduce %s (one reduce per kernel)", node,
-                      v100_explain_node(s, omap_get(g->reduce_for_op, omap_ptr(tr))));
+                      v0_10_explain_node(s, omap_get(g->reduce_for_op, omap_ptr(tr))));
 }
 
 /* why child tr_next of tr (the reduce r or a buffer fused with it) stops the group */
 static const char *unfusable_child_why(GroupState *g, const UOp *r, const UOp *tr, const UOp *tr_next, bool reduce) {
   Sched *s = g->s;
-  const char *via = tr == r ? "" : arena_printf(s->a, " (through %s)", v100_explain_node(s, tr));
-  if (reduce) return arena_printf(s->a, "%s reads it%s and is a reduce itself (one reduce per kernel)", v100_explain_node(s, tr_next), via);
-  return arena_printf(s->a, "%s reads it%s through different views (can only fuse contiguous)", v100_explain_node(s, tr_next), via);
+  const char *via = tr == r ? "" : arena_printf(s->a, " (through %s)", v0_10_explain_node(s, tr));
+  if (reduce) return arena_printf(s->a, "%s reads it%s and is a reduce itself (one reduce per kernel)", v0_10_explain_node(s, tr_next), via);
+  return arena_printf(s->a, "%s reads it%s through different views (can only fuse contiguous)", v0_10_explain_node(s, tr_next), via);
 }
 
 /* one activation of recursive_group */
@@ -99,8 +96,8 @@ static bool rg_enter(GroupState *g, RgFrame *f, const UOp *r, OMap *group, OMap 
   if (omap_has(cache, key)) return false;
   omap_put(cache, key, (void *)1);
   if (omap_has(g->realizes, omap_ptr(f->tr)) && f->tr != r) {
-    int64_t rsize = st10_size(allbuf(s, r)->arg);
-    if (!st10_contiguous(f->st) || st10_size(f->st) != rsize || omap_has(g->reduce_for_op, omap_ptr(f->tr))) {
+    int64_t rsize = v0_10_st_size(allbuf(s, r)->arg);
+    if (!v0_10_st_contiguous(f->st) || v0_10_st_size(f->st) != rsize || omap_has(g->reduce_for_op, omap_ptr(f->tr))) {
       if (s->ex) note_unfusable(g, group, realized_child_why(g, f->tr, f->st, rsize));
       setdefault(group, r);
     }
@@ -121,14 +118,12 @@ static void recursive_group(GroupState *g, const UOp *tr0, const Value *st0, con
   s->rg_stack = stack, s->rg_cap = cap;
   stack[n] = (RgFrame){tr0, st0, NULL, 0};
   if (rg_enter(g, &stack[n], r, group, cache)) n++;
-  while (n && !s->failed) {
+  while (n) {
     RgFrame *f = &stack[n - 1];
     uint64_t key;
     void *val;
     if (!omap_next(f->kids, &f->pos, &key, &val)) { n--; continue; }
-    const UOp *tr_next = (const UOp *)(uintptr_t)key, *tr_next_uop = uval(s, allbuf(s, tr_next));
-    if (!tr_next_uop) return;
-    tr_next_uop = v100_u_base(tr_next_uop);
+    const UOp *tr_next = (const UOp *)(uintptr_t)key, *tr_next_uop = v0_10_uop_base(uval(s, allbuf(s, tr_next)));
     const Value *first;
     /* max one reduceop per kernel; can only fuse contiguous */
     if (tr_next_uop->op == OP_REDUCE_AXIS || st_childs(tr_next_uop, f->tr, &first) > 1) {
@@ -137,9 +132,8 @@ static void recursive_group(GroupState *g, const UOp *tr0, const Value *st0, con
       n--;
       continue;
     }
-    if (!first) { v100_sched_raise(s, "IndexError", "list index out of range"); return; }
-    const Value *st = st10_add(s, f->st, first);
-    if (!st) return;
+    if (!first) error_raise("IndexError", "list index out of range");
+    const Value *st = v0_10_st_add(s, f->st, first);
     if (n == cap) {
       RgFrame *bigger = arena_array(s->caches, cap * 2, sizeof *bigger);
       memcpy(bigger, stack, cap * sizeof *stack);
@@ -167,26 +161,26 @@ static bool reduce_free_above(Sched *s, const UOp *b0) {
   enum { UNKNOWN, FREE, NOT_FREE };
   UStack *stack = &s->rf_stack;
   stack->n = 0;
-  v100_ustack_push(s, stack, b0);
+  v0_10_ustack_push(s, stack, b0);
   while (stack->n) {
     const UOp *b = stack->items[stack->n - 1], *vb = allbuf(s, b), *p;
-    if (v100_idcache_get(&s->reduce_free, b)) { stack->n--; continue; }
-    if (!vb || !v100_is_scheduled(vb)) { v100_idcache_put(s, &s->reduce_free, b, (void *)(uintptr_t)NOT_FREE); stack->n--; continue; }
-    p = v100_is_contiguous_base(vb->src[1]) ? vb->src[1]->src[0] : vb->src[1];
+    if (v0_10_idcache_get(&s->reduce_free, b)) { stack->n--; continue; }
+    if (!vb || !v0_10_is_scheduled(vb)) { v0_10_idcache_put(s, &s->reduce_free, b, (void *)(uintptr_t)NOT_FREE); stack->n--; continue; }
+    p = v0_10_is_contiguous_base(vb->src[1]) ? vb->src[1]->src[0] : vb->src[1];
     uintptr_t verdict = p->op == OP_REDUCE_AXIS ? NOT_FREE : FREE;
     bool pushed = false;
     for (uint32_t i = 0; i < p->nsrc && verdict == FREE && !pushed; i++) {
-      const UOp *x = v100_u_base(p->src[i]);
-      if (!v100_is_scheduled(x)) continue;
-      uintptr_t c = (uintptr_t)v100_idcache_get(&s->reduce_free, x->src[0]);
+      const UOp *x = v0_10_uop_base(p->src[i]);
+      if (!v0_10_is_scheduled(x)) continue;
+      uintptr_t c = (uintptr_t)v0_10_idcache_get(&s->reduce_free, x->src[0]);
       if (c == NOT_FREE) verdict = NOT_FREE;
-      else if (c == UNKNOWN) v100_ustack_push(s, stack, x->src[0]), pushed = true;
+      else if (c == UNKNOWN) v0_10_ustack_push(s, stack, x->src[0]), pushed = true;
     }
     if (pushed) continue;
-    v100_idcache_put(s, &s->reduce_free, b, (void *)verdict);
+    v0_10_idcache_put(s, &s->reduce_free, b, (void *)verdict);
     stack->n--;
   }
-  return (uintptr_t)v100_idcache_get(&s->reduce_free, b0) == FREE;
+  return (uintptr_t)v0_10_idcache_get(&s->reduce_free, b0) == FREE;
 }
 
 /* get_isolated_children(r, reduce_for_op, children, allbufs, realizes, group) */
@@ -201,16 +195,15 @@ static OMap *get_isolated_children(GroupState *g, const UOp *r, OMap *group) {
   omap_init(&cache, s->graph);
   while (n) {
     const UOp *pb = rc_parents[--n], *p = uval(s, allbuf(s, pb));
-    if (!p) return NULL;
     if (omap_has(&cache, omap_ptr(p))) continue;
     omap_put(&cache, omap_ptr(p), (void *)1);
     if (p->op == OP_REDUCE_AXIS) { /* max one reduceop per kernel */
-      if (s->ex) g->why = arena_printf(s->a, "its kernel would also compute reduce %s (one reduce per kernel)", v100_explain_node(s, pb));
+      if (s->ex) g->why = arena_printf(s->a, "its kernel would also compute reduce %s (one reduce per kernel)", v0_10_explain_node(s, pb));
       return new_map(s);
     }
     for (uint32_t i = 0; i < p->nsrc; i++) {
-      const UOp *b = v100_u_base(p->src[i]);
-      if (!v100_is_scheduled(b) || b->src[0] == r || reduce_free_above(s, b->src[0])) continue;
+      const UOp *b = v0_10_uop_base(p->src[i]);
+      if (!v0_10_is_scheduled(b) || b->src[0] == r || reduce_free_above(s, b->src[0])) continue;
       if (n == cap) {
         const UOp **bigger = arena_array(s->graph, cap * 2, sizeof *bigger);
         memcpy(bigger, rc_parents, cap * sizeof *bigger);
@@ -226,7 +219,6 @@ static OMap *get_isolated_children(GroupState *g, const UOp *r, OMap *group) {
     OMap rg_cache;
     omap_init(&rg_cache, s->graph);
     recursive_group(g, tr, allbuf(s, tr)->arg, tr, descendants, &rg_cache);
-    if (s->failed) return NULL;
   }
   /* merge_dicts([group, {} if any(tr in group for tr in descendants) else descendants]) */
   OMap *ret = new_map(s);
@@ -250,14 +242,14 @@ static bool assign_forces_realize(GroupState *g, const UOp *r, OMap *group) {
   while (n) {
     const UOp *p = parents[--n], *p_uop = allbuf(s, p);
     if (!p_uop) continue;
-    if (!(p_uop = uval(s, p_uop))) return false;
+    p_uop = uval(s, p_uop);
     if (p_uop->op == OP_ASSIGN && !omap_has(group, omap_ptr(p))) {
-      if (s->ex) g->why = arena_printf(s->a, "its kernel has an ASSIGN and would read the buffer of ASSIGN %s, which is not in it", v100_explain_node(s, p));
+      if (s->ex) g->why = arena_printf(s->a, "its kernel has an ASSIGN and would read the buffer of ASSIGN %s, which is not in it", v0_10_explain_node(s, p));
       return true;
     }
     if (omap_has(g->realizes, omap_ptr(p))) continue;
     for (uint32_t i = 0; i < p_uop->nsrc; i++) {
-      const UOp *b = v100_u_base(p_uop->src[i]);
+      const UOp *b = v0_10_uop_base(p_uop->src[i]);
       if (b->op != OP_VIEW || b->nsrc == 0) continue;
       if (n == cap) {
         const UOp **bigger = arena_array(s->graph, cap * 2, sizeof *bigger);
@@ -274,18 +266,16 @@ static bool assign_forces_realize(GroupState *g, const UOp *r, OMap *group) {
 static const UOp *chase(GroupState *g, const UOp *r, const UOp *r_uop) {
   Sched *s = g->s;
   const UOp *tr = r;
-  const Value *st = v100_uop_st(s, r_uop);
-  if (!st) return NULL;
+  const Value *st = v0_10_uop_st(s, r_uop);
   OMap *kids;
   while (omap_len(kids = children_of(s, tr)) == 1) {
     const UOp *tr_next = nth_key(kids, 0), *tr_next_uop = uval(s, allbuf(s, tr_next));
-    if (!tr_next_uop) return NULL;
     const Value *child_st;
     if (st_childs(tr_next_uop, tr, &child_st) > 1) break;
-    if (!child_st) { v100_sched_raise(s, "IndexError", "list index out of range"); return NULL; }
-    if (st10_size(st) != st10_size(child_st)) break;
-    if (!(st = st10_add(s, st, child_st))) return NULL;
-    if (!st10_contiguous(st) || tr_next_uop->op == OP_REDUCE_AXIS) break;
+    if (!child_st) error_raise("IndexError", "list index out of range");
+    if (v0_10_st_size(st) != v0_10_st_size(child_st)) break;
+    st = v0_10_st_add(s, st, child_st);
+    if (!v0_10_st_contiguous(st) || tr_next_uop->op == OP_REDUCE_AXIS) break;
     tr = tr_next;
   }
   return tr;
@@ -294,55 +284,46 @@ static const UOp *chase(GroupState *g, const UOp *r, const UOp *r_uop) {
 /* don't cast to higher size before store (tr cannot be realized if forced_realize) */
 static const UOp *skip_upcast(Sched *s, const UOp *tr) {
   const UOp *tr_uop = uval(s, allbuf(s, tr));
-  if (!tr_uop) return NULL;
   if (tr_uop->op == OP_CAST && tr_uop->dtype->base->itemsize > tr_uop->src[0]->dtype->base->itemsize)
-    return v100_buf_uop(s, v100_u_base(tr_uop->src[0]));
+    return v0_10_buf_uop(s, v0_10_uop_base(tr_uop->src[0]));
   return tr;
 }
 
 /* the part of group_realizes' loop for one reduce r */
-static bool group_one_reduce(GroupState *g, const UOp *r, const UOp *r_uop) {
+static void group_one_reduce(GroupState *g, const UOp *r, const UOp *r_uop) {
   Sched *s = g->s;
   OMap *group = new_map(s), rg_cache;
   omap_init(&rg_cache, s->graph);
-  const Value *r_st = v100_uop_st(s, r_uop);
-  if (!r_st) return false;
   g->top = group, g->why = NULL;
-  recursive_group(g, r, r_st, r, group, &rg_cache);
-  if (s->failed) return false;
+  recursive_group(g, r, v0_10_uop_st(s, r_uop), r, group, &rg_cache);
   uint64_t key;
   void *val;
   bool can_chase = true;
   for (size_t pos = 0; omap_next(group, &pos, &key, &val);) can_chase &= !omap_has(g->reduce_for_op, key);
   bool forced_realize = omap_has(group, omap_ptr(r));
-  if (!forced_realize && omap_len(group) > 1 && !(group = get_isolated_children(g, r, group))) return false;
+  if (!forced_realize && omap_len(group) > 1) group = get_isolated_children(g, r, group);
   bool any_assign = false;
   for (size_t pos = 0; omap_next(group, &pos, &key, &val);) any_assign |= omap_has(&s->assigns, key);
   if (!forced_realize && any_assign && assign_forces_realize(g, r, group)) forced_realize = true, can_chase = false;
-  if (s->failed) return false;
   if (forced_realize || omap_len(group) == 0) {
-    const UOp *tr = can_chase ? chase(g, r, r_uop) : r;
-    if (!tr || !(tr = skip_upcast(s, tr))) return false;
+    const UOp *tr = skip_upcast(s, can_chase ? chase(g, r, r_uop) : r);
     group = new_map(s);
     omap_put(group, omap_ptr(tr), (void *)1);
-    if (s->ex) v100_explain_reduce(s, g->realizes, tr, r, g->why);
+    if (s->ex) v0_10_explain_reduce(s, g->realizes, tr, r, g->why);
     omap_put(g->realizes, omap_ptr(tr), (void *)tr);
   }
   for (size_t pos = 0; omap_next(group, &pos, &key, &val);) omap_put(g->reduce_for_op, key, (void *)r);
-  return true;
 }
 
 /* FUSE_CONV_BW: fuse double reduces with no other child */
-static bool fuse_double_reduces(GroupState *g, const UOp **double_reduces, size_t n) {
+static void fuse_double_reduces(GroupState *g, const UOp **double_reduces, size_t n) {
   Sched *s = g->s;
   for (size_t i = 0; i < n; i++) {
-    const UOp *u = uval(s, allbuf(s, double_reduces[i])), *top_reduce;
-    if (!u || !(top_reduce = v100_buf_uop(s, v100_u_base(u->src[0])))) return false;
+    const UOp *u = uval(s, allbuf(s, double_reduces[i]));
+    const UOp *top_reduce = v0_10_buf_uop(s, v0_10_uop_base(u->src[0]));
     if (omap_len(children_of(s, top_reduce)) != 1) continue;
-    if (!omap_del(g->realizes, omap_ptr(top_reduce)))
-      return v100_sched_raise(s, "KeyError", "%s", v100_uop_repr_line(s, top_reduce));
+    if (!omap_del(g->realizes, omap_ptr(top_reduce))) error_raise("KeyError", "%s", v0_10_uop_repr(s, top_reduce));
   }
-  return true;
 }
 
 /* {tr: None for tr, rop in reduce_for_op.items() if rop is rbuf} for every rbuf at once */
@@ -359,7 +340,7 @@ static OMap *groups_by_reduce(GroupState *g) {
 }
 
 /* FUSE_ARANGE: maybe fuse arange with its children */
-static bool fuse_aranges(GroupState *g, const UOp **reduce_of_const, size_t n) {
+static void fuse_aranges(GroupState *g, const UOp **reduce_of_const, size_t n) {
   Sched *s = g->s;
   OMap *by = n ? groups_by_reduce(g) : NULL, empty;
   omap_init(&empty, s->graph);
@@ -370,22 +351,19 @@ static bool fuse_aranges(GroupState *g, const UOp **reduce_of_const, size_t n) {
     void *val;
     bool contiguous_base = false, kernel_children = false;
     for (size_t pos = 0; omap_next(group, &pos, &key, &val);)
-      contiguous_base |= v100_is_contiguous_base(allbuf(s, (const UOp *)(uintptr_t)key)->src[1]);
+      contiguous_base |= v0_10_is_contiguous_base(allbuf(s, (const UOp *)(uintptr_t)key)->src[1]);
     if (contiguous_base) continue;
     for (size_t pos = 0; omap_next(group, &pos, &key, &val);) {
       OMap *kids = children_of(s, (const UOp *)(uintptr_t)key);
       for (size_t kp = 0; omap_next(kids, &kp, &c, &val);) {
         const UOp *cu = uval(s, allbuf(s, (const UOp *)(uintptr_t)c));
-        if (!cu) return false;
         kernel_children |= cu->op != OP_COPY && cu->op != OP_BUFFER_VIEW;
       }
     }
     if (!kernel_children) continue;
     for (size_t pos = 0; omap_next(group, &pos, &key, &val);)
-      if (!omap_del(g->realizes, key))
-        return v100_sched_raise(s, "KeyError", "%s", v100_uop_repr_line(s, (const UOp *)(uintptr_t)key));
+      if (!omap_del(g->realizes, key)) error_raise("KeyError", "%s", v0_10_uop_repr(s, (const UOp *)(uintptr_t)key));
   }
-  return true;
 }
 
 /* group BUFFER uops into kernels: output_groups[reduce_for_op.get(ubuf, ubuf)].append(ubuf)
@@ -417,7 +395,7 @@ static size_t output_groups(GroupState *g, StoreGroup **out) {
 
 /* group_realizes(ctx, realizes): "search the big graph for all the reduceops
  * that need to realize, sometimes group/fuse the reduceop" */
-size_t v100_group_realizes(Sched *s, OMap *realizes, StoreGroup **groups) {
+size_t v0_10_group_realizes(Sched *s, OMap *realizes, StoreGroup **groups) {
   OMap reduce_for_op;
   omap_init(&reduce_for_op, s->graph);
   GroupState g = {s, realizes, &reduce_for_op, NULL, NULL};
@@ -428,20 +406,19 @@ size_t v100_group_realizes(Sched *s, OMap *realizes, StoreGroup **groups) {
   void *val;
   for (size_t pos = 0; omap_next(&s->allbufs, &pos, &key, &val);) {
     const UOp *r = (const UOp *)(uintptr_t)key, *r_uop = uval(s, val);
-    if (!r_uop) return 0;
     if (r_uop->op != OP_REDUCE_AXIS) continue;
     if (s->fuse_conv_bw) {
-      const UOp *x = r_uop->src[0], *xu = uval(s, v100_u_base(x));
-      if (!xu) return 0;
-      if (xu->op == r_uop->op && v100_u_base(x) != x) double_reduces[ndouble++] = r;
+      const UOp *x = r_uop->src[0];
+      if (uval(s, v0_10_uop_base(x))->op == r_uop->op && v0_10_uop_base(x) != x) double_reduces[ndouble++] = r;
     }
     if (omap_has(realizes, key)) continue;
-    if (!group_one_reduce(&g, r, r_uop)) return 0;
+    group_one_reduce(&g, r, r_uop);
     const Value *rop = r_uop->arg->u.tuple.items[0];
     if (s->fuse_arange && rop->u.str.n == 7 && memcmp(rop->u.str.s, "Ops.ADD", 7) == 0 &&
-        v100_u_base(r_uop->src[0])->op == OP_WHERE)
+        v0_10_uop_base(r_uop->src[0])->op == OP_WHERE)
       reduce_of_const[nconst++] = r;
   }
-  if (!fuse_double_reduces(&g, double_reduces, ndouble) || !fuse_aranges(&g, reduce_of_const, nconst)) return 0;
+  fuse_double_reduces(&g, double_reduces, ndouble);
+  fuse_aranges(&g, reduce_of_const, nconst);
   return output_groups(&g, groups);
 }

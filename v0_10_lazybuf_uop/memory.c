@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sched.h"
+#include "pipeline.h"
 
 typedef struct PBuf {     /* a Buffer as the planner sees it */
   bool allocated;
@@ -59,7 +59,7 @@ static bool read_planner_bufs(Planner *p) {
     const JVal *e = arr->u.arr[i];
     if (e->kind != J_ARR || e->n != 3 || e->u.arr[0]->kind != J_INT || e->u.arr[0]->u.i < 0 ||
         (uint64_t)e->u.arr[0]->u.i >= s->nbufs || e->u.arr[1]->kind != J_BOOL || e->u.arr[2]->kind != J_INT)
-      return v100_sched_bad_input(s, "input.memory_planner_bufs[%zu]: must be [buffer index, allocated, lb_refcount]", i);
+      error_bad_input("input.memory_planner_bufs[%zu]: must be [buffer index, allocated, lb_refcount]", i);
     PBuf *b = &p->pb[e->u.arr[0]->u.i];
     b->allocated = e->u.arr[1]->u.b, b->lb_refcount = e->u.arr[2]->u.i, b->known = true;
   }
@@ -78,7 +78,7 @@ static const Value *segment_key(Planner *p, int64_t b, bool offset) {
     opts = v_strn(s->in, V_STR, text, n);
     free(text);
   }
-  const Value *items[4] = {v100_device_value(s, x), v_dtype(s->in, x->dtype), opts,
+  const Value *items[4] = {v0_10_device_value(s, x), v_dtype(s->in, x->dtype), opts,
                            offset ? s->none : v_int(s->in, nbytes(x))};
   return v_tuple(s->in, 4, items);
 }
@@ -86,7 +86,7 @@ static const Value *segment_key(Planner *p, int64_t b, bool offset) {
 static bool allocator_has_offset(Planner *p, const char *device, bool *out) {
   const JVal *v = p->s->mp_offset ? json_get(p->s->mp_offset, device) : NULL;
   if (!v || v->kind != J_BOOL)
-    return v100_sched_bad_input(p->s, "input.memory_planner_allocator_offset: no entry for device %s", device);
+    error_bad_input("input.memory_planner_allocator_offset: no entry for device %s", device);
   *out = v->u.b;
   return true;
 }
@@ -242,20 +242,20 @@ static JVal *describe(Planner *p, const NewBuf *nb) {
   return o;
 }
 
-bool v100_memory_planner(Sched *s, const SchedItem *items, size_t n, MemPlan *out) {
+bool v0_10_memory_planner(Sched *s, const SchedItem *items, size_t n, MemPlan *out) {
   memset(out, 0, sizeof *out);
   if (!s->mp_bufs) return true;
   out->ran = true;
   out->plan = json_arr(s->a);
   out->plan_buffers = json_arr(s->a);
   if (s->no_memory_planner) return true;
-  s->tmp = v100_scratch_begin(s); /* the planner's own state; the plan in s->a */
+  s->tmp = v0_10_scratch_begin(s); /* the planner's own state; the plan in s->a */
   Planner p = {s, arena_array(s->tmp, s->nbufs + 1, sizeof(PBuf)), NULL, 0, 0};
   if (!read_planner_bufs(&p)) return false;
   for (size_t i = 0; i < n; i++) {
     for (size_t k = 0; k < items[i].nbufs; k++) {
       if (!p.pb[items[i].bufs[k]].known)
-        return v100_sched_bad_input(s, "input.memory_planner_bufs: buffer %lld of the schedule is not listed", (long long)items[i].bufs[k]);
+        error_bad_input("input.memory_planner_bufs: buffer %lld of the schedule is not listed", (long long)items[i].bufs[k]);
       if (items[i].ast->op != OP_SINK) p.pb[items[i].bufs[k]].noopt = true;
     }
   }
@@ -282,7 +282,7 @@ bool v100_memory_planner(Sched *s, const SchedItem *items, size_t n, MemPlan *ou
       json_push(s->a, pair, bufref(s, r >= 0 ? r : -2 - renum[-2 - r]));
       json_push(s->a, out->plan, pair);
     }
-  v100_scratch_end(s, s->tmp);
+  v0_10_scratch_end(s, s->tmp);
   s->tmp = s->a;
   return true;
 }

@@ -1,10 +1,10 @@
-/* schedule.c — engine/schedule.py create_schedule_with_vars (0.10.0): build
+/* schedule.c — engine/schedule.py create_schedule_with_vars: build
  * the big graph, decide the realizes, group them into kernels, build each
  * kernel's AST (the "prescheduled" ScheduleItems), then order the kernels
  * with a BFS that runs a kernel reading a buffer before the kernel assigning
  * to it, checking BUF_LIMIT and reporting cycles. */
 #include <string.h>
-#include "sched.h"
+#include "pipeline.h"
 
 /* dedup(x.base for x in outs if x.realized is None and x.base.op is not Ops.CONST) */
 static size_t schedule_outs(Sched *s, int64_t **out) {
@@ -24,13 +24,13 @@ static size_t schedule_outs(Sched *s, int64_t **out) {
   return n;
 }
 
-static int64_t buffer_of(Sched *s, const UOp *ubuf) { return (int64_t)(uintptr_t)v100_idcache_get(&s->buffers, ubuf) - 1; }
+static int64_t buffer_of(Sched *s, const UOp *ubuf) { return (int64_t)(uintptr_t)v0_10_idcache_get(&s->buffers, ubuf) - 1; }
 
 /* tuple({mx for x in sink.sparents if (x.op is Ops.STORE or is_scheduled(x)) and (mx:=ctx.ubuf_metadata.get(x.buf_uop))}),
  * and the PreFacts of the same sparents */
 static void item_metadata(Sched *s, const UOp *sink, SchedItem *si, PreFacts *facts) {
   const UOp **parents;
-  size_t n = v100_uop_sparents(s, sink, &parents);
+  size_t n = v0_10_sparents(s, sink, &parents);
   for (size_t i = 0; i < n && omap_len(&s->assigns); i++) { /* ASSIGN and LOADs of assigned buffers come with ctx.assigns */
     const UOp *x = parents[i];
     if (x->op == OP_ASSIGN) facts->has_assign = true;
@@ -40,8 +40,8 @@ static void item_metadata(Sched *s, const UOp *sink, SchedItem *si, PreFacts *fa
   omap_init(&set, s->tmp);
   for (size_t i = 0; i < n; i++) {
     const UOp *x = parents[i];
-    if (x->op != OP_STORE && !v100_is_scheduled(x)) continue;
-    const Value *m = v100_idcache_get(&s->ubuf_metadata, x->src[0]);
+    if (x->op != OP_STORE && !v0_10_is_scheduled(x)) continue;
+    const Value *m = v0_10_idcache_get(&s->ubuf_metadata, x->src[0]);
     if (m) omap_put(&set, omap_ptr(m), (void *)1);
   }
   si->metadata = arena_array(s->a, omap_len(&set) + 1, sizeof *si->metadata);
@@ -51,21 +51,20 @@ static void item_metadata(Sched *s, const UOp *sink, SchedItem *si, PreFacts *fa
 }
 
 /* one prescheduled ScheduleItem from a kernel's SINK of STOREs */
-static bool preschedule(Sched *s, const UOp *sink, SchedItem *si) {
+static void preschedule(Sched *s, const UOp *sink, SchedItem *si) {
   PreFacts facts = {false, false};
   item_metadata(s, sink, si, &facts);
   SiCtx ctx;
   memset(&ctx, 0, sizeof ctx);
-  if (!(si->ast = v100_full_ast_rewrite(s, sink, &facts, &ctx))) return false;
+  si->ast = v0_10_full_ast_rewrite(s, sink, &facts, &ctx);
   si->bufs = arena_array(s->a, ctx.nbufs + 1, sizeof *si->bufs);
   for (size_t i = 0; i < ctx.nbufs; i++) {
     int64_t b = buffer_of(s, ctx.bufs[i]);
-    if (b < 0) return v100_sched_raise(s, "KeyError", "%s", v100_uop_repr_line(s, ctx.bufs[i]));
+    if (b < 0) error_raise("KeyError", "%s", v0_10_uop_repr(s, ctx.bufs[i]));
     if (s->bufs[b].size != 0) si->bufs[si->nbufs++] = b;
   }
   si->preloads = arena_array(s->a, ctx.npreloads + 1, sizeof *si->preloads);
   for (size_t i = 0; i < ctx.npreloads; i++) si->preloads[si->npreloads++] = buffer_of(s, ctx.preloads[i]);
-  return true;
 }
 
 /* ScheduleItem.output_idxs / outputs / inputs: bufs[i] is an output when i is
@@ -134,7 +133,7 @@ static const char *metadata_tuple_repr(Sched *s, const SchedItem *si) {
 }
 
 /* after scheduling si: `del lazybufs[b].srcs` for its outputs, then the BUF_LIMIT check */
-static bool after_scheduled(Sched *s, const SchedItem *si) {
+static void after_scheduled(Sched *s, const SchedItem *si) {
   const char *device = NULL;
   for (size_t k = 0; k < si->nbufs; k++) {
     if (!is_output_idx(si, k)) continue;
@@ -142,32 +141,31 @@ static bool after_scheduled(Sched *s, const SchedItem *si) {
     if (!device) device = buf->device;
     int64_t lb = s->lazybufs[si->bufs[k]] - 1;
     if (lb < 0)
-      return v100_sched_raise(s, "KeyError", "<buf real:%s device:%s size:%lld dtype:%s offset:%lld>", buf->allocated ? "True" : "False",
-                         buf->device, (long long)buf->size, v100_value_repr(s, v_dtype(s->in, buf->dtype)), (long long)buf->offset);
-    if (!s->lbs[lb].has_srcs) return v100_sched_raise(s, "AttributeError", "srcs");
+      error_raise("KeyError", "<buf real:%s device:%s size:%lld dtype:%s offset:%lld>", buf->allocated ? "True" : "False",
+                  buf->device, (long long)buf->size, v0_10_value_repr(s, v_dtype(s->in, buf->dtype)), (long long)buf->offset);
+    if (!s->lbs[lb].has_srcs) error_raise("AttributeError", "srcs");
     s->lbs[lb].has_srcs = false;
   }
-  if (!device) return v100_sched_raise(s, "IndexError", "tuple index out of range");
+  if (!device) error_raise("IndexError", "tuple index out of range");
   for (size_t i = 0; i < s->nlimits; i++)
     if (strcmp(s->limit_device[i], device) == 0 && s->limit_value[i] && (int64_t)si->nbufs >= s->limit_value[i])
-      return v100_sched_raise(s, "RuntimeError", "Kernel for %s exceeded the %lld buffer count limit for %s with %zu buffers.",
-                         metadata_tuple_repr(s, si), (long long)s->limit_value[i], device, si->nbufs);
-  return true;
+      error_raise("RuntimeError", "Kernel for %s exceeded the %lld buffer count limit for %s with %zu buffers.",
+                  metadata_tuple_repr(s, si), (long long)s->limit_value[i], device, si->nbufs);
 }
 
 /* tell `tsched explain` which LazyBuffer each schedule item stores */
 static void explain_kernels(Sched *s, const SchedItem *items, size_t n) {
   for (size_t k = 0; k < n; k++)
     for (size_t i = 0; i < items[k].nbufs; i++) {
-      int64_t lb = is_output_idx(&items[k], i) ? v100_explain_lb_of_buffer(s, items[k].bufs[i]) : -1;
+      int64_t lb = is_output_idx(&items[k], i) ? v0_10_explain_lb_of_buffer(s, items[k].bufs[i]) : -1;
       if (lb >= 0) explain_kernel(s->ex, (uint32_t)k, (uint32_t)lb);
     }
 }
 
 /* do BFS (the graph and queue in a scratch arena, the schedule in s->a) */
-static bool bfs(Sched *s, SchedItem *pre, size_t n, SchedItem **out, size_t *nout) {
+static size_t bfs(Sched *s, SchedItem *pre, size_t n, SchedItem **out) {
   Bfs b = {n, pre, {0}, NULL, NULL, NULL, NULL};
-  s->tmp = v100_scratch_begin(s);
+  s->tmp = v0_10_scratch_begin(s);
   omap_init(&b.targets, s->tmp);
   for (size_t i = 0; i < n; i++)
     for (size_t k = 0; k < pre[i].nbufs; k++)
@@ -185,17 +183,16 @@ static bool bfs(Sched *s, SchedItem *pre, size_t n, SchedItem **out, size_t *nou
   while (head < tail) {
     size_t i = queue[head++];
     schedule[ns++] = pre[i];
-    if (!after_scheduled(s, &pre[i])) return false;
+    after_scheduled(s, &pre[i]);
     for (size_t k = 0; k < b.ngraph[i]; k++)
       if (--b.in_degree[b.graph[i][k]] == 0) queue[tail++] = b.graph[i][k];
   }
   /* confirm everything was scheduled correctly */
-  if (ns != n) return v100_sched_raise(s, "RuntimeError", "cycle detected in graph, grouped %zu but only scheduled %zu", n, ns);
+  if (ns != n) error_raise("RuntimeError", "cycle detected in graph, grouped %zu but only scheduled %zu", n, ns);
   *out = schedule;
-  *nout = ns;
-  v100_scratch_end(s, s->tmp);
+  v0_10_scratch_end(s, s->tmp);
   s->tmp = s->a;
-  return true;
+  return ns;
 }
 
 /* Prescheduling makes ~20 times the nodes its items' ASTs keep (the
@@ -208,14 +205,14 @@ static bool bfs(Sched *s, SchedItem *pre, size_t n, SchedItem **out, size_t *nou
  * can_pad forget the batch's ids (the sparents stamps of older walks are
  * never read). Not while `tsched explain` listens (it was told about nodes). */
 static uint32_t nodes_begin(Sched *s) {
-  if (!s->ex) s->in->node_arena = v100_scratch_begin(s);
+  if (!s->ex) s->in->node_arena = v0_10_scratch_begin(s);
   return uop_count(s->in);
 }
 
 /* the bytes a batch of nodes grows to before it is compacted */
 static size_t nodes_budget(const Sched *s) {
-  size_t b = V100_NODES_PER_LB * s->nlbs;
-  return b < V100_NODES_MIN ? V100_NODES_MIN : b > V100_NODES_MAX ? V100_NODES_MAX : b;
+  size_t b = V0_10_NODES_PER_LB * s->nlbs;
+  return b < V0_10_NODES_MIN ? V0_10_NODES_MIN : b > V0_10_NODES_MAX ? V0_10_NODES_MAX : b;
 }
 
 /* var_vals under its keys' copies (keys[i], in order), when one was copied */
@@ -249,65 +246,60 @@ static void nodes_compact(Sched *s, uint32_t mark, SchedItem *pre, size_t n) {
   rekey_var_vals(s, mark, keep + n);
   if (s->view_left_rc.memo) rewrite_context_compact(&s->view_left_rc, mark, copy);
   if (s->view_right_rc.memo) rewrite_context_compact(&s->view_right_rc, mark, copy);
-  v100_idcache_forget_since(&s->st_cache, mark);
-  v100_idcache_forget_since(&s->unsafe_cache, mark);
-  v100_scratch_end(s, nodes);
+  v0_10_idcache_forget_since(&s->st_cache, mark);
+  v0_10_idcache_forget_since(&s->unsafe_cache, mark);
+  v0_10_scratch_end(s, nodes);
 }
 
-bool v100_create_schedule_with_vars(Sched *s, SchedItem **items, size_t *nitems) {
+size_t v0_10_create_schedule_with_vars(Sched *s, SchedItem **items) {
   *items = NULL;
-  *nitems = 0;
   int64_t *outs;
   size_t nouts = schedule_outs(s, &outs);
-  if (nouts == 0) return true;
+  if (nouts == 0) return 0;
   for (size_t i = 0; i < nouts; i++) s->lbs[outs[i]].forced_realize = true;
   /* create the big graph */
-  v100_graph_begin(s);
+  v0_10_graph_begin(s);
   const UOp **roots = arena_array(s->a, nouts + 1, sizeof *roots);
-  for (size_t i = 0; i < nouts; i++)
-    if (!(roots[i] = v100_to_uop(s, outs[i]))) return false;
-  v100_explain_begin(s, outs, nouts);
+  for (size_t i = 0; i < nouts; i++) roots[i] = v0_10_to_uop(s, outs[i]);
+  v0_10_explain_begin(s, outs, nouts);
   const UOp *big_graph = uop_new(s->in, OP_SINK, s->void_dt, s->none, (uint32_t)nouts, roots);
   /* get realizes */
   OMap realizes;
   omap_init(&realizes, s->a);
-  v100_do_realize(s, big_graph, &realizes);
-  if (s->failed) return false;
+  v0_10_do_realize(s, big_graph, &realizes);
   StoreGroup *store_groups;
-  size_t ngroups = v100_group_realizes(s, &realizes, &store_groups);
-  if (s->failed) return false;
-  v100_graph_end(s);
-  if (s->ex) v100_explain_fuses(s, &realizes);
+  size_t ngroups = v0_10_group_realizes(s, &realizes, &store_groups);
+  v0_10_graph_end(s);
+  if (s->ex) v0_10_explain_fuses(s, &realizes);
   /* split realizes into small graphs */
-  v100_break_sched(s, big_graph, &realizes);
-  if (s->failed) return false;
+  v0_10_break_sched(s, big_graph, &realizes);
   /* preschedule all realizes (their temporaries in a scratch arena, emptied once it has grown) */
   SchedItem *pre = arena_array(s->a, ngroups + 1, sizeof *pre);
-  s->tmp = v100_scratch_begin(s);
+  s->tmp = v0_10_scratch_begin(s);
   uint32_t mark = nodes_begin(s);
   for (size_t g = 0; g < ngroups; g++) {
-    if (v100_arena_used(s->tmp) > V100_TMP_BYTES) {
-      v100_scratch_end(s, s->tmp);
-      s->tmp = v100_scratch_begin(s);
+    if (v0_10_arena_used(s->tmp) > V0_10_TMP_BYTES) {
+      v0_10_scratch_end(s, s->tmp);
+      s->tmp = v0_10_scratch_begin(s);
     }
-    if (s->in->node_arena && v100_arena_used(s->in->node_arena) > nodes_budget(s)) {
+    if (s->in->node_arena && v0_10_arena_used(s->in->node_arena) > nodes_budget(s)) {
       nodes_compact(s, mark, pre, g);
       mark = nodes_begin(s);
     }
-    v100_caches_renew(s);
+    v0_10_caches_renew(s);
     const UOp **stores = arena_array(s->tmp, store_groups[g].n + 1, sizeof *stores);
     uint32_t k = 0;
     for (size_t i = 0; i < store_groups[g].n; i++) {
       const UOp *st = omap_get(&realizes, omap_ptr(store_groups[g].bufs[i]));
-      if (!st || st->op != OP_STORE) return v100_sched_unsupported(s, "a realized buffer that break_sched did not reach");
+      if (!st || st->op != OP_STORE) error_unsupported("a realized buffer that break_sched did not reach");
       stores[k++] = st;
     }
-    if (!preschedule(s, uop_new(s->in, OP_SINK, s->void_dt, s->none, k, stores), &pre[g])) return false;
+    preschedule(s, uop_new(s->in, OP_SINK, s->void_dt, s->none, k, stores), &pre[g]);
   }
   nodes_compact(s, mark, pre, ngroups);
-  v100_scratch_end(s, s->tmp);
+  v0_10_scratch_end(s, s->tmp);
   s->tmp = s->a;
-  if (!bfs(s, pre, ngroups, items, nitems)) return false;
-  if (s->ex) explain_kernels(s, *items, *nitems);
-  return true;
+  size_t n = bfs(s, pre, ngroups, items);
+  if (s->ex) explain_kernels(s, *items, n);
+  return n;
 }

@@ -1,9 +1,9 @@
-/* st10.c — ShapeTracker (shape/shapetracker.py, v0.10.0) over common/view.h,
- * held as interned values: from_shape, __add__, simplify, permute, shrink,
+/* st.c — ShapeTracker (shape/shapetracker.py) over common/view.h, held as
+ * interned values: from_shape, __add__, simplify, permute, shrink,
  * unit_stride_axes, the JSON codec and repr. */
 #include <stddef.h>
 #include <string.h>
-#include "sched.h"
+#include "pipeline.h"
 #include "shapetracker.h"
 #include "symbolic.h"
 
@@ -13,7 +13,7 @@
  * when an operation has its interned result (so nothing points into it). */
 enum { ST_SCRATCH_BYTES = 16 * 1024 };
 
-void st10_release(Sched *s) {
+void v0_10_st_release(Sched *s) {
   arena_free(&s->st_scratch);
   arena_init(&s->st_scratch);
 }
@@ -34,7 +34,7 @@ static const Value *intern_st(Sched *s, const ShapeTracker *raw) {
   const Value *v = v_st(s->in, raw);
   /* a new value took raw itself: it gets a copy of the same value (same hash) in s->a */
   if (s->in->nvalues != known) ((Value *)v)->u.st = st_copy(s->a, raw);
-  if (v100_arena_used(&s->st_scratch) > ST_SCRATCH_BYTES) st10_release(s);
+  if (v0_10_arena_used(&s->st_scratch) > ST_SCRATCH_BYTES) v0_10_st_release(s);
   return v;
 }
 
@@ -44,44 +44,54 @@ static const Value *intern_views(Sched *s, int n, const View *const *views) {
 
 static const ShapeTracker *get(const Value *v) { return v->u.st; }
 
-int st10_ndim(const Value *st) { return get(st)->views[get(st)->nviews - 1]->ndim; }
-const sint *st10_shape(const Value *st) { return get(st)->views[get(st)->nviews - 1]->shape; }
-int64_t st10_size(const Value *st) { return view_size(get(st)->views[get(st)->nviews - 1]); }
-bool st10_contiguous(const Value *st) { return get(st)->nviews == 1 && get(st)->views[0]->contiguous; }
-int st10_nviews(const Value *st) { return get(st)->nviews; }
-const View *st10_view(const Value *st, int i) { return get(st)->views[i]; }
-bool st10_same_shape(const Value *a, const Value *b) {
-  int n = st10_ndim(a);
-  if (n != st10_ndim(b)) return false;
+int v0_10_st_ndim(const Value *st) { return get(st)->views[get(st)->nviews - 1]->ndim; }
+const sint *v0_10_st_shape(const Value *st) { return get(st)->views[get(st)->nviews - 1]->shape; }
+int64_t v0_10_st_size(const Value *st) { return view_size(get(st)->views[get(st)->nviews - 1]); }
+bool v0_10_st_contiguous(const Value *st) { return get(st)->nviews == 1 && get(st)->views[0]->contiguous; }
+int v0_10_st_nviews(const Value *st) { return get(st)->nviews; }
+const View *v0_10_st_view(const Value *st, int i) { return get(st)->views[i]; }
+bool v0_10_st_same_shape(const Value *a, const Value *b) {
+  int n = v0_10_st_ndim(a);
+  if (n != v0_10_st_ndim(b)) return false;
   for (int i = 0; i < n; i++)
-    if (sint_ne(st10_shape(a)[i], st10_shape(b)[i])) return false;
+    if (sint_ne(v0_10_st_shape(a)[i], v0_10_st_shape(b)[i])) return false;
   return true;
 }
 
-static bool check(Sched *s, const StError *e) {
-  if (e->status == ST_OK) return true;
-  return v100_sched_st_error(s, e);
+void v0_10_check_st_error(const StError *e) {
+  if (e->status == ST_RAISED) error_raise(e->type, "%s", e->message);
+  if (e->status == ST_BAD_INPUT) error_bad_input("%s", e->message);
+  if (e->status != ST_OK) error_unsupported("%s", e->message);
 }
 
-const View *st10_view_create(Sched *s, int n, const sint *shape, const sint *strides, sint offset, const SPair *mask) {
+void v0_10_check_sym(void) {
   StError e;
   st_error_clear(&e);
-  const View *v = view_create(&s->st_scratch, TG_0_10_0, n, shape, strides, offset, mask, &e);
-  return check(s, &e) ? v : NULL;
+  if (sym_take_error(&e)) v0_10_check_st_error(&e);
 }
 
-const Value *st10_from_shape(Sched *s, int n, const sint *shape) {
+const View *v0_10_view_create(Sched *s, int n, const sint *shape, const sint *strides, sint offset, const SPair *mask) {
   StError e;
   st_error_clear(&e);
-  const ShapeTracker *r = st_from_shape(&s->st_scratch, TG_0_10_0, n, shape, &e);
-  return check(s, &e) ? intern_st(s, r) : NULL;
+  const View *v = view_create(&s->st_scratch, s->v, n, shape, strides, offset, mask, &e);
+  v0_10_check_st_error(&e);
+  return v;
+}
+
+const Value *v0_10_st_from_shape(Sched *s, int n, const sint *shape) {
+  StError e;
+  st_error_clear(&e);
+  const ShapeTracker *r = st_from_shape(&s->st_scratch, s->v, n, shape, &e);
+  v0_10_check_st_error(&e);
+  return intern_st(s, r);
 }
 
 /* ShapeTracker.from_shape(st.shape), remembered per ShapeTracker */
-const Value *st10_from_shape_of(Sched *s, const Value *st) {
+const Value *v0_10_st_from_shape_of(Sched *s, const Value *st) {
   const Value *r = omap_get(&s->st_full_cache, omap_ptr(st));
   if (r) return r;
-  if ((r = st10_from_shape(s, st10_ndim(st), st10_shape(st)))) omap_put(&s->st_full_cache, omap_ptr(st), (void *)r);
+  r = v0_10_st_from_shape(s, v0_10_st_ndim(st), v0_10_st_shape(st));
+  omap_put(&s->st_full_cache, omap_ptr(st), (void *)r);
   return r;
 }
 
@@ -97,37 +107,38 @@ static OMap *memo_by_second(Sched *s, OMap *outer, const Value *a) {
 }
 
 /* the same, remembered per (st, axis) */
-const Value *st10_from_reduced_shape(Sched *s, const Value *st, const Value *axis) {
+const Value *v0_10_st_from_reduced_shape(Sched *s, const Value *st, const Value *axis) {
   OMap *by_axis = memo_by_second(s, &s->st_reduce_cache, st);
   const Value *r = omap_get(by_axis, omap_ptr(axis));
   if (r) return r;
-  int n = st10_ndim(st);
+  int n = v0_10_st_ndim(st);
   sint *shape = arena_array(&s->st_scratch, (size_t)n + 1, sizeof *shape);
-  memcpy(shape, st10_shape(st), (size_t)n * sizeof *shape);
+  memcpy(shape, v0_10_st_shape(st), (size_t)n * sizeof *shape);
   for (size_t k = 0; k < axis->u.tuple.n; k++) {
     int64_t ax = axis->u.tuple.items[k]->u.i;
     if (ax >= 0 && ax < n) shape[ax] = sint_int(1);
   }
-  if ((r = st10_from_shape(s, n, shape))) omap_put(by_axis, omap_ptr(axis), (void *)r);
+  r = v0_10_st_from_shape(s, n, shape);
+  omap_put(by_axis, omap_ptr(axis), (void *)r);
   return r;
 }
 
-const Value *st10_from_views(Sched *s, int n, const View *const *views) { return intern_views(s, n, views); }
+const Value *v0_10_st_from_views(Sched *s, int n, const View *const *views) { return intern_views(s, n, views); }
 
 /* ShapeTracker.simplify, remembered per ShapeTracker */
-const Value *st10_simplify(Sched *s, const Value *st) {
+const Value *v0_10_st_simplify(Sched *s, const Value *st) {
   const Value *r = omap_get(&s->st_simplify_cache, omap_ptr(st));
   if (r) return r;
   StError e;
   st_error_clear(&e);
-  const ShapeTracker *simple = st_simplify(&s->st_scratch, TG_0_10_0, get(st), &e);
-  if (!check(s, &e)) return NULL;
+  const ShapeTracker *simple = st_simplify(&s->st_scratch, s->v, get(st), &e);
+  v0_10_check_st_error(&e);
   r = intern_st(s, simple);
   omap_put(&s->st_simplify_cache, omap_ptr(st), (void *)r);
   return r;
 }
 
-const Value *st10_unbind(Sched *s, const Value *st) {
+const Value *v0_10_st_unbind(Sched *s, const Value *st) {
   if (omap_has(&s->st_unbound, omap_ptr(st))) return st;
   enum { CAP = 64 };
   sint vars[CAP];
@@ -135,11 +146,11 @@ const Value *st10_unbind(Sched *s, const Value *st) {
   int n = 0;
   StError e;
   st_error_clear(&e);
-  const ShapeTracker *r = st_unbind(&s->st_scratch, TG_0_10_0, get(st), vars, vals, CAP, &n, &e);
-  if (!check(s, &e)) return NULL;
+  const ShapeTracker *r = st_unbind(&s->st_scratch, s->v, get(st), vars, vals, CAP, &n, &e);
+  v0_10_check_st_error(&e);
   for (int k = 0; k < n; k++) {
     const SymUOp *var = vars[k].sym;
-    const UOp *u = v100_define_var(s, var->name, strlen(var->name), var->lo, var->hi);
+    const UOp *u = v0_10_variable(s, var->name, strlen(var->name), var->lo, var->hi);
     omap_put(&s->var_vals, omap_ptr(u), (void *)v_int(s->in, vals[k]));
   }
   if (n == 0 && r == get(st)) omap_put(&s->st_unbound, omap_ptr(st), (void *)1);
@@ -147,41 +158,43 @@ const Value *st10_unbind(Sched *s, const Value *st) {
 }
 
 /* st_add, remembered per pair (a pure function of two interned values): by a, then by b */
-const Value *st10_add(Sched *s, const Value *a, const Value *b) {
+const Value *v0_10_st_add(Sched *s, const Value *a, const Value *b) {
   OMap *by_b = memo_by_second(s, &s->st_add_cache, a);
   const Value *r = omap_get(by_b, omap_ptr(b));
   if (r) return r;
   StError e;
   st_error_clear(&e);
-  const ShapeTracker *sum = st_add(&s->st_scratch, TG_0_10_0, get(a), get(b), &e);
-  if (!check(s, &e)) return NULL;
+  const ShapeTracker *sum = st_add(&s->st_scratch, s->v, get(a), get(b), &e);
+  v0_10_check_st_error(&e);
   r = intern_st(s, sum);
   omap_put(by_b, omap_ptr(b), (void *)r);
   return r;
 }
 
-const Value *st10_permute(Sched *s, const Value *st, int n, const int64_t *axis) {
+const Value *v0_10_st_permute(Sched *s, const Value *st, int n, const int64_t *axis) {
   StError e;
   st_error_clear(&e);
-  const ShapeTracker *r = st_permute(&s->st_scratch, TG_0_10_0, get(st), n, axis, &e);
-  return check(s, &e) ? intern_st(s, r) : NULL;
+  const ShapeTracker *r = st_permute(&s->st_scratch, s->v, get(st), n, axis, &e);
+  v0_10_check_st_error(&e);
+  return intern_st(s, r);
 }
 
-const Value *st10_shrink(Sched *s, const Value *st, int n, const SPair *arg) {
+const Value *v0_10_st_shrink(Sched *s, const Value *st, int n, const SPair *arg) {
   StError e;
   st_error_clear(&e);
-  const ShapeTracker *r = st_shrink(&s->st_scratch, TG_0_10_0, get(st), n, arg, &e);
-  return check(s, &e) ? intern_st(s, r) : NULL;
+  const ShapeTracker *r = st_shrink(&s->st_scratch, s->v, get(st), n, arg, &e);
+  v0_10_check_st_error(&e);
+  return intern_st(s, r);
 }
 
 /* ShapeTracker.unit_stride_axes() */
-int st10_unit_stride_axes(Sched *s, const Value *st, int64_t *out) {
-  int n = st10_ndim(st);
+int v0_10_st_unit_stride_axes(Sched *s, const Value *st, int64_t *out) {
+  int n = v0_10_st_ndim(st);
   int *axes = arena_array(&s->st_scratch, (size_t)n + 1, sizeof *axes);
   StError e;
   st_error_clear(&e);
-  int k = st_unit_stride_axes(&s->st_scratch, TG_0_10_0, get(st), false, axes, &e);
-  if (!check(s, &e)) return -1;
+  int k = st_unit_stride_axes(&s->st_scratch, s->v, get(st), false, axes, &e);
+  v0_10_check_st_error(&e);
   for (int i = 0; i < k; i++) out[i] = axes[i];
   return k;
 }
@@ -190,7 +203,7 @@ int st10_unit_stride_axes(Sched *s, const Value *st, int64_t *out) {
 
 static const char *view_repr(Sched *s, const View *v) { return py_repr_view(s->a, v); }
 
-const char *st10_repr(Sched *s, const Value *st) {
+const char *v0_10_st_repr(Sched *s, const Value *st) {
   const char *acc = "ShapeTracker(views=(";
   for (int i = 0; i < get(st)->nviews; i++) acc = arena_printf(s->a, "%s%s%s", acc, i ? ", " : "", view_repr(s, get(st)->views[i]));
   return arena_printf(s->a, "%s%s))", acc, get(st)->nviews == 1 ? "," : "");
@@ -215,7 +228,7 @@ static JVal *codec_encode(Codec *c, const ShapeTracker *st) {
   return j;
 }
 
-void st10_init(Sched *s) {
+void v0_10_st_init(Sched *s) {
   s->in->st_hash = st_hash;
   s->in->st_equal = st_equal;
   s->codec.st_decode = codec_decode;

@@ -1,156 +1,16 @@
-/* uops.c — the UOp properties and constructors of tinygrad 0.10.0's ops.py
- * that the scheduler uses: GroupOp sets, base, buf_uop, st (a cached
- * property), view, const, can_pad, sparents (in Python's dict order) and the
- * first line of repr(UOp) for exception messages. */
+/* uops.c — the UOp properties and constructors of ops.py that the
+ * scheduler uses: GroupOp sets, base, buf_uop, st (a cached property),
+ * view, const, can_pad, sparents (in Python's dict order) and the first
+ * line of repr(UOp) for exception messages. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sched.h"
-
-/* ---- scratch arenas ---- */
-
-struct V100Scratch {
-  Arena arena;
-  V100Scratch *next;
-};
-
-Arena *v100_scratch_begin(Sched *s) {
-  V100Scratch *x = s->scratch_spare;
-  if (x) s->scratch_spare = x->next;
-  else x = arena_alloc(s->a, sizeof *x);
-  arena_init(&x->arena);
-  x->arena.max_chunk = V100_MAX_CHUNK;
-  x->next = s->scratch_open;
-  s->scratch_open = x;
-  return &x->arena;
-}
-
-void v100_scratch_end(Sched *s, Arena *scratch) {
-  for (V100Scratch **p = &s->scratch_open; *p; p = &(*p)->next) {
-    V100Scratch *x = *p;
-    if (&x->arena != scratch) continue;
-    *p = x->next;
-    arena_free(&x->arena);
-    arena_prefer_pool(s->a); /* its memory goes on in s->a, before new memory */
-    x->next = s->scratch_spare;
-    s->scratch_spare = x;
-    return;
-  }
-}
-
-void v100_scratch_end_all(Sched *s) {
-  while (s->scratch_open) v100_scratch_end(s, &s->scratch_open->arena);
-  s->in->memo_arena = s->in->node_arena = NULL;
-  s->caches = s->graph = s->tmp = s->a;
-}
-
-/* the ShapeTracker memos of st10.c, empty, in a */
-static void st_memos_init(Sched *s, Arena *a) {
-  OMap *maps[] = {&s->st_reduce_cache, &s->st_add_cache, &s->st_unbound, &s->st_simplify_cache, &s->st_full_cache};
-  for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) omap_init(maps[i], a);
-}
-
-void v100_caches_begin(Sched *s) {
-  s->caches_kernels = 0;
-  s->caches = s->in->memo_arena = v100_scratch_begin(s);
-  s->st_cache.arena = s->unsafe_cache.arena = s->caches;
-  st_memos_init(s, s->caches);
-}
-
-void v100_caches_drop(Sched *s) {
-  Arena *caches = s->caches;
-  rewrite_memos_forget(s->in);
-  s->in->memo_arena = NULL;
-  memset(&s->view_left_rc, 0, sizeof s->view_left_rc);
-  memset(&s->view_right_rc, 0, sizeof s->view_right_rc);
-  s->st_cache = s->unsafe_cache = (IdCache){0};
-  st_memos_init(s, s->a);
-  s->stamps = (Stamps){0};
-  s->st_stack = s->pad_stack = s->rf_stack = s->parents = (UStack){0};
-  s->to_uop_stack = s->rg_stack = s->sparents_stack = NULL;
-  s->to_uop_cap = s->rg_cap = s->sparents_cap = 0;
-  s->caches = s->a; /* from here on, what is remembered goes into s->a */
-  v100_scratch_end(s, caches);
-}
-
-void v100_graph_begin(Sched *s) {
-  s->graph = v100_scratch_begin(s);
-  omap_init(&s->allbufs, s->graph);
-  s->allbuf_of.arena = s->children.arena = s->reduce_free.arena = s->graph;
-}
-
-void v100_graph_end(Sched *s) {
-  Arena *graph = s->graph;
-  omap_init(&s->allbufs, s->a);
-  s->allbuf_of = s->children = s->reduce_free = (IdCache){0};
-  s->graph = s->a;
-  v100_scratch_end(s, graph);
-}
-
-/* the bytes Sched.caches may grow to before it is renewed */
-static size_t caches_budget(const Sched *s) {
-  size_t b = V100_CACHES_PER_LB * s->nlbs;
-  return b < V100_CACHES_MIN ? V100_CACHES_MIN : b > V100_CACHES_MAX ? V100_CACHES_MAX : b;
-}
-
-void v100_caches_renew(Sched *s) {
-  if (++s->caches_kernels < V100_CACHES_KERNELS || s->caches->chunk_bytes <= caches_budget(s)) return;
-  v100_caches_drop(s);
-  v100_caches_begin(s);
-}
-
-/* ---- scratch memory ---- */
-
-void v100_marks_begin(Sched *s, Marks *m) {
-  (void)s;
-  m->epoch++;
-}
-
-bool v100_marks_set(Sched *s, Marks *m, const UOp *u) {
-  if (u->id >= m->cap) {
-    size_t cap = m->cap ? m->cap : 64;
-    while (cap <= u->id) cap *= 2;
-    uint32_t *bigger = arena_array(s->caches, cap, sizeof *bigger);
-    if (m->cap) memcpy(bigger, m->stamp, m->cap * sizeof *bigger);
-    m->stamp = bigger, m->cap = cap;
-  }
-  if (m->stamp[u->id] == m->epoch) return false;
-  m->stamp[u->id] = m->epoch;
-  return true;
-}
-
-void v100_ustack_grow(Sched *s, UStack *st) {
-  size_t cap = st->cap ? st->cap * 2 : 64;
-  const UOp **bigger = arena_array(s->caches, cap, sizeof *bigger);
-  if (st->n) memcpy(bigger, st->items, st->n * sizeof *bigger);
-  st->items = bigger, st->cap = cap;
-}
-
-/* room in c for u's id: the page directory grown, u's page made */
-void v100_idcache_grow(Sched *s, IdCache *c, const UOp *u) {
-  size_t p = u->id >> IDC_PAGE_BITS;
-  if (p >= c->npages) {
-    size_t n = c->npages ? c->npages * 2 : 64;
-    while (n <= p) n *= 2;
-    const void ***pages = arena_array(c->arena ? c->arena : s->a, n, sizeof *pages);
-    if (c->npages) memcpy(pages, c->pages, c->npages * sizeof *pages);
-    c->pages = pages, c->npages = n;
-  }
-  if (!c->pages[p]) c->pages[p] = arena_array(c->arena ? c->arena : s->a, IDC_PAGE, sizeof **c->pages);
-}
-
-void v100_idcache_forget_since(IdCache *c, uint32_t mark) {
-  size_t first = mark >> IDC_PAGE_BITS;
-  for (size_t p = first; p < c->npages; p++) {
-    size_t from = p == first ? (mark & (IDC_PAGE - 1)) : 0;
-    if (c->pages[p]) memset(c->pages[p] + from, 0, (IDC_PAGE - from) * sizeof **c->pages);
-  }
-}
+#include "pipeline.h"
 
 /* ---- GroupOp ---- */
 
-bool v100_op_in_alu(Op op) {
+bool v0_10_op_in_alu(Op op) {
   switch (op) {
     case OP_EXP2: case OP_LOG2: case OP_SIN: case OP_SQRT: case OP_RECIP: case OP_NEG:   /* Unary */
     case OP_ADD: case OP_MUL: case OP_IDIV: case OP_MAX: case OP_MOD: case OP_CMPLT:    /* Binary */
@@ -161,35 +21,34 @@ bool v100_op_in_alu(Op op) {
     default: return false;
   }
 }
-bool v100_op_in_meta(Op op) { return op == OP_COPY || op == OP_EMPTY || op == OP_BUFFER_VIEW; }
-bool v100_op_in_buffer(Op op) { return op == OP_LOAD || op == OP_PRELOAD || op == OP_STORE || op == OP_VALID; }
-bool v100_op_in_unsafe_pad(Op op) { return op == OP_RECIP || op == OP_LOG2 || op == OP_EXP2 || op == OP_IDIV; }
+bool v0_10_op_in_meta(Op op) { return op == OP_COPY || op == OP_EMPTY || op == OP_BUFFER_VIEW; }
+bool v0_10_op_in_buffer(Op op) { return op == OP_LOAD || op == OP_PRELOAD || op == OP_STORE || op == OP_VALID; }
+bool v0_10_op_in_unsafe_pad(Op op) { return op == OP_RECIP || op == OP_LOG2 || op == OP_EXP2 || op == OP_IDIV; }
 
 /* ---- structure ---- */
 
 /* UOp.base: self.src[0] if self.op is Ops.VIEW and len(self.src) == 1 else self */
-const UOp *v100_u_base(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 1 ? u->src[0] : u; }
+const UOp *v0_10_uop_base(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 1 ? u->src[0] : u; }
 
 /* schedule.py is_scheduled: u.op is Ops.VIEW and len(u.src) == 2 */
-bool v100_is_scheduled(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 2; }
+bool v0_10_is_scheduled(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 2; }
 
 /* UOp.buf_uop */
-const UOp *v100_buf_uop(Sched *s, const UOp *u) {
-  bool ok = (v100_op_in_buffer(u->op) || u->op == OP_ASSIGN || u->op == OP_VIEW) && u->nsrc && u->src[0]->op == OP_BUFFER;
-  if (ok) return u->src[0];
-  v100_sched_raise(s, "AssertionError", "buf_uop called on %s", op_name(u->op, TG_0_10_0));
-  return NULL;
+const UOp *v0_10_buf_uop(Sched *s, const UOp *u) {
+  bool ok = (v0_10_op_in_buffer(u->op) || u->op == OP_ASSIGN || u->op == OP_VIEW) && u->nsrc && u->src[0]->op == OP_BUFFER;
+  if (!ok) error_raise("AssertionError", "buf_uop called on %s", op_name(u->op, s->v));
+  return u->src[0];
 }
 
 /* UOp.is_contiguous_base */
-bool v100_is_contiguous_base(const UOp *u) {
+bool v0_10_is_contiguous_base(const UOp *u) {
   if (u->op != OP_CONTIGUOUS) return false;
-  const UOp *b = v100_u_base(u->src[0]);
+  const UOp *b = v0_10_uop_base(u->src[0]);
   return !(b->op == OP_VIEW && b->nsrc == 2);
 }
 
 /* a REDUCE_AXIS arg: (str op, (int axis, ...)) */
-bool v100_axis_arg_valid(const Value *arg) {
+bool v0_10_axis_arg_valid(const Value *arg) {
   if (arg->kind != V_TUPLE || arg->u.tuple.n != 2 || arg->u.tuple.items[0]->kind != V_STR) return false;
   const Value *axis = arg->u.tuple.items[1];
   if (axis->kind != V_TUPLE) return false;
@@ -199,11 +58,11 @@ bool v100_axis_arg_valid(const Value *arg) {
 }
 
 /* UOp.axis_arg of a REDUCE_AXIS: arg[1] */
-const Value *v100_axis_arg(const UOp *u) { return u->arg->u.tuple.items[1]; }
+const Value *v0_10_axis_arg(const UOp *u) { return u->arg->u.tuple.items[1]; }
 
-const UOp *v100_st_to_uop(Sched *s, const Value *st) { return uop0(s->in, OP_VIEW, s->void_dt, st); }
+const UOp *v0_10_st_to_uop(Sched *s, const Value *st) { return uop0(s->in, OP_VIEW, s->void_dt, st); }
 
-const UOp *v100_uop_replace_src(Sched *s, const UOp *u, uint32_t n, const UOp *const *src) {
+const UOp *v0_10_uop_replace(Sched *s, const UOp *u, uint32_t n, const UOp *const *src) {
   if (n == u->nsrc) {
     uint32_t i = 0;
     while (i < n && src[i] == u->src[i]) i++;
@@ -213,19 +72,19 @@ const UOp *v100_uop_replace_src(Sched *s, const UOp *u, uint32_t n, const UOp *c
 }
 
 /* UOp.r(op, axis) */
-const UOp *v100_uop_r(Sched *s, const UOp *u, const Value *op, const Value *axis) {
+const UOp *v0_10_uop_r(Sched *s, const UOp *u, const Value *op, const Value *axis) {
   const Value *items[2] = {op, axis};
   return uop1(s->in, OP_REDUCE_AXIS, u->dtype, v_tuple(s->in, 2, items), u);
 }
 
 /* dtypes.as_const(val, dtype) for a scalar value */
-const Value *v100_as_const(Sched *s, const Value *v, const DType *dt) {
+const Value *v0_10_as_const(Sched *s, const Value *v, const DType *dt) {
   double f = value_to_double(v);
   if (dtype_is_int(dt)) {
     if (value_is_int(v)) return v;
     if (v->kind == V_BOOL) return v_int(s->in, v->u.b);
     const Value *i = v_int_of_float(s->in, f);
-    if (!i) v100_sched_unsupported(s, "int() of a non-representable float");
+    if (!i) error_unsupported("int() of a non-representable float");
     return i;
   }
   if (dtype_is_float(dt)) return v->kind == V_FLOAT ? v : v_float(s->in, f == 0 ? 0.0 : f);
@@ -234,9 +93,8 @@ const Value *v100_as_const(Sched *s, const Value *v, const DType *dt) {
 
 /* UOp.const(dtype, b) for a python number. 0.10.x's UOp cache holds CONST
  * 0.0 and -0.0 as one node (Python ==), so -0.0 is folded into 0.0 here. */
-const UOp *v100_uop_const(Sched *s, const DType *dt, const Value *v) {
-  const Value *c = v100_as_const(s, v, dt);
-  if (!c) return NULL;
+const UOp *v0_10_uop_const(Sched *s, const DType *dt, const Value *v) {
+  const Value *c = v0_10_as_const(s, v, dt);
   if (c->kind == V_FLOAT && c->u.f == 0) c = v_float(s->in, 0.0);
   return uop0(s->in, OP_CONST, dt, c);
 }
@@ -245,9 +103,9 @@ const UOp *v100_uop_const(Sched *s, const DType *dt, const Value *v) {
 
 static int st_none_marker;
 
-const Value *v100_st_arg(Sched *s, const UOp *u) {
+const Value *v0_10_st_arg(Sched *s, const UOp *u) {
   const UOp *ret = u->src[u->op == OP_VALID ? 0 : 1];
-  if (ret->op != OP_VIEW) { v100_sched_raise(s, "AssertionError", "st_arg trying to return a %s", op_name(ret->op, TG_0_10_0)); return NULL; }
+  if (ret->op != OP_VIEW) error_raise("AssertionError", "st_arg trying to return a %s", op_name(ret->op, s->v));
   return ret->arg;
 }
 
@@ -259,91 +117,86 @@ static bool has_st(Op op) {
 static const Value *st_from_sources(Sched *s, const UOp *u) {
   const Value *first = NULL;
   for (uint32_t i = 0; i < u->nsrc; i++) {
-    const Value *x = v100_idcache_get(&s->st_cache, u->src[i]);
+    const Value *x = v0_10_idcache_get(&s->st_cache, u->src[i]);
     if (x == (const Value *)&st_none_marker) continue;
-    if (first && !st10_same_shape(first, x)) {
-      v100_sched_raise(s, "AssertionError", "UOp parents must have the same shape %s", v100_uop_repr_line(s, u));
-      return NULL;
-    }
+    if (first && !v0_10_st_same_shape(first, x))
+      error_raise("AssertionError", "UOp parents must have the same shape %s", v0_10_uop_repr(s, u));
     if (!first) first = x;
   }
-  if (!first) { v100_sched_raise(s, "IndexError", "list index out of range"); return NULL; }
-  return u->op == OP_REDUCE_AXIS ? st10_from_reduced_shape(s, first, v100_axis_arg(u)) : first;
+  if (!first) error_raise("IndexError", "list index out of range");
+  return u->op == OP_REDUCE_AXIS ? v0_10_st_from_reduced_shape(s, first, v0_10_axis_arg(u)) : first;
 }
 
 /* the st of a node whose value needs no sources' st, or NULL */
 static const Value *st_direct(Sched *s, const UOp *u, bool *direct) {
   *direct = true;
   if (!has_st(u->op)) return (const Value *)&st_none_marker;
-  if (v100_op_in_buffer(u->op)) return v100_st_arg(s, u);
+  if (v0_10_op_in_buffer(u->op)) return v0_10_st_arg(s, u);
   if (u->op == OP_VIEW) return u->arg;
   *direct = false;
   return NULL;
 }
 
 /* Iterative: sources before the node, each node once. */
-const Value *v100_uop_st(Sched *s, const UOp *root) {
-  const Value *got = v100_idcache_get(&s->st_cache, root);
+const Value *v0_10_uop_st(Sched *s, const UOp *root) {
+  const Value *got = v0_10_idcache_get(&s->st_cache, root);
   if (!got) {
     UStack *stack = &s->st_stack;
     stack->n = 0;
-    v100_ustack_push(s, stack, root);
-    while (stack->n && !s->failed) {
+    v0_10_ustack_push(s, stack, root);
+    while (stack->n) {
       const UOp *u = stack->items[stack->n - 1];
-      if (v100_idcache_get(&s->st_cache, u)) { stack->n--; continue; }
+      if (v0_10_idcache_get(&s->st_cache, u)) { stack->n--; continue; }
       bool direct;
       const Value *v = st_direct(s, u, &direct);
       if (!direct) {
         uint32_t i = 0;
-        while (i < u->nsrc && v100_idcache_get(&s->st_cache, u->src[i])) i++;
-        if (i < u->nsrc) { v100_ustack_push(s, stack, u->src[i]); continue; }
+        while (i < u->nsrc && v0_10_idcache_get(&s->st_cache, u->src[i])) i++;
+        if (i < u->nsrc) { v0_10_ustack_push(s, stack, u->src[i]); continue; }
         v = st_from_sources(s, u);
       }
-      if (!v) return NULL;
-      v100_idcache_put(s, &s->st_cache, u, v);
+      v0_10_idcache_put(s, &s->st_cache, u, v);
       stack->n--;
     }
-    if (s->failed) return NULL;
-    got = v100_idcache_get(&s->st_cache, root);
+    got = v0_10_idcache_get(&s->st_cache, root);
   }
   return got == (const Value *)&st_none_marker ? NULL : got;
 }
 
 /* UOp.view(st): self if self.st is None or self.st == st else VIEW(self) */
-const UOp *v100_uop_view(Sched *s, const UOp *u, const Value *st) {
-  if (u->op == OP_STORE) { v100_sched_raise(s, "AssertionError", "VIEW of STORE is invalid, STORE is always base"); return NULL; }
-  const Value *mine = v100_uop_st(s, u);
-  if (s->failed) return NULL;
+const UOp *v0_10_uop_view(Sched *s, const UOp *u, const Value *st) {
+  if (u->op == OP_STORE) error_raise("AssertionError", "VIEW of STORE is invalid, STORE is always base");
+  const Value *mine = v0_10_uop_st(s, u);
   if (!mine || mine == st) return u;
   return uop1(s->in, OP_VIEW, u->dtype, st, u);
 }
 
 /* ---- can_pad: not any(x.op in GroupOp.UnsafePad for x in u.sparents) ---- */
 
-bool v100_can_pad(Sched *s, const UOp *root) {
+bool v0_10_can_pad(Sched *s, const UOp *root) {
   /* unsafe_cache: 1 = safe, 2 = has an unsafe op; computed sources first */
   UStack *stack = &s->pad_stack;
   stack->n = 0;
-  v100_ustack_push(s, stack, root);
+  v0_10_ustack_push(s, stack, root);
   while (stack->n) {
     const UOp *u = stack->items[stack->n - 1];
-    if (v100_idcache_get(&s->unsafe_cache, u)) { stack->n--; continue; }
-    uintptr_t verdict = v100_op_in_unsafe_pad(u->op) ? 2 : 1;
+    if (v0_10_idcache_get(&s->unsafe_cache, u)) { stack->n--; continue; }
+    uintptr_t verdict = v0_10_op_in_unsafe_pad(u->op) ? 2 : 1;
     bool pushed = false;
     for (uint32_t i = 0; i < u->nsrc && verdict == 1; i++) {
-      uintptr_t c = (uintptr_t)v100_idcache_get(&s->unsafe_cache, u->src[i]);
+      uintptr_t c = (uintptr_t)v0_10_idcache_get(&s->unsafe_cache, u->src[i]);
       if (c == 2) verdict = 2;
       else if (c == 0) {
-        v100_ustack_push(s, stack, u->src[i]);
+        v0_10_ustack_push(s, stack, u->src[i]);
         pushed = true;
         break;
       }
     }
     if (pushed) continue;
-    v100_idcache_put(s, &s->unsafe_cache, u, (const void *)verdict);
+    v0_10_idcache_put(s, &s->unsafe_cache, u, (const void *)verdict);
     stack->n--;
   }
-  return (uintptr_t)v100_idcache_get(&s->unsafe_cache, root) == 1;
+  return (uintptr_t)v0_10_idcache_get(&s->unsafe_cache, root) == 1;
 }
 
 /* ---- UOp.sparents in Python's order ----
@@ -384,11 +237,11 @@ static inline void list_sources(Sched *s, uint32_t **stamps, uint32_t listed, co
     uint32_t *stamp = stamp_of(stamps, c);
     if (*stamp >= listed) continue;
     *stamp = listed;
-    v100_ustack_push(s, &s->parents, c);
+    v0_10_ustack_push(s, &s->parents, c);
   }
 }
 
-size_t v100_uop_sparents(Sched *s, const UOp *root, const UOp ***out) {
+size_t v0_10_sparents(Sched *s, const UOp *root, const UOp ***out) {
   typedef struct { const UOp *u; uint32_t next; } Frame;
   uint32_t listed, **stamps = sparents_stamps(s, &listed), expanded = listed + 1;
   s->parents.n = 0;
@@ -415,7 +268,7 @@ size_t v100_uop_sparents(Sched *s, const UOp *root, const UOp ***out) {
   }
   s->sparents_stack = stack;
   s->sparents_cap = cap;
-  v100_ustack_push(s, &s->parents, root); /* no node is its own parent */
+  v0_10_ustack_push(s, &s->parents, root); /* no node is its own parent */
   *out = s->parents.items;
   return s->parents.n;
 }
@@ -460,7 +313,7 @@ static const char *float_repr(Sched *s, double f) {
 
 static const char *dtype_py_repr(Sched *s, const DType *d) {
   char buf[128];
-  return arena_printf(s->a, "dtypes.%s", dtype_repr(d, TG_0_10_0, buf, sizeof buf));
+  return arena_printf(s->a, "dtypes.%s", dtype_repr(d, s->v, buf, sizeof buf));
 }
 
 /* repr(x) for a value inside a tuple (strings quoted), str(x) at the top */
@@ -477,7 +330,7 @@ static const char *value_text(Sched *s, const Value *v, bool top) {
     case V_FLOAT: return float_repr(s, v->u.f);
     case V_STR: return top ? arena_strndup(s->a, v->u.str.s, v->u.str.n) : arena_printf(s->a, "'%.*s'", (int)v->u.str.n, v->u.str.s);
     case V_DTYPE: return dtype_py_repr(s, v->u.dtype);
-    case V_ST: return st10_repr(s, v);
+    case V_ST: return v0_10_st_repr(s, v);
     case V_TUPLE: {
       const char *acc = "(";
       for (size_t i = 0; i < v->u.tuple.n; i++)
@@ -488,7 +341,7 @@ static const char *value_text(Sched *s, const Value *v, bool top) {
   }
 }
 
-const char *v100_value_repr(Sched *s, const Value *v) { return value_text(s, v, true); }
+const char *v0_10_value_repr(Sched *s, const Value *v) { return value_text(s, v, true); }
 
 /* UOp.argstr */
 static const char *argstr(Sched *s, const UOp *u) {
@@ -502,7 +355,7 @@ static const char *argstr(Sched *s, const UOp *u) {
 }
 
 /* The first line of UOp.__repr__ (pretty_print): "UOp(Ops.X, dtypes.y, arg=..., src=(" */
-const char *v100_uop_repr_line(Sched *s, const UOp *u) {
-  return arena_printf(s->a, "UOp(%s, %s, arg=%s, src=(%s", op_name(u->op, TG_0_10_0), dtype_py_repr(s, u->dtype),
+const char *v0_10_uop_repr(Sched *s, const UOp *u) {
+  return arena_printf(s->a, "UOp(%s, %s, arg=%s, src=(%s", op_name(u->op, s->v), dtype_py_repr(s, u->dtype),
                       argstr(s, u), u->nsrc ? "" : "))");
 }

@@ -73,7 +73,7 @@ static void run(Run *r, const char *text, const char *from, const char *to) {
   r->cap.context = json_get(root, "context");
   r->cap.input = json_get(root, "input");
   memset(&r->st, 0, sizeof r->st);
-  r->ok = v0_10_0_schedule_capture(&r->cap, &r->arena, &r->result, &r->st);
+  r->ok = v0_10_schedule_capture(&r->cap, &r->arena, &r->result, &r->st);
 }
 
 static bool json_is(Arena *a, const JVal *v, const char *text) { return v && json_equal(v, parse(a, text)); }
