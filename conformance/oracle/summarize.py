@@ -18,7 +18,7 @@ KEEP = ("generation", "suite", "captures", "errors", "with_memory_plan", "tests"
         "capped_workloads", "torch_mirror", "dedupe", "duplicates_dropped")
 
 SUITE_ORDER = ("test_schedule", "workloads", "big", "symbolic")  # conformance/corpus's suites, in this order
-# the versions of the capture contract (section 7), in commit order
+# the versions of the capture contract (section 7), in commit order: tables list them so
 VERSIONS = ("0.9.1", "0.9.2", "0.9.2+197f8fd", "0.10.0", "0.10.0+2ca41d6", "0.10.1", "0.10.2", "0.10.2+a0b4465")
 
 
@@ -64,7 +64,7 @@ def pivot(path):
   """One row per suite, one column per version: captures (errors), and the tests' fate."""
   with open(path) as f: runs = json.load(f)["runs"]
   by = {(suite_name(r), r["generation"]): r for r in runs}
-  GENS = [g for g in VERSIONS if any(r["generation"] == g for r in runs)]
+  GENS = [v for v in VERSIONS if any(r["generation"] == v for r in runs)]  # a column per version recorded
   suites = sorted({s for s, _ in by}, key=lambda s: (not s.startswith(("test_", "unit.")), s))
   print("| suite | " + " | ".join(GENS) + " |")
   print("|---|" + "---:|" * len(GENS))
