@@ -30,10 +30,26 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     /* v0_10_lazybuf_uop/ */
   },
   [TG_0_10_0_2CA41D6] = {
-    .name = "0.10.0+2ca41d6", .commit = "2ca41d6a44", .generation = GEN_NONE,
+    .name = "0.10.0+2ca41d6", .commit = "2ca41d6a44", .generation = GEN_LAZYBUF_UOP,
     /* common/ */
     .f.symbolic = SYM_UOP,
     /* v0_10_lazybuf_uop/ */
+    .f.uop_base_keeps_buffer_view = true,
+    .f.buf_uop_of_buffer = true,
+    .f.uop_view_contiguous_to_base = true,
+    .f.can_pad_stops_at_realizes = true,
+    .f.outs_base_realized = true,
+    .f.outs_realized_by_sink = true,
+    .f.realize_records_op = true,
+    .f.consts_in_break_sched = true,
+    .f.to_uop_keeps_cast_arg = true,
+    .f.fold_img_cast = true,
+    .f.fuse_arange_of_const = true,
+    .f.swizzle_r_axis_after_shape = true,
+    .f.metadata_of_ops = true,
+    .f.assign_adj = true,
+    .f.buf_limit_in_full_ast_rewrite = true,
+    .f.srcs_deleted_when_prescheduled = true,
   },
   [TG_0_10_1] = {
     .name = "0.10.1", .commit = "v0.10.1", .generation = GEN_NONE,

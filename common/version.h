@@ -47,6 +47,22 @@ typedef struct TgFeatures {
   TgSymbolic symbolic;   /* shape/symbolic.py Node (0.9.x) vs UOp arithmetic (ops.py) */
   /* ---- v0_9_lazyop/ ---- */
   /* ---- v0_10_lazybuf_uop/ ---- */
+  bool uop_base_keeps_buffer_view;   /* ops.py UOp.base: a VIEW of a BUFFER is its own base, vs src[0] of any 1-src VIEW */
+  bool buf_uop_of_buffer;            /* ops.py UOp.buf_uop: a BUFFER is its own buf_uop, vs an AssertionError */
+  bool uop_view_contiguous_to_base;  /* ops.py UOp.view: base when st is contiguous and base.st == st, else a VIEW, vs self when self.st == st */
+  bool can_pad_stops_at_realizes;    /* ops.py can_pad(u, edges, visited): stops at realized buffers, vs not any UnsafePad in u.sparents */
+  bool outs_base_realized;           /* schedule.py create_schedule_with_vars: outs filtered by x.base.realized, vs x.realized */
+  bool outs_realized_by_sink;        /* schedule.py do_realize: a SINK rule realizes the outputs, vs forced_realize set on each out */
+  bool realize_records_op;           /* schedule.py realize / break_sched append_kernel: realizes[b] = to_store, break_sched stores and loads, vs realize's STORE + LOAD */
+  bool consts_in_break_sched;        /* schedule.py to_uop / generate_valid: a CONST gets a BUFFER, const_with_shape in break_sched, vs VALID.where in to_uop */
+  bool to_uop_keeps_cast_arg;        /* schedule.py to_uop: UOp(buf.op, ..., buf.arg), vs None for CAST and BITCAST */
+  bool fold_img_cast;                /* schedule.py do_realize: fold_img_cast after realize_view, vs the image-cast lambda before it */
+  bool fuse_arange_of_const;         /* schedule.py group_realizes: FUSE_ARANGE when uval(r.src[0].base) is a CONST, vs .base is a WHERE */
+  bool swizzle_r_axis_after_shape;   /* schedule.py swizzle_r: new_axis = range(len(st.shape), +len(axis)), vs from permute_reduce(new_input_st) */
+  bool metadata_of_ops;              /* schedule.py full_ast_rewrite: outputs' metadata + ops_metadata of ops lazy keeps, vs ubuf_metadata of sparents */
+  bool assign_adj;                   /* schedule.py full_ast_rewrite: assign_adj (append_load, check_preload, frozenset assign_preloads), vs the sparents run check and a tuple */
+  bool buf_limit_in_full_ast_rewrite;  /* schedule.py full_ast_rewrite: BUF_LIMIT of si_ctx.bufs[0]'s device, vs the BFS's check of si.outputs[0] */
+  bool srcs_deleted_when_prescheduled; /* schedule.py create_schedule_with_vars: del lazybufs[u].srcs after full_ast_rewrite, vs in the BFS */
   /* ---- v0_10_2_kernel_graph/ ---- */
 } TgFeatures;
 

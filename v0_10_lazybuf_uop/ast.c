@@ -37,7 +37,8 @@ static const UOp *rule_lazy_contiguous(void *ctx, const UOp *u) {
 
 typedef struct LazyCtx {
   Sched *s;          /* first member: the lazy rules read it */
-  OMap stores;       /* {x.buf_uop: x.src[2] for x in pre.src} */
+  OMap stores;       /* {x.buf_uop: x.src[2] for x in pre.src} (ScheduleItemContext.sinked) */
+  SiCtx *si;         /* metadata, assign_adj (2ca41d6) */
 } LazyCtx;
 
 /* multioutput = PatternMatcher([(UPat.load(UPat.var("b"), UPat()), lambda ctx,b: ctx.get(b)),]) */
@@ -54,6 +55,60 @@ static const Rule lazy_rules[] = {
 static const PatternMatcher lazy_pm = {lazy_rules, 3};
 static const Rule multioutput_rules[] = {{{OP_LOAD}, rule_multioutput, "LOAD of an output -> its value"}};
 static const PatternMatcher multioutput_pm = {multioutput_rules, 1};
+
+/* ---- lazy with metadata_of_ops and assign_adj (2ca41d6) ---- */
+
+/* (UPat(tuple(Ops), name="x"), lambda ctx,x: ctx.metadata.add(m) if (m:=ctx.ops_metadata.get(x)) is not None else None) */
+static const UOp *add_ops_metadata(void *ctx, const UOp *x) {
+  LazyCtx *c = ctx;
+  const Value *m = v0_10_idcache_get(&c->s->ops_metadata, x);
+  if (m) omap_put(&c->si->metadata, omap_ptr(m), (void *)1);
+  return NULL;
+}
+
+/* (UPat(Ops.BUFFER, name="b").view(name="v"), lambda ctx,b,v: UOp(Ops.PRELOAD if b in ctx.assigns else Ops.LOAD, v.dtype, (b, v.st.to_uop()))) */
+static const UOp *load_or_preload(void *ctx, const UOp *v) {
+  Sched *s = *(Sched **)ctx;
+  if (v->nsrc != 1 || v->src[0]->op != OP_BUFFER) return NULL;
+  Op op = omap_has(&s->assigns, omap_ptr(v->src[0])) ? OP_PRELOAD : OP_LOAD;
+  return uop2(s->in, op, v->dtype, s->none, v->src[0], v0_10_st_to_uop(s, v->arg));
+}
+
+static const Rule lazy_ops_rules[] = {
+  {{OP_NONE}, add_ops_metadata, "ctx.metadata.add(ctx.ops_metadata[x])"},
+  {{OP_VIEW}, load_or_preload, "VIEW(BUFFER) -> PRELOAD or LOAD"},
+  {{OP_CONTIGUOUS}, rule_lazy_contiguous, "CONTIGUOUS(x) -> x"},
+};
+static const PatternMatcher lazy_ops_pm = {lazy_ops_rules, 3};
+
+/* ctx.assign_adj.setdefault(b, []).append(x); the list */
+static AdjLoads *assign_adj_append(Sched *s, SiCtx *si, const UOp *b, const UOp *x) {
+  AdjLoads *l = omap_get(&si->assign_adj, omap_ptr(b));
+  if (!l) {
+    l = arena_alloc(s->tmp, sizeof *l);
+    omap_put(&si->assign_adj, omap_ptr(b), l);
+  }
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 4;
+    const UOp **bigger = arena_array(s->tmp, cap, sizeof *bigger);
+    if (l->n) memcpy(bigger, l->items, l->n * sizeof *bigger);
+    l->items = bigger, l->cap = cap;
+  }
+  l->items[l->n++] = x;
+  if (x->op != l->items[0]->op) l->mixed = true;
+  if (x->op == OP_PRELOAD) l->preload = true;
+  return l;
+}
+
+/* append_load = PatternMatcher([(UPat.load(UPat.var("b"), UPat(), name="x"),
+ *   lambda ctx,b,x: ctx.assign_adj.setdefault(b, []).append(x) if b in ctx.assigns else None)]) */
+static const UOp *append_load(void *ctx, const UOp *x) {
+  LazyCtx *c = ctx;
+  if (x->nsrc == 2 && omap_has(&c->s->assigns, omap_ptr(x->src[0]))) assign_adj_append(c->s, c->si, x->src[0], x);
+  return NULL;
+}
+static const Rule append_load_rules[] = {{{OP_LOAD}, append_load, "append_load"}};
+static const PatternMatcher append_load_pm = {append_load_rules, 1};
 
 /* assert cyclic dependency: among PRELOADs and LOADs of assigned buffers (in
  * sparents order), a run of one buffer must not mix the two ops */
@@ -257,7 +312,7 @@ _Noreturn static void swizzle_size_error(Sched *s, const UOp *root) {
   bool first = true;
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
-    if (v0_10_uop_base(x) == x) continue;
+    if (v0_10_uop_base(s, x) == x) continue;
     shapes = arena_printf(s->a, "%s%s%s", shapes, first ? "" : ", ", shape_pair_repr(s, x->arg, v0_10_uop_st(s, x->src[0])));
     first = false;
   }
@@ -274,7 +329,7 @@ static const UOp *push_swizzle_down_through_elementwise(void *ctx, const UOp *ro
   const Value *first_st = NULL, *first_in = NULL;
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
-    if (v0_10_uop_base(x) == x) continue;
+    if (v0_10_uop_base(s, x) == x) continue;
     const Value *xs = x->arg, *ys = v0_10_uop_st(s, x->src[0]);
     if (!ys) error_raise("AssertionError", "%s", ""); /* unwrap(x.src[0].st) */
     if (!first_st) { first_st = xs, first_in = ys; continue; }
@@ -285,7 +340,7 @@ static const UOp *push_swizzle_down_through_elementwise(void *ctx, const UOp *ro
   const UOp **src = arena_array(s->tmp, root->nsrc + 1, sizeof *src);
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
-    src[i] = v0_10_uop_base(x) != x ? x->src[0] : apply_swizzle(s, x, input_st);
+    src[i] = v0_10_uop_base(s, x) != x ? x->src[0] : apply_swizzle(s, x, input_st);
   }
   const UOp *ret = v0_10_uop_replace(s, root, root->nsrc, src);
   if (ret->op == OP_STORE) return ret;
@@ -409,6 +464,30 @@ static const Rule to_si_rules[] = {
 };
 static const PatternMatcher to_si_pm = {to_si_rules, 3};
 
+/* ---- to_si + check_preload with assign_adj (2ca41d6) ---- */
+
+/* (UPat(Ops.PRELOAD, src=(UPat.var("b"), UPat()), name="x"), _append_preload):
+ *   (adj_loads:=ctx.assign_adj.setdefault(b, [])).append(x)
+ *   if not all_same([x.op for x in adj_loads]): raise RuntimeError(f"Detected cycle when fusing {adj_loads}. ...")
+ *   return x.replace(op=Ops.LOAD) */
+static const UOp *check_preload(void *ctx, const UOp *x) {
+  ToSiCtx *c = ctx;
+  Sched *s = c->s;
+  if (x->nsrc != 2) return NULL;
+  const AdjLoads *l = assign_adj_append(s, c->si, x->src[0], x);
+  if (l->mixed) /* the message's first line: the list's repr opens with its first UOp's */
+    error_raise("RuntimeError", "Detected cycle when fusing [%s", v0_10_uop_repr(s, l->items[0]));
+  return uop_new(s->in, OP_LOAD, x->dtype, x->arg, x->nsrc, x->src);
+}
+
+static const Rule to_si_adj_rules[] = {
+  {{OP_VIEW}, append_st_vars, "_append_st_vars"},
+  {{OP_SINK}, rule_meta_root, "meta op as the root"},
+  {{OP_PRELOAD}, check_preload, "check_preload"},
+};
+static const PatternMatcher to_si_adj_pm = {to_si_adj_rules, 3};
+static const PatternMatcher to_si_only_pm = {to_si_adj_rules, 2};
+
 /* append_bufs = PatternMatcher([(UPat(Ops.BUFFER, name="x"), _append_buf)]) */
 static const UOp *append_buf(void *ctx, const UOp *x) {
   ToSiCtx *c = ctx;
@@ -419,25 +498,104 @@ static const UOp *append_buf(void *ctx, const UOp *x) {
 static const Rule append_bufs_rules[] = {{{OP_BUFFER}, append_buf, "_append_buf"}};
 static const PatternMatcher append_bufs_pm = {append_bufs_rules, 1};
 
+/* ---- the checks of 2ca41d6's full_ast_rewrite ---- */
+
+/* repr of a set of Metadata (the BUF_LIMIT message): Python's set order shows only with two or more */
+static const char *metadata_set_repr(Sched *s, const OMap *set) {
+  size_t n = omap_len(set);
+  if (n == 0) return "set()";
+  if (n > 1) error_unsupported("the order of a set of Metadata in the BUF_LIMIT message");
+  uint64_t key;
+  void *val;
+  size_t pos = 0;
+  omap_next(set, &pos, &key, &val);
+  const Value *m = (const Value *)(uintptr_t)key, *name = m->u.tuple.items[0], *caller = m->u.tuple.items[1];
+  return arena_printf(s->a, "{%.*s%s%.*s}", (int)name->u.str.n, name->u.str.s, caller->u.str.n ? " - " : "", (int)caller->u.str.n,
+                      caller->u.str.s);
+}
+
+/* assert buffer count limit:
+ *   if (limit:=BUF_LIMIT.get(device:=si_ctx.bufs[0].device)) is not None and len(si_ctx.bufs) >= limit: raise RuntimeError(...) */
+static void check_buf_limit(Sched *s, const SiCtx *si) {
+  if (si->nbufs == 0) error_raise("IndexError", "list index out of range");
+  const Value *device = si->bufs[0]->arg->u.tuple.items[1]->u.tuple.items[0];
+  for (size_t i = 0; i < s->nlimits; i++) {
+    if (strlen(s->limit_device[i]) != device->u.str.n || memcmp(s->limit_device[i], device->u.str.s, device->u.str.n) != 0) continue;
+    if ((int64_t)si->nbufs < s->limit_value[i]) return;
+    error_raise("RuntimeError", "Kernel for %s exceeded the %lld buffer count limit for %.*s with %zu buffers.", metadata_set_repr(s, &si->metadata),
+                (long long)s->limit_value[i], (int)device->u.str.n, device->u.str.s, si->nbufs);
+  }
+}
+
+/* x.st_arg is contiguous, or a single masked view equal to a shrunk contiguous one */
+static bool assign_operand_ok(Sched *s, const UOp *x) {
+  const Value *st = v0_10_st_arg(s, x);
+  if (v0_10_st_contiguous(st)) return true;
+  const View *v = v0_10_st_view(st, 0);
+  if (v0_10_st_nviews(st) != 1 || !v->mask) return false;
+  return v0_10_st_shrink(s, v0_10_st_from_shape_of(s, st), v->ndim, v->mask) == v0_10_st_shrink(s, st, v->ndim, v->mask);
+}
+
+/* we also allow masked views. if it has a single view and it's equal when you shrink a contig, it's fine:
+ *   for ubuf,ops in si_ctx.assign_adj.items():
+ *     if si_ctx.sinked.get(ubuf) is not None and not all(... for x in ops): raise RuntimeError(...) */
+static void check_assign_adj(Sched *s, const SiCtx *si, const OMap *sinked) {
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(&si->assign_adj, &pos, &key, &val);) {
+    const AdjLoads *l = val;
+    if (!omap_has(sinked, key)) continue;
+    for (size_t i = 0; i < l->n; i++)
+      if (!assign_operand_ok(s, l->items[i]))
+        error_raise("RuntimeError", "self operand of augmented assign must be contiguous.\nhelp: consider using .contiguous():");
+  }
+}
+
+/* frozenset(ubuf for ubuf,ops in ast_ctx.assign_adj.items() if any(x.op is Ops.PRELOAD for x in ops)), in assign_adj's order */
+static void assign_preloads_of_adj(Sched *s, SiCtx *si) {
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(&si->assign_adj, &pos, &key, &val);)
+    if (((const AdjLoads *)val)->preload) push_uop(s->tmp, &si->preloads, &si->npreloads, &si->cappreloads, (const UOp *)(uintptr_t)key);
+}
+
 /* full_ast_rewrite(pre, ctx) */
 const UOp *v0_10_full_ast_rewrite(Sched *s, const UOp *pre, const PreFacts *facts, SiCtx *si) {
-  /* fuse and fold store -> loads */
-  LazyCtx lc = {s, {0}};
+  /* fuse and fold store -> loads; metadata_of_ops: si_ctx.metadata starts as the outputs' */
+  LazyCtx lc = {s, {0}, si};
   omap_init(&lc.stores, s->tmp);
+  omap_init(&si->metadata, s->tmp);
+  omap_init(&si->assign_adj, s->tmp);
   for (uint32_t i = 0; i < pre->nsrc; i++) {
-    omap_put(&lc.stores, omap_ptr(v0_10_buf_uop(s, pre->src[i])), (void *)pre->src[i]->src[2]);
+    const UOp *b = v0_10_buf_uop(s, pre->src[i]);
+    omap_put(&lc.stores, omap_ptr(b), (void *)pre->src[i]->src[2]);
+    const InLB *lb = s->f->metadata_of_ops ? v0_10_lazybuf_of(s, b) : NULL;
+    if (lb && lb->metadata) omap_put(&si->metadata, omap_ptr(lb->metadata), (void *)1);
   }
-  const PatternMatcher *lazy_pms[2] = {&lazy_pm, &multioutput_pm};
-  const UOp *sink = graph_rewrite(s->in, pre, lazy_pms, pre->nsrc > 1 ? 2 : 1, &lc, false);
-  check_cycle(s, sink, facts);
+  /* ops_folding = lazy if len(si_ctx.sinked) == 1 else lazy+multioutput; +append_load with assigns (assign_adj) */
+  const PatternMatcher *lazy_pms[3];
+  size_t nlazy = 0;
+  bool assigns = omap_len(&s->assigns) != 0;
+  lazy_pms[nlazy++] = s->f->metadata_of_ops ? &lazy_ops_pm : &lazy_pm;
+  if (pre->nsrc > 1) lazy_pms[nlazy++] = &multioutput_pm;
+  if (s->f->assign_adj && assigns) lazy_pms[nlazy++] = &append_load_pm;
+  const UOp *sink = graph_rewrite(s->in, pre, lazy_pms, nlazy, &lc, false);
+  if (!s->f->assign_adj) check_cycle(s, sink, facts);
   /* do movementops: graph_rewrite(sink, merge_views+view_left), then +view_right, in the shared contexts */
   sink = top_down_rewrite(shared_rc(s, &s->view_left_rc, view_left_pms), sink);
   sink = top_down_rewrite(shared_rc(s, &s->view_right_rc, view_right_pms), sink);
-  check_assign_contiguous(s, sink, facts);
-  /* convert to AST */
+  if (!s->f->assign_adj) check_assign_contiguous(s, sink, facts);
+  /* convert to AST: to_si (+check_preload with assigns), append_bufs */
   omap_init(&si->sts, s->tmp);
   ToSiCtx tc = {s, si};
-  const PatternMatcher *to_si_pms[1] = {&to_si_pm}, *append_pms[1] = {&append_bufs_pm};
+  const PatternMatcher *to_si_pms[1] = {!s->f->assign_adj ? &to_si_pm : assigns ? &to_si_adj_pm : &to_si_only_pm};
+  const PatternMatcher *append_pms[1] = {&append_bufs_pm};
   sink = graph_rewrite(s->in, sink, to_si_pms, 1, &tc, false);
-  return graph_rewrite(s->in, sink, append_pms, 1, &tc, false);
+  sink = graph_rewrite(s->in, sink, append_pms, 1, &tc, false);
+  if (s->f->buf_limit_in_full_ast_rewrite) check_buf_limit(s, si);
+  if (s->f->assign_adj) {
+    check_assign_adj(s, si, &lc.stores);
+    assign_preloads_of_adj(s, si);
+  }
+  return sink;
 }

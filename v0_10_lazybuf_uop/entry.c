@@ -5,13 +5,23 @@
 #include <string.h>
 #include "pipeline.h"
 
+/* The version common/ is asked for. common/ still tells versions apart by
+ * number where it differs (its features are being added, issue 14) and has
+ * 0.10.0's View, ShapeTracker and symbolic rules, which every version of
+ * this generation has (2ca41d6 changed neither shape/view.py nor
+ * shape/shapetracker.py in a way a schedule shows): it is asked for 0.10.0. */
+static TgVersion common_version(TgVersion v) {
+  (void)v;
+  return TG_0_10_0;
+}
+
 static void sched_init(Sched *s, const Capture *c, Arena *a, Interner *in) {
   memset(s, 0, sizeof *s);
   s->a = s->caches = s->graph = s->tmp = a;
   s->in = in;
   s->cap = c;
-  s->v = c->generation;
-  s->f = tg_features(s->v);
+  s->v = common_version(c->generation);
+  s->f = tg_features(c->generation);
   codec_init(&s->codec, in, s->v);
   v0_10_st_init(s);
   OMap *maps[] = {&s->var_vals, &s->assigns,
@@ -22,12 +32,28 @@ static void sched_init(Sched *s, const Capture *c, Arena *a, Interner *in) {
   s->bool_dt = dt_bool;
 }
 
-/* one schedule item, built in `a` (graph_encode's and value_to_json's JSON in s->codec.out) */
+/* metadata names in Python's string order (the captures write the set sorted) */
+static int metadata_cmp(const void *pa, const void *pb) {
+  const Value *a = (*(const Value *const *)pa)->u.tuple.items[0], *b = (*(const Value *const *)pb)->u.tuple.items[0];
+  size_t n = a->u.str.n < b->u.str.n ? a->u.str.n : b->u.str.n;
+  int c = memcmp(a->u.str.s, b->u.str.s, n);
+  return c ? c : (a->u.str.n > b->u.str.n) - (a->u.str.n < b->u.str.n);
+}
+
+static int int64_cmp(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return (a > b) - (a < b);
+}
+
+/* one schedule item, built in `a` (graph_encode's and value_to_json's JSON in s->codec.out):
+ * metadata sorted (a set), assign_preloads sorted when it is a frozenset (assign_adj) */
 static JVal *encode_item(Sched *s, Arena *a, const SchedItem *si) {
   JVal *o = json_obj(a), *bufs = json_arr(a), *md = json_arr(a), *pre = json_arr(a);
   json_set(a, o, "ast", graph_encode(&s->codec, &si->ast, 1));
   for (size_t i = 0; i < si->nbufs; i++) json_push(a, bufs, json_int(a, si->bufs[i]));
+  qsort(si->metadata, si->nmetadata, sizeof *si->metadata, metadata_cmp);
   for (size_t i = 0; i < si->nmetadata; i++) json_push(a, md, value_to_json(&s->codec, si->metadata[i]->u.tuple.items[0]));
+  if (s->f->assign_adj) qsort(si->preloads, si->npreloads, sizeof *si->preloads, int64_cmp);
   for (size_t i = 0; i < si->npreloads; i++) json_push(a, pre, json_int(a, si->preloads[i]));
   json_set(a, o, "bufs", bufs);
   json_set(a, o, "metadata", md);
@@ -150,7 +176,7 @@ static void schedule_capture(void *ud) {
  * The capture runs in its own symbolic context (sint.h): its Variables and
  * shape expressions are hash-consed UOps of this capture. */
 bool v0_10_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
-  sym_begin(a, c->generation);
+  sym_begin(a, common_version(c->generation));
   size_t max_chunk = a->max_chunk;
   a->max_chunk = V0_10_MAX_CHUNK;
   arena_prefer_pool(a); /* the parser's buffers, given back */

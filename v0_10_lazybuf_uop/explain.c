@@ -90,7 +90,7 @@ static const char *unsafe_pad_culprit(Sched *s, const UOp *base) {
   while (stack.n) {
     const UOp *u = stack.items[--stack.n];
     if (v0_10_is_scheduled(u)) {
-      const UOp *op = v0_10_is_contiguous_base(u->src[1]) ? u->src[1]->src[0] : u->src[1];
+      const UOp *op = v0_10_is_contiguous_base(s, u->src[1]) ? u->src[1]->src[0] : u->src[1];
       int64_t lb = lb_of(s, u->src[0]);
       if (!v0_10_op_in_unsafe_pad(op->op)) {
       } else if (lb >= 0 && lb == padded) {
@@ -128,7 +128,7 @@ void v0_10_explain_copy_src(Sched *s, const OMap *realizes, const UOp *b, const 
 const char *v0_10_explain_node(Sched *s, const UOp *b) {
   int64_t lb = lb_of(s, b);
   const UOp *u = omap_get(&s->allbufs, omap_ptr(b));
-  const UOp *op = u && v0_10_is_scheduled(u) ? (v0_10_is_contiguous_base(u->src[1]) ? u->src[1]->src[0] : u->src[1]) : NULL;
+  const UOp *op = u && v0_10_is_scheduled(u) ? (v0_10_is_contiguous_base(s, u->src[1]) ? u->src[1]->src[0] : u->src[1]) : NULL;
   return arena_printf(s->a, "node %lld %s", (long long)lb, op ? op_text(s, op->op) : "?");
 }
 

@@ -12,7 +12,7 @@ static const UOp *uval(Sched *s, const UOp *u) {
   if (!u) error_raise("KeyError", "allbufs");
   if (!v0_10_is_scheduled(u)) error_raise("AssertionError", "must be a scheduled op %s", v0_10_uop_repr(s, u));
   const UOp *to_store = u->src[1];
-  return v0_10_is_contiguous_base(to_store) ? to_store->src[0] : to_store;
+  return v0_10_is_contiguous_base(s, to_store) ? to_store->src[0] : to_store;
 }
 
 static const UOp *allbuf(Sched *s, const UOp *b) { return v0_10_idcache_get(&s->allbuf_of, b); }
@@ -34,11 +34,11 @@ static const UOp *nth_key(const OMap *m, size_t k) {
 
 /* dedup(x.st for x in u.src if is_scheduled(x.base) and x.base.buf_uop is tr): the
  * distinct views u reads tr through; returns how many (up to 2), the first in *first */
-static int st_childs(const UOp *u, const UOp *tr, const Value **first) {
+static int st_childs(const Sched *s, const UOp *u, const UOp *tr, const Value **first) {
   int n = 0;
   *first = NULL;
   for (uint32_t i = 0; i < u->nsrc && n < 2; i++) {
-    const UOp *x = u->src[i], *b = v0_10_uop_base(x);
+    const UOp *x = u->src[i], *b = v0_10_uop_base(s, x);
     if (!v0_10_is_scheduled(b) || b->src[0] != tr) continue;
     if (!*first) *first = x->arg, n = 1;
     else if (x->arg != *first) n = 2;
@@ -123,10 +123,10 @@ static void recursive_group(GroupState *g, const UOp *tr0, const Value *st0, con
     uint64_t key;
     void *val;
     if (!omap_next(f->kids, &f->pos, &key, &val)) { n--; continue; }
-    const UOp *tr_next = (const UOp *)(uintptr_t)key, *tr_next_uop = v0_10_uop_base(uval(s, allbuf(s, tr_next)));
+    const UOp *tr_next = (const UOp *)(uintptr_t)key, *tr_next_uop = v0_10_uop_base(s, uval(s, allbuf(s, tr_next)));
     const Value *first;
     /* max one reduceop per kernel; can only fuse contiguous */
-    if (tr_next_uop->op == OP_REDUCE_AXIS || st_childs(tr_next_uop, f->tr, &first) > 1) {
+    if (tr_next_uop->op == OP_REDUCE_AXIS || st_childs(s, tr_next_uop, f->tr, &first) > 1) {
       if (s->ex) note_unfusable(g, group, unfusable_child_why(g, r, f->tr, tr_next, tr_next_uop->op == OP_REDUCE_AXIS));
       setdefault(group, r);
       n--;
@@ -166,11 +166,11 @@ static bool reduce_free_above(Sched *s, const UOp *b0) {
     const UOp *b = stack->items[stack->n - 1], *vb = allbuf(s, b), *p;
     if (v0_10_idcache_get(&s->reduce_free, b)) { stack->n--; continue; }
     if (!vb || !v0_10_is_scheduled(vb)) { v0_10_idcache_put(s, &s->reduce_free, b, (void *)(uintptr_t)NOT_FREE); stack->n--; continue; }
-    p = v0_10_is_contiguous_base(vb->src[1]) ? vb->src[1]->src[0] : vb->src[1];
+    p = v0_10_is_contiguous_base(s, vb->src[1]) ? vb->src[1]->src[0] : vb->src[1];
     uintptr_t verdict = p->op == OP_REDUCE_AXIS ? NOT_FREE : FREE;
     bool pushed = false;
     for (uint32_t i = 0; i < p->nsrc && verdict == FREE && !pushed; i++) {
-      const UOp *x = v0_10_uop_base(p->src[i]);
+      const UOp *x = v0_10_uop_base(s, p->src[i]);
       if (!v0_10_is_scheduled(x)) continue;
       uintptr_t c = (uintptr_t)v0_10_idcache_get(&s->reduce_free, x->src[0]);
       if (c == NOT_FREE) verdict = NOT_FREE;
@@ -202,7 +202,7 @@ static OMap *get_isolated_children(GroupState *g, const UOp *r, OMap *group) {
       return new_map(s);
     }
     for (uint32_t i = 0; i < p->nsrc; i++) {
-      const UOp *b = v0_10_uop_base(p->src[i]);
+      const UOp *b = v0_10_uop_base(s, p->src[i]);
       if (!v0_10_is_scheduled(b) || b->src[0] == r || reduce_free_above(s, b->src[0])) continue;
       if (n == cap) {
         const UOp **bigger = arena_array(s->graph, cap * 2, sizeof *bigger);
@@ -249,7 +249,7 @@ static bool assign_forces_realize(GroupState *g, const UOp *r, OMap *group) {
     }
     if (omap_has(g->realizes, omap_ptr(p))) continue;
     for (uint32_t i = 0; i < p_uop->nsrc; i++) {
-      const UOp *b = v0_10_uop_base(p_uop->src[i]);
+      const UOp *b = v0_10_uop_base(s, p_uop->src[i]);
       if (b->op != OP_VIEW || b->nsrc == 0) continue;
       if (n == cap) {
         const UOp **bigger = arena_array(s->graph, cap * 2, sizeof *bigger);
@@ -271,7 +271,7 @@ static const UOp *chase(GroupState *g, const UOp *r, const UOp *r_uop) {
   while (omap_len(kids = children_of(s, tr)) == 1) {
     const UOp *tr_next = nth_key(kids, 0), *tr_next_uop = uval(s, allbuf(s, tr_next));
     const Value *child_st;
-    if (st_childs(tr_next_uop, tr, &child_st) > 1) break;
+    if (st_childs(s, tr_next_uop, tr, &child_st) > 1) break;
     if (!child_st) error_raise("IndexError", "list index out of range");
     if (v0_10_st_size(st) != v0_10_st_size(child_st)) break;
     st = v0_10_st_add(s, st, child_st);
@@ -285,7 +285,7 @@ static const UOp *chase(GroupState *g, const UOp *r, const UOp *r_uop) {
 static const UOp *skip_upcast(Sched *s, const UOp *tr) {
   const UOp *tr_uop = uval(s, allbuf(s, tr));
   if (tr_uop->op == OP_CAST && tr_uop->dtype->base->itemsize > tr_uop->src[0]->dtype->base->itemsize)
-    return v0_10_buf_uop(s, v0_10_uop_base(tr_uop->src[0]));
+    return v0_10_buf_uop(s, v0_10_uop_base(s, tr_uop->src[0]));
   return tr;
 }
 
@@ -320,7 +320,7 @@ static void fuse_double_reduces(GroupState *g, const UOp **double_reduces, size_
   Sched *s = g->s;
   for (size_t i = 0; i < n; i++) {
     const UOp *u = uval(s, allbuf(s, double_reduces[i]));
-    const UOp *top_reduce = v0_10_buf_uop(s, v0_10_uop_base(u->src[0]));
+    const UOp *top_reduce = v0_10_buf_uop(s, v0_10_uop_base(s, u->src[0]));
     if (omap_len(children_of(s, top_reduce)) != 1) continue;
     if (!omap_del(g->realizes, omap_ptr(top_reduce))) error_raise("KeyError", "%s", v0_10_uop_repr(s, top_reduce));
   }
@@ -339,6 +339,13 @@ static OMap *groups_by_reduce(GroupState *g) {
   return by;
 }
 
+/* FUSE_ARANGE's test of a sum r_uop: r_uop.src[0].base.op is Ops.WHERE (0.10.0's
+ * const folding), or with fuse_arange_of_const uval(r_uop.src[0].base).op is Ops.CONST */
+static bool arange_like(Sched *s, const UOp *r_uop) {
+  const UOp *b = v0_10_uop_base(s, r_uop->src[0]);
+  return s->f->fuse_arange_of_const ? uval(s, b)->op == OP_CONST : b->op == OP_WHERE;
+}
+
 /* FUSE_ARANGE: maybe fuse arange with its children */
 static void fuse_aranges(GroupState *g, const UOp **reduce_of_const, size_t n) {
   Sched *s = g->s;
@@ -351,7 +358,7 @@ static void fuse_aranges(GroupState *g, const UOp **reduce_of_const, size_t n) {
     void *val;
     bool contiguous_base = false, kernel_children = false;
     for (size_t pos = 0; omap_next(group, &pos, &key, &val);)
-      contiguous_base |= v0_10_is_contiguous_base(allbuf(s, (const UOp *)(uintptr_t)key)->src[1]);
+      contiguous_base |= v0_10_is_contiguous_base(s, allbuf(s, (const UOp *)(uintptr_t)key)->src[1]);
     if (contiguous_base) continue;
     for (size_t pos = 0; omap_next(group, &pos, &key, &val);) {
       OMap *kids = children_of(s, (const UOp *)(uintptr_t)key);
@@ -409,13 +416,12 @@ size_t v0_10_group_realizes(Sched *s, OMap *realizes, StoreGroup **groups) {
     if (r_uop->op != OP_REDUCE_AXIS) continue;
     if (s->fuse_conv_bw) {
       const UOp *x = r_uop->src[0];
-      if (uval(s, v0_10_uop_base(x))->op == r_uop->op && v0_10_uop_base(x) != x) double_reduces[ndouble++] = r;
+      if (uval(s, v0_10_uop_base(s, x))->op == r_uop->op && v0_10_uop_base(s, x) != x) double_reduces[ndouble++] = r;
     }
     if (omap_has(realizes, key)) continue;
     group_one_reduce(&g, r, r_uop);
     const Value *rop = r_uop->arg->u.tuple.items[0];
-    if (s->fuse_arange && rop->u.str.n == 7 && memcmp(rop->u.str.s, "Ops.ADD", 7) == 0 &&
-        v0_10_uop_base(r_uop->src[0])->op == OP_WHERE)
+    if (s->fuse_arange && rop->u.str.n == 7 && memcmp(rop->u.str.s, "Ops.ADD", 7) == 0 && arange_like(s, r_uop))
       reduce_of_const[nconst++] = r;
   }
   fuse_double_reduces(&g, double_reduces, ndouble);

@@ -87,6 +87,7 @@ static void decode_context(Sched *s) {
   s->fuse_arange = ctx_flag(s, "FUSE_ARANGE");
   s->fuse_conv_bw = ctx_flag(s, "FUSE_CONV_BW");
   s->no_memory_planner = ctx_flag(s, "NO_MEMORY_PLANNER");
+  s->merge_view = !s->f->consts_in_break_sched || ctx_flag(s, "MERGE_VIEW"); /* read by const_with_shape */
   s->limit_device = arena_array(s->a, c->n + 1, sizeof(char *));
   s->limit_value = arena_array(s->a, c->n + 1, sizeof(int64_t));
   for (size_t i = 0; i < c->n; i++) {
@@ -258,6 +259,29 @@ static void decode_outs(Sched *s, const JVal *arr) {
   s->nouts = arr->n;
 }
 
+/* input.set_orders.parents_assigns: [[key lb, [lb, ...]], ...] (0.10.0+2ca41d6; absent for 0.10.0) */
+static void decode_set_orders(Sched *s, const JVal *in) {
+  const JVal *so = json_get(in, "set_orders"), *pa;
+  if (!so) return;
+  if (so->kind != J_OBJ || !(pa = json_get(so, "parents_assigns")) || pa->kind != J_ARR)
+    error_bad_input("input.set_orders: must be an object with a list \"parents_assigns\"");
+  s->pa_orders = arena_array(s->a, pa->n + 1, sizeof *s->pa_orders);
+  for (size_t i = 0; i < pa->n; i++) {
+    const JVal *e = pa->u.arr[i];
+    if (e->kind != J_ARR || e->n != 2 || e->u.arr[1]->kind != J_ARR)
+      error_bad_input("input.set_orders.parents_assigns[%zu]: must be [lazybuffer index, [lazybuffer index, ...]]", i);
+    SetOrder *o = &s->pa_orders[s->npa_orders++];
+    const JVal *m = e->u.arr[1];
+    int64_t *members = arena_array(s->a, m->n + 1, sizeof *members);
+    o->key = e->u.arr[0]->kind == J_INT ? e->u.arr[0]->u.i : -1;
+    for (size_t k = 0; k < m->n; k++) members[k] = m->u.arr[k]->kind == J_INT ? m->u.arr[k]->u.i : -1;
+    if (o->key < 0 || (uint64_t)o->key >= s->nlbs) error_bad_input("input.set_orders.parents_assigns[%zu]: not a lazybuffer index", i);
+    for (size_t k = 0; k < m->n; k++)
+      if (members[k] < 0 || (uint64_t)members[k] >= s->nlbs) error_bad_input("input.set_orders.parents_assigns[%zu][1][%zu]: not a lazybuffer index", i, k);
+    o->members = members, o->n = m->n;
+  }
+}
+
 /* The input's tree `in` (freed once decoded: what the planner reads later is copied). */
 static void decode_input_tree(Sched *s, const JVal *in) {
   if (!in || in->kind != J_OBJ) error_bad_input("input: not an object");
@@ -267,6 +291,7 @@ static void decode_input_tree(Sched *s, const JVal *in) {
   interner_reserve(s->in, 10 * (size_t)lbs->n, 3 * (size_t)lbs->n); /* a schedule makes ~9-11 UOps and ~2-3 Values per LazyBuffer */
   decode_lbs(s, lbs);
   decode_outs(s, field(in, "outs", J_ARR, "input"));
+  decode_set_orders(s, in);
   const JVal *mp = json_get(in, "memory_planner_bufs");
   if (!mp || (mp->kind != J_NULL && mp->kind != J_ARR)) error_bad_input("input.memory_planner_bufs: missing or not a list");
   s->mp_bufs = mp->kind == J_ARR ? json_copy(s->a, mp) : NULL;

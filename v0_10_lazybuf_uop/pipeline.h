@@ -102,6 +102,15 @@ typedef struct IdCache {
 
 typedef struct ExplainState ExplainState;   /* explain.c */
 
+/* An entry of input.set_orders.parents_assigns: the order the scheduler iterated
+ * the assign_preloads of the item behind LazyBuffer `key`, as the items behind
+ * LazyBuffers `members` (contract section 7) */
+typedef struct SetOrder {
+  int64_t key;
+  const int64_t *members;
+  size_t n;
+} SetOrder;
+
 /* A reusable stack of UOps (scratch memory of one function). */
 typedef struct UStack {
   const UOp **items;
@@ -127,10 +136,11 @@ typedef struct Sched {
   Interner *in;
   Codec codec;
   const Capture *cap;
-  TgVersion v;             /* the capture's version: what common/ is asked for */
+  TgVersion v;             /* the version common/ is asked for (entry.c common_version) */
   const TgFeatures *f;     /* its features (version.h, section v0_10_lazybuf_uop/) */
   /* context */
   bool fuse_arange, fuse_conv_bw, no_memory_planner;
+  bool merge_view;         /* MERGE_VIEW (ShapeTracker.reshape in UOp.const_with_shape) */
   size_t nlimits;
   const char **limit_device;
   int64_t *limit_value;
@@ -143,6 +153,8 @@ typedef struct Sched {
   size_t nouts;
   const JVal *mp_bufs;     /* memory_planner_bufs, NULL when null */
   const JVal *mp_offset;   /* memory_planner_allocator_offset */
+  SetOrder *pa_orders;     /* input.set_orders.parents_assigns */
+  size_t npa_orders;
   /* to_uop */
   const UOp **cache;       /* per LazyBuffer */
   IdCache buffers;         /* BUFFER uop -> Buffer index + 1 */
@@ -150,6 +162,7 @@ typedef struct Sched {
   int64_t *lazybufs;       /* Buffer index -> LazyBuffer index + 1, 0: none */
   /* ScheduleContext */
   IdCache ubuf_metadata;   /* BUFFER uop -> metadata Value */
+  IdCache ops_metadata;    /* metadata_of_ops: fused op -> metadata Value (break_sched's append_op) */
   OMap var_vals;           /* DEFINE_VAR uop -> Value (int) */
   OMap assigns;            /* set of BUFFER uops assigned to */
   OMap allbufs;            /* BUFFER uop -> its VIEW(BUFFER, op) node (iterated in order); Sched.graph */
@@ -174,6 +187,7 @@ typedef struct Sched {
   /* scratch memory reused by the walks of uops.c */
   Stamps stamps;           /* v0_10_sparents' stamps */
   UStack st_stack, pad_stack, rf_stack, parents;
+  Marks pad_marks;         /* can_pad(u, edges, visited)'s visited */
   void *to_uop_stack, *rg_stack;   /* to_uop's and recursive_group's frames, reused */
   size_t to_uop_cap, rg_cap;
   void *sparents_stack;
@@ -258,10 +272,10 @@ bool v0_10_op_in_alu(Op op);        /* GroupOp.ALU */
 bool v0_10_op_in_meta(Op op);       /* GroupOp.Meta */
 bool v0_10_op_in_buffer(Op op);     /* GroupOp.Buffer */
 bool v0_10_op_in_unsafe_pad(Op op); /* GroupOp.UnsafePad */
-const UOp *v0_10_uop_base(const UOp *u);                 /* UOp.base */
+const UOp *v0_10_uop_base(const Sched *s, const UOp *u); /* UOp.base */
 bool v0_10_is_scheduled(const UOp *u);                   /* schedule.py is_scheduled */
 const UOp *v0_10_buf_uop(Sched *s, const UOp *u);        /* UOp.buf_uop (asserts) */
-bool v0_10_is_contiguous_base(const UOp *u);             /* UOp.is_contiguous_base */
+bool v0_10_is_contiguous_base(const Sched *s, const UOp *u); /* UOp.is_contiguous_base */
 const Value *v0_10_uop_st(Sched *s, const UOp *u);       /* UOp.st: V_ST, NULL for None */
 const Value *v0_10_st_arg(Sched *s, const UOp *u);       /* UOp.st_arg */
 const Value *v0_10_axis_arg(const UOp *u);               /* UOp.axis_arg: tuple of ints */
@@ -272,7 +286,10 @@ const UOp *v0_10_uop_const(Sched *s, const DType *dt, const Value *v); /* UOp.co
 const Value *v0_10_as_const(Sched *s, const Value *v, const DType *dt); /* dtypes.as_const */
 const UOp *v0_10_uop_r(Sched *s, const UOp *u, const Value *op, const Value *axis); /* UOp.r */
 const UOp *v0_10_uop_replace(Sched *s, const UOp *u, uint32_t n, const UOp *const *src); /* UOp.replace(src=...) */
-bool v0_10_can_pad(Sched *s, const UOp *u);              /* ops.py can_pad */
+/* ops.py can_pad(u) / can_pad(u, edges, set()): edges, realizes, is only read by the latter */
+bool v0_10_can_pad(Sched *s, const UOp *u, const OMap *edges);
+/* UOp.const_with_shape(dtype, val, shape), c being UOp.const(dtype, val) */
+const UOp *v0_10_const_with_shape(Sched *s, const UOp *c, int n, const sint *shape);
 /* UOp.sparents in Python's order (parents dict, then self). The list is
  * scratch memory: valid until the next call. */
 size_t v0_10_sparents(Sched *s, const UOp *u, const UOp ***out);
@@ -282,9 +299,12 @@ const char *v0_10_value_repr(Sched *s, const Value *v);  /* Python str() of an a
 
 /* ---- to_uop.c ---- */
 const UOp *v0_10_to_uop(Sched *s, int64_t lb);
+/* ScheduleContext.lazybufs[ubuf]: the LazyBuffer whose VIEW(BUFFER, op) has BUFFER uop ubuf, or NULL */
+const InLB *v0_10_lazybuf_of(const Sched *s, const UOp *ubuf);
 
 /* ---- realize.c ---- */
-void v0_10_do_realize(Sched *s, const UOp *big_graph, OMap *realizes);
+/* returns the big graph break_sched rewrites */
+const UOp *v0_10_do_realize(Sched *s, const UOp *big_graph, OMap *realizes);
 void v0_10_break_sched(Sched *s, const UOp *big_graph, OMap *realizes);
 
 /* ---- group.c ---- */
@@ -297,12 +317,21 @@ typedef struct StoreGroup {
 size_t v0_10_group_realizes(Sched *s, OMap *realizes, StoreGroup **groups);
 
 /* ---- ast.c ---- */
+/* assign_adj's list of one assigned buffer: the LOADs and PRELOADs of it a kernel makes */
+typedef struct AdjLoads {
+  const UOp **items;
+  size_t n, cap;
+  bool mixed;               /* not all_same([x.op for x in adj_loads]) */
+  bool preload;             /* any(x.op is Ops.PRELOAD for x in ops) */
+} AdjLoads;
 typedef struct SiCtx {      /* ScheduleItemContext */
   OMap sts;                 /* set of ShapeTracker values */
   const UOp **bufs;
   size_t nbufs, capbufs;
-  const UOp **preloads;     /* assign_preloads */
+  const UOp **preloads;     /* assign_preloads: a tuple in walk order, or (assign_adj) the frozenset in assign_adj's order */
   size_t npreloads, cappreloads;
+  OMap metadata;            /* metadata_of_ops: the set of metadata Values */
+  OMap assign_adj;          /* assign_adj: BUFFER uop -> AdjLoads* */
 } SiCtx;
 /* What the sparents of a kernel's small graph `pre` say about the checks of
  * full_ast_rewrite: the rewrites make no ASSIGN and no LOAD (only PRELOADs),
@@ -323,6 +352,7 @@ typedef struct SchedItem {
   size_t nmetadata;
   int64_t *preloads;        /* Buffer indices of assign_preloads */
   size_t npreloads;
+  int64_t lb;               /* the LazyBuffer behind its first output (set_orders name items by it) */
 } SchedItem;
 size_t v0_10_create_schedule_with_vars(Sched *s, SchedItem **items);
 

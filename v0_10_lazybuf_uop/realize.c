@@ -1,11 +1,18 @@
 /* realize.c — which buffers of the big graph must be realized (engine/
  * schedule.py: realize, realize_view, do_realize, break_sched).
  *
- * Both matchers run over the big graph with `realizes` (BUFFER uop -> STORE)
- * as their context. do_realize decides: meta ops, ASSIGN and CONTIGUOUS
- * always realize, views that expand or pad unsafely realize their base, COPY
- * and BUFFER_VIEW realize their source. break_sched then cuts the graph at
- * every realized buffer, replacing it by a LOAD and recording its STORE. */
+ * Both matchers run over the big graph with `realizes` as their context.
+ * do_realize decides: meta ops, ASSIGN and CONTIGUOUS always realize, views
+ * that expand or pad unsafely realize their base, COPY and BUFFER_VIEW
+ * realize their source. break_sched then cuts the graph at every realized
+ * buffer, replacing it by a LOAD and recording its STORE.
+ *
+ * 0.10.0's realize makes the STORE and returns the LOAD as soon as
+ * do_realize decides; with realize_records_op (2ca41d6) realize only records
+ * the op (realizes[b] = to_store), a SINK rule realizes the outputs
+ * (outs_realized_by_sink), and break_sched's append_kernel makes the STORE
+ * and LOAD, append_op the ops_metadata of each op, generate_valid the
+ * consts (consts_in_break_sched). */
 #include "pipeline.h"
 
 typedef struct RealizeCtx {
@@ -40,8 +47,9 @@ static bool match_src(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 2; }
 /* UPatSrc().view(): VIEW(VIEW(b, to_store)) */
 static bool match_src_view(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 1 && match_src(u->src[0]); }
 
-/* realize_view(ctx, base, view, to_store, b): realize before expand or unsafe pad ops */
-static const UOp *realize_view(RealizeCtx *c, const UOp *base, const UOp *view, const UOp *to_store, const UOp *b) {
+/* realize_view's test: why the base must be realized before the view (WHY_EXPAND,
+ * WHY_UNSAFE_PAD), or WHY_NONE */
+static ExplainReason realize_before_view_why(RealizeCtx *c, const UOp *base, const UOp *view) {
   Sched *s = c->s;
   const Value *st = view->arg;
   sint base_size = sint_prod(v0_10_st_ndim(base->arg), v0_10_st_shape(base->arg));
@@ -52,25 +60,31 @@ static const UOp *realize_view(RealizeCtx *c, const UOp *base, const UOp *view, 
     for (int i = 0; i < last->ndim; i++) valid = sint_mul(valid, sint_sub(last->mask[i].e, last->mask[i].b));
     bool fold = sint_resolve(SINT_GE, base_size, valid, true);
     v0_10_check_sym();
-    if (fold) return v0_10_can_pad(s, base) ? NULL : realize_before_view(c, b, to_store, base, view, WHY_UNSAFE_PAD);
+    if (fold) return v0_10_can_pad(s, base, c->realizes) ? WHY_NONE : WHY_UNSAFE_PAD;
   }
   /* early realize before expand: resolve(prod(base_shape) < prod(st.shape)) */
   bool expands = sint_resolve(SINT_LT, base_size, sint_prod(v0_10_st_ndim(st), v0_10_st_shape(st)), true);
   v0_10_check_sym();
-  if (expands) return realize_before_view(c, b, to_store, base, view, WHY_EXPAND);
+  if (expands) return WHY_EXPAND;
   /* otherwise safety check pads */
   bool no_masks = true;
   for (int i = 0; i < v0_10_st_nviews(st); i++)
     if (v0_10_st_view(st, i)->mask) no_masks = false;
-  return no_masks || v0_10_can_pad(s, base) ? NULL : realize_before_view(c, b, to_store, base, view, WHY_UNSAFE_PAD);
+  return no_masks || v0_10_can_pad(s, base, c->realizes) ? WHY_NONE : WHY_UNSAFE_PAD;
+}
+
+/* realize_view(ctx, base, view, to_store, b): realize before expand or unsafe pad ops */
+static const UOp *realize_view(RealizeCtx *c, const UOp *base, const UOp *view, const UOp *to_store, const UOp *b) {
+  ExplainReason why = realize_before_view_why(c, base, view);
+  return why == WHY_NONE ? NULL : realize_before_view(c, b, to_store, base, view, why);
 }
 
 /* (UPatSrc((Ops.ASSIGN, Ops.CONTIGUOUS, *GroupOp.Meta)), realize) — always realize meta ops */
+static bool is_realized_op(Op op) { return op == OP_ASSIGN || op == OP_CONTIGUOUS || v0_10_op_in_meta(op); }
+
 static const UOp *rule_realize_meta(void *ctx, const UOp *u) {
   RealizeCtx *c = ctx;
-  if (!match_src(u)) return NULL;
-  Op op = u->src[1]->op;
-  if (op != OP_ASSIGN && op != OP_CONTIGUOUS && !v0_10_op_in_meta(op)) return NULL;
+  if (!match_src(u) || !is_realized_op(u->src[1]->op)) return NULL;
   if (c->s->ex) v0_10_explain_meta(c->s, c->realizes, u->src[0], u->src[1]);
   return realize(c, u->src[0], u->src[1], u);
 }
@@ -79,12 +93,14 @@ static const UOp *rule_realize_meta(void *ctx, const UOp *u) {
  *  lambda ctx,x,v,**kwargs: r.src[2].view(v.st) if (r:=ctx.get(b:=x.buf_uop)) is not None and r.op is Ops.STORE
  *    and isinstance(b.dtype, ImageDType) and r.src[2].op not in GroupOp.Meta else None)
  * — don't realize image to image casts */
+static bool is_float_cast(const UOp *cast) {
+  return cast->op == OP_CAST && cast->nsrc == 1 && (cast->dtype == dt_float || cast->dtype->scalar == dt_float);
+}
+
 static const UOp *rule_image_cast(void *ctx, const UOp *v) {
   RealizeCtx *c = ctx;
-  if (!match_src_view(v)) return NULL;
-  const UOp *cast = v->src[0]->src[1];
-  if (cast->op != OP_CAST || cast->nsrc != 1 || (cast->dtype != dt_float && cast->dtype->scalar != dt_float)) return NULL;
-  const UOp *x = cast->src[0];
+  if (!match_src_view(v) || !is_float_cast(v->src[0]->src[1])) return NULL;
+  const UOp *x = v->src[0]->src[1]->src[0];
   if (x->op != OP_LOAD) return NULL;
   const UOp *b = v0_10_buf_uop(c->s, x);
   const UOp *r = omap_get(c->realizes, omap_ptr(b));
@@ -123,11 +139,92 @@ static const Rule do_realize_rules[] = {
 };
 static const PatternMatcher do_realize_pm = {do_realize_rules, sizeof do_realize_rules / sizeof *do_realize_rules};
 
-/* graph_rewrite(big_graph, do_realize, realizes): only the side effects on realizes matter */
-void v0_10_do_realize(Sched *s, const UOp *big_graph, OMap *realizes) {
+/* ---- realize_records_op (2ca41d6): realize only records the op ---- */
+
+/* realize(ctx, b, to_store, base): ctx.update([(b, to_store)]) */
+static const UOp *realize_op(RealizeCtx *c, const UOp *b, const UOp *to_store) {
+  omap_put(c->realizes, omap_ptr(b), (void *)to_store);
+  return NULL;
+}
+
+/* (UPat(Ops.SINK, name="sink"), lambda ctx,sink: ctx.update((x.buf_uop, x) for x in sink.src)) — always realize sinked ops */
+static const UOp *realize_sink(void *ctx, const UOp *sink) {
+  RealizeCtx *c = ctx;
+  for (uint32_t i = 0; i < sink->nsrc; i++) {
+    const UOp *b = v0_10_buf_uop(c->s, sink->src[i]);
+    if (c->s->ex) v0_10_explain_meta(c->s, c->realizes, b, sink->src[i]);
+    omap_put(c->realizes, omap_ptr(b), (void *)sink->src[i]);
+  }
+  return NULL;
+}
+
+/* (UPatSrc({Ops.ASSIGN, Ops.CONTIGUOUS, *GroupOp.Meta}), realize) — always realize meta ops */
+static const UOp *realize_meta_op(void *ctx, const UOp *u) {
+  RealizeCtx *c = ctx;
+  if (!match_src(u) || !is_realized_op(u->src[1]->op)) return NULL;
+  if (c->s->ex) v0_10_explain_meta(c->s, c->realizes, u->src[0], u->src[1]);
+  return realize_op(c, u->src[0], u->src[1]);
+}
+
+/* (UPatSrc().view(name="view"), realize_view), realize_view starting with
+ * `if to_store.op in {Ops.CONST, Ops.BIND}: return None` */
+static const UOp *realize_view_op(void *ctx, const UOp *view) {
+  RealizeCtx *c = ctx;
+  if (!match_src_view(view)) return NULL;
+  const UOp *base = view->src[0], *b = base->src[0], *to_store = base->src[1];
+  if (to_store->op == OP_CONST || to_store->op == OP_BIND) return NULL;
+  ExplainReason why = realize_before_view_why(c, base, view);
+  if (why == WHY_NONE) return NULL;
+  if (c->s->ex) v0_10_explain_view(c->s, c->realizes, b, base, view, why);
+  return realize_op(c, b, to_store);
+}
+
+/* (UPatSrc(Ops.CAST, src=(UPat(Ops.VIEW, src=(UPat.var("xb"), UPat()), name="to_cast"),), dtype=dtypes.float).view(name="view"),
+ *  fold_img_cast) — don't realize image to image casts:
+ *   if not isinstance(xb.dtype, ImageDType) or b not in ctx or xb not in ctx or uval(to_cast).op in GroupOp.Meta: return None
+ *   del ctx[b]
+ *   return to_cast.view(unwrap(view.st)) */
+static const UOp *fold_img_cast(void *ctx, const UOp *view) {
+  RealizeCtx *c = ctx;
+  if (!match_src_view(view) || !is_float_cast(view->src[0]->src[1])) return NULL;
+  const UOp *b = view->src[0]->src[0], *to_cast = view->src[0]->src[1]->src[0];
+  if (to_cast->op != OP_VIEW || to_cast->nsrc != 2) return NULL;
+  const UOp *xb = to_cast->src[0], *val = to_cast->src[1];
+  if (!xb->dtype->is_image || !omap_has(c->realizes, omap_ptr(b)) || !omap_has(c->realizes, omap_ptr(xb))) return NULL;
+  if (v0_10_op_in_meta((v0_10_is_contiguous_base(c->s, val) ? val->src[0] : val)->op)) return NULL; /* uval(to_cast) */
+  omap_del(c->realizes, omap_ptr(b));
+  return v0_10_uop_view(c->s, to_cast, view->arg);
+}
+
+/* (UPat((Ops.COPY, Ops.BUFFER_VIEW), src=(UPat.any(UPatSrc(), UPatSrc().view()),)), realize) — realize before COPY or BUFFER_VIEW */
+static const UOp *realize_copy_src(void *ctx, const UOp *root) {
+  RealizeCtx *c = ctx;
+  if (root->nsrc != 1) return NULL;
+  const UOp *x = root->src[0];
+  if (match_src_view(x)) x = x->src[0];
+  else if (!match_src(x)) return NULL;
+  if (c->s->ex) v0_10_explain_copy_src(c->s, c->realizes, x->src[0], root);
+  return realize_op(c, x->src[0], x->src[1]);
+}
+
+static const Rule do_realize_sink_rules[] = {
+  {{OP_SINK}, realize_sink, "always realize sinked ops"},
+  {{OP_VIEW}, realize_meta_op, "always realize meta ops"},
+  {{OP_VIEW}, realize_view_op, "realize before expand or unsafe pad ops"},
+  {{OP_VIEW}, fold_img_cast, "don't realize image to image casts"},
+  {{OP_COPY, OP_BUFFER_VIEW}, realize_copy_src, "realize before COPY or BUFFER_VIEW"},
+};
+static const PatternMatcher do_realize_sink_pm = {do_realize_sink_rules, sizeof do_realize_sink_rules / sizeof *do_realize_sink_rules};
+
+/* graph_rewrite(big_graph, do_realize, realizes). 0.10.0 keeps only the side
+ * effects on realizes (it goes on with the graph it had); with
+ * realize_records_op the rewritten graph is the big graph from here on
+ * (`big_graph = graph_rewrite(...)`: fold_img_cast's rewrites). */
+const UOp *v0_10_do_realize(Sched *s, const UOp *big_graph, OMap *realizes) {
   RealizeCtx c = {s, realizes};
-  const PatternMatcher *pms[] = {&do_realize_pm};
-  graph_rewrite(s->in, big_graph, pms, 1, &c, false);
+  const PatternMatcher *pms[] = {s->f->realize_records_op ? &do_realize_sink_pm : &do_realize_pm};
+  const UOp *ret = graph_rewrite(s->in, big_graph, pms, 1, &c, false);
+  return s->f->realize_records_op ? ret : big_graph;
 }
 
 /* break_sched = PatternMatcher([(UPatSrc(), lambda ctx,b,to_store,base: realize(ctx, b, to_store, base) if b in ctx else None),]) */
@@ -140,8 +237,65 @@ static const UOp *rule_break(void *ctx, const UOp *u) {
 static const Rule break_sched_rules[] = {{{OP_VIEW}, rule_break, "split realizes into small graphs"}};
 static const PatternMatcher break_sched_pm = {break_sched_rules, 1};
 
+/* ---- break_sched with realize_records_op (2ca41d6) ---- */
+
+/* append_op(ctx, b, to_store): if (m:=ctx.lazybufs[b].metadata) is not None: ctx.ops_metadata[to_store] = m */
+static const UOp *append_op(RealizeCtx *c, const UOp *b, const UOp *to_store) {
+  Sched *s = c->s;
+  const InLB *lb = v0_10_lazybuf_of(s, b);
+  if (!lb) error_raise("KeyError", "%s", v0_10_uop_repr(s, b));
+  if (lb->metadata) v0_10_idcache_put(s, &s->ops_metadata, to_store, lb->metadata);
+  return to_store;
+}
+
+/* append_kernel(ctx, b, to_store, base):
+ *   ctx.realizes[b] = UOp.store(b, ShapeTracker.from_shape((st:=unwrap(base.st)).shape).to_uop(), append_op(ctx, b, to_store))
+ *   return UOp(Ops.LOAD, base.dtype, (b, st.to_uop())) */
+static const UOp *append_kernel(RealizeCtx *c, const UOp *b, const UOp *to_store, const UOp *base) {
+  Sched *s = c->s;
+  const Value *st = base->arg, *full = v0_10_st_from_shape_of(s, st);
+  const UOp *op = append_op(c, b, to_store);
+  omap_put(c->realizes, omap_ptr(b), (void *)uop3(s->in, OP_STORE, s->void_dt, s->none, b, v0_10_st_to_uop(s, full), op));
+  return uop2(s->in, OP_LOAD, base->dtype, s->none, b, v0_10_st_to_uop(s, st));
+}
+
+/* (UPatSrc({Ops.CONST, Ops.BIND}), generate_valid) — consts are always fused and generated:
+ *   if isinstance((val:=to_store.arg), UOp): ctx.var_vals.update([val.unbind()])
+ *   return UOp.const_with_shape(base.dtype, val, unwrap(base.st).shape) */
+static const UOp *generate_valid(void *ctx, const UOp *base) {
+  RealizeCtx *c = ctx;
+  if (!match_src(base) || (base->src[1]->op != OP_CONST && base->src[1]->op != OP_BIND)) return NULL;
+  Sched *s = c->s;
+  const UOp *to_store = base->src[1], *k;
+  const InLB *lb = v0_10_lazybuf_of(s, base->src[0]);
+  if (lb && lb->var) { /* a bound Variable: UOp.const gives its DEFINE_VAR */
+    omap_put(&s->var_vals, omap_ptr(lb->var), (void *)v_int(s->in, lb->var_val));
+    k = lb->var;
+  } else {
+    if (to_store->arg->kind == V_SYM) error_unsupported("a CONST of a symbolic expression");
+    k = v0_10_uop_const(s, base->dtype, to_store->arg);
+  }
+  return v0_10_const_with_shape(s, k, v0_10_st_ndim(base->arg), v0_10_st_shape(base->arg));
+}
+
+/* (UPatSrc(), lambda ctx,b,to_store,base: append_kernel(ctx, b, to_store, base) if b in ctx.realizes else append_op(ctx, b, to_store))
+ * — everything else is a VIEW of BUFFER that either realizes or fuses */
+static const UOp *realize_or_fuse(void *ctx, const UOp *base) {
+  RealizeCtx *c = ctx;
+  if (!match_src(base)) return NULL;
+  const UOp *b = base->src[0], *to_store = base->src[1];
+  return omap_has(c->realizes, omap_ptr(b)) ? append_kernel(c, b, to_store, base) : append_op(c, b, to_store);
+}
+
+static const Rule break_sched_append_rules[] = {
+  {{OP_VIEW}, generate_valid, "consts are always fused and generated"},
+  {{OP_VIEW}, realize_or_fuse, "everything else is a VIEW of BUFFER that either realizes or fuses"},
+};
+static const PatternMatcher break_sched_append_pm = {break_sched_append_rules, 2};
+
+/* graph_rewrite(big_graph, break_sched, ctx): only the side effects on realizes (and ops_metadata) matter */
 void v0_10_break_sched(Sched *s, const UOp *big_graph, OMap *realizes) {
   RealizeCtx c = {s, realizes};
-  const PatternMatcher *pms[] = {&break_sched_pm};
+  const PatternMatcher *pms[] = {s->f->realize_records_op ? &break_sched_append_pm : &break_sched_pm};
   graph_rewrite(s->in, big_graph, pms, 1, &c, false);
 }

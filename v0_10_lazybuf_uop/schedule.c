@@ -6,7 +6,8 @@
 #include <string.h>
 #include "pipeline.h"
 
-/* dedup(x.base for x in outs if x.realized is None and x.base.op is not Ops.CONST) */
+/* dedup(x.base for x in outs if x.realized is None and x.base.op is not Ops.CONST)
+ * (outs_base_realized: x.base.realized is None) */
 static size_t schedule_outs(Sched *s, int64_t **out) {
   OMap seen;
   omap_init(&seen, s->a);
@@ -15,7 +16,7 @@ static size_t schedule_outs(Sched *s, int64_t **out) {
   for (size_t i = 0; i < s->nouts; i++) {
     const InLB *x = &s->lbs[s->outs[i]];
     int64_t base = x->base >= 0 ? x->base : s->outs[i];
-    bool realized = x->base < 0 && x->realized;
+    bool realized = s->f->outs_base_realized ? s->lbs[base].realized : x->base < 0 && x->realized;
     if (realized || s->lbs[base].op == OP_CONST || omap_has(&seen, (uint64_t)base)) continue;
     omap_put(&seen, (uint64_t)base, (void *)1);
     outs[n++] = base;
@@ -50,13 +51,35 @@ static void item_metadata(Sched *s, const UOp *sink, SchedItem *si, PreFacts *fa
   for (size_t pos = 0; omap_next(&set, &pos, &key, &val);) si->metadata[si->nmetadata++] = (const Value *)(uintptr_t)key;
 }
 
+/* tuple(ast_ctx.metadata) (metadata_of_ops): the set full_ast_rewrite made */
+static void metadata_of_ops(Sched *s, const SiCtx *ctx, SchedItem *si) {
+  si->metadata = arena_array(s->a, omap_len(&ctx->metadata) + 1, sizeof *si->metadata);
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(&ctx->metadata, &pos, &key, &val);) si->metadata[si->nmetadata++] = (const Value *)(uintptr_t)key;
+}
+
+/* for u in ast_ctx.sinked: del ast_ctx.lazybufs[u].srcs  # can only schedule once */
+static void del_srcs(Sched *s, const UOp *sink) {
+  for (uint32_t i = 0; i < sink->nsrc; i++) {
+    const UOp *u = sink->src[i]->src[0];
+    InLB *lb = (InLB *)v0_10_lazybuf_of(s, u);
+    if (!lb) error_raise("KeyError", "%s", v0_10_uop_repr(s, u));
+    if (!lb->has_srcs) error_raise("AttributeError", "srcs");
+    lb->has_srcs = false;
+  }
+}
+
 /* one prescheduled ScheduleItem from a kernel's SINK of STOREs */
 static void preschedule(Sched *s, const UOp *sink, SchedItem *si) {
   PreFacts facts = {false, false};
-  item_metadata(s, sink, si, &facts);
+  if (!s->f->metadata_of_ops) item_metadata(s, sink, si, &facts);
   SiCtx ctx;
   memset(&ctx, 0, sizeof ctx);
   si->ast = v0_10_full_ast_rewrite(s, sink, &facts, &ctx);
+  if (s->f->metadata_of_ops) metadata_of_ops(s, &ctx, si);
+  const InLB *first = v0_10_lazybuf_of(s, sink->src[0]->src[0]);
+  si->lb = first ? first - s->lbs : -1;
   si->bufs = arena_array(s->a, ctx.nbufs + 1, sizeof *si->bufs);
   for (size_t i = 0; i < ctx.nbufs; i++) {
     int64_t b = buffer_of(s, ctx.bufs[i]);
@@ -65,6 +88,7 @@ static void preschedule(Sched *s, const UOp *sink, SchedItem *si) {
   }
   si->preloads = arena_array(s->a, ctx.npreloads + 1, sizeof *si->preloads);
   for (size_t i = 0; i < ctx.npreloads; i++) si->preloads[si->npreloads++] = buffer_of(s, ctx.preloads[i]);
+  if (s->f->srcs_deleted_when_prescheduled) del_srcs(s, sink);
 }
 
 /* ScheduleItem.output_idxs / outputs / inputs: bufs[i] is an output when i is
@@ -83,6 +107,7 @@ typedef struct Bfs {
   size_t n;
   SchedItem *items;
   OMap targets;       /* Buffer index -> SchedItem index + 1 */
+  OMap item_of_lb;    /* the LazyBuffer behind an item's first output -> SchedItem index + 1 (set_orders) */
   size_t **graph;     /* per item: the items that wait for it */
   size_t *ngraph, *capgraph;
   int64_t *in_degree;
@@ -101,6 +126,25 @@ static void edge(Sched *s, Bfs *b, size_t from, size_t to) {
 
 static int64_t target_of(Bfs *b, int64_t buf) { return (int64_t)(uintptr_t)omap_get(&b->targets, (uint64_t)buf) - 1; }
 
+/* parents_assigns in the order the capture recorded for item i (input.set_orders.parents_assigns:
+ * the order the scheduler iterated assign_preloads, a frozenset, where it decides the BFS) */
+static void recorded_order(Sched *s, Bfs *b, size_t i, OMap *parents_assigns) {
+  const SetOrder *o = NULL;
+  for (size_t k = 0; k < s->npa_orders && !o; k++)
+    if (s->pa_orders[k].key == b->items[i].lb) o = &s->pa_orders[k];
+  if (!o) return;
+  OMap ordered;
+  omap_init(&ordered, s->tmp);
+  for (size_t k = 0; k < o->n; k++) {
+    uint64_t x = (uint64_t)(uintptr_t)omap_get(&b->item_of_lb, (uint64_t)o->members[k]) - 1;
+    if (omap_has(parents_assigns, x)) omap_put(&ordered, x, (void *)1);
+  }
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(parents_assigns, &pos, &key, &val);) omap_setdefault(&ordered, key, (void *)1);
+  *parents_assigns = ordered;
+}
+
 /* the edges of item i: realize outputs before a parent is assigned to, and after all parents are realized */
 static void item_edges(Sched *s, Bfs *b, size_t i) {
   const SchedItem *si = &b->items[i];
@@ -111,6 +155,7 @@ static void item_edges(Sched *s, Bfs *b, size_t i) {
     int64_t x = target_of(b, si->preloads[k]);
     if (x >= 0 && (size_t)x != i) omap_put(&parents_assigns, (uint64_t)x, (void *)1);
   }
+  if (s->npa_orders) recorded_order(s, b, i, &parents_assigns);
   uint64_t key;
   void *val;
   for (size_t pos = 0; omap_next(&parents_assigns, &pos, &key, &val);) edge(s, b, i, (size_t)key);
@@ -132,13 +177,11 @@ static const char *metadata_tuple_repr(Sched *s, const SchedItem *si) {
   return arena_printf(s->a, "%s%s)", acc, si->nmetadata == 1 ? "," : "");
 }
 
-/* after scheduling si: `del lazybufs[b].srcs` for its outputs, then the BUF_LIMIT check */
-static void after_scheduled(Sched *s, const SchedItem *si) {
-  const char *device = NULL;
+/* after scheduling si: for b in si.outputs: del lazybufs[b].srcs */
+static void del_output_srcs(Sched *s, const SchedItem *si) {
   for (size_t k = 0; k < si->nbufs; k++) {
     if (!is_output_idx(si, k)) continue;
     InBuf *buf = &s->bufs[si->bufs[k]];
-    if (!device) device = buf->device;
     int64_t lb = s->lazybufs[si->bufs[k]] - 1;
     if (lb < 0)
       error_raise("KeyError", "<buf real:%s device:%s size:%lld dtype:%s offset:%lld>", buf->allocated ? "True" : "False",
@@ -146,11 +189,24 @@ static void after_scheduled(Sched *s, const SchedItem *si) {
     if (!s->lbs[lb].has_srcs) error_raise("AttributeError", "srcs");
     s->lbs[lb].has_srcs = false;
   }
+}
+
+/* if (m:=BUF_LIMIT.get(device:=si.outputs[0].device)) and len(si.bufs) >= m: raise RuntimeError(...) */
+static void check_buf_limit(Sched *s, const SchedItem *si) {
+  const char *device = NULL;
+  for (size_t k = 0; k < si->nbufs && !device; k++)
+    if (is_output_idx(si, k)) device = s->bufs[si->bufs[k]].device;
   if (!device) error_raise("IndexError", "tuple index out of range");
   for (size_t i = 0; i < s->nlimits; i++)
     if (strcmp(s->limit_device[i], device) == 0 && s->limit_value[i] && (int64_t)si->nbufs >= s->limit_value[i])
       error_raise("RuntimeError", "Kernel for %s exceeded the %lld buffer count limit for %s with %zu buffers.",
                   metadata_tuple_repr(s, si), (long long)s->limit_value[i], device, si->nbufs);
+}
+
+/* what the BFS does with si once it is scheduled (0.10.0): its outputs' srcs deleted, BUF_LIMIT checked */
+static void after_scheduled(Sched *s, const SchedItem *si) {
+  if (!s->f->srcs_deleted_when_prescheduled) del_output_srcs(s, si);
+  if (!s->f->buf_limit_in_full_ast_rewrite) check_buf_limit(s, si);
 }
 
 /* tell `tsched explain` which LazyBuffer each schedule item stores */
@@ -164,9 +220,11 @@ static void explain_kernels(Sched *s, const SchedItem *items, size_t n) {
 
 /* do BFS (the graph and queue in a scratch arena, the schedule in s->a) */
 static size_t bfs(Sched *s, SchedItem *pre, size_t n, SchedItem **out) {
-  Bfs b = {n, pre, {0}, NULL, NULL, NULL, NULL};
+  Bfs b = {n, pre, {0}, {0}, NULL, NULL, NULL, NULL};
   s->tmp = v0_10_scratch_begin(s);
   omap_init(&b.targets, s->tmp);
+  omap_init(&b.item_of_lb, s->tmp);
+  for (size_t i = 0; i < n; i++) omap_setdefault(&b.item_of_lb, (uint64_t)pre[i].lb, (void *)(uintptr_t)(i + 1));
   for (size_t i = 0; i < n; i++)
     for (size_t k = 0; k < pre[i].nbufs; k++)
       if (is_output_idx(&pre[i], k)) omap_put(&b.targets, (uint64_t)pre[i].bufs[k], (void *)(uintptr_t)(i + 1));
@@ -256,7 +314,8 @@ size_t v0_10_create_schedule_with_vars(Sched *s, SchedItem **items) {
   int64_t *outs;
   size_t nouts = schedule_outs(s, &outs);
   if (nouts == 0) return 0;
-  for (size_t i = 0; i < nouts; i++) s->lbs[outs[i]].forced_realize = true;
+  if (!s->f->outs_realized_by_sink)
+    for (size_t i = 0; i < nouts; i++) s->lbs[outs[i]].forced_realize = true;
   /* create the big graph */
   v0_10_graph_begin(s);
   const UOp **roots = arena_array(s->a, nouts + 1, sizeof *roots);
@@ -266,7 +325,7 @@ size_t v0_10_create_schedule_with_vars(Sched *s, SchedItem **items) {
   /* get realizes */
   OMap realizes;
   omap_init(&realizes, s->a);
-  v0_10_do_realize(s, big_graph, &realizes);
+  big_graph = v0_10_do_realize(s, big_graph, &realizes);
   StoreGroup *store_groups;
   size_t ngroups = v0_10_group_realizes(s, &realizes, &store_groups);
   v0_10_graph_end(s);

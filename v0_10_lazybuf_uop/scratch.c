@@ -67,6 +67,7 @@ void v0_10_caches_drop(Sched *s) {
   st_memos_init(s, s->a);
   s->stamps = (Stamps){0};
   s->st_stack = s->pad_stack = s->rf_stack = s->parents = (UStack){0};
+  s->pad_marks = (Marks){0};
   s->to_uop_stack = s->rg_stack = s->sparents_stack = NULL;
   s->to_uop_cap = s->rg_cap = s->sparents_cap = 0;
   s->caches = s->a; /* from here on, what is remembered goes into s->a */

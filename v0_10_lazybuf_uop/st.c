@@ -179,6 +179,22 @@ const Value *v0_10_st_permute(Sched *s, const Value *st, int n, const int64_t *a
   return intern_st(s, r);
 }
 
+const Value *v0_10_st_reshape(Sched *s, const Value *st, int n, const sint *shape) {
+  StError e;
+  st_error_clear(&e);
+  const ShapeTracker *r = st_reshape(&s->st_scratch, s->v, get(st), n, shape, s->merge_view, &e);
+  v0_10_check_st_error(&e);
+  return intern_st(s, r);
+}
+
+const Value *v0_10_st_expand(Sched *s, const Value *st, int n, const sint *shape) {
+  StError e;
+  st_error_clear(&e);
+  const ShapeTracker *r = st_expand(&s->st_scratch, s->v, get(st), n, shape, &e);
+  v0_10_check_st_error(&e);
+  return intern_st(s, r);
+}
+
 const Value *v0_10_st_shrink(Sched *s, const Value *st, int n, const SPair *arg) {
   StError e;
   st_error_clear(&e);

@@ -38,6 +38,8 @@ const Value *v0_10_st_simplify(Sched *s, const Value *st);                     /
  * (ScheduleContext.var_vals.update) */
 const Value *v0_10_st_unbind(Sched *s, const Value *st);
 const Value *v0_10_st_permute(Sched *s, const Value *st, int n, const int64_t *axis);
+const Value *v0_10_st_reshape(Sched *s, const Value *st, int n, const sint *shape);     /* reads MERGE_VIEW */
+const Value *v0_10_st_expand(Sched *s, const Value *st, int n, const sint *shape);
 const Value *v0_10_st_shrink(Sched *s, const Value *st, int n, const SPair *arg);
 /* st.unit_stride_axes(): writes the axes into out (ndim entries), returns the count. */
 int v0_10_st_unit_stride_axes(Sched *s, const Value *st, int64_t *out);

@@ -11,6 +11,13 @@
 #include <string.h>
 #include "pipeline.h"
 
+/* ScheduleContext.lazybufs[ubuf]: the LazyBuffer whose VIEW(BUFFER, op) has BUFFER uop ubuf, or NULL */
+const InLB *v0_10_lazybuf_of(const Sched *s, const UOp *ubuf) {
+  int64_t b = (int64_t)(uintptr_t)v0_10_idcache_get(&s->buffers, ubuf) - 1;
+  int64_t lb = b >= 0 ? s->lazybufs[b] - 1 : -1;
+  return lb >= 0 ? &s->lbs[lb] : NULL;
+}
+
 const Value *v0_10_device_value(Sched *s, InBuf *b) {
   if (b->device_v) return b->device_v;
   if (!s->last_device || (s->last_device != b->device && strcmp(s->last_device, b->device) != 0))
@@ -57,7 +64,9 @@ static void image_fallback(Sched *s, InLB *lb) {
   b->options = NULL;
 }
 
-/* consts are always fused and generated: VALID(st).where(const(dtype, val), 0) */
+/* consts are always fused and generated: VALID(st).where(const(dtype, val), 0)
+ * (0.10.0's to_uop; with consts_in_break_sched a CONST is an op like any other
+ * here, and break_sched's generate_valid makes it) */
 static const UOp *const_uop(Sched *s, const InLB *lb, const DType *dtype) {
   const UOp *valid = uop1(s->in, OP_VALID, s->bool_dt, s->none, v0_10_st_to_uop(s, lb->st));
   if (lb->var) omap_put(&s->var_vals, omap_ptr(lb->var), (void *)v_int(s->in, lb->var_val)); /* ctx.var_vals.update([val.unbind()]) */
@@ -71,7 +80,7 @@ static void record_op_buffer(Sched *s, const InLB *lb, const UOp *ubuf, const UO
   if (lb->metadata) v0_10_idcache_put(s, &s->ubuf_metadata, ubuf, lb->metadata);
   s->lazybufs[lb->buffer] = lb - s->lbs + 1;
   for (uint32_t i = 0; i < op->nsrc; i++) {
-    const UOp *x = v0_10_uop_base(op->src[i]);
+    const UOp *x = v0_10_uop_base(s, op->src[i]);
     if (!v0_10_is_scheduled(x)) continue;
     OMap *kids = (OMap *)v0_10_idcache_get(&s->children, x->src[0]);
     if (!kids) {
@@ -96,7 +105,7 @@ typedef struct Frame {
 /* The sources to_uop recurses into for lb, in order. */
 static size_t visit_list(const InLB *lb, const int64_t **list) {
   if (lb->base >= 0) { *list = &lb->base; return 1; }
-  if (lb->op == OP_CONST || lb->realized) return 0;
+  if (lb->op == OP_CONST || lb->realized) return 0; /* a CONST has none */
   *list = lb->srcs;
   return lb->nsrcs;
 }
@@ -108,7 +117,7 @@ static const UOp *enter(Sched *s, Frame *f) {
   if (lb->base >= 0) return NULL;
   image_fallback(s, lb);
   const DType *dtype = v0_10_op_in_meta(lb->op) ? lb->dtype : lb->dtype->base;
-  if (lb->op == OP_CONST) return const_uop(s, lb, dtype);
+  if (lb->op == OP_CONST && !s->f->consts_in_break_sched) return const_uop(s, lb, dtype);
   if (lb->realized) {
     f->ubuf = buffer_uop_for(s, lb);
     return s->cache[f->lb] = uop1(s->in, OP_VIEW, dtype->base, lb->st, f->ubuf);
@@ -130,7 +139,8 @@ static const UOp *leave(Sched *s, Frame *f) {
     omap_put(&s->assigns, omap_ptr(f->ubuf), (void *)1);
     op = uop2(s->in, OP_ASSIGN, dtype, lb->arg, f->ubuf, f->src[1]);
   } else {
-    const Value *arg = lb->op == OP_CAST || lb->op == OP_BITCAST ? s->none : lb->arg;
+    bool no_arg = (lb->op == OP_CAST || lb->op == OP_BITCAST) && !s->f->to_uop_keeps_cast_arg;
+    const Value *arg = no_arg ? s->none : lb->arg;
     op = uop_new(s->in, lb->op, dtype, arg, (uint32_t)lb->nsrcs, f->src);
   }
   const UOp *stored = lb->forced_realize ? uop1(s->in, OP_CONTIGUOUS, op->dtype, s->none, op) : op;

@@ -27,23 +27,28 @@ bool v0_10_op_in_unsafe_pad(Op op) { return op == OP_RECIP || op == OP_LOG2 || o
 
 /* ---- structure ---- */
 
-/* UOp.base: self.src[0] if self.op is Ops.VIEW and len(self.src) == 1 else self */
-const UOp *v0_10_uop_base(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 1 ? u->src[0] : u; }
+/* UOp.base: self.src[0] if self.op is Ops.VIEW and len(self.src) == 1 else self;
+ * with uop_base_keeps_buffer_view also `and self.src[0].op is not Ops.BUFFER` */
+const UOp *v0_10_uop_base(const Sched *s, const UOp *u) {
+  if (u->op != OP_VIEW || u->nsrc != 1) return u;
+  return s->f->uop_base_keeps_buffer_view && u->src[0]->op == OP_BUFFER ? u : u->src[0];
+}
 
 /* schedule.py is_scheduled: u.op is Ops.VIEW and len(u.src) == 2 */
 bool v0_10_is_scheduled(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 2; }
 
-/* UOp.buf_uop */
+/* UOp.buf_uop (buf_uop_of_buffer: `if self.op is Ops.BUFFER: return self` first) */
 const UOp *v0_10_buf_uop(Sched *s, const UOp *u) {
+  if (s->f->buf_uop_of_buffer && u->op == OP_BUFFER) return u;
   bool ok = (v0_10_op_in_buffer(u->op) || u->op == OP_ASSIGN || u->op == OP_VIEW) && u->nsrc && u->src[0]->op == OP_BUFFER;
   if (!ok) error_raise("AssertionError", "buf_uop called on %s", op_name(u->op, s->v));
   return u->src[0];
 }
 
-/* UOp.is_contiguous_base */
-bool v0_10_is_contiguous_base(const UOp *u) {
+/* UOp.is_contiguous_base: self.op is Ops.CONTIGUOUS and not (self.src[0].base.op is Ops.VIEW and len(self.src[0].base.src) == 2) */
+bool v0_10_is_contiguous_base(const Sched *s, const UOp *u) {
   if (u->op != OP_CONTIGUOUS) return false;
-  const UOp *b = v0_10_uop_base(u->src[0]);
+  const UOp *b = v0_10_uop_base(s, u->src[0]);
   return !(b->op == OP_VIEW && b->nsrc == 2);
 }
 
@@ -163,17 +168,66 @@ const Value *v0_10_uop_st(Sched *s, const UOp *root) {
   return got == (const Value *)&st_none_marker ? NULL : got;
 }
 
-/* UOp.view(st): self if self.st is None or self.st == st else VIEW(self) */
+/* UOp.view(st):
+ *   assert self.op is not Ops.STORE; return self if self.st is None or self.st == st else VIEW(self)
+ * uop_view_contiguous_to_base:
+ *   if self.st is None: return self
+ *   assert self.op is not Ops.STORE
+ *   if st.contiguous and self.base.st == st: return self.base
+ *   return UOp(Ops.VIEW, self.dtype, (self,), st) */
 const UOp *v0_10_uop_view(Sched *s, const UOp *u, const Value *st) {
+  if (s->f->uop_view_contiguous_to_base) {
+    if (!v0_10_uop_st(s, u)) return u;
+    if (u->op == OP_STORE) error_raise("AssertionError", "VIEW of STORE is invalid, STORE is always base");
+    const UOp *base = v0_10_uop_base(s, u);
+    if (v0_10_st_contiguous(st) && v0_10_uop_st(s, base) == st) return base;
+    return uop1(s->in, OP_VIEW, u->dtype, st, u);
+  }
   if (u->op == OP_STORE) error_raise("AssertionError", "VIEW of STORE is invalid, STORE is always base");
   const Value *mine = v0_10_uop_st(s, u);
   if (!mine || mine == st) return u;
   return uop1(s->in, OP_VIEW, u->dtype, st, u);
 }
 
-/* ---- can_pad: not any(x.op in GroupOp.UnsafePad for x in u.sparents) ---- */
+/* UOp.const_with_shape(dtype, val, shape) for c = UOp.const(dtype, val):
+ *   UOp(Ops.VALID, dtypes.bool, (ShapeTracker.from_shape(()).reshape((1,)*len(shape)).expand(shape).to_uop(),)).where(c, 0) */
+const UOp *v0_10_const_with_shape(Sched *s, const UOp *c, int n, const sint *shape) {
+  sint *ones = arena_array(s->tmp, (size_t)n + 1, sizeof *ones);
+  for (int i = 0; i < n; i++) ones[i] = sint_int(1);
+  const Value *st = v0_10_st_expand(s, v0_10_st_reshape(s, v0_10_st_from_shape(s, 0, NULL), n, ones), n, shape);
+  const UOp *valid = uop1(s->in, OP_VALID, s->bool_dt, s->none, v0_10_st_to_uop(s, st));
+  const UOp *zero = v0_10_uop_const(s, c->dtype, v_int(s->in, 0)); /* x.ufix(0) */
+  return uop3(s->in, OP_WHERE, zero->dtype, s->none, valid, c, zero);
+}
 
-bool v0_10_can_pad(Sched *s, const UOp *root) {
+/* ---- can_pad ---- */
+
+/* ops.py can_pad(u, edges, visited) (can_pad_stops_at_realizes):
+ *   if u.op in GroupOp.UnsafePad: return False
+ *   if (len(u.src) == 2 and u.src[0] in edges) or u in visited: return True
+ *   visited.add(u)
+ *   return all(can_pad(x.base, edges, visited) for x in u.src)
+ * False exactly when an UnsafePad op is reachable without passing a realized
+ * buffer: a walk with an explicit stack, `visited` as marks of this call. */
+static bool can_pad_edges(Sched *s, const UOp *root, const OMap *edges) {
+  UStack *stack = &s->pad_stack;
+  Marks *visited = &s->pad_marks;
+  stack->n = 0;
+  v0_10_marks_begin(visited);
+  v0_10_ustack_push(s, stack, root);
+  while (stack->n) {
+    const UOp *u = stack->items[--stack->n];
+    if (v0_10_op_in_unsafe_pad(u->op)) return false;
+    if (u->nsrc == 2 && omap_has(edges, omap_ptr(u->src[0]))) continue;
+    if (!v0_10_marks_set(s, visited, u)) continue;
+    for (uint32_t i = u->nsrc; i-- > 0;) v0_10_ustack_push(s, stack, v0_10_uop_base(s, u->src[i]));
+  }
+  return true;
+}
+
+/* ops.py can_pad(u): not any(x.op in GroupOp.UnsafePad for x in u.sparents), remembered per node */
+bool v0_10_can_pad(Sched *s, const UOp *root, const OMap *edges) {
+  if (s->f->can_pad_stops_at_realizes) return can_pad_edges(s, root, edges);
   /* unsafe_cache: 1 = safe, 2 = has an unsafe op; computed sources first */
   UStack *stack = &s->pad_stack;
   stack->n = 0;
