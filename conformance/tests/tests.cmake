@@ -41,10 +41,12 @@ set(TSCHED_AST_GOLDEN_NAMES --name "workloads.broadcast_chain#4" --name "workloa
 tsched_golden_test(ast_v0_9_1 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.9.1-sample.jsonl.gz)
 tsched_golden_test(ast_v0_10_0 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.10.0-sample.jsonl.gz)
 tsched_golden_test(ast_v0_10_2 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.10.2-sample.jsonl.gz)
+tsched_golden_test(ast_v0_10_0_2ca41d6 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.10.0+2ca41d6-sample.jsonl.gz)
 # test_schedule captures with BUFFER_VIEW (0.10.0), DEFINE_VAR and BITCAST (0.10.2); every
 # test_schedule and workloads capture was checked the same way when the printer was written.
 tsched_golden_test(ast_test_v0_10_0 0 ast --recorded conformance/tests/tools/v0.10.0-test-sample.jsonl.gz)
 tsched_golden_test(ast_test_v0_10_2 0 ast --recorded conformance/tests/tools/v0.10.2-test-sample.jsonl.gz)
+tsched_golden_test(ast_test_v0_10_0_2ca41d6 0 ast --recorded conformance/tests/tools/v0.10.0+2ca41d6-test-sample.jsonl.gz)
 tsched_golden_test(ast_json 0 ast --recorded --json --name "workloads.casts#1" conformance/tests/tools/v0.10.2-sample.jsonl.gz)
 
 # The other tools, on recordings only (--recorded) so that the text does not
@@ -73,6 +75,7 @@ tsched_golden_test(explain_json 0 explain --recorded --json --name "workloads.br
 tsched_golden_test(explain_reported_v0_9_1 0 explain conformance/tests/tools/v0.9.1-explain.jsonl.gz)
 tsched_golden_test(explain_reported_v0_10_0 0 explain conformance/tests/tools/v0.10.0-explain.jsonl.gz)
 tsched_golden_test(explain_reported_v0_10_2 0 explain conformance/tests/tools/v0.10.2-explain.jsonl.gz)
+tsched_golden_test(explain_reported_v0_10_0_2ca41d6 0 explain conformance/tests/tools/v0.10.0+2ca41d6-explain.jsonl.gz)
 tsched_unit_test(test_v0_9_schedule)
 # The replayer comparing the schedule item by item while it is encoded
 # (conformance/replay.c), on the tools' sample captures.
