@@ -1,8 +1,9 @@
-/* test_v0_10_0_schedule.c — behaviour of generation 0.10.0's scheduler on
- * small hand-written captures (each checked against tinygrad v0.10.0):
- * fusion of elementwise ops, forced realizes with contiguous(), the memory
- * planner reusing a dead buffer, tinygrad's errors, bad input, a symbolic
- * shape. */
+/* test_v0_10_0_schedule.c — behaviour of the LazyBuffer -> UOp scheduler
+ * (v0_10_lazybuf_uop/) on small hand-written captures (each checked against
+ * tinygrad v0.10.0, or commit 2ca41d6 where the test says so): fusion of
+ * elementwise ops, forced realizes with contiguous(), the memory planner
+ * reusing a dead buffer, tinygrad's errors, bad input, a symbolic shape,
+ * where 2ca41d6's kernel metadata comes from. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -57,6 +58,8 @@ static JVal *parse(Arena *a, const char *text) {
   return v;
 }
 
+static TgVersion run_version = TG_0_10_0; /* the version run() gives its captures */
+
 /* Schedules one capture given as JSON text, with `edit` applied to the text first. */
 static void run(Run *r, const char *text, const char *from, const char *to) {
   arena_init(&r->arena);
@@ -68,7 +71,7 @@ static void run(Run *r, const char *text, const char *from, const char *to) {
   assert_non_null(root);
   memset(&r->cap, 0, sizeof r->cap);
   r->cap.name = "test";
-  r->cap.generation = TG_0_10_0;
+  r->cap.generation = run_version;
   r->cap.root = root;
   r->cap.context = json_get(root, "context");
   r->cap.input = json_get(root, "input");
@@ -210,6 +213,49 @@ static void a_bound_variable_is_unbound_into_var_vals(void **state) {
   arena_free(&r.arena);
 }
 
+/* a = Tensor([1.,2,3,4]).realize(); b = a + 1; c = b * 1; c.schedule(), with the
+ * LazyBuffers' metadata (__add__, __mul__) */
+static const char *metadata_chain =
+  "{\"name\": \"metadata#0\", \"context\": {\"FUSE_ARANGE\": 0, \"FUSE_CONV_BW\": 0, \"NO_MEMORY_PLANNER\": 0,"
+  " \"BUF_LIMIT:METAL\": 32, \"MERGE_VIEW\": 1}, \"input\": {"
+  "\"buffers\": [" BUF(4, true) ", " BUF(4, false) ", " BUF(4, false) ", " BUF(1, false) "],"
+  "\"lazybuffers\": ["
+  "{\"device\": \"CLANG\", \"dtype\": \"float\", \"st\": " ST4 ", \"op\": \"Ops.COPY\", \"arg\": 16, \"srcs\": null, \"buffer\": 0,"
+  " \"realized\": true, \"forced_realize\": false, \"metadata\": null},"
+  "{\"device\": \"CLANG\", \"dtype\": \"float\", \"st\": " ST0 ", \"op\": \"Ops.CONST\", \"arg\": 1.0, \"srcs\": [], \"buffer\": 3,"
+  " \"realized\": false, \"forced_realize\": false, \"metadata\": null},"
+  "{\"device\": \"CLANG\", \"dtype\": \"float\", \"st\": " ST4X ", \"base\": 1},"
+  "{\"device\": \"CLANG\", \"dtype\": \"float\", \"st\": " ST4 ", \"op\": \"Ops.ADD\", \"arg\": null, \"srcs\": [0, 2], \"buffer\": 1,"
+  " \"realized\": false, \"forced_realize\": false, \"metadata\": \"__add__\"},"
+  "{\"device\": \"CLANG\", \"dtype\": \"float\", \"st\": " ST4 ", \"op\": \"Ops.MUL\", \"arg\": null, \"srcs\": [3, 2], \"buffer\": 2,"
+  " \"realized\": false, \"forced_realize\": false, \"metadata\": \"__mul__\"}],"
+  "\"outs\": [4], \"memory_planner_bufs\": null, \"memory_planner_allocator_offset\": {}},"
+  "\"expected\": null, \"error\": null}";
+
+/* One kernel computes c. Its metadata in 0.10.0: every fused buffer's
+ * (__add__ and __mul__). In 2ca41d6 (metadata_of_ops): the output's, and
+ * the ops_metadata of the ops `lazy` meets unchanged; the ADD reads the
+ * realized a, whose VIEW(BUFFER) lazy turns into a LOAD, so the ADD is a new
+ * node and its __add__ is lost: tinygrad at 2ca41d6 says ['__mul__'] too. */
+static void kernel_metadata_per_version(void **state) {
+  (void)state;
+  Run r;
+  run(&r, metadata_chain, NULL, NULL);
+  assert_true(r.ok);
+  const JVal *sched = json_get(r.result, "schedule");
+  assert_int_equal(sched->n, 1);
+  assert_true(json_is(&r.arena, json_get(sched->u.arr[0], "metadata"), "[\"__add__\", \"__mul__\"]"));
+  arena_free(&r.arena);
+  run_version = TG_0_10_0_2CA41D6;
+  run(&r, metadata_chain, NULL, NULL);
+  run_version = TG_0_10_0;
+  assert_true(r.ok);
+  sched = json_get(r.result, "schedule");
+  assert_int_equal(sched->n, 1);
+  assert_true(json_is(&r.arena, json_get(sched->u.arr[0], "metadata"), "[\"__mul__\"]"));
+  arena_free(&r.arena);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(contiguous_chain_gives_one_kernel_per_realize),
@@ -218,6 +264,7 @@ int main(void) {
     cmocka_unit_test(self_operand_of_augmented_assign_must_be_contiguous),
     cmocka_unit_test(a_dangling_source_is_bad_input),
     cmocka_unit_test(a_bound_variable_is_unbound_into_var_vals),
+    cmocka_unit_test(kernel_metadata_per_version),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
