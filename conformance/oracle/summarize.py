@@ -31,7 +31,7 @@ def merge(paths, base=None):
     new = {(r["generation"], r["suite"]) for r in runs}
     runs = [r for r in old if (r["generation"], r["suite"]) not in new] + runs
     runs.sort(key=lambda r: r["suite"])
-  runs.sort(key=lambda r: (["0.9.1", "0.10.0", "0.10.2"].index(r["generation"]), SUITE_ORDER.index(r["suite"])
+  runs.sort(key=lambda r: (VERSIONS.index(r["generation"]), SUITE_ORDER.index(r["suite"])
                            if r["suite"] in SUITE_ORDER else 9))
   return {"runs": runs}
 
@@ -55,7 +55,8 @@ def table(path):
     print(f"| {r['generation']} | {r['suite']} | {r['captures']} | {r['errors']} | {r['with_memory_plan']} | {ran} | {', '.join(why) or '-'} |")
 
 
-GENS = ("0.9.1", "0.10.0", "0.10.2")
+# the versions of capture-format section 7, in commit order
+VERSIONS = ["0.9.1", "0.9.2", "0.9.2+197f8fd", "0.10.0", "0.10.0+2ca41d6", "0.10.1", "0.10.2", "0.10.2+a0b4465"]
 
 
 def suite_name(r): return r["suite"][5:] if r["suite"].startswith("test:") else r["suite"]
@@ -64,6 +65,7 @@ def suite_name(r): return r["suite"][5:] if r["suite"].startswith("test:") else 
 def pivot(path):
   """One row per suite, one column per version: captures (errors), and the tests' fate."""
   with open(path) as f: runs = json.load(f)["runs"]
+  GENS = [g for g in VERSIONS if any(r["generation"] == g for r in runs)]
   by = {(suite_name(r), r["generation"]): r for r in runs}
   suites = sorted({s for s, _ in by}, key=lambda s: (not s.startswith(("test_", "unit.")), s))
   print("| suite | " + " | ".join(GENS) + " |")
