@@ -11,10 +11,11 @@
 #   conformance/corpus-extra/v<version>-images.jsonl.gz     the "images" suite (image dtypes, scheduled only)
 #   conformance/corpus-extra/v<version>-bigint.jsonl.gz     the "bigint" suite (uint64 constants above int64, scheduled only)
 #   conformance/corpus-extra/v<version>-models.jsonl.gz     the "models" suite (small extra/models/ and examples/ models)
+#   conformance/corpus-extra/v<version>-stress.jsonl.gz     the "stress" suite (big graphs for the speed targets, scheduled only)
 # and conformance/corpus-extra/summary.json, prints the count table, runs the schema checker.
 # A module that yields no capture in a version (all its tests skipped there) gets no file;
 # its counts are still in summary.json.  With MODULE arguments only those are recorded
-# ("images", "bigint" and "models" name the workload suites) and their counts replace theirs in summary.json:
+# ("images", "bigint", "models" and "stress" name the workload suites) and their counts replace theirs in summary.json:
 # a module of MODULES_<version> only in that release, one of no list in every release whose checkout has it.
 # The "symbolic" workload suite is part of conformance/corpus (record_all.sh), not of this directory.
 #
@@ -73,9 +74,9 @@ for pair in "0.9.1:$TG091" "0.10.0:$TG0100" "0.10.2:$TG0102" ${TG0101:+"0.10.1:$
     *) here="$ALLMODS $MODULES_0102" ;; esac
   # shellcheck disable=SC2086
   here=$(printf "%s " $here)  # one space between names, for the case patterns below
-  if [ $ALL -eq 1 ]; then mods="$here images bigint models"; else mods=$MODULES; fi
+  if [ $ALL -eq 1 ]; then mods="$here images bigint models stress"; else mods=$MODULES; fi
   for m in $mods; do
-    case " images bigint models symbolic $here " in
+    case " images bigint models stress symbolic $here " in
       *" $m "*) ;;
       *) case " $SOME " in
            *" $m "*) echo "== $ver $m: not recorded in this release" >&2; continue ;;  # another release's module
@@ -83,7 +84,7 @@ for pair in "0.9.1:$TG091" "0.10.0:$TG0100" "0.10.2:$TG0102" ${TG0101:+"0.10.1:$
          if [ ! -f "$tg/test/$(echo "$m" | tr . /).py" ]; then echo "== $ver $m: not in this release" >&2; continue; fi ;;
     esac
     case $m in
-      images|bigint|models) args="--suite $m" ;;
+      images|bigint|models|stress) args="--suite $m" ;;
       symbolic) echo "$0: the symbolic suite is recorded into conformance/corpus by record_all.sh" >&2; exit 2 ;;
       test_ops) args="--suite test:$m --max-per-test $CAP --torch-mirror" ;;
       *) args="--suite test:$m --max-per-test $CAP" ;;

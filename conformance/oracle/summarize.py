@@ -18,6 +18,8 @@ KEEP = ("generation", "suite", "captures", "errors", "with_memory_plan", "tests"
         "capped_workloads", "torch_mirror", "dedupe", "duplicates_dropped")
 
 SUITE_ORDER = ("test_schedule", "workloads", "big", "symbolic")  # conformance/corpus's suites, in this order
+# the versions of the capture contract (section 7), in commit order: tables list them so
+VERSIONS = ("0.9.1", "0.9.2", "0.9.2+197f8fd", "0.10.0", "0.10.0+2ca41d6", "0.10.1", "0.10.2", "0.10.2+a0b4465")
 
 
 def merge(paths, base=None):
@@ -55,18 +57,14 @@ def table(path):
     print(f"| {r['generation']} | {r['suite']} | {r['captures']} | {r['errors']} | {r['with_memory_plan']} | {ran} | {', '.join(why) or '-'} |")
 
 
-# the versions of capture-format section 7, in commit order
-VERSIONS = ["0.9.1", "0.9.2", "0.9.2+197f8fd", "0.10.0", "0.10.0+2ca41d6", "0.10.1", "0.10.2", "0.10.2+a0b4465"]
-
-
 def suite_name(r): return r["suite"][5:] if r["suite"].startswith("test:") else r["suite"]
 
 
 def pivot(path):
   """One row per suite, one column per version: captures (errors), and the tests' fate."""
   with open(path) as f: runs = json.load(f)["runs"]
-  GENS = [g for g in VERSIONS if any(r["generation"] == g for r in runs)]
   by = {(suite_name(r), r["generation"]): r for r in runs}
+  GENS = [v for v in VERSIONS if any(r["generation"] == v for r in runs)]  # a column per version recorded
   suites = sorted({s for s, _ in by}, key=lambda s: (not s.startswith(("test_", "unit.")), s))
   print("| suite | " + " | ".join(GENS) + " |")
   print("|---|" + "---:|" * len(GENS))
