@@ -281,7 +281,7 @@ static void lazyop_repr(StrBuf *out, const Node *nodes, size_t root) {
   Stack st = {0};
   push(&st, (Frame){root, 0, 0});
   sb_printf(out, "LazyOp(op=%s, src=(", nodes[root].op);
-  while (st.n) {
+  while (st.n && !out->over) { /* shared sub-trees print once per use: a DAG can be far longer than its graph */
     Frame *f = &st.items[st.n - 1];
     const Node *x = &nodes[f->node];
     if (f->next < x->nsrc) {
@@ -349,7 +349,7 @@ static void uop_repr(StrBuf *out, TgVersion v, const Node *nodes, size_t nnodes,
   info[root].printed = true;
   uop_head(out, v, &nodes[root], &info[root], 0);
   push(&st, (Frame){root, 0, 0});
-  while (st.n) {
+  while (st.n && !out->over) { /* indentation grows with depth: a deep graph is a long text */
     Frame *f = &st.items[st.n - 1];
     const Node *x = &nodes[f->node];
     if (f->next < x->nsrc) {
@@ -381,13 +381,13 @@ bool ast_repr(StrBuf *out, TgVersion v, const JVal *g, char *err, size_t errlen)
   if (!nodes) return false;
   if (v == TG_0_9_1) { /* si.ast is a tuple of LazyOps */
     sb_putc(out, '(');
-    for (size_t k = 0; k < roots->n; k++) {
+    for (size_t k = 0; k < roots->n && !out->over; k++) {
       if (k) sb_puts(out, ", ");
       lazyop_repr(out, nodes, (size_t)roots->u.arr[k]->u.i);
     }
     sb_puts(out, roots->n == 1 ? ",)" : ")");
   } else {
-    for (size_t k = 0; k < roots->n; k++) {
+    for (size_t k = 0; k < roots->n && !out->over; k++) {
       if (k) sb_putc(out, '\n');
       uop_repr(out, v, nodes, n, (size_t)roots->u.arr[k]->u.i);
     }

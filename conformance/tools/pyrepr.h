@@ -14,7 +14,8 @@
 #include "version.h"
 
 /* Appends repr(ast) of the GRAPH `g` to out. On a malformed graph returns
- * false and writes what is wrong into err. */
+ * false and writes what is wrong into err. Stops early once `out` is over
+ * its limit (out->over: the text is cut short). */
 bool ast_repr(StrBuf *out, TgVersion v, const JVal *g, char *err, size_t errlen);
 
 /* repr / str of one contract-encoded value as version v prints it. `op` is
