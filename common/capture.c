@@ -142,6 +142,17 @@ const JVal *capture_input(const Capture *c, Arena *a, Status *st) {
   return in;
 }
 
+bool capture_buffer_problem(const JVal *obj, const char *key, int64_t max, char *why, size_t whylen) {
+  const JVal *v = json_get(obj, key);
+  if (!v || (v->kind != J_INT && v->kind != J_UINT && v->kind != J_BIGNUM))
+    snprintf(why, whylen, "field \"%s\" missing or of the wrong type", key);
+  else if (v->kind != J_INT || v->u.i < 0 || v->u.i > max)
+    snprintf(why, whylen, "absurd %s", key);
+  else
+    return false;
+  return true;
+}
+
 bool capture_ctx_int(const Capture *c, const char *key, int64_t *out) {
   const JVal *v = json_get(c->context, key);
   if (!v) return false;

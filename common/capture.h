@@ -60,6 +60,12 @@ void capture_reader_close(CaptureReader *r);
  * naming the capture and `input`. */
 const JVal *capture_input(const Capture *c, Arena *a, Status *st);
 
+/* A Buffer's size or offset in a capture's input (obj[key]): false when it
+ * is an integer in [0, max]; else true with the words every generation
+ * uses in `why`: `field "size" missing or of the wrong type`, or "absurd
+ * size" (negative, past max, past int64). */
+bool capture_buffer_problem(const JVal *obj, const char *key, int64_t max, char *why, size_t whylen);
+
 /* Context flags. capture_ctx_int reads an int or bool; returns false when
  * the key is absent or not a number (the caller decides what that means). */
 bool capture_ctx_int(const Capture *c, const char *key, int64_t *out);

@@ -48,6 +48,10 @@ typedef struct TgFeatures {
   /* ---- v0_9_lazyop/ ---- */
   /* ---- v0_10_lazybuf_uop/ ---- */
   /* ---- v0_10_2_kernel_graph/ ---- */
+  /* ---- conformance/tools/ ---- */
+  bool ast_is_lazyop;              /* ops.py: si.ast is a LazyOp (LazyOp.__repr__) vs a UOp (UOp.__repr__, pretty_print) */
+  bool uop_argstr_str;             /* ops.py UOp.argstr: self.arg, printed with str(), vs repr(self.arg) */
+  bool schedule_input_tensor_uops; /* engine/schedule.py create_schedule_with_vars(big_sink: UOp) vs (outs: LazyBuffers) */
 } TgFeatures;
 
 typedef struct TgVersionInfo {

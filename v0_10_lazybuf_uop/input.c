@@ -163,13 +163,14 @@ static bool decode_buffer(Sched *s, const JVal *j, size_t i, size_t n, InBuf *b,
   const JVal *dev = field(s, j, "device", J_STR, where), *opt = json_get(j, "options");
   if (!dev || !(b->dtype = dtype_field(s, j, "dtype", where))) return false;
   b->device = json_keep_str(s->a, devices, dev->u.s, dev->n);
+  char why[64];
+  if (capture_buffer_problem(j, "size", CAPTURE_MAX_BUFFER_SIZE, why, sizeof why) ||
+      capture_buffer_problem(j, "offset", CAPTURE_MAX_BUFFER_OFFSET, why, sizeof why))
+    return v100_sched_bad_input(s, "%s: %s", where, why);
   if (!int_field(s, j, "size", where, &b->size) || !bool_field(s, j, "allocated", where, &b->allocated) ||
       !index_field(s, j, "base", n, true, where, &b->base) || !int_field(s, j, "offset", where, &b->offset) ||
       !int_field(s, j, "lb_refcount", where, &b->lb_refcount))
     return false;
-  if (b->size < 0 || b->offset < 0) return v100_sched_bad_input(s, "%s: negative size or offset", where);
-  if (b->size > CAPTURE_MAX_BUFFER_SIZE || b->offset > CAPTURE_MAX_BUFFER_OFFSET)
-    return v100_sched_bad_input(s, "%s: absurd size or offset", where);
   if (b->dtype->is_ptr && !b->dtype->is_image) return v100_sched_bad_input(s, "%s: a Buffer dtype cannot be a pointer", where);
   if (!opt || (opt->kind != J_NULL && opt->kind != J_OBJ)) return v100_sched_bad_input(s, "%s: bad \"options\"", where);
   b->options = opt->kind == J_NULL ? NULL : json_copy(s->a, opt);

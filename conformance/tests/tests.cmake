@@ -125,13 +125,13 @@ tsched_golden_test(compare_missing_path 1 compare -r -n "workloads.casts#1" conf
 # tsched ls: name, version, kernels, verdict; filters; --json
 tsched_golden_test(ls_sample 0 ls conformance/tests/tools/v0.9.1-sample.jsonl.gz)
 tsched_golden_test(ls_filters 0 ls -n "workloads.soft*" -V 0.10.2 -s pass ${TSCHED_WORKLOADS})
-tsched_golden_test(ls_json 0 ls --json -n "workloads.casts" conformance/tests/bad-input/one-failing.jsonl ${TSCHED_SAMPLE_0102})
-tsched_golden_test(ls_verdict_fail 0 ls -s fail -v conformance/tests/bad-input/one-failing.jsonl)
+tsched_golden_test(ls_json 0 ls --json -n "workloads.casts" conformance/tests/bad-input/one-failing.txt ${TSCHED_SAMPLE_0102})
+tsched_golden_test(ls_verdict_fail 0 ls -s fail -v conformance/tests/bad-input/one-failing.txt)
 tsched_golden_test(ls_bad_filter 2 ls -V 0.8 ${TSCHED_SAMPLE_0102})
 # replay: failures listed (text and --json), names with control characters escaped
-tsched_golden_test(replay_one_failing 1 replay conformance/tests/bad-input/one-failing.jsonl)
-tsched_golden_test(replay_one_failing_json 1 replay --json conformance/tests/bad-input/one-failing.jsonl)
-tsched_golden_test(ls_escapes_names 0 ls -r conformance/tests/bad-input/one-failing.jsonl)
+tsched_golden_test(replay_one_failing 1 replay conformance/tests/bad-input/one-failing.txt)
+tsched_golden_test(replay_one_failing_json 1 replay --json conformance/tests/bad-input/one-failing.txt)
+tsched_golden_test(ls_escapes_names 0 ls -r conformance/tests/bad-input/one-failing.txt)
 # folders with links, loops, FIFOs; truncated gzip; binary garbage; empty recordings
 add_test(NAME cli_edges COMMAND sh ${CMAKE_SOURCE_DIR}/conformance/tests/cli/edges.sh $<TARGET_FILE:tsched> $<BOOL:${TSCHED_SANITIZE}>)
 # bench on a small file (ASan once found a global-buffer-overflow in its memory measure)
@@ -143,3 +143,5 @@ set_tests_properties(bench_summary PROPERTIES PASS_REGULAR_EXPRESSION "\"min_rea
 # the checkouts given as TSCHED_TINYGRAD_<version>=/path; skipped without one.
 add_test(NAME record_program COMMAND sh ${CMAKE_SOURCE_DIR}/conformance/tests/record/record.sh $<TARGET_FILE:tsched>)
 set_tests_properties(record_program PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
+# The same error in the same words in every generation: a Buffer size of 10**40, -3, 2**60, "x"
+tsched_golden_test(bad_input_buffer_sizes 1 replay conformance/tests/bad-input/buffer-sizes.txt)

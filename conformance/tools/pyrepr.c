@@ -165,7 +165,7 @@ static void sym_uop_line(StrBuf *out, TgVersion v, int indent, const char *op, c
                          const JVal *const *src, size_t nsrc, int depth) {
   sb_spaces(out, (size_t)indent);
   sb_printf(out, "UOp(Ops.%s, dtypes.%s, arg=", op, dtype);
-  value_repr(out, v, arg, v == TG_0_10_0, NULL);
+  value_repr(out, v, arg, tg_features(v)->uop_argstr_str, NULL);
   sb_puts(out, ", src=(");
   for (size_t i = 0; i < nsrc; i++) {
     sb_putc(out, '\n');
@@ -201,7 +201,7 @@ static void sym_uop(StrBuf *out, TgVersion v, const JVal *e, int depth, int inde
 }
 
 static void sym_repr(StrBuf *out, TgVersion v, const JVal *e, int depth) {
-  if (v == TG_0_9_1) sym_repr_091(out, e, depth);
+  if (tg_features(v)->symbolic == SYM_NODE) sym_repr_091(out, e, depth);
   else sym_uop(out, v, e, depth, 0);
 }
 
@@ -333,7 +333,7 @@ static void uop_head(StrBuf *out, TgVersion v, const Node *x, const PPInfo *in, 
     value_repr(out, v, a->u.arr[1], true, NULL);
     sb_putc(out, ')');
   } else {
-    value_repr(out, v, a, v == TG_0_10_0, x->op);
+    value_repr(out, v, a, tg_features(v)->uop_argstr_str, x->op);
   }
   sb_puts(out, ", src=(");
 }
@@ -379,7 +379,7 @@ bool ast_repr(StrBuf *out, TgVersion v, const JVal *g, char *err, size_t errlen)
   const JVal *roots;
   Node *nodes = unpack_graph(g, &n, &roots, err, errlen);
   if (!nodes) return false;
-  if (v == TG_0_9_1) { /* si.ast is a tuple of LazyOps */
+  if (tg_features(v)->ast_is_lazyop) { /* si.ast is a tuple of LazyOps */
     sb_putc(out, '(');
     for (size_t k = 0; k < roots->n && !out->over; k++) {
       if (k) sb_puts(out, ", ");
