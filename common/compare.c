@@ -738,7 +738,7 @@ static int compare_rest(Arena *ar, TgVersion v, const ScheduleCompare *sc, const
                         size_t whylen) {
   if (!field_equal(exp, got, "var_vals"))
     return describe(why, whylen, "%s: expected %.300s, got %.300s", "var_vals", json_get(exp, "var_vals"), json_get(got, "var_vals"));
-  if (v == TG_0_10_2) {
+  if (tg_features(v)->returns_becomes_map) {
     const JVal *gb = json_get(got, "becomes_map");
     int r = sc && sc->becomes && !gb ? becomes_sunk_verdict(sc, why, whylen)
                                      : compare_becomes_map(ar, json_get(exp, "becomes_map"), gb, why, whylen);
@@ -824,13 +824,13 @@ void schedule_compare_init(ScheduleCompare *sc, Arena *a, TgVersion v, const JVa
   sc->sink.item = sink_compare_item;
   sc->v = v;
   sc->expected = expected_schedule(a, expected);
-  const JVal *bm = v == TG_0_10_2 && sc->expected ? json_get(expected, "becomes_map") : NULL;
+  const JVal *bm = tg_features(v)->returns_becomes_map && sc->expected ? json_get(expected, "becomes_map") : NULL;
   if (bm && bm->kind == J_ARR) { /* else compared whole, with compare_becomes_map's message */
     sc->sink.becomes_entry = sink_compare_becomes;
     sc->becomes = bm;
     sc->becomes_verdict = 1;
   }
-  const JVal *nb = v == TG_0_10_2 && sc->expected ? json_get(expected, "new_buffers") : NULL;
+  const JVal *nb = tg_features(v)->returns_becomes_map && sc->expected ? json_get(expected, "new_buffers") : NULL;
   if (nb && nb->kind == J_ARR) { /* else compared whole, by list_equal */
     sc->sink.new_buffer = sink_compare_new_buffer;
     sc->new_buffers = nb;

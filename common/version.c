@@ -46,9 +46,21 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .f.uop_argstr_str = true,
   },
   [TG_0_10_1] = {
-    .name = "0.10.1", .commit = "v0.10.1", .generation = GEN_NONE,
+    .name = "0.10.1", .commit = "v0.10.1", .generation = GEN_KERNEL_GRAPH,
     /* common/ */
     .f.symbolic = SYM_UOP,
+    .f.returns_becomes_map = true,
+    /* v0_10_2_kernel_graph/ */
+    .f.buffer_arg_num_size = true,
+    .f.preload_scheduler = true,
+    .f.sym_folds_reduce_of_const = true,
+    .f.sym_drops_realized_sink_srcs = true,
+    .f.sym_image_cast_under_view = true,
+    .f.images_fixed_in_add_buffers = true,
+    .f.disk_views_in_do_realize = true,
+    .f.symbolic_no_bitcast_or_pow = true,
+    .f.buf_uop_through_view = true,
+    .f.merge_views_needs_st = true,
     /* conformance/tools/ */
     .f.schedule_input_tensor_uops = true,
   },
@@ -56,6 +68,7 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .name = "0.10.2", .commit = "v0.10.2", .generation = GEN_KERNEL_GRAPH,
     /* common/ */
     .f.symbolic = SYM_UOP,
+    .f.returns_becomes_map = true,
     /* v0_10_2_kernel_graph/ */
     /* conformance/tools/ */
     .f.schedule_input_tensor_uops = true,
@@ -64,6 +77,7 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .name = "0.10.2+a0b4465", .commit = "a0b4465412", .generation = GEN_NONE,
     /* common/ */
     .f.symbolic = SYM_UOP,
+    .f.returns_becomes_map = true,
     /* v0_10_2_kernel_graph/ */
     /* conformance/tools/ */
     .f.schedule_input_tensor_uops = true,

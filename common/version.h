@@ -45,9 +45,21 @@ typedef enum {
 typedef struct TgFeatures {
   /* ---- common/ ---- */
   TgSymbolic symbolic;   /* shape/symbolic.py Node (0.9.x) vs UOp arithmetic (ops.py) */
+  bool returns_becomes_map;  /* schedule.py create_schedule_with_vars returns becomes_map (captures: becomes_map, new_buffers) */
   /* ---- v0_9_lazyop/ ---- */
   /* ---- v0_10_lazybuf_uop/ ---- */
   /* ---- v0_10_2_kernel_graph/ ---- */
+  /* (0.10.1's, false in 0.10.2 and later) */
+  bool buffer_arg_num_size;       /* ops.py UOp.new_buffer: BUFFER(DEVICE) arg (num, size), not BUFFER(DEVICE, UNIQUE) arg size */
+  bool preload_scheduler;         /* schedule.py create_schedule_with_vars: add_buffers, break_sched with PRELOAD, a BFS over ScheduleItems (not create_kernels) */
+  bool sym_folds_reduce_of_const; /* schedule.py sym: simplify_reduceop (a reduce of a CONST), not simplify_stride0_reduce */
+  bool sym_drops_realized_sink_srcs; /* schedule.py sym: "remove CONST/BIND/BUFFER from SINK" */
+  bool sym_image_cast_under_view; /* schedule.py sym: VIEW(CAST(VIEW(CONTIGUOUS))) folds, not CAST(VIEW(CONTIGUOUS)) */
+  bool images_fixed_in_add_buffers; /* schedule.py add_buffers makes can't-be-images not images (no such rule in sym) */
+  bool disk_views_in_do_realize;  /* schedule.py do_realize create_subbuffer (no BUFFER_VIEW on DISK rule in sym) */
+  bool symbolic_no_bitcast_or_pow;    /* ops.py symbolic_simple: CAST folds only (no BITCAST noop, fold_bitcast or pow rules) */
+  bool buf_uop_through_view;      /* ops.py UOp.buf_uop: a VIEW base is allowed (VIEW(BUFFER, op) of add_buffers) */
+  bool merge_views_needs_st;      /* ops.py merge_views: a contiguous VIEW goes only when `x.st is not None` (not: x is no DEVICE) */
   /* ---- conformance/tools/ ---- */
   bool ast_is_lazyop;              /* ops.py: si.ast is a LazyOp (LazyOp.__repr__) vs a UOp (UOp.__repr__, pretty_print) */
   bool uop_argstr_str;             /* ops.py UOp.argstr: self.arg, printed with str(), vs repr(self.arg) */

@@ -42,14 +42,24 @@ static JVal *st_encode(Codec *c, const ShapeTracker *s) {
 }
 
 void kg_codec_init(KG *k) {
-  codec_init(&k->codec, k->in, TG_0_10_2);
+  codec_init(&k->codec, k->in, k->cap->generation);
   k->codec.st_decode = st_decode;
   k->codec.st_encode = st_encode;
 }
 
 /* The shape of a tensor-graph node that the scheduler relies on (sources
  * and arg kinds, as tinygrad's tensor_uop_spec guarantees); false names what is wrong. */
-static const char *node_problem(const UOp *u) {
+/* 0.10.1's BUFFER(DEVICE) with arg (num, size), num written as an input BUFREF or "u:K" */
+static const char *buffer_num_size_problem(const UOp *u) {
+  const Value *a = u->arg;
+  if (u->nsrc != 1 || u->src[0]->op != OP_DEVICE || a->kind != V_TUPLE || a->u.tuple.n != 2 || a->u.tuple.items[1]->kind != V_INT ||
+      a->u.tuple.items[1]->u.i < 0 || (a->u.tuple.items[0]->kind != V_INT && a->u.tuple.items[0]->kind != V_STR))
+    return "BUFFER needs a DEVICE source and a (num, size) arg";
+  if (a->u.tuple.items[1]->u.i > CAPTURE_MAX_BUFFER_SIZE) return "BUFFER of an absurd size";
+  return NULL;
+}
+
+static const char *node_problem(KG *k, const UOp *u) {
   uint32_t n = u->nsrc;
   const Value *a = u->arg;
   if (op_is_unary(u->op) && n != 1) return "a unary op needs 1 source";
@@ -58,6 +68,7 @@ static const char *node_problem(const UOp *u) {
   if (op_is_movement(u->op) && (n != 1 || a->kind != V_TUPLE)) return "a movement op needs 1 source and a tuple arg";
   switch (u->op) {
     case OP_BUFFER:
+      if (k->f->buffer_arg_num_size) return buffer_num_size_problem(u);
       if (n != 2 || u->src[0]->op != OP_DEVICE || u->src[1]->op != OP_UNIQUE || a->kind != V_INT || a->u.i < 0)
         return "BUFFER needs (DEVICE, UNIQUE) sources and a size";
       if (a->u.i > CAPTURE_MAX_BUFFER_SIZE) return "BUFFER of an absurd size";
@@ -79,6 +90,8 @@ static const char *node_problem(const UOp *u) {
   }
   return NULL;
 }
+
+static bool is_u_label(const Value *v) { return v->kind == V_STR && strncmp(v->u.str.s, "u:", 2) == 0; }
 
 /* The input's tree is freed once decoded: what the scheduler keeps of it is
  * copied into k->a (devices, options, the memory planner's inputs). */
@@ -191,9 +204,10 @@ bool decode_input(KG *k, const JVal *input, Input *in, Status *st) {
     if (!idmap_get(&in->node_index, u)) idmap_put(k->a, &in->node_index, u, (void *)(uintptr_t)(i + 1));
     if (u->op == OP_MULTI) return status_unsupported(st, "multi-device tensors (Ops.MULTI, node %zu)", i);
     if (u->op == OP_KERNEL) return status_bad_input(st, "input.graph node %zu: a KERNEL in a tensor graph", i);
-    const char *problem = node_problem(u);
+    const char *problem = node_problem(k, u);
     if (problem) return status_bad_input(st, "input.graph node %zu (%s): %s", i, op_name(u->op, TG_0_10_2), problem);
     if (u->op == OP_UNIQUE && u->arg->kind == V_STR && strncmp(u->arg->u.str.s, "u:", 2) == 0) omap_put(&labels, omap_ptr(u), (void *)1);
+    if (u->op == OP_BUFFER && k->f->buffer_arg_num_size && is_u_label(u->arg->u.tuple.items[0])) omap_put(&labels, omap_ptr(u), (void *)1);
     kg_note_const(k, u);
   }
   in->unique_labels = omap_len(&labels);

@@ -137,6 +137,23 @@ static JVal *encode_var_vals(KG *k, const OMap *var_vals) {
  * maps and new UOps in `tmp` (the entry's scratch: see BecomesCtx; the
  * walk's visited set there too, not k->marks, whose stamps, one per UOp id,
  * would be a table for the whole graph for a few nodes an entry). */
+/* What names a buffer in a becomes_map graph (a UNIQUE's arg, 0.10.1's BUFFER num): the
+ * BUFREF of its Buffer, or the "u:K" label the call began with, or a new one for key */
+static const Value *buffer_label(Refs *r, Arena *tmp, const Value *have, Buf *b, const UOp *key, OMap *labels, size_t *nlabels) {
+  KG *k = r->k;
+  if (b) {
+    JVal *ref = buf_ref_in(r, tmp, b, 0);
+    return ref->kind == J_INT ? v_int(k->in, ref->u.i) : v_str(k->in, ref->u.s);
+  }
+  if (have->kind == V_STR && strncmp(have->u.str.s, "u:", 2) == 0) return have;
+  const Value *arg = omap_get(labels, omap_ptr(key));
+  if (!arg) {
+    arg = v_str(k->in, arena_printf(k->a, "u:%zu", (*nlabels)++));
+    omap_put(labels, omap_ptr(key), (void *)arg);
+  }
+  return arg;
+}
+
 static JVal *encode_becomes_value(Refs *r, Arena *tmp, const UOp *v, OMap *labels, size_t *nlabels) {
   KG *k = r->k;
   const UOp **order;
@@ -151,23 +168,16 @@ static JVal *encode_becomes_value(Refs *r, Arena *tmp, const UOp *v, OMap *label
       omap_put(&ub, omap_ptr(u->src[1]), b);
   }
   for (size_t i = 0; i < n; i++) {
-    const UOp *u = order[i];
-    if (u->op != OP_UNIQUE) continue;
-    Buf *b = omap_get(&ub, omap_ptr(u));
-    const Value *arg;
-    if (b) {
-      JVal *ref = buf_ref_in(r, tmp, b, 0);
-      arg = ref->kind == J_INT ? v_int(k->in, ref->u.i) : v_str(k->in, ref->u.s);
-    } else if (u->arg->kind == V_STR && strncmp(u->arg->u.str.s, "u:", 2) == 0) {
-      arg = u->arg;
-    } else {
-      arg = omap_get(labels, omap_ptr(u));
-      if (!arg) {
-        arg = v_str(k->in, arena_printf(k->a, "u:%zu", (*nlabels)++));
-        omap_put(labels, omap_ptr(u), (void *)arg);
-      }
-    }
-    const UOp *nu = kg_uop(k, OP_UNIQUE, u->dtype, arg, 0, NULL);
+    const UOp *u = order[i], *nu;
+    if (u->op == OP_UNIQUE) {
+      nu = kg_uop(k, OP_UNIQUE, u->dtype, buffer_label(r, tmp, u->arg, omap_get(&ub, omap_ptr(u)), u, labels, nlabels), 0, NULL);
+    } else if (u->op == OP_BUFFER && k->f->buffer_arg_num_size) {
+      /* 0.10.1: BUFFER(DEVICE) arg (num, size); an input label stays (capture-format section 7) */
+      const Value *num = u->arg->u.tuple.items[0];
+      bool input_label = num->kind == V_STR && strncmp(num->u.str.s, "u:", 2) == 0;
+      const Value *arg[2] = {input_label ? num : buffer_label(r, tmp, num, uop_buffer_get(k, u), u, labels, nlabels), u->arg->u.tuple.items[1]};
+      nu = kg_uop(k, OP_BUFFER, u->dtype, v_tuple(k->in, 2, arg), u->nsrc, u->src);
+    } else continue;
     if (nu != u) omap_put(&subs, omap_ptr(u), (void *)nu);
   }
   const UOp *out = omap_len(&subs) ? uop_substitute(k, v, &subs) : v;

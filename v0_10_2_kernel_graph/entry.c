@@ -16,6 +16,7 @@ static void kg_init(KG *k, const Capture *c, Arena *a, Interner *in, Status *st)
   k->a = a;
   k->in = in;
   k->cap = c;
+  k->f = tg_features(c->generation);
   k->thr.st = st;
   k->fuse_arange = ctx_int(c, "FUSE_ARANGE", 0);
   k->fuse_conv_bw = ctx_int(c, "FUSE_CONV_BW", 0);

@@ -15,8 +15,8 @@ static size_t nchildren(GrouperContext *ctx, const UOp *u) {
   return ch ? ch->n : 0;
 }
 
-/* ops.py can_pad: False when an unsafe-pad op is reachable without passing a realized UOp */
-static bool can_pad(Arena *tmp, const UOp *u, const IdSet *edges) {
+/* ops.py can_pad: False when an unsafe-pad op is reachable from u without passing an edge */
+bool can_pad(Arena *tmp, const UOp *u, bool (*is_edge)(const UOp *x, const void *edges), const void *edges) {
   OMap cache;
   omap_init(&cache, tmp);
   size_t cap = 64, n = 0;
@@ -25,7 +25,7 @@ static bool can_pad(Arena *tmp, const UOp *u, const IdSet *edges) {
   while (n) {
     const UOp *x = stack[--n];
     if (op_is_unsafe_pad(x->op)) return false;
-    if (idset_has(edges, x) || in_map(&cache, x)) continue;
+    if (is_edge(x, edges) || in_map(&cache, x)) continue;
     omap_put(&cache, omap_ptr(x), (void *)1);
     for (uint32_t i = x->nsrc; i-- > 0;) {
       if (n == cap) stack = grow(tmp, stack, n, &cap, sizeof *stack);
@@ -34,6 +34,9 @@ static bool can_pad(Arena *tmp, const UOp *u, const IdSet *edges) {
   }
   return true;
 }
+
+/* 0.10.2's edges: the realized UOps (`u in edges`) */
+static bool is_realized_uop(const UOp *x, const void *realizes) { return idset_has(realizes, x); }
 
 /* ---------------------------------------------------------------- do_realize + create_ctx */
 
@@ -83,7 +86,7 @@ static const UOp *dr_before_view(void *c, const UOp *view) {
     sint sizes[ST_MAXDIM];
     for (int i = 0; i < last->ndim; i++) sizes[i] = ks_sub(sc, last->mask[i].e, last->mask[i].b);
     if (ks_resolve_ge(sc, sprod, ks_prod(sc, (uint32_t)last->ndim, sizes), true)) {
-      if (!can_pad(ctx->tmp, src, &ctx->realizes)) realize_before(k, ctx, src, view, WHY_UNSAFE_PAD);
+      if (!can_pad(ctx->tmp, src, is_realized_uop, &ctx->realizes)) realize_before(k, ctx, src, view, WHY_UNSAFE_PAD);
       return NULL;
     }
   }
@@ -94,7 +97,7 @@ static const UOp *dr_before_view(void *c, const UOp *view) {
   }
   bool unmasked = true;
   for (int i = 0; i < st->nviews; i++) unmasked &= st->views[i]->mask == NULL;
-  if (!unmasked && !can_pad(ctx->tmp, src, &ctx->realizes)) realize_before(k, ctx, src, view, WHY_UNSAFE_PAD);
+  if (!unmasked && !can_pad(ctx->tmp, src, is_realized_uop, &ctx->realizes)) realize_before(k, ctx, src, view, WHY_UNSAFE_PAD);
   return NULL;
 }
 
@@ -185,13 +188,13 @@ static const char *unfusable_child_why(KG *k, GroupWalk *w, const UOp *tr, const
 
 static void group_add(KG *k, OMap *group, const UOp *u) { (void)k; omap_setdefault(group, omap_ptr(u), (void *)u); }
 
-/* cache.setdefault((tr, st)); true when it was there */
-static bool cache_seen(GroupWalk *w, const UOp *tr, const ST *st) {
-  OMap *sts = omap_get(&w->cache, omap_ptr(tr));
+/* recursive_group's cache.setdefault((tr, st)) (cache: tr -> OMap of st, in a); true when it was there */
+bool group_cache_seen(Arena *a, OMap *cache, const UOp *tr, const ST *st) {
+  OMap *sts = omap_get(cache, omap_ptr(tr));
   if (!sts) {
-    sts = arena_alloc(w->ctx->tmp, sizeof *sts);
-    omap_init(sts, w->ctx->tmp);
-    omap_put(&w->cache, omap_ptr(tr), sts);
+    sts = arena_alloc(a, sizeof *sts);
+    omap_init(sts, a);
+    omap_put(cache, omap_ptr(tr), sts);
   }
   if (omap_has(sts, omap_ptr(st))) return true;
   omap_put(sts, omap_ptr(st), (void *)1);
@@ -210,7 +213,7 @@ static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) 
     Frame *f = &stack[depth - 1];
     if (entering) {
       entering = false;
-      if (cache_seen(w, f->tr, f->st)) { depth--; continue; }
+      if (group_cache_seen(w->ctx->tmp, &w->cache, f->tr, f->st)) { depth--; continue; }
       if (idset_has(w->realizes, f->tr) && f->tr != w->r) {
         if (!st_contiguous(f->st) || kst_size(f->st) != rsize || in_map(w->reduce_for_op, f->tr))
           group_add_reduce(w, k->ex ? realized_child_why(k, w, f->tr, f->st, rsize) : NULL);

@@ -124,8 +124,8 @@ const PatternMatcher pm_create_kernels = {create_kernels_rules, 2};
 
 /* ---------------------------------------------------------------- schedule_uop */
 
-static Buf *buffer_view(KG *k, Buf *src, int64_t size, const DType *dt, int64_t offset) {
-  /* device.py Buffer.view */
+/* device.py Buffer.view */
+Buf *buffer_view(KG *k, Buf *src, int64_t size, const DType *dt, int64_t offset) {
   if (!(offset < src->size * src->dtype->itemsize)) kg_assert_fail(k, "offset must be less than nbytes");
   Buf *b = arena_alloc(k->a, sizeof *b);
   b->input_index = -1;
@@ -146,7 +146,6 @@ static Buf *buffer_view(KG *k, Buf *src, int64_t size, const DType *dt, int64_t 
  * ever holds rewrite(n), so every kernel gets what a fresh graph_rewrite
  * would give it. (unbind_vars adds to var_vals, which is shared by all
  * kernels: seeing a BIND again would put the same value again.) */
-typedef struct KernelPasses { RewriteContext left, right, fix, swizzle; } KernelPasses;
 
 static const PatternMatcher *const left_pms[3] = {&pm_unbind_vars, &pm_merge_views, &pm_view_left};
 static const PatternMatcher *const right_pms[2] = {&pm_merge_views, &pm_view_right};

@@ -230,7 +230,7 @@ static const UOp *define_var_uop(KG *k, sint var) {
  *   st = unwrap(x.st).simplify()
  *   if any(x.op is Ops.BIND for x in st.vars()): st, var_vals = st.unbind(); ctx.update(var_vals)
  *   return st.to_uop() if st != x.st else None */
-static const UOp *fk_st_vars(void *c, const UOp *x) {
+const UOp *fk_st_vars(void *c, const UOp *x) {
   KG *k = c;
   enum { MAXVARS = 64 };
   sint vars[MAXVARS];
@@ -241,21 +241,40 @@ static const UOp *fk_st_vars(void *c, const UOp *x) {
   return s != st ? st_to_uop(k, s) : NULL;
 }
 
-static const UOp *fk_remove_contiguous(void *c, const UOp *u) {
+const UOp *fk_remove_contiguous(void *c, const UOp *u) {
   (void)c;
   return u->nsrc == 1 ? u->src[0] : NULL;
 }
-static const UOp *fk_remove_assign(void *c, const UOp *u) {
+const UOp *fk_remove_assign(void *c, const UOp *u) {
   (void)c;
   return u->nsrc == 2 ? u->src[1] : NULL;
 }
-static const UOp *fk_view_device(void *c, const UOp *view) {
+const UOp *fk_view_device(void *c, const UOp *view) {
   return view->nsrc == 1 && view->src[0]->op == OP_DEVICE ? replace_src(c, view, 0, NULL) : NULL;
 }
 /* no ImageDType after load */
-static const UOp *fk_no_image(void *c, const UOp *x) {
+const UOp *fk_no_image(void *c, const UOp *x) {
   if (x->op == OP_DEFINE_GLOBAL || !x->dtype->is_image) return NULL;
   return replace_dtype(c, x, x->dtype->base);
+}
+
+/* check_load_st's test of a load of the buffer the kernel also assigns to: the
+ * view is fine when contiguous, or a single view that becomes contiguous when
+ * its expanded axes are shrunk, or equal to a contiguous one on its mask;
+ * otherwise tinygrad raises */
+void check_assign_load_st(KG *k, const ST *st) {
+  if (st_contiguous(st)) return;
+  if (st->nviews == 1) {
+    const View *v = st->views[0];
+    SPair arg[ST_MAXDIM];
+    for (int i = 0; i < v->ndim; i++) arg[i] = (SPair){ks_of(0), ks_eq_int(v->strides[i], 0) ? ks_of(1) : v->shape[i]};
+    if (st_contiguous(kst_shrink(&k->stc, st, arg))) return;
+    if (v->mask && kst_shrink(&k->stc, kst_from_shape(&k->stc, v->ndim, v->shape), v->mask) == kst_shrink(&k->stc, st, v->mask))
+      return;
+  }
+  kg_throw(&k->thr, ST_RAISED, "RuntimeError",
+           "self operand of augmented assign must be contiguous.\nhelp: consider using .contiguous():\n"
+           "\x1b[31m   - a += a.T\n\x1b[0m\x1b[32m   + a += a.T.contiguous()\x1b[0m");
 }
 
 /* schedule.py check_load_st */
@@ -264,19 +283,8 @@ static const UOp *fk_check_load_st(void *c, const UOp *ld) {
   if (ld->nsrc != 2) return NULL;
   const UOp *glbl = ld->src[0], *view = ld->src[1];
   if (!(glbl->arg->kind == V_INT && glbl->arg->u.i == 0)) return NULL;
-  const ST *st = uop_st_unwrap(k, view);
-  if (st_contiguous(st)) return NULL;
-  if (st->nviews == 1) {
-    const View *v = st->views[0];
-    SPair arg[ST_MAXDIM];
-    for (int i = 0; i < v->ndim; i++) arg[i] = (SPair){ks_of(0), ks_eq_int(v->strides[i], 0) ? ks_of(1) : v->shape[i]};
-    if (st_contiguous(kst_shrink(&k->stc, st, arg))) return NULL;
-    if (v->mask && kst_shrink(&k->stc, kst_from_shape(&k->stc, v->ndim, v->shape), v->mask) == kst_shrink(&k->stc, st, v->mask))
-      return NULL;
-  }
-  kg_throw(&k->thr, ST_RAISED, "RuntimeError",
-           "self operand of augmented assign must be contiguous.\nhelp: consider using .contiguous():\n"
-           "\x1b[31m   - a += a.T\n\x1b[0m\x1b[32m   + a += a.T.contiguous()\x1b[0m");
+  check_assign_load_st(k, uop_st_unwrap(k, view));
+  return NULL;
 }
 
 static const Rule fix_kernel_ops_rules[] = {

@@ -13,5 +13,18 @@ typedef struct BufList {
 /* `if x not in ctx: ctx.append(x)`; returns ctx.index(x) */
 size_t buflist_index(BufList *l, const UOp *x);
 
+/* The rewrite contexts schedule_uop's pure passes share over one schedule (kernel.c):
+ * unbind_vars+view_left, view_right, fix_kernel_ops, apply_swizzle's view_left */
+typedef struct KernelPasses { RewriteContext left, right, fix, swizzle; } KernelPasses;
+
 extern const PatternMatcher pm_add_buffer_ops, pm_unbind_vars, pm_view_right, pm_fix_kernel_ops, pm_substitute;
+
+/* rules of fix_kernel_ops that 0.10.1's to_si has too (schedule_items.c); fk_st_vars's ctx is var_vals */
+const UOp *fk_st_vars(void *c, const UOp *x);
+const UOp *fk_remove_contiguous(void *c, const UOp *u);
+const UOp *fk_remove_assign(void *c, const UOp *u);
+const UOp *fk_view_device(void *c, const UOp *view);
+const UOp *fk_no_image(void *c, const UOp *x);
+/* check_load_st's test of the view of a load of the buffer a kernel assigns to (raises when not fine) */
+void check_assign_load_st(KG *k, const ST *st);
 #endif

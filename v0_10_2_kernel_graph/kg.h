@@ -16,6 +16,7 @@
 #include "st.h"
 #include "throw.h"
 #include "uop.h"
+#include "version.h"
 
 /* A device Buffer (device.py Buffer): one of the capture's input buffers or
  * one the scheduler created. */
@@ -74,6 +75,7 @@ struct KG {
   StCtx stc;
   Thrower thr;
   const Capture *cap;
+  const TgFeatures *f;  /* the capture's version's features (version.h) */
 
   /* context flags, as recorded */
   int64_t fuse_arange, fuse_conv_bw, dont_realize_expand, split_reduceop, split_threshold, split_size,
@@ -233,6 +235,7 @@ const char *uop_device(KG *k, const UOp *u);           /* UOp._device, NULL for 
 const UOp *uop_buf_uop(KG *k, const UOp *u);
 Buf *uop_buffer(KG *k, const UOp *u);                   /* UOp.buffer (creates the Buffer) */
 Buf *uop_buffer_get(KG *k, const UOp *u);               /* buffers.get(u) */
+Buf *buffer_view(KG *k, Buf *src, int64_t size, const DType *dt, int64_t offset);   /* Buffer.view (kernel.c) */
 const Value *uop_metadata(KG *k, const UOp *u);         /* all_metadata.get(u) (input nodes) */
 /* dtype.ptr(size), memoised (the core interns pointer dtypes in a list) */
 const DType *kg_dtype_ptr(KG *k, const DType *dt, int64_t size);

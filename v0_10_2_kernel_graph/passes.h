@@ -9,6 +9,7 @@
 /* symbolic.c: codegen/symbolic.py symbolic_simple, ops.py exec_alu */
 extern const PatternMatcher pm_symbolic_simple;
 const Value *exec_alu(KG *k, Op op, const Value *const *x, uint32_t n);
+const Value *py_int_power(KG *k, const Value *a, const Value *b);   /* Python's a ** b, b an int */
 
 /* tensor_rules.c: ops.py merge_views, schedule.py remove_movement_ops and sym */
 extern const PatternMatcher pm_merge_views, pm_remove_movement_ops, pm_sym;
@@ -18,6 +19,8 @@ extern const PatternMatcher pm_view_left;
 typedef struct ContigCtx { OMap contig; } ContigCtx;
 /* graph_rewrite(u, merge_views+view_left) (kernel.c) */
 const UOp *apply_swizzle(KG *k, const UOp *u);
+/* Can u of image dtype dt be an image (its size and a unit-stride axis divisible by 4)? */
+bool can_be_image(KG *k, const UOp *u, const DType *dt);
 /* UOp.valid(st) */
 const UOp *uop_valid(KG *k, const UOp *x, const ST *st);
 
@@ -28,6 +31,12 @@ typedef struct GrouperContext {
   IdMap children;  /* UOp -> UList* of children (a dict of UOp -> None: a child is added once) */
   Arena *tmp;      /* group_realizes' scratch arena: assigns, children and the walks' state */
 } GrouperContext;
+/* ops.py can_pad: False when an unsafe-pad op is reachable from u without
+ * passing an edge (0.10.2: a realized UOp; 0.10.1: the VIEW(BUFFER, op) of a
+ * realized BUFFER) */
+bool can_pad(Arena *tmp, const UOp *u, bool (*is_edge)(const UOp *x, const void *edges), const void *edges);
+/* recursive_group's cache.setdefault((tr, st)) (cache: tr -> OMap of st, in a); true when it was there */
+bool group_cache_seen(Arena *a, OMap *cache, const UOp *tr, const ST *st);
 /* group_realizes(sink) -> ctx.realizes (in k->a); the GrouperContext is
  * initialised here, and its assigns and children are gone when it returns. */
 void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx);

@@ -3,7 +3,7 @@
  * the assign dependencies and the BFS that orders the kernels. */
 #include <stdio.h>
 #include <string.h>
-#include "schedule.h"
+#include "preload.h"
 
 typedef struct MopWanted { OMap *tensor_map; const UOp *vbase; const ST *vst; } MopWanted;
 
@@ -254,6 +254,11 @@ void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
   /* do_realize + group_realizes */
   const UOp *sink = omap_get(&tensor_map, omap_ptr(big_sink));
   if (k->ex) explain102_tensor_map(k, &tensor_map, sink);
+  if (k->f->preload_scheduler) { /* 0.10.1: add_buffers, group_realizes, break_sched, the ScheduleItems' BFS */
+    create_schedule_with_preloads(k, maps, big_sink, &tensor_map, res);
+    kg_scratch_end(k, maps);
+    return;
+  }
   GrouperContext gctx;
   group_realizes(k, sink, &gctx);
   if (k->ex) explain102_fuses(k, sink, &gctx.realizes);

@@ -85,6 +85,17 @@ static const Value *py_pow(KG *k, const Value *a, const Value *b) {
   return v_float(k->in, r);
 }
 
+/* Python's `a ** b` for numbers with b an int (0.10.1 simplify_reduceop's `ret **= prshape`) */
+const Value *py_int_power(KG *k, const Value *a, const Value *b) {
+  if (!value_is_number(a) || !value_is_int(b)) kg_unsupported(k, "folding a non-number constant");
+  if (a->kind != V_FLOAT && num_i(b) >= 0) return int_pow(k, num_i(a), num_i(b));
+  double x = num_f(a), y = num_f(b);
+  if (x == 0.0 && y < 0) kg_throw(&k->thr, ST_RAISED, "ZeroDivisionError", "0.0 cannot be raised to a negative power");
+  double r = pow(x, y);
+  if (isinf(r) && !isinf(x)) kg_throw(&k->thr, ST_RAISED, "OverflowError", "(34, 'Numerical result out of range')");
+  return v_float(k->in, r);
+}
+
 /* ops.py exec_alu(op, dtype, operands, truncate_output=False) for scalars */
 const Value *exec_alu(KG *k, Op op, const Value *const *x, uint32_t n) {
   Interner *in = k->in;
@@ -399,9 +410,11 @@ static const UOp *r_cast_const(void *c, const UOp *u) {
   return uop_const_like(c, u, u->src[0]->arg);
 }
 
-/* (UPat((Ops.CAST, Ops.BITCAST), name="root"), lambda root: root.src[0] if root.dtype == root.src[0].dtype else None) */
+/* (UPat((Ops.CAST, Ops.BITCAST), name="root"), lambda root: root.src[0] if root.dtype == root.src[0].dtype else None)
+ * (0.10.1: UPat(Ops.CAST, name="root")) */
 static const UOp *r_cast_noop(void *c, const UOp *u) {
-  (void)c;
+  KG *k = c;
+  if (u->op == OP_BITCAST && k->f->symbolic_no_bitcast_or_pow) return NULL;
   return u->nsrc >= 1 && u->dtype == u->src[0]->dtype ? u->src[0] : NULL;
 }
 
@@ -467,6 +480,7 @@ static void pack_int(KG *k, char fmt, int size, const Value *v, unsigned char *b
 /* (UPat(Ops.BITCAST, name="root", src=(UPat.cvar("c"),)), fold_bitcast) */
 static const UOp *r_fold_bitcast(void *c, const UOp *u) {
   KG *k = c;
+  if (k->f->symbolic_no_bitcast_or_pow) return NULL; /* not in 0.10.1 */
   if (u->nsrc != 1 || !is_cvar(u->src[0])) return NULL;
   const UOp *cc = u->src[0];
   char from = cc->dtype->scalar->fmt, to = u->dtype->scalar->fmt;
@@ -514,6 +528,7 @@ static bool float_eq_num(double f, const Value *v) {
 /* simplify_pow(x, c) for (UPat.var("x").alu(Ops.POW, UPat.cvar("c", vec=False)), simplify_pow) */
 static const UOp *r_pow_const(void *c, const UOp *u) {
   KG *k = c;
+  if (k->f->symbolic_no_bitcast_or_pow) return NULL; /* not in 0.10.1 (no Ops.POW) */
   if (u->nsrc != 2 || u->src[1]->op != OP_CONST) return NULL;
   const UOp *x = u->src[0], *cc = u->src[1];
   const Value *a = cc->arg;
@@ -545,6 +560,7 @@ static const UOp *r_pow_const(void *c, const UOp *u) {
  *  lambda c,x: c if c.arg == 1 else (x*math.log2(c.arg)).exp2() if c.arg > 0 else None) */
 static const UOp *r_const_pow(void *c, const UOp *u) {
   KG *k = c;
+  if (k->f->symbolic_no_bitcast_or_pow) return NULL; /* not in 0.10.1 (no Ops.POW) */
   if (u->nsrc != 2 || u->src[0]->op != OP_CONST) return NULL;
   const UOp *cc = u->src[0], *x = u->src[1];
   double f = num_f(cc->arg);

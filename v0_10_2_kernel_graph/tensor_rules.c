@@ -24,11 +24,12 @@ static const UOp *mv_view_view(void *c, const UOp *vm1) {
   return replace_arg(k, vm2, kv_st(k, kst_add(&k->stc, kv_get_st(vm2->arg), kv_get_st(vm1->arg))));
 }
 
-/* remove VIEW if it's contiguous and same as the base shape */
+/* remove VIEW if it's contiguous and same as the base shape (0.10.1: `x.st is not None` instead of no DEVICE) */
 static const UOp *mv_contiguous(void *c, const UOp *vm) {
   KG *k = c;
   if (vm->nsrc != 1 || vm->src[0]->op == OP_DEVICE) return NULL;
   const UOp *x = vm->src[0];
+  if (k->f->merge_views_needs_st && !uop_st(k, x)) return NULL;
   return st_contiguous(kv_get_st(vm->arg)) && same_shape(k, x, vm) ? x : NULL;
 }
 
@@ -117,10 +118,39 @@ static const UOp *s_reduce_size_zero(void *c, const UOp *reduce) {
   return uop_const_like(k, reduce, identity_element(k, reduce_op_of(reduce), reduce->dtype));
 }
 
-/* schedule.py simplify_stride0_reduce */
+/* 0.10.1 schedule.py simplify_reduceop: "reduce of const is collapsed", for
+ * (UPat(Ops.REDUCE_AXIS, name="reduce", src=(UPat.cvar("x"),)), simplify_reduceop) */
+static const UOp *s_simplify_reduceop(void *c, const UOp *reduce) {
+  KG *k = c;
+  if (!k->f->sym_folds_reduce_of_const || reduce->nsrc != 1) return NULL;
+  const UOp *x = reduce->src[0];
+  if (x->op != OP_CONST && x->op != OP_VCONST) return NULL;
+  uint32_t n;
+  const sint *shape = uop_shape(k, x, &n);
+  if (!ks_all_int(n, shape)) return NULL;
+  int64_t axis[ST_MAXDIM];
+  uint32_t na = axis_arg(reduce, axis);
+  const Value *prshape = kv_int(k, 1);
+  for (uint32_t i = 0; i < na; i++) {
+    if (axis[i] < 0 || axis[i] >= (int64_t)n) kg_throw(&k->thr, ST_RAISED, "IndexError", "tuple index out of range");
+    const Value *f[2] = {prshape, kv_int(k, ks_int(shape[axis[i]]))};
+    prshape = exec_alu(k, OP_MUL, f, 2);
+  }
+  if (x->op != OP_CONST) kg_assert_fail(k, "const_arg called on %s", op_name(x->op, TG_0_10_2));
+  const Value *ret = x->arg, *operands[2] = {ret, prshape};
+  switch (reduce_op_of(reduce)) {
+    case OP_ADD: ret = exec_alu(k, OP_MUL, operands, 2); break;   /* ret *= prshape */
+    case OP_MUL: ret = py_int_power(k, ret, prshape); break;      /* ret **= prshape */
+    case OP_MAX: break;                                           /* NOTE: Ops.MAX is passthrough */
+    default: return NULL;
+  }
+  return uop_const_like(k, reduce, ret);
+}
+
+/* schedule.py simplify_stride0_reduce (0.10.2; 0.10.1 has simplify_reduceop) */
 static const UOp *s_stride0_reduce(void *c, const UOp *reduce) {
   KG *k = c;
-  if (reduce->nsrc != 1) return NULL;
+  if (k->f->sym_folds_reduce_of_const || reduce->nsrc != 1) return NULL;
   const UOp *x = reduce->src[0];
   const ST *s = uop_st_unwrap(k, x);
   for (int i = 0; i < s->nviews; i++)
@@ -165,21 +195,30 @@ static const UOp *s_copy_same_device(void *c, const UOp *copy) {
   return strcmp(din, dout) == 0 && !clone ? copyin : NULL;
 }
 
-/* remove cast to image when it's already a contiguous image */
+/* remove cast to image when it's already a contiguous image:
+ * CAST(VIEW(CONTIGUOUS)) -> base.view(vm.st) */
 static const UOp *s_cast_image(void *c, const UOp *cast) {
   KG *k = c;
-  if (cast->nsrc != 1) return NULL;
+  if (k->f->sym_image_cast_under_view || cast->nsrc != 1) return NULL;
   const UOp *vm = cast->src[0];
   if (vm->op != OP_VIEW || vm->nsrc != 1 || vm->src[0]->op != OP_CONTIGUOUS) return NULL;
   const UOp *base = vm->src[0];
   return cast->dtype->is_image && base->dtype->is_image ? uop_view(k, base, kv_get_st(vm->arg)) : NULL;
 }
 
-/* make things that can't be images not images */
-static const UOp *s_not_image(void *c, const UOp *u) {
+/* 0.10.1: VIEW(CAST(VIEW(CONTIGUOUS))) -> base.view(vm2.st+vm1.st) */
+static const UOp *s_view_cast_image(void *c, const UOp *vm1) {
   KG *k = c;
-  if (u->op == OP_BUFFER || u->op == OP_VIEW || u->op == OP_CONST || u->op == OP_DEVICE || !u->dtype->is_image) return NULL;
-  const DType *dt = u->dtype;
+  if (!k->f->sym_image_cast_under_view || vm1->nsrc != 1 || vm1->src[0]->op != OP_CAST || vm1->src[0]->nsrc != 1) return NULL;
+  const UOp *cast = vm1->src[0], *vm2 = cast->src[0];
+  if (vm2->op != OP_VIEW || vm2->nsrc != 1 || vm2->src[0]->op != OP_CONTIGUOUS) return NULL;
+  const UOp *base = vm2->src[0];
+  if (!cast->dtype->is_image || !base->dtype->is_image) return NULL;
+  return uop_view(k, base, kst_add(&k->stc, kv_get_st(vm2->arg), kv_get_st(vm1->arg)));
+}
+
+/* prod(u.shape) == prod(dt.shape) and any(u.shape[x]%4 == 0 for x in u.st.unit_stride_axes()) */
+bool can_be_image(KG *k, const UOp *u, const DType *dt) {
   uint32_t n;
   const sint *shape = uop_shape(k, u, &n);
   if (!ks_all_int(n, shape)) kg_unsupported(k, "an image dtype with a symbolic shape");
@@ -190,9 +229,17 @@ static const UOp *s_not_image(void *c, const UOp *u) {
     bool has[ST_MAXDIM];
     kst_real_strides(&k->stc, uop_st_unwrap(k, u), false, strides, has);
     for (uint32_t i = 0; i < n; i++)
-      if (has[i] && ks_eq_int(strides[i], 1) && ks_int(shape[i]) % 4 == 0) return NULL;
+      if (has[i] && ks_eq_int(strides[i], 1) && ks_int(shape[i]) % 4 == 0) return true;
   }
-  return replace_dtype(k, u, dt->base);
+  return false;
+}
+
+/* make things that can't be images not images (0.10.1 does it in add_buffers) */
+static const UOp *s_not_image(void *c, const UOp *u) {
+  KG *k = c;
+  if (k->f->images_fixed_in_add_buffers) return NULL;
+  if (u->op == OP_BUFFER || u->op == OP_VIEW || u->op == OP_CONST || u->op == OP_DEVICE || !u->dtype->is_image) return NULL;
+  return can_be_image(k, u, u->dtype) ? NULL : replace_dtype(k, u, u->dtype->base);
 }
 
 /* remove contiguous if we can just view the buffer */
@@ -244,19 +291,40 @@ static const UOp *s_replace_contiguous(void *c, const UOp *alu) {
 /* substitute BITCAST/CONTIGUOUS with BUFFER_VIEW on DISK */
 static const UOp *s_disk_buffer_view(void *c, const UOp *root) {
   KG *k = c;
+  if (k->f->disk_views_in_do_realize) return NULL; /* 0.10.1: create_subbuffer */
   const char *dev = uop_device(k, root);
   if (!dev) kg_assert_fail(k, "%s", "");
   return strncmp(dev, "DISK", 4) == 0 ? replace_op(k, root, OP_BUFFER_VIEW) : NULL;
+}
+
+/* 0.10.1: remove CONST/BIND/BUFFER from SINK
+ *   UOp(Ops.SINK, root.dtype, new_src, root.arg) if (new_src:=tuple(x for x in root.src
+ *     if not x.is_realized and x.base.op not in {Ops.CONST, Ops.BIND})) != root.src else None */
+static const UOp *s_sink_drop_realized(void *c, const UOp *root) {
+  KG *k = c;
+  if (!k->f->sym_drops_realized_sink_srcs) return NULL;
+  const UOp **src = arena_array(k->a, root->nsrc ? root->nsrc : 1, sizeof *src);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < root->nsrc; i++) {
+    const UOp *x = root->src[i], *b = uop_base(x);
+    if (b->op == OP_MULTI) kg_unsupported(k, "multi-device tensors (Ops.MULTI)");
+    if (b->op == OP_BUFFER) { uop_buffer(k, b); continue; }   /* is_realized: UOp.buffer makes the Buffer */
+    if (b->op == OP_CONST || b->op == OP_BIND) continue;
+    src[n++] = x;
+  }
+  return n == root->nsrc ? NULL : kg_uop(k, OP_SINK, root->dtype, root->arg, n, src);
 }
 
 static const Rule sym_rules[] = {
   {{OP_NONE}, s_size_zero, "size 0 is zero"},
   {{OP_DETACH, OP_CONTIGUOUS_BACKWARD}, s_detach, "DETACH/CONTIGUOUS_BACKWARD"},
   {{OP_REDUCE_AXIS}, s_reduce_size_zero, "reduce of size 0"},
+  {{OP_REDUCE_AXIS}, s_simplify_reduceop, "simplify_reduceop (0.10.1)"},
   {{OP_REDUCE_AXIS}, s_stride0_reduce, "simplify_stride0_reduce"},
   {{OP_COPY}, s_copy_const, "COPY(CONST)"},
   {{OP_COPY}, s_copy_same_device, "COPY to same device"},
   {{OP_CAST}, s_cast_image, "CAST to image"},
+  {{OP_VIEW}, s_view_cast_image, "VIEW(CAST) to image (0.10.1)"},
   {{OP_NONE}, s_not_image, "not an image"},
   {{OP_CONTIGUOUS}, s_contiguous_view_buffer, "CONTIGUOUS(VIEW(BUFFER))"},
   {{OP_CONTIGUOUS}, s_contiguous_noop, "CONTIGUOUS(CONTIGUOUS|BUFFER|COPY)"},
@@ -265,6 +333,7 @@ static const Rule sym_rules[] = {
     OP_XOR, OP_SHL, OP_SHR, OP_OR, OP_AND, OP_THREEFRY, OP_SUB, OP_FDIV, OP_POW, OP_WHERE, OP_MULACC},
    s_replace_contiguous, "replace_contiguous"},
   {{OP_BITCAST, OP_CONTIGUOUS}, s_disk_buffer_view, "BUFFER_VIEW on DISK"},
+  {{OP_SINK}, s_sink_drop_realized, "remove CONST/BIND/BUFFER from SINK (0.10.1)"},
 };
 const PatternMatcher pm_sym = {sym_rules, sizeof sym_rules / sizeof *sym_rules};
 

@@ -302,8 +302,9 @@ bool op_is_alu(Op op) { return op_is_unary(op) || op_is_binary(op) || op == OP_W
 bool op_is_movement(Op op) {
   return op == OP_RESHAPE || op == OP_EXPAND || op == OP_PERMUTE || op == OP_PAD || op == OP_SHRINK || op == OP_FLIP;
 }
+/* 0.10.1's GroupOp.Buffer has PRELOAD too (an op no later version has) */
 bool op_is_buffer_group(Op op) {
-  return op == OP_LOAD || op == OP_STORE || op == OP_VALID || op == OP_CONST || op == OP_DEFINE_VAR;
+  return op == OP_LOAD || op == OP_PRELOAD || op == OP_STORE || op == OP_VALID || op == OP_CONST || op == OP_DEFINE_VAR;
 }
 bool op_is_commutative(Op op) {
   return op == OP_ADD || op == OP_MUL || op == OP_MAX || op == OP_CMPNE || op == OP_XOR || op == OP_AND || op == OP_OR;
@@ -467,8 +468,7 @@ static const ST *compute_st(KG *k, const UOp *u) {
   switch (u->op) {
     case OP_MULTI: kg_unsupported(k, "multi-device tensors (Ops.MULTI)");
     case OP_BUFFER: {
-      if (u->arg->kind != V_INT) kg_unsupported(k, "a BUFFER whose size is not an int");
-      sint n = ks_of(u->arg->u.i);
+      sint n = ks_of(uop_size(k, u));
       return kst_from_shape(&k->stc, 1, &n);
     }
     case OP_KERNEL: {
@@ -553,13 +553,23 @@ const sint *uop_shape(KG *k, const UOp *u, uint32_t *n) {
   return st_shape(s);
 }
 
+/* A BUFFER's size: its arg (0.10.1: arg[1] of (num, size)) */
+static int64_t buffer_size(KG *k, const UOp *u) {
+  const Value *a = u->arg;
+  if (k->f->buffer_arg_num_size) a = a->kind == V_TUPLE && a->u.tuple.n == 2 ? a->u.tuple.items[1] : NULL;
+  if (!a || a->kind != V_INT) kg_unsupported(k, "a BUFFER whose size is not an int");
+  return a->u.i;
+}
+
 int64_t uop_size(KG *k, const UOp *u) {
-  if (u->op == OP_BUFFER) return u->arg->kind == V_INT ? u->arg->u.i : 0;
+  if (u->op == OP_BUFFER) return buffer_size(k, u);
   return kst_size(uop_st_unwrap(k, u));
 }
 
+/* UOp.base. A VIEW of one source is a view of it; 0.10.1's VIEW(BUFFER, op)
+ * (add_buffers) is a base of its own (0.10.2 has no VIEW of two sources). */
 const UOp *uop_base(const UOp *u) {
-  while ((u->op == OP_VIEW && u->nsrc) || op_is_movement(u->op)) u = u->src[0];
+  while ((u->op == OP_VIEW && u->nsrc == 1) || op_is_movement(u->op)) u = u->src[0];
   return u;
 }
 
@@ -613,7 +623,9 @@ const UOp *uop_buf_uop(KG *k, const UOp *u) {
   for (;;) {
     const UOp *b = uop_base(u);
     if (b->op == OP_BUFFER) return b;
-    if (!(op_is_buffer_group(b->op) || b->op == OP_ASSIGN)) kg_assert_fail(k, "buf_uop called on %s", op_name(u->op, TG_0_10_2));
+    if (!(op_is_buffer_group(b->op) || b->op == OP_ASSIGN || (b->op == OP_VIEW && k->f->buf_uop_through_view)))
+      kg_assert_fail(k, "buf_uop called on %s", op_name(u->op, TG_0_10_2));
+    if (!u->nsrc) kg_throw(&k->thr, ST_RAISED, "IndexError", "tuple index out of range");
     u = u->src[0];
   }
 }
@@ -659,7 +671,12 @@ const UOp *new_buffer(KG *k, const char *device, int64_t size, const DType *dt) 
   int n = 0;
   label[n++] = 'k', label[n++] = ':';
   while (nd) label[n++] = digits[--nd];
-  const UOp *uniq = kg_uop(k, OP_UNIQUE, dt_void, v_strn(k->in, V_BUFREF, label, (size_t)n), 0, NULL);
+  const Value *num = v_strn(k->in, V_BUFREF, label, (size_t)n);
+  if (k->f->buffer_arg_num_size) {   /* 0.10.1: BUFFER(DEVICE) arg (next(UOp.buffer_num), size) */
+    const Value *arg[2] = {num, kv_int(k, size)};
+    return kg_uop1(k, OP_BUFFER, dt, v_tuple(k->in, 2, arg), device_uop(k, device));
+  }
+  const UOp *uniq = kg_uop(k, OP_UNIQUE, dt_void, num, 0, NULL);
   return kg_uop2(k, OP_BUFFER, dt, kv_int(k, size), device_uop(k, device), uniq);
 }
 

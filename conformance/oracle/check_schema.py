@@ -20,13 +20,15 @@ import os
 import re
 import sys
 
-GENS = ("0.9.1", "0.10.0", "0.10.2")
+GENS = ("0.9.1", "0.10.0", "0.10.1", "0.10.2")
+UOP_INPUT = ("0.10.1", "0.10.2")   # section 4 input, becomes_map, new_buffers
 CONTEXT_KEYS = {
   "0.9.1": ("MULTIOUTPUT", "USE_COPY_KERNEL", "NO_MEMORY_PLANNER"),
   "0.10.0": ("FUSE_ARANGE", "FUSE_CONV_BW", "NO_MEMORY_PLANNER"),
   "0.10.2": ("FUSE_ARANGE", "FUSE_CONV_BW", "DONT_REALIZE_EXPAND", "SPLIT_REDUCEOP", "REDUCEOP_SPLIT_THRESHOLD",
              "REDUCEOP_SPLIT_SIZE", "MERGE_VIEW", "NO_MEMORY_PLANNER", "TRACEMETA"),
 }
+CONTEXT_KEYS["0.10.1"] = CONTEXT_KEYS["0.10.2"]
 FLOAT_DTYPES = re.compile(r"^(float|half|double|bfloat16|float16|float32|float64)$")
 NAME_RE = re.compile(r"^.+#\d+$")
 MAX_ERRORS_PER_FILE = 50
@@ -175,7 +177,11 @@ class Checker:
     return len(nodes)
 
   def check_arg(self, op, dt, arg, where, bufref, ulabels):
-    if op == "Ops.UNIQUE" and self.gen == "0.10.2":
+    if op == "Ops.BUFFER" and self.gen == "0.10.1":  # arg (num, size): [NUM, size], NUM labelled as a UNIQUE arg is
+      if self.want(isinstance(arg, list) and len(arg) == 2 and self.is_int(arg[1]) and arg[1] >= 0, where, f"0.10.1 BUFFER arg {arg!r} is not [NUM, size]"):
+        self.check_arg("Ops.UNIQUE", None, arg[0], where, bufref, ulabels)
+      return
+    if op == "Ops.UNIQUE" and self.gen in UOP_INPUT:
       if isinstance(arg, str) and arg.startswith("u:"):
         if self.want(re.fullmatch(r"u:\d+", arg) is not None, where, f"bad UNIQUE label {arg!r}") and ulabels is not None: ulabels.add(arg)
       elif bufref is not None: bufref(arg, where + ".arg(UNIQUE)")
@@ -294,14 +300,14 @@ class Checker:
     exp = exp if isinstance(exp, dict) else {}
     nnew = len(exp.get("new_buffers") or [])
     nplan = len(exp.get("memory_plan_buffers") or [])
-    bufref = self.bufref_checker(len(bufs), nnew if self.gen == "0.10.2" else 0, nplan)
+    bufref = self.bufref_checker(len(bufs), nnew if self.gen in UOP_INPUT else 0, nplan)
     for i, b in enumerate(bufs):
       self.check_buffer_desc(b, f"input.buffers[{i}]", True, bufref)
       if b.get("base") is not None:
         self.want(self.is_int(b["base"]) and b["base"] != i and bufs[b["base"]].get("base") is None, f"input.buffers[{i}]",
                   "base must be another input buffer without a base")
     ulabels = set()
-    nin = self.check_uop_input(inp, bufref, ulabels) if self.gen == "0.10.2" else self.check_lazy_input(inp, bufref)
+    nin = self.check_uop_input(inp, bufref, ulabels) if self.gen in UOP_INPUT else self.check_lazy_input(inp, bufref)
     mpb = inp.get("memory_planner_bufs", "missing")
     self.want(mpb != "missing", "input", "memory_planner_bufs missing")
     if isinstance(mpb, list):
@@ -339,7 +345,7 @@ class Checker:
         ok = isinstance(e, list) and len(e) == 2 and isinstance(e[0], dict) and {"var", "min", "max"} <= set(e[0]) and self.is_int(e[1])
         if self.want(ok, "expected.var_vals", f"bad entry {e!r}"): keys.append((e[0]["var"], e[0]["min"], e[0]["max"]))
       self.want(keys == sorted(keys), "expected.var_vals", "must be sorted by (name, min, max)")
-    if self.gen == "0.10.2":
+    if self.gen in UOP_INPUT:
       bm = exp.get("becomes_map")
       if self.want(isinstance(bm, list), "expected", "becomes_map missing (0.10.2)"):
         prev = -1

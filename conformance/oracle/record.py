@@ -36,8 +36,18 @@ FORMAT = "tsched-capture/1"
 def detect_generation(checkout: str) -> str:
   if os.path.exists(os.path.join(checkout, "tinygrad", "lazy.py")): return "0.9.1"
   if os.path.exists(os.path.join(checkout, "tinygrad", "engine", "lazy.py")): return "0.10.0"
-  if os.path.exists(os.path.join(checkout, "tinygrad", "engine", "multi.py")): return "0.10.2"
+  if os.path.exists(os.path.join(checkout, "tinygrad", "engine", "multi.py")):
+    if is_0101(checkout): return "0.10.1"
+    return "0.10.2"
   raise SystemExit(f"{checkout}: not a tinygrad 0.9.1 / 0.10.0 / 0.10.2 checkout")
+
+
+def is_0101(checkout: str) -> bool:
+  """0.10.1: the tensor UOp graph whose BUFFERs count themselves (ops.py UOp.buffer_num), no UNIQUE yet."""
+  with open(os.path.join(checkout, "tinygrad", "ops.py")) as f: return "buffer_num = itertools.count(0)" in f.read()
+
+
+UOP_INPUT = ("0.10.1", "0.10.2")   # generations whose input is the tensor UOp graph (section 4)
 
 
 class Writer:
@@ -118,6 +128,8 @@ class Recorder:
       from encode_lazy import context_091; return context_091(None)
     if self.gen == "0.10.0":
       from encode_lazy import context_0100; return context_0100(None)
+    if self.gen == "0.10.1":
+      from encode_uop0101 import context_0101; return context_0101()
     from encode_uop import context_0102; return context_0102()
 
   # -------------------------------------------------------------- scheduler hook
@@ -149,8 +161,12 @@ class Recorder:
     name = self.next_name()
     call, cap = None, None
     try:
-      first = args[0] if args else kwargs.get("big_sink" if self.gen == "0.10.2" else "outs")
-      if self.gen == "0.10.2":
+      first = args[0] if args else kwargs.get("big_sink" if self.gen in UOP_INPUT else "outs")
+      if self.gen == "0.10.1":
+        from encode_uop0101 import UOpCall0101
+        call = UOpCall0101()
+        inp = call.encode_input(first)
+      elif self.gen == "0.10.2":
         from encode_uop import UOpCall
         call = UOpCall()
         inp = call.encode_input(first)

@@ -9,6 +9,8 @@
 #
 # SUITES="symbolic" (any subset of the four, space-separated) records only those suites; their
 # counts replace theirs in summary.json and the other files stay as they are.
+# TG0101=CHECKOUT (tag v0.10.1) records 0.10.1 too; VERSIONS="0.10.1 ..." records only those versions
+# (their counts merged into summary.json).
 set -eu
 if [ $# -ne 3 ]; then echo "usage: [SUITES=...] $0 TG091 TG0100 TG0102" >&2; exit 2; fi
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -17,8 +19,9 @@ PY=${PYTHON:-/usr/bin/python3}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 export PYTHONHASHSEED=0
-for pair in "0.9.1:$1" "0.10.0:$2" "0.10.2:$3"; do
+for pair in "0.9.1:$1" "0.10.0:$2" "0.10.2:$3" ${TG0101:+"0.10.1:$TG0101"}; do
   ver=${pair%%:*}; tg=${pair#*:}
+  case " ${VERSIONS:-$ver} " in *" $ver "*) ;; *) continue ;; esac
   for suite in ${SUITES:-test_schedule workloads big symbolic}; do
     echo "== $ver $suite ($tg)" >&2
     dedupe=""; if [ "$suite" = symbolic ]; then dedupe="--dedupe"; fi
@@ -29,7 +32,7 @@ for pair in "0.9.1:$1" "0.10.0:$2" "0.10.2:$3"; do
     tail -1 "$TMP/v$ver-$suite.log" >&2
   done
 done
-if [ -n "${SUITES:-}" ]; then "$PY" "$HERE/summarize.py" --merge "$CORPUS/summary.json" "$TMP"/*.json > "$TMP/summary.new"
+if [ -n "${SUITES:-}" ] || [ -n "${VERSIONS:-}" ]; then "$PY" "$HERE/summarize.py" --merge "$CORPUS/summary.json" "$TMP"/*.json > "$TMP/summary.new"
 else "$PY" "$HERE/summarize.py" "$TMP"/*.json > "$TMP/summary.new"; fi
 mv "$TMP/summary.new" "$CORPUS/summary.json"
 "$PY" "$HERE/summarize.py" --table "$CORPUS/summary.json"

@@ -22,6 +22,8 @@
 # Every test module is recorded with --max-per-test $CAP (default 100): a test's scheduler
 # calls after the first CAP run unrecorded (counted as capped_calls in summary.json).
 # test_ops is recorded with --torch-mirror (see conformance/oracle/stubs/mirror/torch).
+# TG0101=CHECKOUT (a checkout of tag v0.10.1) records 0.10.1 too, with MODULES_0101; VERSIONS="0.10.1 ..."
+# records only those versions (the other checkout arguments are then not read).
 # Each recording runs under `timeout $TIMEOUT` (default 3600 s).  LOGDIR=dir keeps the
 # per-recording logs and --summary files there (use a fresh directory).  A recording that fails
 # leaves the previous file of that module in place and makes the script exit 1.
@@ -52,18 +54,24 @@ test_tiny test_transcendental unit.test_verify_ast"
 MODULES_0102="models.test_real_world test_compile_failures test_rearrange_einops test_renderer_failures test_tensor_uop
 test_tiny test_transcendental unit.test_allreduce unit.test_gradient unit.test_tar unit.test_tensor_io
 unit.test_tensor_uop_representation unit.test_verify_ast"
+# 0.10.1: the modules of its scheduler's design points (assign, fusion, JIT, symbolic, disk, random, models)
+MODULES_0101="test_arange test_assign test_const_folding test_conv test_dtype_alu test_fusion_op test_jit test_linearizer
+test_nn test_optim test_pickle test_randomness test_setitem test_subbuffer test_symbolic_jit test_symbolic_ops test_tensor
+test_tensor_variable test_winograd test_tiny test_multitensor unit.test_disk_tensor unit.test_gradient models.test_train"
 ALLMODS=$MODULES
 # shellcheck disable=SC2086
-SOME=$(printf "%s " $MODULES_091 $MODULES_0100 $MODULES_0102)
+SOME=$(printf "%s " $MODULES_091 $MODULES_0100 $MODULES_0102 $MODULES_0101)
 ALL=1
 if [ $# -gt 0 ]; then MODULES="$*"; ALL=0; fi
 if [ -n "${LOGDIR:-}" ]; then TMP=$LOGDIR; mkdir -p "$TMP"   # keep per-recording logs and summaries there
 else TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT; fi
 export PYTHONHASHSEED=0
 FAILED=""
-for pair in "0.9.1:$TG091" "0.10.0:$TG0100" "0.10.2:$TG0102"; do
+for pair in "0.9.1:$TG091" "0.10.0:$TG0100" "0.10.2:$TG0102" ${TG0101:+"0.10.1:$TG0101"}; do
   ver=${pair%%:*}; tg=${pair#*:}
-  case $ver in 0.9.1) here="$ALLMODS $MODULES_091" ;; 0.10.0) here="$ALLMODS $MODULES_0100" ;; *) here="$ALLMODS $MODULES_0102" ;; esac
+  case " ${VERSIONS:-$ver} " in *" $ver "*) ;; *) continue ;; esac
+  case $ver in 0.9.1) here="$ALLMODS $MODULES_091" ;; 0.10.0) here="$ALLMODS $MODULES_0100" ;; 0.10.1) here="$MODULES_0101" ;;
+    *) here="$ALLMODS $MODULES_0102" ;; esac
   # shellcheck disable=SC2086
   here=$(printf "%s " $here)  # one space between names, for the case patterns below
   if [ $ALL -eq 1 ]; then mods="$here images bigint models stress"; else mods=$MODULES; fi
@@ -97,7 +105,7 @@ for pair in "0.9.1:$TG091" "0.10.0:$TG0100" "0.10.2:$TG0102"; do
   done
 done
 if ls "$TMP"/*.json >/dev/null 2>&1; then
-  if [ $ALL -eq 1 ] || [ ! -f "$OUT/summary.json" ]; then "$PY" "$HERE/summarize.py" "$TMP"/*.json > "$TMP/summary.new"
+  if { [ $ALL -eq 1 ] && [ -z "${VERSIONS:-}" ]; } || [ ! -f "$OUT/summary.json" ]; then "$PY" "$HERE/summarize.py" "$TMP"/*.json > "$TMP/summary.new"
   else "$PY" "$HERE/summarize.py" --merge "$OUT/summary.json" "$TMP"/*.json > "$TMP/summary.new"; fi
   mv "$TMP/summary.new" "$OUT/summary.json"
   "$PY" "$HERE/summarize.py" --pivot "$OUT/summary.json"

@@ -1,0 +1,507 @@
+/* bufferize.c — which ops of the tensor graph become buffers, tinygrad 0.10.1
+ * engine/schedule.py ("UOp realization"): add_buffers, do_realize and
+ * create_ctx, realize_before_view, can_pad, create_subbuffer,
+ * recursive_group, group_realizes, and break_sched (load_realized,
+ * store_or_fuse). Every node that gets a buffer is VIEW(BUFFER, op); the
+ * grouping is 0.10.0's, keyed by BUFFER (allbufs, uval). The recursive
+ * Python functions are loops over explicit stacks visiting in the same
+ * order. */
+#include <string.h>
+#include "preload.h"
+
+/* schedule.py is_scheduled: VIEW(BUFFER, op) */
+static bool is_scheduled(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 2 && u->src[0]->op == OP_BUFFER; }
+
+/* schedule.py uval */
+static const UOp *uval(KG *k, const UOp *u) {
+  if (!is_scheduled(u)) kg_assert_fail(k, "must be a scheduled op %s", uop_repr_line(k, u));
+  return u->src[1];
+}
+
+static bool in_map(const OMap *m, const UOp *u) { return omap_has(m, omap_ptr(u)); }
+
+/* ctx.allbufs[b] (a KeyError when b is not there) */
+static const UOp *allbufs_of(KG *k, ScheduleContext *ctx, const UOp *b) {
+  const UOp *v = omap_get(&ctx->allbufs, omap_ptr(b));
+  if (!v) kg_throw(&k->thr, ST_RAISED, "KeyError", "%s", uop_repr_line(k, b));
+  return v;
+}
+
+/* len(ctx.children[b]) and its first key */
+static size_t nchildren(ScheduleContext *ctx, const UOp *b, const UOp **first) {
+  OMap *ch = idmap_get(&ctx->children, b);
+  uint64_t key;
+  size_t pos = 0;
+  if (first) *first = ch && omap_next(ch, &pos, &key, NULL) ? (const UOp *)(uintptr_t)key : NULL;
+  return ch ? omap_len(ch) : 0;
+}
+
+/* ---------------------------------------------------------------- add_buffers */
+
+/* A frame of add_buffers' recursion: the UOps it recurses into (deps) and their results (res) */
+typedef struct AddFrame {
+  const UOp *u;
+  const UOp *buf_uop;    /* an op's BUFFER, made before its sources are visited */
+  const DType *dtype;    /* an op's dtype, not an image when it cannot be one */
+  const UOp *const *deps;
+  uint32_t ndeps, next;
+  const UOp **res;
+} AddFrame;
+
+/* The frame of add_buffers(u): what it recurses into — the SINK's and an
+ * op's sources, a view's base — and, for an op, its dtype and buffer. */
+static AddFrame add_buffers_enter(KG *k, Arena *tmp, const UOp *buf) {
+  AddFrame f = {buf, NULL, NULL, NULL, 0, 0, NULL};
+  const UOp *b = uop_base(buf);
+  if (buf->op == OP_SINK) f.deps = buf->src, f.ndeps = buf->nsrc;
+  else if (b->op == OP_CONST || b->op == OP_BIND || b->op == OP_DEVICE || b->op == OP_BUFFER) return f;
+  else if (buf != b) {
+    const UOp **d = arena_alloc(tmp, sizeof *d);
+    *d = b;
+    f.deps = d, f.ndeps = 1;
+  } else {
+    /* make things that can't be images not images */
+    f.dtype = buf->dtype;
+    if (buf->dtype->is_image && !can_be_image(k, buf, buf->dtype)) f.dtype = buf->dtype->base;
+    /* ASSIGN already has a target buffer, otherwise we create a new one */
+    const char *dev = uop_device(k, buf);
+    if (!dev) kg_assert_fail(k, "buf device is str, not None");
+    f.buf_uop = buf->op == OP_ASSIGN ? uop_buf_uop(k, buf) : new_buffer(k, dev, uop_size(k, buf), f.dtype);
+    f.deps = buf->src, f.ndeps = buf->nsrc;
+  }
+  if (f.ndeps) f.res = arena_array(tmp, f.ndeps, sizeof *f.res);
+  return f;
+}
+
+/* add_buffers(buf) once the results of what it recursed into are in f->res */
+static const UOp *add_buffers_leave(KG *k, ScheduleContext *ctx, AddFrame *f, IdMap *buffer_map, IdMap *cache) {
+  const UOp *buf = f->u, *b = uop_base(buf);
+  /* SINK is passthrough */
+  if (buf->op == OP_SINK) return replace_src(k, buf, buf->nsrc, f->res);
+  /* skip creating buffers for CONST/BIND/DEVICE/BUFFER */
+  if (b->op == OP_CONST || b->op == OP_BIND || b->op == OP_DEVICE) return buf;
+  if (b->op == OP_BUFFER) return uop_view(k, buf, uop_st_unwrap(k, buf));
+  const UOp *ret;
+  if (buf != b) {   /* VIEW is passthrough */
+    ret = uop_view(k, f->res[0], uop_st_unwrap(k, buf));
+  } else {
+    const UOp *op = replace_src(k, replace_dtype(k, buf, f->dtype), buf->nsrc, f->res);
+    /* track the buffer uop for the simplified uop */
+    idmap_put(ctx->tmp, buffer_map, buf, (void *)f->buf_uop);
+    /* (early) bufferize */
+    const ST *st = uop_st(k, buf);
+    ret = kg_uop2(k, OP_VIEW, f->dtype->base, st ? kv_st(k, st) : v_none(k->in), f->buf_uop, op);
+  }
+  idmap_put(ctx->tmp, cache, buf, (void *)ret);
+  return ret;
+}
+
+/* schedule.py add_buffers: wrap tensor uops around a VIEW(BUFFER, <uop>);
+ * this BUFFER preserves a link back to the uop on the tensor after the scheduler rewrites it */
+const UOp *add_buffers(KG *k, ScheduleContext *ctx, const UOp *root, IdMap *buffer_map) {
+  Arena *tmp = kg_scratch_begin(k);
+  IdMap cache = {0};
+  size_t cap = 64, depth = 0;
+  AddFrame *stack = arena_array(tmp, cap, sizeof *stack);
+  const UOp *done = NULL;
+  stack[depth++] = add_buffers_enter(k, tmp, root);
+  while (depth) {
+    AddFrame *f = &stack[depth - 1];
+    if (f->next < f->ndeps) {
+      const UOp *d = f->deps[f->next], *hit = idmap_get(&cache, d);
+      if (hit) { f->res[f->next++] = hit; continue; }
+      if (depth == cap) stack = grow(tmp, stack, depth, &cap, sizeof *stack);
+      stack[depth++] = add_buffers_enter(k, tmp, d);
+      continue;
+    }
+    const UOp *ret = add_buffers_leave(k, ctx, f, buffer_map, &cache);
+    if (--depth) stack[depth - 1].res[stack[depth - 1].next++] = ret;
+    else done = ret;
+  }
+  kg_scratch_end(k, tmp);
+  return done;
+}
+
+/* ---------------------------------------------------------------- do_realize + create_ctx */
+
+/* UPatScheduled: VIEW(BUFFER b, to_store) */
+static bool match_scheduled(const UOp *u, const UOp **b, const UOp **to_store) {
+  if (!is_scheduled(u)) return false;
+  *b = u->src[0], *to_store = u->src[1];
+  return true;
+}
+
+/* schedule.py realize: ctx.realizes[b] = to_store */
+static void realize(ScheduleContext *ctx, const UOp *b, const UOp *to_store) { omap_put(&ctx->realizes, omap_ptr(b), (void *)to_store); }
+
+/* can_pad's edges (ops.py, 0.10.1): `len(u.src) == 2 and u.src[0] in edges`, a VIEW(BUFFER, op) of a realized BUFFER */
+static bool is_realized_view(const UOp *x, const void *realizes) { return x->nsrc == 2 && in_map(realizes, x->src[0]); }
+
+/* always realize SINK parents: ctx.realizes.update((x.buf_uop, x) for x in sink.src) */
+static const UOp *dr_sink(void *c, const UOp *sink) {
+  KG *k = c;
+  ScheduleContext *ctx = k->pass;
+  for (uint32_t i = 0; i < sink->nsrc; i++) realize(ctx, uop_buf_uop(k, sink->src[i]), sink->src[i]);
+  return NULL;
+}
+
+/* always realize ASSIGN/CONTIGUOUS/COPY/BUFFER_VIEW */
+static const UOp *dr_always(void *c, const UOp *u) {
+  KG *k = c;
+  const UOp *b, *to_store;
+  if (!match_scheduled(u, &b, &to_store)) return NULL;
+  Op op = to_store->op;
+  if (op == OP_ASSIGN || op == OP_CONTIGUOUS || op == OP_COPY || op == OP_BUFFER_VIEW) realize(k->pass, b, to_store);
+  return NULL;
+}
+
+/* schedule.py realize_before_view: realize before expand or unsafe pad ops,
+ * for UPat(Ops.VIEW, name="view", src=(UPatScheduled(name="src"),)) */
+static const UOp *dr_before_view(void *c, const UOp *view) {
+  KG *k = c;
+  ScheduleContext *ctx = k->pass;
+  const UOp *b, *src;
+  if (view->nsrc != 1 || !match_scheduled(view->src[0], &b, &src)) return NULL;
+  const ST *st = uop_st_unwrap(k, view);
+  StCtx *sc = &k->stc;
+  uint32_t n;
+  const sint *sshape = uop_shape(k, src, &n);
+  sint sprod = ks_prod(sc, n, sshape);
+  const View *last = st_last(st);
+  /* fold simple pads */
+  if (st->nviews == 1 && last->mask && ks_all_int(n, sshape)) {
+    sint sizes[ST_MAXDIM];
+    for (int i = 0; i < last->ndim; i++) sizes[i] = ks_sub(sc, last->mask[i].e, last->mask[i].b);
+    if (ks_resolve_ge(sc, sprod, ks_prod(sc, (uint32_t)last->ndim, sizes), true)) {
+      if (!can_pad(ctx->tmp, src, is_realized_view, &ctx->realizes)) realize(ctx, b, src);
+      return NULL;
+    }
+  }
+  /* early realize before expand */
+  if (ks_resolve_lt(sc, sprod, ks_prod(sc, kst_ndim(st), st_shape(st)), true) && !k->dont_realize_expand) {
+    realize(ctx, b, src);
+    return NULL;
+  }
+  /* otherwise safety check pads */
+  bool unmasked = true;
+  for (int i = 0; i < st->nviews; i++) unmasked &= st->views[i]->mask == NULL;
+  if (!unmasked && !can_pad(ctx->tmp, src, is_realized_view, &ctx->realizes)) realize(ctx, b, src);
+  return NULL;
+}
+
+/* UPat.any(UPatScheduled(), UPatScheduled().view()) */
+static bool match_scheduled_or_view(const UOp *u, const UOp **b, const UOp **to_store) {
+  if (match_scheduled(u, b, to_store)) return true;
+  return u->op == OP_VIEW && u->nsrc == 1 && match_scheduled(u->src[0], b, to_store);
+}
+
+/* realize before COPY: UPat(Ops.COPY, src=(UPat(), UPat.any(UPatScheduled(), UPatScheduled().view()),)) */
+static const UOp *dr_before_copy(void *c, const UOp *copy) {
+  KG *k = c;
+  const UOp *b, *to_store;
+  if (copy->nsrc == 2 && match_scheduled_or_view(copy->src[1], &b, &to_store)) realize(k->pass, b, to_store);
+  return NULL;
+}
+
+/* realize before BUFFER_VIEW: UPat(Ops.BUFFER_VIEW, src=(UPat.any(UPatScheduled(), UPatScheduled().view()),)) */
+static const UOp *dr_before_buffer_view(void *c, const UOp *bv) {
+  KG *k = c;
+  const UOp *b, *to_store;
+  if (bv->nsrc == 1 && match_scheduled_or_view(bv->src[0], &b, &to_store)) realize(k->pass, b, to_store);
+  return NULL;
+}
+
+/* schedule.py create_subbuffer: substitute BITCAST/CONTIGUOUS with BUFFER_VIEW on DISK, for
+ * UPatScheduled((Ops.BITCAST, Ops.CONTIGUOUS), name="root", src=(UPat.var("x"),)) */
+static const UOp *dr_create_subbuffer(void *c, const UOp *base) {
+  KG *k = c;
+  const UOp *b, *root;
+  if (!match_scheduled(base, &b, &root) || (root->op != OP_BITCAST && root->op != OP_CONTIGUOUS) || root->nsrc != 1) return NULL;
+  const char *dev = uop_device(k, b);
+  if (!dev || strncmp(dev, "DISK", 4) != 0) return NULL;
+  const UOp *x = root->src[0];
+  sint offset = uop_st_unwrap(k, x)->views[0]->offset;
+  if (!ks_is_int(offset)) kg_unsupported(k, "a BUFFER_VIEW with a symbolic offset");
+  Buf *view = buffer_view(k, uop_buffer(k, uop_buf_uop(k, x)), uop_size(k, b), b->dtype, ks_int(offset) * x->dtype->itemsize);
+  omap_put(&k->buffers, omap_ptr(b), view);
+  const UOp *src[2] = {b, replace_op(k, root, OP_BUFFER_VIEW)};
+  return replace_src(k, base, 2, src);
+}
+
+/* schedule.py append_uop, for UPat(Ops.VIEW, name="view", src=(UPat(Ops.BUFFER, name="buf_uop"), UPat())) */
+static const UOp *cc_append_uop(void *c, const UOp *view) {
+  KG *k = c;
+  ScheduleContext *ctx = k->pass;
+  if (!is_scheduled(view)) return NULL;
+  const UOp *buf_uop = view->src[0], *op = uval(k, view);
+  omap_put(&ctx->allbufs, omap_ptr(buf_uop), (void *)view);
+  if (op->op == OP_ASSIGN) idset_add(ctx->tmp, &ctx->assigns, buf_uop);
+  const UOp *ob = uop_base(op);
+  for (uint32_t i = 0; i < ob->nsrc; i++) {
+    const UOp *x = uop_base(ob->src[i]);
+    if (!is_scheduled(x)) continue;
+    const UOp *parent = uop_buf_uop(k, x);
+    OMap *ch = idmap_get(&ctx->children, parent);
+    if (!ch) {
+      ch = arena_alloc(ctx->tmp, sizeof *ch);
+      omap_init(ch, ctx->tmp);
+      idmap_put(ctx->tmp, &ctx->children, parent, ch);
+    }
+    omap_put(ch, omap_ptr(buf_uop), (void *)buf_uop);
+  }
+  return NULL;
+}
+
+static const Rule do_realize_rules[] = {
+  {{OP_SINK}, dr_sink, "always realize SINK parents"},
+  {{OP_VIEW}, dr_always, "always realize ASSIGN/CONTIGUOUS/COPY/BUFFER_VIEW"},
+  {{OP_VIEW}, dr_before_view, "realize_before_view"},
+  {{OP_COPY}, dr_before_copy, "realize before COPY"},
+  {{OP_BUFFER_VIEW}, dr_before_buffer_view, "realize before BUFFER_VIEW"},
+  {{OP_VIEW}, dr_create_subbuffer, "create_subbuffer"},
+  {{OP_VIEW}, cc_append_uop, "create_ctx append_uop"},
+};
+static const PatternMatcher pm_do_realize_create_ctx = {do_realize_rules, sizeof do_realize_rules / sizeof *do_realize_rules};
+
+/* ---------------------------------------------------------------- recursive_group */
+
+/* dedup(unwrap(x.st) for x in uop.src if is_scheduled(x.base) and x.base.buf_uop is tr): the count and the first */
+static size_t child_sts(KG *k, const UOp *uop, const UOp *tr, const ST **first) {
+  size_t n = 0;
+  *first = NULL;
+  for (uint32_t i = 0; i < uop->nsrc; i++) {
+    const UOp *x = uop->src[i], *xb = uop_base(x);
+    if (!is_scheduled(xb) || uop_buf_uop(k, xb) != tr) continue;
+    const ST *s = uop_st_unwrap(k, x);
+    if (!*first) *first = s, n = 1;
+    else if (s != *first) n = 2;
+  }
+  return n;
+}
+
+typedef struct GroupWalk {
+  const UOp *r;
+  ScheduleContext *ctx;
+  OMap *reduce_for_op, *group, cache;  /* cache: tr -> OMap of st */
+  Arena *tmp;
+} GroupWalk;
+
+static void group_add(OMap *group, const UOp *u) { omap_setdefault(group, omap_ptr(u), (void *)u); }
+
+/* schedule.py recursive_group: search the uop for groupable children, realize the UOp if a child can't group */
+static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) {
+  typedef struct { const UOp *tr; const ST *st; size_t pos; } Frame;
+  size_t cap = 64, depth = 0;
+  Frame *stack = arena_array(w->tmp, cap, sizeof *stack);
+  ScheduleContext *ctx = w->ctx;
+  int64_t rsize = kst_size(uop_st_unwrap(k, allbufs_of(k, ctx, w->r)));
+  stack[depth++] = (Frame){tr0, st0, 0};
+  bool entering = true;
+  while (depth) {
+    Frame *f = &stack[depth - 1];
+    if (entering) {
+      entering = false;
+      if (group_cache_seen(w->tmp, &w->cache, f->tr, f->st)) { depth--; continue; }
+      if (in_map(&ctx->realizes, f->tr) && f->tr != w->r) {
+        /* can only fuse contiguous; max one reduceop per kernel */
+        if (!st_contiguous(f->st) || kst_size(f->st) != rsize || in_map(w->reduce_for_op, f->tr)) group_add(w->group, w->r);
+        group_add(w->group, f->tr);
+        depth--;
+        continue;
+      }
+    }
+    OMap *ch = idmap_get(&ctx->children, f->tr);
+    uint64_t key;
+    size_t pos = f->pos;
+    if (!ch || !omap_next(ch, &pos, &key, NULL)) { depth--; continue; }
+    f->pos = pos;
+    const UOp *tr_next = (const UOp *)(uintptr_t)key;
+    const UOp *tr_next_uop = uop_base(uval(k, allbufs_of(k, ctx, tr_next)));
+    const ST *first;
+    /* max one reduceop per kernel; can only fuse contiguous */
+    if (tr_next_uop->op == OP_REDUCE_AXIS || child_sts(k, tr_next_uop, f->tr, &first) > 1) {
+      group_add(w->group, w->r);
+      depth--;
+      continue;
+    }
+    if (!first) kg_throw(&k->thr, ST_RAISED, "IndexError", "list index out of range");
+    const ST *nst = kst_add(&k->stc, f->st, first);
+    if (depth == cap) stack = grow(w->tmp, stack, depth, &cap, sizeof *stack);
+    stack[depth++] = (Frame){tr_next, nst, 0};
+    entering = true;
+  }
+}
+
+/* ---------------------------------------------------------------- group_realizes */
+
+/* can only fuse assign if no other assign_target is used in the kernel: the
+ * walk over parents (a DFS without a visited set in Python; the answer is the
+ * same with one) */
+static bool other_assign_used(KG *k, ScheduleContext *ctx, const UOp *r, OMap *group, Arena *tmp) {
+  OMap seen;
+  omap_init(&seen, tmp);
+  size_t cap = 64, n = 0;
+  const UOp **stack = arena_array(tmp, cap, sizeof *stack);
+  stack[n++] = r;
+  uint64_t key;
+  for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) {
+    if (n == cap) stack = grow(tmp, stack, n, &cap, sizeof *stack);
+    stack[n++] = (const UOp *)(uintptr_t)key;
+  }
+  while (n) {
+    const UOp *p = stack[--n];
+    if (in_map(&seen, p)) continue;
+    omap_put(&seen, omap_ptr(p), (void *)1);
+    const UOp *pv = omap_get(&ctx->allbufs, omap_ptr(p));
+    if (!pv) continue;
+    const UOp *p_uop = uval(k, pv);
+    if (p_uop->op == OP_ASSIGN && !in_map(group, p)) return true;
+    if (in_map(&ctx->realizes, p)) continue;
+    /* [x.base.buf_uop for x in p_uop.src if x.base.is_realized or (x.base.op is Ops.VIEW and len(x.base.src) != 0)] */
+    for (uint32_t i = 0; i < p_uop->nsrc; i++) {
+      const UOp *xb = uop_base(p_uop->src[i]);
+      if (xb->op == OP_BUFFER) uop_buffer(k, xb);   /* is_realized: UOp.buffer makes the Buffer */
+      else if (!(xb->op == OP_VIEW && xb->nsrc != 0)) continue;
+      if (n == cap) stack = grow(tmp, stack, n, &cap, sizeof *stack);
+      stack[n++] = uop_buf_uop(k, xb);
+    }
+  }
+  return false;
+}
+
+/* the chase down to contiguous children of a forced realize, and "don't cast
+ * to higher size before store" */
+static const UOp *chase(KG *k, ScheduleContext *ctx, const UOp *tr, const UOp *r_uop) {
+  const ST *st = uop_st_unwrap(k, r_uop);
+  const UOp *tr_next;
+  while (nchildren(ctx, tr, &tr_next) == 1) {
+    const UOp *tr_next_uop = uval(k, allbufs_of(k, ctx, tr_next));
+    const ST *first;
+    if (child_sts(k, tr_next_uop, tr, &first) > 1) break;
+    if (!first) kg_throw(&k->thr, ST_RAISED, "IndexError", "list index out of range");
+    if (kst_size(st) != kst_size(first)) break;
+    st = kst_add(&k->stc, st, first);
+    if (!st_contiguous(st) || tr_next_uop->op == OP_REDUCE_AXIS) break;
+    tr = tr_next;
+  }
+  const UOp *tr_uop = uval(k, allbufs_of(k, ctx, tr));
+  if (tr_uop->op == OP_CAST && tr_uop->dtype->base->itemsize > tr_uop->src[0]->dtype->base->itemsize)
+    tr = uop_buf_uop(k, uop_base(tr_uop->src[0]));
+  return tr;
+}
+
+/* del ctx.realizes[tr] */
+static void unrealize(KG *k, ScheduleContext *ctx, const UOp *tr) {
+  if (!omap_del(&ctx->realizes, omap_ptr(tr))) kg_throw(&k->thr, ST_RAISED, "KeyError", "%s", uop_repr_line(k, tr));
+}
+
+/* group_realizes for reduce r (with op r_uop): find its group, force the realize when it cannot fuse */
+static void group_reduce(KG *k, ScheduleContext *ctx, const UOp *r, const UOp *r_uop, OMap *reduce_for_op, Arena *per) {
+  OMap *group = arena_alloc(per, sizeof *group);
+  omap_init(group, per);
+  GroupWalk w = {r, ctx, reduce_for_op, group, {0}, per};
+  omap_init(&w.cache, per);
+  recursive_group(k, &w, r, uop_st_unwrap(k, r_uop));
+  uint64_t key;
+  /* max one reduceop per kernel */
+  bool can_chase = true;
+  for (size_t pos = 0; omap_next(group, &pos, &key, NULL);)
+    if (omap_has(reduce_for_op, key)) can_chase = false;
+  /* TODO: forced_realize exists because the scheduler is incapable of checking for self-contained DAGs */
+  bool forced_realize = in_map(group, r);
+  /* can only have one output */
+  if (!forced_realize && omap_len(group) > 1) forced_realize = true;
+  /* can only fuse assign if no other assign_target is used in the kernel */
+  if (!forced_realize) {
+    bool any_assign = false;
+    for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) any_assign |= idset_has(&ctx->assigns, (const UOp *)(uintptr_t)key);
+    if (any_assign && other_assign_used(k, ctx, r, group, per)) forced_realize = true, can_chase = false;
+  }
+  if (forced_realize || omap_len(group) == 0) {
+    const UOp *tr = can_chase ? chase(k, ctx, r, r_uop) : r;
+    omap_init(group, per);
+    omap_put(group, omap_ptr(tr), (void *)tr);
+    realize(ctx, tr, tr);
+  }
+  for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) omap_put(reduce_for_op, key, (void *)r);
+  if (k->fuse_arange && reduce_op_of(r_uop) == OP_ADD && uop_base(r_uop->src[0])->op == OP_CONST) {
+    /* maybe fuse arange with its children */
+    size_t nkids = 0;
+    for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) nkids += nchildren(ctx, (const UOp *)(uintptr_t)key, NULL);
+    if (nkids)
+      for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) unrealize(k, ctx, (const UOp *)(uintptr_t)key);
+  }
+}
+
+/* ---------------------------------------------------------------- break_sched */
+
+/* schedule.py load_realized: VIEW(BUFFER b) becomes a LOAD (PRELOAD when b is assigned to in this schedule) */
+static const UOp *bs_load_realized(void *c, const UOp *st) {
+  KG *k = c;
+  ScheduleContext *ctx = k->pass;
+  if (st->nsrc != 1 || st->src[0]->op != OP_BUFFER) return NULL;
+  const UOp *b = st->src[0];
+  Op op = idset_has(&ctx->assigns, b) ? OP_PRELOAD : OP_LOAD;
+  return kg_uop2(k, op, b->dtype->base, NULL, b, st_to_uop(k, uop_st_unwrap(k, st)));
+}
+
+/* schedule.py store_or_fuse: VIEW(BUFFER b, x) is a STORE of x, or x fused in its reader */
+static const UOp *bs_store_or_fuse(void *c, const UOp *st) {
+  KG *k = c;
+  ScheduleContext *ctx = k->pass;
+  if (!is_scheduled(st)) return NULL;
+  const UOp *b = st->src[0], *x = st->src[1];
+  const Value *m = idmap_get(&ctx->ops_metadata, b);
+  if (m) idmap_put(ctx->tmp, &ctx->ops_metadata, x, (void *)m);
+  if (!in_map(&ctx->realizes, b)) return x; /* collapse BUFFER */
+  uint32_t n;
+  const sint *shape = uop_shape(k, st, &n);
+  const UOp *store = kg_uop3(k, OP_STORE, dt_void, NULL, b, st_to_uop(k, kst_from_shape(&k->stc, n, shape)), x);
+  omap_put(&ctx->realizes, omap_ptr(b), (void *)store);
+  return kg_uop2(k, OP_LOAD, x->dtype, NULL, b, st_to_uop(k, uop_st_unwrap(k, st)));
+}
+
+static const Rule break_sched_rules[] = {
+  {{OP_VIEW}, bs_load_realized, "load_realized"},
+  {{OP_VIEW}, bs_store_or_fuse, "store_or_fuse"},
+};
+static const PatternMatcher pm_break_sched = {break_sched_rules, 2};
+
+/* schedule.py group_realizes (0.10.1) */
+void group_realizes_preload(KG *k, const UOp *sink, ScheduleContext *ctx) {
+  void *saved = k->pass;
+  k->pass = ctx;
+  /* start by adding uops that always realize */
+  const PatternMatcher *dr = &pm_do_realize_create_ctx;
+  sink = graph_rewrite(k->in, sink, &dr, 1, k, false);
+  /* find all reduces, and pair them to a elementwise op. if they can't be cleanly paired, force realize the reduce (or a contig child) */
+  Arena *tmp = kg_scratch_begin(k);
+  OMap reduce_for_op;
+  omap_init(&reduce_for_op, tmp);
+  size_t nbufs = omap_len(&ctx->allbufs), ndouble = 0;
+  const UOp **double_reduces = arena_array(tmp, nbufs ? nbufs : 1, sizeof *double_reduces);
+  /* each reduce's group, walk cache and stacks, forgotten after it */
+  Arena *per = kg_scratch_begin(k);
+  ArenaMark start = arena_mark(per);
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(&ctx->allbufs, &pos, &key, &val);) {
+    const UOp *r = (const UOp *)(uintptr_t)key, *r_uop = uval(k, val);
+    if (r_uop->op != OP_REDUCE_AXIS) continue;
+    const UOp *x = r_uop->src[0], *xb = uop_base(x);
+    if (k->fuse_conv_bw && is_scheduled(xb) && uval(k, xb)->op == r_uop->op && xb != x) double_reduces[ndouble++] = r;
+    if (in_map(&ctx->realizes, r)) continue;
+    arena_rewind(per, start);
+    group_reduce(k, ctx, r, r_uop, &reduce_for_op, per);
+  }
+  /* fuse double reduces with no other child */
+  for (size_t i = 0; i < ndouble; i++) {
+    const UOp *top_reduce = uop_buf_uop(k, uop_base(uval(k, allbufs_of(k, ctx, double_reduces[i]))->src[0]));
+    if (nchildren(ctx, top_reduce, NULL) == 1) unrealize(k, ctx, top_reduce);
+  }
+  kg_scratch_end(k, per);
+  kg_scratch_end(k, tmp);
+  const PatternMatcher *bs = &pm_break_sched;
+  graph_rewrite(k->in, sink, &bs, 1, k, false);
+  k->pass = saved;
+}

@@ -1,0 +1,32 @@
+/* preload.h — tinygrad 0.10.1's scheduler after the tensor map: the PRELOAD
+ * design of 0.10.0 on the tensor UOp graph (feature `preload_scheduler`,
+ * version.h). add_buffers wraps every op that gets a
+ * buffer as VIEW(BUFFER, op); do_realize and group_realizes decide which
+ * BUFFERs are stored (bufferize.c); break_sched turns the graph into one STORE
+ * per realized BUFFER; schedule_uop makes each kernel's AST and the BFS
+ * orders the ScheduleItems, a kernel that PRELOADs an assign target before
+ * the kernel assigning it (schedule_items.c). */
+#ifndef KG_PRELOAD_H
+#define KG_PRELOAD_H
+#include "schedule.h"
+
+/* schedule.py ScheduleContext (0.10.1) */
+typedef struct ScheduleContext {
+  IdMap ops_metadata;  /* BUFFER or fused op -> Metadata Value (NULL: none) */
+  IdSet assigns;       /* the BUFFERs an ASSIGN writes */
+  OMap realizes;       /* BUFFER -> what it stores (to_store, then its STORE), in dict order */
+  OMap allbufs;        /* BUFFER -> its VIEW(BUFFER, op), in dict order */
+  IdMap children;      /* BUFFER -> OMap of the BUFFERs whose op reads it (a dict of UOp -> None) */
+  OMap preloads;       /* Buf* -> OMap of BUFFER UOps (preloads[buffer], a defaultdict of dicts) */
+  Arena *tmp;          /* the maps above */
+} ScheduleContext;
+
+/* bufferize.c */
+/* schedule.py add_buffers(buf, buffer_map, cache={}): buffer_map (tensor UOp -> BUFFER) in ctx->tmp */
+const UOp *add_buffers(KG *k, ScheduleContext *ctx, const UOp *buf, IdMap *buffer_map);
+/* schedule.py group_realizes(sink, ctx) (0.10.1): ctx->realizes, each value the BUFFER's STORE */
+void group_realizes_preload(KG *k, const UOp *sink, ScheduleContext *ctx);
+
+/* schedule_items.c: create_schedule_with_vars after the tensor map (0.10.1) */
+void create_schedule_with_preloads(KG *k, Arena *maps, const UOp *big_sink, const OMap *tensor_map, SchedResult *res);
+#endif
