@@ -145,3 +145,5 @@ add_test(NAME record_program COMMAND sh ${CMAKE_SOURCE_DIR}/conformance/tests/re
 set_tests_properties(record_program PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
 # The same error in the same words in every generation: a Buffer size of 10**40, -3, 2**60, "x"
 tsched_golden_test(bad_input_buffer_sizes 1 replay conformance/tests/bad-input/buffer-sizes.txt)
+# cmake --install: tsched on the PATH with its man pages and data, working from any folder
+add_test(NAME cli_install COMMAND sh ${CMAKE_SOURCE_DIR}/conformance/tests/cli/install.sh ${CMAKE_BINARY_DIR})

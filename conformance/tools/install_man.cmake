@@ -1,8 +1,8 @@
 # install_man.cmake — at `cmake --install`: each command's --help text as a
 # man page, share/man/man1/tsched.1 and tsched-COMMAND.1 (the text is
-# already in man's sections; it is kept as it is, in .nf mode).
+# already in man's sections; each is kept as it is, in .nf mode).
 execute_process(COMMAND "${TSCHED_BIN}" --help OUTPUT_VARIABLE top)
-string(REGEX MATCHALL "\n    [a-z]+ " lines "${top}")
+string(REGEX MATCHALL "\n    [a-z]+  " lines "${top}")
 set(commands "")
 foreach(line ${lines})
   string(STRIP "${line}" c)
@@ -21,7 +21,8 @@ foreach(page "" ${commands})
   endif()
   string(REPLACE "\\" "\\e" text "${text}")
   string(REGEX REPLACE "\n([.'])" "\n\\\\&\\1" text "${text}")
-  string(REGEX REPLACE "\n([A-Z][A-Z ]+)\n" "\n.SH \\1\n" text "\n${text}")
+  string(REGEX REPLACE "\n    " "\n" text "\n${text}")  # man indents sections itself
+  string(REGEX REPLACE "\n([A-Z][A-Z ]+)\n" "\n.SH \\1\n.nf\n" text "${text}")
   message(STATUS "Installing: ${TSCHED_MAN_DIR}/${file}")
-  file(WRITE "${TSCHED_MAN_DIR}/${file}" ".TH ${title} 1\n.nf${text}.fi\n")
+  file(WRITE "${TSCHED_MAN_DIR}/${file}" ".TH ${title} 1${text}.fi\n")
 endforeach()
