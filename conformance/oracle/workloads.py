@@ -1141,46 +1141,43 @@ MODELS = [(f.__name__, f) for f in (llama3_half, llama3_int8_sharded, efficientn
 # left unrealized (their random init is part of the one schedule), other sizes and optimizers, many attention
 # heads, an Adam step's first call, a conv-heavy backward pass, a wide random elementwise DAG.
 
-def _train_schedule(model, opt, x, y):
-  with Tensor.train():
-    opt.zero_grad()
-    loss = model(x).sparse_categorical_crossentropy(y)
-    loss.backward()
-    schedule_only(loss, *opt.schedule_step())
+def _classify_step(model, opt, x, y):
+  """train_schedule of a classifier's cross-entropy loss."""
+  train_schedule(lambda: model(x).sparse_categorical_crossentropy(y), opt)
 
 
 def resnet50_init_sgd():
   from extra.models.resnet import ResNet50
   m = ResNet50()
-  _train_schedule(m, SGD(get_parameters(m), lr=0.01, momentum=0.9), rnd(2, 3, 64, 64), rint(0, 1000, 2))
+  opt = SGD(get_parameters(m), lr=0.01, momentum=0.9)
+  _classify_step(m, opt, rnd(2, 3, 64, 64), rint(0, 1000, 2))
 
 
 def resnet50_adamw_b4():
   from extra.models.resnet import ResNet50
   m = ResNet50(); zero_params(m)
-  _train_schedule(m, AdamW(get_parameters(m), lr=1e-3), rnd(4, 3, 32, 32), rint(0, 1000, 4))
+  opt = AdamW(get_parameters(m), lr=1e-3)
+  _classify_step(m, opt, rnd(4, 3, 32, 32), rint(0, 1000, 4))
 
 
 def resnet18_lamb_b8():
   from extra.models.resnet import ResNet18
   m = ResNet18(); zero_params(m)
-  _train_schedule(m, LAMB(get_parameters(m), lr=1e-3), rnd(8, 3, 48, 48), rint(0, 1000, 8))
+  opt = LAMB(get_parameters(m), lr=1e-3)
+  _classify_step(m, opt, rnd(8, 3, 48, 48), rint(0, 1000, 8))
 
 
 def attention_many_heads():
   m = GPT(vocab=512, ctx=64, dim=512, heads=32, layers=4); zero_params(m)
   opt = Adam(get_parameters(m), lr=1e-3)
   tok, tgt = rint(0, 512, 2, 64), rint(0, 512, 2, 64)
-  with Tensor.train():
-    opt.zero_grad()
-    loss = gpt_loss(m, tok, tgt)
-    loss.backward()
-    schedule_only(loss, *opt.schedule_step())
+  train_schedule(lambda: gpt_loss(m, tok, tgt), opt)
 
 
 def mlp40_adam_first_step():
   m = MLP([256] * 41)
-  _train_schedule(m, Adam(get_parameters(m), lr=1e-3), rnd(32, 256), rint(0, 256, 32))
+  opt = Adam(get_parameters(m), lr=1e-3)
+  _classify_step(m, opt, rnd(32, 256), rint(0, 256, 32))
 
 
 class ConvStack:
