@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 enum { MAX_FILE_BYTES = 1 << 30 }; /* 1 GiB decompressed: anything larger is refused */
+enum { MAX_NOT_JSON = 5 };         /* lines in a row that are not JSON before a file is given up */
 
 bool capture_reader_open(CaptureReader *r, const char *path, Status *st) {
   memset(r, 0, sizeof *r);
@@ -39,7 +40,12 @@ bool capture_reader_open(CaptureReader *r, const char *path, Status *st) {
     if (n == 0) break;
     len += (size_t)n;
   }
-  gzclose(f);
+  int code;
+  gzerror(f, &code);
+  if (gzclose(f) != Z_OK || code != Z_OK) { /* a gzip member without its end (crc and size) */
+    free(buf);
+    return status_bad_input(st, "%s: truncated: the gzip data ends before its end", path);
+  }
   memset(buf + len, 0, JSON_PADDING);
   r->data = buf;
   r->len = len;
@@ -114,12 +120,16 @@ bool capture_reader_next(CaptureReader *r, Arena *a, Capture *c, Status *st) {
     c->oracle_seconds = -1;
     c->bytes = end - start;
     char err[256];
-    unsigned raw = (r->raw_schedule_items ? JSON_RAW_SCHEDULE_ITEMS : 0) | (r->raw_input ? JSON_RAW_INPUT : 0);
+    unsigned raw = JSON_RAW_UNKNOWN | (r->raw_schedule_items ? JSON_RAW_SCHEDULE_ITEMS : 0) | (r->raw_input ? JSON_RAW_INPUT : 0);
     c->root = json_parse_capture(a, r->data + start, end - start, raw, err, sizeof err);
     if (!c->root) {
       status_bad_input(st, "%s:%zu: %s", r->path, r->line, err);
+      if (++r->not_json == MAX_NOT_JSON && r->pos < r->len)
+        snprintf(r->gave_up, sizeof r->gave_up, "%s: %d lines in a row are not JSON (binary data?): the rest of the file is not read",
+                 r->path, MAX_NOT_JSON);
       return true;
     }
+    r->not_json = 0;
     check_top(c, st);
     return true;
   }
@@ -128,8 +138,19 @@ bool capture_reader_next(CaptureReader *r, Arena *a, Capture *c, Status *st) {
 const JVal *capture_input(const Capture *c, Arena *a, Status *st) {
   char err[256];
   const JVal *in = json_materialize(a, c->input, err, sizeof err);
-  if (!in) status_bad_input(st, "%s: input: %s", c->name, err);
+  if (!in) status_bad_input(st, "input: %s", err);
   return in;
+}
+
+bool capture_buffer_problem(const JVal *obj, const char *key, int64_t max, char *why, size_t whylen) {
+  const JVal *v = json_get(obj, key);
+  if (!v || (v->kind != J_INT && v->kind != J_UINT && v->kind != J_BIGNUM))
+    snprintf(why, whylen, "field \"%s\" missing or of the wrong type", key);
+  else if (v->kind != J_INT || v->u.i < 0 || v->u.i > max)
+    snprintf(why, whylen, "absurd %s", key);
+  else
+    return false;
+  return true;
 }
 
 bool capture_ctx_int(const Capture *c, const char *key, int64_t *out) {

@@ -39,13 +39,18 @@ typedef struct CaptureReader {
                             * one); off unless set after opening */
   bool raw_input;          /* leave `input` as its text (J_RAW): the generations read it
                             * with capture_input while they decode it; off unless set */
+  int not_json;            /* lines in a row that were not JSON */
+  char gave_up[320];       /* set ("" until then) when the rest of the file is not worth
+                            * reading (several lines in a row not JSON: binary data) */
 } CaptureReader;
 
 /* Read the whole file (.jsonl or .jsonl.gz, recognised by content). */
 bool capture_reader_open(CaptureReader *r, const char *path, Status *st);
 /* Parse the next non-empty line into c (allocated in a). Returns false at end
  * of file. When it returns true, st says whether the line was readable:
- * ST_BAD_INPUT names the line and what is wrong; c->name/line are still set. */
+ * ST_BAD_INPUT names the line and what is wrong; c->name/line are still set.
+ * After it, r->gave_up non-empty says the reader stops there: the caller
+ * reports that message once and goes on with the next file. */
 bool capture_reader_next(CaptureReader *r, Arena *a, Capture *c, Status *st);
 void capture_reader_close(CaptureReader *r);
 
@@ -54,6 +59,12 @@ void capture_reader_close(CaptureReader *r);
  * decoded). NULL when that text does not parse: then st is ST_BAD_INPUT
  * naming the capture and `input`. */
 const JVal *capture_input(const Capture *c, Arena *a, Status *st);
+
+/* A Buffer's size or offset in a capture's input (obj[key]): false when it
+ * is an integer in [0, max]; else true with the words every generation
+ * uses in `why`: `field "size" missing or of the wrong type`, or "absurd
+ * size" (negative, past max, past int64). */
+bool capture_buffer_problem(const JVal *obj, const char *key, int64_t max, char *why, size_t whylen);
 
 /* Context flags. capture_ctx_int reads an int or bool; returns false when
  * the key is absent or not a number (the caller decides what that means). */

@@ -509,7 +509,7 @@ bool graph_equal(Arena *a, const JVal *expected, const JVal *got, char *why, siz
   if (!check_nodes(expected, "expected", why, whylen) || !check_nodes(got, "produced", why, whylen)) return false;
   const JVal *re = json_get(expected, "roots"), *rg = json_get(got, "roots");
   if (!re || !rg || re->kind != J_ARR || rg->kind != J_ARR) { snprintf(why, whylen, "graph without \"roots\""); return false; }
-  if (re->n != rg->n) { snprintf(why, whylen, "expected %zu roots, got %zu", (size_t)re->n, (size_t)rg->n); return false; }
+  if (re->n != rg->n) { snprintf(why, whylen, "expected %zu root%s, got %zu", (size_t)re->n, re->n == 1 ? "" : "s", (size_t)rg->n); return false; }
   size_t ne = json_get(expected, "nodes")->n, ng = json_get(got, "nodes")->n;
   for (size_t r = 0; r < re->n; r++) {
     const JVal *x = re->u.arr[r], *y = rg->u.arr[r];
@@ -634,7 +634,7 @@ static int becomes_entry_at(Arena *ar, const JVal *e, size_t i, const JVal *y, c
 
 static bool becomes_count_equal(size_t expected, size_t got, char *why, size_t whylen) {
   if (expected == got) return true;
-  snprintf(why, whylen, "becomes_map: expected %zu entries, got %zu", expected, got);
+  snprintf(why, whylen, "becomes_map: expected %zu entr%s, got %zu", expected, expected == 1 ? "y" : "ies", got);
   return false;
 }
 
@@ -720,7 +720,7 @@ static int compare_item_at(Arena *ar, TgVersion v, const JVal *se, size_t k, con
 
 static bool count_equal(size_t expected, size_t got, char *why, size_t whylen) {
   if (expected == got) return true;
-  snprintf(why, whylen, "expected %zu schedule items, got %zu", expected, got);
+  snprintf(why, whylen, "expected %zu schedule item%s, got %zu", expected, expected == 1 ? "" : "s", got);
   return false;
 }
 

@@ -39,17 +39,23 @@ enum { JSON_PADDING = 64 };
 
 /* Parse buf[0..len) into a tree allocated in `a`; buf must have JSON_PADDING
  * readable bytes after len. On failure returns NULL and writes a message into
- * err. Never throws. Nesting deeper than 1024 levels is an error. */
+ * err. Never throws. Nesting deeper than 1024 levels is an error, and so is
+ * an object with a key twice (Python's json keeps the last value; no capture
+ * has one: docs/capture-format.md, reading 25). */
 JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, size_t errlen);
 /* json_parse of a capture line, leaving parts of it as their text (J_RAW,
  * found by counting brackets; their own syntax is checked when they are
  * materialized), as `raw` (JsonRaw flags) asks:
  * JSON_RAW_SCHEDULE_ITEMS each array or object in the root's "expected"."schedule",
  *   and in its "becomes_map" and "new_buffers" (the other long lists of a result);
- * JSON_RAW_INPUT the root's "input" when it is an array or object.
+ * JSON_RAW_INPUT the root's "input" when it is an array or object;
+ * JSON_RAW_UNKNOWN the array or object of each root key tsched does not read
+ *   (anything but format, generation, name, context, input, expected, error,
+ *   oracle_seconds: notes, unsupported, fields of later formats), so that a
+ *   long one costs no tree.
  * JSON_UTF8_CHECKED says the text is known to be UTF-8 already (a J_RAW's:
  * cut at brackets from a line that was checked). */
-enum JsonRaw { JSON_RAW_SCHEDULE_ITEMS = 1, JSON_RAW_INPUT = 2, JSON_UTF8_CHECKED = 4 };
+enum JsonRaw { JSON_RAW_SCHEDULE_ITEMS = 1, JSON_RAW_INPUT = 2, JSON_UTF8_CHECKED = 4, JSON_RAW_UNKNOWN = 8 };
 JVal *json_parse_capture(Arena *a, const char *buf, size_t len, unsigned raw, char *err, size_t errlen);
 
 /* v itself, or, when the reader left it as text (J_RAW), its tree parsed
@@ -63,6 +69,11 @@ JVal *json_copy(Arena *a, const JVal *v);
  * stores each short string once: devices, dtypes). Start k zeroed. */
 typedef struct JStrKeep { const char *src, *copy; } JStrKeep;
 const char *json_keep_str(Arena *a, JStrKeep *k, const char *s, size_t n);
+
+/* simdjson's DOM parse of buf[0..len) (JSON_PADDING readable bytes after
+ * it), its result dropped: the yardstick `tsched bench` holds the reader
+ * to. False when the text is not JSON. */
+bool json_simdjson_parse(const char *buf, size_t len);
 
 /* Give the parser's buffers (kept per thread from document to document)
  * back to the system. */

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <charconv>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -446,7 +447,44 @@ struct RawScan {
 
 /* Where a container is in a capture, for leaving the items of
  * `expected.schedule` as text (roles are only given when asked for). */
-enum Role : uint8_t { ROLE_NONE, ROLE_ROOT, ROLE_EXPECTED, ROLE_SCHEDULE, ROLE_INPUT };
+enum Role : uint8_t { ROLE_NONE, ROLE_ROOT, ROLE_EXPECTED, ROLE_SCHEDULE, ROLE_INPUT, ROLE_SKIP };
+
+/* The root keys a capture defines that tsched reads (docs/capture-format.md,
+ * "Top level"); another key's array or object is skipped as text when
+ * JSON_RAW_UNKNOWN asks. */
+bool read_root_key(std::string_view key) {
+  static const char *const known[] = {"format", "generation", "name", "context", "input", "expected", "error", "oracle_seconds"};
+  for (const char *k : known)
+    if (key == k) return true;
+  return false;
+}
+
+/* Two members of one object with the same key (short keys are stored once
+ * per document, so equal ones are one pointer). */
+bool same_key(const JMember &a, const JMember &b) {
+  return a.keylen == b.keylen && (a.key == b.key || std::memcmp(a.key, b.key, a.keylen) == 0);
+}
+
+thread_local std::vector<std::pair<uint64_t, uint32_t>> key_hashes;
+
+/* A key that appears twice among members[0..n), or NULL: pairwise for a
+ * small object, else by sorting the keys' hashes. */
+const JMember *duplicate_key(const JMember *members, size_t n) {
+  if (n <= 16) {
+    for (size_t i = 1; i < n; i++)
+      for (size_t j = 0; j < i; j++)
+        if (members[i].key == members[j].key || (members[i].keylen > 64 && same_key(members[i], members[j]))) return &members[i];
+    return nullptr;
+  }
+  key_hashes.clear();
+  for (size_t i = 0; i < n; i++)
+    key_hashes.emplace_back(StringTable::hash_of(std::string_view(members[i].key, members[i].keylen)), uint32_t(i));
+  std::sort(key_hashes.begin(), key_hashes.end());
+  for (size_t i = 1; i < n; i++)
+    for (size_t j = i; j > 0 && key_hashes[j - 1].first == key_hashes[i].first; j--)
+      if (same_key(members[key_hashes[i].second], members[key_hashes[j - 1].second])) return &members[key_hashes[i].second];
+  return nullptr;
+}
 
 enum : size_t { MAX_DEPTH = 1024 };
 
@@ -499,6 +537,7 @@ struct Reader {
   Stack<JMember> &members;
   Stack<OpenContainer> &open_containers;
   simdjson::error_code error = simdjson::SUCCESS;
+  std::string twice;         /* a key found twice in one object (then error is set) */
 
   JVal *fail(simdjson::error_code code) {
     error = code;
@@ -735,8 +774,9 @@ struct Reader {
   /* The role of the value that comes next in the innermost container
    * (after its key `key` when it is an object). */
   uint8_t role_of_next(std::string_view key) const {
-    if (open_containers.empty()) return raw_parts & (JSON_RAW_SCHEDULE_ITEMS | JSON_RAW_INPUT) ? ROLE_ROOT : ROLE_NONE;
+    if (open_containers.empty()) return raw_parts & (JSON_RAW_SCHEDULE_ITEMS | JSON_RAW_INPUT | JSON_RAW_UNKNOWN) ? ROLE_ROOT : ROLE_NONE;
     uint8_t outer = open_containers.back().role;
+    if (outer == ROLE_ROOT && (raw_parts & JSON_RAW_UNKNOWN) && !read_root_key(key)) return ROLE_SKIP;
     if (outer == ROLE_ROOT && key == "input" && (raw_parts & JSON_RAW_INPUT)) return ROLE_INPUT;
     if (outer == ROLE_ROOT && key == "expected" && (raw_parts & JSON_RAW_SCHEDULE_ITEMS)) return ROLE_EXPECTED;
     if (outer == ROLE_EXPECTED && (key == "schedule" || key == "becomes_map" || key == "new_buffers")) return ROLE_SCHEDULE;
@@ -774,11 +814,16 @@ struct Reader {
     return true;
   }
 
-  /* Closes the innermost container: its JVal. */
+  /* Closes the innermost container: its JVal (NULL when an object has a
+   * key twice: Python would keep the last value, a capture never has one). */
   JVal *close() {
     OpenContainer c = open_containers.data[--open_containers.size];
     p++;
     if (c.object) {
+      if (const JMember *m = duplicate_key(members.data + c.first, members.size - c.first)) {
+        twice.assign(m->key, m->keylen);
+        return fail(simdjson::TAPE_ERROR);
+      }
       JVal *v = b.container(J_OBJ, members.data + c.first, members.size - c.first, c.mark);
       members.size = c.first;
       return v;
@@ -805,6 +850,7 @@ struct Reader {
       char closing = c.object ? '}' : ']';
       if (p < end && *p == closing) {
         v = close();
+        if (!v) return nullptr;
         continue;
       }
       if (p >= end || *p != ',') return fail(simdjson::TAPE_ERROR);
@@ -827,7 +873,7 @@ struct Reader {
       JVal *v;
       if (*p == '{' || *p == '[') {
         bool raw_item = role == ROLE_NONE && !open_containers.empty() && open_containers.back().role == ROLE_SCHEDULE;
-        if (raw_item || role == ROLE_INPUT) {
+        if (raw_item || role == ROLE_INPUT || role == ROLE_SKIP) {
           v = raw();
         } else {
           if (!open(role)) return nullptr;
@@ -866,8 +912,23 @@ void operator delete[](void *p, std::size_t) noexcept { deallocate(p); }
 void operator delete(void *p, const std::nothrow_t &) noexcept { deallocate(p); }
 void operator delete[](void *p, const std::nothrow_t &) noexcept { deallocate(p); }
 
+/* simdjson's own DOM parser, for json_simdjson_parse (kept per thread) */
+thread_local simdjson::dom::parser *dom_parser;
+
+extern "C" bool json_simdjson_parse(const char *buf, size_t len) {
+  try {
+    if (!dom_parser) dom_parser = new simdjson::dom::parser();
+    simdjson::dom::element root;
+    return dom_parser->parse(reinterpret_cast<const uint8_t *>(buf), len, false).get(root) == simdjson::SUCCESS;
+  } catch (...) {
+    return false;
+  }
+}
+
 extern "C" void json_release_parser(void) {
   pool_blocks.to_system = true;
+  delete dom_parser;
+  dom_parser = nullptr;
   stacks.items.release();
   stacks.members.release();
   stacks.open.release();
@@ -888,6 +949,7 @@ extern "C" JVal *json_parse_capture(Arena *a, const char *buf, size_t len, unsig
     bool utf8 = (raw & JSON_UTF8_CHECKED) || simdjson::validate_utf8(buf, len);
     simdjson::error_code code = utf8 ? simdjson::SUCCESS : simdjson::UTF8_ERROR;
     JVal *root = nullptr;
+    std::string twice; /* the key an object has twice */
     if (!code) {
       strings.reset();
       if (strings.gen == 1) { /* the generation started over */
@@ -897,14 +959,19 @@ extern "C" JVal *json_parse_capture(Arena *a, const char *buf, size_t len, unsig
       if (big) drop_stacks(); /* from here their blocks come from the pool */
       pool_blocks.routing = big;
       Builder b{a, strings, ints, containers};
-      Reader r{b, buf, buf + len, raw, stacks.items, stacks.members, stacks.open};
+      Reader r{b, buf, buf + len, raw, stacks.items, stacks.members, stacks.open, simdjson::SUCCESS, {}};
       root = r.document();
       code = r.error;
+      twice.swap(r.twice);
       pool_blocks.routing = false;
       stacks.open.size = stacks.items.size = stacks.members.size = 0;
       if (big) drop_stacks();
     }
-    if (!root && err && errlen) std::snprintf(err, errlen, "malformed JSON: %s", simdjson::error_message(code));
+    if (!root && err && errlen && !twice.empty())
+      std::snprintf(err, errlen, "malformed JSON: the key \"%.60s\"%s appears twice in one object", twice.c_str(),
+                    twice.size() > 60 ? "..." : "");
+    else if (!root && err && errlen)
+      std::snprintf(err, errlen, "malformed JSON: %s", simdjson::error_message(code));
     return root;
   } catch (...) {
     pool_blocks.routing = false;

@@ -10,24 +10,32 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     /* common/ */
     .f.symbolic = SYM_NODE,
     /* v0_9_lazyop/ */
+    /* conformance/tools/ */
+    .f.ast_is_lazyop = true,
   },
   [TG_0_9_2] = {
     .name = "0.9.2", .commit = "v0.9.2", .generation = GEN_NONE,
     /* common/ */
     .f.symbolic = SYM_NODE,
     /* v0_9_lazyop/ */
+    /* conformance/tools/ */
+    .f.ast_is_lazyop = true,
   },
   [TG_0_9_2_197F8FD] = {
     .name = "0.9.2+197f8fd", .commit = "197f8fd986", .generation = GEN_NONE,
     /* common/ */
     .f.symbolic = SYM_NODE,
     /* v0_9_lazyop/ */
+    /* conformance/tools/ */
+    .f.uop_argstr_str = true,
   },
   [TG_0_10_0] = {
     .name = "0.10.0", .commit = "v0.10.0", .generation = GEN_LAZYBUF_UOP,
     /* common/ */
     .f.symbolic = SYM_UOP,
     /* v0_10_lazybuf_uop/ */
+    /* conformance/tools/ */
+    .f.uop_argstr_str = true,
   },
   [TG_0_10_0_2CA41D6] = {
     .name = "0.10.0+2ca41d6", .commit = "2ca41d6a44", .generation = GEN_LAZYBUF_UOP,
@@ -50,6 +58,8 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .f.assign_adj = true,
     .f.buf_limit_in_full_ast_rewrite = true,
     .f.srcs_deleted_when_prescheduled = true,
+    /* conformance/tools/ */
+    .f.uop_argstr_str = true,
   },
   [TG_0_10_1] = {
     .name = "0.10.1", .commit = "v0.10.1", .generation = GEN_KERNEL_GRAPH,
@@ -67,6 +77,8 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .f.symbolic_no_bitcast_or_pow = true,
     .f.buf_uop_through_view = true,
     .f.merge_views_needs_st = true,
+    /* conformance/tools/ */
+    .f.schedule_input_tensor_uops = true,
   },
   [TG_0_10_2] = {
     .name = "0.10.2", .commit = "v0.10.2", .generation = GEN_KERNEL_GRAPH,
@@ -74,6 +86,8 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .f.symbolic = SYM_UOP,
     .f.returns_becomes_map = true,
     /* v0_10_2_kernel_graph/ */
+    /* conformance/tools/ */
+    .f.schedule_input_tensor_uops = true,
   },
   [TG_0_10_2_A0B4465] = {
     .name = "0.10.2+a0b4465", .commit = "a0b4465412", .generation = GEN_NONE,
@@ -81,6 +95,8 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .f.symbolic = SYM_UOP,
     .f.returns_becomes_map = true,
     /* v0_10_2_kernel_graph/ */
+    /* conformance/tools/ */
+    .f.schedule_input_tensor_uops = true,
   },
 };
 

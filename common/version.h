@@ -76,6 +76,10 @@ typedef struct TgFeatures {
   bool symbolic_no_bitcast_or_pow;    /* ops.py symbolic_simple: CAST folds only (no BITCAST noop, fold_bitcast or pow rules) */
   bool buf_uop_through_view;      /* ops.py UOp.buf_uop: a VIEW base is allowed (VIEW(BUFFER, op) of add_buffers) */
   bool merge_views_needs_st;      /* ops.py merge_views: a contiguous VIEW goes only when `x.st is not None` (not: x is no DEVICE) */
+  /* ---- conformance/tools/ ---- */
+  bool ast_is_lazyop;              /* ops.py: si.ast is a LazyOp (LazyOp.__repr__) vs a UOp (UOp.__repr__, pretty_print) */
+  bool uop_argstr_str;             /* ops.py UOp.argstr: self.arg, printed with str(), vs repr(self.arg) */
+  bool schedule_input_tensor_uops; /* engine/schedule.py create_schedule_with_vars(big_sink: UOp) vs (outs: LazyBuffers) */
 } TgFeatures;
 
 typedef struct TgVersionInfo {

@@ -27,11 +27,14 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include "cli.h"
 #include "replay.h"
 #include "scheduler.h"
+#include "tools.h"
 
 typedef struct {
   double read, read_cold, build, schedule, encode, compare, total, oracle;
+  double parse;  /* simdjson's DOM parse of the same line, best of N: the yardstick of read + build */
   size_t json_bytes, arena_bytes, rss_bytes;
   OutcomeKind outcome;
 } Sample;
@@ -75,8 +78,9 @@ static Sample bench_schedule(const Capture *c, size_t parse_bytes, int repeat) {
     arena_init(&a);
     Outcome o;
     replay_capture(c, &a, &o);
-    Sample s = {0, 0, phase_seconds(PHASE_BUILD), phase_seconds(PHASE_SCHEDULE), phase_seconds(PHASE_ENCODE),
-                o.compare_seconds, 0, c->oracle_seconds, c->bytes, parse_bytes + a.chunk_bytes, 0, o.kind};
+    Sample s = {.build = phase_seconds(PHASE_BUILD), .schedule = phase_seconds(PHASE_SCHEDULE), .encode = phase_seconds(PHASE_ENCODE),
+                .compare = o.compare_seconds, .oracle = c->oracle_seconds, .json_bytes = c->bytes,
+                .arena_bytes = parse_bytes + a.chunk_bytes, .outcome = o.kind};
     if (s.build + s.schedule + s.encode == 0) s.schedule = o.schedule_seconds; /* no phase marks: all is "schedule" */
     s.total = s.build + s.schedule + s.encode + s.compare;
     if (r == 0 || s.total < best.total) best = s;
@@ -102,6 +106,9 @@ static size_t status_kib(const char *field) {
  * file-backed mappings and would fault in ~0.7 MB of code whatever the
  * capture, and a read of one constant maps the 64 KiB around it (the
  * kernel's fault-around: libstdc++'s from_chars tables alone cost 64 KiB). */
+#if defined(__GNUC__)
+__attribute__((no_sanitize_address)) /* reads past globals' red zones, which are no bug here */
+#endif
 static void touch_code_pages(void) {
   FILE *f = fopen("/proc/self/maps", "r");
   char line[512];
@@ -161,6 +168,19 @@ static size_t measure_rss(const CaptureReader *at) {
   return growth;
 }
 
+/* simdjson's DOM parse of the line, best of `repeat` (the reader's buffer
+ * has the padding after the file; inside it, the next lines are readable). */
+static double simdjson_parse_seconds(const char *line, size_t n, int repeat) {
+  double best = 0;
+  for (int k = 0; k < repeat; k++) {
+    double t0 = now_seconds();
+    json_simdjson_parse(line, n);
+    double t = now_seconds() - t0;
+    if (k == 0 || t < best) best = t;
+  }
+  return best;
+}
+
 /* The next capture of r: read `repeat` times (the last parse is kept in
  * *parse and *c), scheduled `repeat` times, and its memory measured once.
  * Returns false at the end of the file. */
@@ -184,130 +204,235 @@ static bool bench_next(CaptureReader *r, Arena *parse, Capture *c, Status *st, d
   out->read = best;
   out->read_cold = first;
   out->total += best;
+  out->parse = simdjson_parse_seconds(r->data + r->pos - 1 - c->bytes, c->bytes, repeat);
   out->rss_bytes = memory ? measure_rss(&at) : 0;
   *measured = true;
   return true;
 }
 
+/* (read + build) over simdjson's parse of the same bytes */
+static double parse_ratio(const Sample *s) { return ratio(s->read + s->build, s->parse); }
+
 static void print_sample(const Capture *c, const Sample *s, bool json) {
   if (json) {
-    printf("{\"name\": \"%s\", \"generation\": \"%s\", \"outcome\": \"%s\", \"read\": %.6f, \"read_cold\": %.6f, "
-           "\"build\": %.6f, \"schedule\": %.6f, \"encode\": %.6f, \"compare\": %.6f, \"total\": %.6f, "
-           "\"oracle_seconds\": %.6f, \"schedule_speedup\": %.1f, \"total_speedup\": %.1f, \"json_bytes\": %zu, "
-           "\"rss_bytes\": %zu, \"arena_bytes\": %zu}\n",
-           c->name, tg_version_name(c->generation), outcome_name(s->outcome), s->read, s->read_cold, s->build, s->schedule,
-           s->encode, s->compare, s->total, s->oracle, ratio(s->oracle, s->schedule), ratio(s->oracle, s->total),
-           s->json_bytes, s->rss_bytes, s->arena_bytes);
+    StrBuf b = {0};
+    sb_puts(&b, "{\"name\": ");
+    json_str_lit(&b, c->name);
+    sb_printf(&b, ", \"generation\": \"%s\", \"outcome\": \"%s\", \"read\": %.6f, \"read_cold\": %.6f, "
+              "\"build\": %.6f, \"schedule\": %.6f, \"encode\": %.6f, \"compare\": %.6f, \"total\": %.6f, "
+              "\"oracle_seconds\": %.6f, \"simdjson_parse\": %.6f, \"schedule_speedup\": %.1f, \"total_speedup\": %.1f, "
+              "\"read_build_over_parse\": %.2f, \"json_bytes\": %zu, \"rss_bytes\": %zu, \"arena_bytes\": %zu}\n",
+              tg_version_name(c->generation), outcome_name(s->outcome), s->read, s->read_cold, s->build, s->schedule,
+              s->encode, s->compare, s->total, s->oracle, s->parse, ratio(s->oracle, s->schedule), ratio(s->oracle, s->total),
+              parse_ratio(s), s->json_bytes, s->rss_bytes, s->arena_bytes);
+    sb_flush(&b, stdout);
+    sb_free(&b);
     return;
   }
   char mem[16] = "     -"; /* not measured (--no-memory, no /proc) */
   if (s->rss_bytes) snprintf(mem, sizeof mem, "%6.1fx", ratio((double)s->rss_bytes, (double)s->json_bytes));
-  printf("%-7s %-11s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %9.1f %8.0fx %7.0fx %7s %6.1fx  %s\n",
-         tg_version_name(c->generation), outcome_name(s->outcome), s->read_cold * 1e3, s->read * 1e3, s->build * 1e3,
-         s->schedule * 1e3, s->encode * 1e3, s->compare * 1e3, s->total * 1e3, s->oracle * 1e3,
-         ratio(s->oracle, s->schedule), ratio(s->oracle, s->total), mem, ratio((double)s->arena_bytes, (double)s->json_bytes),
-         c->name);
+  term_printf(stdout, "%-7s %-11s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %9.1f %8.0fx %7.0fx %7s %6.1fx %6.1fx  %s\n",
+              tg_version_name(c->generation), outcome_name(s->outcome), s->read_cold * 1e3, s->read * 1e3, s->build * 1e3,
+              s->schedule * 1e3, s->encode * 1e3, s->compare * 1e3, s->total * 1e3, s->oracle * 1e3,
+              ratio(s->oracle, s->schedule), ratio(s->oracle, s->total), mem,
+              ratio((double)s->arena_bytes, (double)s->json_bytes), parse_ratio(s), c->name);
 }
 
+/* The smallest, the median and the largest of xs[0..n) (sorts xs) */
+typedef struct { double min, median, max; } Spread;
+
+static Spread spread(double *xs, size_t n) {
+  Spread s = {0, median(xs, n), 0};
+  if (n) s.min = xs[0], s.max = xs[n - 1];
+  return s;
+}
+
+enum { NRATIOS = 5 };
+static const char *const ratio_names[NRATIOS] = {"schedule_speedup", "total_speedup", "memory_ratio", "arena_ratio",
+                                                 "read_build_over_parse"};
+
+/* ratio k of a sample: speed-ups over tinygrad (bigger is better), then
+ * sizes and times over the JSON's (smaller is better) */
+static double sample_ratio(const Sample *x, int k) {
+  switch (k) {
+    case 0: return ratio(x->oracle, x->schedule);
+    case 1: return ratio(x->oracle, x->total);
+    case 2: return ratio((double)x->rss_bytes, (double)x->json_bytes);
+    case 3: return ratio((double)x->arena_bytes, (double)x->json_bytes);
+    default: return parse_ratio(x);
+  }
+}
+
+/* One line per version: for each ratio over its captures the worst (the
+ * smallest speed-up, the largest of the others) and the median. */
 static void print_summary(Samples *per_gen, bool json) {
+  if (!json)
+    printf("\n%-14s %8s %15s %15s %13s %13s %15s\n", "version", "captures", "sched-x min/med", "total-x min/med",
+           "mem/js max/med", "arena/js max/med", "rb/parse max/med");
   for (int v = 0; v < TG_NVERSIONS; v++) {
     Samples *s = &per_gen[v];
     if (!s->n) continue;
-    double *sched = malloc(s->n * sizeof *sched), *total = malloc(s->n * sizeof *total), *mem = malloc(s->n * sizeof *mem);
-    if (!sched || !total || !mem) abort();
-    double min_sched = 0, min_total = 0, max_mem = 0;
-    for (size_t i = 0; i < s->n; i++) {
-      const Sample *x = &s->items[i];
-      sched[i] = ratio(x->oracle, x->schedule);
-      total[i] = ratio(x->oracle, x->total);
-      mem[i] = ratio((double)x->rss_bytes, (double)x->json_bytes);
-      if (i == 0 || sched[i] < min_sched) min_sched = sched[i];
-      if (i == 0 || total[i] < min_total) min_total = total[i];
-      if (mem[i] > max_mem) max_mem = mem[i];
+    double *xs = malloc(s->n * sizeof *xs);
+    if (!xs) abort();
+    Spread r[NRATIOS];
+    for (int k = 0; k < NRATIOS; k++) {
+      for (size_t i = 0; i < s->n; i++) xs[i] = sample_ratio(&s->items[i], k);
+      r[k] = spread(xs, s->n);
     }
-    double med_sched = median(sched, s->n), med_total = median(total, s->n), med_mem = median(mem, s->n);
-    if (json)
-      printf("{\"generation\": \"%s\", \"captures\": %zu, \"median_schedule_speedup\": %.1f, \"min_schedule_speedup\": %.1f, "
-             "\"median_total_speedup\": %.1f, \"min_total_speedup\": %.1f, \"median_memory_ratio\": %.2f, "
-             "\"max_memory_ratio\": %.2f}\n",
-             tg_version_name((TgVersion)v), s->n, med_sched, min_sched, med_total, min_total, med_mem, max_mem);
-    else if (max_mem > 0)
-      printf("%-7s %zu captures: schedule speed-up median %.0fx (min %.0fx), read+schedule+compare median %.0fx "
-             "(min %.0fx), peak RSS growth/JSON median %.1fx (max %.1fx)\n",
-             tg_version_name((TgVersion)v), s->n, med_sched, min_sched, med_total, min_total, med_mem, max_mem);
-    else
-      printf("%-7s %zu captures: schedule speed-up median %.0fx (min %.0fx), read+schedule+compare median %.0fx "
-             "(min %.0fx)\n",
-             tg_version_name((TgVersion)v), s->n, med_sched, min_sched, med_total, min_total);
-    free(sched);
-    free(total);
-    free(mem);
+    free(xs);
+    const char *name = tg_version_name((TgVersion)v);
+    if (json) {
+      printf("{\"generation\": \"%s\", \"captures\": %zu", name, s->n);
+      for (int k = 0; k < NRATIOS; k++)
+        printf(", \"min_%s\": %.2f, \"median_%s\": %.2f, \"max_%s\": %.2f", ratio_names[k], r[k].min, ratio_names[k], r[k].median,
+               ratio_names[k], r[k].max);
+      printf("}\n");
+      continue;
+    }
+    char mem[32] = "-";
+    if (r[2].max > 0) snprintf(mem, sizeof mem, "%.1fx / %.1fx", r[2].max, r[2].median);
+    printf("%-14s %8zu %6.0fx / %5.0fx %6.0fx / %5.0fx %13s %6.1fx / %4.1fx %7.1fx / %5.1fx\n", name, s->n, r[0].min, r[0].median,
+           r[1].min, r[1].median, mem, r[3].max, r[3].median, r[4].max, r[4].median);
   }
 }
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: tsched bench [--json] [--min-oracle SECONDS] [--repeat N] [--all] [--no-memory] PATH...\n"
+          "NAME\n"
+          "    tsched bench - time each phase per capture against tinygrad's oracle_seconds\n"
           "\n"
-          "Time every capture in PATH per phase: read (JSON parse, `input` and the expected\n"
-          "schedule's items left as text), build (`input` parsed, the input graph built),\n"
-          "schedule, encode (result to JSON) and compare (the schedule's items are compared\n"
-          "as they are encoded: that time counts as compare), and the ratio of tinygrad's\n"
-          "oracle_seconds to the schedule phase and to the whole (the sum of the phases).\n"
-          "Times are in milliseconds, each phase the best of N runs (--repeat, default 3);\n"
-          "read1 is the first, cold read of the capture. mem/js is the growth of the peak\n"
-          "resident set while a child process reads, schedules and compares the capture\n"
-          "once from a cold start, over the capture's JSON bytes; arena/js the arena bytes\n"
-          "reserved over the JSON bytes. Only passing captures count in the summary unless --all.\n"
+          "SYNOPSIS\n"
+          "    tsched bench [OPTION]... PATH...\n"
           "\n"
-          "  --min-oracle S  only captures whose oracle_seconds >= S (the big ones)\n"
-          "  --json          one JSON object per capture, then one per generation\n"
-          "  --no-memory     no child process measuring memory (for profilers)\n");
+          "DESCRIPTION\n"
+          "    Times every capture in PATH (files or folders) per phase: read (JSON parse,\n"
+          "    `input` and the expected schedule's items left as text), build (`input`\n"
+          "    parsed, the input graph built), schedule, encode (result to JSON) and\n"
+          "    compare (the schedule's items are compared as they are encoded: that time\n"
+          "    counts as compare). Times are in milliseconds, each phase the best of N\n"
+          "    runs; read1 is the first, cold read of the capture.\n"
+          "\n"
+          "    The ratios: sched-x and total-x, tinygrad's oracle_seconds over the\n"
+          "    schedule phase and over the whole (the sum of the phases); mem/js, the\n"
+          "    growth of the peak resident set while a child process reads, schedules\n"
+          "    and compares the capture once from a cold start, over the capture's JSON\n"
+          "    bytes; arena/js, the arena bytes reserved over the JSON bytes; rb/parse,\n"
+          "    read + build over the time simdjson's DOM parser (the faster of simdjson's\n"
+          "    two here) takes merely to parse the same line, measured in the same run.\n"
+          "\n"
+          "    Then one line per version: over its captures (the passing ones unless\n"
+          "    --all) the worst and the median of each ratio: the smallest speed-up, the\n"
+          "    largest memory and parse ratio.\n"
+          "\n"
+          "OPTIONS\n"
+          "    -m, --min-oracle SECONDS\n"
+          "        only captures whose oracle_seconds >= SECONDS (the big ones)\n"
+          "    -r, --repeat N\n"
+          "        each phase the best of N runs (default 3)\n"
+          "    -s, --summary\n"
+          "        only the lines per version\n"
+          "    -a, --all\n"
+          "        count failing and unsupported captures in the summary too\n"
+          "    --no-memory\n"
+          "        no child process measuring memory (for profilers)\n"
+          "    -j, --json\n"
+          "        one JSON object per capture, then one per version\n"
+          "    -h, --help\n"
+          "        this text\n"
+          "\n"
+          "EXIT STATUS\n"
+          "    0 done, 1 a file or line could not be read, 2 wrong usage\n"
+          "\n"
+          "EXAMPLES\n"
+          "    tsched bench --repeat 9 --min-oracle 0.05 conformance/corpus/v0.9.1-big.jsonl.gz\n"
+          "    tsched bench --summary -m 0.03 conformance/corpus\n");
+}
+
+enum { OPT_JSON, OPT_ALL, OPT_NO_MEMORY, OPT_MIN_ORACLE, OPT_REPEAT, OPT_SUMMARY };
+static const CliOption options[] = {
+  {"json", 'j', NULL, OPT_JSON},
+  {"all", 'a', NULL, OPT_ALL},
+  {"no-memory", 0, NULL, OPT_NO_MEMORY},
+  {"min-oracle", 'm', "SECONDS", OPT_MIN_ORACLE},
+  {"repeat", 'r', "N", OPT_REPEAT},
+  {"summary", 's', NULL, OPT_SUMMARY},
+};
+
+typedef struct BenchRun {
+  bool json, all, memory, summary_only;
+  double min_oracle;
+  int repeat;
+  size_t errors;
+  Samples per_gen[TG_NVERSIONS];
+} BenchRun;
+
+static void bench_file(BenchRun *run, const char *path) {
+  CaptureReader r;
+  Status st;
+  if (!capture_reader_open(&r, path, &st)) {
+    term_printf(stderr, "ERROR %s\n", st.msg);
+    run->errors++;
+    return;
+  }
+  r.raw_schedule_items = true; /* as replay reads captures */
+  r.raw_input = true;
+  for (;;) {
+    Arena parse;
+    Capture c;
+    Sample s = {0};
+    bool measured;
+    bool more = bench_next(&r, &parse, &c, &st, run->min_oracle, run->repeat, run->memory, &s, &measured);
+    if (more && st.kind == ST_BAD_INPUT) {
+      term_printf(stderr, "ERROR %s\n", st.msg);
+      run->errors++;
+    }
+    if (more && measured) {
+      if (!run->summary_only) print_sample(&c, &s, run->json);
+      if (run->all || s.outcome == OUT_PASS) add_sample(&run->per_gen[c.generation], s);
+    }
+    arena_free(&parse);
+    if (!more) break;
+    if (r.gave_up[0]) {
+      term_printf(stderr, "ERROR %s\n", r.gave_up);
+      run->errors++;
+      break;
+    }
+  }
+  capture_reader_close(&r);
 }
 
 int cmd_bench(int argc, char **argv) {
-  bool json = false, all = false, memory = true;
-  double min_oracle = 0;
-  int repeat = 3, first = 1;
-  for (; first < argc && argv[first][0] == '-'; first++) {
-    if (strcmp(argv[first], "--json") == 0) json = true;
-    else if (strcmp(argv[first], "--all") == 0) all = true;
-    else if (strcmp(argv[first], "--no-memory") == 0) memory = false;
-    else if (strcmp(argv[first], "--min-oracle") == 0 && first + 1 < argc) min_oracle = atof(argv[++first]);
-    else if (strcmp(argv[first], "--repeat") == 0 && first + 1 < argc) repeat = atoi(argv[++first]);
-    else if (strcmp(argv[first], "--help") == 0 || strcmp(argv[first], "-h") == 0) { usage(stdout); return 0; }
-    else { usage(stderr); return 2; }
-  }
-  if (first == argc || repeat < 1) { usage(stderr); return 2; }
-  char **files;
-  size_t nfiles = collect_capture_files(argc - first, argv + first, &files);
-  Samples per_gen[TG_NVERSIONS] = {{0}};
-  if (!json)
-    printf("%-7s %-11s %8s %8s %8s %8s %8s %8s %9s %9s %9s %8s %7s %7s  %s\n", "gen", "outcome", "read1", "read", "build",
-           "schedule", "encode", "compare", "total", "oracle", "sched-x", "total-x", "mem/js", "arena/js", "capture");
-  for (size_t i = 0; i < nfiles; i++) {
-    CaptureReader r;
-    Status st;
-    if (!capture_reader_open(&r, files[i], &st)) { fprintf(stderr, "ERROR %s\n", st.msg); continue; }
-    r.raw_schedule_items = true; /* as replay reads captures */
-    r.raw_input = true;
-    for (;;) {
-      Arena parse;
-      Capture c;
-      Sample s;
-      bool measured;
-      bool more = bench_next(&r, &parse, &c, &st, min_oracle, repeat, memory, &s, &measured);
-      if (more && measured) {
-        print_sample(&c, &s, json);
-        if (all || s.outcome == OUT_PASS) add_sample(&per_gen[c.generation], s);
-      }
-      arena_free(&parse);
-      if (!more) break;
+  BenchRun run = {.memory = true, .repeat = 3};
+  CliParser p;
+  cli_init(&p, "bench", options, sizeof options / sizeof options[0], usage, argc, argv);
+  size_t repeat;
+  for (int id; (id = cli_next(&p)) != CLI_END;) {
+    switch (id) {
+      case OPT_JSON: run.json = true; break;
+      case OPT_ALL: run.all = true; break;
+      case OPT_NO_MEMORY: run.memory = false; break;
+      case OPT_SUMMARY: run.summary_only = true; break;
+      case OPT_MIN_ORACLE: cli_seconds(&p, "--min-oracle", &run.min_oracle); break;
+      case OPT_REPEAT:
+        if (cli_index(&p, "--repeat", 1, 1000, &repeat)) run.repeat = (int)repeat;
+        break;
     }
-    capture_reader_close(&r);
   }
+  if (p.status < 0 && p.noperands == 0) cli_fail(&p, "no PATH given");
+  if (p.status >= 0) {
+    int status = p.status;
+    cli_free(&p);
+    return status;
+  }
+  char **files;
+  size_t nfiles = collect_capture_files("bench", p.noperands, p.operands, false, &files, &run.errors);
+  cli_free(&p);
+  if (!run.json && !run.summary_only)
+    printf("%-7s %-11s %8s %8s %8s %8s %8s %8s %9s %9s %9s %8s %7s %7s %7s  %s\n", "gen", "outcome", "read1", "read", "build",
+           "schedule", "encode", "compare", "total", "oracle", "sched-x", "total-x", "mem/js", "arena/js", "rb/parse", "capture");
+  for (size_t i = 0; i < nfiles; i++) bench_file(&run, files[i]);
   free_paths(files, nfiles);
-  print_summary(per_gen, json);
-  for (int v = 0; v < TG_NVERSIONS; v++) free(per_gen[v].items);
-  return 0;
+  print_summary(run.per_gen, run.json);
+  for (int v = 0; v < TG_NVERSIONS; v++) free(run.per_gen[v].items);
+  return run.errors ? 1 : 0;
 }

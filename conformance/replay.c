@@ -4,13 +4,16 @@
 #define _POSIX_C_SOURCE 200809L
 #include "replay.h"
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include "cli.h"
 #include "compare.h"
 #include "scheduler.h"
+#include "tools.h"
 
 double now_seconds(void) {
   struct timespec ts;
@@ -95,6 +98,7 @@ static void push_path(PathList *l, const char *p) {
     l->items = bigger;
   }
   l->items[l->n++] = strdup(p);
+  if (!l->items[l->n - 1]) abort();
 }
 
 static bool is_capture_name(const char *name) {
@@ -104,35 +108,68 @@ static bool is_capture_name(const char *name) {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* The folders walked so far, by device and inode: a folder reached again
+ * (through a symbolic link, when links are followed) is a loop. */
+typedef struct { struct { dev_t dev; ino_t ino; } *items; size_t n, cap; } FolderSet;
+
+static bool folder_seen(FolderSet *s, const struct stat *sb) {
+  for (size_t i = 0; i < s->n; i++)
+    if (s->items[i].dev == sb->st_dev && s->items[i].ino == sb->st_ino) return true;
+  if (s->n == s->cap) {
+    s->cap = s->cap ? s->cap * 2 : 16;
+    void *bigger = realloc(s->items, s->cap * sizeof *s->items);
+    if (!bigger) abort();
+    s->items = bigger;
+  }
+  s->items[s->n].dev = sb->st_dev;
+  s->items[s->n++].ino = sb->st_ino;
+  return false;
+}
+
+/* The entries of folder p worth walking: folders and regular files named
+ * *.jsonl / *.jsonl.gz (symbolic links to them when follow_links), pushed
+ * on todo. False when the folder cannot be read. */
+static bool list_folder(const char *p, bool follow_links, PathList *todo) {
+  DIR *d = opendir(p);
+  if (!d) return false;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    char *child = malloc(strlen(p) + strlen(e->d_name) + 2);
+    if (!child) abort();
+    sprintf(child, "%s/%s", p, e->d_name);
+    struct stat cs;
+    bool ok = (follow_links ? stat(child, &cs) : lstat(child, &cs)) == 0;
+    if (ok && (S_ISDIR(cs.st_mode) || (S_ISREG(cs.st_mode) && is_capture_name(e->d_name)))) push_path(todo, child);
+    free(child);
+  }
+  closedir(d);
+  return true;
+}
+
 /* Folders are walked with an explicit work list (no recursion). */
-size_t collect_capture_files(int npaths, char **paths, char ***out) {
+size_t collect_capture_files(const char *cmd, int npaths, char **paths, bool follow_links, char ***out, size_t *errors) {
   PathList files = {0}, todo = {0};
+  FolderSet seen = {0};
   for (int i = npaths - 1; i >= 0; i--) push_path(&todo, paths[i]);
   while (todo.n) {
     char *p = todo.items[--todo.n];
     struct stat sb;
     if (stat(p, &sb) != 0) {
-      fprintf(stderr, "tsched: %s: no such file or folder\n", p);
-      push_path(&files, p); /* reported as a read error by the caller */
-    } else if (S_ISDIR(sb.st_mode)) {
-      DIR *d = opendir(p);
-      struct dirent *e;
-      while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        char *child = malloc(strlen(p) + strlen(e->d_name) + 2);
-        if (!child) abort();
-        sprintf(child, "%s/%s", p, e->d_name);
-        struct stat cs;
-        if (stat(child, &cs) == 0 && (S_ISDIR(cs.st_mode) || is_capture_name(e->d_name))) push_path(&todo, child);
-        free(child);
-      }
-      if (d) closedir(d);
-    } else {
-      push_path(&files, p);
+      term_printf(stderr, "tsched %s: %s: %s\n", cmd, p, errno == ENOENT ? "no such file or folder" : strerror(errno));
+      (*errors)++;
+    } else if (!S_ISDIR(sb.st_mode)) {
+      push_path(&files, p); /* named on the command line, or a regular file found in a folder */
+    } else if (folder_seen(&seen, &sb)) {
+      term_printf(stderr, "tsched %s: %s: a folder already walked (a loop of symbolic links?): skipped\n", cmd, p);
+    } else if (!list_folder(p, follow_links, &todo)) {
+      term_printf(stderr, "tsched %s: %s: cannot read folder: %s\n", cmd, p, strerror(errno));
+      (*errors)++;
     }
     free(p);
   }
   free(todo.items);
+  free(seen.items);
   if (files.n) qsort(files.items, files.n, sizeof *files.items, cmp_str);
   *out = files.items;
   return files.n;
@@ -168,7 +205,7 @@ static void known_add(KnownFailures *k, const char *name, size_t len) {
 /* One capture name per line; '#' starts a comment. */
 static bool known_load(KnownFailures *k, const char *path) {
   FILE *f = fopen(path, "r");
-  if (!f) { fprintf(stderr, "tsched replay: cannot read %s\n", path); return false; }
+  if (!f) { term_printf(stderr, "tsched replay: --known-failures %s: %s\n", path, strerror(errno)); return false; }
   char line[4096];
   while (fgets(line, sizeof line, f)) {
     char *hash = strchr(line, '#');
@@ -196,41 +233,134 @@ static void known_free(KnownFailures *k) {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: tsched replay [--json] [--verbose] PATH...\n"
+          "NAME\n"
+          "    tsched replay - replay captures and compare with tinygrad's recorded schedules\n"
           "\n"
-          "Replay every capture in PATH (files or folders of *.jsonl / *.jsonl.gz) with\n"
-          "the scheduler of its generation and compare with what tinygrad recorded.\n"
-          "Prints one line per failure and read error, and per generation the totals\n"
-          "pass / fail / unsupported / errors and the time taken. Exits 1 on any fail\n"
-          "or read error.\n"
+          "SYNOPSIS\n"
+          "    tsched replay [OPTION]... PATH...\n"
           "\n"
-          "  --json      one JSON object per generation per line instead of the summary:\n"
-          "              {\"generation\", \"pass\", \"fail\", \"unsupported\", \"errors\", \"seconds\"}\n"
-          "  --verbose   also one line per unsupported capture, with its reason\n"
-          "  --known-failures FILE  capture names (one per line, # comments) whose failure is\n"
-          "              already on record: still counted and printed as fail, but they do not\n"
-          "              make the exit status non-zero (may be given several times)\n");
+          "DESCRIPTION\n"
+          "    Replays every capture in PATH (files, or folders walked for *.jsonl and\n"
+          "    *.jsonl.gz) with the scheduler of its tinygrad version and compares the\n"
+          "    result with what tinygrad recorded, structurally and in order. Prints one\n"
+          "    line per failed capture (FAIL, with its first difference) and per line\n"
+          "    that cannot be read (ERROR), then per version the totals: pass, fail,\n"
+          "    unsupported (what tsched cannot represent yet, with no scheduler for the\n"
+          "    version among them) and errors, and the time taken.\n"
+          "\n"
+          "    In folders, symbolic links are not followed (unless --follow), and only\n"
+          "    regular files are read; a folder that cannot be read is an error.\n"
+          "\n"
+          "OPTIONS\n"
+          "    -j, --json\n"
+          "        JSON Lines on stdout instead of text: one object per failed, erroneous\n"
+          "        (and with --verbose unsupported) capture,\n"
+          "        {\"type\": \"fail\"|\"error\"|\"unsupported\", \"file\", \"line\", \"name\",\n"
+          "        \"generation\", \"why\"}, then one per version,\n"
+          "        {\"type\": \"total\", \"generation\", \"pass\", \"fail\", \"unsupported\",\n"
+          "        \"errors\", \"seconds\"}.\n"
+          "    -v, --verbose\n"
+          "        also list each unsupported capture with its reason\n"
+          "    --known-failures FILE\n"
+          "        capture names (one per line, # starts a comment) whose failure is on\n"
+          "        record: still counted and printed as fail, but they do not make the\n"
+          "        exit status 1 (may be given several times)\n"
+          "    --allow-empty\n"
+          "        exit 0 when nothing was checked (see EXIT STATUS)\n"
+          "    -L, --follow\n"
+          "        follow symbolic links in folders (a folder reached twice is skipped)\n"
+          "    -h, --help\n"
+          "        this text\n"
+          "\n"
+          "EXIT STATUS\n"
+          "    0  every capture checked passed (or failed as on record)\n"
+          "    1  a capture failed, or a file, folder or line could not be read\n"
+          "    2  wrong usage\n"
+          "    3  nothing was checked: no capture passed or failed (an empty file or\n"
+          "       folder, or every capture unsupported), unless --allow-empty\n"
+          "\n"
+          "EXAMPLES\n"
+          "    tsched replay conformance/corpus\n"
+          "    tsched replay conformance/corpus/v0.9.1-big.jsonl.gz --verbose\n"
+          "    tsched replay --json mine.jsonl.gz | grep '\"type\": \"fail\"'\n");
 }
 
-static void print_summary(const Tally *t, bool json, const size_t *other_errors, size_t unknown_versions) {
+typedef struct ReplayRun {
+  bool json, verbose, allow_empty, follow;
+  Tally t[TG_NVERSIONS];
+  size_t file_errors;      /* files and folders that could not be read */
+  size_t unknown_errors;   /* lines too broken to know their version */
+  size_t unknown_versions; /* captures of versions tsched does not know */
+  KnownFailures known;
+} ReplayRun;
+
+/* A message about capture c without c's name in front once more (a
+ * decoder's message may start with it) */
+static const char *without_name(const Capture *c, const char *why) {
+  size_t n = strlen(c->name);
+  return strncmp(why, c->name, n) == 0 && why[n] == ':' && why[n + 1] == ' ' ? why + n + 2 : why;
+}
+
+static void json_field(StrBuf *b, const char *key, const char *value) {
+  sb_printf(b, ", \"%s\": ", key);
+  if (value) json_str_lit(b, value);
+  else sb_puts(b, "null");
+}
+
+/* A capture's verdict as one line: text (FAIL file:line name: why) or JSON */
+static void report(const ReplayRun *run, const char *type, const Capture *c, const char *why) {
+  if (!run->json) {
+    const char *word = strcmp(type, "fail") == 0 ? "FAIL" : strcmp(type, "error") == 0 ? "ERROR" : "UNSUPPORTED";
+    if (c->name && strcmp(c->name, "?") != 0) term_printf(stdout, "%s %s:%zu %s: %s\n", word, c->file, c->line, c->name, why);
+    else term_printf(stdout, "%s %s\n", word, why);
+    return;
+  }
+  StrBuf b = {0};
+  sb_printf(&b, "{\"type\": \"%s\"", type);
+  json_field(&b, "file", c->file);
+  sb_printf(&b, ", \"line\": %zu", c->line);
+  json_field(&b, "name", c->name && strcmp(c->name, "?") != 0 ? c->name : NULL);
+  json_field(&b, "generation", c->generation_known ? tg_version_name(c->generation) : NULL);
+  json_field(&b, "why", why);
+  sb_puts(&b, "}\n");
+  sb_flush(&b, stdout);
+  sb_free(&b);
+}
+
+/* A file that cannot be read at all */
+static void report_file(const ReplayRun *run, const char *path, const char *why) {
+  Capture c = {.file = path, .name = "?"};
+  report(run, "error", &c, why);
+}
+
+static const char *plural(size_t n, const char *one, const char *many) { return n == 1 ? one : many; }
+
+static void print_summary(const ReplayRun *run) {
   for (int v = 0; v < TG_NVERSIONS; v++) {
-    const Tally *x = &t[v];
-    bool seen = x->pass || x->fail || x->unsupported || x->errors;
-    if (!seen && tg_generation((TgVersion)v) == GEN_NONE) continue; /* a version without scheduler or captures */
-    if (json)
-      printf("{\"generation\": \"%s\", \"pass\": %zu, \"fail\": %zu, \"unsupported\": %zu, \"errors\": %zu, \"seconds\": %.3f}\n",
-             tg_version_name((TgVersion)v), x->pass, x->fail, x->unsupported, x->errors, x->seconds);
+    const Tally *x = &run->t[v];
+    const char *name = tg_version_name((TgVersion)v);
+    bool none = tg_generation((TgVersion)v) == GEN_NONE;
+    if (run->json)
+      printf("{\"type\": \"total\", \"generation\": \"%s\", \"pass\": %zu, \"fail\": %zu, \"unsupported\": %zu, \"errors\": %zu, "
+             "\"seconds\": %.3f}\n",
+             name, x->pass, x->fail, x->unsupported, x->errors, x->seconds);
     else
-      printf("%-14s %6zu pass %6zu fail %6zu unsupported %4zu errors  %8.3f s\n", tg_version_name((TgVersion)v), x->pass,
-             x->fail, x->unsupported, x->errors, x->seconds);
+      printf("%-14s %6zu pass %6zu fail %6zu unsupported %4zu %-6s  %8.3f s%s\n", name, x->pass, x->fail, x->unsupported,
+             x->errors, plural(x->errors, "error", "errors"), x->seconds, none ? "  (no scheduler yet)" : "");
   }
-  if (unknown_versions) {
-    if (json) printf("{\"generation\": null, \"unsupported\": %zu}\n", unknown_versions);
-    else printf("%zu captures of versions tsched does not know: unsupported\n", unknown_versions);
+  if (run->unknown_versions) {
+    if (run->json) printf("{\"type\": \"total\", \"generation\": null, \"unsupported\": %zu}\n", run->unknown_versions);
+    else printf("%zu %s of versions tsched does not know: unsupported\n", run->unknown_versions,
+                plural(run->unknown_versions, "capture", "captures"));
   }
-  if (*other_errors) {
-    if (json) printf("{\"generation\": null, \"errors\": %zu}\n", *other_errors);
-    else printf("%zu captures could not be read far enough to know their generation\n", *other_errors);
+  size_t errors = run->unknown_errors + run->file_errors;
+  if (errors) {
+    if (run->json) printf("{\"type\": \"total\", \"generation\": null, \"errors\": %zu}\n", errors);
+    if (!run->json && run->unknown_errors)
+      printf("%zu %s could not be read far enough to know %s version\n", run->unknown_errors,
+             plural(run->unknown_errors, "line", "lines"), plural(run->unknown_errors, "its", "their"));
+    if (!run->json && run->file_errors)
+      printf("%zu %s could not be read\n", run->file_errors, plural(run->file_errors, "file or folder", "files or folders"));
   }
 }
 
@@ -242,13 +372,34 @@ static const char *other_tsched_format(const Capture *c) {
   return strcmp(format->u.s, "tsched-capture/1") == 0 ? NULL : format->u.s;
 }
 
-static void replay_file(const char *path, bool json, bool verbose, Tally *t, size_t *unknown_errors, size_t *unknown_versions,
-                        KnownFailures *known) {
+/* The verdict of one readable capture, counted and reported */
+static void replay_one(ReplayRun *run, const Capture *c, Arena *a, double t0) {
+  Outcome o;
+  replay_capture(c, a, &o);
+  Tally *x = &run->t[c->generation];
+  x->seconds += now_seconds() - t0;
+  const char *why = without_name(c, o.why);
+  switch (o.kind) {
+    case OUT_PASS: x->pass++; break;
+    case OUT_FAIL:
+      x->fail++;
+      if (!known_has(&run->known, c->name)) run->known.unlisted_fails++;
+      report(run, "fail", c, why);
+      break;
+    case OUT_UNSUPPORTED:
+      x->unsupported++;
+      if (run->verbose) report(run, "unsupported", c, why);
+      break;
+    case OUT_ERROR: x->errors++; report(run, "error", c, why); break;
+  }
+}
+
+static void replay_file(ReplayRun *run, const char *path) {
   CaptureReader r;
   Status st;
   if (!capture_reader_open(&r, path, &st)) {
-    fprintf(json ? stderr : stdout, "ERROR %s\n", st.msg);
-    (*unknown_errors)++;
+    report_file(run, path, st.msg);
+    run->file_errors++;
     return;
   }
   r.raw_schedule_items = true; /* compare materializes expected.schedule's items one by one */
@@ -261,71 +412,81 @@ static void replay_file(const char *path, bool json, bool verbose, Tally *t, siz
     double t0 = now_seconds();
     const char *other = c.line == 1 ? other_tsched_format(&c) : NULL;
     if (other) { /* not captures: skip the file, it is no error */
-      fprintf(stderr, "SKIP %s: a %s file, not captures\n", path, other);
+      term_printf(stderr, "SKIP %s: a %s file, not captures\n", path, other);
       arena_free(&a);
       break;
     }
     if (st.kind == ST_UNSUPPORTED) { /* a version this tsched does not know */
-      if (verbose) fprintf(json ? stderr : stdout, "UNSUPPORTED %s\n", st.msg);
-      (*unknown_versions)++;
-      arena_free(&a);
-      continue;
-    }
-    if (st.kind != ST_OK) {
-      fprintf(json ? stderr : stdout, "ERROR %s\n", st.msg);
-      if (c.generation_known)
-        t[c.generation].errors++;
-      else
-        (*unknown_errors)++;
-      arena_free(&a);
-      continue;
-    }
-    Outcome o;
-    replay_capture(&c, &a, &o);
-    Tally *x = &t[c.generation];
-    x->seconds += now_seconds() - t0;
-    FILE *out = json ? stderr : stdout;
-    switch (o.kind) {
-      case OUT_PASS: x->pass++; break;
-      case OUT_FAIL:
-        x->fail++;
-        if (!known_has(known, c.name)) known->unlisted_fails++;
-        fprintf(out, "FAIL %s:%zu %s: %s\n", c.file, c.line, c.name, o.why);
-        break;
-      case OUT_UNSUPPORTED:
-        x->unsupported++;
-        if (verbose) fprintf(out, "UNSUPPORTED %s:%zu %s: %s\n", c.file, c.line, c.name, o.why);
-        break;
-      case OUT_ERROR: x->errors++; fprintf(out, "ERROR %s:%zu %s: %s\n", c.file, c.line, c.name, o.why); break;
+      if (run->verbose) report(run, "unsupported", &(Capture){.file = c.file, .line = c.line, .name = "?"}, st.msg);
+      run->unknown_versions++;
+    } else if (st.kind != ST_OK) {
+      report(run, "error", &(Capture){.file = c.file, .line = c.line, .name = "?"}, st.msg);
+      if (c.generation_known) run->t[c.generation].errors++;
+      else run->unknown_errors++;
+    } else {
+      replay_one(run, &c, &a, t0);
     }
     arena_free(&a);
+    if (r.gave_up[0]) { /* the reader's verdict on the rest of the file */
+      report_file(run, path, r.gave_up);
+      run->file_errors++;
+      break;
+    }
   }
   capture_reader_close(&r);
 }
 
-int cmd_replay(int argc, char **argv) {
-  bool json = false, verbose = false;
-  KnownFailures known = {0};
-  int first = 1;
-  for (; first < argc && argv[first][0] == '-'; first++) {
-    if (strcmp(argv[first], "--json") == 0) json = true;
-    else if (strcmp(argv[first], "--known-failures") == 0 && first + 1 < argc) {
-      if (!known_load(&known, argv[++first])) { known_free(&known); return 2; }
-    }
-    else if (strcmp(argv[first], "--verbose") == 0) verbose = true;
-    else if (strcmp(argv[first], "--help") == 0 || strcmp(argv[first], "-h") == 0) { usage(stdout); return 0; }
-    else { fprintf(stderr, "tsched replay: unknown option %s\n", argv[first]); usage(stderr); return 2; }
+enum { OPT_JSON, OPT_VERBOSE, OPT_KNOWN, OPT_ALLOW_EMPTY, OPT_FOLLOW };
+static const CliOption options[] = {
+  {"json", 'j', NULL, OPT_JSON},
+  {"verbose", 'v', NULL, OPT_VERBOSE},
+  {"known-failures", 0, "FILE", OPT_KNOWN},
+  {"allow-empty", 0, NULL, OPT_ALLOW_EMPTY},
+  {"follow", 'L', NULL, OPT_FOLLOW},
+};
+
+/* The exit status (see usage) */
+static int verdict(const ReplayRun *run) {
+  bool bad = run->unknown_errors > 0 || run->file_errors > 0 || run->known.unlisted_fails > 0;
+  size_t checked = 0;
+  for (int v = 0; v < TG_NVERSIONS; v++) {
+    bad = bad || run->t[v].errors;
+    checked += run->t[v].pass + run->t[v].fail;
   }
-  if (first == argc) { usage(stderr); known_free(&known); return 2; }
-  char **files;
-  size_t nfiles = collect_capture_files(argc - first, argv + first, &files);
-  Tally t[TG_NVERSIONS] = {{0}};
-  size_t unknown_errors = 0, unknown_versions = 0;
-  for (size_t i = 0; i < nfiles; i++) replay_file(files[i], json, verbose, t, &unknown_errors, &unknown_versions, &known);
-  free_paths(files, nfiles);
-  print_summary(t, json, &unknown_errors, unknown_versions);
-  bool bad = unknown_errors > 0 || known.unlisted_fails > 0;
-  for (int v = 0; v < TG_NVERSIONS; v++) bad = bad || t[v].errors;
-  known_free(&known);
-  return bad ? 1 : 0;
+  if (bad) return 1;
+  if (checked == 0 && !run->allow_empty) {
+    fprintf(stderr, "tsched replay: nothing was checked: no capture passed or failed (--allow-empty accepts that)\n");
+    return 3;
+  }
+  return 0;
+}
+
+int cmd_replay(int argc, char **argv) {
+  ReplayRun run = {0};
+  CliParser p;
+  cli_init(&p, "replay", options, sizeof options / sizeof options[0], usage, argc, argv);
+  for (int id; (id = cli_next(&p)) != CLI_END;) {
+    switch (id) {
+      case OPT_JSON: run.json = true; break;
+      case OPT_VERBOSE: run.verbose = true; break;
+      case OPT_ALLOW_EMPTY: run.allow_empty = true; break;
+      case OPT_FOLLOW: run.follow = true; break;
+      case OPT_KNOWN:
+        if (!known_load(&run.known, p.value)) p.status = 2;
+        break;
+    }
+  }
+  if (p.status < 0 && p.noperands == 0) cli_fail(&p, "no PATH given");
+  int status = p.status;
+  if (status < 0) {
+    char **files;
+    size_t nfiles = collect_capture_files("replay", p.noperands, p.operands, run.follow, &files, &run.file_errors);
+    for (size_t i = 0; i < nfiles; i++) replay_file(&run, files[i]);
+    free_paths(files, nfiles);
+    print_summary(&run);
+    status = verdict(&run);
+  }
+  cli_free(&p);
+  known_free(&run.known);
+  return status;
 }

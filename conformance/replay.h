@@ -19,9 +19,13 @@ typedef struct Outcome {
 /* Schedule c with its generation and compare. */
 void replay_capture(const Capture *c, Arena *a, Outcome *o);
 
-/* Expand files and folders (recursively: *.jsonl, *.jsonl.gz) into a sorted
- * list of files. Returns the count; *out is malloc'd (free with free_paths). */
-size_t collect_capture_files(int npaths, char **paths, char ***out);
+/* Expand files and folders (walked: *.jsonl, *.jsonl.gz) into a sorted
+ * list of files. In folders only regular files count, and symbolic links
+ * are followed only when follow_links (a folder reached twice is skipped
+ * with a note). A path that does not exist and a folder that cannot be
+ * read are reported on stderr ("tsched CMD: ...") and counted in *errors.
+ * Returns the count; *out is malloc'd (free with free_paths). */
+size_t collect_capture_files(const char *cmd, int npaths, char **paths, bool follow_links, char ***out, size_t *errors);
 void free_paths(char **paths, size_t n);
 
 double now_seconds(void);

@@ -105,9 +105,10 @@ static bool decode_buffers(KG *k, const JVal *jb, Status *st) {
     Buf *b = arena_alloc(k->a, sizeof *b);
     char where[64];
     snprintf(where, sizeof where, "input.buffers[%zu]", i);
-    if (!dev || dev->kind != J_STR || !get_int(json_get(e, "size"), &b->size) || b->size < 0)
-      return status_bad_input(st, "%s: needs a device and a size", where);
-    if (b->size > CAPTURE_MAX_BUFFER_SIZE) return status_bad_input(st, "%s: absurd size", where);
+    char why[64];
+    if (!dev || dev->kind != J_STR) return status_bad_input(st, "%s: field \"device\" missing or of the wrong type", where);
+    if (capture_buffer_problem(e, "size", CAPTURE_MAX_BUFFER_SIZE, why, sizeof why)) return status_bad_input(st, "%s: %s", where, why);
+    get_int(json_get(e, "size"), &b->size);
     if (!(b->dtype = dtype_from_json(json_get(e, "dtype"), where, st))) return false;
     b->input_index = (int64_t)i;
     b->device = json_keep_str(k->a, &devices, dev->u.s, dev->n);

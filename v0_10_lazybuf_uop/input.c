@@ -110,13 +110,15 @@ static void decode_buffer(Sched *s, const JVal *j, size_t i, size_t n, InBuf *b,
   const JVal *dev = field(j, "device", J_STR, where), *opt = json_get(j, "options");
   b->dtype = dtype_field(j, "dtype", where);
   b->device = json_keep_str(s->a, devices, dev->u.s, dev->n);
+  char why[64];
+  if (capture_buffer_problem(j, "size", CAPTURE_MAX_BUFFER_SIZE, why, sizeof why) ||
+      capture_buffer_problem(j, "offset", CAPTURE_MAX_BUFFER_OFFSET, why, sizeof why))
+    error_bad_input("%s: %s", where, why);
   b->size = int_field(j, "size", where);
   b->allocated = bool_field(j, "allocated", where);
   b->base = index_field(j, "base", n, true, where);
   b->offset = int_field(j, "offset", where);
   b->lb_refcount = int_field(j, "lb_refcount", where);
-  if (b->size < 0 || b->offset < 0) error_bad_input("%s: negative size or offset", where);
-  if (b->size > CAPTURE_MAX_BUFFER_SIZE || b->offset > CAPTURE_MAX_BUFFER_OFFSET) error_bad_input("%s: absurd size or offset", where);
   if (b->dtype->is_ptr && !b->dtype->is_image) error_bad_input("%s: a Buffer dtype cannot be a pointer", where);
   if (!opt || (opt->kind != J_NULL && opt->kind != J_OBJ)) error_bad_input("%s: bad \"options\"", where);
   b->options = opt->kind == J_NULL ? NULL : json_copy(s->a, opt);

@@ -103,12 +103,14 @@ static bool decode_buffer(Dec *d, const JVal *j, int i, DeviceBuffer *all) {
   b->index = i;
   const JVal *dev, *size, *dt, *alloc, *off, *refc;
   if (j->kind != J_OBJ) return bad(d, place, "must be an object");
+  char why[64];
+  if (capture_buffer_problem(j, "size", CAPTURE_MAX_BUFFER_SIZE, why, sizeof why) ||
+      capture_buffer_problem(j, "offset", CAPTURE_MAX_BUFFER_OFFSET, why, sizeof why))
+    return bad(d, place, why);
   if (!(dev = field(d, j, "device", J_STR, place)) || !(size = field(d, j, "size", J_INT, place)) ||
       !(dt = field(d, j, "dtype", J_STR, place)) || !(alloc = field(d, j, "allocated", J_BOOL, place)) ||
       !(off = field(d, j, "offset", J_INT, place)) || !(refc = field(d, j, "lb_refcount", J_INT, place)))
     return false;
-  if (size->u.i < 0 || size->u.i > CAPTURE_MAX_BUFFER_SIZE) return bad(d, place, "absurd size");
-  if (off->u.i < 0 || off->u.i > CAPTURE_MAX_BUFFER_OFFSET) return bad(d, place, "absurd offset");
   if (!(b->dtype = b->orig_dtype = decode_dtype(d, dt, place))) return false;
   b->device = intern_device(d, dev);
   b->size = size->u.i;

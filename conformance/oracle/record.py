@@ -2,6 +2,7 @@
 """The oracle recorder: runs real tinygrad and writes tsched-capture/1 lines.
 
   python3 record.py --tinygrad /work/tg/v0.9.1 --suite test_schedule --out x.jsonl.gz
+  python3 record.py --tinygrad ~/tinygrad --out mine.jsonl.gz --script mine.py --its-args
 
 It wraps the checkout's `create_schedule_with_vars` (in tinygrad.engine.schedule
 and in every module that imported it by name) and the `memory_planner` that
@@ -527,10 +528,35 @@ def run_workloads(rec: Recorder, suite: str, only: str | None, summary: dict):
   if not_here: summary["workloads_skipped"] = not_here
 
 
+def run_script(rec: Recorder, name: str, argv: list, summary: dict) -> int:
+  """Runs a program as `python3 PROGRAM ARG...` would (in the current folder, as __main__), its scheduler calls
+  recorded as NAME#0, NAME#1, ... Returns its exit status."""
+  import runpy
+  sys.argv = list(argv)
+  rec.start_workload(name)
+  t0 = time.time()
+  status = 0
+  try:
+    runpy.run_path(argv[0], run_name="__main__")
+  except SystemExit as e:
+    status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+  except BaseException:
+    traceback.print_exc(file=sys.stderr)
+    status = 1
+  finally:
+    rec.end_workload()
+  summary.update({"program": argv[0], "exit_status": status, "seconds": round(time.time() - t0, 1)})
+  return status
+
+
 def main():
   ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
   ap.add_argument("--tinygrad", required=True, help="path of a tinygrad 0.9.1 / 0.10.0 / 0.10.2 checkout")
-  ap.add_argument("--suite", required=True, help="test_schedule | workloads | big | test:<module> (e.g. test:test_assign)")
+  ap.add_argument("--suite", help="test_schedule | workloads | big | test:<module> (e.g. test:test_assign)")
+  ap.add_argument("--script", nargs=argparse.REMAINDER, metavar="PROGRAM [ARG ...]",
+                  help="instead of a suite, run this Python program with its arguments (everything after --script), "
+                       "in the current folder, recording its scheduler calls as NAME#0, NAME#1, ...")
+  ap.add_argument("--name", help="with --script: the captures' workload name (default: the program's file name without .py)")
   ap.add_argument("--out", required=True, help="output .jsonl or .jsonl.gz")
   ap.add_argument("--summary", help="write counts as JSON here")
   ap.add_argument("--only", help="only tests/workloads whose id contains this")
@@ -543,6 +569,8 @@ def main():
   ap.add_argument("--torch-mirror", action="store_true",
                   help="use stubs/mirror/torch instead of the torch stub, so test_ops runs its tinygrad half (see that file)")
   a = ap.parse_args()
+  if (a.suite is None) == (not a.script):
+    ap.error("give either --suite or --script PROGRAM [ARG ...]")
 
   if os.environ.get("PYTHONHASHSEED") != "0":
     os.environ["PYTHONHASHSEED"] = "0"
@@ -553,8 +581,16 @@ def main():
   summary_path = os.path.abspath(a.summary) if a.summary else None
   gen = detect_generation(checkout)
   stubs = ([os.path.join(HERE, "stubs", "mirror")] if a.torch_mirror else []) + [os.path.join(HERE, "stubs")]
-  sys.path[:0] = [HERE] + stubs + [checkout]
-  os.chdir(checkout)
+  if a.script:  # as `python3 PROGRAM` would: its folder first, then the checkout's tinygrad before any installed one
+    program = os.path.abspath(a.script[0])
+    if not os.path.isfile(program): raise SystemExit(f"record.py: {a.script[0]}: no such program")
+    a.script[0] = program
+    name = a.name or os.path.splitext(os.path.basename(program))[0]
+    a.suite = f"script:{name}"
+    sys.path[:0] = [os.path.dirname(program), checkout, HERE] + stubs
+  else:
+    sys.path[:0] = [HERE] + stubs + [checkout]
+    os.chdir(checkout)
   # keep the recording free of env-dependent scheduler behaviour
   for k in ("DEBUG", "GRAPH", "VIZ", "SAVE_SCHEDULE", "FUZZ_SCHEDULE", "RUN_PROCESS_REPLAY", "CAPTURE_PROCESS_REPLAY"):
     os.environ.pop(k, None)
@@ -571,8 +607,10 @@ def main():
   if a.max_per_test is not None: summary["max_per_test"] = a.max_per_test
   if a.torch_mirror: summary["torch_mirror"] = True
   if a.dedupe: summary["dedupe"] = True
+  status = 0
   try:
-    if a.suite == "test_schedule": run_unittest_module(rec, "test.test_schedule", a.only, summary)
+    if a.script: status = run_script(rec, name, a.script, summary)
+    elif a.suite == "test_schedule": run_unittest_module(rec, "test.test_schedule", a.only, summary)
     elif a.suite.startswith("test:"): run_unittest_module(rec, "test." + a.suite[5:], a.only, summary)
     else: run_workloads(rec, a.suite, a.only, summary)
   finally:
@@ -585,14 +623,14 @@ def main():
   if summary_path:
     with open(summary_path, "w") as f: json.dump(summary, f, indent=1, sort_keys=True)
   brief = {k: summary.get(k) for k in ("generation", "suite", "captures", "errors", "with_memory_plan", "tests", "passed", "test_failed",
-                                        "test_errors", "skipped", "stub_skipped", "workloads", "workloads_failed", "encoder_failures", "capped_calls", "duplicates_dropped", "seconds")
+                                        "test_errors", "skipped", "stub_skipped", "workloads", "workloads_failed", "encoder_failures", "capped_calls", "duplicates_dropped", "exit_status", "seconds")
            if k in summary}
   import shutil
   shutil.rmtree(tmpdir, ignore_errors=True)
   sys.stdout.flush()
   print(json.dumps(brief), file=sys.stderr)
   sys.stderr.flush()
-  os._exit(0)  # skip interpreter teardown (tinygrad atexit hooks); everything is flushed
+  os._exit(status)  # skip interpreter teardown (tinygrad atexit hooks); everything is flushed
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ golden=$1; status=$2; shift 2
 cd "$(dirname "$0")/../.."
 out=$("$@" 2>&1); got=$?
 # timings change from run to run
-out=$(printf '%s\n' "$out" | sed -E 's/[0-9]+\.[0-9]+ s$/T s/; s/"seconds": [0-9.e+-]+/"seconds": T/')
+out=$(printf '%s\n' "$out" | sed -E 's/[0-9]+\.[0-9]+ s( |$)/T s\1/; s/"seconds": [0-9.e+-]+/"seconds": T/')
 if [ "${TSCHED_UPDATE_GOLDEN:-0}" = 1 ]; then printf '%s\n' "$out" > "$golden"; fi
 if [ "$got" != "$status" ]; then echo "exit status $got, expected $status"; printf '%s\n' "$out"; exit 1; fi
 printf '%s\n' "$out" | diff -u "$golden" - || exit 1

@@ -60,9 +60,9 @@ tsched_golden_test(diff_fuse_arange 1 diff conformance/tests/tools/v0.10.2-arang
 tsched_golden_test(diff_fuse_arange_json 1 diff --json conformance/tests/tools/v0.10.2-arange.jsonl.gz conformance/tests/tools/v0.10.2-arange-FUSE_ARANGE.jsonl.gz)
 tsched_golden_test(diff_same 0 diff --all conformance/tests/tools/v0.10.2-arange.jsonl.gz conformance/tests/tools/v0.10.2-arange.jsonl.gz)
 tsched_golden_test(diff_generations 1 diff conformance/tests/tools/v0.9.1-sample.jsonl.gz conformance/tests/tools/v0.10.0-sample.jsonl.gz)
-tsched_golden_test(compare_names 0 compare --recorded "workloads.cross_entropy#1" "workloads.softmax_norms#2" ${TSCHED_WORKLOADS})
+tsched_golden_test(compare_names 0 compare --recorded --name "workloads.cross_entropy#1" -n "workloads.softmax_norms#2" ${TSCHED_WORKLOADS})
 tsched_golden_test(compare_table 0 compare --recorded ${TSCHED_WORKLOADS})
-tsched_golden_test(compare_json 0 compare --recorded --json "workloads.broadcast_chain#4" ${TSCHED_WORKLOADS})
+tsched_golden_test(compare_json 0 compare --recorded --json --name "workloads.broadcast_chain#4" ${TSCHED_WORKLOADS})
 tsched_golden_test(dot_v0_9_1 0 dot --recorded --name "workloads.broadcast_chain#4" conformance/tests/tools/v0.9.1-sample.jsonl.gz)
 tsched_golden_test(dot_v0_10_2_item 0 dot --recorded --name "workloads.conv2d_fwd_bwd#2" --item 1 conformance/tests/tools/v0.10.2-sample.jsonl.gz)
 tsched_golden_test(dot_two_captures 1 dot --recorded conformance/tests/tools/v0.10.0-sample.jsonl.gz)
@@ -79,8 +79,9 @@ tsched_golden_test(explain_reported_v0_10_0_2ca41d6 0 explain conformance/tests/
 tsched_unit_test(test_v0_9_schedule)
 # The replayer comparing the schedule item by item while it is encoded
 # (conformance/replay.c), on the tools' sample captures.
-add_executable(test_replay ${CMAKE_SOURCE_DIR}/conformance/tests/test_replay.c ${CMAKE_SOURCE_DIR}/conformance/replay.c)
-target_include_directories(test_replay PRIVATE ${CMAKE_SOURCE_DIR}/conformance)
+add_executable(test_replay ${CMAKE_SOURCE_DIR}/conformance/tests/test_replay.c ${CMAKE_SOURCE_DIR}/conformance/replay.c
+               ${CMAKE_SOURCE_DIR}/conformance/tools/tools.c ${CMAKE_SOURCE_DIR}/conformance/tools/cli.c)
+target_include_directories(test_replay PRIVATE ${CMAKE_SOURCE_DIR}/conformance ${CMAKE_SOURCE_DIR}/conformance/tools)
 target_link_libraries(test_replay PRIVATE tsched_core ${CMOCKA_LIBRARY})
 add_test(NAME test_replay COMMAND test_replay ${CMAKE_SOURCE_DIR}/conformance/tests/tools)
 tsched_unit_test(test_v0_10_0_schedule)
@@ -100,3 +101,52 @@ endif()
 # ASan+UBSan build the sanitizers judge. Fixed seed: the same captures each run.
 add_test(NAME fuzz_bad_input COMMAND sh ${CMAKE_SOURCE_DIR}/conformance/tests/fuzz/fuzz.sh $<TARGET_FILE:tsched> 1 40
          WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+
+# ---- the command line (conformance/tools/cli.c) ----
+# One parser for every command: options anywhere, -- ends them, --opt=value,
+# short forms; an unknown option is one line and exit 2; `help CMD`.
+set(TSCHED_SAMPLE_0102 conformance/tests/tools/v0.10.2-sample.jsonl.gz)
+tsched_golden_test(cli_version 0 --version)
+tsched_golden_test(cli_help 0 --help)
+tsched_golden_test(cli_help_command 0 help ls)
+tsched_golden_test(cli_unknown_option 2 replay conformance/corpus --bogus)
+tsched_golden_test(cli_unknown_short_option 2 ast -x ${TSCHED_SAMPLE_0102})
+tsched_golden_test(cli_missing_value 2 ast ${TSCHED_SAMPLE_0102} --name)
+tsched_golden_test(cli_flag_with_value 2 replay --json=yes ${TSCHED_SAMPLE_0102})
+tsched_golden_test(cli_bad_number 2 ast --item=-1 ${TSCHED_SAMPLE_0102})
+tsched_golden_test(cli_unknown_command 2 frobnicate)
+tsched_golden_test(cli_no_operand 2 replay --verbose)
+# `ast FILE --name X` once dumped every capture: options after the operands count
+tsched_golden_test(cli_options_after_operands 0 ast ${TSCHED_SAMPLE_0102} --recorded "--name=workloads.casts#1" -i 0)
+# --item past the schedule is an error everywhere
+tsched_golden_test(ast_item_out_of_range 1 ast -r -n "workloads.casts#1" --item 99 ${TSCHED_SAMPLE_0102})
+tsched_golden_test(dot_item_out_of_range 1 dot -r -n "workloads.casts#1" --item 7 ${TSCHED_SAMPLE_0102})
+tsched_golden_test(dot_bad_format 2 dot -r -T "png/../x" ${TSCHED_SAMPLE_0102})
+# compare never guesses: names are --name, operands are paths; what is missing is named
+tsched_golden_test(compare_missing_name 1 compare -r -n "workloads.casts#1" -n "no.such#0" ${TSCHED_SAMPLE_0102})
+tsched_golden_test(compare_missing_path 1 compare -r -n "workloads.casts#1" conformance/no-such-folder)
+# tsched ls: name, version, kernels, verdict; filters; --json
+tsched_golden_test(ls_sample 0 ls conformance/tests/tools/v0.9.1-sample.jsonl.gz)
+tsched_golden_test(ls_filters 0 ls -n "workloads.soft*" -V 0.10.2 -s pass ${TSCHED_WORKLOADS})
+tsched_golden_test(ls_json 0 ls --json -n "workloads.casts" conformance/tests/bad-input/one-failing.txt ${TSCHED_SAMPLE_0102})
+tsched_golden_test(ls_verdict_fail 0 ls -s fail -v conformance/tests/bad-input/one-failing.txt)
+tsched_golden_test(ls_bad_filter 2 ls -V 0.8 ${TSCHED_SAMPLE_0102})
+# replay: failures listed (text and --json), names with control characters escaped
+tsched_golden_test(replay_one_failing 1 replay conformance/tests/bad-input/one-failing.txt)
+tsched_golden_test(replay_one_failing_json 1 replay --json conformance/tests/bad-input/one-failing.txt)
+tsched_golden_test(ls_escapes_names 0 ls -r conformance/tests/bad-input/one-failing.txt)
+# folders with links, loops, FIFOs; truncated gzip; binary garbage; empty recordings
+add_test(NAME cli_edges COMMAND sh ${CMAKE_SOURCE_DIR}/conformance/tests/cli/edges.sh $<TARGET_FILE:tsched> $<BOOL:${TSCHED_SANITIZE}>)
+# bench on a small file (ASan once found a global-buffer-overflow in its memory measure)
+tsched_golden_test(bench_help 0 bench --help)
+add_test(NAME bench_small COMMAND tsched bench --repeat 1 ${CMAKE_SOURCE_DIR}/conformance/tests/tools/v0.9.1-sample.jsonl.gz)
+add_test(NAME bench_summary COMMAND tsched bench -r 1 --summary --json ${CMAKE_SOURCE_DIR}/conformance/tests/tools)
+set_tests_properties(bench_summary PROPERTIES PASS_REGULAR_EXPRESSION "\"min_read_build_over_parse\"")
+# Recording a program in one step (tsched record -> record.py --script), with
+# the checkouts given as TSCHED_TINYGRAD_<version>=/path; skipped without one.
+add_test(NAME record_program COMMAND sh ${CMAKE_SOURCE_DIR}/conformance/tests/record/record.sh $<TARGET_FILE:tsched>)
+set_tests_properties(record_program PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
+# The same error in the same words in every generation: a Buffer size of 10**40, -3, 2**60, "x"
+tsched_golden_test(bad_input_buffer_sizes 1 replay conformance/tests/bad-input/buffer-sizes.txt)
+# cmake --install: tsched on the PATH with its man pages and data, working from any folder
+add_test(NAME cli_install COMMAND sh ${CMAKE_SOURCE_DIR}/conformance/tests/cli/install.sh ${CMAKE_BINARY_DIR})

@@ -5,16 +5,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include "cli.h"
 #include "ingraph.h"
 #include "kernels.h"
 #include "tools.h"
 #include "why.h"
 
 typedef struct CompareOptions {
-  const char *names[64];
+  const char **names;
   size_t nnames;
-  char *paths[64];
+  bool *found;             /* per name: some capture had it */
+  char **paths;
   int npaths;
   bool recorded, json, by_call;
   CaptureSet set;
@@ -22,24 +23,51 @@ typedef struct CompareOptions {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: tsched compare [--recorded] [--json] NAME... [PATH...]\n"
-          "       tsched compare [--recorded] [--json] [--by-call] PATH...\n"
+          "NAME\n"
+          "    tsched compare - a workload side by side per version, or a kernel-count table\n"
           "\n"
-          "With names: each capture NAME (\"workloads.softmax_norms#2\", or every call of a\n"
-          "workload: \"workloads.softmax_norms\") side by side in every generation found\n"
-          "in PATH: the number of kernels, then kernel by kernel per generation what it\n"
-          "writes, its ops, its reduce axes and what it reads; then the differences in\n"
-          "words (kernel counts, buffers only some generations realize and why, reduces\n"
-          "merged or split, multi-output kernels).\n"
-          "Without names: a table over every workload present in more than one\n"
-          "generation: kernels per generation (all calls of a workload summed; per\n"
-          "call with --by-call) and the totals.\n"
-          "Counts come from the tsched scheduler where it reproduces the recording,\n"
-          "else from the recording, marked with *. PATH defaults to conformance/corpus.\n"
+          "SYNOPSIS\n"
+          "    tsched compare [OPTION]... --name NAME... [PATH]...\n"
+          "    tsched compare [OPTION]... [PATH]...\n"
           "\n"
-          "  --recorded  use the recordings only (no marks)\n"
-          "  --by-call   table rows per capture name (\"workloads.matmul#3\")\n"
-          "  --json      JSON lines instead of text\n");
+          "DESCRIPTION\n"
+          "    With --name: each capture NAME (\"workloads.softmax_norms#2\", or every\n"
+          "    call of a workload: \"workloads.softmax_norms\") side by side in every\n"
+          "    version found in PATH: the number of kernels, then kernel by kernel per\n"
+          "    version what it writes, its ops, its reduce axes and what it reads; then\n"
+          "    the differences in words (kernel counts, buffers only some versions\n"
+          "    realize and why, reduces merged or split, multi-output kernels). Buffers\n"
+          "    are matched across versions by dtype and size.\n"
+          "\n"
+          "    Without --name: a table over every workload present in more than one\n"
+          "    version: kernels per version (all calls of a workload summed; per call\n"
+          "    with --by-call) and the totals.\n"
+          "\n"
+          "    Counts come from the tsched scheduler where it reproduces the recording,\n"
+          "    else from the recording, marked with *. PATH (files or folders) defaults\n"
+          "    to the bundled corpus, conformance/corpus (of the source tree, or of the\n"
+          "    installed data).\n"
+          "\n"
+          "OPTIONS\n"
+          "    -n, --name NAME\n"
+          "        a capture or workload to show; may be repeated\n"
+          "    -r, --recorded\n"
+          "        use the recordings only (no marks)\n"
+          "    --by-call\n"
+          "        table rows per capture name (\"workloads.matmul#3\")\n"
+          "    -j, --json\n"
+          "        JSON lines instead of text\n"
+          "    -h, --help\n"
+          "        this text\n"
+          "\n"
+          "EXIT STATUS\n"
+          "    0 shown, 1 a NAME found in no PATH, or something could not be read,\n"
+          "    2 wrong usage\n"
+          "\n"
+          "EXAMPLES\n"
+          "    tsched compare -n 'workloads.cross_entropy#1'\n"
+          "    tsched compare conformance/corpus/v*-workloads.jsonl.gz\n"
+          "    tsched compare -n prog mine-0.9.1.jsonl.gz mine-0.10.0.jsonl.gz mine-0.10.2.jsonl.gz\n");
 }
 
 /* ---- one capture per generation ---- */
@@ -347,15 +375,22 @@ static void compare_json(StrBuf *b, GenView *v, size_t n) {
 
 static bool keep_selected(const Capture *c, Arena *a, void *ctx) {
   CompareOptions *o = ctx;
+  bool keep = false;
   for (size_t i = 0; i < o->nnames; i++)
-    if (name_selected(c->name, o->names[i])) { capture_set_keep(&o->set, c, a); break; }
+    if (name_selected(c->name, o->names[i])) keep = o->found[i] = true;
+  if (keep) capture_set_keep(&o->set, c, a);
   return true;
 }
 
 static int compare_names(CompareOptions *o) {
   size_t errors = walk_captures("compare", o->npaths, o->paths, keep_selected, o);
   capture_set_sort(&o->set);
-  if (o->set.n == 0) fprintf(stderr, "tsched compare: no capture of that name\n");
+  bool missing = false;
+  for (size_t i = 0; i < o->nnames; i++)
+    if (!o->found[i]) {
+      term_printf(stderr, "tsched compare: no capture named \"%s\" in %s%s\n", o->names[i], o->paths[0], o->npaths > 1 ? " ..." : "");
+      missing = true;
+    }
   for (size_t i = 0; i < o->set.n;) {
     size_t j = i;
     while (j < o->set.n && strcmp(o->set.items[j].c.name, o->set.items[i].c.name) == 0) j++;
@@ -370,9 +405,8 @@ static int compare_names(CompareOptions *o) {
     for (size_t k = 0; k < n; k++) genview_close(&v[k]);
     i = j;
   }
-  bool none = o->set.n == 0;
   capture_set_free(&o->set);
-  return errors || none ? 1 : 0;
+  return errors || missing ? 1 : 0;
 }
 
 /* ---- the table ---- */
@@ -528,20 +562,43 @@ static int compare_table(CompareOptions *o) {
   return errors ? 1 : 0;
 }
 
+enum { OPT_NAME, OPT_RECORDED, OPT_JSON, OPT_BY_CALL };
+static const CliOption options[] = {
+  {"name", 'n', "NAME", OPT_NAME},
+  {"recorded", 'r', NULL, OPT_RECORDED},
+  {"json", 'j', NULL, OPT_JSON},
+  {"by-call", 0, NULL, OPT_BY_CALL},
+};
+
 int cmd_compare(int argc, char **argv) {
   CompareOptions o = {0};
-  static char default_path[] = "conformance/corpus";
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    struct stat sb;
-    if (is_flag(arg, "--help") || is_flag(arg, "-h")) { usage(stdout); return 0; }
-    else if (is_flag(arg, "--recorded")) o.recorded = true;
-    else if (is_flag(arg, "--json")) o.json = true;
-    else if (is_flag(arg, "--by-call")) o.by_call = true;
-    else if (arg[0] == '-') { fprintf(stderr, "tsched compare: bad option %s\n", arg); usage(stderr); return 2; }
-    else if (stat(arg, &sb) == 0 && o.npaths < 64) o.paths[o.npaths++] = argv[i];
-    else if (o.nnames < 64) o.names[o.nnames++] = arg;
+  CliParser p;
+  cli_init(&p, "compare", options, sizeof options / sizeof options[0], usage, argc, argv);
+  o.names = cli_list(&p);
+  o.found = calloc((size_t)argc, sizeof *o.found);
+  if (!o.found) abort();
+  for (int id; (id = cli_next(&p)) != CLI_END;) {
+    switch (id) {
+      case OPT_NAME: o.names[o.nnames++] = p.value; break;
+      case OPT_RECORDED: o.recorded = true; break;
+      case OPT_JSON: o.json = true; break;
+      case OPT_BY_CALL: o.by_call = true; break;
+    }
   }
-  if (o.npaths == 0) o.paths[o.npaths++] = default_path;
-  return o.nnames ? compare_names(&o) : compare_table(&o);
+  int status = p.status;
+  o.paths = p.operands;
+  o.npaths = p.noperands;
+  char corpus[4096], looked[4096];
+  if (status < 0 && o.npaths == 0) { /* the bundled corpus */
+    if (cli_find_data("conformance/corpus", corpus, sizeof corpus, looked, sizeof looked)) {
+      o.paths[o.npaths++] = corpus;
+    } else {
+      term_printf(stderr, "tsched compare: no PATH given and no bundled corpus found (looked for %s)\n", looked);
+      status = 1;
+    }
+  }
+  if (status < 0) status = o.nnames ? compare_names(&o) : compare_table(&o);
+  cli_free(&p);
+  free(o.found);
+  return status;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "compare.h"
 #include "kernels.h"
 #include "tools.h"
@@ -19,20 +20,38 @@ typedef struct DiffOptions {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: tsched diff [--all] [--verbose] [--json] OLD NEW\n"
+          "NAME\n"
+          "    tsched diff - what changed between two recordings of the same workloads\n"
           "\n"
-          "Compare two recordings of the same workloads (files or folders of captures),\n"
-          "matched by capture name (\"workloads.matmul#3\"; a name present in several\n"
-          "generations on one side pairs with the same generation on the other first).\n"
-          "For each schedule that changed: the kernel count, and the first difference:\n"
-          "within one generation the first kernel whose AST (compared structurally),\n"
-          "bufs or metadata differ; across generations the first kernel whose kind,\n"
-          "ops, reduce axes or buffers (dtype and size) differ. Then the totals and the\n"
-          "names found on one side only. Exits 1 when anything changed.\n"
+          "SYNOPSIS\n"
+          "    tsched diff [OPTION]... OLD NEW\n"
           "\n"
-          "  --all      also list the schedules that are the same\n"
-          "  --verbose  every differing kernel, not only the first\n"
-          "  --json     one JSON object per matched capture, then a summary object\n");
+          "DESCRIPTION\n"
+          "    Compares two recordings of the same workloads (files or folders of\n"
+          "    captures), matched by capture name (\"workloads.matmul#3\"; a name present\n"
+          "    in several versions on one side pairs with the same version on the other\n"
+          "    first). For each schedule that changed: the kernel count, and the first\n"
+          "    difference: within one version the first kernel whose AST (compared\n"
+          "    structurally), bufs or metadata differ; across versions the first kernel\n"
+          "    whose kind, ops, reduce axes or buffers (dtype and size) differ. Then the\n"
+          "    totals and the names found on one side only.\n"
+          "\n"
+          "OPTIONS\n"
+          "    -a, --all\n"
+          "        also list the schedules that are the same\n"
+          "    -v, --verbose\n"
+          "        every differing kernel, not only the first\n"
+          "    -j, --json\n"
+          "        one JSON object per matched capture, then a summary object\n"
+          "    -h, --help\n"
+          "        this text\n"
+          "\n"
+          "EXIT STATUS\n"
+          "    0 the same, 1 something changed, 2 wrong usage or something could not be\n"
+          "    read\n"
+          "\n"
+          "EXAMPLES\n"
+          "    tsched diff old.jsonl.gz new.jsonl.gz\n");
 }
 
 static bool keep_new(const Capture *c, Arena *a, void *ctx) {
@@ -207,23 +226,37 @@ static bool visit_old(const Capture *c, Arena *a, void *ctx) {
   return true;
 }
 
+enum { OPT_JSON, OPT_ALL, OPT_VERBOSE };
+static const CliOption options[] = {
+  {"json", 'j', NULL, OPT_JSON},
+  {"all", 'a', NULL, OPT_ALL},
+  {"verbose", 'v', NULL, OPT_VERBOSE},
+};
+
 int cmd_diff(int argc, char **argv) {
   DiffOptions o = {0};
-  int first = 1;
-  for (; first < argc && argv[first][0] == '-'; first++) {
-    const char *arg = argv[first];
-    if (is_flag(arg, "--help") || is_flag(arg, "-h")) { usage(stdout); return 0; }
-    else if (is_flag(arg, "--json")) o.json = true;
-    else if (is_flag(arg, "--all")) o.all = true;
-    else if (is_flag(arg, "--verbose")) o.verbose = true;
-    else { fprintf(stderr, "tsched diff: bad option %s\n", arg); usage(stderr); return 2; }
+  CliParser p;
+  cli_init(&p, "diff", options, sizeof options / sizeof options[0], usage, argc, argv);
+  for (int id; (id = cli_next(&p)) != CLI_END;) {
+    switch (id) {
+      case OPT_JSON: o.json = true; break;
+      case OPT_ALL: o.all = true; break;
+      case OPT_VERBOSE: o.verbose = true; break;
+    }
   }
-  if (argc - first != 2) { usage(stderr); return 2; }
-  size_t errors = walk_captures("diff", 1, argv + first + 1, keep_new, &o);
+  if (p.status < 0 && p.noperands != 2) cli_fail(&p, "wants two recordings, OLD and NEW");
+  if (p.status >= 0) {
+    int status = p.status;
+    cli_free(&p);
+    return status;
+  }
+  char *sides[2] = {p.operands[0], p.operands[1]};
+  cli_free(&p);
+  size_t errors = walk_captures("diff", 1, &sides[1], keep_new, &o);
   capture_set_sort(&o.news);
   o.paired = calloc(o.news.n ? o.news.n : 1, sizeof *o.paired);
   if (!o.paired) abort();
-  errors += walk_captures("diff", 1, argv + first, visit_old, &o);
+  errors += walk_captures("diff", 1, &sides[0], visit_old, &o);
   size_t only_new = 0;
   for (size_t i = 0; i < o.news.n; i++) {
     if (o.paired[i]) continue;

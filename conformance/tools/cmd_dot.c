@@ -2,10 +2,13 @@
  * 0.10.0 LazyBuffers, 0.10.2 the tensor UOp graph), nodes grouped in one
  * cluster per kernel and coloured by the kernel they end up in. */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include "cli.h"
 #include "ingraph.h"
 #include "kernels.h"
 #include "pyrepr.h"
@@ -14,7 +17,7 @@
 typedef struct DotOptions {
   const char *name;
   bool recorded;
-  size_t items[64], nitems;
+  size_t *items, nitems;
   size_t matched;
   int status;
   StrBuf text;   /* written at the end, when exactly one capture matched */
@@ -26,20 +29,44 @@ enum { NPALETTE = sizeof palette / sizeof palette[0] };
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: tsched dot [--name NAME] [--item N]... [--recorded] [-Tsvg|--svg] CAPTURE\n"
+          "NAME\n"
+          "    tsched dot - the input graph as Graphviz DOT, clustered by kernel\n"
           "\n"
-          "Write the capture's input graph as Graphviz DOT: 0.9.1 / 0.10.0 LazyBuffers\n"
-          "(views included), 0.10.2 the tensor UOp graph. Each kernel is a cluster in\n"
-          "its own colour holding the nodes computed in it; the node whose buffer the\n"
-          "kernel writes has a thick border, a node computed in several kernels a dashed\n"
-          "one; buffers realized before the call are grey.\n"
-          "Edges go from a source to its consumer. The schedule comes from the tsched\n"
-          "scheduler when it reproduces the recording, else from the recording.\n"
+          "SYNOPSIS\n"
+          "    tsched dot [OPTION]... CAPTURE\n"
           "\n"
-          "  --name NAME  the capture to draw (needed when CAPTURE holds several)\n"
-          "  --item N     only kernel N and the nodes it reads (repeatable)\n"
-          "  --recorded   use the recording (do not run the C scheduler)\n"
-          "  -Tsvg, --svg pipe through Graphviz `dot -Tsvg` (Debian package graphviz)\n");
+          "DESCRIPTION\n"
+          "    Writes the capture's input graph as Graphviz DOT: LazyBuffers (views\n"
+          "    included) for the LazyBuffer generations, the tensor UOp graph for the\n"
+          "    kernel-graph one. Each kernel is a cluster in its own colour holding the\n"
+          "    nodes computed in it; the node whose buffer the kernel writes has a thick\n"
+          "    border, a node computed in several kernels a dashed one; buffers realized\n"
+          "    before the call are grey. Edges go from a source to its consumer. The\n"
+          "    schedule comes from the tsched scheduler when it reproduces the\n"
+          "    recording, else from the recording.\n"
+          "\n"
+          "OPTIONS\n"
+          "    -n, --name NAME\n"
+          "        the capture to draw (needed when CAPTURE holds several)\n"
+          "    -i, --item N\n"
+          "        only kernel N and the nodes it reads (may be repeated); a kernel the\n"
+          "        schedule does not have is an error\n"
+          "    -r, --recorded\n"
+          "        use the recording (do not run the C scheduler)\n"
+          "    -T FORMAT\n"
+          "        pipe the DOT through Graphviz `dot -TFORMAT` (svg, png, pdf, ...;\n"
+          "        Debian package graphviz)\n"
+          "    --svg\n"
+          "        the same as -Tsvg\n"
+          "    -h, --help\n"
+          "        this text\n"
+          "\n"
+          "EXIT STATUS\n"
+          "    0 drawn, 1 no capture or several, a kernel out of range, or Graphviz\n"
+          "    failed, 2 wrong usage\n"
+          "\n"
+          "EXAMPLES\n"
+          "    tsched dot -n 'workloads.softmax_norms#2' -Tpng conformance/corpus/v0.9.1-workloads.jsonl.gz > g.png\n");
 }
 
 static void dot_escape(StrBuf *b, const char *s) {
@@ -137,7 +164,7 @@ static bool visit(const Capture *c, Arena *a, void *ctx) {
   DotOptions *o = ctx;
   if (o->name && !name_selected(c->name, o->name)) return true;
   if (++o->matched > 1) {
-    fprintf(stderr, "tsched dot: more than one capture%s: pick one with --name\n", o->name ? " of that name" : "");
+    term_printf(stderr, "tsched dot: more than one capture%s: pick one with --name\n", o->name ? " of that name" : "");
     o->status = 1;
     return false;
   }
@@ -147,14 +174,15 @@ static bool visit(const Capture *c, Arena *a, void *ctx) {
   InGraph g;
   char err[256];
   if (!ingraph_build(&g, c, s.result, items, err, sizeof err)) {
-    fprintf(stderr, "tsched dot: %s: %s\n", c->name, err);
+    term_printf(stderr, "tsched dot: %s: %s\n", c->name, err);
     ingraph_free(&g);
     o->status = 1;
     return false;
   }
   for (size_t k = 0; k < o->nitems; k++)
     if (o->items[k] >= g.nkernels) {
-      fprintf(stderr, "tsched dot: %s has %zu kernels, no kernel %zu\n", c->name, g.nkernels, o->items[k]);
+      term_printf(stderr, "tsched dot: %s has %zu kernel%s, no kernel %zu\n", c->name, g.nkernels, g.nkernels == 1 ? "" : "s",
+                  o->items[k]);
       o->status = 1;
     }
   if (!o->status) write_dot(&o->text, c, &g, &s, items, o);
@@ -176,40 +204,86 @@ static bool have_graphviz(void) {
   return found;
 }
 
+/* A Graphviz output format: letters, digits and ':' ("svg", "png:cairo") */
+static bool format_ok(const char *f) {
+  if (!*f) return false;
+  for (; *f; f++)
+    if (!isalnum((unsigned char)*f) && *f != ':' && *f != '_') return false;
+  return true;
+}
+
+/* The DOT text through `dot -TFORMAT` (no shell: the format is checked and passed as one argument) */
+static bool run_graphviz(StrBuf *text, const char *format) {
+  fflush(stdout);
+  int fds[2];
+  if (pipe(fds) != 0) return false;
+  pid_t pid = fork();
+  if (pid < 0) { close(fds[0]); close(fds[1]); return false; }
+  if (pid == 0) {
+    char flag[64];
+    snprintf(flag, sizeof flag, "-T%s", format);
+    dup2(fds[0], 0);
+    close(fds[0]);
+    close(fds[1]);
+    execlp("dot", "dot", flag, (char *)NULL);
+    _exit(127);
+  }
+  close(fds[0]);
+  FILE *to = fdopen(fds[1], "w");
+  if (to) { sb_flush(text, to); fclose(to); }
+  else close(fds[1]);
+  int wst;
+  return waitpid(pid, &wst, 0) == pid && WIFEXITED(wst) && WEXITSTATUS(wst) == 0;
+}
+
+enum { OPT_NAME, OPT_ITEM, OPT_RECORDED, OPT_FORMAT, OPT_SVG };
+static const CliOption options[] = {
+  {"name", 'n', "NAME", OPT_NAME},
+  {"item", 'i', "N", OPT_ITEM},
+  {"recorded", 'r', NULL, OPT_RECORDED},
+  {"format", 'T', "FORMAT", OPT_FORMAT},
+  {"svg", 0, NULL, OPT_SVG},
+};
+
 int cmd_dot(int argc, char **argv) {
   DotOptions o = {0};
-  bool svg = false;
-  int first = 1;
-  for (; first < argc && argv[first][0] == '-'; first++) {
-    const char *arg = argv[first];
-    size_t item;
-    if (is_flag(arg, "--help") || is_flag(arg, "-h")) { usage(stdout); return 0; }
-    else if (is_flag(arg, "--recorded")) o.recorded = true;
-    else if (is_flag(arg, "--svg") || is_flag(arg, "-Tsvg")) svg = true;
-    else if (is_flag(arg, "--name") && first + 1 < argc) o.name = argv[++first];
-    else if (is_flag(arg, "--item") && first + 1 < argc && parse_index(argv[first + 1], &item) && o.nitems < 64)
-      o.items[o.nitems++] = item, first++;
-    else { fprintf(stderr, "tsched dot: bad option %s\n", arg); usage(stderr); return 2; }
-  }
-  if (first == argc) { usage(stderr); return 2; }
-  if (svg && !have_graphviz()) {
-    fprintf(stderr, "tsched dot: -Tsvg needs Graphviz's `dot` (Debian: apt-get install graphviz)\n");
-    return 1;
-  }
-  size_t errors = walk_captures("dot", argc - first, argv + first, visit, &o);
-  if (o.matched == 0) fprintf(stderr, "tsched dot: no capture%s\n", o.name ? " of that name" : "");
-  bool ok = !errors && !o.status && o.matched == 1;
-  if (ok && svg) {
-    fflush(stdout);
-    FILE *p = popen("dot -Tsvg", "w");
-    if (!p) { fprintf(stderr, "tsched dot: cannot run dot\n"); ok = false; }
-    else {
-      sb_flush(&o.text, p);
-      ok = pclose(p) == 0;
+  const char *format = NULL;
+  CliParser p;
+  cli_init(&p, "dot", options, sizeof options / sizeof options[0], usage, argc, argv);
+  o.items = calloc((size_t)argc, sizeof *o.items);
+  if (!o.items) abort();
+  for (int id; (id = cli_next(&p)) != CLI_END;) {
+    switch (id) {
+      case OPT_NAME: o.name = p.value; break;
+      case OPT_ITEM: cli_index(&p, "--item", 0, SIZE_MAX, &o.items[o.nitems++]); break;
+      case OPT_RECORDED: o.recorded = true; break;
+      case OPT_SVG: format = "svg"; break;
+      case OPT_FORMAT:
+        format = p.value;
+        if (!format_ok(format)) cli_fail(&p, "-T wants a Graphviz format such as svg or png, not \"%s\"", format);
+        break;
     }
-  } else if (ok) {
-    sb_flush(&o.text, stdout);
+  }
+  if (p.status < 0 && p.noperands == 0) cli_fail(&p, "no CAPTURE given");
+  int status = p.status;
+  if (status < 0 && format && !have_graphviz()) {
+    term_printf(stderr, "tsched dot: -T%s needs Graphviz's `dot` (Debian: apt-get install graphviz)\n", format);
+    status = 1;
+  }
+  if (status < 0) {
+    size_t errors = walk_captures("dot", p.noperands, p.operands, visit, &o);
+    if (o.matched == 0) term_printf(stderr, "tsched dot: no capture%s\n", o.name ? " of that name" : "");
+    bool ok = !errors && !o.status && o.matched == 1;
+    if (ok && format) {
+      ok = run_graphviz(&o.text, format);
+      if (!ok) term_printf(stderr, "tsched dot: Graphviz `dot -T%s` failed\n", format);
+    } else if (ok) {
+      sb_flush(&o.text, stdout);
+    }
+    status = ok ? 0 : 1;
   }
   sb_free(&o.text);
-  return ok ? 0 : 1;
+  cli_free(&p);
+  free(o.items);
+  return status;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "explain.h"
 #include "ingraph.h"
 #include "why.h"
@@ -15,7 +16,7 @@
 #include "tools.h"
 
 typedef struct ExplainOptions {
-  const char *names[64];
+  const char **names;
   size_t nnames, shown;
   bool recorded, json;
   int status;
@@ -23,21 +24,40 @@ typedef struct ExplainOptions {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: tsched explain [--name NAME]... [--recorded] [--json] CAPTURE...\n"
+          "NAME\n"
+          "    tsched explain - why each buffer was realized and what each kernel fuses\n"
           "\n"
-          "For each capture, kernel by kernel in schedule order: which input node's\n"
-          "buffer it writes and why that node was realized (an output, forced, a meta\n"
-          "op, an assign, the source of a COPY, read through an expand or an unsafe pad,\n"
-          "a reduce that could not fuse...), which nodes are fused into it, its ops and\n"
-          "reduce axes, the buffers it reads and which earlier kernel wrote them.\n"
-          "Nodes are numbered as in the capture's input (input.lazybuffers for 0.9.1 and\n"
-          "0.10.0, input.graph.nodes for 0.10.2), as `tsched dot` draws them.\n"
-          "Reasons are the generation's own when it reports them (\"reported\"), else\n"
-          "derived from the input and the schedule (\"derived\").\n"
+          "SYNOPSIS\n"
+          "    tsched explain [OPTION]... CAPTURE...\n"
           "\n"
-          "  --name NAME  only this capture, or every call of a workload (no \"#\"); repeatable\n"
-          "  --recorded   explain the recording (do not run the C scheduler: no reported reasons)\n"
-          "  --json       one JSON object per capture\n");
+          "DESCRIPTION\n"
+          "    For each capture, kernel by kernel in schedule order: which input node's\n"
+          "    buffer it writes and why that node was realized (an output, forced, a\n"
+          "    meta op, an assign, the source of a COPY, read through an expand or an\n"
+          "    unsafe pad, a reduce that could not fuse...), which nodes are fused into\n"
+          "    it, its ops and reduce axes, the buffers it reads and which earlier kernel\n"
+          "    wrote them. Nodes are numbered as in the capture's input\n"
+          "    (input.lazybuffers, or input.graph.nodes for the tensor UOp graph), as\n"
+          "    `tsched dot` draws them. Reasons are the scheduler's own when it reports\n"
+          "    them (\"reported\"), else derived from the input and the schedule\n"
+          "    (\"derived\").\n"
+          "\n"
+          "OPTIONS\n"
+          "    -n, --name NAME\n"
+          "        only this capture, or every call of a workload (no \"#\"); may be repeated\n"
+          "    -r, --recorded\n"
+          "        explain the recording (do not run the C scheduler: no reported reasons)\n"
+          "    -j, --json\n"
+          "        one JSON object per capture\n"
+          "    -h, --help\n"
+          "        this text\n"
+          "\n"
+          "EXIT STATUS\n"
+          "    0 explained, 1 no capture selected or something could not be read, 2 wrong\n"
+          "    usage\n"
+          "\n"
+          "EXAMPLES\n"
+          "    tsched explain -n 'workloads.softmax_norms#2' conformance/corpus/v0.9.1-workloads.jsonl.gz\n");
 }
 
 /* ---- one capture ---- */
@@ -256,7 +276,7 @@ static bool visit(const Capture *c, Arena *a, void *ctx) {
   InGraph g;
   char err[256];
   if (!ingraph_build(&g, c, s.result, sched_items(&s), err, sizeof err)) {
-    fprintf(stderr, "tsched explain: %s: %s\n", c->name, err);
+    term_printf(stderr, "tsched explain: %s: %s\n", c->name, err);
     o->status = 1;
   } else {
     ingraph_set_writers(&g, ex.kernels, ex.nkernels);
@@ -275,19 +295,32 @@ static bool visit(const Capture *c, Arena *a, void *ctx) {
   return true;
 }
 
+enum { OPT_NAME, OPT_RECORDED, OPT_JSON };
+static const CliOption options[] = {
+  {"name", 'n', "NAME", OPT_NAME},
+  {"recorded", 'r', NULL, OPT_RECORDED},
+  {"json", 'j', NULL, OPT_JSON},
+};
+
 int cmd_explain(int argc, char **argv) {
   ExplainOptions o = {0};
-  int first = 1;
-  for (; first < argc && argv[first][0] == '-'; first++) {
-    const char *arg = argv[first];
-    if (is_flag(arg, "--help") || is_flag(arg, "-h")) { usage(stdout); return 0; }
-    else if (is_flag(arg, "--recorded")) o.recorded = true;
-    else if (is_flag(arg, "--json")) o.json = true;
-    else if (is_flag(arg, "--name") && first + 1 < argc && o.nnames < 64) o.names[o.nnames++] = argv[++first];
-    else { fprintf(stderr, "tsched explain: bad option %s\n", arg); usage(stderr); return 2; }
+  CliParser p;
+  cli_init(&p, "explain", options, sizeof options / sizeof options[0], usage, argc, argv);
+  o.names = cli_list(&p);
+  for (int id; (id = cli_next(&p)) != CLI_END;) {
+    switch (id) {
+      case OPT_NAME: o.names[o.nnames++] = p.value; break;
+      case OPT_RECORDED: o.recorded = true; break;
+      case OPT_JSON: o.json = true; break;
+    }
   }
-  if (first == argc) { usage(stderr); return 2; }
-  size_t errors = walk_captures("explain", argc - first, argv + first, visit, &o);
-  if (o.shown == 0) { fprintf(stderr, "tsched explain: no capture%s\n", o.nnames ? " of that name" : ""); return 1; }
-  return errors || o.status ? 1 : 0;
+  if (p.status < 0 && p.noperands == 0) cli_fail(&p, "no CAPTURE given");
+  int status = p.status;
+  if (status < 0) {
+    size_t errors = walk_captures("explain", p.noperands, p.operands, visit, &o);
+    if (o.shown == 0) term_printf(stderr, "tsched explain: no capture%s\n", o.nnames ? " of that name" : "");
+    status = errors || o.status || o.shown == 0 ? 1 : 0;
+  }
+  cli_free(&p);
+  return status;
 }

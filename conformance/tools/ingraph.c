@@ -205,7 +205,7 @@ static void mark_writers(InGraph *g, const JVal *result, const JVal *items) {
     for (size_t o = 0; o < ki.nout; o++) {
       if (ki.out[o] >= ki.bufs->n) continue;
       const JVal *ref = ki.bufs->u.arr[ki.out[o]];
-      if (g->v != TG_0_10_2) {
+      if (!tg_features(g->v)->schedule_input_tensor_uops) {
         if (!json_is_int(ref) || ref->u.i < 0 || (size_t)ref->u.i >= nbuffers) continue;
         for (long i = head[ref->u.i]; i >= 0; i = next[i])
           if (g->nodes[i].writer < 0) g->nodes[i].writer = (long)k;
@@ -258,7 +258,7 @@ static void propagate_kernels(InGraph *g) {
 bool ingraph_build(InGraph *g, const Capture *c, const JVal *result, const JVal *items, char *err, size_t errlen) {
   memset(g, 0, sizeof *g);
   g->v = c->generation;
-  bool ok = g->v == TG_0_10_2 ? build_uop(g, c, err, errlen) : build_lazy(g, c, err, errlen);
+  bool ok = tg_features(g->v)->schedule_input_tensor_uops ? build_uop(g, c, err, errlen) : build_lazy(g, c, err, errlen);
   if (!ok) return false;
   for (size_t i = 0; i < g->n; i++) g->nodes[i].writer = g->nodes[i].kernel = g->nodes[i].also = -1;
   build_consumers(g);

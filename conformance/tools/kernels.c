@@ -68,7 +68,7 @@ static void find_outputs(KernelInfo *k, const JVal *nodes, const JVal *roots) {
 static void add_reduce(KernelInfo *k, TgVersion v, const char *op, const JVal *arg) {
   const char *kind = "?";
   const JVal *axes = arg;
-  if (v == TG_0_9_1) kind = strcmp(op, "SUM") == 0 ? "ADD" : "MAX";
+  if (tg_features(v)->ast_is_lazyop) kind = strcmp(op, "SUM") == 0 ? "ADD" : "MAX"; /* ReduceOps.SUM / MAX */
   else if (arg && arg->kind == J_ARR && arg->n == 2 && arg->u.arr[0]->kind == J_STR) {
     kind = op_short(arg->u.arr[0]->u.s);
     axes = arg->u.arr[1];

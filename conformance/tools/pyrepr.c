@@ -165,7 +165,7 @@ static void sym_uop_line(StrBuf *out, TgVersion v, int indent, const char *op, c
                          const JVal *const *src, size_t nsrc, int depth) {
   sb_spaces(out, (size_t)indent);
   sb_printf(out, "UOp(Ops.%s, dtypes.%s, arg=", op, dtype);
-  value_repr(out, v, arg, v == TG_0_10_0, NULL);
+  value_repr(out, v, arg, tg_features(v)->uop_argstr_str, NULL);
   sb_puts(out, ", src=(");
   for (size_t i = 0; i < nsrc; i++) {
     sb_putc(out, '\n');
@@ -201,7 +201,7 @@ static void sym_uop(StrBuf *out, TgVersion v, const JVal *e, int depth, int inde
 }
 
 static void sym_repr(StrBuf *out, TgVersion v, const JVal *e, int depth) {
-  if (v == TG_0_9_1) sym_repr_091(out, e, depth);
+  if (tg_features(v)->symbolic == SYM_NODE) sym_repr_091(out, e, depth);
   else sym_uop(out, v, e, depth, 0);
 }
 
@@ -281,7 +281,7 @@ static void lazyop_repr(StrBuf *out, const Node *nodes, size_t root) {
   Stack st = {0};
   push(&st, (Frame){root, 0, 0});
   sb_printf(out, "LazyOp(op=%s, src=(", nodes[root].op);
-  while (st.n) {
+  while (st.n && !out->over) { /* shared sub-trees print once per use: a DAG can be far longer than its graph */
     Frame *f = &st.items[st.n - 1];
     const Node *x = &nodes[f->node];
     if (f->next < x->nsrc) {
@@ -333,7 +333,7 @@ static void uop_head(StrBuf *out, TgVersion v, const Node *x, const PPInfo *in, 
     value_repr(out, v, a->u.arr[1], true, NULL);
     sb_putc(out, ')');
   } else {
-    value_repr(out, v, a, v == TG_0_10_0, x->op);
+    value_repr(out, v, a, tg_features(v)->uop_argstr_str, x->op);
   }
   sb_puts(out, ", src=(");
 }
@@ -349,7 +349,7 @@ static void uop_repr(StrBuf *out, TgVersion v, const Node *nodes, size_t nnodes,
   info[root].printed = true;
   uop_head(out, v, &nodes[root], &info[root], 0);
   push(&st, (Frame){root, 0, 0});
-  while (st.n) {
+  while (st.n && !out->over) { /* indentation grows with depth: a deep graph is a long text */
     Frame *f = &st.items[st.n - 1];
     const Node *x = &nodes[f->node];
     if (f->next < x->nsrc) {
@@ -379,15 +379,15 @@ bool ast_repr(StrBuf *out, TgVersion v, const JVal *g, char *err, size_t errlen)
   const JVal *roots;
   Node *nodes = unpack_graph(g, &n, &roots, err, errlen);
   if (!nodes) return false;
-  if (v == TG_0_9_1) { /* si.ast is a tuple of LazyOps */
+  if (tg_features(v)->ast_is_lazyop) { /* si.ast is a tuple of LazyOps */
     sb_putc(out, '(');
-    for (size_t k = 0; k < roots->n; k++) {
+    for (size_t k = 0; k < roots->n && !out->over; k++) {
       if (k) sb_puts(out, ", ");
       lazyop_repr(out, nodes, (size_t)roots->u.arr[k]->u.i);
     }
     sb_puts(out, roots->n == 1 ? ",)" : ")");
   } else {
-    for (size_t k = 0; k < roots->n; k++) {
+    for (size_t k = 0; k < roots->n && !out->over; k++) {
       if (k) sb_putc(out, '\n');
       uop_repr(out, v, nodes, n, (size_t)roots->u.arr[k]->u.i);
     }

@@ -4,12 +4,26 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "compare.h"
 #include "explain.h"
 #include "replay.h"
 #include "scheduler.h"
 
 /* ---- text ---- */
+
+enum { SINK_FLUSH_BYTES = 4 << 20 };
+
+/* Room for `more` bytes: false (and b->over) past the buffer's limit. */
+static bool sb_room(StrBuf *b, size_t more) {
+  if (b->over) return false;
+  if (b->limit && b->written + b->n + more > b->limit) {
+    b->over = true;
+    return false;
+  }
+  if (b->sink && b->n + more > SINK_FLUSH_BYTES && b->n) sb_flush(b, b->sink);
+  return true;
+}
 
 static void sb_reserve(StrBuf *b, size_t more) {
   if (b->n + more + 1 <= b->cap) return;
@@ -22,6 +36,7 @@ static void sb_reserve(StrBuf *b, size_t more) {
 }
 
 void sb_putn(StrBuf *b, const char *s, size_t n) {
+  if (!sb_room(b, n)) return;
   sb_reserve(b, n);
   memcpy(b->s + b->n, s, n);
   b->n += n;
@@ -36,7 +51,7 @@ void sb_printf(StrBuf *b, const char *fmt, ...) {
   va_start(ap, fmt);
   int n = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
-  if (n <= 0) return;
+  if (n <= 0 || !sb_room(b, (size_t)n)) return;
   sb_reserve(b, (size_t)n);
   va_start(ap, fmt);
   vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
@@ -45,6 +60,7 @@ void sb_printf(StrBuf *b, const char *fmt, ...) {
 }
 
 void sb_spaces(StrBuf *b, size_t n) {
+  if (!sb_room(b, n)) return;
   sb_reserve(b, n);
   memset(b->s + b->n, ' ', n);
   b->n += n;
@@ -54,11 +70,13 @@ void sb_spaces(StrBuf *b, size_t n) {
 void sb_free(StrBuf *b) {
   free(b->s);
   b->s = NULL;
-  b->n = b->cap = 0;
+  b->n = b->cap = b->written = 0;
+  b->over = false;
 }
 
 void sb_flush(StrBuf *b, FILE *f) {
-  if (b->n) fwrite(b->s, 1, b->n, f);
+  if (b->n) term_write(f, b->s, b->n);
+  b->written += b->n;
   b->n = 0;
   if (b->s) b->s[0] = 0;
 }
@@ -131,7 +149,8 @@ void json_str_lit(StrBuf *b, const char *s) {
     unsigned char ch = (unsigned char)*s;
     if (ch == '"' || ch == '\\') { sb_putc(b, '\\'); sb_putc(b, (char)ch); }
     else if (ch == '\n') sb_puts(b, "\\n");
-    else if (ch < 0x20) sb_printf(b, "\\u%04x", ch);
+    else if (ch < 0x20 || ch == 0x7f) sb_printf(b, "\\u%04x", ch);
+    else if (ch == 0xC2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9F) sb_printf(b, "\\u%04x", (unsigned char)*++s);
     else sb_putc(b, (char)ch);
   }
   sb_putc(b, '"');
@@ -152,13 +171,13 @@ bool name_selected(const char *name, const char *pattern) {
 
 size_t walk_captures(const char *cmd, int npaths, char **paths, CaptureVisit visit, void *ctx) {
   char **files;
-  size_t nfiles = collect_capture_files(npaths, paths, &files), errors = 0;
+  size_t errors = 0, nfiles = collect_capture_files(cmd, npaths, paths, false, &files, &errors);
   bool go_on = true;
   for (size_t i = 0; i < nfiles && go_on; i++) {
     CaptureReader r;
     Status st;
     if (!capture_reader_open(&r, files[i], &st)) {
-      fprintf(stderr, "tsched %s: %s\n", cmd, st.msg);
+      term_printf(stderr, "tsched %s: %s\n", cmd, st.msg);
       errors++;
       continue;
     }
@@ -168,12 +187,17 @@ size_t walk_captures(const char *cmd, int npaths, char **paths, CaptureVisit vis
       Capture c;
       if (!capture_reader_next(&r, &a, &c, &st)) { arena_free(&a); break; }
       if (st.kind != ST_OK) {
-        fprintf(stderr, "tsched %s: %s\n", cmd, st.msg);
+        term_printf(stderr, "tsched %s: %s\n", cmd, st.msg);
         errors++;
       } else {
         go_on = visit(&c, &a, ctx);
       }
       arena_free(&a);
+      if (r.gave_up[0]) {
+        term_printf(stderr, "tsched %s: %s\n", cmd, r.gave_up);
+        errors++;
+        break;
+      }
     }
     capture_reader_close(&r);
   }
@@ -278,17 +302,4 @@ const char *sched_source_text(const Sched *s, char *buf, size_t bufsize) {
 const JVal *sched_items(const Sched *s) {
   const JVal *items = s->result ? json_get(s->result, "schedule") : NULL;
   return items && items->kind == J_ARR ? items : NULL;
-}
-
-/* ---- argument helpers ---- */
-
-bool is_flag(const char *arg, const char *name) { return strcmp(arg, name) == 0; }
-
-bool parse_index(const char *arg, size_t *out) {
-  char *end;
-  if (!*arg || *arg == '-') return false;
-  unsigned long long v = strtoull(arg, &end, 10);
-  if (*end) return false;
-  *out = (size_t)v;
-  return true;
 }

@@ -12,7 +12,17 @@
 #include "version.h"
 
 /* ---- text ---- */
-typedef struct StrBuf { char *s; size_t n, cap; } StrBuf;
+/* Zeroed: a buffer that grows as needed. With `sink` set it writes what it
+ * holds to sink (sb_flush) once it holds a few MiB, so that a long text is
+ * printed without being held whole; with `limit` set, the text stops
+ * growing past that many bytes in all (written + held), and `over` says so. */
+typedef struct StrBuf {
+  char *s;
+  size_t n, cap;
+  FILE *sink;
+  size_t limit, written;
+  bool over;
+} StrBuf;
 void sb_putn(StrBuf *b, const char *s, size_t n);
 void sb_puts(StrBuf *b, const char *s);
 void sb_putc(StrBuf *b, char c);
@@ -23,7 +33,8 @@ void sb_printf(StrBuf *b, const char *fmt, ...)
   ;
 void sb_spaces(StrBuf *b, size_t n);
 void sb_free(StrBuf *b);
-/* Writes the text and empties the buffer (keeps its memory). */
+/* Writes the text (control characters escaped, term_write) and empties the
+ * buffer (keeps its memory). */
 void sb_flush(StrBuf *b, FILE *f);
 
 /* ---- Python reprs ---- */
@@ -87,8 +98,4 @@ const char *sched_source_text(const Sched *s, char *buf, size_t bufsize);
 const char *sched_source_word(SchedSource s);
 const JVal *sched_items(const Sched *s);   /* the "schedule" array or NULL */
 
-/* ---- small argument helpers ---- */
-bool is_flag(const char *arg, const char *name);
-/* Reads a non-negative int; false when arg is not one. */
-bool parse_index(const char *arg, size_t *out);
 #endif

@@ -1,0 +1,28 @@
+# install_man.cmake — at `cmake --install`: each command's --help text as a
+# man page, share/man/man1/tsched.1 and tsched-COMMAND.1 (the text is
+# already in man's sections; each is kept as it is, in .nf mode).
+execute_process(COMMAND "${TSCHED_BIN}" --help OUTPUT_VARIABLE top)
+string(REGEX MATCHALL "\n    [a-z]+  " lines "${top}")
+set(commands "")
+foreach(line ${lines})
+  string(STRIP "${line}" c)
+  list(APPEND commands "${c}")
+endforeach()
+file(MAKE_DIRECTORY "${TSCHED_MAN_DIR}")
+foreach(page "" ${commands})
+  if(page STREQUAL "")
+    set(text "${top}")
+    set(file "tsched.1")
+    set(title "TSCHED")
+  else()
+    execute_process(COMMAND "${TSCHED_BIN}" help ${page} OUTPUT_VARIABLE text)
+    set(file "tsched-${page}.1")
+    string(TOUPPER "tsched-${page}" title)
+  endif()
+  string(REPLACE "\\" "\\e" text "${text}")
+  string(REGEX REPLACE "\n([.'])" "\n\\\\&\\1" text "${text}")
+  string(REGEX REPLACE "\n    " "\n" text "\n${text}")  # man indents sections itself
+  string(REGEX REPLACE "\n([A-Z][A-Z ]+)\n" "\n.SH \\1\n.nf\n" text "${text}")
+  message(STATUS "Installing: ${TSCHED_MAN_DIR}/${file}")
+  file(WRITE "${TSCHED_MAN_DIR}/${file}" ".TH ${title} 1${text}.fi\n")
+endforeach()
