@@ -70,8 +70,9 @@ static bool check_top(Capture *c, Status *st) {
   if (name) c->name = name;
   const char *gen = str_field(c->root, "generation");
   int g = tg_version_parse(gen);
-  if (!gen) return status_bad_input(st, "%s:%zu: %s: field \"generation\" missing or not a string", where, c->line, c->name);
-  if (g < 0) return status_unsupported(st, "%s:%zu: %s: unknown version \"%s\"", where, c->line, c->name, gen);
+  const char *named = name ? name : "", *colon = name ? ": " : ""; /* the name, when the line has one */
+  if (!gen) return status_bad_input(st, "%s:%zu: %s%sfield \"generation\" missing or not a string", where, c->line, named, colon);
+  if (g < 0) return status_unsupported(st, "%s:%zu: %s%sunknown version \"%s\"", where, c->line, named, colon, gen);
   c->generation = (TgVersion)g;
   c->generation_known = true;
   const char *fmt = str_field(c->root, "format");

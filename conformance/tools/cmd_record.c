@@ -38,7 +38,8 @@ static void usage(FILE *f) {
           "    --name NAME\n"
           "        name the captures NAME#0, NAME#1, ... (default: PROGRAM's name)\n"
           "    --python PYTHON\n"
-          "        the Python to run (default python3)\n"
+          "        the Python to run (default: $TSCHED_PYTHON, else python3); it needs\n"
+          "        numpy, as tinygrad does\n"
           "    -h, --help\n"
           "        this text\n"
           "\n"
@@ -61,7 +62,8 @@ static const CliOption options[] = {
 };
 
 int cmd_record(int argc, char **argv) {
-  const char *tinygrad = NULL, *out = NULL, *name = NULL, *python = "python3";
+  const char *tinygrad = NULL, *out = NULL, *name = NULL, *python = getenv("TSCHED_PYTHON");
+  if (!python || !*python) python = "python3";
   CliParser p;
   cli_init(&p, "record", options, sizeof options / sizeof options[0], usage, argc, argv);
   p.stop_at_operand = true;

@@ -10,6 +10,11 @@ tsched=$1
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# a Python with numpy (tinygrad needs it): $TSCHED_PYTHON, the system's, or the first on PATH
+for py in "${TSCHED_PYTHON:-}" /usr/bin/python3 python3; do
+  [ -n "$py" ] && "$py" -c "import numpy" 2>/dev/null && break
+done
+export TSCHED_PYTHON=$py
 found=0
 for var in $(env | sed -n 's/^\(TSCHED_TINYGRAD_[0-9_A-Za-z]*\)=.*/\1/p' | sort); do
   eval checkout=\$$var
