@@ -568,6 +568,7 @@ const UOp *v0_10_full_ast_rewrite(Sched *s, const UOp *pre, const PreFacts *fact
   omap_init(&si->assign_adj, s->tmp);
   for (uint32_t i = 0; i < pre->nsrc; i++) {
     const UOp *b = v0_10_buf_uop(s, pre->src[i]);
+    if (pre->src[i]->nsrc < 3) error_raise("IndexError", "tuple index out of range"); /* x.src[2] of what is no STORE */
     omap_put(&lc.stores, omap_ptr(b), (void *)pre->src[i]->src[2]);
     const InLB *lb = s->f->metadata_of_ops ? v0_10_lazybuf_of(s, b) : NULL;
     if (lb && lb->metadata) omap_put(&si->metadata, omap_ptr(lb->metadata), (void *)1);

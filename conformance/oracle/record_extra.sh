@@ -24,7 +24,7 @@
 # test_ops is recorded with --torch-mirror (see conformance/oracle/stubs/mirror/torch).
 # TG0101=CHECKOUT (a checkout of tag v0.10.1) records 0.10.1 too, with MODULES_0101; VERSIONS="0.10.1 ..."
 # records only those versions (the other checkout arguments are then not read).
-# TG0100_2CA41D6=CHECKOUT (a checkout of commit 2ca41d6a44) records 0.10.0+2ca41d6 too, with MODULES_0100_2CA41D6.
+# TG0100_2CA41D6=CHECKOUT (a checkout of commit 2ca41d6a44) records 0.10.0+2ca41d6 too, with 0.10.0's modules.
 # Each recording runs under `timeout $TIMEOUT` (default 3600 s).  LOGDIR=dir keeps the
 # per-recording logs and --summary files there (use a fresh directory).  A recording that fails
 # leaves the previous file of that module in place and makes the script exit 1.
@@ -59,14 +59,9 @@ unit.test_tensor_uop_representation unit.test_verify_ast"
 MODULES_0101="test_arange test_assign test_const_folding test_conv test_dtype_alu test_fusion_op test_jit test_linearizer
 test_nn test_optim test_pickle test_randomness test_setitem test_subbuffer test_symbolic_jit test_symbolic_ops test_tensor
 test_tensor_variable test_winograd test_tiny test_multitensor unit.test_disk_tensor unit.test_gradient models.test_train"
-# 0.10.0+2ca41d6: the modules of what it changed (assign, metadata, fusion, consts, symbolic shapes, images, JIT, models)
-MODULES_0100_2CA41D6="test_assign test_arange test_const_folding test_fusion_op test_lazybuffer test_setitem test_nn test_optim
-test_conv test_winograd test_tensor_variable test_symbolic_ops test_rearrange_einops test_tiny test_transcendental
-test_randomness test_pickle test_graph test_subbuffer test_specific_conv test_masked_st test_uops_stats models.test_train
-unit.test_disk_tensor test_dtype_alu test_linearizer test_tensor test_multitensor test_symbolic_jit test_jit"
 ALLMODS=$MODULES
 # shellcheck disable=SC2086
-SOME=$(printf "%s " $MODULES_091 $MODULES_0100 $MODULES_0102 $MODULES_0101 $MODULES_0100_2CA41D6)
+SOME=$(printf "%s " $MODULES_091 $MODULES_0100 $MODULES_0102 $MODULES_0101)
 ALL=1
 if [ $# -gt 0 ]; then MODULES="$*"; ALL=0; fi
 if [ -n "${LOGDIR:-}" ]; then TMP=$LOGDIR; mkdir -p "$TMP"   # keep per-recording logs and summaries there
@@ -77,7 +72,7 @@ for pair in "0.9.1:$TG091" "0.10.0:$TG0100" "0.10.2:$TG0102" ${TG0101:+"0.10.1:$
   ver=${pair%%:*}; tg=${pair#*:}
   case " ${VERSIONS:-$ver} " in *" $ver "*) ;; *) continue ;; esac
   case $ver in 0.9.1) here="$ALLMODS $MODULES_091" ;; 0.10.0) here="$ALLMODS $MODULES_0100" ;; 0.10.1) here="$MODULES_0101" ;;
-    0.10.0+2ca41d6) here="$MODULES_0100_2CA41D6" ;;
+    0.10.0+2ca41d6) here="$ALLMODS $MODULES_0100" ;;
     *) here="$ALLMODS $MODULES_0102" ;; esac
   # shellcheck disable=SC2086
   here=$(printf "%s " $here)  # one space between names, for the case patterns below
