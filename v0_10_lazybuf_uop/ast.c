@@ -243,12 +243,19 @@ static const UOp *swizzle_r(Sched *s, const UOp *r, const UOp *src, const Value 
   const View **views = arena_array(s->tmp, (size_t)nv + 1, sizeof *views);
   for (int i = 0; i < nv; i++) views[i] = extend_view(s, v0_10_st_view(st, i), nr, rshape);
   const Value *new_input_st = v0_10_st_add(s, tmp, v0_10_st_from_views(s, nv, views));
-  const sint *new_rshape;
-  int nnr;
-  permute_reduce(s, new_input_st, axis, &new_rshape, &nnr);
-  int n = v0_10_st_ndim(new_input_st);
+  /* update input_st and axis: 0.10.0 takes new_rshape from permute_reduce(new_input_st, r.axis_arg) and
+   * new_axis = tuple(range(len(new_input_st.shape)-len(new_rshape), len(new_input_st.shape)));
+   * swizzle_r_axis_after_shape: new_axis = tuple(range(len(st.shape), len(st.shape) + len(r.axis_arg))) */
+  int first, nnr;
+  if (s->f->swizzle_r_axis_after_shape) {
+    first = v0_10_st_ndim(st), nnr = (int)axis->u.tuple.n;
+  } else {
+    const sint *new_rshape;
+    permute_reduce(s, new_input_st, axis, &new_rshape, &nnr);
+    first = v0_10_st_ndim(new_input_st) - nnr;
+  }
   const Value **new_axis = arena_array(s->tmp, (size_t)nnr + 1, sizeof *new_axis);
-  for (int i = 0; i < nnr; i++) new_axis[i] = v_int(s->in, n - nnr + i);
+  for (int i = 0; i < nnr; i++) new_axis[i] = v_int(s->in, first + i);
   const UOp *x = apply_swizzle(s, src, new_input_st);
   const Value *out = v0_10_st_from_shape_of(s, st);
   return v0_10_uop_view(s, v0_10_uop_r(s, x, r->arg->u.tuple.items[0], v_tuple(s->in, (size_t)nnr, new_axis)), out);

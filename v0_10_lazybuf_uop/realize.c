@@ -150,6 +150,7 @@ static const UOp *realize_op(RealizeCtx *c, const UOp *b, const UOp *to_store) {
 /* (UPat(Ops.SINK, name="sink"), lambda ctx,sink: ctx.update((x.buf_uop, x) for x in sink.src)) — always realize sinked ops */
 static const UOp *realize_sink(void *ctx, const UOp *sink) {
   RealizeCtx *c = ctx;
+  if (!c->s->f->outs_realized_by_sink) return NULL;
   for (uint32_t i = 0; i < sink->nsrc; i++) {
     const UOp *b = v0_10_buf_uop(c->s, sink->src[i]);
     if (c->s->ex) v0_10_explain_meta(c->s, c->realizes, b, sink->src[i]);
@@ -186,7 +187,7 @@ static const UOp *realize_view_op(void *ctx, const UOp *view) {
  *   return to_cast.view(unwrap(view.st)) */
 static const UOp *fold_img_cast(void *ctx, const UOp *view) {
   RealizeCtx *c = ctx;
-  if (!match_src_view(view) || !is_float_cast(view->src[0]->src[1])) return NULL;
+  if (!c->s->f->fold_img_cast || !match_src_view(view) || !is_float_cast(view->src[0]->src[1])) return NULL;
   const UOp *b = view->src[0]->src[0], *to_cast = view->src[0]->src[1]->src[0];
   if (to_cast->op != OP_VIEW || to_cast->nsrc != 2) return NULL;
   const UOp *xb = to_cast->src[0], *val = to_cast->src[1];
