@@ -556,7 +556,7 @@ static int compare_table(CompareOptions *o) {
   Table t = {.recorded = o->recorded, .by_call = o->by_call};
   size_t errors = walk_captures("compare", o->npaths, o->paths, add_to_table, &t);
   fold_rows(&t);
-  print_table(&t, o->json);
+  if (t.n || !errors) print_table(&t, o->json); /* nothing found: the errors said it */
   for (size_t i = 0; i < t.n; i++) free(t.rows[i].name);
   free(t.rows);
   return errors ? 1 : 0;

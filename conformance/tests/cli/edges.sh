@@ -73,6 +73,8 @@ run 0 ls -r "$sample" --json -n 'workloads.casts#1' && grep -q '"name": "workloa
 run 1 ls -r -- -n "$sample" && grep -q -- "-n: no such file" "$tmp/out"; check "-- ends the options" test $? = 0
 run 0 ls --recorded --name=workloads.casts -j "$sample"; check "--opt=value" test $? = 0
 run 0 ls -rjn 'workloads.casts#1' "$sample"; check "short options cluster, the last takes a value" test $? = 0
+run 1 compare "$tmp/nosuch" && grep -q "nosuch: no such file or folder" "$tmp/out" && [ "$(grep -c . "$tmp/out")" = 1 ]
+check "compare: a missing path is one error, no empty table" test $? = 0
 # -- dot -TFORMAT reaches Graphviz as one argument (a stand-in `dot` on PATH says what it got)
 mkdir "$tmp/bin"
 printf '#!/bin/sh\necho "dot got $*"\ncat > /dev/null\n' > "$tmp/bin/dot"; chmod +x "$tmp/bin/dot"
