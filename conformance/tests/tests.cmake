@@ -42,11 +42,14 @@ tsched_golden_test(ast_v0_9_1 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} confor
 tsched_golden_test(ast_v0_10_0 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.10.0-sample.jsonl.gz)
 tsched_golden_test(ast_v0_10_2 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.10.2-sample.jsonl.gz)
 tsched_golden_test(ast_v0_10_0_2ca41d6 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.10.0+2ca41d6-sample.jsonl.gz)
+tsched_golden_test(ast_v0_10_1 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.10.1-sample.jsonl.gz)
 # test_schedule captures with BUFFER_VIEW (0.10.0), DEFINE_VAR and BITCAST (0.10.2); every
 # test_schedule and workloads capture was checked the same way when the printer was written.
 tsched_golden_test(ast_test_v0_10_0 0 ast --recorded conformance/tests/tools/v0.10.0-test-sample.jsonl.gz)
 tsched_golden_test(ast_test_v0_10_2 0 ast --recorded conformance/tests/tools/v0.10.2-test-sample.jsonl.gz)
 tsched_golden_test(ast_test_v0_10_0_2ca41d6 0 ast --recorded conformance/tests/tools/v0.10.0+2ca41d6-test-sample.jsonl.gz)
+# 0.10.1: COPY (its target buffer first), BITCAST, DEFINE_VAR, VALID
+tsched_golden_test(ast_test_v0_10_1 0 ast --recorded conformance/tests/tools/v0.10.1-test-sample.jsonl.gz)
 tsched_golden_test(ast_json 0 ast --recorded --json --name "workloads.casts#1" conformance/tests/tools/v0.10.2-sample.jsonl.gz)
 
 # The other tools, on recordings only (--recorded) so that the text does not
@@ -60,6 +63,11 @@ tsched_golden_test(diff_fuse_arange 1 diff conformance/tests/tools/v0.10.2-arang
 tsched_golden_test(diff_fuse_arange_json 1 diff --json conformance/tests/tools/v0.10.2-arange.jsonl.gz conformance/tests/tools/v0.10.2-arange-FUSE_ARANGE.jsonl.gz)
 tsched_golden_test(diff_same 0 diff --all conformance/tests/tools/v0.10.2-arange.jsonl.gz conformance/tests/tools/v0.10.2-arange.jsonl.gz)
 tsched_golden_test(diff_generations 1 diff conformance/tests/tools/v0.9.1-sample.jsonl.gz conformance/tests/tools/v0.10.0-sample.jsonl.gz)
+# 0.10.1 (the PRELOAD scheduler on tensor UOps) next to its neighbours: same fusion as 0.10.2,
+# its own kernel order (a BFS over ScheduleItems) and its own folds
+tsched_golden_test(diff_v0_10_1 1 diff conformance/tests/tools/v0.10.1-sample.jsonl.gz conformance/tests/tools/v0.10.2-sample.jsonl.gz)
+tsched_golden_test(compare_v0_10_1 0 compare --recorded -n "workloads.softmax_norms#2" -n "workloads.conv2d_fwd_bwd#2"
+                   conformance/tests/tools/v0.10.0-sample.jsonl.gz conformance/tests/tools/v0.10.1-sample.jsonl.gz conformance/tests/tools/v0.10.2-sample.jsonl.gz)
 tsched_golden_test(compare_names 0 compare --recorded --name "workloads.cross_entropy#1" -n "workloads.softmax_norms#2" ${TSCHED_WORKLOADS})
 tsched_golden_test(compare_table 0 compare --recorded ${TSCHED_WORKLOADS})
 tsched_golden_test(compare_json 0 compare --recorded --json --name "workloads.broadcast_chain#4" ${TSCHED_WORKLOADS})
