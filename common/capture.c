@@ -3,48 +3,106 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 enum { MAX_FILE_BYTES = 1 << 30 }; /* 1 GiB decompressed: anything larger is refused */
 enum { MAX_NOT_JSON = 5 };         /* lines in a row that are not JSON before a file is given up */
 
+/* The whole file at path, read as it is (a pipe too), with JSON_PADDING
+ * bytes of room after it; NULL (and *st set) on error. */
+static unsigned char *read_file_bytes(const char *path, size_t *len, Status *st) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return status_bad_input(st, "%s: cannot open", path), NULL;
+  size_t cap = 1 << 16, n = 0;
+  unsigned char *buf = NULL;
+  for (;;) {
+    if (!buf || n == cap) {
+      if (buf && cap >= MAX_FILE_BYTES) {
+        status_bad_input(st, "%s: larger than %d bytes", path, MAX_FILE_BYTES);
+        break;
+      }
+      if (buf) cap *= 2;
+      unsigned char *bigger = realloc(buf, cap + JSON_PADDING);
+      if (!bigger) { status_bad_input(st, "%s: out of memory", path); break; }
+      buf = bigger;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0 && ferror(f)) { status_bad_input(st, "%s: read error", path); break; }
+    if (got == 0) {
+      fclose(f);
+      *len = n;
+      return buf;
+    }
+  }
+  free(buf);
+  fclose(f);
+  return NULL;
+}
+
+static bool is_gzip(const unsigned char *p, size_t n) { return n >= 2 && p[0] == 0x1f && p[1] == 0x8b; }
+
+/* The gzip members of in[0..n) decompressed, one after another (as gzread
+ * reads them; what follows the last member and is not one is ignored), with
+ * JSON_PADDING bytes of room after them; NULL (and *st set) on error. The
+ * last member's ISIZE (its size mod 2^32) is the first guess of the size. */
+static char *gunzip(const char *path, const unsigned char *in, size_t n, size_t *len, Status *st) {
+  size_t hint = (size_t)in[n - 4] | (size_t)in[n - 3] << 8 | (size_t)in[n - 2] << 16 | (size_t)in[n - 1] << 24;
+  size_t cap = hint >= n && hint <= MAX_FILE_BYTES ? hint : 4 * n;
+  char *out = malloc(cap + JSON_PADDING);
+  struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+  size_t pos = 0, got = 0;
+  while (out && d && pos < n && is_gzip(in + pos, n - pos)) {
+    size_t used = 0, made = 0;
+    enum libdeflate_result rc = libdeflate_gzip_decompress_ex(d, in + pos, n - pos, out + got, cap - got, &used, &made);
+    if (rc == LIBDEFLATE_INSUFFICIENT_SPACE) {
+      if (cap >= MAX_FILE_BYTES) {
+        status_bad_input(st, "%s: larger than %d bytes", path, MAX_FILE_BYTES);
+        goto fail;
+      }
+      cap = cap * 2 < MAX_FILE_BYTES ? cap * 2 : MAX_FILE_BYTES;
+      char *bigger = realloc(out, cap + JSON_PADDING);
+      if (!bigger) {
+        status_bad_input(st, "%s: out of memory", path);
+        goto fail;
+      }
+      out = bigger;
+      continue;
+    }
+    if (rc != LIBDEFLATE_SUCCESS) { /* libdeflate tells no cut stream from a corrupt one */
+      status_bad_input(st, "%s: truncated or corrupt: the gzip data ends before its end or is not deflate data", path);
+      goto fail;
+    }
+    pos += used;
+    got += made;
+  }
+  if (!out || !d) {
+    status_bad_input(st, "%s: out of memory", path);
+    goto fail;
+  }
+  libdeflate_free_decompressor(d);
+  *len = got;
+  return out;
+fail:
+  libdeflate_free_decompressor(d);
+  free(out);
+  return NULL;
+}
+
 bool capture_reader_open(CaptureReader *r, const char *path, Status *st) {
   memset(r, 0, sizeof *r);
   r->path = path;
-  gzFile f = gzopen(path, "rb"); /* reads plain files too */
-  if (!f) return status_bad_input(st, "%s: cannot open", path);
-  size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap + JSON_PADDING);
-  for (;;) {
-    if (!buf) { gzclose(f); return status_bad_input(st, "%s: out of memory", path); }
-    if (len == cap) {
-      if (cap >= MAX_FILE_BYTES) {
-        free(buf);
-        gzclose(f);
-        return status_bad_input(st, "%s: larger than %d bytes", path, MAX_FILE_BYTES);
-      }
-      cap *= 2;
-      char *bigger = realloc(buf, cap + JSON_PADDING);
-      if (!bigger) { free(buf); buf = NULL; continue; }
-      buf = bigger;
-    }
-    int n = gzread(f, buf + len, (unsigned)(cap - len));
-    if (n < 0) {
-      int code;
-      const char *msg = gzerror(f, &code);
-      status_bad_input(st, "%s: read error: %s", path, msg);
-      free(buf);
-      gzclose(f);
-      return false;
-    }
-    if (n == 0) break;
-    len += (size_t)n;
-  }
-  int code;
-  gzerror(f, &code);
-  if (gzclose(f) != Z_OK || code != Z_OK) { /* a gzip member without its end (crc and size) */
-    free(buf);
-    return status_bad_input(st, "%s: truncated: the gzip data ends before its end", path);
+  size_t n = 0, len = 0;
+  unsigned char *bytes = read_file_bytes(path, &n, st);
+  if (!bytes) return false;
+  char *buf = (char *)bytes;
+  if (is_gzip(bytes, n)) { /* plain files are read as they are */
+    buf = n >= 18 ? gunzip(path, bytes, n, &len, st)
+                  : (status_bad_input(st, "%s: truncated: the gzip data ends before its end", path), NULL);
+    free(bytes);
+    if (!buf) return false;
+  } else {
+    len = n;
   }
   memset(buf + len, 0, JSON_PADDING);
   r->data = buf;
