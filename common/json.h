@@ -75,6 +75,11 @@ const char *json_keep_str(Arena *a, JStrKeep *k, const char *s, size_t n);
  * to. False when the text is not JSON. */
 bool json_simdjson_parse(const char *buf, size_t len);
 
+/* simdjson's On-Demand parse of buf[0..len) (capacity readable bytes from
+ * buf, at least len + JSON_PADDING), every value read and dropped: the
+ * other yardstick. False when the text is not JSON. */
+bool json_simdjson_ondemand(const char *buf, size_t len, size_t capacity);
+
 /* Give the parser's buffers (kept per thread from document to document)
  * back to the system. */
 void json_release_parser(void);

@@ -925,10 +925,66 @@ extern "C" bool json_simdjson_parse(const char *buf, size_t len) {
   }
 }
 
+/* simdjson's On-Demand parser, for json_simdjson_ondemand (kept per thread) */
+thread_local simdjson::ondemand::parser *ondemand_parser;
+
+/* Reads every value under v (keys and strings unescaped, numbers parsed),
+ * as a DOM parse does; false on error or beyond MAX_DEPTH. */
+static bool ondemand_visit(simdjson::ondemand::value v, size_t depth) {
+  simdjson::ondemand::json_type type;
+  if (depth > MAX_DEPTH || v.type().get(type)) return false;
+  switch (type) {
+    case simdjson::ondemand::json_type::object:
+      for (auto field : v.get_object()) {
+        std::string_view key;
+        simdjson::ondemand::value child;
+        if (field.unescaped_key().get(key) || field.value().get(child) || !ondemand_visit(child, depth + 1)) return false;
+      }
+      return true;
+    case simdjson::ondemand::json_type::array:
+      for (auto item : v.get_array()) {
+        simdjson::ondemand::value child;
+        if (item.get(child) || !ondemand_visit(child, depth + 1)) return false;
+      }
+      return true;
+    case simdjson::ondemand::json_type::number: {
+      simdjson::ondemand::number n;
+      return v.get_number().get(n) == simdjson::SUCCESS;
+    }
+    case simdjson::ondemand::json_type::string: {
+      std::string_view s;
+      return v.get_string().get(s) == simdjson::SUCCESS;
+    }
+    case simdjson::ondemand::json_type::boolean: {
+      bool b;
+      return v.get_bool().get(b) == simdjson::SUCCESS;
+    }
+    case simdjson::ondemand::json_type::null: {
+      bool null;
+      return v.is_null().get(null) == simdjson::SUCCESS && null;
+    }
+  }
+  return false;
+}
+
+extern "C" bool json_simdjson_ondemand(const char *buf, size_t len, size_t capacity) {
+  try {
+    if (!ondemand_parser) ondemand_parser = new simdjson::ondemand::parser();
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::value root;
+    if (ondemand_parser->iterate(buf, len, capacity).get(doc) || doc.get_value().get(root)) return false;
+    return ondemand_visit(root, 0);
+  } catch (...) {
+    return false;
+  }
+}
+
 extern "C" void json_release_parser(void) {
   pool_blocks.to_system = true;
   delete dom_parser;
   dom_parser = nullptr;
+  delete ondemand_parser;
+  ondemand_parser = nullptr;
   stacks.items.release();
   stacks.members.release();
   stacks.open.release();
