@@ -276,15 +276,14 @@ void rewrite_context_compact(RewriteContext *rc, uint32_t mark, const UOp *const
  * no real call makes (a rule that never stops rewriting, on bad input) gets
  * that deep; so does a node rewritten in place that many times (bottom-up,
  * where Python loops instead: it would never return). Such a rewrite gives
- * up: the capture is unsupported (the symbolic context's sticky error,
- * which each generation checks), and this context rewrites nothing more. */
+ * up: the capture is unsupported (error_unsupported unwinds out of the
+ * rewrite), and this context rewrites nothing more. */
 enum { REWRITE_MAX_DEPTH = 10000, REWRITE_MAX_STEPS = 1000000 };
 
-static bool give_up(RewriteContext *rc) {
-  if (!rc->gave_up) sym_unsupported("a graph_rewrite nesting past Python's recursion limit (tinygrad: RecursionError) "
-                                    "or never ending");
+_Noreturn static void give_up(RewriteContext *rc) {
   rc->gave_up = true;
-  return true;
+  rc->memo->nframes = 0;
+  error_unsupported("a graph_rewrite nesting past Python's recursion limit (tinygrad: RecursionError) or never ending");
 }
 
 static inline Frame *push(Interner *in, RewriteMemo *m, const UOp *n) {
@@ -359,10 +358,7 @@ const UOp *top_down_rewrite(RewriteContext *rc, const UOp *root) {
   const UOp *ret;
   push(in, m, root);
   for (;;) {
-    if (m->deep && give_up(rc)) {
-      m->nframes = bottom;
-      return root;
-    }
+    if (m->deep) give_up(rc);
     Frame *f = &m->frames[m->nframes - 1];
     const UOp *n = f->n;
     if (f->last) { /* the tail call rewrite(new_n) returned */
@@ -400,11 +396,11 @@ const UOp *top_down_rewrite(RewriteContext *rc, const UOp *root) {
 }
 
 /* while new_n is not None: last_n, new_n = new_n, pm.rewrite(new_n, ctx);
- * NULL when it gives up (REWRITE_MAX_STEPS) */
+ * it gives up after REWRITE_MAX_STEPS */
 static const UOp *rewrite_to_fixpoint(RewriteContext *rc, const UOp *n) {
   const UOp *last = n, *next;
   for (size_t steps = 0; (next = rewrite_node(rc, last)); steps++) {
-    if (steps == REWRITE_MAX_STEPS && give_up(rc)) return NULL;
+    if (steps == REWRITE_MAX_STEPS) give_up(rc);
     last = next;
   }
   return last;
@@ -426,20 +422,13 @@ const UOp *bottom_up_rewrite(RewriteContext *rc, const UOp *root) {
   const UOp *ret = NULL;
   push(in, m, root);
   while (m->nframes > bottom) {
-    if (m->deep && give_up(rc)) {
-      m->nframes = bottom;
-      return root;
-    }
+    if (m->deep) give_up(rc);
     Frame *f = &m->frames[m->nframes - 1];
     switch (f->stage) {
       case F_ENTER: {
         const UOp *cached = memo_get(m, f->n);
         if (cached) { ret = cached; m->nframes--; continue; }
         const UOp *last = rewrite_to_fixpoint(rc, f->n);
-        if (!last) {
-          m->nframes = bottom;
-          return root;
-        }
         f = &m->frames[m->nframes - 1]; /* rules may not touch the stack, but stay safe */
         f->last = last;
         f->stage = F_SOURCES;

@@ -17,7 +17,6 @@ const ShapeTracker *st_new(Arena *a, int nviews, const View *const *views) {
 
 /* ShapeTracker with its last view replaced: ShapeTracker(self.views[0:-1] + (view,)) */
 static const ShapeTracker *st_with_last(Arena *a, const ShapeTracker *st, const View *last) {
-  if (last == NULL) return NULL;
   const View *views[st->nviews];
   memcpy(views, st->views, sizeof views);
   views[st->nviews - 1] = last;
@@ -26,7 +25,6 @@ static const ShapeTracker *st_with_last(Arena *a, const ShapeTracker *st, const 
 
 /* ShapeTracker(self.views + (view,)) */
 static const ShapeTracker *st_append(Arena *a, const ShapeTracker *st, const View *vw) {
-  if (vw == NULL) return NULL;
   const View *views[st->nviews + 1];
   memcpy(views, st->views, sizeof(const View *) * (size_t)st->nviews);
   views[st->nviews] = vw;
@@ -34,9 +32,9 @@ static const ShapeTracker *st_append(Arena *a, const ShapeTracker *st, const Vie
 }
 
 /* ShapeTracker.from_shape */
-const ShapeTracker *st_from_shape(Arena *a, TgVersion v, int n, const sint *shape, StError *err) {
-  const View *vw = view_create(a, v, n, shape, NULL, sint_int(0), NULL, err);
-  return vw != NULL ? st_new(a, 1, &vw) : NULL;
+const ShapeTracker *st_from_shape(Arena *a, TgVersion v, int n, const sint *shape) {
+  const View *vw = view_create(a, v, n, shape, NULL, sint_int(0), NULL);
+  return st_new(a, 1, &vw);
 }
 
 int64_t st_size(const ShapeTracker *st) { return view_size(st_last(st)); }
@@ -70,47 +68,44 @@ uint64_t st_hash(const ShapeTracker *st) {
 /* ------------------------------------------------------------------ movement ops */
 
 /* ShapeTracker.reshape */
-const ShapeTracker *st_reshape(Arena *a, TgVersion v, const ShapeTracker *st, int n, const sint *new_shape, bool merge_view,
-                               StError *err) {
+const ShapeTracker *st_reshape(Arena *a, TgVersion v, const ShapeTracker *st, int n, const sint *new_shape, bool merge_view) {
   if (merge_view) {
-    const View *nv = view_reshape(a, v, st_last(st), n, new_shape, err);
-    if (err->status != ST_OK) return NULL;
+    const View *nv = view_reshape(a, v, st_last(st), n, new_shape);
     if (nv != NULL) return st_with_last(a, st, nv);
   }
-  return st_append(a, st, view_create(a, v, n, new_shape, NULL, sint_int(0), NULL, err));
+  return st_append(a, st, view_create(a, v, n, new_shape, NULL, sint_int(0), NULL));
 }
 
-const ShapeTracker *st_permute(Arena *a, TgVersion v, const ShapeTracker *st, int n, const int64_t *axis, StError *err) {
-  return st_with_last(a, st, view_permute(a, v, st_last(st), n, axis, err));
+const ShapeTracker *st_permute(Arena *a, TgVersion v, const ShapeTracker *st, int n, const int64_t *axis) {
+  return st_with_last(a, st, view_permute(a, v, st_last(st), n, axis));
 }
 
-const ShapeTracker *st_expand(Arena *a, TgVersion v, const ShapeTracker *st, int n, const sint *new_shape, StError *err) {
-  return st_with_last(a, st, view_expand(a, v, st_last(st), n, new_shape, err));
+const ShapeTracker *st_expand(Arena *a, TgVersion v, const ShapeTracker *st, int n, const sint *new_shape) {
+  return st_with_last(a, st, view_expand(a, v, st_last(st), n, new_shape));
 }
 
-const ShapeTracker *st_pad(Arena *a, TgVersion v, const ShapeTracker *st, int n, const SPair *arg, StError *err) {
-  return st_with_last(a, st, view_pad(a, v, st_last(st), n, arg, err));
+const ShapeTracker *st_pad(Arena *a, TgVersion v, const ShapeTracker *st, int n, const SPair *arg) {
+  return st_with_last(a, st, view_pad(a, v, st_last(st), n, arg));
 }
 
-const ShapeTracker *st_shrink(Arena *a, TgVersion v, const ShapeTracker *st, int n, const SPair *arg, StError *err) {
-  return st_with_last(a, st, view_shrink(a, v, st_last(st), n, arg, err));
+const ShapeTracker *st_shrink(Arena *a, TgVersion v, const ShapeTracker *st, int n, const SPair *arg) {
+  return st_with_last(a, st, view_shrink(a, v, st_last(st), n, arg));
 }
 
-const ShapeTracker *st_stride(Arena *a, TgVersion v, const ShapeTracker *st, int n, const int64_t *mul, StError *err) {
-  return st_with_last(a, st, view_stride(a, v, st_last(st), n, mul, err));
+const ShapeTracker *st_stride(Arena *a, TgVersion v, const ShapeTracker *st, int n, const int64_t *mul) {
+  return st_with_last(a, st, view_stride(a, v, st_last(st), n, mul));
 }
 
-const ShapeTracker *st_flip(Arena *a, TgVersion v, const ShapeTracker *st, int n, const bool *flip, StError *err) {
-  return st_with_last(a, st, view_flip(a, v, st_last(st), n, flip, err));
+const ShapeTracker *st_flip(Arena *a, TgVersion v, const ShapeTracker *st, int n, const bool *flip) {
+  return st_with_last(a, st, view_flip(a, v, st_last(st), n, flip));
 }
 
 /* ------------------------------------------------------------------ simplify, __add__, invert */
 
 /* ShapeTracker.simplify (a tail recursion in Python, a loop here) */
-const ShapeTracker *st_simplify(Arena *a, TgVersion v, const ShapeTracker *st, StError *err) {
+const ShapeTracker *st_simplify(Arena *a, TgVersion v, const ShapeTracker *st) {
   while (st->nviews >= 2) {
-    const View *nv = view_add(a, v, st->views[st->nviews - 2], st->views[st->nviews - 1], err);
-    if (err->status != ST_OK) return NULL;
+    const View *nv = view_add(a, v, st->views[st->nviews - 2], st->views[st->nviews - 1]);
     if (nv == NULL) break;
     const View *views[st->nviews - 1];
     memcpy(views, st->views, sizeof(const View *) * (size_t)(st->nviews - 2));
@@ -121,24 +116,23 @@ const ShapeTracker *st_simplify(Arena *a, TgVersion v, const ShapeTracker *st, S
 }
 
 /* ShapeTracker.__add__: one view at a time = better simplification */
-const ShapeTracker *st_add(Arena *a, TgVersion v, const ShapeTracker *st, const ShapeTracker *other, StError *err) {
+const ShapeTracker *st_add(Arena *a, TgVersion v, const ShapeTracker *st, const ShapeTracker *other) {
   const ShapeTracker *ret = st;
-  for (int i = 0; i < other->nviews && ret != NULL; i++) ret = st_simplify(a, v, st_append(a, ret, other->views[i]), err);
+  for (int i = 0; i < other->nviews && ret != NULL; i++) ret = st_simplify(a, v, st_append(a, ret, other->views[i]));
   return ret;
 }
 
 /* ShapeTracker.invert */
-const ShapeTracker *st_invert(Arena *a, TgVersion v, const ShapeTracker *st, int n, const sint *out_shape, bool merge_view,
-                              StError *err) {
+const ShapeTracker *st_invert(Arena *a, TgVersion v, const ShapeTracker *st, int n, const sint *out_shape, bool merge_view) {
   const View *inverted[st->nviews];
   for (int k = 0; k < st->nviews; k++) {
     /* zip(self.views[::-1], [x.shape for x in self.views[::-1][1:]]+[out_shape]) */
     const View *vw = st->views[st->nviews - 1 - k];
     const View *next = k + 1 < st->nviews ? st->views[st->nviews - 2 - k] : NULL;
-    inverted[k] = next != NULL ? view_invert(a, v, vw, next->ndim, next->shape, err) : view_invert(a, v, vw, n, out_shape, err);
+    inverted[k] = next != NULL ? view_invert(a, v, vw, next->ndim, next->shape) : view_invert(a, v, vw, n, out_shape);
     if (inverted[k] == NULL) return NULL;
   }
-  return st_reshape(a, v, st_new(a, st->nviews, inverted), n, out_shape, merge_view, err);
+  return st_reshape(a, v, st_new(a, st->nviews, inverted), n, out_shape, merge_view);
 }
 
 /* ------------------------------------------------------------------ real_strides, 0.9.1 */
@@ -167,16 +161,15 @@ static void expr_view_091(SymNodeCtx *c, const View *vw, const SymNode *const *i
 }
 
 /* ShapeTracker.expr_idxs (0.9.1) */
-static bool expr_idxs_091(Arena *a, SymNodeCtx *c, const ShapeTracker *st, const SymNode *const *idxs, const SymNode **idx,
-                          const SymNode **valid, StError *err) {
+static void expr_idxs_091(Arena *a, SymNodeCtx *c, const ShapeTracker *st, const SymNode *const *idxs, const SymNode **idx,
+                          const SymNode **valid) {
   expr_view_091(c, st_last(st), idxs, NULL, idx, valid);
-  for (int k = st->nviews - 2; k >= 0 && c->err.status == ST_OK; k--) {
+  for (int k = st->nviews - 2; k >= 0; k--) {
     if (snv_eq(c, snode_max(*valid), sint_int(0))) {
       *idx = snode_num(c, -1);
-      return true;
+      return;
     }
-    const View *vw = view_minify(a, TG_0_9_1, st->views[k], err);
-    if (vw == NULL) return false;
+    const View *vw = view_minify(a, TG_0_9_1, st->views[k]);
     int n = vw->ndim;
     const SymNode *sub[n > 0 ? n : 1];
     sint acc = sint_int(1);
@@ -186,22 +179,11 @@ static bool expr_idxs_091(Arena *a, SymNodeCtx *c, const ShapeTracker *st, const
     }
     expr_view_091(c, vw, sub, *valid, idx, valid);
   }
-  if (c->err.status != ST_OK) {
-    *err = c->err;
-    return false;
-  }
   const int64_t lim = (int64_t)1 << 31;
-  if ((*idx)->nmin == NULL && !((*idx)->min >= -lim)) { /* assert not isinstance(idx.min, int) or idx.min >= -2**31 */
-    const char *msg = arena_printf(a, "idx.min too small. idx=%s, idx.min=%lld", snode_repr(c, *idx), (long long)(*idx)->min);
-    st_raise(err, "AssertionError", msg);
-    return false;
-  }
-  if ((*idx)->nmax == NULL && !((*idx)->max < lim)) {
-    const char *msg = arena_printf(a, "idx.max too big. idx=%s, idx.max=%lld", snode_repr(c, *idx), (long long)(*idx)->max);
-    st_raise(err, "AssertionError", msg);
-    return false;
-  }
-  return true;
+  if ((*idx)->nmin == NULL && !((*idx)->min >= -lim)) /* assert not isinstance(idx.min, int) or idx.min >= -2**31 */
+    error_raise("AssertionError", "idx.min too small. idx=%s, idx.min=%lld", snode_repr(c, *idx), (long long)(*idx)->min);
+  if ((*idx)->nmax == NULL && !((*idx)->max < lim))
+    error_raise("AssertionError", "idx.max too big. idx=%s, idx.max=%lld", snode_repr(c, *idx), (long long)(*idx)->max);
 }
 
 static bool var_in(SymNodeCtx *c, const SymNode *x, int n, const SymNode *const *set) {
@@ -212,18 +194,14 @@ static bool var_in(SymNodeCtx *c, const SymNode *x, int n, const SymNode *const 
 }
 
 /* ShapeTracker.real_strides (0.9.1) */
-static bool real_strides_091(Arena *a, const ShapeTracker *st, bool ignore_valid, sint *out, bool *is_none, StError *err) {
+static void real_strides_091(Arena *a, const ShapeTracker *st, bool ignore_valid, sint *out, bool *is_none) {
   SymNodeCtx c;
   snode_ctx_init(&c, a);
   int n = st_ndim(st);
   const SymNode *idxs[n > 0 ? n : 1];
   for (int i = 0; i < n; i++) idxs[i] = snode_var_sint(&c, arena_printf(a, "idx%d", i), 0, snv_sub(&c, st_shape(st)[i], sint_int(1)));
-  if (c.err.status != ST_OK) {
-    *err = c.err;
-    return false;
-  }
   const SymNode *idx, *valid;
-  if (!expr_idxs_091(a, &c, st, idxs, &idx, &valid, err)) return false;
+  expr_idxs_091(a, &c, st, idxs, &idx, &valid);
   for (int i = 0; i < n; i++) is_none[i] = true;
   const SymNode *single[1] = {idx};
   const SymNode *const *dims = idx->kind == SN_SUM ? idx->nodes : single;
@@ -249,7 +227,7 @@ static bool real_strides_091(Arena *a, const ShapeTracker *st, bool ignore_valid
   }
   const SymNode *idx_vars[64], *valid_vars[64];
   int n_idx_vars = snode_vars(&c, idx, idx_vars, 64), n_valid_vars = snode_vars(&c, valid, valid_vars, 64);
-  if (n_idx_vars > 64 || n_valid_vars > 64) return st_unsupported(err, "real_strides: too many variables") != NULL;
+  if (n_idx_vars > 64 || n_valid_vars > 64) error_unsupported("real_strides: too many variables");
   for (int i = 0; i < n; i++) {
     const SymNode *tidx = idxs[i];
     if (var_in(&c, tidx, nbad, bad) || (var_in(&c, tidx, n_valid_vars, valid_vars) && !ignore_valid)) {
@@ -259,11 +237,6 @@ static bool real_strides_091(Arena *a, const ShapeTracker *st, bool ignore_valid
       is_none[i] = false;
     }
   }
-  if (c.err.status != ST_OK) {
-    *err = c.err;
-    return false;
-  }
-  return true;
 }
 
 /* ------------------------------------------------------------------ real_strides, 0.10.x */
@@ -291,16 +264,14 @@ static void view_to_indexed_uops(SymCtx *c, const View *vw, const SymUOp *const 
 }
 
 /* ShapeTracker.to_indexed_uops (0.10.0) / views_to_indexed_uops (0.10.2) */
-static bool views_to_indexed_uops(Arena *a, TgVersion v, SymCtx *c, const ShapeTracker *st, const SymUOp **idx, const SymUOp **valid,
-                                  StError *err) {
+static void views_to_indexed_uops(Arena *a, TgVersion v, SymCtx *c, const ShapeTracker *st, const SymUOp **idx, const SymUOp **valid) {
   const View *last = st_last(st);
   int n = last->ndim;
   const SymUOp *ranges[n > 0 ? n : 1];
   for (int i = 0; i < n; i++) ranges[i] = suop_range_to(c, sint_uop(c, last->shape[i]), i); /* UOp.range(dtypes.int, 0, s, i) */
   view_to_indexed_uops(c, last, ranges, suop_const(c, SDT_BOOL, 1), idx, valid);
   for (int k = st->nviews - 2; k >= 0; k--) {
-    const View *vw = view_minify(a, v, st->views[k], err);
-    if (vw == NULL) return false;
+    const View *vw = view_minify(a, v, st->views[k]);
     int m = vw->ndim;
     const SymUOp *sub[m > 0 ? m : 1];
     sint acc = sint_int(1);
@@ -310,11 +281,10 @@ static bool views_to_indexed_uops(Arena *a, TgVersion v, SymCtx *c, const ShapeT
     }
     view_to_indexed_uops(c, vw, sub, *valid, idx, valid);
   }
-  return true;
 }
 
 /* ShapeTracker.real_strides (0.10.0) / views_to_real_strides (0.10.2) */
-static bool real_strides_010(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_valid, sint *out, bool *is_none, StError *err) {
+static void real_strides_010(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_valid, sint *out, bool *is_none) {
   /* 0.10.0 works in the capture's symbolic context when there is one; 0.10.2 when a view is symbolic
    * (symbolic views live there) */
   bool any_symbolic = false;
@@ -322,18 +292,13 @@ static bool real_strides_010(Arena *a, TgVersion v, const ShapeTracker *st, bool
   bool shared = (v == TG_0_10_0 || any_symbolic) && sym_uop_ctx() != NULL;
   SymCtx *c = shared ? sym_uop_ctx() : symctx_new(a, v);
   const SymUOp *idx, *valid;
-  if (!views_to_indexed_uops(a, v, c, st, &idx, &valid, err)) return false;
+  views_to_indexed_uops(a, v, c, st, &idx, &valid);
   idx = suop_rewrite_flat(c, idx);
   valid = suop_rewrite_flat(c, valid);
   const SymUOp *newvalid = sym_simplify_valid(c, valid);
   if (newvalid != NULL) valid = newvalid;
   const SymUOp *newidx = sym_uop_given_valid(c, valid, idx);
   if (newidx != NULL) idx = suop_rewrite_flat(c, newidx);
-  if (shared && sym_take_error(err)) return false;
-  if (symctx_error(c)->status != ST_OK) {
-    *err = *symctx_error(c);
-    return false;
-  }
   int n = st_ndim(st);
   for (int i = 0; i < n; i++) is_none[i] = true;
   const SymUOp **terms;
@@ -370,29 +335,29 @@ static bool real_strides_010(Arena *a, TgVersion v, const ShapeTracker *st, bool
     }
     if (!ignore_valid && masked[i]) is_none[i] = true;
   }
-  return true;
 }
 
 /* ShapeTracker.real_strides: NOTE: if a stride is not always valid, it will be None */
-bool st_real_strides(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_valid, sint *out, bool *is_none, StError *err) {
+void st_real_strides(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_valid, sint *out, bool *is_none) {
   const View *last = st_last(st);
   if (st->nviews == 1 && last->mask == NULL) {
     for (int i = 0; i < last->ndim; i++) {
       out[i] = last->strides[i];
       is_none[i] = false;
     }
-    return true;
+  } else if (v == TG_0_9_1) {
+    real_strides_091(a, st, ignore_valid, out, is_none);
+  } else {
+    real_strides_010(a, v, st, ignore_valid, out, is_none);
   }
-  if (v == TG_0_9_1) return real_strides_091(a, st, ignore_valid, out, is_none, err);
-  return real_strides_010(a, v, st, ignore_valid, out, is_none, err);
 }
 
 /* ShapeTracker.unit_stride_axes */
-int st_unit_stride_axes(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_valid, int *axes, StError *err) {
+int st_unit_stride_axes(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_valid, int *axes) {
   int n = st_ndim(st), cnt = 0;
   sint strides[n > 0 ? n : 1];
   bool is_none[n > 0 ? n : 1];
-  if (!st_real_strides(a, v, st, ignore_valid, strides, is_none, err)) return -1;
+  st_real_strides(a, v, st, ignore_valid, strides, is_none);
   for (int i = 0; i < n; i++)
     if (!is_none[i] && sint_eq(strides[i], sint_int(1))) axes[cnt++] = i;
   return cnt;
@@ -415,11 +380,11 @@ int st_vars(const ShapeTracker *st, sint *out, int cap) {
   int n = 0;
   for (int k = 0; k < st->nviews; k++)
     if (view_is_symbolic(st->views[k])) view_vars(st->views[k], out, &n, cap);
-  return sym_failed() ? -1 : n;
+  return n;
 }
 
 /* View.unbind's tail: View.create of the view with every sint substituted by its unbound form */
-static const View *view_create_unbound(Arena *a, TgVersion v, const View *vw, StError *err) {
+static const View *view_create_unbound(Arena *a, TgVersion v, const View *vw) {
   int n = vw->ndim;
   sint shape[n > 0 ? n : 1], strides[n > 0 ? n : 1];
   SPair mask[n > 0 ? n : 1];
@@ -429,68 +394,62 @@ static const View *view_create_unbound(Arena *a, TgVersion v, const View *vw, St
     if (vw->mask != NULL) mask[i] = (SPair){sint_unbind(vw->mask[i].b), sint_unbind(vw->mask[i].e)};
   }
   sint offset = sint_unbind(vw->offset);
-  if (sym_take_error(err)) return NULL;
-  return view_create(a, v, n, shape, strides, offset, vw->mask != NULL ? mask : NULL, err);
+  return view_create(a, v, n, shape, strides, offset, vw->mask != NULL ? mask : NULL);
 }
 
 /* View.unbind (0.9.1) */
-static const View *view_unbind_091(Arena *a, const View *vw, sint *vars, int64_t *vals, int cap, int *nvars, StError *err) {
+static const View *view_unbind_091(Arena *a, const View *vw, sint *vars, int64_t *vals, int cap, int *nvars) {
   sint vs[64];
   int nv = 0;
   view_vars(vw, vs, &nv, 64);
-  if (sym_take_error(err)) return NULL;
   for (int k = 0; k < nv; k++) { /* `if v.val is not None`: the val property asserts it is bound */
     const SymNode *x = vs[k].sym;
     if (!x->bound)
-      return st_raise(err, "AssertionError", arena_printf(a, "Variable isn't bound, can't access val of %s", sint_str(a, vs[k])));
+      error_raise("AssertionError", "Variable isn't bound, can't access val of %s", sint_str(a, vs[k]));
   }
   for (int k = 0; k < nv; k++) { /* the dict of unbound Variable -> val, merged into the caller's */
     sint u = sint_unbind(vs[k]);
     int j = 0;
     while (j < *nvars && !sint_eq(vars[j], u)) j++;
     if (j == *nvars) {
-      if (*nvars == cap) return st_unsupported(err, "symbolic: too many variables");
+      if (*nvars == cap) error_unsupported("symbolic: too many variables");
       vars[(*nvars)++] = u;
     }
     vals[j] = ((const SymNode *)vs[k].sym)->val;
   }
-  return view_create_unbound(a, TG_0_9_1, vw, err);
+  return view_create_unbound(a, TG_0_9_1, vw);
 }
 
 /* Adds var: val to the (vars, vals) dict; merge_dicts asserts that a Variable has one value. */
-static bool put_var_val(sint var, int64_t val, sint *vars, int64_t *vals, int cap, int *nvars, StError *err) {
+static void put_var_val(sint var, int64_t val, sint *vars, int64_t *vals, int cap, int *nvars) {
   int j = 0;
   while (j < *nvars && !sint_eq(vars[j], var)) j++;
-  if (j < *nvars && vals[j] != val) return st_unsupported(err, "symbolic: a Variable bound to two values (merge_dicts)") != NULL;
+  if (j < *nvars && vals[j] != val) error_unsupported("symbolic: a Variable bound to two values (merge_dicts)");
   if (j == *nvars) {
-    if (*nvars == cap) return st_unsupported(err, "symbolic: too many variables") != NULL;
+    if (*nvars == cap) error_unsupported("symbolic: too many variables");
     vars[(*nvars)++] = var;
   }
   vals[j] = val;
-  return true;
 }
 
 /* View.unbind (0.10.0, 0.10.2): every Variable of the view unbound (an unbound one is an AssertionError of
  * UOp.unbind), each sint substituted, then View.create */
-static const View *view_unbind_010(Arena *a, TgVersion v, const View *vw, sint *vars, int64_t *vals, int cap, int *nvars,
-                                   StError *err) {
+static const View *view_unbind_010(Arena *a, TgVersion v, const View *vw, sint *vars, int64_t *vals, int cap, int *nvars) {
   sint vs[64];
   int nv = 0;
   view_vars(vw, vs, &nv, 64);
   SymCtx *c = sym_uop_ctx();
-  for (int k = 0; k < nv && !sym_failed(); k++) {
+  for (int k = 0; k < nv; k++) {
     const SymUOp *var;
     int64_t val;
-    if (!suop_unbind(c, vs[k].sym, &var, &val)) break;
+    suop_unbind(c, vs[k].sym, &var, &val);
     sint u = {0, var};
-    if (!put_var_val(u, val, vars, vals, cap, nvars, err)) return NULL;
+    put_var_val(u, val, vars, vals, cap, nvars);
   }
-  if (sym_take_error(err)) return NULL;
-  return view_create_unbound(a, v, vw, err);
+  return view_create_unbound(a, v, vw);
 }
 
-const ShapeTracker *st_unbind(Arena *a, TgVersion v, const ShapeTracker *st, sint *vars, int64_t *vals, int cap, int *nvars,
-                              StError *err) {
+const ShapeTracker *st_unbind(Arena *a, TgVersion v, const ShapeTracker *st, sint *vars, int64_t *vals, int cap, int *nvars) {
   *nvars = 0;
   bool any = false;
   for (int k = 0; k < st->nviews && !any; k++) any = view_is_symbolic(st->views[k]);
@@ -500,8 +459,7 @@ const ShapeTracker *st_unbind(Arena *a, TgVersion v, const ShapeTracker *st, sin
       const View *views[st->nviews];
       for (int k = 0; k < st->nviews; k++) {
         const View *vw = st->views[k];
-        if (view_is_symbolic(vw) && (vw = view_unbind_091(a, vw, vars, vals, cap, nvars, err)) == NULL) return NULL;
-        views[k] = vw;
+        views[k] = view_is_symbolic(vw) ? view_unbind_091(a, vw, vars, vals, cap, nvars) : vw;
       }
       return st_new(a, st->nviews, views);
     }
@@ -512,8 +470,7 @@ const ShapeTracker *st_unbind(Arena *a, TgVersion v, const ShapeTracker *st, sin
       const View *views[st->nviews];
       for (int k = 0; k < st->nviews; k++) {
         const View *vw = st->views[k];
-        if (view_is_symbolic(vw) && (vw = view_unbind_010(a, v, vw, vars, vals, cap, nvars, err)) == NULL) return NULL;
-        views[k] = vw;
+        views[k] = view_is_symbolic(vw) ? view_unbind_010(a, v, vw, vars, vals, cap, nvars) : vw;
       }
       return st_new(a, st->nviews, views);
     }
@@ -522,50 +479,42 @@ const ShapeTracker *st_unbind(Arena *a, TgVersion v, const ShapeTracker *st, sin
 
 /* ------------------------------------------------------------------ JSON (capture-format.md section 2) */
 
-static void *bad_input(StError *err, const char *message) {
-  err->status = ST_BAD_INPUT;
-  err->type = "";
-  err->message = message;
-  return NULL;
-}
-
-static bool sints_from_json(Arena *a, const JVal *j, int n, sint *out, StError *err) {
-  for (int i = 0; i < n; i++)
-    if (!sint_from_json(a, j->u.arr[i], &out[i], err)) return false;
-  return true;
+static void sints_from_json(Arena *a, const JVal *j, int n, sint *out) {
+  for (int i = 0; i < n; i++) out[i] = sint_from_json(a, j->u.arr[i]);
 }
 
 /* VIEW = {"shape": [sint], "strides": [sint], "offset": sint, "mask": null | [[sint, sint], ...], "contiguous": bool} */
-const View *view_from_json(Arena *a, const JVal *j, StError *err) {
+const View *view_from_json(Arena *a, const JVal *j) {
   const JVal *shape = json_get(j, "shape"), *strides = json_get(j, "strides"), *offset = json_get(j, "offset");
   const JVal *mask = json_get(j, "mask"), *contiguous = json_get(j, "contiguous");
   if (!shape || shape->kind != J_ARR || !strides || strides->kind != J_ARR || strides->n != shape->n || !offset || !mask ||
       !contiguous || contiguous->kind != J_BOOL)
-    return bad_input(err, "ShapeTracker: malformed VIEW");
+    error_bad_input("ShapeTracker: malformed VIEW");
   int n = (int)shape->n;
-  sint sh[n > 0 ? n : 1], st[n > 0 ? n : 1], off = sint_int(0);
-  if (!sints_from_json(a, shape, n, sh, err) || !sints_from_json(a, strides, n, st, err) || !sint_from_json(a, offset, &off, err))
-    return NULL;
+  sint sh[n > 0 ? n : 1], st[n > 0 ? n : 1];
+  sints_from_json(a, shape, n, sh);
+  sints_from_json(a, strides, n, st);
+  sint off = sint_from_json(a, offset);
   SPair m[n > 0 ? n : 1];
   if (mask->kind != J_NULL) {
-    if (mask->kind != J_ARR || (int)mask->n != n) return bad_input(err, "ShapeTracker: malformed mask");
+    if (mask->kind != J_ARR || (int)mask->n != n) error_bad_input("ShapeTracker: malformed mask");
     for (int i = 0; i < n; i++) {
       const JVal *p = mask->u.arr[i];
-      if (p->kind != J_ARR || p->n != 2) return bad_input(err, "ShapeTracker: malformed mask");
-      if (!sint_from_json(a, p->u.arr[0], &m[i].b, err) || !sint_from_json(a, p->u.arr[1], &m[i].e, err)) return NULL;
+      if (p->kind != J_ARR || p->n != 2) error_bad_input("ShapeTracker: malformed mask");
+      m[i].b = sint_from_json(a, p->u.arr[0]);
+      m[i].e = sint_from_json(a, p->u.arr[1]);
     }
   }
   return view_new(a, n, sh, st, off, mask->kind != J_NULL ? m : NULL, contiguous->u.b);
 }
 
 /* ST = {"views": [VIEW, ...]} */
-const ShapeTracker *st_from_json(Arena *a, const JVal *j, StError *err) {
+const ShapeTracker *st_from_json(Arena *a, const JVal *j) {
   const JVal *views = json_get(j, "views");
-  if (!views || views->kind != J_ARR || views->n == 0) return bad_input(err, "ShapeTracker: expected {\"views\": [VIEW, ...]}");
+  if (!views || views->kind != J_ARR || views->n == 0) error_bad_input("ShapeTracker: expected {\"views\": [VIEW, ...]}");
   int n = (int)views->n;
   const View *vs[n];
-  for (int i = 0; i < n; i++)
-    if ((vs[i] = view_from_json(a, views->u.arr[i], err)) == NULL) return NULL;
+  for (int i = 0; i < n; i++) vs[i] = view_from_json(a, views->u.arr[i]);
   return st_new(a, n, vs);
 }
 
@@ -600,17 +549,17 @@ JVal *st_to_json(Arena *a, const ShapeTracker *st) {
   return json_obj_fixed(a, 1, keys, &views);
 }
 
-void st_error_to_status(const StError *err, Status *status) {
-  if (err->status == ST_RAISED) status_raise(status, err->type, "%s", err->message);
-  else if (err->status == ST_UNSUPPORTED) status_unsupported(status, "%s", err->message);
-  else if (err->status == ST_BAD_INPUT) status_bad_input(status, "%s", err->message);
-  else status->kind = ST_OK;
+typedef struct Decode { Arena *a; const JVal *j; const ShapeTracker *st; } Decode;
+
+static void decode_protected(void *ud) {
+  Decode *d = ud;
+  d->st = st_from_json(d->a, d->j);
 }
 
 const ShapeTracker *st_decode_status(Arena *a, const JVal *j, Status *status) {
-  StError err;
-  st_error_clear(&err);
-  const ShapeTracker *st = st_from_json(a, j, &err);
-  if (st == NULL) st_error_to_status(&err, status);
-  return st;
+  Decode d = {a, j, NULL};
+  Status raised;
+  if (error_protect(&raised, decode_protected, &d)) return d.st;
+  *status = raised;
+  return NULL;
 }

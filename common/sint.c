@@ -6,7 +6,7 @@
  * the Node engine (symbolic_node.c), the 0.10.x branch the UOp engine
  * (symbolic_uop.c). The 0.10.x branches are kept together at the end of each
  * function, marked "0.10.x"; where the UOp engine has no operation yet they
- * report ST_UNSUPPORTED. Expression trees are shallow (a few dimensions and
+ * are error_unsupported. Expression trees are shallow (a few dimensions and
  * views), so the walks here recurse, with a depth cap on decoding. */
 #include "sint.h"
 #include <string.h>
@@ -44,42 +44,9 @@ SymCtx *sym_uop_ctx(void) {
   return cur.uop;
 }
 
-static StError *cur_error(void) {
-  if (!cur.active) return NULL;
-  if (cur.v == TG_0_9_1) return &cur.node.err;
-  return cur.uop != NULL ? symctx_error(cur.uop) : NULL;
-}
+_Noreturn static sint unsupported_sint(const char *message) { error_unsupported("%s", message); }
 
-bool sym_failed(void) {
-  StError *e = cur_error();
-  return e != NULL && e->status != ST_OK;
-}
-
-bool sym_take_error(StError *err) {
-  StError *e = cur_error();
-  if (e == NULL || e->status == ST_OK) return false;
-  if (err->status == ST_OK) *err = *e;
-  st_error_clear(e);
-  return true;
-}
-
-/* An error of the current context (the first one wins); without a context nothing records it. */
-static void sym_set_error(StStatus kind, const char *type, const char *message) {
-  StError *e = cur_error();
-  if (e == NULL && cur.active && cur.v != TG_0_9_1) e = symctx_error(sym_uop_ctx());
-  if (e == NULL || e->status != ST_OK) return;
-  e->status = kind;
-  e->type = type;
-  e->message = message;
-}
-
-static sint unsupported_sint(const char *message) {
-  sym_set_error(ST_UNSUPPORTED, "", message);
-  return sint_int(0);
-}
-
-sint sint_overflow(void) { return unsupported_sint("int64 overflow"); }
-void sym_unsupported(const char *message) { sym_set_error(ST_UNSUPPORTED, "", message); }
+sint sint_overflow(void) { error_unsupported("int64 overflow"); }
 
 /* ------------------------------------------------------------------ 0.9.1 helpers */
 
@@ -389,7 +356,7 @@ int64_t sint_infer_bound(sint x) {
       int64_t *vals = arena_array(cur.a, (size_t)n + 1, sizeof *vals);
       const SymUOp **unbound = arena_array(cur.a, (size_t)n + 1, sizeof *unbound);
       for (int k = 0; k < n; k++)
-        if (!suop_unbind(c, vars[k], &unbound[k], &vals[k])) return 0;
+        suop_unbind(c, vars[k], &unbound[k], &vals[k]);
       return suop_sym_infer(c, uop_of(x), n, unbound, vals);
     }
   }
@@ -468,21 +435,6 @@ const char *sint_str(Arena *a, sint x) {
 
 enum { SYM_MAX_DEPTH = 64 };
 
-/* Sets err; returns NULL (use `!= NULL` where a bool is wanted). */
-static void *bad_input(StError *err, const char *message) {
-  err->status = ST_BAD_INPUT;
-  err->type = "";
-  err->message = message;
-  return NULL;
-}
-
-static void *unsupported(StError *err, const char *message) {
-  err->status = ST_UNSUPPORTED;
-  err->type = "";
-  err->message = message;
-  return NULL;
-}
-
 static bool int_field(const JVal *o, const char *key, int64_t *out) {
   const JVal *v = json_get(o, key);
   if (v == NULL || v->kind != J_INT) return false;
@@ -491,43 +443,42 @@ static bool int_field(const JVal *o, const char *key, int64_t *out) {
 }
 
 /* {"var": name, "min": int, "max": int, "val"?: int} fields */
-static bool var_fields(const JVal *j, const char **name, int64_t *mn, int64_t *mx, bool *bound, int64_t *val, StError *err) {
+static void var_fields(const JVal *j, const char **name, int64_t *mn, int64_t *mx, bool *bound, int64_t *val) {
   const JVal *nm = json_get(j, "var"), *v = json_get(j, "val");
-  if (nm == NULL || nm->kind != J_STR) return bad_input(err, "symbolic: a Variable needs a name") != NULL;
+  if (nm == NULL || nm->kind != J_STR) error_bad_input("symbolic: a Variable needs a name");
   if (!int_field(j, "min", mn) || !int_field(j, "max", mx)) {
     const JVal *jm = json_get(j, "max");
-    if (jm != NULL && jm->kind == J_OBJ) return unsupported(err, "symbolic: a Variable with a symbolic max") != NULL;
-    return bad_input(err, "symbolic: a Variable needs int min and max") != NULL;
+    if (jm != NULL && jm->kind == J_OBJ) error_unsupported("symbolic: a Variable with a symbolic max");
+    error_bad_input("symbolic: a Variable needs int min and max");
   }
   *name = nm->u.s;
   *bound = v != NULL && v->kind != J_NULL;
-  if (*bound && v->kind != J_INT) return bad_input(err, "symbolic: a Variable's val must be an int") != NULL;
+  if (*bound && v->kind != J_INT) error_bad_input("symbolic: a Variable's val must be an int");
   *val = *bound ? v->u.i : 0;
-  return true;
 }
 
 static bool op_name_is(const JVal *op, const char *name) { return strcmp(op->u.s, name) == 0; }
 
 /* EXPR -> Node (0.9.1). `operand` is true for the b of MUL/DIV/MOD/LT, where an int is the int b. */
-static const SymNode *node_from_expr(SymNodeCtx *c, const JVal *j, int depth, StError *err) {
-  if (depth > SYM_MAX_DEPTH) return bad_input(err, "symbolic: expression nested too deeply");
+static const SymNode *node_from_expr(SymNodeCtx *c, const JVal *j, int depth) {
+  if (depth > SYM_MAX_DEPTH) error_bad_input("symbolic: expression nested too deeply");
   if (j->kind == J_INT) return snode_num(c, j->u.i);
-  if (j->kind != J_OBJ) return bad_input(err, "symbolic: EXPR must be an int or an object");
+  if (j->kind != J_OBJ) error_bad_input("symbolic: EXPR must be an int or an object");
   if (json_get(j, "var") != NULL) {
     const char *name;
     int64_t mn, mx, val;
     bool bound;
-    if (!var_fields(j, &name, &mn, &mx, &bound, &val, err)) return NULL;
+    var_fields(j, &name, &mn, &mx, &bound, &val);
     const char *copy = arena_printf(c->a, "%s", name);
     return bound ? snode_var_bound(c, copy, mn, mx, val) : snode_var(c, copy, mn, mx);
   }
   const JVal *op = json_get(j, "op"), *src = json_get(j, "src");
-  if (op == NULL || op->kind != J_STR || src == NULL || src->kind != J_ARR) return bad_input(err, "symbolic: EXPR needs op and src");
+  if (op == NULL || op->kind != J_STR || src == NULL || src->kind != J_ARR) error_bad_input("symbolic: EXPR needs op and src");
   int n = (int)src->n;
   if (op_name_is(op, "SUM") || op_name_is(op, "AND")) {
     const SymNode **nodes = arena_array(c->a, (size_t)(n > 0 ? n : 1), sizeof *nodes);
     for (int k = 0; k < n; k++)
-      if ((nodes[k] = node_from_expr(c, src->u.arr[k], depth + 1, err)) == NULL) return NULL;
+      nodes[k] = node_from_expr(c, src->u.arr[k], depth + 1);
     return snode_raw(c, op_name_is(op, "SUM") ? SN_SUM : SN_AND, NULL, 0, NULL, n, nodes);
   }
   SymNodeKind kind;
@@ -535,14 +486,13 @@ static const SymNode *node_from_expr(SymNodeCtx *c, const JVal *j, int depth, St
   else if (op_name_is(op, "DIV")) kind = SN_DIV;
   else if (op_name_is(op, "MOD")) kind = SN_MOD;
   else if (op_name_is(op, "LT")) kind = SN_LT;
-  else return bad_input(err, "symbolic: unknown 0.9.1 node op");
-  if (n != 2) return bad_input(err, "symbolic: a binary node needs two sources");
-  const SymNode *a = node_from_expr(c, src->u.arr[0], depth + 1, err), *bn = NULL;
-  if (a == NULL) return NULL;
+  else error_bad_input("symbolic: unknown 0.9.1 node op");
+  if (n != 2) error_bad_input("symbolic: a binary node needs two sources");
+  const SymNode *a = node_from_expr(c, src->u.arr[0], depth + 1), *bn = NULL;
   const JVal *jb = src->u.arr[1];
   if (jb->kind != J_INT) {
-    if (kind == SN_DIV || kind == SN_MOD) return unsupported(err, "symbolic: a DivNode/ModNode with a Node b");
-    if ((bn = node_from_expr(c, jb, depth + 1, err)) == NULL) return NULL;
+    if (kind == SN_DIV || kind == SN_MOD) error_unsupported("symbolic: a DivNode/ModNode with a Node b");
+    bn = node_from_expr(c, jb, depth + 1);
   }
   return snode_raw(c, kind, a, jb->kind == J_INT ? jb->u.i : 0, bn, 0, NULL);
 }
@@ -579,44 +529,38 @@ static JVal *expr_from_node(Arena *a, const SymNode *x) {
 /* how many sources an index expression's op takes (CAST 1, WHERE 3, BIND and RANGE 2, the binary ops 2) */
 static int expr_arity(SymOp op) { return op == SU_CAST ? 1 : op == SU_WHERE ? 3 : 2; }
 
-static const SymUOp *uop_from_expr(SymCtx *c, Arena *a, const JVal *j, int depth, StError *err) {
-  if (depth > SYM_MAX_DEPTH) return bad_input(err, "symbolic: expression nested too deeply");
+static const SymUOp *uop_from_expr(SymCtx *c, Arena *a, const JVal *j, int depth) {
+  if (depth > SYM_MAX_DEPTH) error_bad_input("symbolic: expression nested too deeply");
   if (j->kind == J_INT) return suop_const(c, SDT_INT, j->u.i);
   if (j->kind == J_BOOL) return suop_const(c, SDT_BOOL, j->u.b);
-  if (j->kind != J_OBJ) return unsupported(err, "symbolic: a UOp constant that is not an int");
+  if (j->kind != J_OBJ) error_unsupported("symbolic: a UOp constant that is not an int");
   if (json_get(j, "var") != NULL) {
     const char *name;
     int64_t mn, mx, val;
     bool bound;
-    if (!var_fields(j, &name, &mn, &mx, &bound, &val, err)) return NULL;
-    if (bound && !(mn <= val && val <= mx)) return bad_input(err, "symbolic: a Variable's val outside [min, max] (UOp.bind asserts)");
+    var_fields(j, &name, &mn, &mx, &bound, &val);
+    if (bound && !(mn <= val && val <= mx)) error_bad_input("symbolic: a Variable's val outside [min, max] (UOp.bind asserts)");
     const SymUOp *var = suop_variable(c, arena_printf(a, "%s", name), mn, mx);
     return bound ? suop_bind(c, var, val) : var;
   }
   const JVal *op = json_get(j, "op"), *src = json_get(j, "src"), *arg = json_get(j, "arg"), *dt = json_get(j, "dtype");
   SymOp sop;
-  if (op == NULL || op->kind != J_STR || src == NULL || src->kind != J_ARR) return bad_input(err, "symbolic: EXPR needs op and src");
+  if (op == NULL || op->kind != J_STR || src == NULL || src->kind != J_ARR) error_bad_input("symbolic: EXPR needs op and src");
   if (dt != NULL && !(dt->kind == J_STR && (strcmp(dt->u.s, "int") == 0 || strcmp(dt->u.s, "bool") == 0)))
-    return unsupported(err, "symbolic: a UOp of a dtype other than int or bool");
+    error_unsupported("symbolic: a UOp of a dtype other than int or bool");
   if (!suop_op_from_name(op->u.s, &sop) || sop == SU_CONST || sop == SU_DEFINE_VAR)
-    return unsupported(err, "symbolic: a UOp op the index engine does not model");
-  if (src->n != (size_t)expr_arity(sop)) return bad_input(err, "symbolic: EXPR with the wrong number of sources for its op");
+    error_unsupported("symbolic: a UOp op the index engine does not model");
+  if (src->n != (size_t)expr_arity(sop)) error_bad_input("symbolic: EXPR with the wrong number of sources for its op");
   const SymUOp *srcs[3] = {NULL, NULL, NULL};
   for (uint32_t k = 0; k < src->n; k++)
-    if ((srcs[k] = uop_from_expr(c, a, src->u.arr[k], depth + 1, err)) == NULL) return NULL;
+    srcs[k] = uop_from_expr(c, a, src->u.arr[k], depth + 1);
   SymDType dtype = (sop == SU_CMPLT || sop == SU_CMPNE) ? SDT_BOOL : srcs[src->n - 1]->dtype;
   if (dt != NULL) dtype = strcmp(dt->u.s, "bool") == 0 ? SDT_BOOL : SDT_INT;
   int64_t iarg = 0; /* RANGE: the axis; 0.10.0 writes its (axis, False) */
   if (arg != NULL && arg->kind == J_ARR && arg->n == 2 && arg->u.arr[0]->kind == J_INT) iarg = arg->u.arr[0]->u.i;
   else if (arg != NULL && arg->kind == J_INT) iarg = arg->u.i;
-  else if (arg != NULL && arg->kind != J_NULL) return unsupported(err, "symbolic: a UOp arg the index engine does not model");
-  const SymUOp *u = suop_make(c, sop, dtype, (int)src->n, srcs, iarg, NULL, 0, 0);
-  if (symctx_error(c)->status != ST_OK) {
-    *err = *symctx_error(c);
-    st_error_clear(symctx_error(c));
-    return NULL;
-  }
-  return u;
+  else if (arg != NULL && arg->kind != J_NULL) error_unsupported("symbolic: a UOp arg the index engine does not model");
+  return suop_make(c, sop, dtype, (int)src->n, srcs, iarg, NULL, 0, 0);
 }
 
 /* UOp -> EXPR (0.10.x) */
@@ -648,33 +592,19 @@ static JVal *expr_from_uop(Arena *a, TgVersion v, const SymUOp *x) {
   return o;
 }
 
-bool sint_from_json(Arena *a, const JVal *j, sint *out, StError *err) {
-  if (j != NULL && j->kind == J_INT) {
-    *out = sint_int(j->u.i);
-    return true;
-  }
-  if (j != NULL && j->kind == J_UINT) return unsupported(err, "shape value above int64") != NULL;
+sint sint_from_json(Arena *a, const JVal *j) {
+  if (j != NULL && j->kind == J_INT) return sint_int(j->u.i);
+  if (j != NULL && j->kind == J_UINT) error_unsupported("shape value above int64");
   const JVal *e = j != NULL && j->kind == J_OBJ && j->n == 1 ? json_get(j, "sym") : NULL;
-  if (e == NULL) return bad_input(err, "ShapeTracker: expected an int or {\"sym\": ...}") != NULL;
-  if (!cur.active) return unsupported(err, "symbolic shape: unsupported") != NULL;
+  if (e == NULL) error_bad_input("ShapeTracker: expected an int or {\"sym\": ...}");
+  if (!cur.active) error_unsupported("symbolic shape: unsupported");
   (void)a;
   switch (cur.v) {
-    case TG_0_9_1: {
-      const SymNode *x = node_from_expr(&cur.node, e, 0, err);
-      if (x == NULL) return false;
-      if (sym_take_error(err)) return false;
-      *out = of_node(x);
-      return true;
-    }
+    case TG_0_9_1: return of_node(node_from_expr(&cur.node, e, 0));
     /* ---- 0.10.x */
     case TG_0_10_0:
     case TG_0_10_2:
-    default: {
-      const SymUOp *x = uop_from_expr(sym_uop_ctx(), cur.a, e, 0, err);
-      if (x == NULL || sym_take_error(err)) return false;
-      *out = of_uop(x);
-      return true;
-    }
+    default: return of_uop(uop_from_expr(sym_uop_ctx(), cur.a, e, 0));
   }
 }
 

@@ -1,6 +1,5 @@
-/* sint.h — tinygrad's `sint`: an int or a symbolic value, the error value
- * every fallible ShapeTracker function returns, and Python's integer `//`
- * and `%` (floor division, remainder with the divisor's sign).
+/* sint.h — tinygrad's `sint`: an int or a symbolic value, and Python's
+ * integer `//` and `%` (floor division, remainder with the divisor's sign).
  *
  * tinygrad's sint is `int | Node` (0.9.1, shape/symbolic.py) or `int | UOp`
  * (0.10.x, ops.py). Here a sint is a small struct: `sym == NULL` means the
@@ -15,7 +14,7 @@
  * (int-only shapes cost what int64_t cost); otherwise they call the `_sym`
  * slow path in sint.c, which switches on the version: 0.9.1 calls the Node
  * engine (symbolic_node.c, snode_*), 0.10.x the UOp engine (symbolic_uop.c,
- * suop_*). A case an engine cannot do yet sets ST_UNSUPPORTED in the context.
+ * suop_*). A case an engine cannot do yet is error_unsupported.
  *
  * The symbolic context: symbolic values live in one context per capture
  * (the 0.9.1 SymNodeCtx or the 0.10.x SymCtx with its hash-consing table).
@@ -23,35 +22,20 @@
  * the context is per thread and current: a generation's entry point calls
  * sym_begin(arena, version) before decoding a capture and sym_end() when the
  * capture is done. sym_node_ctx() / sym_uop_ctx() return the current
- * context (NULL when none, or of the other version). Errors of symbolic
- * arithmetic are sticky in that context (symbolic.h): code that can meet a
- * symbolic value checks sym_failed() / sym_take_error() after a sequence of
- * operations (view_create does, so every movement op does). Without a
- * current context no symbolic value can exist: decoding one is
- * ST_UNSUPPORTED. */
+ * context (NULL when none, or of the other version). Errors raise
+ * (error.h): the exception tinygrad would raise (error_raise), a case this
+ * port does not model (error_unsupported: int64 overflow, an unported
+ * rule), a malformed capture (error_bad_input), each unwinding to the
+ * innermost error_protect. Without a current context no symbolic value can
+ * exist: decoding one is unsupported. */
 #ifndef TSCHED_SINT_H
 #define TSCHED_SINT_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "arena.h"
+#include "error.h"
 #include "json.h"
-#include "status.h"
 #include "version.h"
-
-/* The status kinds are status.h's (shared with the whole core; same names and
- * values): ST_OK (no error: a NULL result then means Python's None),
- * ST_RAISED (tinygrad raised: type + message as Python has them),
- * ST_UNSUPPORTED (outside what this port models: an unported rewrite rule,
- * int64 overflow). */
-typedef StatusKind StStatus;
-
-typedef struct StError {
-  StStatus status;
-  const char *type;     /* Python exception class name, e.g. "AssertionError"; "" when not raised */
-  const char *message;  /* str(exception), or why unsupported */
-} StError;
-
-static inline void st_error_clear(StError *e) { e->status = ST_OK; e->type = ""; e->message = ""; }
 
 /* Python's a // b (floor division). b != 0. INT64_MIN // -1 (2**63, beyond
  * int64) is left to the caller: sint_floordiv checks it. */
@@ -91,14 +75,6 @@ bool sym_active(void);
 TgVersion sym_version(void);
 SymNodeCtx *sym_node_ctx(void);          /* the 0.9.1 context, or NULL */
 SymCtx *sym_uop_ctx(void);               /* the 0.10.x context, or NULL */
-bool sym_failed(void);                   /* the context holds an error */
-/* Records that the capture needs what this port does not model (the first
- * error wins; sym_take_error / sym_failed report it): for a step that can
- * only give up, such as a rewrite nesting past Python's recursion limit. */
-void sym_unsupported(const char *message);
-/* Moves the context's sticky error into *err (when err has none yet) and clears it; returns
- * true when there was one. */
-bool sym_take_error(StError *err);
 
 /* ------------------------------------------------------------------ Python operators */
 
@@ -115,9 +91,8 @@ bool sint_ge_sym(sint a, sint b);
 
 /* a + b, a - b, a * b, -a */
 /* On ints these are Python's, which never overflow: a result beyond int64
- * is unsupported here (sint_overflow records it in the current context,
- * where sym_failed / sym_take_error find it, and gives 0). */
-sint sint_overflow(void);
+ * is unsupported here (sint_overflow raises it). */
+_Noreturn sint sint_overflow(void);
 static inline sint sint_add(sint a, sint b) {
   int64_t r;
   if (a.sym || b.sym) return sint_add_sym(a, b);
@@ -186,7 +161,7 @@ int64_t sint_max_int(sint x);
 uint64_t sint_hash(sint x);
 
 /* sym_infer(x, var_vals) with each Variable's bound value (the `val` its capture carried);
- * ST_UNSUPPORTED / raised in the context when a Variable is not bound. */
+ * raises (or is unsupported) when a Variable is not bound. */
 int64_t sint_infer_bound(sint x);
 /* Node.unbind / substitute: x with each bound Variable replaced by its unbound form. */
 sint sint_unbind(sint x);
@@ -198,8 +173,8 @@ const char *sint_repr(Arena *a, sint x);
 const char *sint_str(Arena *a, sint x);
 
 /* The contract's encoding: an int, or {"sym": EXPR} decoded into the current context.
- * Without a current context (or for what the context cannot hold) a {"sym"} gives
- * ST_UNSUPPORTED "symbolic shape: unsupported"; malformed JSON gives ST_BAD_INPUT. */
-bool sint_from_json(Arena *a, const JVal *j, sint *out, StError *err);
+ * Without a current context (or for what the context cannot hold) a {"sym"} is
+ * unsupported ("symbolic shape: unsupported"); malformed JSON is bad input. */
+sint sint_from_json(Arena *a, const JVal *j);
 JVal *sint_to_json(Arena *a, sint x);   /* an int is a shared, read-only JVal when small (json_int_shared) */
 #endif

@@ -19,10 +19,9 @@
  *    fire on floats, vectors, WHERE, RECIP, POW, BITCAST nodes (which index
  *    expressions never contain) are left out and listed in docs/shapetracker.md.
  *
- * Errors are sticky: the first exception tinygrad would raise (or an
- * unsupported case such as int64 overflow) is kept in the context's StError
- * and later operations return a harmless value; callers check the error
- * after a sequence of operations. Python `//` and `%` semantics are kept
+ * Errors raise (error.h) where Python raises: the exception tinygrad would
+ * raise, or error_unsupported for a case such as int64 overflow; they unwind
+ * to the innermost error_protect. Python `//` and `%` semantics are kept
  * (floor for Node and UOp bounds, C-style truncation where tinygrad's
  * exec_alu uses it). Recursion is over expression trees, whose size is
  * bounded by the number of dimensions and views; rewriting depth is capped. */
@@ -59,7 +58,6 @@ struct SymNode {
 
 typedef struct SymNodeCtx {
   Arena *a;
-  StError err;                      /* sticky: first failure wins */
 } SymNodeCtx;
 
 void snode_ctx_init(SymNodeCtx *c, Arena *a);
@@ -147,7 +145,6 @@ struct SymUOp {
 typedef struct SymCtx SymCtx;
 
 SymCtx *symctx_new(Arena *a, TgVersion v);
-StError *symctx_error(SymCtx *c);
 
 const SymUOp *suop_const(SymCtx *c, SymDType dt, int64_t value);              /* UOp.const */
 const SymUOp *suop_variable(SymCtx *c, const char *name, int64_t lo, int64_t hi); /* UOp.variable */
@@ -221,7 +218,7 @@ const SymUOp *suop_le(SymCtx *c, const SymUOp *x, const SymUOp *y);     /* x.gt(
 const SymUOp *suop_eq(SymCtx *c, const SymUOp *x, const SymUOp *y);     /* x.eq(y): x.ne(y).logical_not() */
 const SymUOp *suop_logical_not(SymCtx *c, const SymUOp *x);             /* x.ne(True) */
 const SymUOp *suop_bind(SymCtx *c, const SymUOp *var, int64_t val);     /* var.bind(val), AssertionError as tinygrad */
-bool suop_unbind(SymCtx *c, const SymUOp *x, const SymUOp **var, int64_t *val); /* x.unbind() */
+void suop_unbind(SymCtx *c, const SymUOp *x, const SymUOp **var, int64_t *val); /* x.unbind(): AssertionError unless a BIND */
 /* x.sparents (0.10.0) / x.toposort (0.10.2), in the version's order, x included. */
 int suop_sparents(SymCtx *c, const SymUOp *x, const SymUOp ***out);
 /* x.vars(): BINDs of DEFINE_VARs, then the unbound DEFINE_VARs (Python's set has no fixed order). */

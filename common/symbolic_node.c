@@ -10,25 +10,18 @@
 
 static const char *const SN_CLASS[] = {"NumNode", "Variable", "MulNode", "DivNode", "ModNode", "LtNode", "SumNode", "AndNode"};
 
-void snode_ctx_init(SymNodeCtx *c, Arena *a) {
-  c->a = a;
-  st_error_clear(&c->err);
+void snode_ctx_init(SymNodeCtx *c, Arena *a) { c->a = a; }
+
+/* Python raises `type(message)` (error.h) */
+_Noreturn static void sn_raise(SymNodeCtx *c, const char *type, const char *message) {
+  (void)c;
+  error_raise(type, "%s", message);
 }
 
-static bool sn_failed(const SymNodeCtx *c) { return c->err.status != ST_OK; }
-
-static void sn_raise(SymNodeCtx *c, const char *type, const char *message) {
-  if (sn_failed(c)) return;
-  c->err.status = ST_RAISED;
-  c->err.type = type;
-  c->err.message = message;
-}
-
-static void sn_unsupported(SymNodeCtx *c, const char *message) {
-  if (sn_failed(c)) return;
-  c->err.status = ST_UNSUPPORTED;
-  c->err.type = "";
-  c->err.message = message;
+/* outside what this port models */
+_Noreturn static void sn_unsupported(SymNodeCtx *c, const char *message) {
+  (void)c;
+  error_unsupported("%s", message);
 }
 
 /* Python's +, -, * on ints, which never overflow: past int64 the case is
@@ -37,19 +30,16 @@ static int64_t sn_add64(SymNodeCtx *c, int64_t x, int64_t y) {
   int64_t r;
   if (!__builtin_add_overflow(x, y, &r)) return r;
   sn_unsupported(c, "int64 overflow");
-  return 0;
 }
 static int64_t sn_mul64(SymNodeCtx *c, int64_t x, int64_t y) {
   int64_t r;
   if (!__builtin_mul_overflow(x, y, &r)) return r;
   sn_unsupported(c, "int64 overflow");
-  return 0;
 }
 static int64_t sn_sub64(SymNodeCtx *c, int64_t x, int64_t y) {
   int64_t r;
   if (!__builtin_sub_overflow(x, y, &r)) return r;
   sn_unsupported(c, "int64 overflow");
-  return 0;
 }
 static int64_t sn_neg64(SymNodeCtx *c, int64_t x) { return sn_sub64(c, 0, x); }
 
@@ -57,7 +47,6 @@ static int64_t sn_neg64(SymNodeCtx *c, int64_t x) { return sn_sub64(c, 0, x); }
 static int64_t sn_pymod(SymNodeCtx *c, int64_t x, int64_t y) {
   if (y == 0) {
     sn_raise(c, "ZeroDivisionError", "integer modulo by zero");
-    return 0;
   }
   return py_mod(x, y);
 }
@@ -65,7 +54,6 @@ static int64_t sn_pymod(SymNodeCtx *c, int64_t x, int64_t y) {
 static int64_t sn_pydiv(SymNodeCtx *c, int64_t x, int64_t y) {
   if (y == 0) {
     sn_raise(c, "ZeroDivisionError", "integer division or modulo by zero");
-    return 0;
   }
   if (x == INT64_MIN && y == -1) return sn_neg64(c, x);
   return py_floordiv(x, y);
@@ -222,7 +210,6 @@ const SymNode *snode_var(SymNodeCtx *c, const char *expr, int64_t min, int64_t m
   if (!(min >= 0 && min <= max)) {
     sn_raise(c, "AssertionError",
              arena_printf(c->a, "invalid Variable expr='%s' nmin=%lld nmax=%lld", expr, (long long)min, (long long)max));
-    return snode_num(c, 0);
   }
   if (min == max) return snode_num(c, min);
   SymNode *n = sn_alloc(c, SN_VAR);
@@ -238,7 +225,6 @@ const SymNode *snode_var_sint(SymNodeCtx *c, const char *expr, int64_t min, sint
   if (!(min >= 0 && snv_le(c, sint_int(min), max))) { /* assert nmin >= 0 and nmin <= nmax */
     sn_raise(c, "AssertionError",
              arena_printf(c->a, "invalid Variable expr='%s' nmin=%lld nmax=%s", expr, (long long)min, snode_repr(c, sv_n(max))));
-    return snode_num(c, 0);
   }
   if (snv_eq(c, sint_int(min), max)) return snode_num(c, min);
   SymNode *n = sn_alloc(c, SN_VAR);
@@ -254,7 +240,6 @@ const SymNode *snode_var_bound(SymNodeCtx *c, const char *expr, int64_t min, int
   if (x->kind != SN_VAR) return x; /* NumNode.bind(val) asserts b == val */
   if (!(min <= val && val <= max)) {
     sn_raise(c, "AssertionError", arena_printf(c->a, "cannot bind %lld to %s", (long long)val, snode_repr(c, x)));
-    return x;
   }
   SymNode *n = (SymNode *)x;
   n->bound = true;
@@ -442,7 +427,6 @@ static const SymNode *create_node(SymNodeCtx *c, const SymNode *ret) {
   if (snv_eq(c, lo, hi)) {
     if (lo.sym != NULL) { /* NumNode(ret.min) of a Node */
       sn_raise(c, "AssertionError", arena_printf(c->a, "%s is not an int", sv_str(c, lo)));
-      return snode_num(c, 0);
     }
     return snode_num(c, lo.i);
   }
@@ -473,7 +457,6 @@ static void sn_flat_components(SymNodeCtx *c, const SymNode *sum, NodeList *out)
 
 /* Node.sum */
 const SymNode *snode_sum(SymNodeCtx *c, int n, const SymNode *const *nodes_in) {
-  if (sn_failed(c)) return snode_num(c, 0);
   NodeList nodes = {0};
   for (int i = 0; i < n; i++)
     if (snv_truthy(c, snode_max(nodes_in[i])) || snv_truthy(c, snode_min(nodes_in[i]))) nl_push(c, &nodes, nodes_in[i]); /* x.max or x.min */
@@ -535,7 +518,6 @@ const SymNode *snode_add_int(SymNodeCtx *c, const SymNode *x, int64_t b) { retur
 
 /* x * b, dispatching like Python: NumNode.__mul__, MulNode.__mul__, SumNode.__mul__, Node.__mul__ */
 const SymNode *snode_mul(SymNodeCtx *c, const SymNode *x, int64_t b) {
-  if (sn_failed(c)) return snode_num(c, 0);
   switch (x->kind) {
     case SN_NUM: return snode_num(c, sn_mul64(c, x->b, b));
     case SN_MUL: /* two muls in one mul: self.a*(self.b*b) */
@@ -559,10 +541,8 @@ static const SymNode *sn_floordiv(SymNodeCtx *c, const SymNode *x, int64_t b, in
 
 /* Node.__floordiv__ with an int b */
 static const SymNode *sn_floordiv_generic(SymNodeCtx *c, const SymNode *x, int64_t b, bool fa) {
-  if (sn_failed(c)) return snode_num(c, 0);
   if (!(b != 0)) {
     sn_raise(c, "AssertionError", "");
-    return snode_num(c, 0);
   }
   if (b < 0) return sn_floordiv(c, snode_mul(c, x, -1), -b, fa);
   if (b == 1) return x;
@@ -629,14 +609,12 @@ static const SymNode *sn_mul_floordiv(SymNodeCtx *c, const SymNode *x, sint b, i
   if (snv_eq(c, snv_mod(c, xb, b), sint_int(0))) return sv_n(snv_mul(c, a, snv_floordiv(c, xb, b))); /* self.a*(self.b//b) */
   if (snv_eq(c, snv_mod(c, b, xb), sint_int(0)) && snv_gt(c, xb, sint_int(0)))
     return sv_n(snv_floordiv(c, a, snv_floordiv(c, b, xb))); /* self.a//(b//self.b) */
-  if (sn_failed(c)) return snode_num(c, 0);
   bool f = fa == FA_DEFAULT ? false : fa;
   return b.sym == NULL ? sn_floordiv_generic(c, x, b.i, f) : sn_floordiv_generic_node(c, x, sv_n(b), f);
 }
 
 /* x.__floordiv__(b, factoring_allowed) dispatched on x's class; fa == FA_DEFAULT uses the class default */
 static const SymNode *sn_floordiv(SymNodeCtx *c, const SymNode *x, int64_t b, int fa) {
-  if (sn_failed(c)) return snode_num(c, 0);
   switch (x->kind) {
     case SN_MUL: return sn_mul_floordiv(c, x, sint_int(b), fa);
     case SN_DIV: /* DivNode.__floordiv__: two divs is one div */
@@ -653,10 +631,8 @@ const SymNode *snode_floordiv(SymNodeCtx *c, const SymNode *x, int64_t b) { retu
 
 /* Node.__mod__ with an int b */
 static const SymNode *sn_mod_generic(SymNodeCtx *c, const SymNode *x, int64_t b) {
-  if (sn_failed(c)) return snode_num(c, 0);
   if (!(b > 0)) {
     sn_raise(c, "AssertionError", "");
-    return snode_num(c, 0);
   }
   if (b == 1) return snode_num(c, 0);
   if (!sn_int_bounds(x)) return create_node(c, sn_new_mod(c, x, b)); /* isinstance(self.max, int) and isinstance(self.min, int) */
@@ -668,7 +644,6 @@ static const SymNode *sn_mod_generic(SymNodeCtx *c, const SymNode *x, int64_t b)
 
 /* x % b dispatched on x's class */
 const SymNode *snode_mod(SymNodeCtx *c, const SymNode *x, int64_t b) {
-  if (sn_failed(c)) return snode_num(c, 0);
   switch (x->kind) {
     case SN_MUL: /* MulNode.__mod__: Node.__mod__(self.a * (self.b%b), b) */
       return sn_mod_generic(c, sv_as_node(c, snv_mul(c, sv_node(x->a), snv_mod(c, sn_mul_b(x), sint_int(b)))), b);
@@ -704,14 +679,12 @@ static const SymNode *create_lt_node_int(SymNodeCtx *c, const SymNode *lhs, int6
 
 /* create_lt_node (shape/symbolic.py); a Node b (NumNode included: not an int) is always create_node(LtNode(lhs, b)) */
 const SymNode *create_lt_node(SymNodeCtx *c, const SymNode *lhs, sint b) {
-  if (sn_failed(c)) return snode_num(c, 0);
   if (b.sym != NULL) return create_node(c, sn_new_lt(c, lhs, b));
   return create_lt_node_int(c, lhs, b.i);
 }
 
 /* create_lt_node with an int b */
 static const SymNode *create_lt_node_int(SymNodeCtx *c, const SymNode *lhs, int64_t b) {
-  if (sn_failed(c)) return snode_num(c, 0);
   if (lhs->kind == SN_SUM) {
     NodeList new_sum = {0};
     for (int i = 0; i < lhs->n; i++) {
@@ -726,7 +699,6 @@ static const SymNode *create_lt_node_int(SymNodeCtx *c, const SymNode *lhs, int6
     for (int i = 0; i < nodes.n; i++)
       if (nodes.items[i]->kind == SN_MUL && nodes.items[i]->bn != NULL) {
         sn_raise(c, "AssertionError", "not supported");
-        return snode_num(c, 0);
       }
     for (int i = 0; i < nodes.n; i++) {
       const SymNode *x = nodes.items[i];
@@ -806,7 +778,6 @@ const SymNode *snode_raw(SymNodeCtx *c, SymNodeKind kind, const SymNode *a, int6
 
 /* x * y with a Node y, dispatched like Python: NumNode.__mul__, MulNode.__mul__, SumNode.__mul__, Node.__mul__ */
 const SymNode *snode_mul_node(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
-  if (sn_failed(c)) return snode_num(c, 0);
   switch (x->kind) {
     case SN_NUM: return snode_mul(c, y, x->b); /* b*self.b */
     case SN_MUL: /* self.a*(self.b*b): int*Node is b*int */
@@ -831,12 +802,10 @@ static bool sn_b_minus_self_positive(SymNodeCtx *c, const SymNode *x, const SymN
 
 /* Node.__floordiv__ with a Node b (the base class, whatever x's class) */
 static const SymNode *sn_floordiv_generic_node(SymNodeCtx *c, const SymNode *x, const SymNode *y, bool fa) {
-  if (sn_failed(c)) return snode_num(c, 0);
   if (y->kind == SN_NUM) return sn_floordiv(c, x, y->b, fa); /* self.__floordiv__(b.b, factoring_allowed) */
   if (snode_eq(c, x, y)) return snode_num(c, 1);
   if (sn_b_minus_self_positive(c, x, y)) return snode_num(c, 0); /* b - self simplifies the node */
   sn_raise(c, "RuntimeError", arena_printf(c->a, "not supported: <%s> // <%s>", snode_key(c, x), snode_key(c, y)));
-  return snode_num(c, 0);
 }
 
 /* SumNode.__floordiv__ with a Node b */
@@ -844,7 +813,7 @@ static const SymNode *sn_sum_floordiv_node(SymNodeCtx *c, const SymNode *x, cons
   if (snode_eq(c, x, y)) return snode_num(c, 1);
   NodeList flat = {0}, fully_divided = {0}, rest = {0};
   sn_flat_components(c, x, &flat);
-  for (int i = 0; i < flat.n && !sn_failed(c); i++) {
+  for (int i = 0; i < flat.n; i++) {
     const SymNode *z = flat.items[i];
     if (snode_eq_int(snode_mod_node(c, z, y), 0)) nl_push(c, &fully_divided, snode_floordiv_node(c, z, y)); /* x % b == 0 */
     else nl_push(c, &rest, z);
@@ -857,7 +826,6 @@ static const SymNode *sn_sum_floordiv_node(SymNodeCtx *c, const SymNode *x, cons
 
 /* x // y with a Node y, dispatched on x's class */
 const SymNode *snode_floordiv_node(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
-  if (sn_failed(c)) return snode_num(c, 0);
   switch (x->kind) {
     case SN_MUL: return sn_mul_floordiv(c, x, sv_node(y), FA_DEFAULT);
     case SN_DIV: return snode_floordiv_node(c, x->a, snode_mul(c, y, x->b)); /* DivNode: self.a//(self.b*b) */
@@ -872,17 +840,14 @@ const SymNode *snode_floordiv_node(SymNodeCtx *c, const SymNode *x, const SymNod
 
 /* Node.__mod__ with a Node b (the base class, whatever x's class) */
 static const SymNode *sn_mod_generic_node(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
-  if (sn_failed(c)) return snode_num(c, 0);
   if (y->kind == SN_NUM) return snode_mod(c, x, y->b); /* self % b.b */
   if (snode_eq(c, x, y)) return snode_num(c, 0);
   if (sn_b_minus_self_positive(c, x, y)) return x; /* b - self simplifies the node */
   sn_raise(c, "RuntimeError", arena_printf(c->a, "not supported: <%s> %% <%s>", snode_key(c, x), snode_key(c, y)));
-  return snode_num(c, 0);
 }
 
 /* x % y with a Node y, dispatched on x's class */
 const SymNode *snode_mod_node(SymNodeCtx *c, const SymNode *x, const SymNode *y) {
-  if (sn_failed(c)) return snode_num(c, 0);
   switch (x->kind) {
     case SN_MUL: /* MulNode: Node.__mod__(self.a * (self.b%b), b) */
       return sn_mod_generic_node(c, sv_as_node(c, snv_mul(c, sv_node(x->a), snv_mod(c, sn_mul_b(x), sv_node(y)))), y);
@@ -902,7 +867,6 @@ const SymNode *snode_mod_node(SymNodeCtx *c, const SymNode *x, const SymNode *y)
 
 /* x.substitute({v: v.unbind()[0]}) for the bound Variables v of x (Node.unbind) */
 const SymNode *snode_unbind(SymNodeCtx *c, const SymNode *x) {
-  if (sn_failed(c)) return x;
   switch (x->kind) {
     case SN_NUM: return x;
     case SN_VAR: return x->bound ? snode_var_sint(c, x->expr, x->min, snode_max(x)) : x; /* Variable(self.expr, self.min, self.max) */
@@ -931,13 +895,11 @@ const SymNode *snode_unbind(SymNodeCtx *c, const SymNode *x) {
 
 /* x.substitute({v: NumNode(v.val)}) */
 static const SymNode *sn_subst_vals(SymNodeCtx *c, const SymNode *x) {
-  if (sn_failed(c)) return x;
   switch (x->kind) {
     case SN_NUM: return x;
     case SN_VAR:
       if (!x->bound) {
         sn_raise(c, "AssertionError", arena_printf(c->a, "Variable isn't bound, can't access val of <%s>", snode_key(c, x)));
-        return snode_num(c, 0);
       }
       return snode_num(c, x->val);
     case SN_MUL:
@@ -958,10 +920,8 @@ static const SymNode *sn_subst_vals(SymNodeCtx *c, const SymNode *x) {
 
 int64_t snode_infer_bound(SymNodeCtx *c, const SymNode *x) {
   const SymNode *r = sn_subst_vals(c, x);
-  if (sn_failed(c)) return 0;
   if (r->kind != SN_NUM) {
     sn_raise(c, "AssertionError", arena_printf(c->a, "sym_infer didn't produce NumNode from %s", snode_repr(c, x)));
-    return 0;
   }
   return r->b;
 }

@@ -29,7 +29,6 @@ typedef struct SymPM SymPM;
 struct SymCtx {
   Arena *a;
   TgVersion v;
-  StError err;                  /* sticky */
   const SymUOp **table;         /* hash-consing: open addressing */
   size_t cap, n;
   int depth;                    /* graph_rewrite recursion */
@@ -46,21 +45,18 @@ SymCtx *symctx_new(Arena *a, TgVersion v) {
   SymCtx *c = arena_alloc(a, sizeof *c);
   c->a = a;
   c->v = v;
-  st_error_clear(&c->err);
   c->cap = 256;
   c->table = arena_array(a, c->cap, sizeof *c->table);
   build_matchers(c);
   return c;
 }
 
-StError *symctx_error(SymCtx *c) { return &c->err; }
-static bool su_failed(const SymCtx *c) { return c->err.status != ST_OK; }
-
-static void su_raise(SymCtx *c, StStatus kind, const char *type, const char *message) {
-  if (su_failed(c)) return;
-  c->err.status = kind;
-  c->err.type = type;
-  c->err.message = message;
+/* Python raises `type(message)`, or the case is outside what this port models (error.h).
+ * Nothing in this file protects a call, so a raise leaves every rewrite: depth restarts. */
+_Noreturn static void su_raise(SymCtx *c, StatusKind kind, const char *type, const char *message) {
+  c->depth = 0; /* every raise of this engine unwinds out of it */
+  if (kind == ST_RAISED) error_raise(type, "%s", message);
+  error_unsupported("%s", message);
 }
 
 /* Python ints do not overflow; int64 here can, and then the case is unsupported. */
@@ -68,7 +64,6 @@ static int64_t ck_add(SymCtx *c, int64_t x, int64_t y) {
   int64_t r;
   if (__builtin_add_overflow(x, y, &r)) {
     su_raise(c, ST_UNSUPPORTED, "", "symbolic: int64 overflow");
-    return 0;
   }
   return r;
 }
@@ -77,7 +72,6 @@ static int64_t ck_mul(SymCtx *c, int64_t x, int64_t y) {
   int64_t r;
   if (__builtin_mul_overflow(x, y, &r)) {
     su_raise(c, ST_UNSUPPORTED, "", "symbolic: int64 overflow");
-    return 0;
   }
   return r;
 }
@@ -342,7 +336,6 @@ static const SymUOp *su_fold_consts(SymCtx *c, const SymUOp *a) {
     case SU_MOD:
       if (y == 0) {
         su_raise(c, ST_RAISED, "ZeroDivisionError", "integer modulo by zero");
-        return a;
       }
       r = (x < 0 ? -x : x) % (y < 0 ? -y : y);
       if (x < 0) r = -r;
@@ -428,7 +421,6 @@ static const SymUOp *su_divides(SymCtx *c, const SymUOp *u, int64_t v) {
   if (u->op == SU_CONST) {
     if (v == 0) {
       su_raise(c, ST_RAISED, "ZeroDivisionError", "integer modulo by zero");
-      return NULL;
     }
     return py_mod(u->arg, v) == 0 ? su_like(c, u, py_floordiv(u->arg, v)) : NULL;
   }
@@ -532,13 +524,13 @@ typedef struct SymRule { const UPat *pat; SymRuleFn fn; } SymRule;
 enum { SYM_MAX_RULES = 80 };
 struct SymPM { SymRule rules[SYM_MAX_RULES]; int n; };
 
-/* the final continuation: call the rule's callback; stop at a result or an error */
+/* the final continuation: call the rule's callback; stop at a result */
 typedef struct RuleCall { SymCtx *c; SymRuleFn fn; const SymUOp *ret; } RuleCall;
 
 static bool call_rule(const Cont *k, const Store *st) {
   RuleCall *rc = k->data;
   rc->ret = rc->fn(rc->c, st);
-  return rc->ret != NULL || su_failed(rc->c);
+  return rc->ret != NULL;
 }
 
 /* PatternMatcher.rewrite: the first rule (in order) whose callback returns a UOp */
@@ -551,7 +543,6 @@ static const SymUOp *pm_rewrite_sym(SymCtx *c, const SymPM *pm, const SymUOp *u)
     Store empty;
     memset(&empty, 0, sizeof empty);
     upat_match(p, u, empty, &done);
-    if (su_failed(c)) return NULL;
     if (rc.ret != NULL) return rc.ret;
   }
   return NULL;
@@ -584,19 +575,15 @@ static void memo_put(SymCtx *c, Memo *m, const SymUOp *k, const SymUOp *v) {
 }
 
 /* one more level of a recursive rewrite; Python's RecursionError past the cap */
-static bool su_depth_enter(SymCtx *c) {
-  if (++c->depth <= SYM_MAX_REWRITE_DEPTH) return true;
-  su_raise(c, ST_RAISED, "RecursionError", "maximum recursion depth exceeded");
-  c->depth--;
-  return false;
+static void su_depth_enter(SymCtx *c) {
+  if (++c->depth > SYM_MAX_REWRITE_DEPTH) su_raise(c, ST_RAISED, "RecursionError", "maximum recursion depth exceeded");
 }
 
 /* RewriteContext.rewrite (0.10.0) / top_down_rewrite (0.10.2) */
 static const SymUOp *rewrite_rec(SymCtx *c, const SymPM *pm, Memo *m, const SymUOp *n) {
   const SymUOp *rn = memo_get(m, n);
   if (rn != NULL) return rn;
-  if (su_failed(c)) return n;
-  if (!su_depth_enter(c)) return n;
+  su_depth_enter(c);
   const SymUOp *new_src[3] = {NULL, NULL, NULL};
   bool same = true;
   for (int i = 0; i < n->nsrc; i++) {
@@ -604,8 +591,8 @@ static const SymUOp *rewrite_rec(SymCtx *c, const SymPM *pm, Memo *m, const SymU
     same = same && new_src[i] == n->src[i];
   }
   const SymUOp *new_n = same ? pm_rewrite_sym(c, pm, n) : su_with_src(c, n, new_src);
-  const SymUOp *ret = (new_n == NULL || su_failed(c)) ? n : rewrite_rec(c, pm, m, new_n);
-  if (!su_failed(c)) memo_put(c, m, n, ret); /* a failed rewrite raises again when retried */
+  const SymUOp *ret = new_n == NULL ? n : rewrite_rec(c, pm, m, new_n);
+  memo_put(c, m, n, ret);
   c->depth--;
   return ret;
 }
@@ -698,12 +685,10 @@ const SymUOp *suop_logical_not(SymCtx *c, const SymUOp *x) { return su_not(c, x)
 const SymUOp *suop_bind(SymCtx *c, const SymUOp *var, int64_t val) {
   if (var->op != SU_DEFINE_VAR) {
     su_raise(c, ST_RAISED, "AssertionError", arena_printf(c->a, "op is Ops.%s, need DEFINE_VAR", suop_op_name(var->op)));
-    return var;
   }
   if (!(var->lo <= val && val <= var->hi)) {
     su_raise(c, ST_RAISED, "AssertionError",
              arena_printf(c->a, "bind %lld not in range [%lld, %lld]", (long long)val, (long long)var->lo, (long long)var->hi));
-    return var;
   }
   return su_node(c, SU_BIND, var->dtype, 2, var, su_like(c, var, val), NULL, 0);
 }
@@ -713,14 +698,10 @@ static bool su_is_bound_var(const SymUOp *x) {
 }
 
 /* UOp.unbind(): (the DEFINE_VAR, its value) */
-bool suop_unbind(SymCtx *c, const SymUOp *x, const SymUOp **var, int64_t *val) {
-  if (!su_is_bound_var(x)) {
-    su_raise(c, ST_RAISED, "AssertionError", arena_printf(c->a, "can't unbind %s", suop_repr(c, x)));
-    return false;
-  }
+void suop_unbind(SymCtx *c, const SymUOp *x, const SymUOp **var, int64_t *val) {
+  if (!su_is_bound_var(x)) su_raise(c, ST_RAISED, "AssertionError", arena_printf(c->a, "can't unbind %s", suop_repr(c, x)));
   *var = x->src[0];
   *val = x->src[1]->arg;
-  return true;
 }
 
 /* UOp.const(dtype, b) for a UOp b: b.unbind()[0] if b is a BIND, else b */
@@ -827,11 +808,11 @@ static const SymUOp *subst_sources(SymCtx *c, SubstMap *s, const SymUOp *n,
 static const SymUOp *subst_top_down(SymCtx *c, SubstMap *s, const SymUOp *n) {
   const SymUOp *rn = memo_get(&s->done, n);
   if (rn != NULL) return rn;
-  if (!su_depth_enter(c)) return n;
+  su_depth_enter(c);
   const SymUOp *new_src = subst_sources(c, s, n, subst_top_down);
   const SymUOp *new_n = new_src == n ? subst_get(s, n) : new_src;
-  const SymUOp *ret = (new_n == NULL || su_failed(c)) ? n : subst_top_down(c, s, new_n);
-  if (!su_failed(c)) memo_put(c, &s->done, n, ret);
+  const SymUOp *ret = new_n == NULL ? n : subst_top_down(c, s, new_n);
+  memo_put(c, &s->done, n, ret);
   c->depth--;
   return ret;
 }
@@ -839,19 +820,18 @@ static const SymUOp *subst_top_down(SymCtx *c, SubstMap *s, const SymUOp *n) {
 static const SymUOp *subst_bottom_up(SymCtx *c, SubstMap *s, const SymUOp *n) {
   const SymUOp *rn = memo_get(&s->done, n);
   if (rn != NULL) return rn;
-  if (!su_depth_enter(c)) return n;
+  su_depth_enter(c);
   const SymUOp *last = n, *next;
   int guard = 0;
   while ((next = subst_get(s, last)) != NULL) { /* a cycle in dvars loops forever in Python */
     last = next;
     if (++guard > SYM_MAX_REWRITE_DEPTH) {
       su_raise(c, ST_RAISED, "RecursionError", "maximum recursion depth exceeded");
-      break;
     }
   }
   const SymUOp *new_src = subst_sources(c, s, last, subst_bottom_up);
-  const SymUOp *ret = (new_src == last || su_failed(c)) ? last : subst_bottom_up(c, s, new_src);
-  if (!su_failed(c)) memo_put(c, &s->done, n, ret);
+  const SymUOp *ret = new_src == last ? last : subst_bottom_up(c, s, new_src);
+  memo_put(c, &s->done, n, ret);
   c->depth--;
   return ret;
 }
@@ -939,7 +919,6 @@ const char *suop_render(SymCtx *c, const SymUOp *x, bool simplify) {
   const char *r = su_render_rec(c, &m, y);
   if (r == NULL) {
     su_raise(c, ST_UNSUPPORTED, "", "symbolic: render of a node without a renderer rule");
-    return "?";
   }
   return r;
 }
@@ -1020,16 +999,13 @@ const char *suop_repr(SymCtx *c, const SymUOp *x) {
 static int64_t su_eval(SymCtx *c, const SymUOp *x, SymDType want) {
   if (x->dtype != want) {
     su_raise(c, ST_RAISED, "AssertionError", arena_printf(c->a, "eval with wrong dtype %s", suop_repr(c, x)));
-    return 0;
   }
   const SymUOp *sx = suop_simplify(c, x);
-  if (su_failed(c)) return 0;
   if (sx->vmin != sx->vmax) {
     const char *lo = want == SDT_BOOL ? (sx->vmin ? "True" : "False") : arena_printf(c->a, "%lld", (long long)sx->vmin);
     const char *hi = want == SDT_BOOL ? (sx->vmax ? "True" : "False") : arena_printf(c->a, "%lld", (long long)sx->vmax);
     const char *text = suop_render(c, sx, true);
     su_raise(c, ST_RAISED, "ValueError", arena_printf(c->a, "eval failed to be a single number, range is %s to %s in %s", lo, hi, text));
-    return 0;
   }
   return sx->vmin;
 }
@@ -1039,7 +1015,6 @@ int64_t suop_int(SymCtx *c, const SymUOp *x) { return su_eval(c, x, SDT_INT); }
 
 /* the rendered expression evaluated by Python (ints and bools, Python's // and %) */
 static int64_t py_eval_node(SymCtx *c, const SymUOp *x, int n, const char *const *names, const int64_t *vals) {
-  if (su_failed(c)) return 0;
   switch (x->op) {
     case SU_CONST: return x->arg;
     case SU_DEFINE_VAR:
@@ -1057,7 +1032,6 @@ static int64_t py_eval_node(SymCtx *c, const SymUOp *x, int n, const char *const
   }
   if (!su_is_binary(x->op)) {
     su_raise(c, ST_UNSUPPORTED, "", "symbolic: sym_infer of a node without a renderer rule");
-    return 0;
   }
   int64_t a = py_eval_node(c, x->src[0], n, names, vals), b = py_eval_node(c, x->src[1], n, names, vals);
   switch (x->op) {
@@ -1067,11 +1041,9 @@ static int64_t py_eval_node(SymCtx *c, const SymUOp *x, int n, const char *const
     case SU_MOD:
       if (b == 0) {
         su_raise(c, ST_RAISED, "ZeroDivisionError", x->op == SU_IDIV ? "integer division or modulo by zero" : "integer modulo by zero");
-        return 0;
       }
       if (a == INT64_MIN && b == -1) {
         su_raise(c, ST_UNSUPPORTED, "", "symbolic: int64 overflow");
-        return 0;
       }
       return x->op == SU_IDIV ? py_floordiv(a, b) : py_mod(a, b);
     case SU_MAX: return max64(a, b);
@@ -1107,7 +1079,6 @@ int64_t suop_sym_infer(SymCtx *c, const SymUOp *x, int n, const SymUOp *const *v
     for (int k = 0; k < i; k++)
       if (all[k]->op == SU_DEFINE_VAR && strcmp(all[k]->name, all[i]->name) == 0) {
         su_raise(c, ST_UNSUPPORTED, "", "symbolic: sym_infer of two variables with one name (a SyntaxError in tinygrad)");
-        return 0;
       }
     bool found = false;
     for (int k = 0; k < n && !found; k++) found = strcmp(names[k], all[i]->name) == 0;
@@ -1115,7 +1086,6 @@ int64_t suop_sym_infer(SymCtx *c, const SymUOp *x, int n, const SymUOp *const *v
   }
   if (nmissing > 0) {
     su_raise(c, ST_RAISED, "TypeError", missing_args_message(c, nmissing, missing));
-    return 0;
   }
   return py_eval_node(c, sx, n, names, vals);
 }
@@ -1315,7 +1285,6 @@ static const SymUOp *r_lt_mul_add(SymCtx *c, const Store *m) {
   int64_t c0 = M(c0)->arg, c1 = M(c1)->arg;
   if (c0 == 0) {
     su_raise(c, ST_RAISED, "ZeroDivisionError", "integer modulo by zero");
-    return NULL;
   }
   if (!(py_mod(c1, c0) == 0 && c0 > M(x2)->vmax && M(x2)->vmin >= 0)) return NULL;
   return suop_alu(c, SU_CMPLT, M(x), suop_alu(c, SU_IDIV, M(c1), M(c0)));
@@ -1442,7 +1411,6 @@ static const SymUOp *mod_folding(SymCtx *c, const SymUOp *x, int64_t cst) {
       const SymUOp *divides = su_divides(c, u, factor);
       if (divides == NULL) {
         su_raise(c, ST_UNSUPPORTED, "", "symbolic: mod_folding found no divisor");
-        return NULL;
       }
       ul_push(c, &remainder, suop_mul_int(c, divides, py_mod(factor, cst)));
       changed = true;
@@ -1478,7 +1446,6 @@ static const SymUOp *div_folding(SymCtx *c, const SymUOp *x, int64_t cst) {
         const SymUOp *d = su_divides(c, u, cst);
         if (d == NULL) {
           su_raise(c, ST_UNSUPPORTED, "", "symbolic: div_folding found no divisor");
-          return NULL;
         }
         ul_push(c, &quotient, d);
       }
@@ -1510,8 +1477,7 @@ static const SymUOp *div_folding(SymCtx *c, const SymUOp *x, int64_t cst) {
   if (rem != NULL) {
     const SymUOp *folded = div_folding(c, rem, div);
     if (folded == NULL) {
-      if (!su_failed(c)) su_raise(c, ST_RAISED, "TypeError", "unsupported operand type(s) for //: 'NoneType' and 'int'");
-      return NULL;
+      su_raise(c, ST_RAISED, "TypeError", "unsupported operand type(s) for //: 'NoneType' and 'int'");
     }
     rem_div = suop_idiv_int(c, folded, py_floordiv(cst, div));
   }
@@ -1547,8 +1513,7 @@ static const SymUOp *div_and_mod_folding(SymCtx *c, const SymUOp *x, const SymUO
     int64_t f = su_const_factor(u);
     const SymUOp *v = su_divides(c, u, f);
     if (v == NULL) {
-      if (!su_failed(c)) su_raise(c, ST_RAISED, "AttributeError", "'NoneType' object has no attribute 'vmin'");
-      return NULL;
+      su_raise(c, ST_RAISED, "AttributeError", "'NoneType' object has no attribute 'vmin'");
     }
     int64_t q = py_floordiv(f, cst), r = py_mod(f, cst);
     if (r == 0 || ((which == SU_MOD || u->op == SU_CONST) && r != f)) changed = true;
@@ -1890,7 +1855,6 @@ const SymUOp *sym_uop_given_valid(SymCtx *c, const SymUOp *valid, const SymUOp *
         if (i == 0) first = nu;
         else all_same = all_same && nu == first;
       }
-      if (su_failed(c)) return uop;
       if (all_same && first != NULL) uop = first;
     }
   }

@@ -16,20 +16,6 @@ static const sint S0 = {0, NULL}, S1 = {1, NULL};
 
 /* ------------------------------------------------------------------ small helpers */
 
-void *st_raise(StError *err, const char *type, const char *message) {
-  err->status = ST_RAISED;
-  err->type = type;
-  err->message = message;
-  return NULL;
-}
-
-void *st_unsupported(StError *err, const char *message) {
-  err->status = ST_UNSUPPORTED;
-  err->type = "";
-  err->message = message;
-  return NULL;
-}
-
 static sint *sint_array(Arena *a, int n) { return arena_array(a, (size_t)(n > 0 ? n : 1), sizeof(sint)); }
 static SPair *pair_array(Arena *a, int n) { return arena_array(a, (size_t)(n > 0 ? n : 1), sizeof(SPair)); }
 
@@ -177,15 +163,14 @@ void un1d(TgVersion v, int n, const sint *shape, sint offs, sint *out) {
 }
 
 /* shape/view.py unravel (0.10.2): (offset//acc)%d from the last dim */
-bool unravel(int n, const sint *shape, sint offs, sint *out, StError *err) {
+void unravel(int n, const sint *shape, sint offs, sint *out) {
   sint acc = S1;
   for (int i = n - 1; i >= 0; i--) {
-    if (sint_is_int(acc) && acc.i == 0) return st_raise(err, "ZeroDivisionError", "integer division or modulo by zero") != NULL;
-    if (sint_is_int(shape[i]) && shape[i].i == 0) return st_raise(err, "ZeroDivisionError", "integer modulo by zero") != NULL;
+    if (sint_is_int(acc) && acc.i == 0) error_raise("ZeroDivisionError", "integer division or modulo by zero");
+    if (sint_is_int(shape[i]) && shape[i].i == 0) error_raise("ZeroDivisionError", "integer modulo by zero");
     out[i] = sint_mod(sint_floordiv(offs, acc), shape[i]);
     acc = sint_mul(acc, shape[i]);
   }
-  return true;
 }
 
 /* ------------------------------------------------------------------ View */
@@ -216,22 +201,13 @@ int64_t view_size(const View *vw) {
   return p.i;
 }
 
-/* The View.create result, with any symbolic error moved into err. */
-static const View *created(Arena *a, int n, const sint *shape, const sint *strides, sint offset, const SPair *mask, bool contiguous,
-                           StError *err) {
-  if (sym_take_error(err)) return NULL;
-  return view_new(a, n, shape, strides, offset, mask, contiguous);
-}
-
 /* View.create (shape/view.py, all versions) */
 const View *view_create(Arena *a, TgVersion v, int n, const sint *shape, const sint *strides_in, sint offset,
-                        const SPair *mask_in, StError *err) {
+                        const SPair *mask_in) {
   if (v >= TG_0_10_0) { /* 0.10 rejects negative dimensions here (0.10.0: `not all(resolve(s >= 0) ...)`) */
     for (int i = 0; i < n; i++)
       if (v == TG_0_10_0 ? !sint_resolve(SINT_GE, shape[i], S0, true) : !sint_ge(shape[i], S0)) { /* 0.10.2: `s >= 0` */
-        if (sym_take_error(err)) return NULL;
-        return st_raise(err, "ValueError",
-                        arena_printf(a, "Trying to create View with negative dimension: shape=%s", py_repr_tuple(a, n, shape)));
+        error_raise("ValueError", "Trying to create View with negative dimension: shape=%s", py_repr_tuple(a, n, shape));
       }
   }
   sint strides[n > 0 ? n : 1];
@@ -241,7 +217,7 @@ const View *view_create(Arena *a, TgVersion v, int n, const sint *shape, const s
   sint zeros[n > 0 ? n : 1];
   for (int i = 0; i < n; i++) zeros[i] = S0;
   /* canonicalize 0 in shape */
-  if (contains_zero(n, shape)) return created(a, n, shape, zeros, S0, NULL, true, err);
+  if (contains_zero(n, shape)) return view_new(a, n, shape, zeros, S0, NULL, true);
   SPair mask[n > 0 ? n : 1];
   const SPair *m = NULL;
   if (mask_in != NULL) {
@@ -284,7 +260,7 @@ const View *view_create(Arena *a, TgVersion v, int n, const sint *shape, const s
   sint rm[n > 0 ? n : 1];
   strides_for_shape(n, shape, rm);
   bool contiguous = sint_eq(offset, S0) && m == NULL && sints_equal(n, strides, rm);
-  return created(a, n, shape, strides, offset, m, contiguous, err);
+  return view_new(a, n, shape, strides, offset, m, contiguous);
 }
 
 /* dataclass __eq__: (shape, strides, offset, mask, contiguous) */
@@ -346,7 +322,7 @@ static ReshapeMaskResult reshape_mask(TgVersion v, int n_old, const SPair *mask,
   SPair m = rev_next_pair(&r_masks, mask, (SPair){S0, S1});
   if (v == TG_0_9_1 && sint_lt(sint_sub(m.e, m.b), S1)) return RM_ALL_INVALID; /* 0.9.1: invalid mask */
   for (long guard = 0; cnt < n_new; guard++) {
-    if (guard > 1000000 || sym_failed()) return RM_NONE;  /* cannot happen for matching sizes */
+    if (guard > 1000000) return RM_NONE;  /* cannot happen for matching sizes */
     sint l = m.b, r = m.e, next_stride = sint_mul(new_dim, curr_stride);
     /* 0.9.1 / 0.10.0: `if old_dim >= next_stride: if old_dim == next_stride`; 0.10.2: `==`, then `elif >` */
     bool split = v >= TG_0_10_2 ? sint_eq(old_dim, next_stride) || sint_gt(old_dim, next_stride) : sint_ge(old_dim, next_stride);
@@ -454,15 +430,13 @@ static bool reshape_strides_0102(const View *vw, int n, const sint *new_shape, s
   return true;
 }
 
-static const View *reshape_checks_message(Arena *a, const View *vw, int n, const sint *new_shape, StError *err) {
-  return st_raise(err, "ValueError",
-                  arena_printf(a, "size mismatched, can't reshape self.shape=%s -> new_shape=%s",
-                               py_repr_tuple(a, vw->ndim, vw->shape), py_repr_tuple(a, n, new_shape)));
+_Noreturn static void reshape_checks_message(Arena *a, const View *vw, int n, const sint *new_shape) {
+  error_raise("ValueError", "size mismatched, can't reshape self.shape=%s -> new_shape=%s",
+                               py_repr_tuple(a, vw->ndim, vw->shape), py_repr_tuple(a, n, new_shape));
 }
 
 /* The masked/strided tail of View.reshape, after the loop found strides (all versions). */
-static const View *reshape_finish(Arena *a, TgVersion v, const View *vw, int n, const sint *new_shape, sint *strides,
-                                  StError *err) {
+static const View *reshape_finish(Arena *a, TgVersion v, const View *vw, int n, const sint *new_shape, sint *strides) {
   SPair new_mask[n > 0 ? n : 1];
   const SPair *nm = NULL;
   if (vw->mask == NULL) {
@@ -472,10 +446,7 @@ static const View *reshape_finish(Arena *a, TgVersion v, const View *vw, int n, 
     }
   } else {
     ReshapeMaskResult r = reshape_mask(v, vw->ndim, vw->mask, vw->shape, n, new_shape, new_mask);
-    if (r == RM_NONE) {
-      sym_take_error(err);
-      return NULL;
-    }
+    if (r == RM_NONE) return NULL;
     if (r == RM_ALL_INVALID)
       for (int i = 0; i < n; i++) new_mask[i] = (SPair){S0, S0};
     nm = new_mask;
@@ -492,12 +463,12 @@ static const View *reshape_finish(Arena *a, TgVersion v, const View *vw, int n, 
     for (int i = 0; i < vw->ndim; i++) old_part = sint_add(old_part, sint_mul(vw->mask[i].b, vw->strides[i]));
   if (nm != NULL)
     for (int i = 0; i < n; i++) new_part = sint_add(new_part, sint_mul(nm[i].b, strides[i]));
-  return view_create(a, v, n, new_shape, strides, sint_add(vw->offset, sint_sub(old_part, new_part)), nm, err);
+  return view_create(a, v, n, new_shape, strides, sint_add(vw->offset, sint_sub(old_part, new_part)), nm);
 }
 
 /* 0.9.1, 0.10.0: "if it's not contiguous and new shape is symbolic, check if it's directly replaceable"
  * (0.10.0 spells var_vals `dict([v.unbind() for v in so.vars()])`: the same) */
-static const View *reshape_symbolic_091(Arena *a, const View *vw, int n, const sint *new_shape, StError *err) {
+static const View *reshape_symbolic_091(Arena *a, const View *vw, int n, const sint *new_shape) {
   const char *msg = NULL;
   if (vw->ndim != n) msg = "cannot symbolic reshape non-contiguous %s -> %s";
   for (int i = 0; i < n && msg == NULL; i++) {
@@ -506,88 +477,70 @@ static const View *reshape_symbolic_091(Arena *a, const View *vw, int n, const s
     } else {
       /* var_vals = {v: v.unbind()[1] for v in so.vars()}: every Variable must be bound */
       int64_t val = sint_infer_bound(new_shape[i]);
-      if (sym_take_error(err)) return NULL;
       if (sint_ne(vw->shape[i], sint_int(val))) msg = "cannot symbolic reshape non-contiguous %s -> %s";
     }
   }
-  if (msg != NULL) return st_raise(err, "ValueError", arena_printf(a, msg, py_repr_view(a, vw), py_repr_tuple(a, n, new_shape)));
+  if (msg != NULL) error_raise("ValueError", "%s", arena_printf(a, msg, py_repr_view(a, vw), py_repr_tuple(a, n, new_shape)));
   /* all dimensions matched, return the new view directly */
   return view_new(a, n, new_shape, vw->strides, vw->offset, vw->mask, vw->contiguous);
 }
 
 /* 0.9.1 size check: new_shape of ints and Variables, a Variable counted by its bound value */
-static const View *reshape_size_check_091(Arena *a, const View *vw, int n, const sint *new_shape, bool *bad, StError *err) {
-  *bad = false;
+static void reshape_size_check_091(Arena *a, const View *vw, int n, const sint *new_shape) {
   int64_t want = 1, have = 1;
   for (int i = 0; i < n; i++) {
     const SymNode *x = new_shape[i].sym;
-    if (x != NULL && x->kind != SN_VAR) {
-      *bad = true;
-      return st_raise(err, "AssertionError",
-                      arena_printf(a, "self.shape=%s -> new_shape=%s contains non (int, Variable) dim",
-                                   py_repr_tuple(a, vw->ndim, vw->shape), py_repr_tuple(a, n, new_shape)));
-    }
+    if (x != NULL && x->kind != SN_VAR)
+      error_raise("AssertionError", "self.shape=%s -> new_shape=%s contains non (int, Variable) dim",
+                                   py_repr_tuple(a, vw->ndim, vw->shape), py_repr_tuple(a, n, new_shape));
   }
   for (int i = 0; i < n; i++) {
     const SymNode *x = new_shape[i].sym;
-    if (x != NULL && !x->bound) {
-      *bad = true;
-      return st_raise(err, "AssertionError",
-                      arena_printf(a, "Variable isn't bound, can't access val of %s", sint_str(a, new_shape[i])));
-    }
+    if (x != NULL && !x->bound)
+      error_raise("AssertionError", "Variable isn't bound, can't access val of %s", sint_str(a, new_shape[i]));
     want *= x != NULL ? x->val : new_shape[i].i;
   }
   for (int i = 0; i < vw->ndim; i++) have *= vw->shape[i].i;
-  if (have != want) {
-    *bad = true;
-    return reshape_checks_message(a, vw, n, new_shape, err);
-  }
-  return NULL;
+  if (have != want) reshape_checks_message(a, vw, n, new_shape);
 }
 
 /* View.reshape (shape/view.py) */
-const View *view_reshape(Arena *a, TgVersion v, const View *vw, int n, const sint *new_shape, StError *err) {
+const View *view_reshape(Arena *a, TgVersion v, const View *vw, int n, const sint *new_shape) {
   if (n == vw->ndim && sints_equal(n, vw->shape, new_shape)) return vw;
   for (int i = 0; i < n; i++) /* 0.10.0: `all(resolve(x >= 0) ...)` */
     if (v == TG_0_10_0 ? !sint_resolve(SINT_GE, new_shape[i], S0, true) : !sint_ge(new_shape[i], S0)) {
-      if (sym_take_error(err)) return NULL;
       const char *msg = arena_printf(a, "shape can't contain negative numbers %s", py_repr_tuple(a, n, new_shape));
       /* 0.10.2 raises ValueError, earlier versions assert */
-      return st_raise(err, v >= TG_0_10_2 ? "ValueError" : "AssertionError", msg);
+      error_raise(v >= TG_0_10_2 ? "ValueError" : "AssertionError", "%s", msg);
     }
   bool self_all_int = sint_all_int(vw->ndim, vw->shape);
   if (v >= TG_0_10_2) { /* 0.10.2: size check first (`if self_all_int`: resolve(prod != prod, False)), then 0 in shape */
     bool mismatch = self_all_int && sint_resolve(SINT_NE, sint_prod(vw->ndim, vw->shape), sint_prod(n, new_shape), false);
-    if (sym_take_error(err)) return NULL;
-    if (mismatch) return reshape_checks_message(a, vw, n, new_shape, err);
-    if (contains_zero(vw->ndim, vw->shape)) return view_create(a, v, n, new_shape, NULL, S0, NULL, err);
+    if (mismatch) reshape_checks_message(a, vw, n, new_shape);
+    if (contains_zero(vw->ndim, vw->shape)) return view_create(a, v, n, new_shape, NULL, S0, NULL);
   } else {
     if (contains_zero(vw->ndim, vw->shape)) {
       if (!contains_zero(n, new_shape))
-        return st_raise(err, "AssertionError", arena_printf(a, "cannot reshape 0 size to %s", py_repr_tuple(a, n, new_shape)));
-      return view_create(a, v, n, new_shape, NULL, S0, NULL, err);
+        error_raise("AssertionError", "cannot reshape 0 size to %s", py_repr_tuple(a, n, new_shape));
+      return view_create(a, v, n, new_shape, NULL, S0, NULL);
     }
     if (v == TG_0_9_1 && self_all_int) { /* 0.9.1: only an all-int shape is checked, against bound values */
-      bool bad;
-      const View *ret = reshape_size_check_091(a, vw, n, new_shape, &bad, err);
-      if (bad) return ret;
+      reshape_size_check_091(a, vw, n, new_shape);
     } else if (self_all_int) { /* 0.10.0: `if (self_all_int := all_int(self.shape))`, resolve(prod != prod, False) */
       bool mismatch = sint_resolve(SINT_NE, sint_prod(vw->ndim, vw->shape), sint_prod(n, new_shape), false);
-      if (sym_take_error(err)) return NULL;
-      if (mismatch) return reshape_checks_message(a, vw, n, new_shape, err);
+      if (mismatch) reshape_checks_message(a, vw, n, new_shape);
     }
   }
   if (n == 0 && mask_truthy(vw))
     for (int i = 0; i < vw->ndim; i++)
       if (sint_eq(vw->mask[i].b, vw->mask[i].e)) return NULL;
   /* after the asserts, it's okay to check contiguous */
-  if (vw->contiguous) return view_create(a, v, n, new_shape, NULL, S0, NULL, err);
-  if (self_all_int && !sint_all_int(n, new_shape)) return reshape_symbolic_091(a, vw, n, new_shape, err);
+  if (vw->contiguous) return view_create(a, v, n, new_shape, NULL, S0, NULL);
+  if (self_all_int && !sint_all_int(n, new_shape)) return reshape_symbolic_091(a, vw, n, new_shape);
   sint strides[n > 0 ? n : 1];
   bool ok = v >= TG_0_10_2 ? reshape_strides_0102(vw, n, new_shape, strides) : reshape_strides_old(v, vw, n, new_shape, strides);
-  if (sym_take_error(err)) return NULL;
   if (!ok) return NULL;
-  return reshape_finish(a, v, vw, n, new_shape, strides, err);
+  return reshape_finish(a, v, vw, n, new_shape, strides);
 }
 
 /* ------------------------------------------------------------------ other movement ops */
@@ -605,7 +558,7 @@ static sint smin2(sint a, sint b) {
 }
 
 /* View.__unsafe_resize (shape/view.py): shrink by arg, intersect the old mask with `mask` */
-static const View *unsafe_resize(Arena *a, TgVersion v, const View *vw, const SPair *arg, const SPair *mask_in, StError *err) {
+static const View *unsafe_resize(Arena *a, TgVersion v, const View *vw, const SPair *arg, const SPair *mask_in) {
   int n = vw->ndim;
   sint offset = S0, shape[n > 0 ? n : 1];
   for (int i = 0; i < n; i++) offset = sint_add(offset, sint_mul(vw->strides[i], arg[i].b));
@@ -639,39 +592,36 @@ static const View *unsafe_resize(Arena *a, TgVersion v, const View *vw, const SP
       if (shape[i].sym != NULL && ((const SymNode *)shape[i].sym)->kind == SN_NUM) shape[i] = sint_int(((const SymNode *)shape[i].sym)->b);
   }
   /* 0.9.1/0.10.0 drop a full mask here, 0.10.2 leaves it to View.create: same result */
-  return view_create(a, v, n, shape, vw->strides, sint_add(vw->offset, offset), m, err);
+  return view_create(a, v, n, shape, vw->strides, sint_add(vw->offset, offset), m);
 }
 
 /* View.pad (shape/view.py) */
-const View *view_pad(Arena *a, TgVersion v, const View *vw, int n, const SPair *arg, StError *err) {
+const View *view_pad(Arena *a, TgVersion v, const View *vw, int n, const SPair *arg) {
   bool bad = n != vw->ndim;
   for (int i = 0; i < n && !bad; i++) /* 0.10.x: `not all_int([b,e]) or b>=0 and e>=0` */
     bad = v >= TG_0_10_0 ? all_int2(arg[i].b, arg[i].e) && !(arg[i].b.i >= 0 && arg[i].e.i >= 0)
                          : !(sint_ge(arg[i].b, S0) && sint_ge(arg[i].e, S0));
   if (bad) {
-    if (sym_take_error(err)) return NULL;
     if (v == TG_0_9_1) /* 0.9.1 message */
-      return st_raise(err, "AssertionError", arena_printf(a, "self.shape=%s, arg=%s", py_repr_tuple(a, vw->ndim, vw->shape),
-                                                          py_repr_pairs(a, n, arg)));
-    return st_raise(err, "AssertionError",
-                    arena_printf(a, "invalid pad %s for %s", py_repr_pairs(a, n, arg), py_repr_tuple(a, vw->ndim, vw->shape)));
+      error_raise("AssertionError", "self.shape=%s, arg=%s", py_repr_tuple(a, vw->ndim, vw->shape),
+                                                          py_repr_pairs(a, n, arg));
+    error_raise("AssertionError", "invalid pad %s for %s", py_repr_pairs(a, n, arg), py_repr_tuple(a, vw->ndim, vw->shape));
   }
   bool any = false;
   for (int i = 0; i < n && !any; i++) /* 0.10.x: `any(resolve(b!=0) or resolve(e!=0) ...)` */
     any = v >= TG_0_10_0 ? sint_resolve(SINT_NE, arg[i].b, S0, true) || sint_resolve(SINT_NE, arg[i].e, S0, true)
                          : sint_truthy(arg[i].b) || sint_truthy(arg[i].e);
-  if (sym_take_error(err)) return NULL;
   if (!any) return vw;
   SPair zvarg[n > 0 ? n : 1], mask[n > 0 ? n : 1];
   for (int i = 0; i < n; i++) {
     zvarg[i] = (SPair){sint_neg(arg[i].b), sint_add(vw->shape[i], arg[i].e)};
     mask[i] = (SPair){arg[i].b, sint_add(vw->shape[i], arg[i].b)};
   }
-  return unsafe_resize(a, v, vw, zvarg, mask, err);
+  return unsafe_resize(a, v, vw, zvarg, mask);
 }
 
 /* View.shrink (shape/view.py) */
-const View *view_shrink(Arena *a, TgVersion v, const View *vw, int n, const SPair *arg, StError *err) {
+const View *view_shrink(Arena *a, TgVersion v, const View *vw, int n, const SPair *arg) {
   bool bad = n != vw->ndim;
   /* 0 <= b <= e <= s, a chained comparison */
   for (int i = 0; i < n && i < vw->ndim && !bad; i++) {
@@ -679,47 +629,41 @@ const View *view_shrink(Arena *a, TgVersion v, const View *vw, int n, const SPai
     if (v >= TG_0_10_0 && !(all_int2(b, e) && sint_is_int(sh))) continue; /* 0.10.x: `not all_int([s,b,e]) or ...` */
     bad = !(sint_le(S0, b) && sint_le(b, e) && sint_le(e, sh));
   }
-  if (sym_take_error(err)) return NULL;
   if (bad)
-    return st_raise(err, "AssertionError",
-                    arena_printf(a, "invalid shrink %s for %s", py_repr_pairs(a, n, arg), py_repr_tuple(a, vw->ndim, vw->shape)));
-  return unsafe_resize(a, v, vw, arg, NULL, err);
+    error_raise("AssertionError", "invalid shrink %s for %s", py_repr_pairs(a, n, arg), py_repr_tuple(a, vw->ndim, vw->shape));
+  return unsafe_resize(a, v, vw, arg, NULL);
 }
 
 /* AssertionError("can't expand {self.shape} into {new_shape}"), formatted only when raised */
-static const View *cant_expand(Arena *a, const View *vw, int n, const sint *new_shape, StError *err) {
-  return st_raise(err, "AssertionError",
-                  arena_printf(a, "can't expand %s into %s", py_repr_tuple(a, n, vw->shape), py_repr_tuple(a, n, new_shape)));
+_Noreturn static void cant_expand(Arena *a, const View *vw, int n, const sint *new_shape) {
+  error_raise("AssertionError", "can't expand %s into %s", py_repr_tuple(a, n, vw->shape), py_repr_tuple(a, n, new_shape));
 }
 
 /* View.expand (shape/view.py) */
-const View *view_expand(Arena *a, TgVersion v, const View *vw, int n, const sint *new_shape, StError *err) {
+const View *view_expand(Arena *a, TgVersion v, const View *vw, int n, const sint *new_shape) {
   if (n != vw->ndim)
-    return st_raise(err, "ValueError",
-                    arena_printf(a, "expand arg new_shape=%s must have same number of dimensions as shape self.shape=%s",
-                                 py_repr_tuple(a, n, new_shape), py_repr_tuple(a, vw->ndim, vw->shape)));
+    error_raise("ValueError", "expand arg new_shape=%s must have same number of dimensions as shape self.shape=%s",
+                                 py_repr_tuple(a, n, new_shape), py_repr_tuple(a, vw->ndim, vw->shape));
   bool ok = true;
   if (v >= TG_0_10_2) { /* 0.10.2: one check, before the 0-size case */
     for (int i = 0; i < n && ok; i++) ok = sint_eq(vw->shape[i], new_shape[i]) || sint_eq(vw->shape[i], S1);
-    if (!ok) return cant_expand(a, vw, n, new_shape, err);
-    if (contains_zero(n, vw->shape)) return view_create(a, v, n, new_shape, NULL, S0, NULL, err);
+    if (!ok) cant_expand(a, vw, n, new_shape);
+    if (contains_zero(n, vw->shape)) return view_create(a, v, n, new_shape, NULL, S0, NULL);
   } else {
     if (contains_zero(n, vw->shape)) {
       for (int i = 0; i < n && ok; i++) {
         sint s = vw->shape[i], x = new_shape[i];
         ok = (sint_eq(s, x) && sint_eq(x, S0)) || (sint_gt(s, S0) && sint_eq(sint_mod(x, s), S0));
       }
-      if (sym_take_error(err)) return NULL;
-      if (!ok) return cant_expand(a, vw, n, new_shape, err);
-      return view_create(a, v, n, new_shape, NULL, S0, NULL, err);
+      if (!ok) cant_expand(a, vw, n, new_shape);
+      return view_create(a, v, n, new_shape, NULL, S0, NULL);
     }
     for (int i = 0; i < n && ok; i++) {
       sint s = vw->shape[i], x = new_shape[i];
       if (v == TG_0_9_1) ok = sint_eq(s, x) || (sint_eq(s, S1) && sint_eq(vw->strides[i], S0)); /* 0.9.1 also needs stride 0 */
       else ok = !sint_resolve(SINT_NE, s, x, false) || sint_eq(s, S1); /* 0.10.0: not resolve(s != x, False) or s == 1 */
     }
-    if (sym_take_error(err)) return NULL;
-    if (!ok) return cant_expand(a, vw, n, new_shape, err);
+    if (!ok) cant_expand(a, vw, n, new_shape);
   }
   SPair mask[n > 0 ? n : 1];
   const SPair *m = NULL;
@@ -732,11 +676,11 @@ const View *view_expand(Arena *a, TgVersion v, const View *vw, int n, const sint
     }
     m = mask;
   }
-  return view_create(a, v, n, new_shape, vw->strides, vw->offset, m, err);
+  return view_create(a, v, n, new_shape, vw->strides, vw->offset, m);
 }
 
 /* View.permute (shape/view.py, all versions) */
-const View *view_permute(Arena *a, TgVersion v, const View *vw, int n, const int64_t *axis, StError *err) {
+const View *view_permute(Arena *a, TgVersion v, const View *vw, int n, const int64_t *axis) {
   bool ok = n == vw->ndim;
   bool seen[vw->ndim > 0 ? vw->ndim : 1];
   memset(seen, 0, sizeof seen);
@@ -745,7 +689,7 @@ const View *view_permute(Arena *a, TgVersion v, const View *vw, int n, const int
     if (ok) seen[axis[i]] = true;
   }
   if (!ok)
-    return st_raise(err, "AssertionError", arena_printf(a, "invalid permutation %s of len %d", py_repr_ints(a, n, axis), vw->ndim));
+    error_raise("AssertionError", "invalid permutation %s of len %d", py_repr_ints(a, n, axis), vw->ndim);
   sint shape[n > 0 ? n : 1], strides[n > 0 ? n : 1];
   SPair mask[n > 0 ? n : 1];
   for (int i = 0; i < n; i++) {
@@ -753,17 +697,17 @@ const View *view_permute(Arena *a, TgVersion v, const View *vw, int n, const int
     strides[i] = vw->strides[axis[i]];
     if (vw->mask != NULL) mask[i] = vw->mask[axis[i]];
   }
-  return view_create(a, v, n, shape, strides, vw->offset, vw->mask != NULL ? mask : NULL, err);
+  return view_create(a, v, n, shape, strides, vw->offset, vw->mask != NULL ? mask : NULL);
 }
 
 /* View.stride (shape/view.py, 0.9.1 and 0.10.0) */
-const View *view_stride(Arena *a, TgVersion v, const View *vw, int n, const int64_t *mul, StError *err) {
-  if (v >= TG_0_10_2) return st_unsupported(err, "View.stride does not exist in 0.10.2");
+const View *view_stride(Arena *a, TgVersion v, const View *vw, int n, const int64_t *mul) {
+  if (v >= TG_0_10_2) error_unsupported("View.stride does not exist in 0.10.2");
   bool ok = true;
   for (int i = 0; i < n; i++) ok = ok && mul[i] != 0;
   if (!ok)
-    return st_raise(err, "AssertionError", arena_printf(a, "invalid stride %s for %s", py_repr_ints(a, n, mul),
-                                                        py_repr_tuple(a, vw->ndim, vw->shape)));
+    error_raise("AssertionError", "invalid stride %s for %s", py_repr_ints(a, n, mul),
+                                                        py_repr_tuple(a, vw->ndim, vw->shape));
   if (n > vw->ndim) n = vw->ndim; /* zip() stops at the shorter: a short `mul` drops dimensions */
   sint strides[n > 0 ? n : 1], shape[n > 0 ? n : 1], offset = S0;
   SPair mask[n > 0 ? n : 1];
@@ -778,14 +722,14 @@ const View *view_stride(Arena *a, TgVersion v, const View *vw, int n, const int6
                         sint_floordiv(sint_add(mul[i] > 0 ? my : sint_sub(s, mx), am1), am)};
     }
   }
-  return view_create(a, v, n, shape, strides, sint_add(vw->offset, offset), vw->mask != NULL ? mask : NULL, err);
+  return view_create(a, v, n, shape, strides, sint_add(vw->offset, offset), vw->mask != NULL ? mask : NULL);
 }
 
 /* View.flip (shape/view.py, 0.10.2) */
-const View *view_flip(Arena *a, TgVersion v, const View *vw, int n, const bool *flip, StError *err) {
-  if (v < TG_0_10_2) return st_unsupported(err, "View.flip exists only in 0.10.2");
+const View *view_flip(Arena *a, TgVersion v, const View *vw, int n, const bool *flip) {
+  if (v < TG_0_10_2) error_unsupported("View.flip exists only in 0.10.2");
   /* zip() stops at the shorter: extra flags are ignored; a short `arg` would make strides shorter than the shape */
-  if (n < vw->ndim) return st_unsupported(err, "View.flip with fewer flags than dimensions");
+  if (n < vw->ndim) error_unsupported("View.flip with fewer flags than dimensions");
   n = vw->ndim;
   sint strides[n > 0 ? n : 1], offset = S0;
   SPair mask[n > 0 ? n : 1];
@@ -795,7 +739,7 @@ const View *view_flip(Arena *a, TgVersion v, const View *vw, int n, const bool *
     strides[i] = flip[i] ? sint_neg(vw->strides[i]) : vw->strides[i];
     if (vw->mask != NULL) mask[i] = flip[i] ? (SPair){sint_sub(s, vw->mask[i].e), sint_sub(s, vw->mask[i].b)} : vw->mask[i];
   }
-  return view_create(a, v, n, vw->shape, strides, sint_add(vw->offset, offset), vw->mask != NULL ? mask : NULL, err);
+  return view_create(a, v, n, vw->shape, strides, sint_add(vw->offset, offset), vw->mask != NULL ? mask : NULL);
 }
 
 /* helpers.argsort: sorted(range(len(x)), key=x.__getitem__). CPython's list.sort on fewer than 64
@@ -831,54 +775,49 @@ static void argsort(int n, const sint *key, int64_t *out) {
 }
 
 /* View.invert (shape/view.py) */
-const View *view_invert(Arena *a, TgVersion v, const View *vw, int n_out, const sint *out_shape, StError *err) {
+const View *view_invert(Arena *a, TgVersion v, const View *vw, int n_out, const sint *out_shape) {
   int n = vw->ndim;
-  const View *ret = view_create(a, v, n, vw->shape, NULL, S0, NULL, err);
-  if (ret == NULL) return NULL;
-  if (mask_truthy(vw) && (ret = view_shrink(a, v, ret, n, vw->mask, err)) == NULL) return NULL;
+  const View *ret = view_create(a, v, n, vw->shape, NULL, S0, NULL);
+  if (mask_truthy(vw)) ret = view_shrink(a, v, ret, n, vw->mask);
   if (v >= TG_0_10_2) { /* 0.10.2: flip where the stride is negative */
     bool flip[n > 0 ? n : 1];
     for (int i = 0; i < n; i++) flip[i] = sint_lt(vw->strides[i], S0);
-    ret = view_flip(a, v, ret, n, flip, err);
+    ret = view_flip(a, v, ret, n, flip);
   } else { /* 0.9.1, 0.10.0: stride by -1 where the stride is negative */
     int64_t mul[n > 0 ? n : 1];
     for (int i = 0; i < n; i++) mul[i] = sint_lt(vw->strides[i], S0) ? -1 : 1;
-    ret = view_stride(a, v, ret, n, mul, err);
+    ret = view_stride(a, v, ret, n, mul);
   }
-  if (ret == NULL) return NULL;
   sint key[n > 0 ? n : 1];
   int64_t order[n > 0 ? n : 1];
   for (int i = 0; i < n; i++) key[i] = sint_gt(vw->strides[i], S0) ? sint_neg(vw->strides[i]) : vw->strides[i];
   argsort(n, key, order);
-  if ((ret = view_permute(a, v, ret, n, order, err)) == NULL) return NULL;
+  ret = view_permute(a, v, ret, n, order);
   /* don't support shrink, expand, or stride != (-1, 1) */
   bool same = sint_eq(sint_prod(ret->ndim, ret->shape), sint_prod(n_out, out_shape));
-  if (sym_take_error(err)) return NULL;
   return same ? ret : NULL;
 }
 
 /* View.minify (shape/view.py) */
-const View *view_minify(Arena *a, TgVersion v, const View *vw, StError *err) {
+const View *view_minify(Arena *a, TgVersion v, const View *vw) {
   MergedDim md[vw->ndim > 0 ? vw->ndim : 1];
   int nm = merge_dims(v, vw->ndim, vw->shape, vw->strides, vw->mask, md);
   sint min_shape[nm > 0 ? nm : 1];
   for (int i = 0; i < nm; i++) min_shape[i] = md[i].size;
-  if (sym_take_error(err)) return NULL;
-  const View *nv = view_reshape(a, v, vw, nm, min_shape, err);
-  if (err->status != ST_OK) return NULL;
+  const View *nv = view_reshape(a, v, vw, nm, min_shape);
   return nv != NULL ? nv : vw;
 }
 
 /* ------------------------------------------------------------------ View.__add__ */
 
-static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const View *vm1, int depth, StError *err);
+static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const View *vm1, int depth);
 
 /* (b, s - e) padding that undoes vm1.shrink(vm1.mask) */
-static const View *pad_back(Arena *a, TgVersion v, const View *merged, const View *vm1, StError *err) {
+static const View *pad_back(Arena *a, TgVersion v, const View *merged, const View *vm1) {
   int n = vm1->ndim;
   SPair arg[n > 0 ? n : 1];
   for (int i = 0; i < n; i++) arg[i] = (SPair){vm1->mask[i].b, sint_sub(vm1->shape[i], vm1->mask[i].e)};
-  return view_pad(a, v, merged, n, arg, err);
+  return view_pad(a, v, merged, n, arg);
 }
 
 /* Projection of vm1's offset and strides onto vm2 (the shared first half of View.__add__). */
@@ -892,13 +831,12 @@ typedef struct AddTerms {
 } AddTerms;
 
 /* un1d (0.9.1, 0.10.0) / unravel (0.10.2) of vm2.shape at offs */
-static bool unravel_offset(TgVersion v, const View *vm2, sint offs, sint *out, StError *err) {
-  if (v >= TG_0_10_2) return unravel(vm2->ndim, vm2->shape, offs, out, err);
-  un1d(v, vm2->ndim, vm2->shape, offs, out);
-  return !sym_take_error(err);
+static void unravel_offset(TgVersion v, const View *vm2, sint offs, sint *out) {
+  if (v >= TG_0_10_2) unravel(vm2->ndim, vm2->shape, offs, out);
+  else un1d(v, vm2->ndim, vm2->shape, offs, out);
 }
 
-static bool add_terms(Arena *a, TgVersion v, const View *vm2, const View *vm1, AddTerms *t, StError *err) {
+static void add_terms(Arena *a, TgVersion v, const View *vm2, const View *vm1, AddTerms *t) {
   int n1 = vm1->ndim, n2 = vm2->ndim;
   t->n1 = n1;
   t->n2 = n2;
@@ -909,11 +847,11 @@ static bool add_terms(Arena *a, TgVersion v, const View *vm2, const View *vm1, A
   t->strides = sint_array(a, n1);
   for (int d1 = 0; d1 < n1; d1++) t->strides[d1] = S0;
   sint here[n2 > 0 ? n2 : 1];
-  if (!unravel_offset(v, vm2, vm1->offset, t->origin, err)) return false;
+  unravel_offset(v, vm2, vm1->offset, t->origin);
   for (int d1 = 0; d1 < n1; d1++) {
     sint st = vm1->strides[d1];
     if (sint_eq(st, S0)) continue;
-    if (!unravel_offset(v, vm2, sint_add(vm1->offset, st), here, err)) return false;
+    unravel_offset(v, vm2, sint_add(vm1->offset, st), here);
     for (int d2 = 0; d2 < n2; d2++) {
       sint s1 = sint_sub(here[d2], t->origin[d2]);
       if (sint_eq(s1, S0)) continue;
@@ -923,7 +861,6 @@ static bool add_terms(Arena *a, TgVersion v, const View *vm2, const View *vm1, A
       t->strides[d1] = sint_add(t->strides[d1], sint_mul(s1, vm2->strides[d2]));
     }
   }
-  return !sym_take_error(err);
 }
 
 /* The name "idx<i>" of the i-th index Variable of View.__add__, without a printf per merge. */
@@ -941,9 +878,8 @@ static sint node_sint(const SymNode *x) { sint r = {0, x}; return r; }
 
 /* The "merge dimensions in vm2" loop of 0.9.1, on the Node algebra, with Python's int|Node
  * operators (shapes, origins and merged sizes may be Nodes; then an idx Variable's max is one).
- * Returns the number of extents, or -1 when merged_term stays non-zero (Python returns None), -2
- * on error. */
-static int merge_extents_091(Arena *a, const View *vm2, const View *vm1, const AddTerms *t, Extent *ext, StError *err) {
+ * Returns the number of extents, or -1 when merged_term stays non-zero (Python returns None). */
+static int merge_extents_091(Arena *a, const View *vm2, const View *vm1, const AddTerms *t, Extent *ext) {
   SymNodeCtx c;
   snode_ctx_init(&c, a);
   int n1 = t->n1, n2 = t->n2, cnt = 0;
@@ -969,17 +905,11 @@ static int merge_extents_091(Arena *a, const View *vm2, const View *vm1, const A
       merged_term = node_sint(snode_num(&c, 0));
     }
   }
-  bool nonzero = snv_truthy(&c, merged_term);
-  if (c.err.status != ST_OK) {
-    *err = c.err;
-    return -2;
-  }
-  return nonzero ? -1 : cnt;
+  return snv_truthy(&c, merged_term) ? -1 : cnt;
 }
 
 /* The same loop for 0.10.0 / 0.10.2, on UOps with resolve(). */
-static int merge_extents_010(Arena *a, TgVersion v, const View *vm2, const View *vm1, const AddTerms *t, Extent *ext,
-                             StError *err) {
+static int merge_extents_010(Arena *a, TgVersion v, const View *vm2, const View *vm1, const AddTerms *t, Extent *ext) {
   SymCtx *c = symctx_new(a, v);
   int n1 = t->n1, n2 = t->n2, cnt = 0;
   const SymUOp *idxs[n1 > 0 ? n1 : 1];
@@ -1007,27 +937,21 @@ static int merge_extents_010(Arena *a, TgVersion v, const View *vm2, const View 
       merged_size = 1;
       merged_term = suop_const(c, SDT_INT, 0);
     }
-    if (symctx_error(c)->status != ST_OK) break;
   }
-  bool nonzero = symctx_error(c)->status == ST_OK && suop_resolve(c, suop_ne_int(c, merged_term, 0), true);
-  if (symctx_error(c)->status != ST_OK) {
-    *err = *symctx_error(c);
-    return -2;
-  }
-  return nonzero ? -1 : cnt;
+  return suop_resolve(c, suop_ne_int(c, merged_term, 0), true) ? -1 : cnt;
 }
 
 static sint uop_sint(const SymUOp *x) { sint r = {0, x}; return r; }
 
 /* The same loop for 0.10.0 on sints in the capture's symbolic context: vm2's shape, the origin and the
  * terms may be UOps (vm1's shape is all ints by now), merged_size then is one too. */
-static int merge_extents_0100(Arena *a, const View *vm2, const View *vm1, const AddTerms *t, Extent *ext, StError *err) {
+static int merge_extents_0100(Arena *a, const View *vm2, const View *vm1, const AddTerms *t, Extent *ext) {
   SymCtx *c = sym_uop_ctx();
   int n1 = t->n1, n2 = t->n2, cnt = 0;
   sint idxs[n1 > 0 ? n1 : 1];
   for (int i = 0; i < n1; i++) idxs[i] = uop_sint(suop_variable(c, idx_name(a, i), 0, sint_sub(vm1->shape[i], S1).i));
   sint merged_size = S1, zero = uop_sint(suop_const(c, SDT_INT, 0)), merged_term = zero;
-  for (int d2 = n2 - 1; d2 >= 0 && !sym_failed(); d2--) {
+  for (int d2 = n2 - 1; d2 >= 0; d2--) {
     /* merged_term += (sum([idxs[d1] * s1 for d1, s1 in term]) + o) * merged_size; sum() starts from the int 0 */
     sint sum = S0;
     for (int k = 0; k < t->nterms[d2]; k++) sum = sint_add(sum, sint_mul(idxs[t->term_d1[d2 * n1 + k]], t->term_s1[d2 * n1 + k]));
@@ -1040,16 +964,14 @@ static int merge_extents_0100(Arena *a, const View *vm2, const View *vm1, const 
       merged_term = zero;
     }
   }
-  bool nonzero = !sym_failed() && sint_resolve(SINT_NE, merged_term, S0, true);
-  if (sym_take_error(err)) return -2;
-  return nonzero ? -1 : cnt;
+  return sint_resolve(SINT_NE, merged_term, S0, true) ? -1 : cnt;
 }
 
 /* View.create(vm1.shape, tuple(strides), sum(o * s for o, s in zip(origin, vm2.strides)) + vm2.offset) */
-static const View *add_create(Arena *a, TgVersion v, const View *vm2, const View *vm1, const AddTerms *t, StError *err) {
+static const View *add_create(Arena *a, TgVersion v, const View *vm2, const View *vm1, const AddTerms *t) {
   sint offset = S0;
   for (int d2 = 0; d2 < t->n2; d2++) offset = sint_add(offset, sint_mul(t->origin[d2], vm2->strides[d2]));
-  return view_create(a, v, t->n1, vm1->shape, t->strides, sint_add(offset, vm2->offset), NULL, err);
+  return view_create(a, v, t->n1, vm1->shape, t->strides, sint_add(offset, vm2->offset), NULL);
 }
 
 /* 0.10.2: newb[d1] = max(newb[d1], ceildiv(b - o if s1 > 0 else e - o - 1, s1))
@@ -1066,7 +988,7 @@ static void add_project_bounds(sint b, sint e, sint o, sint s1, sint *newb, sint
  * recursive retry with vm1 masked, or NULL (None / error). 0.9.1 may meet symbolic values here
  * (its isinstance checks); 0.10.x views are all-int by now. */
 static const View *add_project_mask(Arena *a, TgVersion v, const View *vm2, const View *vm1, const AddTerms *t,
-                                    const Extent *ext, int depth, StError *err) {
+                                    const Extent *ext, int depth) {
   int n1 = t->n1, n2 = t->n2;
   sint newb[n1 > 0 ? n1 : 1], newe[n1 > 0 ? n1 : 1];
   bool bad = false;
@@ -1105,27 +1027,24 @@ static const View *add_project_mask(Arena *a, TgVersion v, const View *vm2, cons
     if (sint_ne(newb[i], S0) || sint_ne(newe[i], vm1->shape[i])) {
       SPair mask[n1];
       for (int k = 0; k < n1; k++) mask[k] = (SPair){newb[k], newe[k]};
-      const View *masked = view_create(a, v, n1, vm1->shape, vm1->strides, vm1->offset, mask, err);
-      if (masked == NULL) return NULL;
-      return view_add_rec(a, v, vm2, masked, depth + 1, err);
+      const View *masked = view_create(a, v, n1, vm1->shape, vm1->strides, vm1->offset, mask);
+      return view_add_rec(a, v, vm2, masked, depth + 1);
     }
   }
-  if (sym_take_error(err)) return NULL;
   /* Otherwise if vm2's mask was violated, then cannot merge. */
   if (bad) return NULL;
-  return add_create(a, v, vm2, vm1, t, err);
+  return add_create(a, v, vm2, vm1, t);
 }
 
 /* View.__add__ (shape/view.py): vm2 + vm1 */
-static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const View *vm1, int depth, StError *err) {
-  if (depth > VIEW_ADD_MAX_DEPTH) return st_raise(err, "RecursionError", "maximum recursion depth exceeded");
+static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const View *vm1, int depth) {
+  if (depth > VIEW_ADD_MAX_DEPTH) error_raise("RecursionError", "maximum recursion depth exceeded");
   if (vm2->contiguous) return vm1;
   bool same_shape = vm1->ndim == vm2->ndim && sints_equal(vm1->ndim, vm1->shape, vm2->shape);
-  if (sym_take_error(err)) return NULL;
   if (vm1->contiguous && same_shape) return vm2;
   if (vm1->contiguous && view_size(vm1) == view_size(vm2)) {
-    const View *ret = view_reshape(a, v, vm2, vm1->ndim, vm1->shape, err);
-    if (ret != NULL || err->status != ST_OK) return ret;
+    const View *ret = view_reshape(a, v, vm2, vm1->ndim, vm1->shape);
+    if (ret != NULL) return ret;
   }
   if (mask_truthy(vm1)) {
     if (v <= TG_0_10_0) { /* 0.9.1, 0.10.0: an empty mask gives an all-invalid view (0.10.0: resolve(b >= e, False)) */
@@ -1138,28 +1057,26 @@ static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const Vi
             zeros[k] = S0;
             zmask[k] = (SPair){S0, S0};
           }
-          return view_create(a, v, n, vm1->shape, zeros, S0, zmask, err);
+          return view_create(a, v, n, vm1->shape, zeros, S0, zmask);
         }
     }
-    const View *new_vm1 = view_shrink(a, v, vm1, vm1->ndim, vm1->mask, err);
-    if (new_vm1 == NULL) return NULL;
+    const View *new_vm1 = view_shrink(a, v, vm1, vm1->ndim, vm1->mask);
     if (v >= TG_0_10_2 && view_equal(new_vm1, vm1)) return NULL; /* 0.10.2: shrinking changed nothing */
-    const View *merged = view_add_rec(a, v, vm2, new_vm1, depth + 1, err);
+    const View *merged = view_add_rec(a, v, vm2, new_vm1, depth + 1);
     if (merged == NULL) return NULL;
-    return pad_back(a, v, merged, vm1, err);
+    return pad_back(a, v, merged, vm1);
   }
-  if (sym_take_error(err)) return NULL;
   if (v == TG_0_10_2 && !sint_all_int(vm1->ndim, vm1->shape)) return NULL; /* 0.10.2: `if not all_int(vm1.shape): return None` */
   AddTerms t;
-  if (!add_terms(a, v, vm2, vm1, &t, err)) return NULL;
+  add_terms(a, v, vm2, vm1, &t);
   if (v == TG_0_10_0 && !sint_all_int(vm1->ndim, vm1->shape)) return NULL; /* 0.10.0: `if not all_int(vm1.shape): return None` */
   int n2 = vm2->ndim;
   Extent ext[n2 > 0 ? n2 : 1];
   int next;
-  if (v == TG_0_9_1) next = merge_extents_091(a, vm2, vm1, &t, ext, err);
-  else if (v == TG_0_10_0 && sym_uop_ctx() != NULL) next = merge_extents_0100(a, vm2, vm1, &t, ext, err);
-  else if (v == TG_0_10_2 && (view_is_symbolic(vm1) || view_is_symbolic(vm2))) next = merge_extents_0100(a, vm2, vm1, &t, ext, err);
-  else next = merge_extents_010(a, v, vm2, vm1, &t, ext, err); /* ints only (no symbolic context) */
+  if (v == TG_0_9_1) next = merge_extents_091(a, vm2, vm1, &t, ext);
+  else if (v == TG_0_10_0 && sym_uop_ctx() != NULL) next = merge_extents_0100(a, vm2, vm1, &t, ext);
+  else if (v == TG_0_10_2 && (view_is_symbolic(vm1) || view_is_symbolic(vm2))) next = merge_extents_0100(a, vm2, vm1, &t, ext);
+  else next = merge_extents_010(a, v, vm2, vm1, &t, ext); /* ints only (no symbolic context) */
   if (next < 0) return NULL;
   /* vm2_shape := tuple(s for s,_ in reversed(extents)) */
   sint vm2_shape[next > 0 ? next : 1];
@@ -1169,16 +1086,16 @@ static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const Vi
     rext[i] = ext[next - 1 - i];
   }
   if (next != n2 || !sints_equal(n2, vm2_shape, vm2->shape)) {
-    const View *reshaped = view_reshape(a, v, vm2, next, vm2_shape, err);
+    const View *reshaped = view_reshape(a, v, vm2, next, vm2_shape);
     if (reshaped == NULL) return NULL;
-    if (v == TG_0_9_1) return view_add_rec(a, v, reshaped, vm1, depth + 1, err); /* 0.9.1 always retries */
+    if (v == TG_0_9_1) return view_add_rec(a, v, reshaped, vm1, depth + 1); /* 0.9.1 always retries */
     /* 0.10: NOTE: this != to prevent infinite loop */
-    if (!(reshaped->ndim == n2 && sints_equal(n2, reshaped->shape, vm2->shape))) return view_add_rec(a, v, reshaped, vm1, depth + 1, err);
+    if (!(reshaped->ndim == n2 && sints_equal(n2, reshaped->shape, vm2->shape))) return view_add_rec(a, v, reshaped, vm1, depth + 1);
   }
-  if (mask_truthy(vm2)) return add_project_mask(a, v, vm2, vm1, &t, rext, depth, err);
-  return add_create(a, v, vm2, vm1, &t, err);
+  if (mask_truthy(vm2)) return add_project_mask(a, v, vm2, vm1, &t, rext, depth);
+  return add_create(a, v, vm2, vm1, &t);
 }
 
-const View *view_add(Arena *a, TgVersion v, const View *vm2, const View *vm1, StError *err) {
-  return view_add_rec(a, v, vm2, vm1, 0, err);
+const View *view_add(Arena *a, TgVersion v, const View *vm2, const View *vm1) {
+  return view_add_rec(a, v, vm2, vm1, 0);
 }

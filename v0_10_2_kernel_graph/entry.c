@@ -1,7 +1,7 @@
 /* entry.c — generation 0.10.2's entry point for the replayer (scheduler.h):
  * decode the capture's tensor graph, run create_schedule_with_vars and the
  * memory planner with the recorded context, encode the result. Python
- * exceptions raised deep inside unwind here (throw.h). */
+ * exceptions raised deep inside unwind to the protected call here (throw.h). */
 #include <string.h>
 #include "scheduler.h"
 #include "schedule.h"
@@ -37,46 +37,46 @@ static void kg_init(KG *k, const Capture *c, Arena *a, Interner *in, Status *st)
   kg_caches_begin(k);
 }
 
+/* decode, schedule, encode; a Python exception, unsupported or bad input raises
+ * (throw.h) to the protected call below. r->ok stays false when decoding reported
+ * a malformed input through the Status instead. */
+typedef struct Run { KG *k; const Capture *c; JVal *result; bool ok; } Run;
+
+static void schedule_protected(void *ud) {
+  Run *r = ud;
+  KG *k = r->k;
+  Input input;
+  phase_enter(PHASE_BUILD);
+  Arena *tree = kg_scratch_begin(k); /* the input's JSON tree lives while it is decoded */
+  const JVal *input_json = capture_input(r->c, tree, k->thr.st);
+  if (!input_json || !decode_input(k, input_json, &input, k->thr.st)) return;
+  kg_scratch_end(k, tree);
+  explain102_begin(k, &input);
+  phase_enter(PHASE_SCHEDULE);
+  SchedResult res;
+  create_schedule_with_vars(k, input.big_sink, &res);
+  phase_enter(PHASE_ENCODE);
+  kg_caches_drop(k);
+  r->result = encode_result(k, &input, &res);
+  r->ok = true;
+}
+
 bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
   *result = NULL;
   Interner *in = arena_alloc(a, sizeof *in);
   interner_init(in, a);
   KG *k = arena_alloc(a, sizeof *k);
   kg_init(k, c, a, in, st);
-  st->kind = ST_OK;
   sym_begin(a, TG_0_10_2);   /* the symbolic values of this capture (sint.h) */
   size_t max_chunk = a->max_chunk;
   a->max_chunk = KG_MAX_CHUNK;
   arena_prefer_pool(a); /* the parser's buffers, given back */
-  if (setjmp(k->thr.jb)) {   /* a Python exception, unsupported or bad input */
-    kg_scratch_end_all(k);
-    kst_release(&k->stc);
-    a->max_chunk = max_chunk;
-    sym_end();
-    return false;
-  }
-  Input input;
-  phase_enter(PHASE_BUILD);
-  Arena *tree = kg_scratch_begin(k); /* the input's JSON tree lives while it is decoded */
-  const JVal *input_json = capture_input(c, tree, st);
-  if (!input_json || !decode_input(k, input_json, &input, st)) {
-    kg_scratch_end_all(k);
-    kst_release(&k->stc);
-    a->max_chunk = max_chunk;
-    sym_end();
-    return false;
-  }
-  kg_scratch_end(k, tree);
-  explain102_begin(k, &input);
-  phase_enter(PHASE_SCHEDULE);
-  SchedResult res;
-  create_schedule_with_vars(k, input.big_sink, &res);
-  kst_check_sticky(&k->stc); /* an error nothing took on the way (a rewrite that gave up) */
-  phase_enter(PHASE_ENCODE);
-  kg_caches_drop(k);
-  *result = encode_result(k, &input, &res);
+  Run r = {k, c, NULL, false};
+  bool ok = error_protect(st, schedule_protected, &r) && r.ok;
+  if (!ok) kg_scratch_end_all(k);
   kst_release(&k->stc);
   a->max_chunk = max_chunk;
   sym_end();
-  return true;
+  if (ok) *result = r.result;
+  return ok;
 }

@@ -13,15 +13,6 @@ static uint64_t mix(uint64_t x) {
 
 /* ---------------------------------------------------------------- sint */
 
-/* The symbolic context's sticky error, after a sequence of sint operations, unwinds. */
-static void ks_check(StCtx *c) {
-  StError err;
-  st_error_clear(&err);
-  if (sym_take_error(&err)) kg_throw(c->thr, err.status, err.type, "%s", err.message ? err.message : "");
-}
-
-void kst_check_sticky(StCtx *c) { ks_check(c); }
-
 bool ks_is_int(sint x) { return sint_is_int(x); }
 int64_t ks_int(sint x) { return x.i; }
 sint ks_of(int64_t i) { return sint_int(i); }
@@ -39,26 +30,13 @@ bool ks_shapes_eq(uint32_t na, const sint *a, uint32_t nb, const sint *b) {
   return true;
 }
 
-sint ks_add(StCtx *c, sint a, sint b) {
-  sint r = sint_add(a, b);
-  ks_check(c);
-  return r;
-}
-sint ks_sub(StCtx *c, sint a, sint b) {
-  sint r = sint_sub(a, b);
-  ks_check(c);
-  return r;
-}
-sint ks_mul(StCtx *c, sint a, sint b) {
-  sint r = sint_mul(a, b);
-  ks_check(c);
-  return r;
-}
+/* sint.h's operators; their errors raise (error.h) */
+sint ks_add(StCtx *c, sint a, sint b) { (void)c; return sint_add(a, b); }
+sint ks_sub(StCtx *c, sint a, sint b) { (void)c; return sint_sub(a, b); }
+sint ks_mul(StCtx *c, sint a, sint b) { (void)c; return sint_mul(a, b); }
 sint ks_floordiv(StCtx *c, sint a, sint b) {
   if (ks_eq_int(b, 0) && ks_is_int(a)) kg_throw(c->thr, ST_RAISED, "ZeroDivisionError", "integer division or modulo by zero");
-  sint r = sint_floordiv(a, b);
-  ks_check(c);
-  return r;
+  return sint_floordiv(a, b);
 }
 
 sint ks_prod(StCtx *c, uint32_t n, const sint *xs) {
@@ -70,9 +48,8 @@ sint ks_prod(StCtx *c, uint32_t n, const sint *xs) {
 /* resolve(a OP b, dflt) and bool(a OP b): Python builds the comparison UOp in MathTrait's operand
  * order (a reflected method of the UOp when a is the int), sint.h does the same */
 static bool ks_resolve(StCtx *c, SintCmp op, sint a, sint b, bool dflt) {
-  bool r = sint_resolve(op, a, b, dflt);
-  ks_check(c);
-  return r;
+  (void)c;
+  return sint_resolve(op, a, b, dflt);
 }
 
 bool ks_resolve_lt(StCtx *c, sint a, sint b, bool dflt) { return ks_resolve(c, SINT_LT, a, b, dflt); }
@@ -80,18 +57,13 @@ bool ks_resolve_ge(StCtx *c, sint a, sint b, bool dflt) { return ks_resolve(c, S
 bool ks_resolve_ne(StCtx *c, sint a, sint b, bool dflt) { return ks_resolve(c, SINT_NE, a, b, dflt); }
 
 bool ks_bool_ne(StCtx *c, sint a, sint b) {
-  bool r = sint_cmp(SINT_NE, a, b);
-  ks_check(c);
-  return r;
+  (void)c;
+  return sint_cmp(SINT_NE, a, b);
 }
 
-const char *ks_repr(StCtx *c, sint x) {
-  const char *r = sint_repr(c->arena, x);
-  ks_check(c);
-  return r;
-}
+const char *ks_repr(StCtx *c, sint x) { return sint_repr(c->arena, x); }
 
-int64_t shape_prod(uint32_t n, const sint *shape) { /* past int64: the sticky "int64 overflow" (sint_mul) */
+int64_t shape_prod(uint32_t n, const sint *shape) { /* past int64: "int64 overflow" raised (sint_mul) */
   sint p = sint_int(1);
   for (uint32_t i = 0; i < n; i++) p = sint_mul(p, sint_int(ks_int(shape[i])));
   return p.i;
@@ -131,12 +103,6 @@ static const void *kst_sweep(StCtx *c, const void *result) {
   Arena *s = &c->scratch;
   if (s->chunk_bytes > (size_t)(s->end - s->cur)) arena_rewind(s, (ArenaMark){0});
   return result;
-}
-
-/* the result of a core call: the error unwinds, NULL stays None */
-static const void *check(StCtx *c, const void *r, const StError *err) {
-  if (err->status != ST_OK) kg_throw(c->thr, err->status, err->type, "%s", err->message ? err->message : "");
-  return r;
 }
 
 static void check_ndim(StCtx *c, uint32_t n) {
@@ -231,10 +197,8 @@ const ST *kst_canon(StCtx *c, const ST *s) { return kst_sweep(c, canon(c, s)); }
 /* ---------------------------------------------------------------- operations */
 
 const View *kview_create(StCtx *c, uint32_t n, const sint *shape, const sint *strides, sint offset, const SPair *mask) {
-  StError err;
-  st_error_clear(&err);
   check_ndim(c, n);
-  return kst_sweep(c, intern_view(c, check(c, view_create(&c->scratch, TG_0_10_2, (int)n, shape, strides, offset, mask, &err), &err)));
+  return kst_sweep(c, intern_view(c, view_create(&c->scratch, TG_0_10_2, (int)n, shape, strides, offset, mask)));
 }
 
 /* ShapeTracker.from_shape, memoised on the shape (a hash, then an exact check) */
@@ -243,10 +207,8 @@ const ST *kst_from_shape(StCtx *c, uint32_t n, const sint *shape) {
   for (uint32_t i = 0; i < n; i++) h = mix(h ^ ks_hash(shape[i]));
   const ST *r = omap_get(&c->shape_memo, h);
   if (r && ks_shapes_eq(kst_ndim(r), st_shape(r), n, shape)) return r;
-  StError err;
-  st_error_clear(&err);
   check_ndim(c, n);
-  r = canon(c, check(c, st_from_shape(&c->scratch, TG_0_10_2, (int)n, shape, &err), &err));
+  r = canon(c, st_from_shape(&c->scratch, TG_0_10_2, (int)n, shape));
   omap_put(&c->shape_memo, h, (void *)r);
   return kst_sweep(c, r);
 }
@@ -264,9 +226,7 @@ static const View *kview_add(StCtx *c, const View *vm2, const View *vm1) {
   OMap *inner = omap_get(&c->view_add_memo, omap_ptr(vm2));
   const View *r;
   if (inner && (r = omap_get(inner, omap_ptr(vm1)))) return r == &none_marker ? NULL : r;
-  StError err;
-  st_error_clear(&err);
-  r = check(c, view_add(&c->scratch, TG_0_10_2, vm2, vm1, &err), &err);
+  r = view_add(&c->scratch, TG_0_10_2, vm2, vm1);
   if (r) r = intern_view(c, r);
   if (!inner) {
     inner = arena_alloc(c->arena, sizeof *inner);
@@ -314,46 +274,32 @@ const ST *kst_add(StCtx *c, const ST *a, const ST *b) {
 }
 
 const ST *kst_invert(StCtx *c, const ST *s, uint32_t n, const sint *out_shape) {
-  StError err;
-  st_error_clear(&err);
-  return kst_canon(c, check(c, st_invert(&c->scratch, TG_0_10_2, s, (int)n, out_shape, c->merge_view, &err), &err));
+  return kst_canon(c, st_invert(&c->scratch, TG_0_10_2, s, (int)n, out_shape, c->merge_view));
 }
 
 const ST *kst_reshape(StCtx *c, const ST *s, uint32_t n, const sint *new_shape) {
-  StError err;
-  st_error_clear(&err);
   check_ndim(c, n);
-  return kst_canon(c, check(c, st_reshape(&c->scratch, TG_0_10_2, s, (int)n, new_shape, c->merge_view, &err), &err));
+  return kst_canon(c, st_reshape(&c->scratch, TG_0_10_2, s, (int)n, new_shape, c->merge_view));
 }
 
 const ST *kst_pad(StCtx *c, const ST *s, const SPair *arg) {
-  StError err;
-  st_error_clear(&err);
-  return kst_canon(c, check(c, st_pad(&c->scratch, TG_0_10_2, s, st_ndim(s), arg, &err), &err));
+  return kst_canon(c, st_pad(&c->scratch, TG_0_10_2, s, st_ndim(s), arg));
 }
 
 const ST *kst_shrink(StCtx *c, const ST *s, const SPair *arg) {
-  StError err;
-  st_error_clear(&err);
-  return kst_canon(c, check(c, st_shrink(&c->scratch, TG_0_10_2, s, st_ndim(s), arg, &err), &err));
+  return kst_canon(c, st_shrink(&c->scratch, TG_0_10_2, s, st_ndim(s), arg));
 }
 
 const ST *kst_expand(StCtx *c, const ST *s, uint32_t n, const sint *new_shape) {
-  StError err;
-  st_error_clear(&err);
-  return kst_canon(c, check(c, st_expand(&c->scratch, TG_0_10_2, s, (int)n, new_shape, &err), &err));
+  return kst_canon(c, st_expand(&c->scratch, TG_0_10_2, s, (int)n, new_shape));
 }
 
 const ST *kst_permute(StCtx *c, const ST *s, const int64_t *axis) {
-  StError err;
-  st_error_clear(&err);
-  return kst_canon(c, check(c, st_permute(&c->scratch, TG_0_10_2, s, st_ndim(s), axis, &err), &err));
+  return kst_canon(c, st_permute(&c->scratch, TG_0_10_2, s, st_ndim(s), axis));
 }
 
 const ST *kst_flip(StCtx *c, const ST *s, const bool *arg) {
-  StError err;
-  st_error_clear(&err);
-  return kst_canon(c, check(c, st_flip(&c->scratch, TG_0_10_2, s, st_ndim(s), arg, &err), &err));
+  return kst_canon(c, st_flip(&c->scratch, TG_0_10_2, s, st_ndim(s), arg));
 }
 
 /* ---------------------------------------------------------------- variables */
@@ -363,14 +309,11 @@ enum { KST_MAXVARS = 64 };
 const ST *kst_unbind_binds(StCtx *c, const ST *s, sint *vars, int64_t *vals, int *n, int cap) {
   sint vs[KST_MAXVARS];
   int nv = st_vars(s, vs, KST_MAXVARS);
-  ks_check(c);
   bool any_bind = false;
   for (int i = 0; i < nv; i++) any_bind |= ks_uop(vs[i])->op == SU_BIND;
   if (!any_bind) return s;
-  StError err;
-  st_error_clear(&err);
-  const ShapeTracker *r = st_unbind(&c->scratch, TG_0_10_2, s, vars, vals, cap, n, &err);
-  return kst_canon(c, check(c, r, &err));
+  const ShapeTracker *r = st_unbind(&c->scratch, TG_0_10_2, s, vars, vals, cap, n);
+  return kst_canon(c, r);
 }
 
 void ks_var_arg(sint var, const char **name, int64_t *lo, int64_t *hi) {
@@ -388,10 +331,8 @@ void kst_reduce_shape(const ST *s, uint32_t naxis, const int64_t *axis, sint *ou
 }
 
 void kst_real_strides(StCtx *c, const ST *s, bool ignore_valid, sint *out, bool *has) {
-  StError err;
-  st_error_clear(&err);
   bool is_none[ST_MAXDIM];
-  if (!st_real_strides(&c->scratch, TG_0_10_2, s, ignore_valid, out, is_none, &err)) check(c, NULL, &err);
+  st_real_strides(&c->scratch, TG_0_10_2, s, ignore_valid, out, is_none);
   for (int i = 0; i < st_ndim(s); i++) has[i] = !is_none[i];
   kst_sweep(c, NULL);
 }

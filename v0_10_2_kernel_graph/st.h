@@ -2,8 +2,8 @@
  * core module (common/shapetracker.h, common/view.h) with three additions:
  * every ShapeTracker handed out is interned, so two are equal (Python ==)
  * exactly when their pointers are; View.__add__ results are memoised like
- * Python's lru_cache; and errors (a Python exception, an unsupported case)
- * unwind through the Thrower instead of being returned. */
+ * Python's lru_cache. Errors (a Python exception, an unsupported case)
+ * raise (common/error.h, throw.h). */
 #ifndef KG_ST_H
 #define KG_ST_H
 #include <stdbool.h>
@@ -35,8 +35,6 @@ typedef struct StCtx {
 void kst_init(StCtx *c, Arena *a, Thrower *thr, bool merge_view);
 /* Frees the scratch arena (at the end of a capture, or when an exception unwound). */
 void kst_release(StCtx *c);
-/* Unwinds (kg_throw) with the symbolic context's sticky error, if some step left one (a rewrite that gave up). */
-void kst_check_sticky(StCtx *c);
 /* The arena a caller builds a ShapeTracker in before kst_canon interns it. */
 Arena *kst_scratch(StCtx *c);
 

@@ -1,15 +1,10 @@
-/* throw.c — unwinding to the entry point (throw.h). */
+/* throw.c — unwinding to the entry point (throw.h), through common/error.h. */
 #include "throw.h"
 #include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
 
 _Noreturn void kg_vthrow(Thrower *t, StatusKind kind, const char *type, const char *fmt, va_list ap) {
-  Status *s = t->st;
-  s->kind = kind;
-  snprintf(s->type, sizeof s->type, "%s", type ? type : "");
-  vsnprintf(s->msg, sizeof s->msg, fmt, ap);
-  longjmp(t->jb, 1);
+  (void)t;
+  error_vthrow(kind, type, fmt, ap);
 }
 
 _Noreturn void kg_throw(Thrower *t, StatusKind kind, const char *type, const char *fmt, ...) {

@@ -1,18 +1,17 @@
 /* throw.h — how a deep step of the 0.10.2 scheduler stops: Python raises an
  * exception from anywhere (an assert in ShapeTracker code, a RuntimeError in
- * the scheduler), so the C port unwinds with longjmp to the entry point, as
- * Lua's luaD_throw does. Everything lives in the capture's Arena, so nothing
- * leaks. kg_throw fills the Status first (ST_RAISED with the Python type and
- * message, or ST_UNSUPPORTED / ST_BAD_INPUT). */
+ * the scheduler), so the C port unwinds to the entry point's protected call
+ * (common/error.h, as Lua's luaD_throw does). Everything lives in the
+ * capture's Arena, so nothing leaks. kg_throw raises ST_RAISED with the
+ * Python type and message, or ST_UNSUPPORTED / ST_BAD_INPUT. */
 #ifndef KG_THROW_H
 #define KG_THROW_H
-#include <setjmp.h>
 #include <stdarg.h>
+#include "error.h"
 #include "status.h"
 
 typedef struct Thrower {
-  jmp_buf jb;
-  Status *st;
+  Status *st; /* the entry point's Status, which the protected call fills */
 } Thrower;
 
 _Noreturn void kg_throw(Thrower *t, StatusKind kind, const char *type, const char *fmt, ...)

@@ -220,10 +220,7 @@ static sint sym_value_sint(KG *k, const Value *v) {
   if (!e) kg_throw(&k->thr, ST_BAD_INPUT, NULL, "a symbolic value that is not JSON: %s", err);
   JVal *o = json_obj(k->a);
   json_set(k->a, o, "sym", e);
-  StError st;
-  st_error_clear(&st);
-  sint x;
-  if (!sint_from_json(k->a, o, &x, &st)) kg_throw(&k->thr, st.status, st.type, "%s", st.message ? st.message : "");
+  sint x = sint_from_json(k->a, o);
   omap_put(&k->sym_sints, omap_ptr(v), sint_box(k, x));
   omap_setdefault(&k->sym_values, omap_ptr(x.sym), (void *)v);
   return x;

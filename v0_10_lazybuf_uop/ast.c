@@ -304,7 +304,6 @@ static const UOp *push_swizzle_down_through_reduce(void *ctx, const UOp *root) {
   size_t k = 0;
   for (int i = 0; i < n && i < ns; i++) /* `if s != u`: UOp.__bool__ of the comparison when symbolic */
     if (sint_cmp(SINT_NE, v0_10_st_shape(src_st)[i], output_shape[i])) new_axis[k++] = v_int(s->in, i);
-  v0_10_check_sym();
   const Value *out = v0_10_st_from_reduced_shape(s, swizzle_st, axis); /* ShapeTracker.from_shape(output_shape) */
   return v0_10_uop_view(s, v0_10_uop_r(s, src, root->arg->u.tuple.items[0], v_tuple(s->in, k, new_axis)), out);
 }

@@ -202,13 +202,6 @@ typedef struct Sched {
   ExplainState *xp;
 } Sched;
 
-/* ---- errors of common/ that still come back as values (raised here) ---- */
-/* Raises e unless it is ST_OK (an StError of the ShapeTracker core). */
-void v0_10_check_st_error(const StError *e);
-/* After sint operations of the scheduler itself (sint.h): raises the error the
- * capture's symbolic context holds (a ValueError of UOp.__bool__, ...), if any. */
-void v0_10_check_sym(void);
-
 /* ---- input.c ---- */
 void v0_10_decode_input(Sched *s);
 /* UOp.variable(name, lo, hi): the DEFINE_VAR of the big graph and of var_vals */

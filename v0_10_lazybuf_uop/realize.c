@@ -59,12 +59,10 @@ static ExplainReason realize_before_view_why(RealizeCtx *c, const UOp *base, con
     sint valid = sint_int(1);
     for (int i = 0; i < last->ndim; i++) valid = sint_mul(valid, sint_sub(last->mask[i].e, last->mask[i].b));
     bool fold = sint_resolve(SINT_GE, base_size, valid, true);
-    v0_10_check_sym();
     if (fold) return v0_10_can_pad(s, base, c->realizes) ? WHY_NONE : WHY_UNSAFE_PAD;
   }
   /* early realize before expand: resolve(prod(base_shape) < prod(st.shape)) */
   bool expands = sint_resolve(SINT_LT, base_size, sint_prod(v0_10_st_ndim(st), v0_10_st_shape(st)), true);
-  v0_10_check_sym();
   if (expands) return WHY_EXPAND;
   /* otherwise safety check pads */
   bool no_masks = true;

@@ -58,31 +58,13 @@ bool v0_10_st_same_shape(const Value *a, const Value *b) {
   return true;
 }
 
-void v0_10_check_st_error(const StError *e) {
-  if (e->status == ST_RAISED) error_raise(e->type, "%s", e->message);
-  if (e->status == ST_BAD_INPUT) error_bad_input("%s", e->message);
-  if (e->status != ST_OK) error_unsupported("%s", e->message);
-}
-
-void v0_10_check_sym(void) {
-  StError e;
-  st_error_clear(&e);
-  if (sym_take_error(&e)) v0_10_check_st_error(&e);
-}
-
 const View *v0_10_view_create(Sched *s, int n, const sint *shape, const sint *strides, sint offset, const SPair *mask) {
-  StError e;
-  st_error_clear(&e);
-  const View *v = view_create(&s->st_scratch, s->v, n, shape, strides, offset, mask, &e);
-  v0_10_check_st_error(&e);
+  const View *v = view_create(&s->st_scratch, s->v, n, shape, strides, offset, mask);
   return v;
 }
 
 const Value *v0_10_st_from_shape(Sched *s, int n, const sint *shape) {
-  StError e;
-  st_error_clear(&e);
-  const ShapeTracker *r = st_from_shape(&s->st_scratch, s->v, n, shape, &e);
-  v0_10_check_st_error(&e);
+  const ShapeTracker *r = st_from_shape(&s->st_scratch, s->v, n, shape);
   return intern_st(s, r);
 }
 
@@ -129,10 +111,7 @@ const Value *v0_10_st_from_views(Sched *s, int n, const View *const *views) { re
 const Value *v0_10_st_simplify(Sched *s, const Value *st) {
   const Value *r = omap_get(&s->st_simplify_cache, omap_ptr(st));
   if (r) return r;
-  StError e;
-  st_error_clear(&e);
-  const ShapeTracker *simple = st_simplify(&s->st_scratch, s->v, get(st), &e);
-  v0_10_check_st_error(&e);
+  const ShapeTracker *simple = st_simplify(&s->st_scratch, s->v, get(st));
   r = intern_st(s, simple);
   omap_put(&s->st_simplify_cache, omap_ptr(st), (void *)r);
   return r;
@@ -144,10 +123,7 @@ const Value *v0_10_st_unbind(Sched *s, const Value *st) {
   sint vars[CAP];
   int64_t vals[CAP];
   int n = 0;
-  StError e;
-  st_error_clear(&e);
-  const ShapeTracker *r = st_unbind(&s->st_scratch, s->v, get(st), vars, vals, CAP, &n, &e);
-  v0_10_check_st_error(&e);
+  const ShapeTracker *r = st_unbind(&s->st_scratch, s->v, get(st), vars, vals, CAP, &n);
   for (int k = 0; k < n; k++) {
     const SymUOp *var = vars[k].sym;
     const UOp *u = v0_10_variable(s, var->name, strlen(var->name), var->lo, var->hi);
@@ -162,44 +138,29 @@ const Value *v0_10_st_add(Sched *s, const Value *a, const Value *b) {
   OMap *by_b = memo_by_second(s, &s->st_add_cache, a);
   const Value *r = omap_get(by_b, omap_ptr(b));
   if (r) return r;
-  StError e;
-  st_error_clear(&e);
-  const ShapeTracker *sum = st_add(&s->st_scratch, s->v, get(a), get(b), &e);
-  v0_10_check_st_error(&e);
+  const ShapeTracker *sum = st_add(&s->st_scratch, s->v, get(a), get(b));
   r = intern_st(s, sum);
   omap_put(by_b, omap_ptr(b), (void *)r);
   return r;
 }
 
 const Value *v0_10_st_permute(Sched *s, const Value *st, int n, const int64_t *axis) {
-  StError e;
-  st_error_clear(&e);
-  const ShapeTracker *r = st_permute(&s->st_scratch, s->v, get(st), n, axis, &e);
-  v0_10_check_st_error(&e);
+  const ShapeTracker *r = st_permute(&s->st_scratch, s->v, get(st), n, axis);
   return intern_st(s, r);
 }
 
 const Value *v0_10_st_reshape(Sched *s, const Value *st, int n, const sint *shape) {
-  StError e;
-  st_error_clear(&e);
-  const ShapeTracker *r = st_reshape(&s->st_scratch, s->v, get(st), n, shape, s->merge_view, &e);
-  v0_10_check_st_error(&e);
+  const ShapeTracker *r = st_reshape(&s->st_scratch, s->v, get(st), n, shape, s->merge_view);
   return intern_st(s, r);
 }
 
 const Value *v0_10_st_expand(Sched *s, const Value *st, int n, const sint *shape) {
-  StError e;
-  st_error_clear(&e);
-  const ShapeTracker *r = st_expand(&s->st_scratch, s->v, get(st), n, shape, &e);
-  v0_10_check_st_error(&e);
+  const ShapeTracker *r = st_expand(&s->st_scratch, s->v, get(st), n, shape);
   return intern_st(s, r);
 }
 
 const Value *v0_10_st_shrink(Sched *s, const Value *st, int n, const SPair *arg) {
-  StError e;
-  st_error_clear(&e);
-  const ShapeTracker *r = st_shrink(&s->st_scratch, s->v, get(st), n, arg, &e);
-  v0_10_check_st_error(&e);
+  const ShapeTracker *r = st_shrink(&s->st_scratch, s->v, get(st), n, arg);
   return intern_st(s, r);
 }
 
@@ -207,10 +168,7 @@ const Value *v0_10_st_shrink(Sched *s, const Value *st, int n, const SPair *arg)
 int v0_10_st_unit_stride_axes(Sched *s, const Value *st, int64_t *out) {
   int n = v0_10_st_ndim(st);
   int *axes = arena_array(&s->st_scratch, (size_t)n + 1, sizeof *axes);
-  StError e;
-  st_error_clear(&e);
-  int k = st_unit_stride_axes(&s->st_scratch, s->v, get(st), false, axes, &e);
-  v0_10_check_st_error(&e);
+  int k = st_unit_stride_axes(&s->st_scratch, s->v, get(st), false, axes);
   for (int i = 0; i < k; i++) out[i] = axes[i];
   return k;
 }

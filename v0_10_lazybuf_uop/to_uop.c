@@ -49,7 +49,6 @@ static void image_fallback(Sched *s, InLB *lb) {
   sint p = sint_prod(n, shape), q = sint_int(1);
   for (int i = 0; i < lb->dtype->image_ndim; i++) q = sint_mul(q, sint_int(lb->dtype->image_shape[i]));
   bool fallback = sint_cmp(SINT_NE, p, q); /* bool(prod(buf.shape) != prod(buf.dtype.shape)): UOp.__bool__ when symbolic */
-  v0_10_check_sym();
   if (!fallback) {
     int64_t *axes = arena_array(s->graph, (size_t)n + 1, sizeof *axes);
     int na = v0_10_st_unit_stride_axes(s, st, axes);

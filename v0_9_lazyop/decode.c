@@ -180,12 +180,7 @@ static bool decode_arg(Dec *d, const JVal *j, Op op, const char *place, const Va
 
 /* LoadOps.CONST with a Variable arg (lazy.py keeps it as is): the Variable itself */
 static bool decode_const_var(Dec *d, const JVal *j, LazyBuffer *lb, const char *place) {
-  StError e;
-  st_error_clear(&e);
-  if (!sint_from_json(d->s->a, j, &lb->arg_var, &e)) {
-    st_error_to_status(&e, d->st);
-    return false;
-  }
+  lb->arg_var = sint_from_json(d->s->a, j);
   const SymNode *v = lb->arg_var.sym;
   if (v->kind != SN_VAR) return status_unsupported(d->st, "symbolic: %s: a CONST of a symbolic value that is not a Variable", place);
   return true;

@@ -48,11 +48,21 @@ static bool schedule_capture(const Capture *c, Arena *a, JVal **result, Status *
   return true;
 }
 
+/* schedule_capture as a protected call: what common/ raises (error.h) lands in st */
+typedef struct Run { const Capture *c; Arena *a; JVal **result; Status *st; bool ok; } Run;
+
+static void schedule_protected(void *ud) {
+  Run *r = ud;
+  r->ok = schedule_capture(r->c, r->a, r->result, r->st);
+}
+
 /* The capture's symbolic values live in one 0.9.1 Node context (sint.h), current while it runs. */
 bool v0_9_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
   *result = NULL;
   sym_begin(a, TG_0_9_1);
-  bool ok = schedule_capture(c, a, result, st);
+  Run r = {c, a, result, st, false};
+  bool ok = error_protect(st, schedule_protected, &r) && r.ok;
   sym_end();
+  if (!ok) *result = NULL;
   return ok;
 }

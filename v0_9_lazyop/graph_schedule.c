@@ -124,7 +124,6 @@ static bool recurse_lb_enter(Sched91 *s, LazyBuffer *buf, LazyBuffer **push, boo
   if (buf->base != buf) {
     *view = true;
     recurse_lb_view(s, buf);
-    if (!st91_sym_ok(st)) return false;
     buf = buf->base;   /* return _recurse_lb(buf.base, ...) */
     if (buf->in_allbufs) return true;
   }

@@ -120,7 +120,7 @@ static const UOp *const_op(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status *
   const Value *val = buf->arg;
   if (buf->arg_var.sym != NULL) { /* val, var_val = buf.arg.unbind() */
     sint var = sint_unbind(buf->arg_var);
-    if (!st91_sym_ok(st) || !var_vals_put91(s, var, ((const SymNode *)buf->arg_var.sym)->val, st)) return NULL;
+    if (!var_vals_put91(s, var, ((const SymNode *)buf->arg_var.sym)->val, st)) return NULL;
     val = sym_value(s, var);
   }
   return uop0(s->in, OP_CONST, NULL, v_constbuffer(s->in, val, buf->dtype, ust->st));

@@ -45,11 +45,9 @@ const St91 *st91_intern(Sched91 *s, const ShapeTracker *raw) {
   return h;
 }
 
-static const St91 *result(Sched91 *s, const ShapeTracker *raw, StError *e, Status *st) {
-  if (!raw) {
-    st_error_to_status(e, st);
-    return NULL;
-  }
+/* the handle of a result of the core (whose errors raise, error.h) */
+static const St91 *result(Sched91 *s, const ShapeTracker *raw, Status *st) {
+  (void)st;
   return st91_intern(s, raw);
 }
 
@@ -58,9 +56,7 @@ static const St91 *result(Sched91 *s, const ShapeTracker *raw, StError *e, Statu
 /* ShapeTracker.simplify: merge the last two views while View.__add__ can. */
 const St91 *st91_simplify(Sched91 *s, const St91 *x, Status *st) {
   if (x->simplified) return x->simplified;
-  StError e;
-  st_error_clear(&e);
-  const St91 *ret = result(s, st_simplify(s->a, TG_0_9_1, x->st, &e), &e, st);
+  const St91 *ret = result(s, st_simplify(s->a, TG_0_9_1, x->st), st);
   if (ret) ((St91 *)x)->simplified = ret;
   return ret;
 }
@@ -71,9 +67,7 @@ const St91 *st91_add(Sched91 *s, const St91 *a, const St91 *b, Status *st) {
   uint64_t key = ((uint64_t)a->id << 32) | b->id;
   const St91 *ret = omap_get(&s->st_add_memo, key);
   if (!ret) {
-    StError e;
-    st_error_clear(&e);
-    if (!(ret = result(s, st_add(s->a, TG_0_9_1, a->st, b->st, &e), &e, st))) return NULL;
+    if (!(ret = result(s, st_add(s->a, TG_0_9_1, a->st, b->st), st))) return NULL;
     omap_put(&s->st_add_memo, key, (void *)ret);
   }
   ((St91 *)a)->add_rhs = b;
@@ -82,9 +76,7 @@ const St91 *st91_add(Sched91 *s, const St91 *a, const St91 *b, Status *st) {
 }
 
 const St91 *st91_from_shape(Sched91 *s, int ndim, const sint *shape, Status *st) {
-  StError e;
-  st_error_clear(&e);
-  return result(s, st_from_shape(s->a, TG_0_9_1, ndim, shape, &e), &e, st);
+  return result(s, st_from_shape(s->a, TG_0_9_1, ndim, shape), st);
 }
 
 const St91 *st91_from_shape_of(Sched91 *s, const St91 *x, Status *st) {
@@ -92,14 +84,6 @@ const St91 *st91_from_shape_of(Sched91 *s, const St91 *x, Status *st) {
   const St91 *ret = st91_from_shape(s, st_ndim(x->st), st_shape(x->st), st);
   if (ret) ((St91 *)x)->from_shape = ret;
   return ret;
-}
-
-bool st91_sym_ok(Status *st) {
-  StError e;
-  st_error_clear(&e);
-  if (!sym_take_error(&e)) return true;
-  st_error_to_status(&e, st);
-  return false;
 }
 
 /* ShapeTracker.unbind (0.9.1) */
@@ -110,9 +94,7 @@ const St91 *st91_unbind(Sched91 *s, const St91 *x, Status *st) {
     sint *vars = arena_array(s->a, CAP, sizeof *vars);
     int64_t *vals = arena_array(s->a, CAP, sizeof *vals);
     int n = 0;
-    StError e;
-    st_error_clear(&e);
-    const St91 *u = result(s, st_unbind(s->a, TG_0_9_1, x->st, vars, vals, CAP, &n, &e), &e, st);
+    const St91 *u = result(s, st_unbind(s->a, TG_0_9_1, x->st, vars, vals, CAP, &n), st);
     if (!u) return NULL;
     St91 *h = (St91 *)x;
     h->vars = vars;
@@ -130,35 +112,27 @@ bool st91_add_var_vals(Sched91 *s, const St91 *x, Status *st) {
   if (!x->symbolic) return true;
   sint vars[64];
   int n = st_vars(x->st, vars, 64);
-  if (n < 0) return st91_sym_ok(st) && status_unsupported(st, "symbolic: too many variables");
   for (int i = 0; i < n; i++) {
     const SymNode *v = vars[i].sym;
     if (!v->bound)
       return status_raise(st, "AssertionError", "Variable isn't bound, can't access val of %s", sint_str(s->a, vars[i]));
     if (!var_vals_put91(s, sint_unbind(vars[i]), v->val, st)) return false;
   }
-  return st91_sym_ok(st);
+  return true;
 }
 
 /* x.shrink(mask_of.views[0].mask) */
 const St91 *st91_shrink_by_mask(Sched91 *s, const St91 *x, const St91 *mask_of, Status *st) {
-  StError e;
-  st_error_clear(&e);
   const View *m = mask_of->st->views[0];
-  return result(s, st_shrink(s->a, TG_0_9_1, x->st, m->ndim, m->mask, &e), &e, st);
+  return result(s, st_shrink(s->a, TG_0_9_1, x->st, m->ndim, m->mask), st);
 }
 
 /* ShapeTracker.unit_stride_axes() */
 bool st91_unit_stride_axes(Sched91 *s, const St91 *x, bool *unit, Status *st) {
+  (void)st; /* the core's errors raise */
   int n = st_ndim(x->st);
   int *axes = arena_array(s->a, n ? (size_t)n : 1, sizeof *axes);
-  StError e;
-  st_error_clear(&e);
-  int k = st_unit_stride_axes(s->a, TG_0_9_1, x->st, false, axes, &e);
-  if (k < 0) {
-    st_error_to_status(&e, st);
-    return false;
-  }
+  int k = st_unit_stride_axes(s->a, TG_0_9_1, x->st, false, axes);
   for (int i = 0; i < n; i++) unit[i] = false;
   for (int i = 0; i < k; i++) unit[axes[i]] = true;
   return true;

@@ -48,7 +48,7 @@ sint st91_prod_mask(const St91 *st);                  /* prod(y-x for x,y in vie
 /* The handle of a ShapeTracker (interning it). */
 const St91 *st91_intern(Sched91 *s, const ShapeTracker *st);
 
-/* Operations; NULL with st set on an error (a raised exception or unsupported). */
+/* Operations; the core's errors raise (error.h) to the entry point's protected call. */
 const St91 *st91_add(Sched91 *s, const St91 *a, const St91 *b, Status *st);  /* a + b */
 const St91 *st91_simplify(Sched91 *s, const St91 *x, Status *st);
 const St91 *st91_from_shape(Sched91 *s, int ndim, const sint *shape, Status *st);
@@ -57,8 +57,6 @@ const St91 *st91_from_shape_of(Sched91 *s, const St91 *x, Status *st);  /* from_
 const St91 *st91_unbind(Sched91 *s, const St91 *x, Status *st);
 /* x.var_vals: every Variable of x, each bound (AssertionError otherwise), into the scheduler's */
 bool st91_add_var_vals(Sched91 *s, const St91 *x, Status *st);
-/* Moves an error of symbolic arithmetic into st; false when there was one. */
-bool st91_sym_ok(Status *st);
 /* x.shrink(mask_of.views[0].mask), for the assign check */
 const St91 *st91_shrink_by_mask(Sched91 *s, const St91 *x, const St91 *mask_of, Status *st);
 /* st.unit_stride_axes(): writes a flag per axis. */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capture.h"
+#include "protected.h"
 #include "symbolic.h"
 #include "uop_vector.h"
 
@@ -28,9 +29,15 @@ static int g_fail_print_limit = 20;
 
 /* ================================================================ hand-written cases */
 
+typedef struct Bind { SymCtx *c; const SymUOp *var; int64_t val; } Bind;
+static void bind_call(void *ud) {
+  Bind *b = ud;
+  suop_bind(b->c, b->var, b->val);
+}
+
 /* a bound Variable keeps the variable's range; unbinding gives the DEFINE_VAR back */
-static void bind_and_unbind(void **state) {
-  (void)state;
+static void bind_and_unbind_body(void *ud) {
+  (void)ud;
   Arena a;
   arena_init(&a);
   SymCtx *c = symctx_new(&a, TG_0_10_0);
@@ -41,7 +48,7 @@ static void bind_and_unbind(void **state) {
   assert_ptr_equal(suop_bind(c, i, 3), b); /* hash-consed */
   const SymUOp *var;
   int64_t val;
-  assert_true(suop_unbind(c, b, &var, &val));
+  suop_unbind(c, b, &var, &val);
   assert_ptr_equal(var, i);
   assert_int_equal(val, 3);
   assert_ptr_equal(suop_const_uop(c, b), i); /* UOp.const(dtype, bind) */
@@ -49,15 +56,23 @@ static void bind_and_unbind(void **state) {
   const SymUOp *s = suop_mul(c, b, suop_const_like(c, b, 3));
   assert_ptr_equal(suop_unbind_all(c, s), suop_mul(c, i, suop_const_like(c, i, 3)));
   assert_string_equal(suop_render(c, s, true), "(i*3)");
-  suop_bind(c, i, 11);
-  assert_int_equal(symctx_error(c)->status, ST_RAISED);
-  assert_string_equal(symctx_error(c)->message, "bind 11 not in range [1, 10]");
+  Bind bad = {c, i, 11};
+  Status st = attempt(bind_call, &bad);
+  assert_int_equal(st.kind, ST_RAISED);
+  assert_string_equal(st.msg, "bind 11 not in range [1, 10]");
   arena_free(&a);
+}
+static void bind_and_unbind(void **state) { (void)state; run_protected(bind_and_unbind_body); }
+
+typedef struct BoolOf { SymCtx *c; const SymUOp *x; } BoolOf;
+static void bool_call(void *ud) {
+  BoolOf *b = ud;
+  suop_bool(b->c, b->x);
 }
 
 /* int - UOp, UOp - int and UOp - UOp build different nodes, as MathTrait does */
-static void operand_order(void **state) {
-  (void)state;
+static void operand_order_body(void *ud) {
+  (void)ud;
   Arena a;
   arena_init(&a);
   SymCtx *c = symctx_new(&a, TG_0_10_0);
@@ -68,16 +83,17 @@ static void operand_order(void **state) {
   assert_string_equal(suop_render(c, suop_minimum_int(c, j, 3), false), "(max((j*-1), -3)*-1)"); /* j.minimum(3) */
   assert_string_equal(suop_render(c, suop_le(c, three, j), false), "((j<3)!=True)");        /* 3 <= j is j.__ge__(3) */
   assert_true(suop_bool(c, suop_gt(c, suop_const_like(c, j, 11), j)));                       /* bool(11 > j) */
-  assert_int_equal(symctx_error(c)->status, ST_OK);
-  suop_bool(c, suop_lt(c, j, suop_const_like(c, j, 5)));                                      /* bool(j < 5) raises */
-  assert_string_equal(symctx_error(c)->type, "ValueError");
-  assert_string_equal(symctx_error(c)->message, "eval failed to be a single number, range is False to True in (j<5)");
+  BoolOf lt = {c, suop_lt(c, j, suop_const_like(c, j, 5))};                                   /* bool(j < 5) raises */
+  Status st = attempt(bool_call, &lt);
+  assert_string_equal(st.type, "ValueError");
+  assert_string_equal(st.msg, "eval failed to be a single number, range is False to True in (j<5)");
   arena_free(&a);
 }
+static void operand_order(void **state) { (void)state; run_protected(operand_order_body); }
 
 /* repr is tinygrad's pretty_print: shared nodes are named x<N>:= once and referenced after */
-static void repr_names_shared_nodes(void **state) {
-  (void)state;
+static void repr_names_shared_nodes_body(void *ud) {
+  (void)ud;
   Arena a;
   arena_init(&a);
   SymCtx *c = symctx_new(&a, TG_0_10_0);
@@ -90,10 +106,17 @@ static void repr_names_shared_nodes(void **state) {
                       "   x0,))");
   arena_free(&a);
 }
+static void repr_names_shared_nodes(void **state) { (void)state; run_protected(repr_names_shared_nodes_body); }
+
+typedef struct Infer { SymCtx *c; const SymUOp *x; int n; const SymUOp *const *vars; const int64_t *vals; } Infer;
+static void infer_call(void *ud) {
+  Infer *f = ud;
+  suop_sym_infer(f->c, f->x, f->n, f->vars, f->vals);
+}
 
 /* sym_infer evaluates the rendered expression with Python's // and %, by variable name */
-static void sym_infer_python_semantics(void **state) {
-  (void)state;
+static void sym_infer_python_semantics_body(void *ud) {
+  (void)ud;
   Arena a;
   arena_init(&a);
   SymCtx *c = symctx_new(&a, TG_0_10_0);
@@ -102,11 +125,13 @@ static void sym_infer_python_semantics(void **state) {
   const SymUOp *vars[1] = {i};
   int64_t vals[1] = {-7};
   assert_int_equal(suop_sym_infer(c, x, 1, vars, vals), -2 + 2); /* -7//4 + -7%3 in Python */
-  suop_sym_infer(c, x, 0, vars, vals);
-  assert_string_equal(symctx_error(c)->type, "TypeError");
-  assert_string_equal(symctx_error(c)->message, "<lambda>() missing 1 required positional argument: 'i'");
+  Infer missing = {c, x, 0, vars, vals};
+  Status st = attempt(infer_call, &missing);
+  assert_string_equal(st.type, "TypeError");
+  assert_string_equal(st.msg, "<lambda>() missing 1 required positional argument: 'i'");
   arena_free(&a);
 }
+static void sym_infer_python_semantics(void **state) { (void)state; run_protected(sym_infer_python_semantics_body); }
 
 /* ================================================================ vectors */
 
@@ -118,7 +143,6 @@ typedef struct Replay {
   TgVersion v;
   Result result;
   char why[512];
-  StError err;          /* Python-level errors of the int side (ZeroDivisionError, AttributeError) */
 } Replay;
 
 static void mismatch(Replay *r, const char *fmt, ...) {
@@ -140,11 +164,10 @@ static Pv pv_int(int64_t i) { return (Pv){PV_INT, i, NULL}; }
 static Pv pv_bool(bool b) { return (Pv){PV_BOOL, b, NULL}; }
 static Pv pv_uop(const SymUOp *u) { return (Pv){PV_UOP, 0, u}; }
 
-static void py_raise(Replay *r, const char *type, const char *message) {
-  if (r->err.status != ST_OK) return;
-  r->err.status = ST_RAISED;
-  r->err.type = type;
-  r->err.message = message;
+/* Python-level errors of the int side (ZeroDivisionError, AttributeError) */
+_Noreturn static void py_raise(Replay *r, const char *type, const char *message) {
+  (void)r;
+  error_raise(type, "%s", message);
 }
 
 /* ufix: an int next to a UOp u becomes u.const_like(int) */
@@ -162,10 +185,7 @@ static Pv py_int_binop(Replay *r, const char *op, int64_t x, int64_t y) {
   if (strcmp(op, "sub") == 0) return pv_int(x - y);
   if (strcmp(op, "mul") == 0) return pv_int(x * y);
   if (strcmp(op, "floordiv") == 0 || strcmp(op, "mod") == 0) {
-    if (y == 0) {
-      py_raise(r, "ZeroDivisionError", op[0] == 'f' ? "integer division or modulo by zero" : "integer modulo by zero");
-      return pv_int(0);
-    }
+    if (y == 0) py_raise(r, "ZeroDivisionError", op[0] == 'f' ? "integer division or modulo by zero" : "integer modulo by zero");
     return pv_int(op[0] == 'f' ? py_floordiv(x, y) : py_mod(x, y));
   }
   if (strcmp(op, "lt") == 0) return pv_bool(x < y);
@@ -175,7 +195,6 @@ static Pv py_int_binop(Replay *r, const char *op, int64_t x, int64_t y) {
   if (strcmp(op, "ne") == 0) return pv_bool(x != y);
   /* maximum/minimum are methods of UOp */
   py_raise(r, "AttributeError", arena_printf(r->a, "'int' object has no attribute '%s'", op));
-  return pv_int(0);
 }
 
 /* a OP b where at least one is a UOp, in Python's operand order (symbolic.h) */
@@ -193,10 +212,7 @@ static Pv py_uop_binop(Replay *r, const char *op, Pv x, Pv y) {
   if (strcmp(op, "le") == 0) return pv_uop(suop_le(c, a, b));
   if (strcmp(op, "ge") == 0) return pv_uop(suop_ge(c, a, b));
   if (strcmp(op, "ne") == 0) return pv_uop(x.kind == PV_UOP ? suop_ne(c, a, b) : suop_ne(c, b, a)); /* i != u is u.__ne__(i) */
-  if (x.kind != PV_UOP) {
-    py_raise(r, "AttributeError", arena_printf(r->a, "'int' object has no attribute '%s'", op));
-    return pv_int(0);
-  }
+  if (x.kind != PV_UOP) py_raise(r, "AttributeError", arena_printf(r->a, "'int' object has no attribute '%s'", op));
   if (strcmp(op, "maximum") == 0) return pv_uop(suop_maximum(c, a, b));
   return pv_uop(y.kind == PV_UOP ? suop_minimum(c, a, b) : suop_minimum_int(c, a, y.i)); /* "minimum" */
 }
@@ -214,8 +230,6 @@ static Pv py_smax(Replay *r, bool is_max, int n, const Pv *xs) {
   if (have_num) acc = is_max ? suop_maximum(r->c, acc, suop_const_like(r->c, acc, num)) : suop_minimum_int(r->c, acc, num);
   return ssimplify(r, acc);
 }
-
-static bool failed(Replay *r) { return r->err.status != ST_OK || symctx_error(r->c)->status != ST_OK; }
 
 static Pv eval_tree(Replay *r, const JVal *t) {
   const char *k = t->u.arr[0]->u.s;
@@ -237,7 +251,6 @@ static Pv eval_tree(Replay *r, const JVal *t) {
     return py_smax(r, k[2] == 'a', n, xs);
   }
   Pv x = eval_tree(r, t->u.arr[1]), y = eval_tree(r, t->u.arr[2]);
-  if (failed(r)) return pv_int(0);
   if (x.kind != PV_UOP && y.kind != PV_UOP) return py_int_binop(r, k, x.i, y.i);
   return py_uop_binop(r, k, x, y);
 }
@@ -253,49 +266,101 @@ static void check_value(Replay *r, const char *what, const JVal *want, Pv got) {
   }
 }
 
-/* R(x): {"error": {type, message}} must match the context's error; {"ok": ...} is checked by the caller */
-static const JVal *check_r(Replay *r, const char *what, const JVal *res) {
-  StError *e = symctx_error(r->c);
+/* One computation of a case, run as a protected call (what it raises is in the Status). */
+typedef enum { C_EVAL, C_SIMPLIFY, C_SSIMPLIFY, C_RENDER, C_RENDER_RAW, C_REPR, C_VARS, C_UNBIND, C_SYM_INFER, C_BOOL, C_INT,
+               C_RESOLVE } CalcKind;
+typedef struct Calc {
+  Replay *r;
+  CalcKind kind;
+  const JVal *tree;            /* C_EVAL */
+  const SymUOp *u;             /* the others: of this UOp */
+  int n;                       /* C_SYM_INFER: var_vals */
+  const SymUOp *const *vars;
+  const int64_t *vals;
+  Pv pv;                       /* C_EVAL, C_SSIMPLIFY */
+  const SymUOp *uop;           /* C_SIMPLIFY, C_UNBIND */
+  const SymUOp **list;         /* C_VARS */
+  const char *str;             /* C_RENDER, C_RENDER_RAW, C_REPR */
+  int64_t i;                   /* C_VARS: the count; C_SYM_INFER, C_INT */
+  bool b1, b2;                 /* C_BOOL; C_RESOLVE: resolve(u, True), resolve(u, False) */
+} Calc;
+
+static void calc(void *ud) {
+  Calc *k = ud;
+  SymCtx *c = k->r->c;
+  switch (k->kind) {
+    case C_EVAL: k->pv = eval_tree(k->r, k->tree); break;
+    case C_SIMPLIFY: k->uop = suop_simplify(c, k->u); break;
+    case C_SSIMPLIFY: k->pv = ssimplify(k->r, k->u); break;
+    case C_RENDER: k->str = suop_render(c, k->u, true); break;
+    case C_RENDER_RAW: k->str = suop_render(c, k->u, false); break;
+    case C_REPR: k->str = suop_repr(c, k->u); break;
+    case C_VARS: k->i = suop_vars(c, k->u, &k->list); break;
+    case C_UNBIND: k->uop = suop_unbind_all(c, k->u); break;
+    case C_SYM_INFER: k->i = suop_sym_infer(c, k->u, k->n, k->vars, k->vals); break;
+    case C_BOOL: k->b1 = suop_bool(c, k->u); break;
+    case C_INT: k->i = suop_int(c, k->u); break;
+    case C_RESOLVE:
+      k->b1 = suop_resolve(c, k->u, true);
+      k->b2 = suop_resolve(c, k->u, false);
+      break;
+  }
+}
+
+static Status run_calc(Replay *r, Calc *k, CalcKind kind, const SymUOp *u) {
+  k->r = r;
+  k->kind = kind;
+  k->u = u;
+  return attempt(calc, k);
+}
+
+/* R(x): {"error": {type, message}} must match what the computation raised (e); {"ok": ...} is checked by the caller */
+static const JVal *check_r(Replay *r, const char *what, const JVal *res, const Status *e) {
   const JVal *err = get(res, "error");
   if (err != NULL) {
-    if (e->status == ST_UNSUPPORTED) r->result = r->result == R_FAIL ? R_FAIL : R_UNSUPPORTED;
-    else if (e->status != ST_RAISED) mismatch(r, "%s: tinygrad raised %s, we did not", what, get(err, "type")->u.s);
-    else if (strcmp(e->type, get(err, "type")->u.s) != 0 || strcmp(e->message, get(err, "message")->u.s) != 0)
-      mismatch(r, "%s: expected %s(%s), got %s(%s)", what, get(err, "type")->u.s, get(err, "message")->u.s, e->type, e->message);
-    st_error_clear(e);
+    if (e->kind == ST_UNSUPPORTED) r->result = r->result == R_FAIL ? R_FAIL : R_UNSUPPORTED;
+    else if (e->kind != ST_RAISED) mismatch(r, "%s: tinygrad raised %s, we did not", what, get(err, "type")->u.s);
+    else if (strcmp(e->type, get(err, "type")->u.s) != 0 || strcmp(e->msg, get(err, "message")->u.s) != 0)
+      mismatch(r, "%s: expected %s(%s), got %s(%s)", what, get(err, "type")->u.s, get(err, "message")->u.s, e->type, e->msg);
     return NULL;
   }
-  if (e->status == ST_UNSUPPORTED) {
+  if (e->kind == ST_UNSUPPORTED) {
     if (r->result != R_FAIL) r->result = R_UNSUPPORTED;
-    st_error_clear(e);
     return NULL;
   }
-  if (e->status != ST_OK) {
-    mismatch(r, "%s: unexpected %s(%s)", what, e->type, e->message);
-    st_error_clear(e);
+  if (e->kind != ST_OK) {
+    mismatch(r, "%s: unexpected %s(%s)", what, e->type, e->msg);
     return NULL;
   }
   return get(res, "ok");
 }
 
-static void check_str(Replay *r, const char *what, const JVal *res, const char *got) {
-  const JVal *ok = check_r(r, what, res);
-  if (ok != NULL && strcmp(ok->u.s, got) != 0) mismatch(r, "%s: expected %s, got %s", what, ok->u.s, got);
+static const Status OK_STATUS = {ST_OK, "", ""};
+
+static void check_str(Replay *r, const char *what, const JVal *res, CalcKind kind, const SymUOp *u) {
+  Calc k = {0};
+  Status e = run_calc(r, &k, kind, u);
+  const JVal *ok = check_r(r, what, res, &e);
+  if (ok != NULL && strcmp(ok->u.s, k.str) != 0) mismatch(r, "%s: expected %s, got %s", what, ok->u.s, k.str);
 }
 
-static void check_uop(Replay *r, const char *what, const JVal *res, const SymUOp *got) {
-  const JVal *ok = check_r(r, what, res);
-  if (ok != NULL && decode_uop(r->c, ok) != got) mismatch(r, "%s: differs, got %s", what, suop_render(r->c, got, false));
+static void check_uop(Replay *r, const char *what, const JVal *res, CalcKind kind, const SymUOp *u) {
+  Calc k = {0};
+  Status e = run_calc(r, &k, kind, u);
+  const JVal *ok = check_r(r, what, res, &e);
+  if (ok != NULL && decode_uop(r->c, ok) != k.uop) mismatch(r, "%s: differs, got %s", what, suop_render(r->c, k.uop, false));
 }
 
 static void check_vars(Replay *r, const JVal *want, const SymUOp *u) {
-  const SymUOp **vars;
-  int n = suop_vars(r->c, u, &vars);
+  Calc k = {0};
+  Status e = run_calc(r, &k, C_VARS, u);
+  if (e.kind != ST_OK) return mismatch(r, "vars: unexpected %s(%s)", e.type, e.msg);
+  int n = (int)k.i;
   if ((int)want->n != n) return mismatch(r, "vars: expected %u, got %d", want->n, n);
   for (uint32_t i = 0; i < want->n; i++) {
     const SymUOp *w = decode_uop(r->c, want->u.arr[i]);
     bool found = false;
-    for (int k = 0; k < n; k++) found = found || vars[k] == w;
+    for (int j = 0; j < n; j++) found = found || k.list[j] == w;
     if (!found) return mismatch(r, "vars: %u-th expected variable missing", i);
   }
 }
@@ -303,67 +368,73 @@ static void check_vars(Replay *r, const JVal *want, const SymUOp *u) {
 static void check_results(Replay *r, const JVal *res, const SymUOp *u) {
   SymCtx *c = r->c;
   const JVal *x, *ok;
-  if ((ok = check_r(r, "bounds", get(res, "bounds"))) != NULL) {
+  Calc k = {0};
+  Status e;
+  if ((ok = check_r(r, "bounds", get(res, "bounds"), &OK_STATUS)) != NULL) {
     int64_t lo = ok->u.arr[0]->kind == J_BOOL ? ok->u.arr[0]->u.b : ok->u.arr[0]->u.i;
     int64_t hi = ok->u.arr[1]->kind == J_BOOL ? ok->u.arr[1]->u.b : ok->u.arr[1]->u.i;
     if (lo != suop_vmin(u) || hi != suop_vmax(u))
       mismatch(r, "bounds: expected [%lld, %lld], got [%lld, %lld]", (long long)lo, (long long)hi, (long long)suop_vmin(u),
                (long long)suop_vmax(u));
   }
-  check_uop(r, "simplify", get(res, "simplify"), suop_simplify(c, u));
-  Pv ss = ssimplify(r, u);
-  if ((ok = check_r(r, "ssimplify", get(res, "ssimplify"))) != NULL) check_value(r, "ssimplify", ok, ss);
-  check_str(r, "render", get(res, "render"), suop_render(c, u, true));
-  check_str(r, "render_raw", get(res, "render_raw"), suop_render(c, u, false));
-  const char *repr = suop_repr(c, u);
-  if (strcmp(get(res, "repr")->u.s, repr) != 0) mismatch(r, "repr: expected\n%s\ngot\n%s", get(res, "repr")->u.s, repr);
+  check_uop(r, "simplify", get(res, "simplify"), C_SIMPLIFY, u);
+  e = run_calc(r, &k, C_SSIMPLIFY, u);
+  if ((ok = check_r(r, "ssimplify", get(res, "ssimplify"), &e)) != NULL) check_value(r, "ssimplify", ok, k.pv);
+  check_str(r, "render", get(res, "render"), C_RENDER, u);
+  check_str(r, "render_raw", get(res, "render_raw"), C_RENDER_RAW, u);
+  e = run_calc(r, &k, C_REPR, u);
+  if (e.kind != ST_OK) mismatch(r, "repr: unexpected %s(%s)", e.type, e.msg);
+  else if (strcmp(get(res, "repr")->u.s, k.str) != 0) mismatch(r, "repr: expected\n%s\ngot\n%s", get(res, "repr")->u.s, k.str);
   check_vars(r, get(res, "vars"), u);
-  check_uop(r, "unbind", get(res, "unbind"), suop_unbind_all(c, u));
+  check_uop(r, "unbind", get(res, "unbind"), C_UNBIND, u);
   const JVal *vv = get(res, "var_vals");
   const SymUOp **vars = arena_array(r->a, vv->n + 1, sizeof *vars);
   int64_t *vals = arena_array(r->a, vv->n + 1, sizeof *vals);
   for (uint32_t i = 0; i < vv->n; i++) {
-    const JVal *e = vv->u.arr[i];
-    vars[i] = suop_variable(c, e->u.arr[0]->u.s, e->u.arr[1]->u.i, e->u.arr[2]->u.i);
-    vals[i] = e->u.arr[3]->u.i;
+    const JVal *v = vv->u.arr[i];
+    vars[i] = suop_variable(c, v->u.arr[0]->u.s, v->u.arr[1]->u.i, v->u.arr[2]->u.i);
+    vals[i] = v->u.arr[3]->u.i;
   }
-  int64_t inf = suop_sym_infer(c, u, (int)vv->n, vars, vals);
-  if ((ok = check_r(r, "sym_infer", get(res, "sym_infer"))) != NULL) {
+  k.n = (int)vv->n;
+  k.vars = vars;
+  k.vals = vals;
+  e = run_calc(r, &k, C_SYM_INFER, u);
+  if ((ok = check_r(r, "sym_infer", get(res, "sym_infer"), &e)) != NULL) {
     int64_t want = ok->kind == J_BOOL ? ok->u.b : ok->u.i;
-    if (want != inf) mismatch(r, "sym_infer: expected %lld, got %lld", (long long)want, (long long)inf);
+    if (want != k.i) mismatch(r, "sym_infer: expected %lld, got %lld", (long long)want, (long long)k.i);
   }
   if ((x = get(res, "bool")) != NULL) {
-    bool b = suop_bool(c, u);
-    if ((ok = check_r(r, "bool", x)) != NULL && ok->u.b != b) mismatch(r, "bool: expected %d", ok->u.b);
+    e = run_calc(r, &k, C_BOOL, u);
+    if ((ok = check_r(r, "bool", x, &e)) != NULL && ok->u.b != k.b1) mismatch(r, "bool: expected %d", ok->u.b);
   }
   if ((x = get(res, "int")) != NULL) {
-    int64_t i = suop_int(c, u);
-    if ((ok = check_r(r, "int", x)) != NULL && ok->u.i != i) mismatch(r, "int: expected %lld", (long long)ok->u.i);
+    e = run_calc(r, &k, C_INT, u);
+    if ((ok = check_r(r, "int", x, &e)) != NULL && ok->u.i != k.i) mismatch(r, "int: expected %lld", (long long)ok->u.i);
   }
   if ((x = get(res, "resolve")) != NULL) {
-    bool r1 = suop_resolve(c, u, true), r2 = suop_resolve(c, u, false);
-    if ((ok = check_r(r, "resolve", x)) != NULL && (ok->u.arr[0]->u.b != r1 || ok->u.arr[1]->u.b != r2))
-      mismatch(r, "resolve: expected [%d, %d], got [%d, %d]", ok->u.arr[0]->u.b, ok->u.arr[1]->u.b, r1, r2);
+    e = run_calc(r, &k, C_RESOLVE, u);
+    if ((ok = check_r(r, "resolve", x, &e)) != NULL && (ok->u.arr[0]->u.b != k.b1 || ok->u.arr[1]->u.b != k.b2))
+      mismatch(r, "resolve: expected [%d, %d], got [%d, %d]", ok->u.arr[0]->u.b, ok->u.arr[1]->u.b, k.b1, k.b2);
   }
 }
 
 static Result replay_case(Replay *r, const JVal *cs) {
   r->result = R_PASS;
   r->why[0] = '\0';
-  st_error_clear(&r->err);
   r->c = symctx_new(r->a, r->v);
-  Pv got = eval_tree(r, get(cs, "tree"));
+  Calc k = {.tree = get(cs, "tree")};
+  Status e = run_calc(r, &k, C_EVAL, NULL);
+  Pv got = k.pv;
   const JVal *error = get(cs, "error");
-  StError *e = r->err.status != ST_OK ? &r->err : symctx_error(r->c);
-  if (e->status == ST_UNSUPPORTED) return R_UNSUPPORTED;
+  if (e.kind == ST_UNSUPPORTED) return R_UNSUPPORTED;
   if (error != NULL) {
-    if (e->status != ST_RAISED) mismatch(r, "tinygrad raised %s(%s), we did not", get(error, "type")->u.s, get(error, "message")->u.s);
-    else if (strcmp(e->type, get(error, "type")->u.s) != 0 || strcmp(e->message, get(error, "message")->u.s) != 0)
-      mismatch(r, "expected %s(%s), got %s(%s)", get(error, "type")->u.s, get(error, "message")->u.s, e->type, e->message);
+    if (e.kind != ST_RAISED) mismatch(r, "tinygrad raised %s(%s), we did not", get(error, "type")->u.s, get(error, "message")->u.s);
+    else if (strcmp(e.type, get(error, "type")->u.s) != 0 || strcmp(e.msg, get(error, "message")->u.s) != 0)
+      mismatch(r, "expected %s(%s), got %s(%s)", get(error, "type")->u.s, get(error, "message")->u.s, e.type, e.msg);
     return r->result;
   }
-  if (e->status != ST_OK) {
-    mismatch(r, "unexpected %s(%s)", e->type, e->message);
+  if (e.kind != ST_OK) {
+    mismatch(r, "unexpected %s(%s)", e.type, e.msg);
     return r->result;
   }
   check_value(r, "value", get(cs, "value"), got);
