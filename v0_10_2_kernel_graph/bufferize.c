@@ -115,6 +115,7 @@ const UOp *add_buffers(KG *k, ScheduleContext *ctx, const UOp *root, IdMap *buff
       continue;
     }
     const UOp *ret = add_buffers_leave(k, ctx, f, buffer_map, &cache);
+    if (k->ex) explain102_alias(k, ret, f->u);
     if (--depth) stack[depth - 1].res[stack[depth - 1].next++] = ret;
     else done = ret;
   }
@@ -141,7 +142,11 @@ static bool is_realized_view(const UOp *x, const void *realizes) { return x->nsr
 static const UOp *dr_sink(void *c, const UOp *sink) {
   KG *k = c;
   ScheduleContext *ctx = k->pass;
-  for (uint32_t i = 0; i < sink->nsrc; i++) realize(ctx, uop_buf_uop(k, sink->src[i]), sink->src[i]);
+  for (uint32_t i = 0; i < sink->nsrc; i++) {
+    const UOp *b = uop_buf_uop(k, sink->src[i]);
+    if (k->ex) explain102_realize_preload(k, ctx, b, WHY_OUTPUT, NULL);
+    realize(ctx, b, sink->src[i]);
+  }
   return NULL;
 }
 
@@ -151,8 +156,16 @@ static const UOp *dr_always(void *c, const UOp *u) {
   const UOp *b, *to_store;
   if (!match_scheduled(u, &b, &to_store)) return NULL;
   Op op = to_store->op;
-  if (op == OP_ASSIGN || op == OP_CONTIGUOUS || op == OP_COPY || op == OP_BUFFER_VIEW) realize(k->pass, b, to_store);
+  if (op != OP_ASSIGN && op != OP_CONTIGUOUS && op != OP_COPY && op != OP_BUFFER_VIEW) return NULL;
+  if (k->ex) explain102_always_preload(k, k->pass, b, op);
+  realize(k->pass, b, to_store);
   return NULL;
+}
+
+/* realize(ctx, b, src) in realize_before_view, telling explain why */
+static void realize_before(KG *k, ScheduleContext *ctx, const UOp *b, const UOp *src, const UOp *view, ExplainReason why) {
+  if (k->ex) explain102_view_preload(k, ctx, b, src, view, why);
+  realize(ctx, b, src);
 }
 
 /* schedule.py realize_before_view: realize before expand or unsafe pad ops,
@@ -173,19 +186,19 @@ static const UOp *dr_before_view(void *c, const UOp *view) {
     sint sizes[ST_MAXDIM];
     for (int i = 0; i < last->ndim; i++) sizes[i] = ks_sub(sc, last->mask[i].e, last->mask[i].b);
     if (ks_resolve_ge(sc, sprod, ks_prod(sc, (uint32_t)last->ndim, sizes), true)) {
-      if (!can_pad(ctx->tmp, src, is_realized_view, &ctx->realizes)) realize(ctx, b, src);
+      if (!can_pad(ctx->tmp, src, is_realized_view, &ctx->realizes)) realize_before(k, ctx, b, src, view, WHY_UNSAFE_PAD);
       return NULL;
     }
   }
   /* early realize before expand */
   if (ks_resolve_lt(sc, sprod, ks_prod(sc, kst_ndim(st), st_shape(st)), true) && !k->dont_realize_expand) {
-    realize(ctx, b, src);
+    realize_before(k, ctx, b, src, view, WHY_EXPAND);
     return NULL;
   }
   /* otherwise safety check pads */
   bool unmasked = true;
   for (int i = 0; i < st->nviews; i++) unmasked &= st->views[i]->mask == NULL;
-  if (!unmasked && !can_pad(ctx->tmp, src, is_realized_view, &ctx->realizes)) realize(ctx, b, src);
+  if (!unmasked && !can_pad(ctx->tmp, src, is_realized_view, &ctx->realizes)) realize_before(k, ctx, b, src, view, WHY_UNSAFE_PAD);
   return NULL;
 }
 
@@ -199,7 +212,9 @@ static bool match_scheduled_or_view(const UOp *u, const UOp **b, const UOp **to_
 static const UOp *dr_before_copy(void *c, const UOp *copy) {
   KG *k = c;
   const UOp *b, *to_store;
-  if (copy->nsrc == 2 && match_scheduled_or_view(copy->src[1], &b, &to_store)) realize(k->pass, b, to_store);
+  if (copy->nsrc != 2 || !match_scheduled_or_view(copy->src[1], &b, &to_store)) return NULL;
+  if (k->ex) explain102_copy_src_preload(k, k->pass, b, copy);
+  realize(k->pass, b, to_store);
   return NULL;
 }
 
@@ -207,7 +222,9 @@ static const UOp *dr_before_copy(void *c, const UOp *copy) {
 static const UOp *dr_before_buffer_view(void *c, const UOp *bv) {
   KG *k = c;
   const UOp *b, *to_store;
-  if (bv->nsrc == 1 && match_scheduled_or_view(bv->src[0], &b, &to_store)) realize(k->pass, b, to_store);
+  if (bv->nsrc != 1 || !match_scheduled_or_view(bv->src[0], &b, &to_store)) return NULL;
+  if (k->ex) explain102_copy_src_preload(k, k->pass, b, bv);
+  realize(k->pass, b, to_store);
   return NULL;
 }
 
@@ -284,9 +301,28 @@ typedef struct GroupWalk {
   ScheduleContext *ctx;
   OMap *reduce_for_op, *group, cache;  /* cache: tr -> OMap of st */
   Arena *tmp;
+  const char *why;                      /* for explain: what first put r in its group */
 } GroupWalk;
 
 static void group_add(OMap *group, const UOp *u) { omap_setdefault(group, omap_ptr(u), (void *)u); }
+
+/* group.setdefault(r): r cannot fuse into its children (why: for explain) */
+static void group_add_reduce(GroupWalk *w, const char *why) {
+  if (why && !w->why && !in_map(w->group, w->r)) w->why = why;
+  group_add(w->group, w->r);
+}
+
+/* why realized BUFFER tr, seen through st, cannot take reduce r into its kernel */
+static const char *realized_child_why(KG *k, GroupWalk *w, const UOp *tr, const ST *st, int64_t rsize) {
+  const UOp *other = omap_get(w->reduce_for_op, omap_ptr(tr));
+  return explain102_realized_child_why(k, explain102_buffer_name(k, tr), st, rsize, other ? explain102_buffer_name(k, other) : NULL);
+}
+
+/* why child BUFFER tr_next (its op tr_next_uop) of tr stops the group */
+static const char *unfusable_child_why(KG *k, GroupWalk *w, const UOp *tr, const UOp *tr_next, const UOp *tr_next_uop) {
+  return explain102_unfusable_child_why(k, explain102_buffer_name(k, tr_next), tr == w->r ? NULL : explain102_buffer_name(k, tr),
+                                        tr_next_uop->op == OP_REDUCE_AXIS);
+}
 
 /* schedule.py recursive_group: search the uop for groupable children, realize the UOp if a child can't group */
 static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) {
@@ -304,7 +340,8 @@ static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) 
       if (group_cache_seen(w->tmp, &w->cache, f->tr, f->st)) { depth--; continue; }
       if (in_map(&ctx->realizes, f->tr) && f->tr != w->r) {
         /* can only fuse contiguous; max one reduceop per kernel */
-        if (!st_contiguous(f->st) || kst_size(f->st) != rsize || in_map(w->reduce_for_op, f->tr)) group_add(w->group, w->r);
+        if (!st_contiguous(f->st) || kst_size(f->st) != rsize || in_map(w->reduce_for_op, f->tr))
+          group_add_reduce(w, k->ex ? realized_child_why(k, w, f->tr, f->st, rsize) : NULL);
         group_add(w->group, f->tr);
         depth--;
         continue;
@@ -320,7 +357,7 @@ static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) 
     const ST *first;
     /* max one reduceop per kernel; can only fuse contiguous */
     if (tr_next_uop->op == OP_REDUCE_AXIS || child_sts(k, tr_next_uop, f->tr, &first) > 1) {
-      group_add(w->group, w->r);
+      group_add_reduce(w, k->ex ? unfusable_child_why(k, w, f->tr, tr_next, tr_next_uop) : NULL);
       depth--;
       continue;
     }
@@ -399,7 +436,7 @@ static void unrealize(KG *k, ScheduleContext *ctx, const UOp *tr) {
 static void group_reduce(KG *k, ScheduleContext *ctx, const UOp *r, const UOp *r_uop, OMap *reduce_for_op, Arena *per) {
   OMap *group = arena_alloc(per, sizeof *group);
   omap_init(group, per);
-  GroupWalk w = {r, ctx, reduce_for_op, group, {0}, per};
+  GroupWalk w = {r, ctx, reduce_for_op, group, {0}, per, NULL};
   omap_init(&w.cache, per);
   recursive_group(k, &w, r, uop_st_unwrap(k, r_uop));
   uint64_t key;
@@ -410,17 +447,24 @@ static void group_reduce(KG *k, ScheduleContext *ctx, const UOp *r, const UOp *r
   /* TODO: forced_realize exists because the scheduler is incapable of checking for self-contained DAGs */
   bool forced_realize = in_map(group, r);
   /* can only have one output */
-  if (!forced_realize && omap_len(group) > 1) forced_realize = true;
+  if (!forced_realize && omap_len(group) > 1) {
+    forced_realize = true;
+    if (k->ex) w.why = explain102_several_outputs_why(k, group, explain102_buffer_name);
+  }
   /* can only fuse assign if no other assign_target is used in the kernel */
   if (!forced_realize) {
     bool any_assign = false;
     for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) any_assign |= idset_has(&ctx->assigns, (const UOp *)(uintptr_t)key);
-    if (any_assign && other_assign_used(k, ctx, r, group, per)) forced_realize = true, can_chase = false;
+    if (any_assign && other_assign_used(k, ctx, r, group, per)) {
+      forced_realize = true, can_chase = false;
+      if (k->ex) w.why = "its kernel would read the buffer another ASSIGN writes, in another kernel";
+    }
   }
   if (forced_realize || omap_len(group) == 0) {
     const UOp *tr = can_chase ? chase(k, ctx, r, r_uop) : r;
     omap_init(group, per);
     omap_put(group, omap_ptr(tr), (void *)tr);
+    if (k->ex) explain102_reduce_preload(k, ctx, tr, r, w.why);
     realize(ctx, tr, tr);
   }
   for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) omap_put(reduce_for_op, key, (void *)r);
@@ -472,6 +516,7 @@ void group_realizes_preload(KG *k, const UOp *sink, ScheduleContext *ctx) {
   void *saved = k->pass;
   k->pass = ctx;
   /* start by adding uops that always realize */
+  if (k->ex) explain102_preload_outs(k, sink);
   const PatternMatcher *dr = &pm_do_realize_create_ctx;
   sink = graph_rewrite(k->in, sink, &dr, 1, k, false);
   /* find all reduces, and pair them to a elementwise op. if they can't be cleanly paired, force realize the reduce (or a contig child) */
@@ -503,5 +548,6 @@ void group_realizes_preload(KG *k, const UOp *sink, ScheduleContext *ctx) {
   kg_scratch_end(k, tmp);
   const PatternMatcher *bs = &pm_break_sched;
   graph_rewrite(k->in, sink, &bs, 1, k, false);
+  if (k->ex) explain102_fuses_preload(k, ctx);
   k->pass = saved;
 }

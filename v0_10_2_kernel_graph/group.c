@@ -169,21 +169,13 @@ static void group_add_reduce(GroupWalk *w, const char *why) {
 
 /* why realized tr, seen through st, cannot take reduce r into its kernel */
 static const char *realized_child_why(KG *k, GroupWalk *w, const UOp *tr, const ST *st, int64_t rsize) {
-  const char *node = explain102_name(k, tr);
-  if (!st_contiguous(st)) return arena_printf(k->a, "realized %s reads it through a non-contiguous view (can only fuse contiguous)", node);
-  if (kst_size(st) != rsize)
-    return arena_printf(k->a, "realized %s reads it through a view of size %lld, not %lld (can only fuse contiguous)", node,
-                        (long long)kst_size(st), (long long)rsize);
-  return arena_printf(k->a, "realized %s is already in the kernel of reduce %s (one reduce per kernel)", node,
-                      explain102_name(k, omap_get(w->reduce_for_op, omap_ptr(tr))));
+  const UOp *other = omap_get(w->reduce_for_op, omap_ptr(tr));
+  return explain102_realized_child_why(k, explain102_name(k, tr), st, rsize, other ? explain102_name(k, other) : NULL);
 }
 
 /* why child tr_next of tr (the reduce or a UOp fused with it) stops the group */
 static const char *unfusable_child_why(KG *k, GroupWalk *w, const UOp *tr, const UOp *tr_next) {
-  const char *via = tr == w->r ? "" : arena_printf(k->a, " (through %s)", explain102_name(k, tr));
-  if (tr_next->op == OP_REDUCE_AXIS)
-    return arena_printf(k->a, "%s reads it%s and is a reduce itself (one reduce per kernel)", explain102_name(k, tr_next), via);
-  return arena_printf(k->a, "%s reads it%s through different views (can only fuse contiguous)", explain102_name(k, tr_next), via);
+  return explain102_unfusable_child_why(k, explain102_name(k, tr_next), tr == w->r ? NULL : explain102_name(k, tr), tr_next->op == OP_REDUCE_AXIS);
 }
 
 static void group_add(KG *k, OMap *group, const UOp *u) { (void)k; omap_setdefault(group, omap_ptr(u), (void *)u); }
@@ -284,16 +276,6 @@ static const UOp *chase(KG *k, GrouperContext *ctx, const UOp *tr) {
   return tr;
 }
 
-/* "its kernel would store node 5 ADD and node 9 MUL" */
-static const char *several_outputs_why(KG *k, OMap *group) {
-  const char *names = "";
-  uint64_t key;
-  size_t i = 0;
-  for (size_t pos = 0; omap_next(group, &pos, &key, NULL); i++)
-    names = arena_printf(k->a, "%s%s%s", names, i ? " and " : "", explain102_name(k, (const UOp *)(uintptr_t)key));
-  return arena_printf(k->a, "its kernel would store %s (can only have one output)", names);
-}
-
 _Noreturn static void key_error(KG *k, const UOp *u) { kg_throw(&k->thr, ST_RAISED, "KeyError", "%s", uop_repr_line(k, u)); }
 
 /* schedule.py group_realizes */
@@ -340,7 +322,7 @@ void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
     bool forced_realize = in_map(group, r);
     if (!forced_realize && omap_len(group) > 1) {   /* can only have one output */
       forced_realize = true;
-      if (k->ex) w.why = several_outputs_why(k, group);
+      if (k->ex) w.why = explain102_several_outputs_why(k, group, explain102_name);
     }
     if (!forced_realize) {
       bool any_assign = false;

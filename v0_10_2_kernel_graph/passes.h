@@ -72,6 +72,12 @@ void explain102_copy_src(KG *k, const IdSet *realizes, const UOp *tr, const UOp 
 /* `ctx.realizes[tr] = None` for reduce r (why: what stopped r from fusing) */
 void explain102_reduce(KG *k, const IdSet *realizes, const UOp *tr, const UOp *r, const char *why);
 const char *explain102_name(KG *k, const UOp *u);   /* "node 7 ADD": the first input node that became u */
+/* group_realizes' reasons: realized `node` read through st cannot take a reduce of rsize
+ * (other: the reduce whose kernel it is in already); child `child` (through `via`, or NULL) stops the group */
+const char *explain102_realized_child_why(KG *k, const char *node, const ST *st, int64_t rsize, const char *other);
+const char *explain102_unfusable_child_why(KG *k, const char *child, const char *via, bool is_reduce);
+/* "its kernel would store node 5 ADD and node 9 MUL (can only have one output)", each key of group named by name */
+const char *explain102_several_outputs_why(KG *k, const OMap *group, const char *(*name)(KG *k, const UOp *u));
 /* With the final realizes: the input nodes each KERNEL computes. */
 void explain102_fuses(KG *k, const UOp *sink, const IdSet *realizes);
 /* The schedule's ASSIGNs in order: which input nodes each item stores. */

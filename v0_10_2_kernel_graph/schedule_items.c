@@ -139,7 +139,7 @@ static const UOp *schedule_uop_preload(KG *k, Arena *tmp, const UOp *pre, Schedu
 /* ---------------------------------------------------------------- the BFS */
 
 /* ScheduleItem.output_idxs contains i: tuple(x.src[0].arg for x in self.ast.src) if self.ast.op is Ops.SINK else (0,) */
-static bool is_output_idx(const ScheduleItem *si, size_t i) {
+bool is_output_idx(const ScheduleItem *si, size_t i) {
   if (si->ast->op != OP_SINK) return i == 0;
   for (uint32_t j = 0; j < si->ast->nsrc; j++) {
     const UOp *x = si->ast->src[j];
@@ -299,4 +299,5 @@ void create_schedule_with_preloads(KG *k, Arena *maps, const UOp *big_sink, cons
   kernel_passes_end(k);
   /* type_verify(list(sched_sink.toposort), kernel_spec): the SINK of KERNELs of BUFFER(DEVICE)s always passes */
   bfs_schedule_items(k, &ctx, pre, n, res);
+  if (k->ex) explain102_kernels_preload(k, res);
 }

@@ -84,6 +84,7 @@ tsched_golden_test(explain_reported_v0_9_1 0 explain conformance/tests/tools/v0.
 tsched_golden_test(explain_reported_v0_10_0 0 explain conformance/tests/tools/v0.10.0-explain.jsonl.gz)
 tsched_golden_test(explain_reported_v0_10_2 0 explain conformance/tests/tools/v0.10.2-explain.jsonl.gz)
 tsched_golden_test(explain_reported_v0_10_0_2ca41d6 0 explain conformance/tests/tools/v0.10.0+2ca41d6-explain.jsonl.gz)
+tsched_golden_test(explain_reported_v0_10_1 0 explain conformance/tests/tools/v0.10.1-explain.jsonl.gz)
 tsched_unit_test(test_v0_9_schedule)
 # The replayer comparing the schedule item by item while it is encoded
 # (conformance/replay.c), on the tools' sample captures.
