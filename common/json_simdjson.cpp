@@ -127,6 +127,34 @@ struct ContainerCache {
   Slot slots[SIZE] = {};
 };
 
+/* Strings of up to 16 bytes read in the text itself (keys, op names,
+ * dtypes: a few hundred distinct ones repeated on every node), by their
+ * bytes: a direct-mapped cache in front of the string table, which costs
+ * a hash of the string, a probe and a comparison per string. Emptied per
+ * document with the string table's generation. */
+struct ShortCache {
+  enum : size_t { SIZE = 1024, MAX = 16 };
+  struct Slot { uint64_t lo, hi; uint32_t n, gen; const char *s; JVal *val; };
+  Slot slots[SIZE] = {};
+
+  /* s's bytes as two words, zero past its end (s may be read 16 bytes
+   * on: the text's padding follows it) */
+  static void words(std::string_view s, uint64_t *lo, uint64_t *hi) {
+    size_t n = s.size();
+    uint64_t a, b;
+    std::memcpy(&a, s.data(), 8);
+    std::memcpy(&b, s.data() + 8, 8);
+    *lo = n >= 8 ? a : a & ((uint64_t(1) << (8 * n)) - 1);
+    *hi = n >= 16 ? b : n <= 8 ? 0 : b & ((uint64_t(1) << (8 * (n - 8))) - 1);
+  }
+
+  Slot &slot_for(uint64_t lo, uint64_t hi, size_t n) {
+    uint64_t h = (lo ^ (hi * 0x9E3779B97F4A7C15ULL) ^ n) * 0xff51afd7ed558ccdULL;
+    return slots[h >> (64 - 10)];
+  }
+};
+static_assert(ShortCache::SIZE == 1024, "slot_for takes 10 bits");
+
 /* Fills JVal trees (counts fit JVal.n's 32 bits: simdjson documents are
  * below 4 GiB). A tree is only read once parsed, so its scalars are shared:
  * null, true, false, each string of up to 64 bytes and each integer that
@@ -139,6 +167,8 @@ struct Builder {
   StringTable &strings;
   IntCache &ints;
   ContainerCache &containers;
+  ShortCache &shorts;
+  const char *text, *text_end;  /* the document (strings in it may be read 16 bytes on) */
   JVal *null_val = nullptr, *bools[2] = {nullptr, nullptr};
 
   JVal *make(JKind kind) {
@@ -155,6 +185,7 @@ struct Builder {
 
   const char *intern(std::string_view s) {
     if (s.size() > 64) return arena_strndup(arena, s.data(), s.size());
+    if (ShortCache::Slot *c = short_slot(s)) return c->s;
     return intern_slot(s)->s;
   }
 
@@ -166,13 +197,29 @@ struct Builder {
       v->u.s = arena_strndup(arena, s.data(), s.size());
       return v;
     }
+    ShortCache::Slot *c = short_slot(s);
+    if (c && c->val) return c->val;
     StringTable::Slot *slot = intern_slot(s);
     if (!slot->val) {
       slot->val = make(J_STR);
       slot->val->n = slot->n;
       slot->val->u.s = slot->s;
     }
+    if (c) c->val = slot->val;
     return slot->val;
+  }
+
+  /* The short cache's slot holding s, filled from the string table on a
+   * miss; NULL for a string it does not hold (longer, or unescaped apart) */
+  ShortCache::Slot *short_slot(std::string_view s) {
+    if (s.size() > ShortCache::MAX || s.data() < text || s.data() >= text_end) return nullptr;
+    uint64_t lo, hi;
+    ShortCache::words(s, &lo, &hi);
+    ShortCache::Slot &c = shorts.slot_for(lo, hi, s.size());
+    if (c.gen == strings.gen && c.n == s.size() && c.lo == lo && c.hi == hi) return &c;
+    StringTable::Slot *slot = intern_slot(s);
+    c = ShortCache::Slot{lo, hi, static_cast<uint32_t>(s.size()), strings.gen, slot->s, slot->val};
+    return &c;
   }
 
   JVal *int_val(int64_t i) {
@@ -307,6 +354,7 @@ void *allocate_or_throw(std::size_t n) {
 thread_local StringTable strings;
 thread_local IntCache ints;
 thread_local ContainerCache containers;
+thread_local ShortCache shorts;
 
 /* The children of the containers still open, in document order (an
  * array's items, an object's members), kept per thread from document to
@@ -471,6 +519,14 @@ thread_local std::vector<std::pair<uint64_t, uint32_t>> key_hashes;
  * small object, else by sorting the keys' hashes. */
 const JMember *duplicate_key(const JMember *members, size_t n) {
   if (n <= 16) {
+    uint64_t seen = 0; /* a bit per key pointer: no two alike, no key twice */
+    bool maybe = false;
+    for (size_t i = 0; i < n && !maybe; i++) {
+      uint64_t bit = uint64_t(1) << ((reinterpret_cast<uintptr_t>(members[i].key) * 0x9E3779B97F4A7C15ULL) >> 58);
+      maybe = (seen & bit) || members[i].keylen > 64;
+      seen |= bit;
+    }
+    if (!maybe) return nullptr;
     for (size_t i = 1; i < n; i++)
       for (size_t j = 0; j < i; j++)
         if (members[i].key == members[j].key || (members[i].keylen > 64 && same_key(members[i], members[j]))) return &members[i];
@@ -545,6 +601,7 @@ struct Reader {
   }
 
   void skip_space() {
+    if (p < end && static_cast<unsigned char>(*p) > ' ') return; /* most tokens follow no space or one */
     while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
   }
 
@@ -1011,10 +1068,11 @@ extern "C" JVal *json_parse_capture(Arena *a, const char *buf, size_t len, unsig
       if (strings.gen == 1) { /* the generation started over */
         ints = IntCache{};
         containers = ContainerCache{};
+        shorts = ShortCache{};
       }
       if (big) drop_stacks(); /* from here their blocks come from the pool */
       pool_blocks.routing = big;
-      Builder b{a, strings, ints, containers};
+      Builder b{a, strings, ints, containers, shorts, buf, buf + len};
       Reader r{b, buf, buf + len, raw, stacks.items, stacks.members, stacks.open, simdjson::SUCCESS, {}};
       root = r.document();
       code = r.error;
