@@ -103,11 +103,19 @@ static bool take(Cursor *c, char ch) {
   return true;
 }
 
+/* the bytes a JSON string cannot hold unescaped: controls, '"' and '\\' */
+static const bool needs_escape[256] = {
+    [0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1, [0x07] = 1,
+    [0x08] = 1, [0x09] = 1, [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1, [0x0e] = 1, [0x0f] = 1,
+    [0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1, [0x15] = 1, [0x16] = 1, [0x17] = 1,
+    [0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1, [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1,
+    ['"'] = 1, ['\\'] = 1};
+
 /* the text spells s[0..n) as a string with no escape */
 static bool take_string(Cursor *c, const char *s, size_t n) {
   if (!take(c, '"') || (size_t)(c->end - c->p) <= n || c->p[n] != '"' || memcmp(c->p, s, n) != 0) return false;
   for (size_t i = 0; i < n; i++)
-    if ((unsigned char)s[i] < 0x20 || s[i] == '\\' || s[i] == '"') return false;
+    if (needs_escape[(unsigned char)s[i]]) return false;
   c->p += n + 1;
   return true;
 }
