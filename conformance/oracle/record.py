@@ -85,6 +85,8 @@ class Recorder:
     self.capped_last = False
     self.torch_mirror = False
     self.dedupe = None  # --dedupe: the set of captures written so far (all but name and oracle_seconds)
+    self.trace = None  # --trace: a rewrite_trace.TraceProbe, and the Writer of its lines
+    self.trace_writer = None
 
   # -------------------------------------------------------------- naming
   def next_name(self) -> str:
@@ -194,24 +196,29 @@ class Recorder:
       return orig(*args, **kwargs)
     if self.probe is not None: self.probe.begin()
     self.uop_buffers_hook = call if self.gen in ("0.10.0", "0.10.0+2ca41d6") else None
+    if self.trace is not None: self.trace.begin()
     try:
       t0 = time.perf_counter()
       try:
         ret = orig(*args, **kwargs)
       except Exception as e:
         cap["oracle_seconds"] = time.perf_counter() - t0
+        if self.trace is not None: self.trace.end()
         try:
           cap["error"] = {"type": type(e).__name__, "message": str(e)}
           if isinstance(e, RecursionError): call.notes.append("RecursionError: a replayer need not reproduce it")
           self.finish_capture(cap, call)
+          self.attach_trace(cap, call)
           self.emit(cap)
         except Exception as e2:
           self.encoder_failure(name, "error", e2)
         raise
       cap["oracle_seconds"] = time.perf_counter() - t0
+      if self.trace is not None: self.trace.end()
       try:
         cap["expected"] = call.encode_output(ret)
         self.finish_capture(cap, call)
+        self.attach_trace(cap, call)
         self.set_pending(cap, call, ret[0])
       except Exception as e:
         self.encoder_failure(name, "output", e)
@@ -219,7 +226,17 @@ class Recorder:
     finally:
       self.uop_buffers_hook = None
       if self.probe is not None: self.probe.end()
+      if self.trace is not None: self.trace.release()
       call.release()
+
+  def attach_trace(self, cap, call):
+    """--trace: encode the rewrites of this call now (before the planner: tinygrad's tracker held its UOps alive)."""
+    if self.trace is None: return
+    try:
+      cap["_trace"] = self.trace.encode(call, cap["name"], self.gen)
+    except Exception as e:
+      self.encoder_failure(cap["name"], "trace", e)
+    self.trace.release()
 
   def finish_capture(self, cap, call):
     if self.probe is not None and self.gen == "0.9.1":
@@ -260,6 +277,7 @@ class Recorder:
       self.emit(self.pending["cap"]); self.pending = None
 
   def emit(self, cap):
+    trace = cap.pop("_trace", None)
     if self.dedupe is not None:
       key = self.dumps({k: v for k, v in cap.items() if k not in ("name", "oracle_seconds")})
       if key in self.dedupe:
@@ -267,6 +285,10 @@ class Recorder:
         return
       self.dedupe.add(key)
     self.writer.write(self.dumps(cap))
+    if trace is not None:
+      self.trace_writer.write(self.dumps(trace))
+      self.stats["traces"] = self.stats.get("traces", 0) + 1
+      self.stats["trace_matches"] = self.stats.get("trace_matches", 0) + sum(len(r["matches"]) for r in trace["rewrites"])
     self.stats["captures"] += 1
     if cap["error"] is not None: self.stats["errors"] += 1
     if cap["expected"] is not None and cap["expected"].get("memory_plan") is not None: self.stats["with_memory_plan"] += 1
@@ -566,6 +588,9 @@ def main():
   ap.add_argument("--dedupe", action="store_true",
                   help="write a capture only when no earlier one of this recording is identical apart from name and "
                        "oracle_seconds (counted as duplicates_dropped)")
+  ap.add_argument("--trace", metavar="FILE",
+                  help="0.10.x: also write each call's rewrite steps (TRACK_MATCH_STATS=2) to this companion "
+                       ".trace.jsonl(.gz), one tsched-trace/1 line per capture (rewrite_trace.py)")
   ap.add_argument("--torch-mirror", action="store_true",
                   help="use stubs/mirror/torch instead of the torch stub, so test_ops runs its tinygrad half (see that file)")
   a = ap.parse_args()
@@ -578,6 +603,7 @@ def main():
 
   checkout = os.path.abspath(a.tinygrad)
   out = os.path.abspath(a.out)
+  trace_out = os.path.abspath(a.trace) if a.trace else None
   summary_path = os.path.abspath(a.summary) if a.summary else None
   gen = detect_generation(checkout)
   stubs = ([os.path.join(HERE, "stubs", "mirror")] if a.torch_mirror else []) + [os.path.join(HERE, "stubs")]
@@ -596,12 +622,19 @@ def main():
     os.environ.pop(k, None)
 
   tmpdir = private_tempdir(gen, a.suite + (f"-{a.only}" if a.only else ""))
+  if trace_out:
+    if gen == "0.9.1": raise SystemExit("record.py --trace: 0.9.1 has no rewrite tracker (no PatternMatcher in its scheduler)")
+    import rewrite_trace
+    rewrite_trace.prepare_env()
   import tinygrad  # noqa: F401
   writer = Writer(out)
   rec = Recorder(gen, writer, native_set_order=a.native_set_order)
   rec.max_per_workload = a.max_per_test
   rec.torch_mirror = a.torch_mirror
   if a.dedupe: rec.dedupe = set()
+  if trace_out:
+    rec.trace = rewrite_trace.TraceProbe(checkout)
+    rec.trace_writer = Writer(trace_out)
   rec.install()
   summary = {"generation": gen, "suite": a.suite, "checkout": os.path.basename(checkout.rstrip("/"))}
   if a.max_per_test is not None: summary["max_per_test"] = a.max_per_test
@@ -616,6 +649,7 @@ def main():
   finally:
     rec.flush()
     writer.close()
+    if rec.trace_writer is not None: rec.trace_writer.close()
   st = dict(rec.stats)
   st["set_order_affected"] = sorted(st["set_order_affected"])
   summary.update(st)
@@ -623,7 +657,7 @@ def main():
   if summary_path:
     with open(summary_path, "w") as f: json.dump(summary, f, indent=1, sort_keys=True)
   brief = {k: summary.get(k) for k in ("generation", "suite", "captures", "errors", "with_memory_plan", "tests", "passed", "test_failed",
-                                        "test_errors", "skipped", "stub_skipped", "workloads", "workloads_failed", "encoder_failures", "capped_calls", "duplicates_dropped", "exit_status", "seconds")
+                                        "test_errors", "skipped", "stub_skipped", "workloads", "workloads_failed", "encoder_failures", "traces", "trace_matches", "capped_calls", "duplicates_dropped", "exit_status", "seconds")
            if k in summary}
   import shutil
   shutil.rmtree(tmpdir, ignore_errors=True)
