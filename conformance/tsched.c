@@ -12,6 +12,8 @@ int cmd_explain(int argc, char **argv);  /* tools/cmd_explain.c */
 int cmd_diff(int argc, char **argv);     /* tools/cmd_diff.c */
 int cmd_compare(int argc, char **argv);  /* tools/cmd_compare.c */
 int cmd_record(int argc, char **argv);   /* tools/cmd_record.c */
+int cmd_trace(int argc, char **argv);    /* tools/cmd_trace.c */
+int cmd_view(int argc, char **argv);     /* tools/cmd_view.c */
 
 typedef struct { const char *name; int (*run)(int argc, char **argv); const char *summary; } Command;
 
@@ -24,6 +26,8 @@ static const Command commands[] = {
   {"compare", cmd_compare, "a workload side by side per version, or a kernel-count table"},
   {"dot", cmd_dot, "the input graph as Graphviz DOT, clustered by kernel"},
   {"explain", cmd_explain, "why each buffer was realized and what each kernel fuses"},
+  {"trace", cmd_trace, "the rewrite steps tinygrad recorded: each graph_rewrite and rule"},
+  {"view", cmd_view, "one self-contained HTML page: graph, kernels and steps, versions side by side"},
   {"record", cmd_record, "record a Python program's schedules with a tinygrad checkout"},
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };

@@ -159,3 +159,16 @@ set_tests_properties(record_program PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
 tsched_golden_test(bad_input_buffer_sizes 1 replay conformance/tests/bad-input/buffer-sizes.txt)
 # cmake --install: tsched on the PATH with its man pages and data, working from any folder
 add_test(NAME cli_install COMMAND sh ${CMAKE_SOURCE_DIR}/conformance/tests/cli/install.sh ${CMAKE_BINARY_DIR})
+
+# tsched trace: the rewrite steps tinygrad recorded (conformance/traces/, record.py --trace)
+tsched_golden_test(trace_v0_10_2 0 trace -n "workloads.casts#1" conformance/corpus/v0.10.2-workloads.jsonl.gz)
+tsched_golden_test(trace_rule_json 0 trace --json --rule schedule.py:225 -n "workloads.softmax_norms#2"
+                   conformance/traces/corpus/v0.10.2-workloads.trace.jsonl.gz)
+tsched_golden_test(trace_kernel 0 trace --recorded --kernel 0 -n "workloads.softmax_norms#2" conformance/corpus/v0.10.2-workloads.jsonl.gz)
+tsched_golden_test(trace_no_trace 1 trace conformance/corpus/v0.9.1-workloads.jsonl.gz)
+tsched_golden_test(trace_bad_line 1 trace conformance/tests/bad-input/broken.trace.jsonl)
+
+# tsched view: pages opened in headless chromium (skipped when it is not installed; ./dev installs it)
+add_test(NAME view_browser COMMAND sh ${CMAKE_SOURCE_DIR}/conformance/tests/view/browser.sh $<TARGET_FILE:tsched>
+         ${CMAKE_BINARY_DIR}/view-browser)
+set_tests_properties(view_browser PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)

@@ -263,34 +263,40 @@ static void explain_json(StrBuf *b, const Ctx *x) {
   sb_puts(b, "]}\n");
 }
 
+bool explain_capture(StrBuf *b, const Capture *c, Arena *a, bool recorded, bool json, char *err, size_t errlen) {
+  Explain ex;
+  explain_init(&ex);
+  Sched s;
+  sched_of_explained(c, a, recorded, &ex, &s);
+  if (s.source != SRC_TSCHED) explain_free(&ex); /* what a failing run reported does not explain the recording */
+  InGraph g;
+  bool ok = ingraph_build(&g, c, s.result, sched_items(&s), err, errlen);
+  if (ok) {
+    ingraph_set_writers(&g, ex.kernels, ex.nkernels);
+    Ctx x = {c, &s, &g, &ex, sched_items(&s), NULL, NULL, NULL, {0}};
+    ctx_prepare(&x, a);
+    if (json) explain_json(b, &x);
+    else explain_text(b, &x);
+    ctx_release(&x);
+  }
+  ingraph_free(&g);
+  explain_free(&ex);
+  return ok;
+}
+
 static bool visit(const Capture *c, Arena *a, void *ctx) {
   ExplainOptions *o = ctx;
   bool selected = o->nnames == 0;
   for (size_t i = 0; i < o->nnames && !selected; i++) selected = name_selected(c->name, o->names[i]);
   if (!selected) return true;
-  Explain ex;
-  explain_init(&ex);
-  Sched s;
-  sched_of_explained(c, a, o->recorded, &ex, &s);
-  if (s.source != SRC_TSCHED) explain_free(&ex); /* what a failing run reported does not explain the recording */
-  InGraph g;
+  StrBuf b = {0};
   char err[256];
-  if (!ingraph_build(&g, c, s.result, sched_items(&s), err, sizeof err)) {
+  if (!explain_capture(&b, c, a, o->recorded, o->json, err, sizeof err)) {
     term_printf(stderr, "tsched explain: %s: %s\n", c->name, err);
     o->status = 1;
-  } else {
-    ingraph_set_writers(&g, ex.kernels, ex.nkernels);
-    Ctx x = {c, &s, &g, &ex, sched_items(&s), NULL, NULL, NULL, {0}};
-    ctx_prepare(&x, a);
-    StrBuf b = {0};
-    if (o->json) explain_json(&b, &x);
-    else explain_text(&b, &x);
-    sb_flush(&b, stdout);
-    sb_free(&b);
-    ctx_release(&x);
   }
-  ingraph_free(&g);
-  explain_free(&ex);
+  sb_flush(&b, stdout);
+  sb_free(&b);
   o->shown++;
   return true;
 }

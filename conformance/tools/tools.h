@@ -98,4 +98,8 @@ const char *sched_source_text(const Sched *s, char *buf, size_t bufsize);
 const char *sched_source_word(SchedSource s);
 const JVal *sched_items(const Sched *s);   /* the "schedule" array or NULL */
 
+/* `tsched explain`'s text (or JSON) of one capture appended to b
+ * (cmd_explain.c); false with err when its input cannot be read. */
+bool explain_capture(StrBuf *b, const Capture *c, Arena *a, bool recorded, bool json, char *err, size_t errlen);
+
 #endif
