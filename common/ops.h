@@ -90,6 +90,10 @@ typedef enum {
   OP_REDUCE_SUM,
   OP_REDUCE_MAX,
   OP_LOADOPS_CONST,
+  OP_REDUCE,         /* 0.10.2+a0b4465 on */
+  OP_PTRCAT,
+  OP_CUSTOMI,
+  OP_IGNORE,
   OP_COUNT
 } Op;
 

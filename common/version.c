@@ -90,11 +90,25 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .f.schedule_input_tensor_uops = true,
   },
   [TG_0_10_2_A0B4465] = {
-    .name = "0.10.2+a0b4465", .commit = "a0b4465412", .generation = GEN_NONE,
+    .name = "0.10.2+a0b4465", .commit = "a0b4465412", .generation = GEN_KERNEL_GRAPH,
     /* common/ */
     .f.symbolic = SYM_UOP,
     .f.returns_becomes_map = true,
     /* v0_10_2_kernel_graph/ */
+    .f.tensor_map_reorder_view = true,
+    .f.merge_views_movement = true,
+    .f.view_left_unsafe_pad = true,
+    .f.sym_split_reduceop = true,
+    .f.sym_sink_keeps_bases = true,
+    .f.sym_disk_buffer_view_arg = true,
+    .f.dont_push_views = true,
+    .f.create_kernels_assign_reshape = true,
+    .f.fix_kernel_ast = true,
+    .f.ops_metadata_of_tensors = true,
+    .f.uop_cast_always = true,
+    .f.kernel_st_of_size = true,
+    .f.unique_label_at_call = true,
+    .f.planner_tlsf = true,
     /* conformance/tools/ */
     .f.schedule_input_tensor_uops = true,
   },

@@ -76,6 +76,21 @@ typedef struct TgFeatures {
   bool symbolic_no_bitcast_or_pow;    /* ops.py symbolic_simple: CAST folds only (no BITCAST noop, fold_bitcast or pow rules) */
   bool buf_uop_through_view;      /* ops.py UOp.buf_uop: a VIEW base is allowed (VIEW(BUFFER, op) of add_buffers) */
   bool merge_views_needs_st;      /* ops.py merge_views: a contiguous VIEW goes only when `x.st is not None` (not: x is no DEVICE) */
+  /* (0.10.2+a0b4465's, false before it) */
+  bool tensor_map_reorder_view;   /* schedule.py create_schedule_with_vars: merge_views+sym+reorder_view+replace_contiguous, not remove_movement_ops+sym */
+  bool merge_views_movement;      /* ops.py merge_views: movement ops -> x.view(mop.st), masked-to-0 VIEW -> CONST, VIEW on LOAD/STORE/VALID merges */
+  bool view_left_unsafe_pad;      /* ops.py view_left: masked VIEW of an unsafe pad op -> contiguous().view, no VIEW(CONST) -> VALID or buffer rule */
+  bool sym_split_reduceop;        /* schedule.py sym split_reduceop (ops.py UOp.r splits no more) */
+  bool sym_sink_keeps_bases;      /* schedule.py sym: SINK srcs -> dedup(s.base for s not CONST/BIND) */
+  bool sym_disk_buffer_view_arg;  /* schedule.py sym: BUFFER_VIEW(x.base) arg (size, offset), reshaped, not replace(op=BUFFER_VIEW) */
+  bool dont_push_views;           /* schedule.py do_realize: DONT_PUSH_VIEWS, GroupOp.Meta, unsafe pads realized first in realize_before_view */
+  bool create_kernels_assign_reshape; /* schedule.py create_kernel: ASSIGN(BUFFER|BUFFER_VIEW, KERNEL(x.sink())).reshape(x.shape) */
+  bool fix_kernel_ast;            /* schedule.py fix_kernel_ast + add_buffer_ops (kernel_ast.c), not schedule_uop */
+  bool ops_metadata_of_tensors;   /* schedule.py ops_metadata: v -> k.metadata for every non-CONST/DEVICE tensor; becomes_map via kernel_map */
+  bool uop_cast_always;           /* ops.py UOp.cast/bitcast: always a CAST, not self when the dtype is the same */
+  bool kernel_st_of_size;         /* ops.py UOp.st: KERNEL from_shape((ast.size,)), BUFFER_VIEW from_shape((size,)), size arg[0] */
+  bool unique_label_at_call;      /* capture-format 7: a UNIQUE "u:K" at call time keeps it in becomes_map (Tensor.empty inputs); .buffer is asked in the call */
+  bool planner_tlsf;              /* engine/memory.py _internal_memory_planner: TLSFAllocator suballocation where allocator._offset */
   /* ---- conformance/tools/ ---- */
   bool ast_is_lazyop;              /* ops.py: si.ast is a LazyOp (LazyOp.__repr__) vs a UOp (UOp.__repr__, pretty_print) */
   bool uop_argstr_str;             /* ops.py UOp.argstr: self.arg, printed with str(), vs repr(self.arg) */

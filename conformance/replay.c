@@ -186,24 +186,43 @@ typedef struct { size_t pass, fail, unsupported, errors; double seconds; } Tally
 
 /* Known failures: capture names listed in files given with --known-failures.
  * They still count as fail in every total; they only stop the exit status
- * from going red for a failure already on record (a regression guard). */
-typedef struct { char **names; size_t n, cap; size_t unlisted_fails; } KnownFailures;
+ * from going red for a failure already on record (a regression guard). A
+ * file named after a version (`0.10.2+a0b4465.txt`) lists that version's
+ * captures only; any other file's names hold for every version. */
+typedef struct { char **names; int *gens; size_t n, cap; size_t unlisted_fails; } KnownFailures;
 
-static void known_add(KnownFailures *k, const char *name, size_t len) {
+static void known_add(KnownFailures *k, int gen, const char *name, size_t len) {
   if (k->n == k->cap) {
     k->cap = k->cap ? k->cap * 2 : 64;
     char **bigger = realloc(k->names, k->cap * sizeof *bigger);
     if (!bigger) abort();
     k->names = bigger;
+    int *more = realloc(k->gens, k->cap * sizeof *more);
+    if (!more) abort();
+    k->gens = more;
   }
+  k->gens[k->n] = gen;
   k->names[k->n] = malloc(len + 1);
   if (!k->names[k->n]) abort();
   memcpy(k->names[k->n], name, len);
   k->names[k->n++][len] = 0;
 }
 
+/* The version a known-failures file is named after ("dir/0.9.1.txt"), or -1. */
+static int known_file_version(const char *path) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t len = strlen(base);
+  if (len < 5 || strcmp(base + len - 4, ".txt") != 0 || len - 4 >= 32) return -1;
+  char name[32];
+  memcpy(name, base, len - 4);
+  name[len - 4] = 0;
+  return tg_version_parse(name);
+}
+
 /* One capture name per line; '#' starts a comment. */
 static bool known_load(KnownFailures *k, const char *path) {
+  int gen = known_file_version(path);
   FILE *f = fopen(path, "r");
   if (!f) { term_printf(stderr, "tsched replay: --known-failures %s: %s\n", path, strerror(errno)); return false; }
   char line[4096];
@@ -214,21 +233,22 @@ static bool known_load(KnownFailures *k, const char *path) {
     while (len && (line[len - 1] == '\n' || line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r')) len--;
     char *start = line;
     while (*start == ' ' || *start == '\t') start++, len--;
-    if ((ptrdiff_t)len > 0) known_add(k, start, len);
+    if ((ptrdiff_t)len > 0) known_add(k, gen, start, len);
   }
   fclose(f);
   return true;
 }
 
-static bool known_has(const KnownFailures *k, const char *name) {
+static bool known_has(const KnownFailures *k, int gen, const char *name) {
   for (size_t i = 0; i < k->n; i++)
-    if (strcmp(k->names[i], name) == 0) return true;
+    if ((k->gens[i] < 0 || k->gens[i] == gen) && strcmp(k->names[i], name) == 0) return true;
   return false;
 }
 
 static void known_free(KnownFailures *k) {
   for (size_t i = 0; i < k->n; i++) free(k->names[i]);
   free(k->names);
+  free(k->gens);
 }
 
 static void usage(FILE *f) {
@@ -383,7 +403,7 @@ static void replay_one(ReplayRun *run, const Capture *c, Arena *a, double t0) {
     case OUT_PASS: x->pass++; break;
     case OUT_FAIL:
       x->fail++;
-      if (!known_has(&run->known, c->name)) run->known.unlisted_fails++;
+      if (!known_has(&run->known, (int)c->generation, c->name)) run->known.unlisted_fails++;
       report(run, "fail", c, why);
       break;
     case OUT_UNSUPPORTED:

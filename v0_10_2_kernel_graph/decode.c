@@ -205,7 +205,7 @@ bool decode_input(KG *k, const JVal *input, Input *in, Status *st) {
     if (u->op == OP_MULTI) return status_unsupported(st, "multi-device tensors (Ops.MULTI, node %zu)", i);
     if (u->op == OP_KERNEL) return status_bad_input(st, "input.graph node %zu: a KERNEL in a tensor graph", i);
     const char *problem = node_problem(k, u);
-    if (problem) return status_bad_input(st, "input.graph node %zu (%s): %s", i, op_name(u->op, TG_0_10_2), problem);
+    if (problem) return status_bad_input(st, "input.graph node %zu (%s): %s", i, op_name(u->op, k->cap->generation), problem);
     if (u->op == OP_UNIQUE && u->arg->kind == V_STR && strncmp(u->arg->u.str.s, "u:", 2) == 0) omap_put(&labels, omap_ptr(u), (void *)1);
     if (u->op == OP_BUFFER && k->f->buffer_arg_num_size && is_u_label(u->arg->u.tuple.items[0])) omap_put(&labels, omap_ptr(u), (void *)1);
     kg_note_const(k, u);

@@ -170,6 +170,8 @@ static JVal *encode_becomes_value(Refs *r, Arena *tmp, const UOp *v, OMap *label
   for (size_t i = 0; i < n; i++) {
     const UOp *u = order[i], *nu;
     if (u->op == OP_UNIQUE) {
+      bool input_label = k->f->unique_label_at_call && u->arg->kind == V_STR && strncmp(u->arg->u.str.s, "u:", 2) == 0;
+      if (input_label) continue;
       nu = kg_uop(k, OP_UNIQUE, u->dtype, buffer_label(r, tmp, u->arg, omap_get(&ub, omap_ptr(u)), u, labels, nlabels), 0, NULL);
     } else if (u->op == OP_BUFFER && k->f->buffer_arg_num_size) {
       /* 0.10.1: BUFFER(DEVICE) arg (num, size); an input label stays (capture-format section 7) */

@@ -25,6 +25,8 @@ static void kg_init(KG *k, const Capture *c, Arena *a, Interner *in, Status *st)
   k->split_threshold = ctx_int(c, "REDUCEOP_SPLIT_THRESHOLD", 32768);
   k->split_size = ctx_int(c, "REDUCEOP_SPLIT_SIZE", 22);
   k->no_memory_planner = ctx_int(c, "NO_MEMORY_PLANNER", 0);
+  k->dont_group_reduces = ctx_int(c, "DONT_GROUP_REDUCES", 0);
+  k->cast_after_expand = ctx_int(c, "CAST_AFTER_EXPAND", 0);
   kst_init(&k->stc, a, &k->thr, ctx_int(c, "MERGE_VIEW", 1) != 0);
   omap_init(&k->zero_consts, a);
   omap_init(&k->buffers, a);

@@ -40,13 +40,21 @@ static bool is_realized_uop(const UOp *x, const void *realizes) { return idset_h
 
 /* ---------------------------------------------------------------- do_realize + create_ctx */
 
-/* always realize SINK parents */
+/* a0b4465 schedule.py DONT_PUSH_VIEWS */
+static bool dont_push_view(Op op) {
+  switch (op) {
+    case OP_BUFFER: case OP_CONST: case OP_BIND: case OP_DEVICE: case OP_ASSIGN: case OP_SINK: case OP_CONTIGUOUS: case OP_COPY: return true;
+    default: return false;
+  }
+}
+
+/* always realize SINK parents (a0b4465: each src not in DONT_PUSH_VIEWS, not its base) */
 static const UOp *dr_sink(void *c, const UOp *s) {
   KG *k = c;
   GrouperContext *ctx = k->pass;
   for (uint32_t i = 0; i < s->nsrc; i++) {
-    const UOp *b = uop_base(s->src[i]);
-    if (b->op == OP_CONST || b->op == OP_BIND || b->op == OP_BUFFER) continue;
+    const UOp *b = k->f->dont_push_views ? s->src[i] : uop_base(s->src[i]);
+    if (k->f->dont_push_views ? dont_push_view(b->op) : (b->op == OP_CONST || b->op == OP_BIND || b->op == OP_BUFFER)) continue;
     if (k->ex) explain102_realize(k, &ctx->realizes, b, WHY_OUTPUT, NULL);
     realize(k, ctx, b);
   }
@@ -68,12 +76,40 @@ static void realize_before(KG *k, GrouperContext *ctx, const UOp *src, const UOp
   realize(k, ctx, src);
 }
 
+/* a0b4465 schedule.py realize_before_view: unsafe pads first, then simple pads fold, then expands realize */
+static const UOp *realize_before_view_a0b4465(KG *k, GrouperContext *ctx, const UOp *view, const UOp *tr) {
+  if (dont_push_view(tr->op)) return NULL;
+  const ST *st = uop_st_unwrap(k, view);
+  StCtx *sc = &k->stc;
+  bool masked = false;
+  for (int i = 0; i < st->nviews; i++) masked |= st->views[i]->mask != NULL;
+  /* always realize unsafe pad ops before masked view */
+  if (masked && !can_pad(ctx->tmp, tr, is_realized_uop, &ctx->realizes)) {
+    realize_before(k, ctx, tr, view, WHY_UNSAFE_PAD);
+    return NULL;
+  }
+  uint32_t n;
+  const sint *tshape = uop_shape(k, tr, &n);
+  sint tprod = ks_prod(sc, n, tshape);
+  const View *last = st_last(st);
+  /* fold simple pads */
+  if (st->nviews == 1 && last->mask && ks_all_int(n, tshape)) {
+    sint sizes[ST_MAXDIM];
+    for (int i = 0; i < last->ndim; i++) sizes[i] = ks_sub(sc, last->mask[i].e, last->mask[i].b);
+    if (ks_resolve_ge(sc, tprod, ks_prod(sc, (uint32_t)last->ndim, sizes), true)) return NULL;
+  }
+  /* realize before expand */
+  if (ks_resolve_lt(sc, tprod, ks_prod(sc, kst_ndim(st), st_shape(st)), true) && !k->dont_realize_expand) realize_before(k, ctx, tr, view, WHY_EXPAND);
+  return NULL;
+}
+
 /* schedule.py realize_before_view: realize before expand or unsafe pad ops */
 static const UOp *dr_before_view(void *c, const UOp *view) {
   KG *k = c;
   GrouperContext *ctx = k->pass;
   if (view->nsrc != 1) return NULL;
   const UOp *src = view->src[0];
+  if (k->f->dont_push_views) return realize_before_view_a0b4465(k, ctx, view, src);
   if (src->op == OP_BUFFER || src->op == OP_CONST || src->op == OP_DEVICE) return NULL;
   const ST *st = uop_st_unwrap(k, view);
   StCtx *sc = &k->stc;
@@ -106,7 +142,7 @@ static const UOp *dr_before_copy(void *c, const UOp *copy) {
   KG *k = c;
   if (copy->nsrc != 2) return NULL;
   const UOp *tr = copy->src[1];
-  if (tr->op == OP_BUFFER || tr->op == OP_VIEW) return NULL;
+  if (k->f->dont_push_views ? dont_push_view(tr->op) : (tr->op == OP_BUFFER || tr->op == OP_VIEW)) return NULL;
   GrouperContext *ctx = k->pass;
   if (k->ex) explain102_copy_src(k, &ctx->realizes, tr, copy);
   realize(k, ctx, tr);
@@ -293,6 +329,13 @@ void group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
   size_t nwalk = kg_toposort(k, sink, &walk);
   for (size_t i = 0; i < nwalk; i++) pm_rewrite(&pm_do_realize_create_ctx, k, walk[i]);
   k->pass = saved;
+  if (k->dont_group_reduces) { /* a0b4465: if DONT_GROUP_REDUCES: return ctx.realizes */
+    kg_scratch_end(k, tmp);
+    ctx->tmp = NULL;
+    ctx->children = (IdMap){0};
+    omap_init(&ctx->assigns, k->a);
+    return;
+  }
 
   OMap reduce_for_op;
   omap_init(&reduce_for_op, tmp);

@@ -27,6 +27,7 @@ const Value *kernel_arg_metadata(const UOp *kernel) { return kernel->arg->u.tupl
 static const UOp *ck_create_kernel(void *c, const UOp *x) {
   KG *k = c;
   KernelContext *ctx = k->pass;
+  if (k->f->create_kernels_assign_reshape) return NULL;
   if (x->op == OP_KERNEL || x->op == OP_BUFFER || !idset_has(ctx->realizes, x)) return NULL;
   const char *dev = uop_device(k, x);
   if (!dev) kg_assert_fail(k, "%s", "");
@@ -41,6 +42,75 @@ static const UOp *ck_create_kernel(void *c, const UOp *x) {
   const UOp *kernel = kg_uop(k, OP_KERNEL, dt_void, kernel_arg(k, x, meta), x->nsrc + 1, src);
   const UOp *view = uop_view(k, b, kst_from_shape(&k->stc, n, shape));
   return kg_uop2(k, OP_ASSIGN, view->dtype, NULL, view, kernel);
+}
+
+/* a0b4465 schedule.py create_kernel(ctx, x, b):
+ *   kernel = UOp(Ops.KERNEL, src=(b,)+x.src, arg=Kernel(x.sink(), (m,) if (m:=ctx.ops_metadata.get(x)) else ()))
+ *   buffer = b.base if b.size == b.base.size else UOp(Ops.BUFFER_VIEW, b.dtype, (b.base,), (b.size, b.arg.views[0].offset))
+ *   return UOp(Ops.ASSIGN, x.dtype, (buffer, kernel)).reshape(x.shape) */
+static const UOp *create_kernel(KG *k, const UOp *x, const UOp *b) {
+  KernelContext *ctx = k->pass;
+  const Value *m = idmap_get(&ctx->ops_metadata, x);
+  const Value *meta = m ? v_tuple(k->in, 1, &m) : v_tuple(k->in, 0, NULL);
+  const UOp **src = arena_array(k->a, x->nsrc + 1, sizeof *src);
+  src[0] = b;
+  memcpy(src + 1, x->src, x->nsrc * sizeof *src);
+  const UOp *kernel = kg_uop(k, OP_KERNEL, dt_void, kernel_arg(k, uop_sink(k, 1, &x), meta), x->nsrc + 1, src);
+  const UOp *base = uop_base(b), *buffer = base;
+  if (uop_size(k, b) != uop_size(k, base)) {
+    const ST *bst = kv_get_st(b->arg);
+    if (b->op != OP_VIEW || !bst) kg_unsupported(k, "an ASSIGN to a view that is no VIEW");
+    const Value *arg[2] = {kv_int(k, uop_size(k, b)), kv_sint(k, bst->views[0]->offset)};
+    buffer = kg_uop1(k, OP_BUFFER_VIEW, b->dtype, v_tuple(k->in, 2, arg), base);
+  }
+  uint32_t n;
+  const sint *shape = uop_shape(k, x, &n);
+  return uop_reshape(k, kg_uop2(k, OP_ASSIGN, x->dtype, NULL, buffer, kernel), n, shape);
+}
+
+/* UOp.new_buffer(x.device, x.size, x.dtype) */
+static const UOp *new_buffer_like(KG *k, const UOp *x, const char *dev) {
+  if (!dev) kg_assert_fail(k, "%s", "");
+  return new_buffer(k, dev, uop_size(k, x), x->dtype);
+}
+
+/* always give assign/contiguous a kernel: ASSIGN(b, not KERNEL) */
+static const UOp *ck_assign(void *c, const UOp *x) {
+  KG *k = c;
+  if (!k->f->create_kernels_assign_reshape || x->nsrc != 2 || x->src[1]->op == OP_KERNEL) return NULL;
+  return create_kernel(k, x, x->src[0]);
+}
+static const UOp *ck_contiguous(void *c, const UOp *x) {
+  KG *k = c;
+  if (!k->f->create_kernels_assign_reshape) return NULL;
+  return create_kernel(k, x, new_buffer_like(k, x, uop_device(k, x)));
+}
+/* create a buffer for COPY on the new device */
+static const UOp *ck_copy(void *c, const UOp *x) {
+  KG *k = c;
+  if (!k->f->create_kernels_assign_reshape || x->nsrc != 2 || x->src[0]->op != OP_DEVICE) return NULL;
+  const Value *d = x->src[0]->arg;
+  if (d->kind != V_STR) kg_unsupported(k, "a COPY to several devices");
+  return create_kernel(k, x, new_buffer_like(k, x, d->u.str.s));
+}
+/* otherwise check the context if we're realizing this UOp */
+static const UOp *ck_realized(void *c, const UOp *x) {
+  KG *k = c;
+  KernelContext *ctx = k->pass;
+  if (!k->f->create_kernels_assign_reshape || x->op == OP_KERNEL || x->op == OP_ASSIGN || x->op == OP_BUFFER) return NULL;
+  if (!idset_has(ctx->realizes, x)) return NULL;
+  return create_kernel(k, x, new_buffer_like(k, x, uop_device(k, x)));
+}
+/* remove downstream reshapes from SINK */
+static const UOp *ck_sink_bases(void *c, const UOp *x) {
+  KG *k = c;
+  if (!k->f->create_kernels_assign_reshape) return NULL;
+  bool any = false;
+  for (uint32_t i = 0; i < x->nsrc; i++) any |= x->src[i]->op == OP_VIEW;
+  if (!any) return NULL;
+  const UOp **src = arena_array(k->a, x->nsrc, sizeof *src);
+  for (uint32_t i = 0; i < x->nsrc; i++) src[i] = uop_base(x->src[i]);
+  return replace_src(k, x, x->nsrc, src);
 }
 
 /* dedup / dict.fromkeys for the few items of one KERNEL: a list searched
@@ -64,7 +134,10 @@ static void uniq_add(KG *k, UniqList *l, const void *x) {
   }
 }
 
-static bool kept_in_kernel(KernelContext *ctx, const UOp *s) {
+/* a0b4465: s.op in DONT_PLACE_IN_KERNEL (KERNEL, ASSIGN, BUFFER) or s in ctx.realizes */
+static bool kept_in_kernel(KG *k, KernelContext *ctx, const UOp *s) {
+  if (k->f->create_kernels_assign_reshape)
+    return s->op == OP_KERNEL || s->op == OP_ASSIGN || s->op == OP_BUFFER || idset_has(ctx->realizes, s);
   return s->op == OP_BUFFER || (s->op == OP_ASSIGN && s->src[1]->op == OP_KERNEL) || idset_has(ctx->realizes, s);
 }
 
@@ -91,7 +164,7 @@ static const UOp *ck_append_to_kernel(void *c, const UOp *x) {
     kg_marks_begin(k); /* dedup */
     for (size_t i = 0; i < n; i++) {
       const UOp *s = cur[i];
-      if (kept_in_kernel(ctx, s)) {
+      if (kept_in_kernel(k, ctx, s)) {
         if (kg_mark(k, s)) continue;
         if (m == k->append_caps[which]) next = k->append_bufs[which] = grow_heap(next, m, &k->append_caps[which], sizeof *next);
         next[m++] = s;
@@ -116,11 +189,17 @@ static const UOp *ck_append_to_kernel(void *c, const UOp *x) {
   return kg_uop(k, OP_KERNEL, x->dtype, arg, (uint32_t)n, cur);
 }
 
+/* 0.10.2: create_kernel, append_to_kernel; a0b4465: the rules marked so */
 static const Rule create_kernels_rules[] = {
+  {{OP_ASSIGN}, ck_assign, "always give assign a kernel (a0b4465)"},
+  {{OP_CONTIGUOUS}, ck_contiguous, "always give contiguous a kernel (a0b4465)"},
+  {{OP_COPY}, ck_copy, "create a buffer for COPY on the new device (a0b4465)"},
+  {{OP_NONE}, ck_realized, "create_kernel if we're realizing this UOp (a0b4465)"},
   {{OP_NONE}, ck_create_kernel, "create_kernel"},
   {{OP_KERNEL}, ck_append_to_kernel, "append_to_kernel"},
+  {{OP_SINK}, ck_sink_bases, "remove downstream reshapes from SINK (a0b4465)"},
 };
-const PatternMatcher pm_create_kernels = {create_kernels_rules, 2};
+const PatternMatcher pm_create_kernels = {create_kernels_rules, sizeof create_kernels_rules / sizeof *create_kernels_rules};
 
 /* ---------------------------------------------------------------- schedule_uop */
 

@@ -17,13 +17,13 @@ static const UOp *ab_load_buf(void *c, const UOp *x) {
 }
 
 /* STORE (except for COPY/BUFFER_VIEW): SINK(COPY|BUFFER_VIEW) -> the op itself */
-static const UOp *ab_sink_meta(void *c, const UOp *s) {
+const UOp *ab_sink_meta(void *c, const UOp *s) {
   (void)c;
   return s->nsrc == 1 && (s->src[0]->op == OP_COPY || s->src[0]->op == OP_BUFFER_VIEW) ? s->src[0] : NULL;
 }
 
 /* SINK(x) -> STORE(DEFINE_GLOBAL 0, from_shape(x.shape), x).sink() */
-static const UOp *ab_sink_store(void *c, const UOp *s) {
+const UOp *ab_sink_store(void *c, const UOp *s) {
   KG *k = c;
   if (s->nsrc != 1 || s->src[0]->op == OP_STORE) return NULL;
   const UOp *x = s->src[0];
@@ -83,8 +83,9 @@ static const UOp *vr_store_view(void *c, const UOp *s) {
   return kg_uop3(k, OP_STORE, dt_void, NULL, s->src[0], uop_view(k, st, uop_st_unwrap(k, val)), val);
 }
 
-/* schedule.py swizzle_r */
-static const UOp *swizzle_r(KG *k, const UOp *r, const UOp *src, const ST *st) {
+/* schedule.py swizzle_r (a0b4465 swizzle_reduceop's body: a VIEW src keeps its
+ * arg, src.view(src.arg+new_input_st), and the new REDUCE_AXIS is built as is) */
+const UOp *swizzle_r(KG *k, const UOp *r, const UOp *src, const ST *st) {
   StCtx *sc = &k->stc;
   uint32_t n;
   const sint *sshape = uop_shape(k, src, &n);
@@ -122,6 +123,13 @@ static const UOp *swizzle_r(KG *k, const UOp *r, const UOp *src, const ST *st) {
   const ST *new_input_st = kst_add(sc, tmp, kst_new(sc, st->nviews, nv));
   int64_t new_axis[ST_MAXDIM];
   for (uint32_t j = 0; j < na; j++) new_axis[j] = kst_ndim(st) + j;
+  if (k->f->fix_kernel_ast) {
+    const ST *vst = src->op == OP_VIEW ? kst_add(sc, kv_get_st(src->arg), new_input_st) : new_input_st;
+    const UOp *sw = apply_swizzle(k, uop_view(k, src, vst));
+    const Value *arg[2] = {r->arg->u.tuple.items[0], kv_ints(k, na, new_axis)};
+    const UOp *red = kg_uop1(k, OP_REDUCE_AXIS, r->dtype, v_tuple(k->in, 2, arg), sw);
+    return uop_view(k, red, kst_from_shape(sc, kst_ndim(st), st_shape(st)));
+  }
   const UOp *sw = apply_swizzle(k, uop_view(k, src, new_input_st));
   const UOp *red = uop_r(k, sw, reduce_op_of(r), na, new_axis);
   return uop_view(k, red, kst_from_shape(sc, kst_ndim(st), st_shape(st)));
@@ -218,7 +226,7 @@ const PatternMatcher pm_view_right = {view_right_rules, sizeof view_right_rules 
 /* ---------------------------------------------------------------- fix_kernel_ops */
 
 /* The tensor-graph UOp of a variable of a ShapeTracker: UOp(DEFINE_VAR, int, arg=(name, min, max)) */
-static const UOp *define_var_uop(KG *k, sint var) {
+const UOp *define_var_uop(KG *k, sint var) {
   const char *name;
   int64_t lo, hi;
   ks_var_arg(var, &name, &lo, &hi);

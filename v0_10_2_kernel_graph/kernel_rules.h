@@ -25,6 +25,13 @@ const UOp *fk_remove_contiguous(void *c, const UOp *u);
 const UOp *fk_remove_assign(void *c, const UOp *u);
 const UOp *fk_view_device(void *c, const UOp *view);
 const UOp *fk_no_image(void *c, const UOp *x);
+/* add_buffer_ops' SINK rules a0b4465 keeps (kernel_ast.c): SINK(COPY|BUFFER_VIEW) -> the op, SINK(x) -> a contiguous STORE */
+const UOp *ab_sink_meta(void *c, const UOp *s);
+const UOp *ab_sink_store(void *c, const UOp *s);
+/* UOp(DEFINE_VAR, int, arg=(name, min, max)) of a ShapeTracker's variable */
+const UOp *define_var_uop(KG *k, sint var);
+/* schedule.py swizzle_r: REDUCE r of src seen through st, swizzled (a0b4465 swizzle_reduceop too) */
+const UOp *swizzle_r(KG *k, const UOp *r, const UOp *src, const ST *st);
 /* check_load_st's test of the view of a load of the buffer a kernel assigns to (raises when not fine) */
 void check_assign_load_st(KG *k, const ST *st);
 #endif

@@ -80,6 +80,7 @@ struct KG {
   /* context flags, as recorded */
   int64_t fuse_arange, fuse_conv_bw, dont_realize_expand, split_reduceop, split_threshold, split_size,
       no_memory_planner;
+  int64_t dont_group_reduces, cast_after_expand;   /* a0b4465's (0 where a version has none) */
 
   /* cached properties of UOps */
   IdIndex st_cache;    /* UOp -> 2 + its ST's index in stc (kst_at), 1: None */
@@ -261,6 +262,7 @@ const UOp *uop_binop_const(KG *k, Op op, const UOp *a, const Value *b, bool reve
 const UOp *uop_neg(KG *k, const UOp *u);
 const UOp *uop_cast(KG *k, const UOp *u, const DType *dt);
 const UOp *uop_r(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis);
+const UOp *split_reduce(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis);   /* NULL: not split */
 const UOp *uop_sink(KG *k, uint32_t n, const UOp *const *src);
 const UOp *new_buffer(KG *k, const char *device, int64_t size, const DType *dt);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "schedule.h"
+#include "tlsf.h"
 
 static Buf *buf_base(Buf *b) { return b->base ? b->base : b; }
 static int64_t nbytes(const Buf *b) { return b->size * b->dtype->itemsize; }
@@ -112,6 +113,106 @@ static Buf **plan_appearances(Arena *tmp, const SchedResult *res, size_t *nreq) 
   return req;
 }
 
+/* ---------------------------------------------------------------- a0b4465 */
+
+static bool skip_a0b4465(Buf *b) { return b->allocated || buf_base(b)->allocated || b->lb_refcount > 0 || buf_base(b)->plan_noopt; }
+static int64_t round_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
+
+/* one request of buffer_requests: ((time, is_open_ev), buf) */
+typedef struct Request { int64_t time; bool open; Buf *buf; } Request;
+
+/* a device's global_planner entry: (size, TLSFAllocator) and its global buffer */
+typedef struct Global { int64_t size; Tlsf alloc; Buf *buffer; } Global;
+
+static Global *global_of(KG *k, Arena *tmp, OMap *planners, Interner *keys, const char *dev, const char ***order, size_t *n) {
+  const Value *kv = v_str(keys, dev);
+  Global *g = omap_get(planners, omap_ptr(kv));
+  if (g) return g;
+  g = arena_alloc(tmp, sizeof *g);
+  g->size = 0, g->buffer = NULL;
+  tlsf_init(&g->alloc, tmp, &k->thr, (int64_t)1 << 44, 0x1000, 32);
+  omap_put(planners, omap_ptr(kv), g);
+  (*order)[(*n)++] = dev;
+  return g;
+}
+
+/* a0b4465 memory.py _internal_memory_planner: the bases' plan_to (buffer_replace resolved), timeline order */
+static void plan_timeline(KG *k, Arena *tmp, const SchedResult *res, const JVal *allocator_offset) {
+  size_t nbase;
+  size_t total = 0;
+  for (size_t i = 0; i < res->n; i++) total += res->items[i].nbufs;
+  Buf **bases = arena_array(tmp, total ? total : 1, sizeof *bases);
+  nbase = 0;
+  for (size_t i = 0; i < res->n; i++)
+    for (size_t j = 0; j < res->items[i].nbufs; j++) {
+      Buf *b = res->items[i].bufs[j], *base = buf_base(b);
+      if (skip_a0b4465(b)) continue;
+      if (!base->plan_first) base->plan_first = (uint32_t)(i + 1), bases[nbase++] = base;
+      base->plan_last = (uint32_t)(i + 1);
+    }
+  /* sorted(opens + closes, key=(time, is_open)): stable, closes before opens at one time */
+  Request *req = arena_array(tmp, 2 * nbase + 1, sizeof *req);
+  size_t nreq = 0;
+  for (size_t i = 0; i < nbase; i++) req[nreq++] = (Request){(int64_t)bases[i]->plan_first - 1, true, bases[i]};
+  for (size_t i = 0; i < nbase; i++) req[nreq++] = (Request){(int64_t)bases[i]->plan_last, false, bases[i]};
+  for (size_t r = 1; r < nreq; r++) {
+    Request x = req[r];
+    size_t j = r;
+    while (j > 0 && (req[j - 1].time > x.time || (req[j - 1].time == x.time && req[j - 1].open && !x.open))) { req[j] = req[j - 1]; j--; }
+    req[j] = x;
+  }
+  OMap planners, reuse;
+  omap_init(&planners, tmp);
+  omap_init(&reuse, tmp);
+  Interner keys;
+  interner_init(&keys, tmp);
+  const char **devs = arena_array(tmp, nbase + 1, sizeof *devs);
+  size_t ndevs = 0;
+  int64_t *offs = arena_array(tmp, nbase + 1, sizeof *offs);   /* buffer_replace[buf][1], by position in bases */
+  OMap position;   /* base -> its index in bases + 1 */
+  omap_init(&position, tmp);
+  for (size_t i = 0; i < nbase; i++) omap_put(&position, omap_ptr(bases[i]), (void *)(uintptr_t)(i + 1));
+  Buf **replace = arena_array(tmp, nbase + 1, sizeof *replace);
+  for (size_t r = 0; r < nreq; r++) {
+    Buf *buf = req[r].buf;
+    size_t pos = (size_t)(uintptr_t)omap_get(&position, omap_ptr(buf)) - 1;
+    if (has_offset(allocator_offset, buf->device) && !buf->dtype->is_image && !buf->image) {
+      Global *g = global_of(k, tmp, &planners, &keys, buf->device, &devs, &ndevs);
+      if (req[r].open) replace[pos] = NULL, offs[pos] = tlsf_alloc(&g->alloc, round_up(nbytes(buf), 0x1000));
+      else tlsf_free(&g->alloc, offs[pos]);
+      if (offs[pos] + nbytes(buf) > g->size) g->size = offs[pos] + nbytes(buf);
+      continue;
+    }
+    char d[128];
+    const char *key = arena_printf(tmp, "%s|%s|%s|%lld", buf->device, dtype_repr(buf->dtype, TG_0_10_2, d, sizeof d), options_key(tmp, buf),
+                                   (long long)nbytes(buf));
+    const Value *kv = v_str(&keys, key);
+    SegList *l = omap_get(&reuse, omap_ptr(kv));
+    if (!l) {
+      l = arena_alloc(tmp, sizeof *l);
+      omap_put(&reuse, omap_ptr(kv), l);
+    }
+    if (req[r].open) replace[pos] = l->n ? l->items[--l->n].buf : buf, offs[pos] = -1;
+    else seg_push(tmp, l, (Seg){0, 0, replace[pos]});
+  }
+  /* global_buffers = {dev: Buffer(dev, round_up(sz, 0x1000), dtypes.int8)} */
+  for (size_t i = 0; i < ndevs; i++) {
+    Global *g = omap_get(&planners, omap_ptr(v_str(&keys, devs[i])));
+    Buf *gb = arena_alloc(k->a, sizeof *gb);
+    memset(gb, 0, sizeof *gb);
+    gb->input_index = -1, gb->device = devs[i], gb->size = round_up(g->size, 0x1000), gb->dtype = dt_char;
+    g->buffer = gb;
+  }
+  /* assign full buffers (not sub-buffers) */
+  for (size_t i = 0; i < nbase; i++) {
+    Buf *buf = bases[i];
+    if (replace[i] == NULL) {
+      Global *g = omap_get(&planners, omap_ptr(v_str(&keys, buf->device)));
+      buf->plan_to = new_plan_buffer(k, buf, g->buffer, offs[i]);
+    } else if (replace[i] != buf) buf->plan_to = replace[i];
+  }
+}
+
 /* memory.py memory_planner (the plan and its Buffers in k->a, the rest in a
  * scratch arena; noopt_buffers, the appearances and `assigned` in the
  * Buffers' plan_ fields) */
@@ -123,7 +224,17 @@ void memory_planner(KG *k, const SchedResult *res, const JVal *allocator_offset,
   for (size_t i = 0; i < res->n; i++)
     if (res->items[i].ast->op != OP_SINK)
       for (size_t j = 0; j < res->items[i].nbufs; j++) res->items[i].bufs[j]->plan_noopt = true;
-  if (plan->ran) {
+  if (plan->ran && k->f->planner_tlsf) {
+    plan_timeline(k, tmp, res, allocator_offset);
+    /* now assign sub-buffers: Buffer(..., base=(pbuf:=assigned.get(buf.base, buf.base)).base, offset=pbuf.offset+buf.offset) */
+    for (size_t i = 0; i < res->n; i++)
+      for (size_t j = 0; j < res->items[i].nbufs; j++) {
+        Buf *b = res->items[i].bufs[j];
+        if (skip_a0b4465(b) || !b->base || b->plan_to) continue;
+        Buf *pbuf = b->base->plan_to ? b->base->plan_to : b->base;
+        b->plan_to = new_plan_buffer(k, b, buf_base(pbuf), (pbuf->base ? pbuf->offset : 0) + b->offset);
+      }
+  } else if (plan->ran) {
     size_t nreq;
     Buf **req = plan_appearances(tmp, res, &nreq);
     /* buffer_requests sorted by -nbytes (stable) */

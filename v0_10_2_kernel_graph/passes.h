@@ -13,6 +13,8 @@ const Value *py_int_power(KG *k, const Value *a, const Value *b);   /* Python's 
 
 /* tensor_rules.c: ops.py merge_views, schedule.py remove_movement_ops and sym */
 extern const PatternMatcher pm_merge_views, pm_remove_movement_ops, pm_sym;
+/* a0b4465: schedule.py replace_contiguous (ctx: ContigCtx), and reorder_view (reorder_view.c) */
+extern const PatternMatcher pm_replace_contiguous, pm_reorder_view;
 /* ops.py view_left (without merge_views: list {&pm_merge_views, &pm_view_left}) */
 extern const PatternMatcher pm_view_left;
 /* The `ctx` of remove_movement_ops+sym: found_contiguous's dict. */
@@ -56,6 +58,8 @@ typedef struct ScheduleItem {
 } ScheduleItem;
 /* var_vals: DEFINE_VAR UOp -> int (stored as intptr_t via a Value*) */
 void schedule_uop(KG *k, Arena *tmp, const UOp *sink, OMap *var_vals, ScheduleItem *out);   /* temporaries in tmp */
+/* kernel_ast.c: a0b4465 fix_kernel_ast(k, var_vals) and the ScheduleItem made of it (temporaries in tmp) */
+void fix_kernel_ast(KG *k, Arena *tmp, const UOp *kern, OMap *var_vals, ScheduleItem *out);
 /* Around the schedule_uop calls of one schedule: the rewrite contexts the
  * kernels share (see kernel.c). */
 void kernel_passes_begin(KG *k);

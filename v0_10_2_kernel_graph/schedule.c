@@ -34,6 +34,29 @@ static bool all_src_in(const UOp *u, const Op *ops, int nops) {
   return true;
 }
 
+/* a0b4465 spec.py buffer_spec + kernel_spec: BUFFER_VIEW(BUFFER), no VIEW or CONST in the kernel graph */
+static bool kernel_spec_ok_a0b4465(const UOp *u) {
+  switch (u->op) {
+    case OP_UNIQUE: return u->dtype == dt_void && u->nsrc == 0;
+    case OP_DEVICE: return u->dtype == dt_void && u->nsrc == 0 && u->arg->kind == V_STR;
+    case OP_BUFFER:
+      return u->nsrc == 2 && u->src[0]->op == OP_DEVICE && u->src[1]->op == OP_UNIQUE && u->arg->kind == V_INT;
+    case OP_BUFFER_VIEW:
+      if (u->nsrc != 1 || u->src[0]->op != OP_BUFFER) return false;
+      return u->arg && u->arg->kind == V_TUPLE && u->arg->u.tuple.n == 2;
+    case OP_KERNEL: {
+      static const Op ok[] = {OP_BUFFER, OP_BUFFER_VIEW, OP_ASSIGN};
+      return all_src_in(u, ok, 3);
+    }
+    case OP_ASSIGN: {
+      static const Op ok[] = {OP_BUFFER, OP_BUFFER_VIEW, OP_KERNEL, OP_ASSIGN};
+      return all_src_in(u, ok, 4);
+    }
+    case OP_SINK: return true;
+    default: return false;
+  }
+}
+
 /* spec + kernel_spec (spec.py): false means "verification failed" */
 static bool kernel_spec_ok(const UOp *u) {
   switch (u->op) {
@@ -62,14 +85,14 @@ static void type_verify(KG *k, const UOp *sink) {
   size_t n = kg_toposort(k, sink, &order);
   for (size_t i = 0; i < n; i++) {
     const UOp *u = order[i];
-    if (kernel_spec_ok(u)) continue;
+    if (k->f->fix_kernel_ast ? kernel_spec_ok_a0b4465(u) : kernel_spec_ok(u)) continue;
     char srcs[1024], d[128];
     size_t w = (size_t)snprintf(srcs, sizeof srcs, "[");
     for (uint32_t j = 0; j < u->nsrc && w < sizeof srcs; j++)
-      w += (size_t)snprintf(srcs + w, sizeof srcs - w, "%s<%s: %d>", j ? ", " : "", op_name(u->src[j]->op, TG_0_10_2),
-                            op_value(u->src[j]->op, TG_0_10_2));
+      w += (size_t)snprintf(srcs + w, sizeof srcs - w, "%s<%s: %d>", j ? ", " : "", op_name(u->src[j]->op, k->cap->generation),
+                            op_value(u->src[j]->op, k->cap->generation));
     if (w < sizeof srcs) snprintf(srcs + w, sizeof srcs - w, "]");
-    kg_throw(&k->thr, ST_RAISED, "RuntimeError", "UOp verification failed at %zu on %s dtypes.%s %u %s %s", i, op_name(u->op, TG_0_10_2),
+    kg_throw(&k->thr, ST_RAISED, "RuntimeError", "UOp verification failed at %zu on %s dtypes.%s %u %s %s", i, op_name(u->op, k->cap->generation),
              dtype_repr(u->dtype, TG_0_10_2, d, sizeof d), u->nsrc, srcs, py_repr(k, u->arg));
   }
 }
@@ -210,15 +233,18 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
     if ((intptr_t)val == 0) queue[qtail++] = (const UOp *)(uintptr_t)key;
   res->items = arena_array(k->a, qcap, sizeof *res->items);
   res->n = 0;
-  kernel_passes_begin(k);
+  if (!k->f->fix_kernel_ast) kernel_passes_begin(k);
   /* each kernel's temporaries (schedule_uop's maps), forgotten after it */
   Arena *per = kg_scratch_begin(k);
   ArenaMark start = arena_mark(per);
   while (qhead < qtail) {
     const UOp *u = queue[qhead++];
     arena_rewind(per, start);
-    schedule_uop(k, per, u, &res->var_vals, &res->items[res->n++]);
-    uop_buffer(k, uop_buf_uop(k, u));
+    if (k->f->fix_kernel_ast) fix_kernel_ast(k, per, u->src[1], &res->var_vals, &res->items[res->n++]);
+    else {
+      schedule_uop(k, per, u, &res->var_vals, &res->items[res->n++]);
+      uop_buffer(k, uop_buf_uop(k, u));
+    }
     UList *ch = idmap_get(&children, u);
     for (size_t j = 0; ch && j < ch->n; j++) {
       intptr_t d = (intptr_t)omap_get(&in_degree, omap_ptr(ch->items[j])) - 1;
@@ -226,13 +252,66 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
       if (d == 0) queue[qtail++] = ch->items[j];
     }
   }
-  kernel_passes_end(k);
+  if (!k->f->fix_kernel_ast) kernel_passes_end(k);
   kg_scratch_end(k, per);
   if (k->ex) explain102_kernels(k, queue, res->n);
   if (res->n != omap_len(&in_degree))
     kg_throw(&k->thr, ST_RAISED, "RuntimeError", "cycle detected in graph, created %zu kernels but only scheduled %zu", omap_len(&in_degree),
              res->n);
   kg_scratch_end(k, tmp);
+}
+
+/* the kernel_map entries a0b4465 reads: kernel_map.get(v.base).base is an ASSIGN */
+static bool is_kernel_of(const UOp *kk, const UOp *v) {
+  (void)kk;
+  return uop_base(v)->op == OP_ASSIGN;
+}
+
+/* a0b4465: ops_metadata = {v:k.metadata for k,v in tensor_map.items() if k.base.op not in {CONST, DEVICE} and isinstance(k.metadata, Metadata)} */
+static void ops_metadata_of_tensors(KG *k, Arena *tmp, OMap *tensor_map, KernelContext *kctx) {
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(tensor_map, &pos, &key, &val);) {
+    const UOp *kk = (const UOp *)(uintptr_t)key, *b = uop_base(kk);
+    const Value *m = uop_metadata(k, kk);
+    if (m && b->op != OP_CONST && b->op != OP_DEVICE) idmap_put(tmp, &kctx->ops_metadata, val, (void *)m);
+  }
+}
+
+/* a0b4465: map tensors to buffer/const, optionally apply a VIEW on top */
+static void becomes_from_kernel_map(KG *k, OMap *tensor_map, OMap *kernel_map, OMap *becomes) {
+  uint64_t key;
+  void *val;
+  for (size_t pos = 0; omap_next(tensor_map, &pos, &key, &val);) {
+    const UOp *kk = (const UOp *)(uintptr_t)key, *v = val, *a;
+    if (v->op == OP_ASSIGN) { /* ASSIGN always becomes the target buffer */
+      omap_put(becomes, key, (void *)v->src[0]);
+    } else if ((a = omap_get(kernel_map, omap_ptr(uop_base(v)))) && (a = uop_base(a))->op == OP_ASSIGN) {
+      /* if we created a new buffer for this tensor, map it to the assigned buffer */
+      const ST *vst = uop_st(k, v);
+      omap_put(becomes, key, (void *)(uop_st(k, a->src[0]) == vst ? a->src[0] : uop_view(k, a->src[0], uop_st_unwrap(k, v))));
+    } else if (kk != v) { /* tensors can also simplify to an existing buffer/const */
+      const UOp *vb = uop_base(v);
+      if (vb->op == OP_BUFFER || (vb->op == OP_CONST && all_int_shape(k, v))) omap_put(becomes, key, (void *)v);
+    }
+  }
+}
+
+/* a0b4465 create_schedule_with_vars after group_realizes: create_kernels, the
+ * becomes_map, the assign dependencies, the BFS with fix_kernel_ast */
+static void kernel_graph_a0b4465(KG *k, Arena *maps, const UOp *sink, OMap *tensor_map, GrouperContext *gctx, SchedResult *res) {
+  KernelContext kctx = {&gctx->realizes, {0}};
+  ops_metadata_of_tensors(k, maps, tensor_map, &kctx);
+  OMap kernel_map;
+  k->pass = &kctx;
+  const PatternMatcher *ck[2] = {&pm_merge_views, &pm_create_kernels};
+  const UOp *sched_sink = kg_graph_rewrite_map(k, maps, sink, ck, 2, true, is_kernel_of, &kernel_map);
+  k->pass = NULL;
+  type_verify(k, sched_sink);
+  becomes_from_kernel_map(k, tensor_map, &kernel_map, &res->becomes_map);
+  kg_scratch_end(k, maps);
+  sched_sink = assign_dependencies(k, sched_sink);
+  bfs_schedule(k, sched_sink, res);
 }
 
 /* schedule.py create_schedule_with_vars */
@@ -248,7 +327,10 @@ void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
   k->pass = &contig_ctx;
   OMap tensor_map;
   const PatternMatcher *pms[4] = {&pm_merge_views, &pm_remove_movement_ops, &pm_symbolic_simple, &pm_sym};
-  kg_graph_rewrite_map(k, maps, big_sink, pms, 4, false, NULL, &tensor_map);
+  /* a0b4465: merge_views + sym + reorder_view + replace_contiguous */
+  const PatternMatcher *pms_reorder[5] = {&pm_merge_views, &pm_symbolic_simple, &pm_sym, &pm_reorder_view, &pm_replace_contiguous};
+  if (k->f->tensor_map_reorder_view) kg_graph_rewrite_map(k, maps, big_sink, pms_reorder, 5, false, NULL, &tensor_map);
+  else kg_graph_rewrite_map(k, maps, big_sink, pms, 4, false, NULL, &tensor_map);
   k->pass = NULL;
 
   /* do_realize + group_realizes */
@@ -263,6 +345,10 @@ void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
   group_realizes(k, sink, &gctx);
   if (k->ex) explain102_fuses(k, sink, &gctx.realizes);
 
+  if (k->f->ops_metadata_of_tensors) {
+    kernel_graph_a0b4465(k, maps, sink, &tensor_map, &gctx, res);
+    return;
+  }
   /* map tensors to new uops */
   IdMap rev_tensor_map = {0};
   KernelContext kctx = {&gctx.realizes, {0}};

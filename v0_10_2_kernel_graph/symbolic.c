@@ -190,7 +190,7 @@ const Value *exec_alu(KG *k, Op op, const Value *const *x, uint32_t n) {
       const Value *pc[2] = {p, x[2]};
       return exec_alu(k, OP_ADD, pc, 2);
     }
-    default: kg_unsupported(k, "constant folding of %s", op_name(op, TG_0_10_2));
+    default: kg_unsupported(k, "constant folding of %s", op_name(op, k->cap->generation));
   }
 }
 

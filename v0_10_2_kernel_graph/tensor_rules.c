@@ -33,6 +33,16 @@ static const UOp *mv_contiguous(void *c, const UOp *vm) {
   return st_contiguous(kv_get_st(vm->arg)) && same_shape(k, x, vm) ? x : NULL;
 }
 
+/* 0.10.2 orders it before VIEW(CONST), a0b4465 after VIEW(LOAD|STORE|VALID) */
+static const UOp *mv_contiguous_old(void *c, const UOp *vm) {
+  KG *k = c;
+  return k->f->merge_views_movement ? NULL : mv_contiguous(c, vm);
+}
+static const UOp *mv_contiguous_new(void *c, const UOp *vm) {
+  KG *k = c;
+  return k->f->merge_views_movement ? mv_contiguous(c, vm) : NULL;
+}
+
 /* merge unmasked const views: VIEW(CONST|DEFINE_VAR(VIEW st)) */
 static const UOp *mv_const(void *c, const UOp *view) {
   KG *k = c;
@@ -47,12 +57,45 @@ static const UOp *mv_const(void *c, const UOp *view) {
   return replace_src(k, cn, 1, &nst);
 }
 
+/* a0b4465: merge view on load/store/valid: b.replace(src=tuple((s.st+v.st).to_uop() if s.op is Ops.VIEW else s for s in b.src)) */
+static const UOp *mv_buffer_ops(void *c, const UOp *v) {
+  KG *k = c;
+  if (!k->f->merge_views_movement || v->nsrc != 1) return NULL;
+  const UOp *b = v->src[0];
+  if (b->op != OP_LOAD && b->op != OP_STORE && b->op != OP_VALID) return NULL;
+  const ST *vst = kv_get_st(v->arg);
+  const UOp **src = arena_array(k->a, b->nsrc ? b->nsrc : 1, sizeof *src);
+  for (uint32_t i = 0; i < b->nsrc; i++) {
+    const UOp *x = b->src[i];
+    src[i] = x->op == OP_VIEW ? st_to_uop(k, kst_add(&k->stc, uop_st_unwrap(k, x), vst)) : x;
+  }
+  return replace_src(k, b, b->nsrc, src);
+}
+
+static const UOp *rm_masked_view(void *c, const UOp *view);
+static const UOp *rm_movement(void *c, const UOp *mov);
+
+/* a0b4465: merge_views holds remove_movement_ops' two rules */
+static const UOp *mv_masked_view(void *c, const UOp *v) {
+  KG *k = c;
+  return k->f->merge_views_movement && v->nsrc == 1 ? rm_masked_view(c, v) : NULL;
+}
+static const UOp *mv_movement(void *c, const UOp *mop) {
+  KG *k = c;
+  return k->f->merge_views_movement ? rm_movement(c, mop) : NULL;
+}
+
+/* In ops.py's order; the a0b4465 rules give None in the other versions. */
 static const Rule merge_views_rules[] = {
   {{OP_VIEW}, mv_view_view, "VIEW(VIEW)"},
-  {{OP_VIEW}, mv_contiguous, "contiguous VIEW"},
+  {{OP_VIEW}, mv_contiguous_old, "contiguous VIEW (before a0b4465)"},
   {{OP_VIEW}, mv_const, "VIEW(CONST)"},
+  {{OP_VIEW}, mv_buffer_ops, "VIEW(LOAD|STORE|VALID) (a0b4465)"},
+  {{OP_VIEW}, mv_contiguous_new, "contiguous VIEW (a0b4465)"},
+  {{OP_VIEW}, mv_masked_view, "masked VIEW -> CONST (a0b4465)"},
+  {{OP_RESHAPE, OP_EXPAND, OP_PERMUTE, OP_PAD, OP_SHRINK, OP_FLIP}, mv_movement, "movement op -> VIEW (a0b4465)"},
 };
-const PatternMatcher pm_merge_views = {merge_views_rules, 3};
+const PatternMatcher pm_merge_views = {merge_views_rules, sizeof merge_views_rules / sizeof *merge_views_rules};
 
 /* ---------------------------------------------------------------- remove_movement_ops */
 
@@ -106,7 +149,7 @@ static const Value *identity_element(KG *k, Op op, const DType *dt) {
       if (dtype_is_int(dt)) return as_const(k, kv_int(k, dtype_is_unsigned(dt) ? 0 : (int64_t)(((uint64_t)-1) << (dt->itemsize * 8 - 1))), dt);
       if (dtype_is_float(dt)) return as_const(k, v_float(k->in, -__builtin_inf()), dt);
       return as_const(k, v_bool(k->in, false), dt);
-    default: kg_unsupported(k, "a REDUCE_AXIS with op %s", op_name(op, TG_0_10_2));
+    default: kg_unsupported(k, "a REDUCE_AXIS with op %s", op_name(op, k->cap->generation));
   }
 }
 
@@ -136,7 +179,7 @@ static const UOp *s_simplify_reduceop(void *c, const UOp *reduce) {
     const Value *f[2] = {prshape, kv_int(k, ks_int(shape[axis[i]]))};
     prshape = exec_alu(k, OP_MUL, f, 2);
   }
-  if (x->op != OP_CONST) kg_assert_fail(k, "const_arg called on %s", op_name(x->op, TG_0_10_2));
+  if (x->op != OP_CONST) kg_assert_fail(k, "const_arg called on %s", op_name(x->op, k->cap->generation));
   const Value *ret = x->arg, *operands[2] = {ret, prshape};
   switch (reduce_op_of(reduce)) {
     case OP_ADD: ret = exec_alu(k, OP_MUL, operands, 2); break;   /* ret *= prshape */
@@ -176,6 +219,15 @@ static const UOp *s_stride0_reduce(void *c, const UOp *reduce) {
     case OP_MAX: return ret;
     default: return NULL;
   }
+}
+
+/* a0b4465 schedule.py split_reduceop */
+static const UOp *s_split_reduceop(void *c, const UOp *reduce) {
+  KG *k = c;
+  if (!k->f->sym_split_reduceop || reduce->nsrc != 1) return NULL;
+  int64_t axis[ST_MAXDIM];
+  uint32_t na = axis_arg(reduce, axis);
+  return split_reduce(k, reduce->src[0], reduce_op_of(reduce), na, axis);
 }
 
 /* COPY(CONST) creates a new CONST on the destination device */
@@ -261,7 +313,7 @@ static const UOp *s_contiguous_noop(void *c, const UOp *root) {
 }
 
 /* schedule.py found_contiguous */
-static const UOp *s_found_contiguous(void *c, const UOp *contig) {
+static const UOp *found_contiguous(void *c, const UOp *contig) {
   KG *k = c;
   ContigCtx *ctx = k->pass;
   if (contig->nsrc != 1 || contig->src[0]->op != OP_VIEW) return NULL;
@@ -274,7 +326,7 @@ static const UOp *s_found_contiguous(void *c, const UOp *contig) {
 }
 
 /* schedule.py replace_contiguous */
-static const UOp *s_replace_contiguous(void *c, const UOp *alu) {
+static const UOp *replace_contiguous(void *c, const UOp *alu) {
   KG *k = c;
   ContigCtx *ctx = k->pass;
   if (!op_is_alu(alu->op) || !omap_len(&ctx->contig)) return NULL;
@@ -288,10 +340,33 @@ static const UOp *s_replace_contiguous(void *c, const UOp *alu) {
   return changed ? replace_src(k, alu, alu->nsrc, src) : NULL;
 }
 
+/* in sym before a0b4465, its own matcher after reorder_view in a0b4465 */
+static const UOp *s_found_contiguous(void *c, const UOp *contig) {
+  KG *k = c;
+  return k->f->tensor_map_reorder_view ? NULL : found_contiguous(c, contig);
+}
+static const UOp *s_replace_contiguous(void *c, const UOp *alu) {
+  KG *k = c;
+  return k->f->tensor_map_reorder_view ? NULL : replace_contiguous(c, alu);
+}
+
 /* substitute BITCAST/CONTIGUOUS with BUFFER_VIEW on DISK */
 static const UOp *s_disk_buffer_view(void *c, const UOp *root) {
   KG *k = c;
   if (k->f->disk_views_in_do_realize) return NULL; /* 0.10.1: create_subbuffer */
+  if (k->f->sym_disk_buffer_view_arg) { /* a0b4465: UOp(BUFFER_VIEW, t.dtype, (x.base,), (t.size, x.st.views[0].offset)).reshape(t.shape) */
+    if (root->nsrc != 1) return NULL;
+    const UOp *x = root->src[0];
+    const char *xdev = uop_device(k, x);
+    if (!xdev) kg_throw(&k->thr, ST_RAISED, "AttributeError", "'NoneType' object has no attribute 'startswith'");
+    if (strncmp(xdev, "DISK", 4) != 0) return NULL;
+    sint off = uop_st_unwrap(k, x)->views[0]->offset;
+    const Value *arg[2] = {kv_int(k, uop_size(k, root)), kv_sint(k, off)};
+    const UOp *bv = kg_uop1(k, OP_BUFFER_VIEW, root->dtype, v_tuple(k->in, 2, arg), uop_base(x));
+    uint32_t n;
+    const sint *shape = uop_shape(k, root, &n);
+    return uop_reshape(k, bv, n, shape);
+  }
   const char *dev = uop_device(k, root);
   if (!dev) kg_assert_fail(k, "%s", "");
   return strncmp(dev, "DISK", 4) == 0 ? replace_op(k, root, OP_BUFFER_VIEW) : NULL;
@@ -315,12 +390,31 @@ static const UOp *s_sink_drop_realized(void *c, const UOp *root) {
   return n == root->nsrc ? NULL : kg_uop(k, OP_SINK, root->dtype, root->arg, n, src);
 }
 
+/* a0b4465: remove CONST/BIND/VIEW from SINK: x.replace(src=dedup(s.base for s in x.src if s.op not in {CONST, BIND})) */
+static const UOp *s_sink_bases(void *c, const UOp *x) {
+  KG *k = c;
+  if (!k->f->sym_sink_keeps_bases) return NULL;
+  const UOp **src = arena_array(k->a, x->nsrc ? x->nsrc : 1, sizeof *src);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < x->nsrc; i++) {
+    const UOp *s = x->src[i];
+    if (s->op == OP_CONST || s->op == OP_BIND) continue;
+    const UOp *b = uop_base(s);
+    bool dup = false;
+    for (uint32_t j = 0; j < n && !dup; j++) dup = src[j] == b;
+    if (!dup) src[n++] = b;
+  }
+  if (n == x->nsrc && memcmp(src, x->src, n * sizeof *src) == 0) return NULL;
+  return replace_src(k, x, n, src);
+}
+
 static const Rule sym_rules[] = {
   {{OP_NONE}, s_size_zero, "size 0 is zero"},
   {{OP_DETACH, OP_CONTIGUOUS_BACKWARD}, s_detach, "DETACH/CONTIGUOUS_BACKWARD"},
   {{OP_REDUCE_AXIS}, s_reduce_size_zero, "reduce of size 0"},
   {{OP_REDUCE_AXIS}, s_simplify_reduceop, "simplify_reduceop (0.10.1)"},
   {{OP_REDUCE_AXIS}, s_stride0_reduce, "simplify_stride0_reduce"},
+  {{OP_REDUCE_AXIS}, s_split_reduceop, "split_reduceop (a0b4465)"},
   {{OP_COPY}, s_copy_const, "COPY(CONST)"},
   {{OP_COPY}, s_copy_same_device, "COPY to same device"},
   {{OP_CAST}, s_cast_image, "CAST to image"},
@@ -334,8 +428,18 @@ static const Rule sym_rules[] = {
    s_replace_contiguous, "replace_contiguous"},
   {{OP_BITCAST, OP_CONTIGUOUS}, s_disk_buffer_view, "BUFFER_VIEW on DISK"},
   {{OP_SINK}, s_sink_drop_realized, "remove CONST/BIND/BUFFER from SINK (0.10.1)"},
+  {{OP_SINK}, s_sink_bases, "remove CONST/BIND/VIEW from SINK (a0b4465)"},
 };
 const PatternMatcher pm_sym = {sym_rules, sizeof sym_rules / sizeof *sym_rules};
+
+/* a0b4465 schedule.py replace_contiguous (ctx: the dict found_contiguous fills) */
+static const Rule replace_contiguous_rules[] = {
+  {{OP_CONTIGUOUS}, found_contiguous, "found_contiguous"},
+  {{OP_EXP2, OP_LOG2, OP_SIN, OP_SQRT, OP_RECIP, OP_NEG, OP_ADD, OP_MUL, OP_IDIV, OP_MAX, OP_MOD, OP_CMPLT, OP_CMPNE,
+    OP_XOR, OP_SHL, OP_SHR, OP_OR, OP_AND, OP_THREEFRY, OP_SUB, OP_FDIV, OP_POW, OP_WHERE, OP_MULACC},
+   replace_contiguous, "replace_contiguous"},
+};
+const PatternMatcher pm_replace_contiguous = {replace_contiguous_rules, 2};
 
 /* ---------------------------------------------------------------- view_left */
 
@@ -354,16 +458,44 @@ const UOp *uop_valid(KG *k, const UOp *x, const ST *st) {
   return uop_alu(k, OP_WHERE, 3, s);
 }
 
-/* VIEW(CONST) becomes VALID */
+/* VIEW(CONST) becomes VALID (a0b4465: in add_buffer_ops) */
 static const UOp *vl_const(void *c, const UOp *vm) {
+  KG *k = c;
+  if (k->f->view_left_unsafe_pad) return NULL;
   if (vm->nsrc != 1 || (vm->src[0]->op != OP_CONST && vm->src[0]->op != OP_DEFINE_VAR)) return NULL;
   return uop_valid(c, vm->src[0], kv_get_st(vm->arg));
+}
+
+/* a0b4465: do not push masked view before unsafe pad ops: e.contiguous().view(view.st) */
+static const UOp *vl_unsafe_pad(void *c, const UOp *view) {
+  KG *k = c;
+  if (!k->f->view_left_unsafe_pad || view->nsrc != 1 || !op_is_unsafe_pad(view->src[0]->op)) return NULL;
+  const ST *st = kv_get_st(view->arg);
+  bool masked = false;
+  for (int i = 0; i < st->nviews; i++) masked |= st->views[i]->mask != NULL;
+  if (!masked) return NULL;
+  const UOp *e = view->src[0];
+  return uop_view(k, kg_uop1(k, OP_CONTIGUOUS, e->dtype, NULL, e), st);
+}
+
+/* a0b4465: view before elementwise ops: s.view(s.st+view.st) if s.op is Ops.VIEW else s.view(view.st) */
+static const UOp *vl_elementwise_a0b4465(KG *k, const UOp *vm) {
+  const UOp *e = vm->src[0];
+  if (!(op_is_alu(e->op) || e->op == OP_CAST || e->op == OP_BITCAST)) return NULL;
+  const ST *vst = kv_get_st(vm->arg);
+  const UOp **src = arena_array(k->a, e->nsrc ? e->nsrc : 1, sizeof *src);
+  for (uint32_t i = 0; i < e->nsrc; i++) {
+    const UOp *s = e->src[i];
+    src[i] = s->op == OP_VIEW ? uop_view(k, s, kst_add(&k->stc, uop_st_unwrap(k, s), vst)) : uop_view(k, s, vst);
+  }
+  return replace_src(k, e, e->nsrc, src);
 }
 
 /* VIEW before elementwise ops */
 static const UOp *vl_elementwise(void *c, const UOp *vm) {
   KG *k = c;
   if (vm->nsrc != 1) return NULL;
+  if (k->f->view_left_unsafe_pad) return vl_elementwise_a0b4465(k, vm);
   const UOp *e = vm->src[0];
   if (!(op_is_alu(e->op) || e->op == OP_CAST || e->op == OP_BITCAST || e->op == OP_ASSIGN)) return NULL;
   const ST *vst = kv_get_st(vm->arg);
@@ -381,6 +513,7 @@ static const UOp *vl_elementwise(void *c, const UOp *vm) {
 /* VIEW before buffer ops */
 static const UOp *vl_buffer(void *c, const UOp *vm) {
   KG *k = c;
+  if (k->f->view_left_unsafe_pad) return NULL; /* a0b4465: merge_views' VIEW(LOAD|STORE|VALID) */
   if (vm->nsrc != 1 || !op_is_buffer_group(vm->src[0]->op)) return NULL;
   const UOp *b = vm->src[0];
   const ST *vst = kv_get_st(vm->arg);
@@ -394,8 +527,9 @@ static const UOp *vl_buffer(void *c, const UOp *vm) {
 
 static const Rule view_left_rules[] = {
   {{OP_VIEW}, vl_const, "VIEW(CONST) becomes VALID"},
+  {{OP_VIEW}, vl_unsafe_pad, "masked VIEW of an unsafe pad op (a0b4465)"},
   {{OP_VIEW}, vl_elementwise, "VIEW before elementwise"},
   {{OP_VIEW}, vl_buffer, "VIEW before buffer ops"},
 };
-const PatternMatcher pm_view_left = {view_left_rules, 3};
+const PatternMatcher pm_view_left = {view_left_rules, sizeof view_left_rules / sizeof *view_left_rules};
 

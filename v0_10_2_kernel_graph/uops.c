@@ -429,7 +429,7 @@ static const ST *mop_st_compute(KG *k, const ST *s, Op op, const Value *arg) {
       for (uint32_t i = 0; i < n; i++) f[i] = v[i] != 0;
       return kst_flip(&k->stc, s, f);
     }
-    default: kg_unsupported(k, "movement op %s", op_name(op, TG_0_10_2));
+    default: kg_unsupported(k, "movement op %s", op_name(op, k->cap->generation));
   }
 }
 
@@ -471,8 +471,18 @@ static const ST *compute_st(KG *k, const UOp *u) {
     case OP_KERNEL: {
       const ST *a = cached_st(k, kernel_arg_ast(k, u), &found);
       if (!a) kg_assert_fail(k, "%s", "");
+      if (k->f->kernel_st_of_size) { /* a0b4465: from_shape((self.arg.ast.size,)) */
+        sint n = ks_of(kst_size(a));
+        return kst_from_shape(&k->stc, 1, &n);
+      }
       return kst_from_shape(&k->stc, kst_ndim(a), st_shape(a));
     }
+    case OP_BUFFER_VIEW:
+      if (k->f->kernel_st_of_size) { /* a0b4465: from_shape((self.size,)) */
+        sint n = ks_of(uop_size(k, u));
+        return kst_from_shape(&k->stc, 1, &n);
+      }
+      break;
     case OP_VIEW: return kv_get_st(u->arg);
     default: break;
   }
@@ -560,6 +570,11 @@ static int64_t buffer_size(KG *k, const UOp *u) {
 
 int64_t uop_size(KG *k, const UOp *u) {
   if (u->op == OP_BUFFER) return buffer_size(k, u);
+  if (u->op == OP_BUFFER_VIEW && k->f->kernel_st_of_size) { /* a0b4465: self.arg[0] */
+    const Value *a = u->arg;
+    if (a->kind != V_TUPLE || a->u.tuple.n != 2 || a->u.tuple.items[0]->kind != V_INT) kg_unsupported(k, "a BUFFER_VIEW whose arg is not (size, offset)");
+    return a->u.tuple.items[0]->u.i;
+  }
   return kst_size(uop_st_unwrap(k, u));
 }
 
@@ -617,11 +632,16 @@ const char *uop_device(KG *k, const UOp *u) {
 /* ---------------------------------------------------------------- buffers */
 
 const UOp *uop_buf_uop(KG *k, const UOp *u) {
+  if (k->f->fix_kernel_ast) { /* a0b4465: self if BUFFER, else ASSIGN's src[0].base */
+    if (u->op == OP_BUFFER) return u;
+    if (u->op != OP_ASSIGN) kg_assert_fail(k, "must be ASSIGN %s", op_name(u->op, k->cap->generation));
+    return uop_base(u->src[0]);
+  }
   for (;;) {
     const UOp *b = uop_base(u);
     if (b->op == OP_BUFFER) return b;
     if (!(op_is_buffer_group(b->op) || b->op == OP_ASSIGN || (b->op == OP_VIEW && k->f->buf_uop_through_view)))
-      kg_assert_fail(k, "buf_uop called on %s", op_name(u->op, TG_0_10_2));
+      kg_assert_fail(k, "buf_uop called on %s", op_name(u->op, k->cap->generation));
     if (!u->nsrc) kg_throw(&k->thr, ST_RAISED, "IndexError", "tuple index out of range");
     u = u->src[0];
   }
@@ -634,7 +654,7 @@ Buf *uop_buffer(KG *k, const UOp *u) {
     if (!st_contiguous(uop_st_unwrap(k, u))) kg_assert_fail(k, "VIEW only works here if it's contiguous");
     u = u->src[0];
   }
-  if (u->op != OP_BUFFER) kg_assert_fail(k, "must be BUFFER %s", op_name(u->op, TG_0_10_2));
+  if (u->op != OP_BUFFER) kg_assert_fail(k, "must be BUFFER %s", op_name(u->op, k->cap->generation));
   Buf *b = uop_buffer_get(k, u);
   if (b) return b;
   const char *dev = uop_device(k, u);
@@ -746,7 +766,10 @@ const UOp *uop_neg(KG *k, const UOp *u) {
   return uop_binop_const(k, OP_MUL, u, kv_int(k, -1), false);
 }
 
-const UOp *uop_cast(KG *k, const UOp *u, const DType *dt) { return u->dtype == dt ? u : kg_uop1(k, OP_CAST, dt, NULL, u); }
+/* UOp.cast (a0b4465: always a CAST) */
+const UOp *uop_cast(KG *k, const UOp *u, const DType *dt) {
+  return u->dtype == dt && !k->f->uop_cast_always ? u : kg_uop1(k, OP_CAST, dt, NULL, u);
+}
 
 const UOp *uop_sink(KG *k, uint32_t n, const UOp *const *src) { return kg_uop(k, OP_SINK, dt_void, NULL, n, src); }
 
@@ -763,25 +786,28 @@ static const UOp *reduce_op(KG *k, const UOp *u, Op op, uint32_t naxis, const in
       int64_t t = keep[j]; keep[j] = keep[j - 1]; keep[j - 1] = t;
     }
   if (m == 0) return u;
-  const Value *arg[2] = {v_str(k->in, op_name(op, TG_0_10_2)), kv_ints(k, m, keep)};
+  const Value *arg[2] = {v_str(k->in, op_name(op, k->cap->generation)), kv_ints(k, m, keep)};
   return kg_uop1(k, OP_REDUCE_AXIS, u->dtype, v_tuple(k->in, 2, arg), u);
 }
 
-/* UOp.r: with SPLIT_REDUCEOP, a big reduce is split in two */
-const UOp *uop_r(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis) {
+/* The split of UOp.r (0.10.2) and schedule.py split_reduceop (a0b4465): NULL
+ * when the reduce stays whole. In a0b4465 a 0 in the shape reaches
+ * prod(x.shape)//prod(reduce.shape), which raises when the reduce is empty. */
+const UOp *split_reduce(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis) {
   const ST *s = uop_st_unwrap(k, u);
   uint32_t n = kst_ndim(s);
   const sint *sshape = st_shape(s);
   sint new_shape[ST_MAXDIM];
   kst_reduce_shape(s, naxis, axis, new_shape);
   /* not SPLIT_REDUCEOP or not all_int(self.shape) or (0 in self.shape) or prod(shape) // prod(new_shape) < threshold */
-  if (!k->split_reduceop || !ks_all_int(n, sshape)) return reduce_op(k, u, op, naxis, axis);
+  if (!k->split_reduceop || !ks_all_int(n, sshape)) return NULL;
   int64_t shape[ST_MAXDIM];
   bool zero = false;
   for (uint32_t i = 0; i < n; i++) shape[i] = ks_int(sshape[i]), zero |= shape[i] == 0;
-  if (zero) return reduce_op(k, u, op, naxis, axis);
   int64_t prod = shape_prod(n, sshape), new_prod = shape_prod(n, new_shape);
-  if (prod / new_prod < k->split_threshold) return reduce_op(k, u, op, naxis, axis);
+  if (zero && k->f->sym_split_reduceop && new_prod == 0) kg_throw(&k->thr, ST_RAISED, "ZeroDivisionError", "integer division or modulo by zero");
+  if (zero) return NULL;
+  if (prod / new_prod < k->split_threshold) return NULL;
   sint strides[ST_MAXDIM];
   bool has[ST_MAXDIM], have_strides = false;
   int64_t top = (int64_t)1 << (k->split_size < 62 ? k->split_size : 62);
@@ -799,7 +825,7 @@ const UOp *uop_r(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis
       dim = axis[i], divisor = x;
     }
   }
-  if (dim < 0) return reduce_op(k, u, op, naxis, axis);
+  if (dim < 0) return NULL;
   sint split[ST_MAXDIM];
   int64_t perm[ST_MAXDIM];
   uint32_t sn = 0, pn = 0;
@@ -815,6 +841,12 @@ const UOp *uop_r(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis
   int64_t last = n;
   const UOp *r = reduce_op(k, reduce_op(k, sp, op, naxis, axis), op, 1, &last);
   return uop_reshape(k, r, n, new_shape);
+}
+
+/* UOp.r: with SPLIT_REDUCEOP, a big reduce is split in two (a0b4465: never, split_reduceop is in sym) */
+const UOp *uop_r(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis) {
+  const UOp *r = k->f->sym_split_reduceop ? NULL : split_reduce(k, u, op, naxis, axis);
+  return r ? r : reduce_op(k, u, op, naxis, axis);
 }
 
 /* ---------------------------------------------------------------- repr */
@@ -920,6 +952,6 @@ const char *uop_repr_line(KG *k, const UOp *u) {
     }
     if (w < sizeof arg) snprintf(arg + w, sizeof arg - w, ")");
   } else repr_into(k, u->arg, arg, sizeof arg, false);
-  return arena_printf(k->a, "UOp(%s, dtypes.%s, arg=%s, src=(%s", op_name(u->op, TG_0_10_2), dtype_repr(u->dtype, TG_0_10_2, d, sizeof d),
+  return arena_printf(k->a, "UOp(%s, dtypes.%s, arg=%s, src=(%s", op_name(u->op, k->cap->generation), dtype_repr(u->dtype, TG_0_10_2, d, sizeof d),
                       arg, u->nsrc ? "" : "))");
 }

@@ -20,9 +20,9 @@ import os
 import re
 import sys
 
-GENS = ("0.9.1", "0.10.0", "0.10.0+2ca41d6", "0.10.1", "0.10.2")
+GENS = ("0.9.1", "0.10.0", "0.10.0+2ca41d6", "0.10.1", "0.10.2", "0.10.2+a0b4465")
 LAZY_UOP = ("0.10.0", "0.10.0+2ca41d6")   # LazyBuffer input, UOp ASTs with metadata and assign_preloads
-UOP_INPUT = ("0.10.1", "0.10.2")   # section 4 input, becomes_map, new_buffers
+UOP_INPUT = ("0.10.1", "0.10.2", "0.10.2+a0b4465")   # section 4 input, becomes_map, new_buffers
 CONTEXT_KEYS = {
   "0.9.1": ("MULTIOUTPUT", "USE_COPY_KERNEL", "NO_MEMORY_PLANNER"),
   "0.10.0": ("FUSE_ARANGE", "FUSE_CONV_BW", "NO_MEMORY_PLANNER"),
@@ -31,6 +31,7 @@ CONTEXT_KEYS = {
              "REDUCEOP_SPLIT_SIZE", "MERGE_VIEW", "NO_MEMORY_PLANNER", "TRACEMETA"),
 }
 CONTEXT_KEYS["0.10.1"] = CONTEXT_KEYS["0.10.2"]
+CONTEXT_KEYS["0.10.2+a0b4465"] = CONTEXT_KEYS["0.10.2"] + ("DONT_GROUP_REDUCES", "CAST_AFTER_EXPAND")
 FLOAT_DTYPES = re.compile(r"^(float|half|double|bfloat16|float16|float32|float64)$")
 NAME_RE = re.compile(r"^.+#\d+$")
 MAX_ERRORS_PER_FILE = 50

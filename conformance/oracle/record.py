@@ -40,7 +40,8 @@ def detect_generation(checkout: str) -> str:
     return GENERATION if is_checkout(checkout) else "0.10.0"
   if os.path.exists(os.path.join(checkout, "tinygrad", "engine", "multi.py")):
     if is_0101(checkout): return "0.10.1"
-    return "0.10.2"
+    from encode_a0b4465 import GENERATION, is_checkout
+    return GENERATION if is_checkout(checkout) else "0.10.2"
   raise SystemExit(f"{checkout}: not a tinygrad 0.9.1 / 0.10.0 / 0.10.2 checkout")
 
 
@@ -49,7 +50,7 @@ def is_0101(checkout: str) -> bool:
   with open(os.path.join(checkout, "tinygrad", "ops.py")) as f: return "buffer_num = itertools.count(0)" in f.read()
 
 
-UOP_INPUT = ("0.10.1", "0.10.2")   # generations whose input is the tensor UOp graph (section 4)
+UOP_INPUT = ("0.10.1", "0.10.2", "0.10.2+a0b4465")   # generations whose input is the tensor UOp graph (section 4)
 
 
 class Writer:
@@ -139,6 +140,8 @@ class Recorder:
       from encode_2ca41d6 import context_2ca41d6; return context_2ca41d6()
     if self.gen == "0.10.1":
       from encode_uop0101 import context_0101; return context_0101()
+    if self.gen == "0.10.2+a0b4465":
+      from encode_a0b4465 import context_a0b4465; return context_a0b4465()
     from encode_uop import context_0102; return context_0102()
 
   # -------------------------------------------------------------- scheduler hook
@@ -178,6 +181,10 @@ class Recorder:
       elif self.gen == "0.10.2":
         from encode_uop import UOpCall
         call = UOpCall()
+        inp = call.encode_input(first)
+      elif self.gen == "0.10.2+a0b4465":
+        from encode_a0b4465 import UOpCallA0b4465
+        call = UOpCallA0b4465(self.gen)
         inp = call.encode_input(first)
       elif self.gen == "0.10.0+2ca41d6":
         from encode_2ca41d6 import LazyCall2ca41d6
@@ -329,6 +336,11 @@ class Recorder:
       offs = {}
       for si in schedule:
         for b in si.bufs:
+          if self.gen == "0.10.2+a0b4465":
+            from encode_a0b4465 import OFFSET_ATTR, planner_skips
+            if planner_skips(b, noopt) or b.device in offs: continue
+            offs[b.device] = hasattr(Device[b.device].allocator, OFFSET_ATTR)
+            continue
           if b.is_allocated() or b.lb_refcount > 0 or id(b.base) in noopt or b.device in offs: continue
           offs[b.device] = hasattr(Device[b.device].allocator, "offset")
       cap["input"]["memory_planner_allocator_offset"] = dict(sorted(offs.items()))
@@ -359,6 +371,8 @@ def tinygrad_describe(gen: str) -> str:
   """The capture's `tinygrad` field: the generation string of a tag, the `git describe` of a commit (section 7)."""
   if gen == "0.10.0+2ca41d6":
     from encode_2ca41d6 import DESCRIBE; return DESCRIBE
+  if gen == "0.10.2+a0b4465":
+    from encode_a0b4465 import DESCRIBE; return DESCRIBE
   return gen
 
 
