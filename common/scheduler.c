@@ -20,9 +20,13 @@ static double phase_time[PHASE_COUNT];
 static int current_phase = -1;
 static double phase_started;
 
-static double monotonic_seconds(void) {
+static clockid_t phase_clock_id = CLOCK_MONOTONIC;
+
+void phase_use_cpu_time(bool cpu_time) { phase_clock_id = cpu_time ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC; }
+
+double phase_clock(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(phase_clock_id, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -32,14 +36,14 @@ void phase_reset(void) {
 }
 
 void phase_finish(void) {
-  if (current_phase >= 0) phase_time[current_phase] += monotonic_seconds() - phase_started;
+  if (current_phase >= 0) phase_time[current_phase] += phase_clock() - phase_started;
   current_phase = -1;
 }
 
 void phase_enter(Phase p) {
   phase_finish();
   current_phase = (int)p;
-  phase_started = monotonic_seconds();
+  phase_started = phase_clock();
 }
 
 double phase_seconds(Phase p) { return phase_time[p]; }

@@ -66,4 +66,9 @@ void phase_enter(Phase p);
 void phase_reset(void);
 void phase_finish(void);
 double phase_seconds(Phase p);
+/* The clock phases are timed with, in seconds: wall time (CLOCK_MONOTONIC),
+ * or with cpu_time the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID:
+ * what other processes of a shared machine take from it is not counted). */
+void phase_use_cpu_time(bool cpu_time);
+double phase_clock(void);
 #endif

@@ -42,6 +42,9 @@ typedef struct {
 
 typedef struct { Sample *items; size_t n, cap; } Samples;
 
+/* A file replayed whole: the worst of its version's files */
+typedef struct { size_t files; double min_speedup; } FileRatios;
+
 static void add_sample(Samples *s, Sample x) {
   if (s->n == s->cap) {
     s->cap = s->cap ? s->cap * 2 : 64;
@@ -273,10 +276,10 @@ static double sample_ratio(const Sample *x, int k) {
 
 /* One line per version: for each ratio over its captures the worst (the
  * smallest speed-up, the largest of the others) and the median. */
-static void print_summary(Samples *per_gen, bool json) {
+static void print_summary(Samples *per_gen, const FileRatios *files, bool json) {
   if (!json)
-    printf("\n%-14s %8s %15s %15s %13s %13s %15s\n", "version", "captures", "sched-x min/med", "total-x min/med",
-           "mem/js max/med", "arena/js max/med", "rb/parse max/med");
+    printf("\n%-14s %8s %15s %15s %13s %13s %15s %14s\n", "version", "captures", "sched-x min/med", "total-x min/med",
+           "mem/js max/med", "arena/js max/med", "rb/parse max/med", "replay-x min");
   for (int v = 0; v < TG_NVERSIONS; v++) {
     Samples *s = &per_gen[v];
     if (!s->n) continue;
@@ -294,13 +297,16 @@ static void print_summary(Samples *per_gen, bool json) {
       for (int k = 0; k < NRATIOS; k++)
         printf(", \"min_%s\": %.2f, \"median_%s\": %.2f, \"max_%s\": %.2f", ratio_names[k], r[k].min, ratio_names[k], r[k].median,
                ratio_names[k], r[k].max);
+      if (files[v].files) printf(", \"files\": %zu, \"min_replay_speedup\": %.2f", files[v].files, files[v].min_speedup);
       printf("}\n");
       continue;
     }
     char mem[32] = "-";
     if (r[2].max > 0) snprintf(mem, sizeof mem, "%.1fx / %.1fx", r[2].max, r[2].median);
-    printf("%-14s %8zu %6.0fx / %5.0fx %6.0fx / %5.0fx %13s %6.1fx / %4.1fx %7.1fx / %5.1fx\n", name, s->n, r[0].min, r[0].median,
-           r[1].min, r[1].median, mem, r[3].max, r[3].median, r[4].max, r[4].median);
+    char whole[32] = "-";
+    if (files[v].files) snprintf(whole, sizeof whole, "%.0fx (%zu)", files[v].min_speedup, files[v].files);
+    printf("%-14s %8zu %6.0fx / %5.0fx %6.0fx / %5.0fx %13s %6.1fx / %4.1fx %7.1fx / %5.1fx %14s\n", name, s->n, r[0].min,
+           r[0].median, r[1].min, r[1].median, mem, r[3].max, r[3].median, r[4].max, r[4].median, whole);
   }
 }
 
@@ -329,15 +335,24 @@ static void usage(FILE *f) {
           "    measured in the same run: the faster of its DOM parser and its On-Demand\n"
           "    parser reading every value (JSON: simdjson_parser says which).\n"
           "\n"
+          "    A file with a capture timed is then replayed whole as `tsched replay`\n"
+          "    replays it (opened and decompressed, every capture read, scheduled and\n"
+          "    compared once; the process's start aside), best of N passes: replay-x is\n"
+          "    the sum of its captures' oracle_seconds over that time.\n"
+          "\n"
           "    Then one line per version: over its captures (the passing ones unless\n"
           "    --all) the worst and the median of each ratio: the smallest speed-up, the\n"
-          "    largest memory and parse ratio.\n"
+          "    largest memory and parse ratio; and the smallest replay-x of its files\n"
+          "    (how many in parentheses).\n"
           "\n"
           "OPTIONS\n"
           "    -m, --min-oracle SECONDS\n"
           "        only captures whose oracle_seconds >= SECONDS (the big ones)\n"
           "    -r, --repeat N\n"
           "        each phase the best of N runs (default 3)\n"
+          "    -c, --cpu-time\n"
+          "        time with the thread's CPU time instead of the wall clock: on a shared\n"
+          "        machine, what other processes take of the CPU is not counted\n"
           "    -s, --summary\n"
           "        only the lines per version\n"
           "    -a, --all\n"
@@ -357,8 +372,9 @@ static void usage(FILE *f) {
           "    tsched bench --summary -m 0.03 conformance/corpus\n");
 }
 
-enum { OPT_JSON, OPT_ALL, OPT_NO_MEMORY, OPT_MIN_ORACLE, OPT_REPEAT, OPT_SUMMARY };
+enum { OPT_JSON, OPT_ALL, OPT_NO_MEMORY, OPT_MIN_ORACLE, OPT_REPEAT, OPT_SUMMARY, OPT_CPU_TIME };
 static const CliOption options[] = {
+  {"cpu-time", 'c', NULL, OPT_CPU_TIME},
   {"json", 'j', NULL, OPT_JSON},
   {"all", 'a', NULL, OPT_ALL},
   {"no-memory", 0, NULL, OPT_NO_MEMORY},
@@ -373,11 +389,74 @@ typedef struct BenchRun {
   int repeat;
   size_t errors;
   Samples per_gen[TG_NVERSIONS];
+  FileRatios files[TG_NVERSIONS];
 } BenchRun;
+
+/* One pass over a file as `tsched replay` makes it (the file opened and
+ * decompressed, every capture read, scheduled and compared once). */
+typedef struct { double seconds, oracle; size_t captures; int generation; /* -1: several */ } FilePass;
+
+static bool replay_pass(const char *path, FilePass *f) {
+  CaptureReader r;
+  Status st;
+  *f = (FilePass){.generation = -2};
+  double t0 = now_seconds();
+  if (!capture_reader_open(&r, path, &st)) return false;
+  r.raw_schedule_items = true;
+  r.raw_input = true;
+  for (;;) {
+    Arena a;
+    arena_init(&a);
+    Capture c;
+    if (!capture_reader_next(&r, &a, &c, &st)) { arena_free(&a); break; }
+    if (st.kind == ST_OK) {
+      Outcome o;
+      replay_capture(&c, &a, &o);
+      f->oracle += c.oracle_seconds;
+      f->captures++;
+      f->generation = f->generation == -2 || f->generation == (int)c.generation ? (int)c.generation : -1;
+    }
+    arena_free(&a);
+    if (r.gave_up[0]) break;
+  }
+  capture_reader_close(&r);
+  f->seconds = now_seconds() - t0;
+  return true;
+}
+
+/* The file replayed whole, best of run->repeat passes, against the sum of
+ * its captures' oracle_seconds: printed, and counted for its version. */
+static void bench_whole_file(BenchRun *run, const char *path) {
+  FilePass best = {0}, f;
+  for (int k = 0; k < run->repeat; k++) {
+    if (!replay_pass(path, &f)) return;
+    if (k == 0 || f.seconds < best.seconds) best = f;
+  }
+  double x = ratio(best.oracle, best.seconds);
+  if (best.generation >= 0) {
+    FileRatios *fr = &run->files[best.generation];
+    if (!fr->files++ || x < fr->min_speedup) fr->min_speedup = x;
+  }
+  const char *gen = best.generation >= 0 ? tg_version_name((TgVersion)best.generation) : "(several)";
+  if (run->summary_only) return;
+  if (run->json) {
+    StrBuf b = {0};
+    sb_puts(&b, "{\"file\": ");
+    json_str_lit(&b, path);
+    sb_printf(&b, ", \"generation\": \"%s\", \"captures\": %zu, \"oracle_seconds\": %.6f, \"replay\": %.6f, "
+              "\"replay_speedup\": %.1f}\n", gen, best.captures, best.oracle, best.seconds, x);
+    sb_flush(&b, stdout);
+    sb_free(&b);
+    return;
+  }
+  term_printf(stdout, "%-7s %-11s %zu captures, replayed whole in %.3f ms, oracle %.1f ms: replay-x %.0fx  %s\n", gen, "file",
+              best.captures, best.seconds * 1e3, best.oracle * 1e3, x, path);
+}
 
 static void bench_file(BenchRun *run, const char *path) {
   CaptureReader r;
   Status st;
+  size_t benched = 0;
   if (!capture_reader_open(&r, path, &st)) {
     term_printf(stderr, "ERROR %s\n", st.msg);
     run->errors++;
@@ -396,6 +475,7 @@ static void bench_file(BenchRun *run, const char *path) {
       run->errors++;
     }
     if (more && measured) {
+      benched++;
       if (!run->summary_only) print_sample(&c, &s, run->json);
       if (run->all || s.outcome == OUT_PASS) add_sample(&run->per_gen[c.generation], s);
     }
@@ -408,6 +488,7 @@ static void bench_file(BenchRun *run, const char *path) {
     }
   }
   capture_reader_close(&r);
+  if (benched) bench_whole_file(run, path);
 }
 
 int cmd_bench(int argc, char **argv) {
@@ -421,6 +502,7 @@ int cmd_bench(int argc, char **argv) {
       case OPT_ALL: run.all = true; break;
       case OPT_NO_MEMORY: run.memory = false; break;
       case OPT_SUMMARY: run.summary_only = true; break;
+      case OPT_CPU_TIME: phase_use_cpu_time(true); break;
       case OPT_MIN_ORACLE: cli_seconds(&p, "--min-oracle", &run.min_oracle); break;
       case OPT_REPEAT:
         if (cli_index(&p, "--repeat", 1, 1000, &repeat)) run.repeat = (int)repeat;
@@ -441,7 +523,7 @@ int cmd_bench(int argc, char **argv) {
            "schedule", "encode", "compare", "total", "oracle", "sched-x", "total-x", "mem/js", "arena/js", "rb/parse", "capture");
   for (size_t i = 0; i < nfiles; i++) bench_file(&run, files[i]);
   free_paths(files, nfiles);
-  print_summary(run.per_gen, run.json);
+  print_summary(run.per_gen, run.files, run.json);
   for (int v = 0; v < TG_NVERSIONS; v++) free(run.per_gen[v].items);
   return run.errors ? 1 : 0;
 }

@@ -15,11 +15,7 @@
 #include "scheduler.h"
 #include "tools.h"
 
-double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+double now_seconds(void) { return phase_clock(); }
 
 /* The capture's schedule is compared item by item while it is encoded (a
  * ScheduleCompare as the ResultSink, scheduler.h), the rest of the result

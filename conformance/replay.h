@@ -28,6 +28,7 @@ void replay_capture(const Capture *c, Arena *a, Outcome *o);
 size_t collect_capture_files(const char *cmd, int npaths, char **paths, bool follow_links, char ***out, size_t *errors);
 void free_paths(char **paths, size_t n);
 
+/* the phases' clock (phase_clock: wall time, or CPU time for bench --cpu-time) */
 double now_seconds(void);
 
 int cmd_replay(int argc, char **argv);
