@@ -247,7 +247,7 @@ static bool decode_node(Codec *c, const JVal *e, size_t i, const UOp **nodes, co
   Op op = op_parse(jop->u.s, c->v);
   if (op == OP_NONE) return status_bad_input(st, "%s node %zu: unknown op \"%s\"", where, i, jop->u.s);
   const DType *dt = NULL; /* only 0.9.1's LazyOps have no dtype (null) */
-  if ((jdt->kind != J_NULL || c->v != TG_0_9_1) && !(dt = dtype_from_json(jdt, where, st))) return at_node(st, where, i);
+  if ((jdt->kind != J_NULL || !tg_features(c->v)->ast_is_lazyop) && !(dt = dtype_from_json(jdt, where, st))) return at_node(st, where, i);
   const Value *arg = value_from_json(c, e->u.arr[2], where, st);
   if (!arg) return at_node(st, where, i);
   if (jsrc->kind != J_ARR) return status_bad_input(st, "%s node %zu: sources must be an array", where, i);

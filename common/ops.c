@@ -39,6 +39,49 @@ static const OpSpelling ops_0_9_1[] = {
   {OP_ASSIGN, "LoadOps.ASSIGN"},
   {OP_VIEW, "LoadOps.VIEW"},
 };
+/* 0.9.2 and 0.9.2+197f8fd, by class, in declaration order: MetaOps replaced
+ * LoadOps (with KERNEL and EXT), BinaryOps has SHL before SHR and OR, AND,
+ * THREEFRY, ReduceOps has WMMA. */
+static const OpSpelling ops_0_9_2[] = {
+  {OP_EXP2, "UnaryOps.EXP2"},
+  {OP_LOG2, "UnaryOps.LOG2"},
+  {OP_CAST, "UnaryOps.CAST"},
+  {OP_BITCAST, "UnaryOps.BITCAST"},
+  {OP_SIN, "UnaryOps.SIN"},
+  {OP_SQRT, "UnaryOps.SQRT"},
+  {OP_NEG, "UnaryOps.NEG"},
+  {OP_RECIP, "UnaryOps.RECIP"},
+  {OP_ADD, "BinaryOps.ADD"},
+  {OP_MUL, "BinaryOps.MUL"},
+  {OP_IDIV, "BinaryOps.IDIV"},
+  {OP_MAX, "BinaryOps.MAX"},
+  {OP_MOD, "BinaryOps.MOD"},
+  {OP_CMPLT, "BinaryOps.CMPLT"},
+  {OP_CMPNE, "BinaryOps.CMPNE"},
+  {OP_XOR, "BinaryOps.XOR"},
+  {OP_SHL, "BinaryOps.SHL"},
+  {OP_SHR, "BinaryOps.SHR"},
+  {OP_OR, "BinaryOps.OR"},
+  {OP_AND, "BinaryOps.AND"},
+  {OP_THREEFRY, "BinaryOps.THREEFRY"},
+  {OP_WHERE, "TernaryOps.WHERE"},
+  {OP_MULACC, "TernaryOps.MULACC"},
+  {OP_REDUCE_SUM, "ReduceOps.SUM"},
+  {OP_REDUCE_MAX, "ReduceOps.MAX"},
+  {OP_WMMA, "ReduceOps.WMMA"},
+  {OP_LOAD, "BufferOps.LOAD"},
+  {OP_CONST, "BufferOps.CONST"},
+  {OP_STORE, "BufferOps.STORE"},
+  {OP_EMPTY, "MetaOps.EMPTY"},
+  {OP_LOADOPS_CONST, "MetaOps.CONST"},
+  {OP_COPY, "MetaOps.COPY"},
+  {OP_CONTIGUOUS, "MetaOps.CONTIGUOUS"},
+  {OP_CUSTOM, "MetaOps.CUSTOM"},
+  {OP_ASSIGN, "MetaOps.ASSIGN"},
+  {OP_VIEW, "MetaOps.VIEW"},
+  {OP_KERNEL, "MetaOps.KERNEL"},
+  {OP_EXT, "MetaOps.EXT"},
+};
 /* 0.10.0: class Ops(FastEnum) in declaration order. */
 static const OpSpelling ops_0_10_0[] = {
   {OP_SINK, "Ops.SINK"},
@@ -270,6 +313,7 @@ static const OpSpelling ops_0_10_2_a0b4465[] = {
 static const OpSpelling *table(TgVersion v, int *n) {
   switch (v) {
     case TG_0_9_1: *n = (int)(sizeof ops_0_9_1 / sizeof ops_0_9_1[0]); return ops_0_9_1;
+    case TG_0_9_2: *n = (int)(sizeof ops_0_9_2 / sizeof ops_0_9_2[0]); return ops_0_9_2;
     case TG_0_10_0: *n = (int)(sizeof ops_0_10_0 / sizeof ops_0_10_0[0]); return ops_0_10_0;
     case TG_0_10_2_A0B4465: *n = (int)(sizeof ops_0_10_2_a0b4465 / sizeof ops_0_10_2_a0b4465[0]); return ops_0_10_2_a0b4465;
     default: *n = (int)(sizeof ops_0_10_2 / sizeof ops_0_10_2[0]); return ops_0_10_2;

@@ -94,6 +94,7 @@ typedef enum {
   OP_PTRCAT,
   OP_CUSTOMI,
   OP_IGNORE,
+  OP_EXT,          /* 0.9.2 MetaOps.EXT: a non-kernel schedule item */
   OP_COUNT
 } Op;
 

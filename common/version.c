@@ -14,10 +14,17 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .f.ast_is_lazyop = true,
   },
   [TG_0_9_2] = {
-    .name = "0.9.2", .commit = "v0.9.2", .generation = GEN_NONE,
+    .name = "0.9.2", .commit = "v0.9.2", .generation = GEN_LAZYOP,
     /* common/ */
     .f.symbolic = SYM_NODE,
     /* v0_9_lazyop/ */
+    .f.simple_pads_dict = true,
+    .f.isolated_children = true,
+    .f.fuse_arange_conv_bw = true,
+    .f.lower_lazybuffer = true,
+    .f.recurse_reduceops = true,
+    .f.queue_in_degree_order = true,
+    .f.interval_memory_planner = true,
     /* conformance/tools/ */
     .f.ast_is_lazyop = true,
   },

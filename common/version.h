@@ -47,6 +47,13 @@ typedef struct TgFeatures {
   TgSymbolic symbolic;   /* shape/symbolic.py Node (0.9.x) vs UOp arithmetic (ops.py) */
   bool returns_becomes_map;  /* schedule.py create_schedule_with_vars returns becomes_map (captures: becomes_map, new_buffers) */
   /* ---- v0_9_lazyop/ ---- */
+  bool simple_pads_dict;          /* schedule.py _recurse_lb: simple_pads a dict (image-to-image casts join it), children of unrealized bases, assign_targets, double_reduces, vs an id()-ordered set */
+  bool isolated_children;         /* schedule.py _get_isolated_children and `forced_realize or not group`, vs the rc_parents / rc_children loops of _graph_schedule */
+  bool fuse_arange_conv_bw;       /* schedule.py _graph_schedule: FUSE_ARANGE's reduce_of_const and FUSE_CONV_BW's double_reduces */
+  bool lower_lazybuffer;          /* schedule.py _lower_lazybuffer: LazyOp(MetaOps.KERNEL, stores) / MetaOps.EXT, metadata, one cache, vs _schedule_group's STOREs */
+  bool recurse_reduceops;         /* schedule.py _recurse_reduceops: reduce_info pushes views through reduces and pads them, vs "ReduceOps late fusion must be contiguous" */
+  bool queue_in_degree_order;     /* schedule.py create_schedule_with_vars: the first queue in in_degree's key order, vs prescheduled's */
+  bool interval_memory_planner;   /* realize.py _internal_memory_planner(noopt_buffers): free segments per key, vs the LRU local_cache */
   /* ---- v0_10_lazybuf_uop/ ---- */
   bool uop_base_keeps_buffer_view;   /* ops.py UOp.base: a VIEW of a BUFFER is its own base, vs src[0] of any 1-src VIEW */
   bool buf_uop_of_buffer;            /* ops.py UOp.buf_uop: a BUFFER is its own buf_uop, vs an AssertionError */

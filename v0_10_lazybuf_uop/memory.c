@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "memory_planner.h"
 #include "pipeline.h"
 
 typedef struct PBuf {     /* a Buffer as the planner sees it */
@@ -91,122 +92,30 @@ static bool allocator_has_offset(Planner *p, const char *device, bool *out) {
   return true;
 }
 
-/* free_segs[key]: a list of (start, end, buffer) segments, popped anywhere and
- * appended at the end. The search takes the first segment in list order with
- * start <= st and en <= end; a tree over the list positions keeps, per range,
- * the least start and the greatest end of its live segments, so the search
- * skips every range that cannot hold a match (the same first match as
- * Python's linear scan). */
-typedef struct Seg { int64_t st, en, buf; } Seg;
-typedef struct SegList {
-  Seg *items;
-  size_t n, cap;           /* cap: a power of two, the tree's leaf count */
-  int64_t *tmin, *tmax;    /* tree nodes 1 .. 2*cap-1, leaves at cap + i */
-} SegList;
-
-static void seg_set_leaf(SegList *l, size_t i, int64_t mn, int64_t mx) {
-  size_t k = l->cap + i;
-  l->tmin[k] = mn, l->tmax[k] = mx;
-  for (k /= 2; k; k /= 2) {
-    l->tmin[k] = l->tmin[2 * k] < l->tmin[2 * k + 1] ? l->tmin[2 * k] : l->tmin[2 * k + 1];
-    l->tmax[k] = l->tmax[2 * k] > l->tmax[2 * k + 1] ? l->tmax[2 * k] : l->tmax[2 * k + 1];
-  }
+/* The free-segment key of base Buffer b (memory_planner.h PlanKeyFn) */
+static bool plan_key(void *ctx, int64_t b, uint64_t *key) {
+  Planner *p = ctx;
+  bool offset = false;
+  if (!allocator_has_offset(p, p->s->bufs[b].device, &offset)) return false;
+  *key = omap_ptr(segment_key(p, b, offset));
+  return true;
 }
 
-static void seg_grow(Arena *a, SegList *l) {
-  size_t cap = l->cap ? l->cap * 2 : 8;
-  Seg *items = arena_array(a, cap, sizeof *items);
-  int64_t *tmin = arena_array(a, 2 * cap, sizeof *tmin), *tmax = arena_array(a, 2 * cap, sizeof *tmax);
-  for (size_t k = 0; k < 2 * cap; k++) tmin[k] = INT64_MAX, tmax[k] = INT64_MIN;
-  if (l->n) memcpy(items, l->items, l->n * sizeof *items);
-  for (size_t i = 0; i < l->cap; i++) tmin[cap + i] = l->tmin[l->cap + i], tmax[cap + i] = l->tmax[l->cap + i];
-  for (size_t k = cap - 1; k >= 1; k--) {
-    tmin[k] = tmin[2 * k] < tmin[2 * k + 1] ? tmin[2 * k] : tmin[2 * k + 1];
-    tmax[k] = tmax[2 * k] > tmax[2 * k + 1] ? tmax[2 * k] : tmax[2 * k + 1];
-  }
-  l->items = items, l->tmin = tmin, l->tmax = tmax, l->cap = cap;
-}
-
-static void seg_append(Arena *a, SegList *l, Seg x) {
-  if (l->n == l->cap) seg_grow(a, l);
-  l->items[l->n] = x;
-  seg_set_leaf(l, l->n++, x.st, x.en);
-}
-
-/* next(i for i,(sst,sen,_) in enumerate(segs) if sst <= st and en <= sen), or -1 */
-static long seg_find(const SegList *l, int64_t st, int64_t en) {
-  if (!l->n) return -1;
-  size_t stack[2 * 64], sp = 0;
-  stack[sp++] = 1;
-  while (sp) {
-    size_t k = stack[--sp];
-    if (l->tmin[k] > st || l->tmax[k] < en) continue;
-    if (k >= l->cap) return (long)(k - l->cap);
-    stack[sp++] = 2 * k + 1; /* right after left */
-    stack[sp++] = 2 * k;
-  }
-  return -1;
-}
-
-typedef struct Request { int64_t nbytes; size_t pos; int64_t buf; } Request;
-
-/* sorted(key=lambda x: -x[2].nbytes) is stable: equal sizes keep their order */
-static int request_cmp(const void *pa, const void *pb) {
-  const Request *a = pa, *b = pb;
-  if (a->nbytes != b->nbytes) return a->nbytes > b->nbytes ? -1 : 1;
-  return (a->pos > b->pos) - (a->pos < b->pos);
-}
-
-/* _internal_memory_planner(buffers, noopt_buffers): Repl per Buffer index (-1: not in assigned) */
+/* _internal_memory_planner(buffers, noopt_buffers): Repl per Buffer index (-1: not in assigned), by
+ * common/memory_planner.c (the same Python as 0.9.2's realize.py) */
 static bool internal_planner(Planner *p, const SchedItem *items, size_t n, Repl *assigned) {
   Sched *s = p->s;
-  int64_t *first = arena_array(s->tmp, s->nbufs + 1, sizeof *first), *last = arena_array(s->tmp, s->nbufs + 1, sizeof *last);
-  int64_t *order = arena_array(s->tmp, s->nbufs + 1, sizeof *order); /* first_appearance's keys in order */
-  size_t nreq = 0;
-  for (size_t i = 0; i < s->nbufs; i++) first[i] = -1;
-  for (size_t i = 0; i < n; i++)
-    for (size_t k = 0; k < items[i].nbufs; k++) {
-      int64_t b = items[i].bufs[k];
-      if (skipped(p, b)) continue;
-      int64_t base = base_of(s, b);
-      if (first[base] < 0) first[base] = (int64_t)i, order[nreq++] = base;
-      last[base] = (int64_t)i;
-    }
-  Request *req = arena_array(s->tmp, nreq + 1, sizeof *req);
-  for (size_t r = 0; r < nreq; r++) req[r] = (Request){nbytes(&s->bufs[order[r]]), r, order[r]};
-  qsort(req, nreq, sizeof *req, request_cmp);
-  OMap free_segs; /* key -> SegList */
-  omap_init(&free_segs, s->tmp);
-  for (size_t i = 0; i < nreq; i++) {
-    int64_t buf = req[i].buf, st = first[buf], en = last[buf];
-    bool offset = false;
-    if (!allocator_has_offset(p, s->bufs[buf].device, &offset)) return false;
-    uint64_t k = omap_ptr(segment_key(p, buf, offset));
-    SegList *segs = omap_get(&free_segs, k);
-    if (!segs) {
-      segs = arena_alloc(s->tmp, sizeof *segs);
-      omap_put(&free_segs, k, segs);
-    }
-    Seg found = {0, (int64_t)n - 1, buf};
-    long j = seg_find(segs, st, en);
-    if (j >= 0) found = segs->items[j], seg_set_leaf(segs, (size_t)j, INT64_MAX, INT64_MIN); /* pop(j) */
-    if (st - 1 >= found.st) seg_append(s->tmp, segs, (Seg){found.st, st - 1, found.buf});
-    if (found.en >= en + 1) seg_append(s->tmp, segs, (Seg){en + 1, found.en, found.buf});
-    assigned[buf] = nbytes(&s->bufs[found.buf]) == nbytes(&s->bufs[buf]) ? found.buf : new_buffer(p, buf, found.buf, 0);
-  }
-  for (size_t i = 0; i < n; i++)
-    for (size_t k = 0; k < items[i].nbufs; k++) {
-      int64_t b = items[i].bufs[k];
-      if (skipped(p, b)) continue;
-      if (s->bufs[b].base >= 0) {
-        int64_t base = s->bufs[b].base;
-        Repl a = assigned[base] != -1 ? assigned[base] : base;
-        int64_t root = a >= 0 ? base_of(s, a) : p->news[-2 - a].base;
-        assigned[b] = new_buffer(p, b, root, s->bufs[b].offset);
-      } else if (assigned[b] == -1) {
-        assigned[b] = b;
-      }
-    }
+  PlanBuf *bufs = arena_array(s->tmp, s->nbufs + 1, sizeof *bufs);
+  for (size_t b = 0; b < s->nbufs; b++)
+    bufs[b] = (PlanBuf){s->bufs[b].base, nbytes(&s->bufs[b]), s->bufs[b].offset, skipped(p, (int64_t)b)};
+  const int64_t **ib = arena_array(s->tmp, n + 1, sizeof *ib);
+  size_t *in = arena_array(s->tmp, n + 1, sizeof *in);
+  for (size_t i = 0; i < n; i++) ib[i] = items[i].bufs, in[i] = items[i].nbufs;
+  PlanSchedule ps = {ib, in, n};
+  PlanNewBuf *news;
+  size_t nnew;
+  if (!internal_memory_planner(s->tmp, bufs, s->nbufs, &ps, plan_key, p, assigned, &news, &nnew)) return false;
+  for (size_t k = 0; k < nnew; k++) new_buffer(p, news[k].like, news[k].base, news[k].offset);
   return true;
 }
 

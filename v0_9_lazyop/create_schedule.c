@@ -31,10 +31,17 @@ static LbList order_parents_assigns(Sched91 *s, LazyBuffer *key, const LbList *p
   return out;
 }
 
+/* in_degree's keys (a defaultdict) in insertion order: `if lsi not in in_degree`, `in_degree[assign] += 1` */
+static void add_key(Sched91 *s, LbList *keys, LazyBuffer *key) {
+  if (key->item_mark == s->item_epoch) return;
+  key->item_mark = s->item_epoch;
+  lblist_push91(s->a, keys, key);
+}
+
 /* The edges of one prescheduled item: after its scheduled parents, and
  * before the assigns to buffers it reads ("realize outputs before a parent
  * is assigned to"). */
-static bool add_edges(Sched91 *s, Deps *d, LazyBuffer *key, const LBScheduleItem *lsi, Status *st) {
+static bool add_edges(Sched91 *s, Deps *d, LazyBuffer *key, const LBScheduleItem *lsi, LbList *keys, Status *st) {
   LbList parents = {0}, assigns = {0};
   uint32_t mark = ++s->search_epoch;
   for (int i = 0; i < lsi->inputs.n; i++) {
@@ -53,7 +60,9 @@ static bool add_edges(Sched91 *s, Deps *d, LazyBuffer *key, const LBScheduleItem
     add_unique(s, mark, &assigns, assign->target->outputs[0]);
   }
   LbList ordered = order_parents_assigns(s, key, &assigns);
+  add_key(s, keys, key);
   for (int i = 0; i < ordered.n; i++) {
+    add_key(s, keys, ordered.items[i]);
     lblist_push91(s->a, &d->graph[key->index], ordered.items[i]);
     d->in_degree[ordered.items[i]->index]++;
   }
@@ -70,6 +79,8 @@ static void item_bufs(Sched91 *s, const LBScheduleItem *ps, ScheduleItem91 *si) 
   }
   si->ast = ps->ast;
   si->nast = ps->nast;
+  si->metadata = ps->metadata;
+  si->nmetadata = ps->nmetadata;
 }
 
 /* engine/schedule.py create_schedule_with_vars (0.9.1), after _graph_schedule:
@@ -85,12 +96,19 @@ bool create_schedule91(Sched91 *s, Schedule91 *out, Status *st) {
     LBScheduleItem *ps = v;
     for (int j = 0; j < ps->noutputs; j++) ps->outputs[j]->target = ps;
   }
+  LbList keys = {0};
+  s->item_epoch++;   /* marks in_degree's keys */
   for (size_t i = 0; omap_next(&s->prescheduled, &i, &k, &v);)
-    if (!add_edges(s, &d, (LazyBuffer *)(uintptr_t)k, v, st)) return false;
+    if (!add_edges(s, &d, (LazyBuffer *)(uintptr_t)k, v, &keys, st)) return false;
   size_t n = omap_len(&s->prescheduled), head = 0, tail = 0;
   LBScheduleItem **queue = arena_array(s->a, n ? n : 1, sizeof *queue);
-  for (size_t i = 0; omap_next(&s->prescheduled, &i, &k, &v);)
-    if (d.in_degree[((LazyBuffer *)(uintptr_t)k)->index] == 0) queue[tail++] = v;
+  if (s->f->queue_in_degree_order) {   /* 0.9.2: deque(lsi for lsi,deg in in_degree.items() if deg == 0) */
+    for (int i = 0; i < keys.n; i++)
+      if (d.in_degree[keys.items[i]->index] == 0) queue[tail++] = keys.items[i]->target;
+  } else {
+    for (size_t i = 0; omap_next(&s->prescheduled, &i, &k, &v);)
+      if (d.in_degree[((LazyBuffer *)(uintptr_t)k)->index] == 0) queue[tail++] = v;
+  }
   out->items = arena_array(s->a, n ? n : 1, sizeof *out->items);
   out->nitems = 0;
   while (head < tail) {

@@ -43,7 +43,7 @@ static Op decode_op(Dec *d, const JVal *j) {
   const Op *op = cache_find(&d->ops, j->u.s);
   if (op) return *op;
   Op *parsed = arena_alloc(d->s->a, sizeof *parsed);
-  *parsed = op_parse(j->u.s, TG_0_9_1);
+  *parsed = op_parse(j->u.s, d->s->v);
   cache_add(&d->ops, j->u.s, parsed);
   return *parsed;
 }
@@ -138,6 +138,7 @@ static bool is_lazybuffer_op(Op op) {
     case OP_EXP2: case OP_LOG2: case OP_CAST: case OP_BITCAST: case OP_SIN: case OP_SQRT: case OP_NEG: case OP_RECIP:
     case OP_ADD: case OP_MUL: case OP_IDIV: case OP_MAX: case OP_MOD: case OP_CMPLT: case OP_CMPNE: case OP_XOR:
     case OP_SHR: case OP_SHL: case OP_WHERE: case OP_MULACC:
+    case OP_OR: case OP_AND: case OP_THREEFRY:   /* 0.9.2 */
       return true;
     default:
       return is_loadop91(op) || is_reduceop91(op);
@@ -150,7 +151,7 @@ static bool is_lazybuffer_op(Op op) {
 static int lazybuffer_arity(Op op) {
   switch (op) {
     case OP_ADD: case OP_MUL: case OP_IDIV: case OP_MAX: case OP_MOD: case OP_CMPLT: case OP_CMPNE: case OP_XOR:
-    case OP_SHR: case OP_SHL: case OP_ASSIGN:
+    case OP_SHR: case OP_SHL: case OP_ASSIGN: case OP_OR: case OP_AND: case OP_THREEFRY:
       return 2;
     case OP_WHERE: case OP_MULACC: return 3;
     case OP_EMPTY: case OP_LOADOPS_CONST: return 0;
@@ -210,7 +211,7 @@ static bool decode_base(Dec *d, const JVal *j, LazyBuffer *lb, LazyBuffer *all, 
       !(real = field(d, j, "realized", J_BOOL, place)) || !(forced = field(d, j, "forced_realize", J_BOOL, place)))
     return false;
   lb->op = decode_op(d, op);
-  if (!is_lazybuffer_op(lb->op)) return bad(d, place, "op is not a LazyBuffer op of 0.9.1");
+  if (!is_lazybuffer_op(lb->op)) return bad(d, place, "op is not a LazyBuffer op of this version");
   const JVal *arg = json_get(j, "arg");
   if (!arg) return bad(d, place, "field \"arg\" missing");
   if (!decode_arg(d, arg, lb->op, place, &lb->arg)) return false;
@@ -222,6 +223,10 @@ static bool decode_base(Dec *d, const JVal *j, LazyBuffer *lb, LazyBuffer *all, 
   lb->buffer = &d->s->inp->buffers[bi];
   lb->realized = real->u.b;
   lb->forced_realize = forced->u.b;
+  const JVal *meta = json_get(j, "metadata"), *caller = json_get(j, "metadata_caller");
+  if (meta && meta->kind == J_STR) lb->metadata = v_strn(d->s->in, V_STR, meta->u.s, meta->n)->u.str.s;
+  if (meta && meta->kind != J_STR && meta->kind != J_NULL) return bad(d, place, "\"metadata\" must be a string or null");
+  if (caller && caller->kind == J_STR) lb->metadata_caller = v_strn(d->s->in, V_STR, caller->u.s, caller->n)->u.str.s;
   /* realized is `not hasattr(self, 'srcs')`: the two fields must agree */
   if (lb->realized != (lb->srcs == NULL)) return bad(d, place, "\"realized\" disagrees with \"srcs\"");
   int want = lazybuffer_arity(lb->op);
@@ -275,6 +280,7 @@ static bool decode_lb_list(Dec *d, const JVal *j, const char *place, LazyBuffer 
 static bool decode_set_orders(Dec *d, const JVal *j) {
   Input91 *inp = d->s->inp;
   omap_init(&inp->parents_assigns_order, d->s->a);
+  if (d->s->f->simple_pads_dict) return true;   /* 0.9.2 iterates only dicts: no set_orders */
   if (!j || j->kind != J_OBJ) return bad(d, "set_orders", "missing or not an object");
   const JVal *sp = json_get(j, "simple_pads"), *pa = json_get(j, "parents_assigns");
   if (sp && !decode_lb_list(d, sp, "set_orders.simple_pads", &inp->simple_pads_order, &inp->nsimple_pads_order))
@@ -319,16 +325,27 @@ static bool decode_planner_bufs(Dec *d, const JVal *j) {
   return true;
 }
 
-/* The context flags 0.9.1 reads: the capture's values, never defaults. */
-static bool decode_context(Dec *d) {
-  static const char *keys[] = {"MULTIOUTPUT", "USE_COPY_KERNEL", "NO_MEMORY_PLANNER"};
-  int64_t v[3];
-  for (int k = 0; k < 3; k++)
-    if (!capture_ctx_int(d->c, keys[k], &v[k]))
+/* Three context flags, as the capture recorded them (never defaults) */
+static bool read_flags(Dec *d, const char *const keys[3], bool out[3]) {
+  for (int k = 0; k < 3; k++) {
+    int64_t v;
+    if (!capture_ctx_int(d->c, keys[k], &v))
       return status_bad_input(d->st, "%s: context.%s missing or not a number", d->c->name, keys[k]);
-  d->s->inp->multioutput = v[0] != 0;
-  d->s->inp->use_copy_kernel = v[1] != 0;
-  d->s->inp->no_memory_planner = v[2] != 0;
+    out[k] = v != 0;
+  }
+  return true;
+}
+
+/* The context flags the scheduler reads: 0.9.1's three; 0.9.2 adds FUSE_ARANGE,
+ * FUSE_CONV_BW and MERGE_VIEW (ShapeTracker.reshape reads it). */
+static bool decode_context(Dec *d) {
+  static const char *const keys[3] = {"MULTIOUTPUT", "USE_COPY_KERNEL", "NO_MEMORY_PLANNER"};
+  static const char *const keys092[3] = {"FUSE_ARANGE", "FUSE_CONV_BW", "MERGE_VIEW"};
+  bool v[3], w[3] = {false, false, true};
+  if (!read_flags(d, keys, v) || (d->s->f->fuse_arange_conv_bw && !read_flags(d, keys092, w))) return false;
+  Input91 *inp = d->s->inp;
+  inp->multioutput = v[0], inp->use_copy_kernel = v[1], inp->no_memory_planner = v[2];
+  inp->fuse_arange = w[0], inp->fuse_conv_bw = w[1], inp->merge_view = w[2];
   return true;
 }
 
@@ -367,6 +384,8 @@ static bool decode_tables(Dec *d, const JVal *in) {
   if (!decode_lb_list(d, json_get(in, "outs"), "outs", &inp->outs, &inp->nouts)) return false;
   const JVal *seen = json_get(in, "seen");
   if (seen && seen->kind != J_NULL && !decode_lb_list(d, seen, "seen", &inp->seen, &inp->nseen)) return false;
+  const JVal *offs = json_get(in, "memory_planner_allocator_offset");
+  if (offs && offs->kind == J_OBJ) inp->allocator_offset = json_copy(s->a, offs);
   return decode_set_orders(d, json_get(in, "set_orders")) && decode_planner_bufs(d, json_get(in, "memory_planner_bufs"));
 }
 

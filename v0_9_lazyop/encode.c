@@ -60,7 +60,7 @@ static JVal *shared_arg(AstEncoder *e, const Value *v) {
 
 static JVal *shared_name(AstEncoder *e, Op op) {
   JVal *j = omap_get(&e->names, (uint64_t)op);
-  if (!j) omap_put(&e->names, (uint64_t)op, j = json_str(e->out, op_name(op, TG_0_9_1)));
+  if (!j) omap_put(&e->names, (uint64_t)op, j = json_str(e->out, op_name91(e->s, op)));
   return j;
 }
 
@@ -119,7 +119,9 @@ static JVal *encode_item(AstEncoder *e, const ScheduleItem91 *si) {
   json_set(a, o, "ast", encode_ast(e, si->ast, si->nast));
   for (int i = 0; i < si->nbufs; i++) json_push(a, bufs, shared_int(e, si->bufs[i]->index));
   json_set(a, o, "bufs", bufs);
-  json_set(a, o, "metadata", json_arr(a));   /* 0.9.1's ScheduleItem has no metadata */
+  JVal *meta = json_arr(a);   /* 0.9.1's ScheduleItem has no metadata */
+  for (int i = 0; i < si->nmetadata; i++) json_push(a, meta, json_str(a, si->metadata[i]));
+  json_set(a, o, "metadata", meta);
   return o;
 }
 

@@ -10,9 +10,9 @@ bool py_recursion_unsupported91(size_t frames, Status *st) {
                                 "near sys.setrecursionlimit(10000): RecursionError there depends on the caller", frames);
 }
 
-static void sched_init(Sched91 *s, Arena *a, Interner *in) {
-  *s = (Sched91){.a = a, .in = in};
-  codec_init(&s->codec, in, TG_0_9_1);
+static void sched_init(Sched91 *s, Arena *a, Interner *in, TgVersion v) {
+  *s = (Sched91){.v = v, .f = tg_features(v), .a = a, .in = in};
+  codec_init(&s->codec, in, v);
   st91_init(s);
   omap_init(&s->prescheduled, a);
   s->ex = explain_active();
@@ -36,7 +36,7 @@ static bool schedule_capture(const Capture *c, Arena *a, JVal **result, Status *
   Interner in;
   interner_init(&in, a);
   Sched91 s;
-  sched_init(&s, a, &in);
+  sched_init(&s, a, &in, c->generation);
   Input91 inp;
   if (!decode_input91(&s, c, &inp, st)) return false;
   for (int i = 0; i < inp.nseen; i++) inp.seen[i]->in_seen = true;

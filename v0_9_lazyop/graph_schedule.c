@@ -76,7 +76,8 @@ static void recurse_lb_view(Sched91 *s, LazyBuffer *buf) {
     /* don't realize image to image casts. this is part of a larger problem */
     bool image_cast = base->op == OP_CAST && base->srcs[0]->dtype->is_image && base->arg->kind == V_DTYPE &&
                       base->arg->u.dtype->is_image;
-    if (!image_cast)
+    if (image_cast && s->f->simple_pads_dict) add_simple_pad(s, base, buf);   /* 0.9.2: simple_pads[buf.base] = None */
+    else if (!image_cast)
       realize(s, base, WHY_EXPAND, s->ex ? arena_printf(s->a, "view node %d expands %s to %s", buf->index,
                                                         shape_text(s, base->st), shape_text(s, buf->st)) : NULL);
   } else {
@@ -101,9 +102,20 @@ static void realize_copy_source(Sched91 *s, const LazyBuffer *buf, LazyBuffer *s
 /* The base part of _recurse_lb before its sources: returns false on the
  * "can only copy contig" assertion. */
 static bool recurse_lb_base(Sched91 *s, LazyBuffer *buf, Status *st) {
+  if (s->f->simple_pads_dict && is_reduceop91(buf->op)) {   /* 0.9.2: double_reduces */
+    LazyBuffer *src = buf->srcs[0];
+    if (src->base->op == buf->op && src != src->base) lblist_push91(s->a, &s->double_reduces, buf);
+  }
   buf->in_allbufs = true;
   lblist_push91(s->a, &s->allbufs, buf);
   if (buf->forced_realize || is_loadop91(buf->op)) realize_base(s, buf);
+  if (buf->op == OP_ASSIGN && s->f->simple_pads_dict) {   /* 0.9.2: assign_targets[buf.srcs[1]] = buf */
+    LazyBuffer *target = buf->srcs[1];
+    if (target->base != target) return status_raise(st, "AssertionError", "assign must be to base %s", lb_repr91(s, target));
+    if (!target->realized)
+      return status_raise(st, "AssertionError", "assign must be already realized to schedule %s", lb_repr91(s, target));
+    target->assign = buf;
+  }
   if (buf->op == OP_COPY) {
     LazyBuffer *src = buf->srcs[0];
     if (!src->st->contiguous || src->st->size != src->base->st->size)
@@ -136,6 +148,7 @@ static bool recurse_lb_enter(Sched91 *s, LazyBuffer *buf, LazyBuffer **push, boo
  * is added once even when several of its sources share a base. */
 static void add_child(Sched91 *s, LazyBuffer *buf, int k) {
   LazyBuffer *parent = buf->srcs[k]->base;
+  if (s->f->simple_pads_dict && parent->realized) return;   /* 0.9.2: `if x.base.realized is None` */
   for (int j = 0; j < k; j++)
     if (buf->srcs[j]->base == parent) return;
   lblist_push91(s->a, &parent->children, buf);
@@ -272,6 +285,8 @@ static bool realize_unsafe_pads(Sched91 *s, Status *st) {
   PadMemo memo = {.epoch = 0};
   omap_init(&memo.result, s->a);
   LbList order = {0};
+  if (s->f->simple_pads_dict) order = s->simple_pads;   /* 0.9.2: a dict, in insertion order */
+  else {
   uint32_t tried = ++s->search_epoch;
   for (int i = 0; i < inp->nsimple_pads_order; i++) {
     LazyBuffer *p = inp->simple_pads_order[i];
@@ -280,6 +295,7 @@ static bool realize_unsafe_pads(Sched91 *s, Status *st) {
   for (int i = 0; i < inp->nlbs; i++) {
     LazyBuffer *p = &inp->lbs[i];
     if (p->in_simple_pads && p->search_mark != tried) lblist_push91(s->a, &order, p);
+  }
   }
   for (int i = 0; i < order.n; i++) {
     bool ok;
@@ -310,14 +326,17 @@ static int srcs_with_base(const LazyBuffer *child, const LazyBuffer *parent, Laz
 
 /* The group being built for one reduce: a set, kept as marks plus a list.
  * With explain, `why` says what first put the reduce itself in it. */
-typedef struct Group { LbList members; uint32_t mark; const char *why; } Group;
+typedef struct Group { LbList members; uint32_t mark; const char *why; bool desc; } Group;
+
+/* The membership mark of x: `desc` groups (_get_isolated_children's descendants) have their own */
+static uint32_t *member_mark(const Group *g, LazyBuffer *x) { return g->desc ? &x->desc_mark : &x->group_mark; }
 
 static void group_add(Sched91 *s, Group *g, LazyBuffer *x) {
-  if (x->group_mark == g->mark) return;
-  x->group_mark = g->mark;
+  if (*member_mark(g, x) == g->mark) return;
+  *member_mark(g, x) = g->mark;
   lblist_push91(s->a, &g->members, x);
 }
-static bool group_has(const Group *g, const LazyBuffer *x) { return x->group_mark == g->mark; }
+static bool group_has(const Group *g, const LazyBuffer *x) { return *member_mark(g, (LazyBuffer *)x) == g->mark; }
 
 /* group.add(r): the reduce cannot fuse into its children (why: for explain) */
 static void group_add_reduce(Sched91 *s, Group *g, LazyBuffer *r, const char *why) {
@@ -331,6 +350,7 @@ typedef struct GroupWalk {
   Sched91 *s;
   LazyBuffer *r;
   Group *group;
+  uint32_t visit;     /* this walk's epoch for visit_mark (the `cache` of 0.9.2) */
   OMap visited;       /* more (tr, st) pairs already walked: a second walk adds nothing new */
   GroupFrame *stack;
   size_t depth, cap;
@@ -339,8 +359,8 @@ typedef struct GroupWalk {
 /* Calling _recursive_group(tr, st, ...): the `tr in realizes` case ends at
  * once; otherwise a frame is pushed to walk tr's children. */
 static bool group_visited(GroupWalk *w, LazyBuffer *tr, const St91 *st) {
-  if (tr->visit_mark != w->group->mark) {   /* the first pair of tr is kept on tr */
-    tr->visit_mark = w->group->mark;
+  if (tr->visit_mark != w->visit) {   /* the first pair of tr is kept on tr */
+    tr->visit_mark = w->visit;
     tr->visit_st = st;
     return false;
   }
@@ -368,7 +388,7 @@ static bool group_enter(GroupWalk *w, LazyBuffer *tr, const St91 *st, Status *st
   Sched91 *s = w->s;
   if (!py_recursion_ok91(w->depth + 1, status)) return false;
   if (group_visited(w, tr, st)) return true;
-  if (tr->in_realizes) {
+  if (tr->in_realizes && tr != w->r) {   /* `tr is not r` (0.9.2); r is never realized here in 0.9.1 */
     /* can only fuse contiguous; max one reduceop per kernel */
     if (!st->contiguous || st->size != w->r->st->size || tr->reduce_for_op)
       group_add_reduce(s, w->group, w->r, realized_child_why(s, w->r, tr, st));
@@ -397,7 +417,7 @@ static const char *unfusable_child_why(Sched91 *s, const LazyBuffer *r, const La
  * LazyBuffer for groupable children, realize the LazyBuffer if a child
  * can't group". */
 static bool recursive_group(Sched91 *s, LazyBuffer *r, Group *group, Status *st) {
-  GroupWalk w = {.s = s, .r = r, .group = group};
+  GroupWalk w = {.s = s, .r = r, .group = group, .visit = ++s->group_epoch};
   omap_init(&w.visited, s->a);
   if (!group_enter(&w, r, r->st, st)) return false;
   while (w.depth) {
@@ -475,6 +495,27 @@ static void add_realized_descendants(Sched91 *s, LazyBuffer *r, Group *g) {
   for (int i = 0; i < found.n; i++) group_add(s, g, found.items[i]);
 }
 
+/* engine/schedule.py _get_isolated_children (0.9.2): the group, emptied
+ * when a reduce feeds it, else with the descendants of its members that can
+ * cleanly group (none when a member is among them). */
+static bool get_isolated_children(Sched91 *s, LazyBuffer *r, Group *g, Status *st) {
+  LazyBuffer *p = group_reduce_parent(s, r, g);
+  if (p) {   /* max one reduceop per kernel: return {} */
+    if (s->ex) g->why = arena_printf(s->a, "its kernel would also %s reduce node %d %s (one reduce per kernel)",
+                                     group_has(g, p) ? "store" : "compute", p->index, op_text(p->op));
+    g->members.n = 0;
+    g->mark = ++s->group_epoch;
+    return true;
+  }
+  Group desc = {.mark = ++s->group_epoch, .desc = true};
+  for (int i = 0; i < g->members.n; i++)
+    if (!recursive_group(s, g->members.items[i], &desc, st)) return false;
+  for (int i = 0; i < g->members.n; i++)
+    if (group_has(&desc, g->members.items[i])) return true;
+  for (int i = 0; i < desc.members.n; i++) group_add(s, g, desc.members.items[i]);
+  return true;
+}
+
 /* "can only fuse assign if no other assign_target is used in the kernel":
  * the assign target the kernel would read, or NULL. */
 static LazyBuffer *group_other_assign_target(Sched91 *s, LazyBuffer *r, const Group *g) {
@@ -528,7 +569,9 @@ static bool group_reduce(Sched91 *s, LazyBuffer *r, Status *st) {
   for (int i = 0; i < g.members.n; i++)
     if (g.members.items[i]->reduce_for_op) can_chase = false;
   bool forced_realize = group_has(&g, r);
-  if (!forced_realize && g.members.n > 1) {
+  if (!forced_realize && g.members.n > 1 && s->f->isolated_children) {
+    if (!get_isolated_children(s, r, &g, st)) return false;
+  } else if (!forced_realize && g.members.n > 1) {
     LazyBuffer *p = group_reduce_parent(s, r, &g);
     forced_realize = p != NULL;
     if (!forced_realize) add_realized_descendants(s, r, &g);
@@ -546,7 +589,8 @@ static bool group_reduce(Sched91 *s, LazyBuffer *r, Status *st) {
                              target->index, target->assign->index);
     }
   }
-  if (!forced_realize) {
+  /* 0.9.2: `if forced_realize or not group` */
+  if (!forced_realize && !(s->f->isolated_children && g.members.n == 0)) {
     for (int i = 0; i < g.members.n; i++) g.members.items[i]->reduce_for_op = r;
     return true;
   }
@@ -599,7 +643,7 @@ static bool preschedule(Sched91 *s, Status *st) {
   LbList keys = {0};   /* output_groups (defaultdict(list)): its keys in order, each value on its key */
   for (int i = 0; i < s->realizes.n; i++) {
     LazyBuffer *buf = s->realizes.items[i];
-    if (buf->realized || buf->op == OP_LOADOPS_CONST || buf->in_seen) continue;
+    if (!buf->in_realizes || buf->realized || buf->op == OP_LOADOPS_CONST || buf->in_seen) continue;
     LazyBuffer *key = buf->reduce_for_op && s->inp->multioutput ? buf->reduce_for_op : buf;
     if (!key->output_group) {
       key->output_group = arena_alloc(s->a, sizeof *key->output_group);
@@ -617,7 +661,50 @@ static bool preschedule(Sched91 *s, Status *st) {
   return true;
 }
 
-/* engine/schedule.py _graph_schedule (0.9.1): "create a graph for realizing the outputs". */
+/* `del realizes[x]` (0.9.2): a KeyError when x is not there */
+static bool unrealize(Sched91 *s, LazyBuffer *x, Status *st) {
+  if (!x->in_realizes)
+    return status_unsupported(st, "del realizes[%s]: a KeyError whose message is the LazyBuffer's repr", lb_repr91(s, x));
+  x->in_realizes = false;
+  return true;
+}
+
+/* FUSE_CONV_BW: "fuse double reduces with no other child" */
+static bool fuse_double_reduces(Sched91 *s, Status *st) {
+  for (int i = 0; i < s->double_reduces.n; i++) {
+    LazyBuffer *top_reduce = s->double_reduces.items[i]->srcs[0]->base;
+    if (top_reduce->children.n == 1 && !unrealize(s, top_reduce, st)) return false;
+  }
+  return true;
+}
+
+/* FUSE_ARANGE: a reduce of a const folds into its children's kernels unless
+ * it is forced, an output, or has no child kernel (COPY and VIEW do not count) */
+static bool fuse_arange(Sched91 *s, LazyBuffer *r, Status *st) {
+  Input91 *inp = s->inp;
+  LbList group = {0};   /* {tr:None for tr,rop in reduce_for_op.items() if rop is r} */
+  for (int i = 0; i < inp->nlbs; i++)
+    if (inp->lbs[i].reduce_for_op == r) lblist_push91(s->a, &group, &inp->lbs[i]);
+  uint32_t mark = ++s->search_epoch;
+  for (int i = 0; i < group.n; i++) {
+    if (group.items[i]->forced_realize) return true;
+    group.items[i]->search_mark = mark;
+  }
+  for (int i = 0; i < inp->nouts; i++)
+    if (inp->outs[i]->base->search_mark == mark) return true;
+  bool kernel_children = false;
+  for (int i = 0; i < group.n && !kernel_children; i++)
+    for (int k = 0; k < group.items[i]->children.n; k++) {
+      Op op = group.items[i]->children.items[k]->op;
+      if (op != OP_COPY && op != OP_VIEW) kernel_children = true;
+    }
+  if (!kernel_children) return true;
+  for (int i = 0; i < group.n; i++)
+    if (!unrealize(s, group.items[i], st)) return false;
+  return true;
+}
+
+/* engine/schedule.py _graph_schedule (0.9.1, 0.9.2): "create a graph for realizing the outputs". */
 bool graph_schedule91(Sched91 *s, Status *st) {
   Input91 *inp = s->inp;
   /* start by just realizing the buffers passed in */
@@ -625,15 +712,21 @@ bool graph_schedule91(Sched91 *s, Status *st) {
     if (!inp->outs[i]->base->realized) realize(s, inp->outs[i]->base, WHY_OUTPUT, NULL);
   for (int i = 0; i < inp->nouts; i++)
     if (!recurse_lb(s, inp->outs[i]->base, st)) return false;
-  for (int i = 0; i < s->realizes.n; i++) {
+  for (int i = 0; i < s->realizes.n && !s->f->simple_pads_dict; i++) {   /* 0.9.2: assign_targets from _recurse_lb */
     LazyBuffer *x = s->realizes.items[i];
     if (x->op == OP_ASSIGN && !x->in_seen && !x->realized) x->srcs[1]->assign = x;
   }
   if (!realize_unsafe_pads(s, st)) return false;
+  LbList reduce_of_const = {0};
   for (int i = 0; i < s->allbufs.n; i++) {
     LazyBuffer *r = s->allbufs.items[i];
     if (!is_reduceop91(r->op) || r->in_realizes) continue;
     if (!group_reduce(s, r, st)) return false;
+    if (inp->fuse_arange && r->op == OP_REDUCE_SUM && r->srcs[0]->base->op == OP_LOADOPS_CONST)
+      lblist_push91(s->a, &reduce_of_const, r);
   }
+  if (inp->fuse_conv_bw && !fuse_double_reduces(s, st)) return false;
+  for (int i = 0; i < reduce_of_const.n; i++)
+    if (!fuse_arange(s, reduce_of_const.items[i], st)) return false;
   return preschedule(s, st);
 }

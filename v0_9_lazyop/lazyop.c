@@ -1,5 +1,7 @@
 /* lazyop.c — one kernel's AST from a group of output LazyBuffers:
- * tinygrad 0.9.1 engine/schedule.py _recursive_lazyop and _schedule_group.
+ * tinygrad 0.9.1 engine/schedule.py _recursive_lazyop and _schedule_group,
+ * and 0.9.2's _recursive_lazyop and _lower_lazybuffer (a MetaOps.KERNEL
+ * root over the STOREs, reduces through reduce_info, metadata).
  * LazyOps are hash-consed UOps with dtype NULL; structurally equal LazyOps
  * are one node, as LazyOp.__eq__ compares them structurally. */
 #include <stdlib.h>
@@ -15,6 +17,7 @@ typedef struct LopFrame {
   int next;
   size_t srcs_at;         /* its sources are s->lop_srcs[srcs_at ...] */
   size_t py;              /* Python frames of the recursion down to here */
+  const ReduceInfo *rinfo;  /* 0.9.2 reduce: reduce_info.get((buf, st)); NULL merges it */
 } LopFrame;
 
 /* The state of one _schedule_group call. Its per-LazyBuffer parts
@@ -28,6 +31,8 @@ typedef struct LopCtx {
   OMap memo;              /* more (base, st) -> const UOp*: _recursive_lazyop is pure in them */
   size_t depth, nsrcs;    /* frames on s->lop_stack, slots used in s->lop_srcs */
   uint32_t into;          /* for explain: the output whose STORE is being built */
+  const ReduceInfos *ri;  /* 0.9.2: reduce_info */
+  LbList cached;          /* 0.9.2: the bases of `cache`'s keys, in insertion order (for metadata) */
 } LopCtx;
 
 static LopFrame *frames(LopCtx *x) { return x->s->lop_stack; }
@@ -131,19 +136,42 @@ static bool push_frame(LopCtx *x, LazyBuffer *buf, const St91 *stk, const St91 *
   if (!py_recursion_ok91(py, st)) return false;
   s->lop_stack = grow91(s->a, s->lop_stack, x->depth, &s->lop_stack_cap, sizeof(LopFrame));
   s->lop_srcs = reserve91(s->a, s->lop_srcs, x->nsrcs, x->nsrcs + (size_t)buf->nsrcs, &s->lop_srcs_cap, sizeof *s->lop_srcs);
-  frames(x)[x->depth++] = (LopFrame){buf, stk, key_st, 0, x->nsrcs, py};
+  frames(x)[x->depth++] = (LopFrame){buf, stk, key_st, 0, x->nsrcs, py, NULL};
   x->nsrcs += (size_t)buf->nsrcs;
   return true;
 }
 
 static bool assertion(Status *st, const char *msg) { return status_raise(st, "AssertionError", "%s", msg); }
 
-/* repr() of an unrealized base LazyBuffer (lazy.py LazyBuffer.__repr__), for an assertion message */
-static const char *lb_repr(Sched91 *s, const LazyBuffer *b) {
+/* repr() of a LazyBuffer (lazy.py LazyBuffer.__repr__), for an assertion message; the
+ * parts of a view (its ShapeTracker) and of a realized base (its Buffer) are not modelled */
+const char *lb_repr91(Sched91 *s, const LazyBuffer *b) {
   char dt[64];
   const View *v = st_last(b->st->st);
-  return arena_printf(s->a, "<LB %s %s %s (<%s: %d>, None)>", b->device, py_repr_tuple(s->a, v->ndim, v->shape),
-                      dtype_repr(b->dtype, TG_0_9_1, dt, sizeof dt), op_name(b->op, TG_0_9_1), op_value(b->op, TG_0_9_1));
+  const char *tail = b->base != b ? "<view>" : b->realized ? "<realized>" : "None";
+  return arena_printf(s->a, "<LB %s %s %s (<%s: %d>, %s)>", b->device, py_repr_tuple(s->a, v->ndim, v->shape),
+                      dtype_repr(b->dtype, TG_0_9_1, dt, sizeof dt), op_name91(s, b->op), op_value(b->op, s->v), tail);
+}
+
+/* 0.9.2's _recursive_lazyop at a base buf not in the memo: "buffer ops define
+ * ShapeTracker", "reduce ops change ShapeTracker", "elementwise ops pass
+ * shapetracker" (CONTIGUOUS and ASSIGN walk all sources too, then pass the first). */
+static bool lazyop_enter_092(LopCtx *x, LazyBuffer *buf, const St91 *stk, bool in_outputs, size_t py, const UOp **done,
+                             Status *st) {
+  Sched91 *s = x->s;
+  if (buf->realized || (buf->in_realizes && !in_outputs)) {
+    if (buf->op == OP_LOADOPS_CONST && s->ex) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
+    *done = buf->op == OP_LOADOPS_CONST ? const_op(x, buf, stk, st) : load_op(x, buf, stk, st);
+    if (*done) memo_put(x, buf, stk, *done);
+    return *done != NULL;
+  }
+  const ReduceInfo *rinfo = NULL;
+  const St91 *src_st = stk;
+  if (is_reduceop91(buf->op) && (rinfo = reduce_info_get91(x->ri, buf, stk))) src_st = rinfo->input_st;
+  if (s->ex && !in_outputs) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
+  if (!push_frame(x, buf, src_st, stk, py, st)) return false;
+  frames(x)[x->depth - 1].rinfo = rinfo;
+  return true;
 }
 
 /* Entering _recursive_lazyop(buf, st): either *done is the LazyOp, or a
@@ -162,6 +190,7 @@ static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp 
     const St91 *key_st = stk;
     if ((*done = memo_get(x, buf, stk))) return true;
     bool in_outputs = output_index(x, buf) >= 0;
+    if (s->f->lower_lazybuffer) return lazyop_enter_092(x, buf, stk, in_outputs, py, done, st);
     if (buf->op == OP_LOADOPS_CONST && s->ex) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
     if (buf->op == OP_LOADOPS_CONST) *done = const_op(x, buf, stk, st);
     else if (buf->realized || (buf->in_realizes && !in_outputs)) *done = load_op(x, buf, stk, st);
@@ -172,7 +201,7 @@ static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp 
       if (!in_outputs) return assertion(st, "");
       if (buf->op == OP_ASSIGN && buf->srcs[1]->base != buf->srcs[1]) return assertion(st, "assign must be to base");
       if (buf->op == OP_ASSIGN && !buf->srcs[1]->realized)
-        return status_raise(st, "AssertionError", "assign must be already realized to schedule %s", lb_repr(s, buf->srcs[1]));
+        return status_raise(st, "AssertionError", "assign must be already realized to schedule %s", lb_repr91(s, buf->srcs[1]));
       buf = buf->srcs[0];
       py++;   /* return _recursive_lazyop(buf.srcs[0], ...) */
       continue;
@@ -185,6 +214,41 @@ static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp 
     if (s->ex && !in_outputs) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
     return push_frame(x, buf, stk, key_st, py, st);
   }
+}
+
+/* repr(ShapeTracker): "ShapeTracker(views=(View(...), ...))" */
+static const char *st_repr(Sched91 *s, const St91 *x) {
+  const char *views = "";
+  int n = st91_nviews(x);
+  for (int i = 0; i < n; i++)
+    views = arena_printf(s->a, "%s%s%s", views, i ? ", " : "", py_repr_view(s->a, x->st->views[i]));
+  return arena_printf(s->a, "ShapeTracker(views=(%s%s))", views, n == 1 ? "," : "");
+}
+
+/* The tuple of ints axis as an arg */
+static const Value *axis_value(Sched91 *s, int n, const int64_t *axis) {
+  const Value **items = arena_array(s->a, n ? (size_t)n : 1, sizeof *items);
+  for (int i = 0; i < n; i++) items[i] = v_int(s->in, axis[i]);
+  return v_tuple(s->in, (size_t)n, items);
+}
+
+/* 0.9.2's _recursive_lazyop once buf's sources are built */
+static const UOp *lazyop_finish_092(LopCtx *x, const LopFrame *f, const UOp **srcs, Status *st) {
+  Sched91 *s = x->s;
+  LazyBuffer *buf = f->buf;
+  if (buf->op == OP_CONTIGUOUS || buf->op == OP_ASSIGN) {
+    if (output_index(x, buf) < 0) return status_raise(st, "AssertionError", "%s must be writable", op_name91(s, buf->op)), NULL;
+    return srcs[0];
+  }
+  if (is_reduceop91(buf->op) && !f->rinfo) {   /* if we are merging the reduce, skip it */
+    if (srcs[0]->op != buf->op)
+      return status_raise(st, "AssertionError", "can't merge reduceop %s with %s\n%s", op_name91(s, buf->op),
+                          op_name91(s, srcs[0]->op), st_repr(s, f->st)), NULL;
+    return srcs[0];
+  }
+  const Value *arg = f->rinfo ? axis_value(s, f->rinfo->naxis, f->rinfo->axis) : buf->arg;
+  lblist_push91(s->a, &x->cached, buf);
+  return uop_new(s->in, buf->op, NULL, arg, (uint32_t)buf->nsrcs, srcs);
 }
 
 /* engine/schedule.py _recursive_lazyop (0.9.1): "recursively create a lazyop". */
@@ -200,7 +264,11 @@ static const UOp *recursive_lazyop(LopCtx *x, LazyBuffer *root, const St91 *root
       if (!lazyop_enter(x, f->buf->srcs[f->next], f->st, &done, st)) return NULL;
       continue;
     }
-    done = uop_new(x->s->in, f->buf->op, NULL, f->buf->arg, (uint32_t)f->buf->nsrcs, srcs);
+    if (x->s->f->lower_lazybuffer) {
+      if (!(done = lazyop_finish_092(x, f, srcs, st))) return NULL;
+    } else {
+      done = uop_new(x->s->in, f->buf->op, NULL, f->buf->arg, (uint32_t)f->buf->nsrcs, srcs);
+    }
     memo_put(x, f->buf, f->key_st, done);
     x->nsrcs = f->srcs_at;
     x->depth--;
@@ -263,15 +331,102 @@ static const UOp *store_op(LopCtx *x, int i, Status *st) {
   return uop1(s->in, OP_STORE, NULL, v_membuffer(s->in, i, out->dtype, output_view->st), lop);
 }
 
-/* engine/schedule.py _schedule_group (0.9.1): "create a schedule item from a list of outputs". */
+/* ---------------------------------------------------------------- _lower_lazybuffer (0.9.2) */
+
+/* shape == shape */
+static bool shape_eq(int n, const sint *a, int m, const sint *b) {
+  if (n != m) return false;
+  for (int i = 0; i < n; i++)
+    if (!sint_eq(a[i], b[i])) return false;
+  return true;
+}
+
+/* One STORE of 0.9.2's KERNEL: output_st is shared by the outputs */
+static const UOp *store_op_092(LopCtx *x, int i, const St91 *output_st, Status *st) {
+  Sched91 *s = x->s;
+  LazyBuffer *out = x->outputs[i];
+  x->into = (uint32_t)out->index;
+  const UOp *lop = recursive_lazyop(x, out, output_st, st);
+  if (!lop) return NULL;
+  if (out->op == OP_ASSIGN && out->arg->u.tuple.n) {
+    const St91 *view = st91_intern(s, out->arg->u.tuple.items[0]->u.st);
+    if (!shape_eq(st91_ndim(view), st91_shape_of(view), st91_ndim(out->st), st91_shape_of(out->st)))
+      return status_unsupported(st, "AssertionError: ASSIGN must not override output shape (its message prints shapes)"), NULL;
+    if (!(output_st = st91_reshape(s, view, st91_ndim(output_st), st91_shape_of(output_st), st))) return NULL;
+  }
+  if (!(output_st = st91_simplify(s, output_st, st)) || !(output_st = st91_unbind(s, output_st, st))) return NULL;
+  return uop1(s->in, OP_STORE, NULL, v_membuffer(s->in, i, out->dtype, output_st->st), lop);
+}
+
+/* dedup([x[0].metadata for x in cache if x[0].metadata and x[0] not in inputs]) */
+static void item_metadata(LopCtx *x, LBScheduleItem *item) {
+  Sched91 *s = x->s;
+  item->metadata = arena_array(s->a, x->cached.n ? (size_t)x->cached.n : 1, sizeof *item->metadata);
+  const char **callers = arena_array(s->a, x->cached.n ? (size_t)x->cached.n : 1, sizeof *callers);
+  for (int i = 0; i < x->cached.n; i++) {
+    LazyBuffer *b = x->cached.items[i];
+    if (!b->metadata || item_state(s, b)->in_index >= 0) continue;
+    bool again = false;   /* Metadata.__eq__: name, caller, backward (all in str() and caller) */
+    for (int k = 0; k < item->nmetadata && !again; k++) again = item->metadata[k] == b->metadata && callers[k] == b->metadata_caller;
+    if (again) continue;
+    callers[item->nmetadata] = b->metadata_caller;
+    item->metadata[item->nmetadata++] = b->metadata;
+  }
+}
+
+/* engine/schedule.py _lower_lazybuffer (0.9.2): "describe the computation for a LazyBuffer with LazyOp + inputs + var_vals" */
+static bool lower_lazybuffer(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *item, Status *st) {
+  LazyBuffer *out = outs[0];
+  item->ast = arena_alloc(s->a, sizeof *item->ast);
+  item->nast = 1;
+  if (s->inp->use_copy_kernel && out->op == OP_COPY && same_device_kind(out->device, out->srcs[0]->device)) {
+    if (!single_op_ast(s, out, item, st)) return false;
+    item->ast[0] = uop1(s->in, OP_KERNEL, NULL, v_none(s->in), item->ast[0]);
+    return true;
+  }
+  if (is_single_op(out->op)) {
+    for (int i = 0; i < out->nsrcs; i++) lblist_push91(s->a, &item->inputs, out->srcs[i]->base);
+    const Value *arg[2] = {v_str(s->in, op_name91(s, out->op)), out->arg};
+    item->ast[0] = uop0(s->in, OP_EXT, NULL, v_tuple(s->in, 2, arg));
+    return true;
+  }
+  ReduceInfos ri;
+  if (!reduce_info91(s, outs, nouts, &ri, st)) return false;
+  for (int i = 0; i < nouts; i++) /* var_vals = merge_dicts([out.st.var_vals.copy() for out in outs]) */
+    if (!st91_add_var_vals(s, outs[i]->st, st)) return false;
+  LopCtx x;
+  lopctx_init(&x, s, outs, nouts, &item->inputs);
+  x.ri = &ri;
+  const St91 *reduce_out = NULL;
+  if (ri.n) {
+    const ReduceInfo *last = &ri.items[ri.n - 1];
+    if (!(reduce_out = reduce_st91(s, last->input_st, last->naxis, last->axis, st))) return false;
+  }
+  const UOp **stores = arena_array(s->a, (size_t)nouts, sizeof *stores);
+  for (int i = 0; i < nouts; i++) {
+    const St91 *output_st = reduce_out ? reduce_out : st91_from_shape_of(s, outs[i]->st, st);
+    if (!output_st || !(stores[i] = store_op_092(&x, i, output_st, st))) return false;
+  }
+  item->ast[0] = uop_new(s->in, OP_KERNEL, NULL, v_none(s->in), (uint32_t)nouts, stores);
+  item_metadata(&x, item);
+  return true;
+}
+
+/* engine/schedule.py _schedule_group (0.9.1): "create a schedule item from a list of outputs";
+ * 0.9.2's _lower_lazybuffer. */
 bool schedule_group91(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *item, Status *st) {
   memset(item, 0, sizeof *item);
+  if (s->f->lower_lazybuffer) {
+    item->outputs = outs;
+    item->noutputs = nouts;
+    return lower_lazybuffer(s, outs, nouts, item, st);
+  }
   item->outputs = outs;
   item->noutputs = nouts;
   for (int i = 0; i < nouts; i++) /* var_vals = merge_dicts([out.st.var_vals.copy() for out in outs]) */
     if (!st91_add_var_vals(s, outs[i]->st, st)) return false;
   if (is_single_op(outs[0]->op)) {
-    if (nouts != 1) return status_raise(st, "AssertionError", "can't schedule a group of %s", op_name(outs[0]->op, TG_0_9_1));
+    if (nouts != 1) return status_raise(st, "AssertionError", "can't schedule a group of %s", op_name91(s, outs[0]->op));
     return single_op_ast(s, outs[0], item, st);
   }
   LopCtx x;

@@ -2,7 +2,9 @@
  * _internal_memory_planner: buffers nobody else holds are replaced by
  * fresh ones, reusing a freed (device, size, dtype) slot LRU-style. The
  * Buffers it creates are PlanBuffers, numbered "plan:K" when encoded. */
+#include <stdlib.h>
 #include <string.h>
+#include "memory_planner.h"
 #include "sched91.h"
 
 /* A Buffer created by the planner: Buffer(*key) or a view Buffer(..., base=, offset=). */
@@ -90,7 +92,7 @@ static void handle_view(Planner *p, const DeviceBuffer *buf) {
 }
 
 /* engine/schedule.py _internal_memory_planner (0.9.1) */
-static bool internal_memory_planner(Planner *p, Status *st) {
+static bool lru_memory_planner(Planner *p, Status *st) {
   const Schedule91 *sc = p->sched;
   Input91 *inp = p->s->inp;
   if (inp->no_memory_planner) return true;
@@ -111,17 +113,122 @@ static bool internal_memory_planner(Planner *p, Status *st) {
   return true;
 }
 
+/* ---------------------------------------------------------------- 0.9.2: engine/realize.py */
+
+typedef struct KeyCtx { Sched91 *s; Status *st; } KeyCtx;
+
+/* (buf.device, buf.dtype, buf.options) + ((buf.nbytes,) unless the allocator has "offset"), interned */
+static bool segment_key(void *ctx, int64_t b, uint64_t *key) {
+  KeyCtx *k = ctx;
+  Sched91 *s = k->s;
+  const DeviceBuffer *x = &s->inp->buffers[b];
+  const JVal *has = s->inp->allocator_offset ? json_get(s->inp->allocator_offset, x->device) : NULL;
+  if (!has || has->kind != J_BOOL)
+    return status_bad_input(k->st, "input.memory_planner_allocator_offset: no entry for device %s", x->device);
+  const Value *opts = v_none(s->in);
+  if (x->options && !x->options_cleared) {
+    size_t n;
+    char *text = json_to_string(x->options, &n);
+    opts = v_strn(s->in, V_STR, text, n);
+    free(text);
+  }
+  const Value *items[4] = {v_str(s->in, x->device), v_dtype(s->in, x->dtype), opts,
+                           has->u.b ? v_none(s->in) : v_int(s->in, x->size * x->dtype->itemsize)};
+  *key = omap_ptr(v_tuple(s->in, 4, items));
+  return true;
+}
+
+/* realize.py memory_planner (0.9.2): noopt_buffers are the Buffers of the non-KERNEL items */
+static bool interval_memory_planner(Sched91 *s, Schedule91 *sched, Status *st) {
+  Input91 *inp = s->inp;
+  size_t nb = (size_t)inp->nbuffers, n = (size_t)sched->nitems;
+  PlanBuf *bufs = arena_array(s->a, nb + 1, sizeof *bufs);
+  bool *noopt = arena_array(s->a, nb + 1, sizeof *noopt);
+  const int64_t **items = arena_array(s->a, n + 1, sizeof *items);
+  size_t *nitems = arena_array(s->a, n + 1, sizeof *nitems);
+  for (size_t i = 0; i < n; i++) {
+    const ScheduleItem91 *si = &sched->items[i];
+    int64_t *ix = arena_array(s->a, (size_t)si->nbufs + 1, sizeof *ix);
+    for (int j = 0; j < si->nbufs; j++) {
+      const DeviceBuffer *b = si->bufs[j];
+      if (!b->planner)
+        return status_bad_input(st, "memory_planner_bufs has no entry for buffer %d of schedule item %zu", b->index, i);
+      ix[j] = b->index;
+      if (si->ast[0]->op != OP_KERNEL) noopt[b->index] = true;
+    }
+    items[i] = ix;
+    nitems[i] = (size_t)si->nbufs;
+  }
+  for (size_t b = 0; b < nb; b++) {
+    const DeviceBuffer *x = &inp->buffers[b];
+    int64_t base = x->base ? x->base->index : -1;
+    bufs[b] = (PlanBuf){base, x->size * x->dtype->itemsize, x->offset, false};
+    bufs[b].skipped = x->planner && (x->planner->allocated || x->planner->lb_refcount > 0 || noopt[base >= 0 ? base : (int64_t)b]);
+  }
+  sched->interval_assigned = arena_array(s->a, nb + 1, sizeof *sched->interval_assigned);
+  if (inp->no_memory_planner) {   /* `if getenv("NO_MEMORY_PLANNER"): return {}` */
+    for (size_t b = 0; b < nb; b++) sched->interval_assigned[b] = -1;
+    return true;
+  }
+  PlanSchedule ps = {items, nitems, n};
+  KeyCtx k = {s, st};
+  return internal_memory_planner(s->a, bufs, nb, &ps, segment_key, &k, sched->interval_assigned, &sched->news, &sched->nnew);
+}
+
+/* memory_plan and memory_plan_buffers of the 0.9.2 planner: a pair per Buffer replaced by another
+ * object, by first appearance; "plan:K" numbered the same way */
+static JVal *encode_interval_plan(Sched91 *s, const Schedule91 *sched, JVal **plan_buffers) {
+  Arena *a = s->a;
+  size_t nb = (size_t)s->inp->nbuffers;
+  bool *listed = arena_array(a, nb + 1, sizeof *listed);
+  int64_t *renum = arena_array(a, sched->nnew + 1, sizeof *renum);
+  for (size_t k = 0; k < sched->nnew; k++) renum[k] = -1;
+  JVal *plan = json_arr(a), *bufs = json_arr(a);
+  int64_t nplan = 0;
+  for (int i = 0; i < sched->nitems; i++)
+    for (int j = 0; j < sched->items[i].nbufs; j++) {
+      int64_t b = sched->items[i].bufs[j]->index, r = sched->interval_assigned[b];
+      if (listed[b]) continue;
+      listed[b] = true;
+      if (r == -1 || r == b) continue;
+      JVal *pair = json_arr(a);
+      json_push(a, pair, json_int(a, b));
+      if (r >= 0) {
+        json_push(a, pair, json_int(a, r));
+      } else {
+        const PlanNewBuf *nbuf = &sched->news[-2 - r];
+        if (renum[-2 - r] < 0) {
+          const DeviceBuffer *like = &s->inp->buffers[nbuf->like];
+          JVal *o = json_obj(a);
+          renum[-2 - r] = nplan++;
+          json_set(a, o, "device", json_str(a, like->device));
+          json_set(a, o, "size", json_int(a, like->size));
+          json_set(a, o, "dtype", dtype_to_json(&s->codec, like->dtype));
+          json_set(a, o, "base", json_int(a, nbuf->base));
+          json_set(a, o, "offset", json_int(a, nbuf->offset));
+          json_set(a, o, "options", like->dtype->is_image ? encode_image_options91(s, like->dtype) : json_null(a));
+          json_push(a, bufs, o);
+        }
+        json_push(a, pair, json_str(a, arena_printf(a, "plan:%lld", (long long)renum[-2 - r])));
+      }
+      json_push(a, plan, pair);
+    }
+  *plan_buffers = bufs;
+  return plan;
+}
+
 /* engine/schedule.py memory_planner (0.9.1): the replacements are kept in
- * sched->assigned, applied when the schedule is encoded. */
+ * sched->assigned, applied when the schedule is encoded; realize.py's (0.9.2). */
 bool memory_planner91(Sched91 *s, Schedule91 *sched, Status *st) {
   sched->planned = s->inp->planner_ran;
   if (!sched->planned) return true;
+  if (s->f->interval_memory_planner) return interval_memory_planner(s, sched, st);
   int nb = s->inp->nbuffers;
   Planner p = {.s = s, .sched = sched};
   p.assigned = arena_array(s->a, nb ? (size_t)nb : 1, sizeof *p.assigned);
   p.last_appearance = arena_array(s->a, nb ? (size_t)nb : 1, sizeof *p.last_appearance);
   omap_init(&p.cache, s->a);
-  if (!internal_memory_planner(&p, st)) return false;
+  if (!lru_memory_planner(&p, st)) return false;
   sched->assigned = p.assigned;
   return true;
 }
@@ -163,6 +270,7 @@ static JVal *describe_plan_buffer(Sched91 *s, PlanRefs *r, PlanBuffer *b) {
 JVal *encode_memory_plan91(Sched91 *s, const Schedule91 *sched, JVal **plan_buffers) {
   Arena *a = s->a;
   if (!sched->planned) { *plan_buffers = json_null(a); return json_null(a); }
+  if (s->f->interval_memory_planner) return encode_interval_plan(s, sched, plan_buffers);
   PlanRefs refs = {0};
   omap_init(&refs.index, a);
   OMap done;

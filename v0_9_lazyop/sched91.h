@@ -20,6 +20,7 @@
 #include "omap.h"
 #include "status.h"
 #include "uop.h"
+#include "version.h"
 #include "st91.h"
 
 /* device.py Buffer: one entry of input.buffers. dtype and options are
@@ -72,6 +73,9 @@ struct LazyBuffer {
   LBScheduleItem *target;     /* schedule_targets[self]: the item computing it, or NULL */
   LbList *output_group;       /* output_groups[self], or NULL */
   uint32_t group_mark;        /* == Sched91.group_epoch: in the group being built */
+  uint32_t desc_mark;         /* _get_isolated_children: in `descendants` (0.9.2) */
+  const char *metadata;       /* str(lazybuffer.metadata), or NULL */
+  const char *metadata_caller;  /* its caller (Metadata compares name, caller and backward) */
   uint32_t visit_mark;        /* == Sched91.group_epoch: _recursive_group walked (self, visit_st) */
   const St91 *visit_st;
   uint32_t search_mark;       /* == Sched91.search_epoch: reached by the current search */
@@ -94,26 +98,33 @@ typedef struct Input91 {
   /* memory_planner_bufs: NULL when the planner did not run */
   bool planner_ran;
   bool multioutput, use_copy_kernel, no_memory_planner;
+  bool fuse_arange, fuse_conv_bw;   /* 0.9.2 */
+  bool merge_view;                  /* MERGE_VIEW, read by ShapeTracker.reshape (0.9.2; 1 for 0.9.1, which never reshapes) */
+  const JVal *allocator_offset;     /* memory_planner_allocator_offset (0.9.2), or NULL */
 } Input91;
 
 typedef struct PlannerBufState { bool allocated; int64_t lb_refcount; } PlannerBufState;  /* DeviceBuffer.planner */
 
 
-/* _LBScheduleItem */
+/* _LBScheduleItem (0.9.1), LBScheduleItem (0.9.2) */
 struct LBScheduleItem {
-  const UOp **ast; int nast;          /* roots: STOREs, or one CUSTOM/COPY/EMPTY/VIEW node */
+  const UOp **ast; int nast;          /* roots: STOREs, or one CUSTOM/COPY/EMPTY/VIEW node; 0.9.2: one KERNEL or EXT */
   LazyBuffer **outputs; int noutputs;
   LbList inputs;
+  const char **metadata; int nmetadata;   /* 0.9.2: str() of each Metadata */
 };
 
 /* The state of one scheduler call. */
 typedef struct Sched91 {
+  TgVersion v;          /* the capture's version */
+  const TgFeatures *f;  /* its features (version.h) */
   Arena *a;
   Interner *in;
   Codec codec;
   Input91 *inp;
   /* _graph_schedule: the dicts in insertion order (membership is on the LazyBuffers) */
-  LbList realizes, allbufs, simple_pads;
+  LbList realizes, allbufs, simple_pads;   /* realizes: a deleted entry has in_realizes false (0.9.2) */
+  LbList double_reduces;                   /* 0.9.2 */
   uint32_t group_epoch, search_epoch, item_epoch;
   /* scratch stacks, reused by every walk (a walk pops what it pushes) */
   void *lb_stack; size_t lb_stack_cap;      /* recurse_lb's frames */
@@ -136,6 +147,7 @@ typedef struct Sched91 {
 typedef struct ScheduleItem91 {
   const UOp **ast; int nast;
   DeviceBuffer **bufs; int nbufs;
+  const char **metadata; int nmetadata;
 } ScheduleItem91;
 
 typedef struct PlanBuffer PlanBuffer;   /* memory_planner.c */
@@ -145,6 +157,9 @@ typedef struct Schedule91 {
   /* memory_planner: for every DeviceBuffer index, its replacement or NULL */
   bool planned;
   PlanBuffer **assigned;
+  /* 0.9.2 (interval_memory_planner): common/memory_planner.h's assigned and new Buffers */
+  int64_t *interval_assigned;
+  struct PlanNewBuf *news; size_t nnew;
 } Schedule91;
 
 /* decode.c */
@@ -158,8 +173,20 @@ static inline bool is_reduceop91(Op op) { return op == OP_REDUCE_SUM || op == OP
 /* graph_schedule.c: _graph_schedule up to and including the prescheduling. */
 bool graph_schedule91(Sched91 *s, Status *st);
 
-/* lazyop.c */
+/* lazyop.c: _schedule_group (0.9.1) or _lower_lazybuffer (0.9.2) */
 bool schedule_group91(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *out, Status *st);
+
+/* reduceops.c: _recurse_reduceops and the padding of _lower_lazybuffer (0.9.2) */
+typedef struct ReduceInfo {
+  LazyBuffer *buf; const St91 *st;   /* the key (buf, st) */
+  const St91 *input_st;              /* the value (input_st, axis) */
+  int naxis; const int64_t *axis;
+} ReduceInfo;
+typedef struct ReduceInfos { ReduceInfo *items; int n; size_t cap; OMap index; } ReduceInfos;  /* a dict, in insertion order */
+bool reduce_info91(Sched91 *s, LazyBuffer **outs, int nouts, ReduceInfos *ri, Status *st);
+const ReduceInfo *reduce_info_get91(const ReduceInfos *ri, const LazyBuffer *buf, const St91 *st);
+/* reduce_st(input_st, axis): input_st's shape with 1 on the axes, as a ShapeTracker from_shape */
+const St91 *reduce_st91(Sched91 *s, const St91 *input_st, int naxis, const int64_t *axis, Status *st);
 
 /* create_schedule.c: the dependency graph and its BFS */
 bool create_schedule91(Sched91 *s, Schedule91 *out, Status *st);
@@ -186,6 +213,11 @@ bool py_recursion_unsupported91(size_t frames, Status *st);
 static inline bool py_recursion_ok91(size_t frames, Status *st) {
   return frames + PY_CALLER_FRAMES91 < PY_RECURSION_LIMIT91 || py_recursion_unsupported91(frames, st);
 }
+
+/* repr() of a LazyBuffer (lazy.py LazyBuffer.__repr__), for messages */
+const char *lb_repr91(Sched91 *s, const LazyBuffer *b);
+/* The scheduler's own spelling of op: "LoadOps.COPY" (0.9.1), "MetaOps.COPY" (0.9.2) */
+static inline const char *op_name91(const Sched91 *s, Op op) { return op_name(op, s->v); }
 
 /* Small helpers */
 /* Room for one more element in an arena array holding n of *cap: returns

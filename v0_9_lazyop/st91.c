@@ -169,3 +169,23 @@ void st91_init(Sched91 *s) {
   omap_init(&s->st_canon, s->a);
   omap_init(&s->st_add_memo, s->a);
 }
+
+/* ShapeTracker.reshape (0.9.2): getenv("MERGE_VIEW", 1) as the capture recorded it */
+const St91 *st91_reshape(Sched91 *s, const St91 *x, int n, const sint *shape, Status *st) {
+  return result(s, st_reshape(s->a, TG_0_9_1, x->st, n, shape, s->inp->merge_view), st);
+}
+
+/* ShapeTracker.permute */
+const St91 *st91_permute(Sched91 *s, const St91 *x, int n, const int64_t *axis, Status *st) {
+  return result(s, st_permute(s->a, TG_0_9_1, x->st, n, axis), st);
+}
+
+/* ShapeTracker.pad */
+const St91 *st91_pad(Sched91 *s, const St91 *x, int n, const SPair *arg, Status *st) {
+  return result(s, st_pad(s->a, TG_0_9_1, x->st, n, arg), st);
+}
+
+/* ShapeTracker(tuple(views)) */
+const St91 *st91_of_views(Sched91 *s, int nviews, const View *const *views) {
+  return st91_intern(s, st_new(s->a, nviews, views));
+}

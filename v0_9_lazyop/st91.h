@@ -16,6 +16,7 @@
 #include "sint.h"
 #include "status.h"
 #include "value.h"
+#include "view.h"
 
 typedef struct Sched91 Sched91;
 
@@ -61,6 +62,13 @@ bool st91_add_var_vals(Sched91 *s, const St91 *x, Status *st);
 const St91 *st91_shrink_by_mask(Sched91 *s, const St91 *x, const St91 *mask_of, Status *st);
 /* st.unit_stride_axes(): writes a flag per axis. */
 bool st91_unit_stride_axes(Sched91 *s, const St91 *x, bool *unit, Status *st);
+/* Movement ops _recurse_reduceops makes (0.9.2): x.reshape(shape) (MERGE_VIEW from the capture),
+ * x.permute(axis), x.pad(arg) */
+const St91 *st91_reshape(Sched91 *s, const St91 *x, int n, const sint *shape, Status *st);
+const St91 *st91_permute(Sched91 *s, const St91 *x, int n, const int64_t *axis, Status *st);
+const St91 *st91_pad(Sched91 *s, const St91 *x, int n, const SPair *arg, Status *st);
+/* ShapeTracker(views) */
+const St91 *st91_of_views(Sched91 *s, int nviews, const View *const *views);
 /* Install the ShapeTracker codec and interner hooks. */
 void st91_init(Sched91 *s);
 #endif

@@ -20,11 +20,15 @@ import os
 import re
 import sys
 
-GENS = ("0.9.1", "0.10.0", "0.10.0+2ca41d6", "0.10.1", "0.10.2", "0.10.2+a0b4465")
+GENS = ("0.9.1", "0.9.2", "0.9.2+197f8fd", "0.10.0", "0.10.0+2ca41d6", "0.10.1", "0.10.2", "0.10.2+a0b4465")
+LAZYOP = ("0.9.1", "0.9.2")   # LazyOp ASTs (dtype null)
+WITH_SEEN = ("0.9.1", "0.9.2")   # create_schedule_with_vars(outs, seen)
 LAZY_UOP = ("0.10.0", "0.10.0+2ca41d6")   # LazyBuffer input, UOp ASTs with metadata and assign_preloads
 UOP_INPUT = ("0.10.1", "0.10.2", "0.10.2+a0b4465")   # section 4 input, becomes_map, new_buffers
 CONTEXT_KEYS = {
   "0.9.1": ("MULTIOUTPUT", "USE_COPY_KERNEL", "NO_MEMORY_PLANNER"),
+  "0.9.2": ("FUSE_ARANGE", "FUSE_CONV_BW", "MERGE_VIEW", "MULTIOUTPUT", "NO_MEMORY_PLANNER", "USE_COPY_KERNEL"),
+  "0.9.2+197f8fd": ("AST_REWRITE", "FUSE_ARANGE", "FUSE_CONV_BW", "MERGE_VIEW", "MULTIOUTPUT", "NO_MEMORY_PLANNER", "USE_COPY_KERNEL"),
   "0.10.0": ("FUSE_ARANGE", "FUSE_CONV_BW", "NO_MEMORY_PLANNER"),
   "0.10.0+2ca41d6": ("FUSE_ARANGE", "FUSE_CONV_BW", "NO_MEMORY_PLANNER", "MERGE_VIEW"),
   "0.10.2": ("FUSE_ARANGE", "FUSE_CONV_BW", "DONT_REALIZE_EXPAND", "SPLIT_REDUCEOP", "REDUCEOP_SPLIT_THRESHOLD",
@@ -166,7 +170,7 @@ class Checker:
       if not self.want(isinstance(n, list) and len(n) == 4, w, "node must be [op, dtype, arg, srcs]"): continue
       op, dt, arg, src = n
       self.want(isinstance(op, str) and "." in op, w, f"op must be an enum spelling, got {op!r}")
-      if lazyop: self.want(dt is None, w, "0.9.1 LazyOp nodes have dtype null")
+      if lazyop: self.want(dt is None, w, "0.9.1 / 0.9.2 LazyOp nodes have dtype null")
       else: self.check_dt(dt, w + ".dtype")
       if self.want(isinstance(src, list), w, "srcs must be a list"):
         for s in src: self.want(self.is_int(s) and 0 <= s < i, w, f"src {s!r} breaks post-order (node {i})")
@@ -241,10 +245,12 @@ class Checker:
     outs = inp.get("outs")
     if self.want(isinstance(outs, list), "input", "outs missing"):
       for o in outs: self.want(self.is_int(o) and 0 <= o < n, "input.outs", f"{o!r} out of range")
-    if self.gen == "0.9.1":
+    if self.gen in WITH_SEEN:
       seen = inp.get("seen")
-      if self.want(isinstance(seen, list), "input", "seen missing (0.9.1)"):
+      if self.want(isinstance(seen, list), "input", "seen missing (0.9.1, 0.9.2)"):
         self.want(seen == sorted(seen) and all(self.is_int(s) and 0 <= s < n for s in seen), "input.seen", "must be sorted lb indices")
+    if self.gen in ("0.9.2", "0.9.2+197f8fd"): self.want("set_orders" not in inp, "input", "0.9.2 iterates no identity-hashed set: no set_orders")
+    if self.gen == "0.9.1":
       so = inp.get("set_orders")
       if self.want(isinstance(so, dict) and isinstance(so.get("simple_pads"), list) and isinstance(so.get("parents_assigns"), list),
                    "input", "set_orders {simple_pads, parents_assigns} missing (0.9.1)"):
@@ -338,7 +344,7 @@ class Checker:
     for i, it in enumerate(sched):
       w = f"expected.schedule[{i}]"
       if not self.want(isinstance(it, dict), w, "must be an object"): continue
-      self.check_graph(it.get("ast"), w + ".ast", lazyop=self.gen == "0.9.1")
+      self.check_graph(it.get("ast"), w + ".ast", lazyop=self.gen in LAZYOP)
       if self.want(isinstance(it.get("bufs"), list), w, "bufs missing"):
         for b in it["bufs"]: bufref(b, w + ".bufs")
       md = it.get("metadata")

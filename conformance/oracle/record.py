@@ -34,7 +34,9 @@ FORMAT = "tsched-capture/1"
 
 
 def detect_generation(checkout: str) -> str:
-  if os.path.exists(os.path.join(checkout, "tinygrad", "lazy.py")): return "0.9.1"
+  if os.path.exists(os.path.join(checkout, "tinygrad", "lazy.py")):
+    from encode_lazy092 import detect
+    return detect(checkout) or "0.9.1"
   if os.path.exists(os.path.join(checkout, "tinygrad", "engine", "lazy.py")):
     from encode_2ca41d6 import GENERATION, is_checkout
     return GENERATION if is_checkout(checkout) else "0.10.0"
@@ -51,6 +53,7 @@ def is_0101(checkout: str) -> bool:
 
 
 UOP_INPUT = ("0.10.1", "0.10.2", "0.10.2+a0b4465")   # generations whose input is the tensor UOp graph (section 4)
+LAZY_092 = ("0.9.2", "0.9.2+197f8fd")  # LazyBuffer generations after 0.9.1 (encode_lazy092.py)
 
 
 class Writer:
@@ -113,6 +116,9 @@ class Recorder:
     replace_everywhere(orig, wrapped)
     if self.gen == "0.9.1":
       orig_mp = S.memory_planner
+    elif self.gen in LAZY_092:
+      import tinygrad.engine.realize as R
+      orig_mp = R.memory_planner
     else:
       import tinygrad.engine.memory as M
       orig_mp = M.memory_planner
@@ -131,7 +137,9 @@ class Recorder:
         return orig_to_uop(buf, ctx, buffers, *a, **kw)
       S.to_uop = to_uop
 
-  def context(self) -> dict:
+  def context(self, call=None) -> dict:
+    if self.gen in LAZY_092:
+      from encode_lazy092 import context_092; return context_092(self.gen, call.devices() if call is not None else ())
     if self.gen == "0.9.1":
       from encode_lazy import context_091; return context_091(None)
     if self.gen == "0.10.0":
@@ -186,6 +194,10 @@ class Recorder:
         from encode_a0b4465 import UOpCallA0b4465
         call = UOpCallA0b4465(self.gen)
         inp = call.encode_input(first)
+      elif self.gen in LAZY_092:
+        from encode_lazy092 import LazyCall092
+        call = LazyCall092(self.gen)
+        inp = call.encode_input(first, (args[1] if len(args) > 1 else kwargs.get("seen")) if self.gen == "0.9.2" else None)
       elif self.gen == "0.10.0+2ca41d6":
         from encode_2ca41d6 import LazyCall2ca41d6
         call = LazyCall2ca41d6(self.probe)
@@ -195,7 +207,7 @@ class Recorder:
         call = LazyCall(self.gen)
         inp = call.encode_input(first, (args[1] if len(args) > 1 else kwargs.get("seen")) if self.gen == "0.9.1" else None)
       if self.gen != "0.9.1": inp["memory_planner_allocator_offset"] = {}
-      cap = {"format": FORMAT, "generation": self.gen, "tinygrad": tinygrad_describe(self.gen), "name": name, "context": self.context(),
+      cap = {"format": FORMAT, "generation": self.gen, "tinygrad": tinygrad_describe(self.gen), "name": name, "context": self.context(call),
              "input": inp, "expected": None, "error": None, "oracle_seconds": 0.0}
     except Exception as e:  # never let the encoder change what tinygrad does
       self.encoder_failure(name, "input", e)
@@ -332,7 +344,8 @@ class Recorder:
     cap["input"]["memory_planner_bufs"] = entry
     if self.gen != "0.9.1":
       from tinygrad.device import Device
-      noopt = {id(b) for si in schedule if si.ast.op.name != "SINK" for b in si.bufs}
+      kernel = "KERNEL" if self.gen == "0.9.2" else "SINK"   # realize.py / memory.py memory_planner's noopt_buffers
+      noopt = {id(b) for si in schedule if si.ast.op.name != kernel for b in si.bufs}
       offs = {}
       for si in schedule:
         for b in si.bufs:
@@ -373,6 +386,8 @@ def tinygrad_describe(gen: str) -> str:
     from encode_2ca41d6 import DESCRIBE; return DESCRIBE
   if gen == "0.10.2+a0b4465":
     from encode_a0b4465 import DESCRIBE; return DESCRIBE
+  if gen in LAZY_092:
+    from encode_lazy092 import DESCRIBE; return DESCRIBE[gen]
   return gen
 
 

@@ -10,7 +10,8 @@
 # SUITES="symbolic" (any subset of the four, space-separated) records only those suites; their
 # counts replace theirs in summary.json and the other files stay as they are.
 # TG0101=CHECKOUT (tag v0.10.1) records 0.10.1 too, TG0102_A0B4465=CHECKOUT (commit a0b4465412)
-# 0.10.2+a0b4465; VERSIONS="0.10.1 ..." records only those versions
+# 0.10.2+a0b4465, TG092 (tag v0.9.2) 0.9.2, TG092_197F8FD (197f8fd986) 0.9.2+197f8fd;
+# VERSIONS="0.10.1 ..." records only those versions
 # (their counts merged into summary.json).
 set -eu
 if [ $# -ne 3 ]; then echo "usage: [SUITES=...] $0 TG091 TG0100 TG0102" >&2; exit 2; fi
@@ -21,7 +22,8 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 export PYTHONHASHSEED=0
 for pair in "0.9.1:$1" "0.10.0:$2" "0.10.2:$3" ${TG0101:+"0.10.1:$TG0101"} \
-    ${TG0102_A0B4465:+"0.10.2+a0b4465:$TG0102_A0B4465"}; do
+    ${TG0102_A0B4465:+"0.10.2+a0b4465:$TG0102_A0B4465"} \
+    ${TG092:+"0.9.2:$TG092"} ${TG092_197F8FD:+"0.9.2+197f8fd:$TG092_197F8FD"}; do
   ver=${pair%%:*}; tg=${pair#*:}
   case " ${VERSIONS:-$ver} " in *" $ver "*) ;; *) continue ;; esac
   for suite in ${SUITES:-test_schedule workloads big symbolic}; do

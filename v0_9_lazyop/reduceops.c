@@ -1,0 +1,274 @@
+/* reduceops.c — tinygrad 0.9.2 engine/schedule.py _recurse_reduceops,
+ * _permute_reduce and the "pad all reduceops to the max of each dimension"
+ * step of _lower_lazybuffer: before a kernel's AST is built, the movement
+ * ops between its reduces are pushed into the reduces' input ShapeTrackers
+ * (reduce_info: (reduce, st) -> (input_st, axis)), a reduce of a reduce of
+ * the same op merges into one, and the reduce inputs are padded to one
+ * shape. Python's recursion is a loop over an explicit stack. */
+#include <string.h>
+#include "sched91.h"
+#include "shapetracker.h"
+#include "symbolic.h"
+#include "view.h"
+
+enum { NO_REDUCE = -1 };   /* Python's None */
+
+const ReduceInfo *reduce_info_get91(const ReduceInfos *ri, const LazyBuffer *buf, const St91 *st) {
+  void *v;
+  if (!omap_find(&ri->index, st_memo_key91(buf, st), &v)) return NULL;
+  return &ri->items[(intptr_t)v - 1];
+}
+
+/* reduce_info[(buf, st)] = (input_st, axis): a dict, so a key set again keeps its place */
+static int reduce_info_put(Sched91 *s, ReduceInfos *ri, LazyBuffer *buf, const St91 *st, const St91 *input_st, int naxis,
+                           const int64_t *axis) {
+  uint64_t key = st_memo_key91(buf, st);
+  void *v;
+  int k;
+  if (omap_find(&ri->index, key, &v)) {
+    k = (int)(intptr_t)v - 1;
+  } else {
+    ri->items = grow91(s->a, ri->items, (size_t)ri->n, &ri->cap, sizeof *ri->items);
+    k = ri->n++;
+    omap_put(&ri->index, key, (void *)(intptr_t)(k + 1));
+  }
+  ri->items[k] = (ReduceInfo){buf, st, input_st, naxis, axis};
+  return k;
+}
+
+static bool has_axis(int naxis, const int64_t *axis, int64_t i) {
+  for (int k = 0; k < naxis; k++)
+    if (axis[k] == i) return true;
+  return false;
+}
+
+/* ops.py reduce_st: tuple(1 if i in axis else s for i,s in enumerate(st.shape)) into out */
+static void reduce_shape(const St91 *input_st, int naxis, const int64_t *axis, sint *out) {
+  for (int i = 0; i < st91_ndim(input_st); i++) out[i] = has_axis(naxis, axis, i) ? sint_int(1) : st91_shape(input_st, i);
+}
+
+const St91 *reduce_st91(Sched91 *s, const St91 *input_st, int naxis, const int64_t *axis, Status *st) {
+  int n = st91_ndim(input_st);
+  sint *shape = arena_array(s->a, n ? (size_t)n : 1, sizeof *shape);
+  reduce_shape(input_st, naxis, axis, shape);
+  return st91_from_shape(s, n, shape, st);
+}
+
+static const St91 *reshape_to_reduce(Sched91 *s, const St91 *x, const St91 *input_st, int naxis, const int64_t *axis,
+                                     Status *st) {
+  int n = st91_ndim(input_st);
+  sint *shape = arena_array(s->a, n ? (size_t)n : 1, sizeof *shape);
+  reduce_shape(input_st, naxis, axis, shape);
+  return st91_reshape(s, x, n, shape, st);
+}
+
+/* _permute_reduce: input_st.permute(the other axes, then axis) */
+static const St91 *permute_reduce(Sched91 *s, const St91 *input_st, int naxis, const int64_t *axis, Status *st) {
+  int n = st91_ndim(input_st), k = 0;
+  int64_t *perm = arena_array(s->a, n ? (size_t)n : 1, sizeof *perm);
+  for (int i = 0; i < n; i++)
+    if (!has_axis(naxis, axis, i)) perm[k++] = i;
+  for (int i = 0; i < naxis && k < n; i++) perm[k++] = axis[i];
+  return st91_permute(s, input_st, n, perm, st);
+}
+
+/* "push the movementop to the input": the reduce's non-contiguous output
+ * view `view` moves onto its input; *axis becomes the last naxis axes. */
+static const St91 *push_view_to_input(Sched91 *s, const St91 *input_st, const St91 *view, int naxis, const int64_t **axis,
+                                      Status *st) {
+  const St91 *tmp = permute_reduce(s, input_st, naxis, *axis, st);
+  if (!tmp) return NULL;
+  int tn = st91_ndim(tmp);
+  if (naxis == 0 || naxis > tn) return status_unsupported(st, "a reduce over no axes or more axes than its input has"), NULL;
+  const sint *rshape = st91_shape_of(tmp) + (tn - naxis);
+  sint prshape = sint_prod(naxis, rshape);
+  sint *rstrides = arena_array(s->a, (size_t)naxis, sizeof *rstrides);
+  strides_for_shape(naxis, rshape, rstrides);
+  int nv = st91_nviews(view);
+  const View **views = arena_array(s->a, (size_t)nv, sizeof *views);
+  for (int k = 0; k < nv; k++) {
+    const View *v = view->st->views[k];
+    int n = v->ndim + naxis;
+    sint *shape = arena_array(s->a, (size_t)n, sizeof *shape), *strides = arena_array(s->a, (size_t)n, sizeof *strides);
+    SPair *mask = v->mask ? arena_array(s->a, (size_t)n, sizeof *mask) : NULL;
+    for (int i = 0; i < n; i++) {
+      bool mine = i < v->ndim;
+      shape[i] = mine ? v->shape[i] : rshape[i - v->ndim];
+      strides[i] = mine ? sint_mul(v->strides[i], prshape) : rstrides[i - v->ndim];
+      if (mask) mask[i] = mine ? v->mask[i] : (SPair){sint_int(0), rshape[i - v->ndim]};
+    }
+    views[k] = view_create(s->a, TG_0_9_1, n, shape, strides, sint_mul(v->offset, prshape), mask);
+  }
+  const St91 *pushed = st91_add(s, tmp, st91_of_views(s, nv, views), st);
+  if (!pushed) return NULL;
+  int n = st91_ndim(pushed);
+  int64_t *new_axis = arena_array(s->a, (size_t)naxis, sizeof *new_axis);
+  for (int i = 0; i < naxis; i++) new_axis[i] = n - naxis + i;
+  *axis = new_axis;
+  return pushed;
+}
+
+/* The reduce's axis: its arg, a tuple of ints */
+static bool reduce_axis(Sched91 *s, const LazyBuffer *buf, int *naxis, const int64_t **axis, Status *st) {
+  const Value *arg = buf->arg;
+  if (arg->kind != V_TUPLE) return status_bad_input(st, "lazybuffers[%d]: a reduce's arg must be a tuple of axes", buf->index);
+  int64_t *out = arena_array(s->a, arg->u.tuple.n ? arg->u.tuple.n : 1, sizeof *out);
+  for (size_t i = 0; i < arg->u.tuple.n; i++) {
+    const Value *x = arg->u.tuple.items[i];
+    if (x->kind != V_INT || x->u.i < 0 || x->u.i >= st91_ndim(buf->srcs[0]->st))
+      return status_bad_input(st, "lazybuffers[%d]: a reduce's arg must be a tuple of axes of its source", buf->index);
+    out[i] = x->u.i;
+  }
+  *naxis = (int)arg->u.tuple.n;
+  *axis = out;
+  return true;
+}
+
+typedef struct RFrame {
+  LazyBuffer *buf;            /* a base */
+  const St91 *st, *input_st;
+  int next;                   /* the next source to walk */
+  int top;                    /* top_reduce: the last source's result that was not None */
+} RFrame;
+
+typedef struct RWalk {
+  Sched91 *s;
+  ReduceInfos *ri;
+  uint32_t out_mark;          /* search_mark of the group's outputs */
+  OMap cache;                 /* (base, st) -> result + 2 (1: None) */
+  RFrame *stack;
+  size_t depth, cap;
+} RWalk;
+
+/* The reduce part of _recurse_reduceops, once the sources are walked: the result or NO_REDUCE (-2 on error). */
+static int finish_reduce(RWalk *w, RFrame *f, Status *st) {
+  Sched91 *s = w->s;
+  LazyBuffer *buf = f->buf;
+  const St91 *input_st = f->input_st, *view = f->st;
+  int naxis = 0;
+  const int64_t *axis = NULL;
+  if (!reduce_axis(s, buf, &naxis, &axis, st)) return -2;
+  if (!view->contiguous) {
+    if (!(input_st = push_view_to_input(s, input_st, view, naxis, &axis, st))) return -2;
+  } else if (f->top != NO_REDUCE) {
+    ReduceInfo top = w->ri->items[f->top];
+    LazyBuffer *src = buf->srcs[0];
+    if (src != src->base && src->base == top.buf && buf->op == top.buf->op) {
+      /* merge this reduce with its parent */
+      const St91 *new_st = st91_add(s, top.st, view, st);
+      int n = naxis + top.naxis;
+      int64_t *new_axis = arena_array(s->a, (size_t)n, sizeof *new_axis);
+      memcpy(new_axis, axis, (size_t)naxis * sizeof *axis);
+      memcpy(new_axis + naxis, top.axis, (size_t)top.naxis * sizeof *axis);
+      const St91 *key_st = new_st ? reshape_to_reduce(s, new_st, top.input_st, n, new_axis, st) : NULL;
+      if (!key_st) return -2;
+      reduce_info_put(s, w->ri, top.buf, key_st, top.input_st, n, new_axis);
+      return NO_REDUCE;
+    }
+    /* reshape this reduceop based on the top reduce */
+    int n = st91_ndim(top.input_st);
+    sint *shape = arena_array(s->a, n ? (size_t)n : 1, sizeof *shape);
+    reduce_shape(top.input_st, top.naxis, top.axis, shape);
+    if (!(input_st = st91_reshape(s, input_st, n, shape, st))) return -2;
+  }
+  if (!(view = reshape_to_reduce(s, view, input_st, naxis, axis, st))) return -2;
+  return reduce_info_put(s, w->ri, buf, view, input_st, naxis, axis);
+}
+
+/* Calling _recurse_reduceops(buf, st): *result is the answer, or a frame was pushed (*pushed). */
+static bool rr_enter(RWalk *w, LazyBuffer *buf, const St91 *view, int *result, bool *pushed, Status *st) {
+  Sched91 *s = w->s;
+  *pushed = false;
+  *result = NO_REDUCE;
+  LazyBuffer *base = buf->base;
+  if (base->realized || (base->in_realizes && base->search_mark != w->out_mark)) return true;
+  if (buf != base && !(view = st91_add(s, buf->st, view, st))) return false;
+  void *v;
+  if (omap_find(&w->cache, st_memo_key91(base, view), &v)) {
+    *result = (int)(intptr_t)v - 2;
+    return true;
+  }
+  const St91 *input_st = view;
+  if (is_reduceop91(base->op) && !(input_st = st91_from_shape_of(s, base->srcs[0]->st, st))) return false;
+  if (!py_recursion_ok91(w->depth + 1, st)) return false;
+  w->stack = grow91(s->a, w->stack, w->depth, &w->cap, sizeof *w->stack);
+  w->stack[w->depth++] = (RFrame){base, view, input_st, 0, NO_REDUCE};
+  *pushed = true;
+  return true;
+}
+
+/* engine/schedule.py _recurse_reduceops (0.9.2) from one output */
+static bool recurse_reduceops(RWalk *w, LazyBuffer *out, Status *st) {
+  int result;
+  bool pushed;
+  if (!rr_enter(w, out, out->st, &result, &pushed, st)) return false;
+  while (w->depth) {
+    RFrame *f = &w->stack[w->depth - 1];
+    if (f->next < f->buf->nsrcs) {
+      if (!rr_enter(w, f->buf->srcs[f->next++], f->input_st, &result, &pushed, st)) return false;
+      if (!pushed && result != NO_REDUCE) f->top = result;
+      continue;
+    }
+    RFrame done = *f;
+    result = is_reduceop91(done.buf->op) ? finish_reduce(w, &done, st) : done.top;
+    if (result == -2) return false;
+    omap_put(&w->cache, st_memo_key91(done.buf, done.st), (void *)(intptr_t)(result + 2));
+    w->depth--;
+    if (w->depth && result != NO_REDUCE) w->stack[w->depth - 1].top = result;
+  }
+  return true;
+}
+
+/* "pad all reduceops to the max of each dimension" */
+static bool pad_reduceops(Sched91 *s, ReduceInfos *ri, Status *st) {
+  if (ri->n < 2) return true;
+  int ndim = st91_ndim(ri->items[0].input_st);   /* zip(*shapes) stops at the shortest */
+  for (int k = 1; k < ri->n; k++)
+    if (st91_ndim(ri->items[k].input_st) < ndim) ndim = st91_ndim(ri->items[k].input_st);
+  int64_t *maxes = arena_array(s->a, ndim ? (size_t)ndim : 1, sizeof *maxes);
+  bool *skip = arena_array(s->a, ndim ? (size_t)ndim : 1, sizeof *skip);
+  int64_t *dims = arena_array(s->a, (size_t)ri->n, sizeof *dims);
+  for (int i = 0; i < ndim; i++) {  /* shape_dims[i] = sorted(dedup(dims)), from the shapes before any padding */
+    int n = 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int k = 0; k < ri->n; k++) {
+      sint d = st91_shape(ri->items[k].input_st, i);
+      if (d.sym) return status_unsupported(st, "symbolic: the padding of reduces to one shape compares symbolic dims");
+      bool again = false;
+      for (int j = 0; j < n && !again; j++) again = dims[j] == d.i;
+      if (!again) dims[n++] = d.i;
+      if (d.i < lo) lo = d.i;
+      if (d.i > hi) hi = d.i;
+    }
+    skip[i] = n == 1 || (n == 2 && lo == 1);
+    maxes[i] = hi;
+  }
+  for (int i = 0; i < ndim; i++) {
+    if (skip[i]) continue;
+    for (int k = 0; k < ri->n; k++) {
+      ReduceInfo *x = &ri->items[k];
+      sint d = st91_shape(x->input_st, i);
+      if (d.sym) return status_unsupported(st, "symbolic: the padding of reduces to one shape compares symbolic dims");
+      if (d.i <= 1 || d.i == maxes[i]) continue;
+      SPair *arg = arena_array(s->a, (size_t)i + 1, sizeof *arg);
+      for (int j = 0; j < i; j++) arg[j] = (SPair){sint_int(0), sint_int(0)};
+      arg[i] = (SPair){sint_int(0), sint_int(maxes[i] - d.i)};
+      const St91 *padded = st91_pad(s, x->input_st, i + 1, arg, st);
+      if (!padded) return false;
+      x->input_st = padded;
+    }
+  }
+  return true;
+}
+
+/* _lower_lazybuffer (0.9.2): "push through all movementops between reduceops", then the padding. */
+bool reduce_info91(Sched91 *s, LazyBuffer **outs, int nouts, ReduceInfos *ri, Status *st) {
+  memset(ri, 0, sizeof *ri);
+  omap_init(&ri->index, s->a);
+  RWalk w = {.s = s, .ri = ri, .out_mark = ++s->search_epoch};
+  omap_init(&w.cache, s->a);
+  for (int i = 0; i < nouts; i++) outs[i]->search_mark = w.out_mark;
+  for (int i = 0; i < nouts; i++)
+    if (!recurse_reduceops(&w, outs[i], st)) return false;
+  return pad_reduceops(s, ri, st);
+}
