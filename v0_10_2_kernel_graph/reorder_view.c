@@ -4,6 +4,7 @@
  * map's rewrite, after merge_views and sym, before replace_contiguous. */
 #include <string.h>
 #include "passes.h"
+#include "symbolic.h"
 
 /* shape/shapetracker.py ShapeTracker.real_size: the extent views[0] (shrunk to
  * its mask) reaches, idx.vmax+1 of its indexing expression */
@@ -14,14 +15,16 @@ static int64_t real_size(KG *k, const ST *st) {
   const ST *one = kst_new(&k->stc, 1, &v);
   if (v->mask) one = kst_shrink(&k->stc, one, v->mask);
   v = one->views[0];
-  /* idx = offset + sum(RANGE(0, sh)*st for dims with resolve(sh != 1) and resolve(st != 0)), vmax by UOp._min_max */
-  int64_t vmax = sint_max_int(v->offset);
+  /* view.to_indexed_uops(): idx = offset + sum(RANGE(0, sh)*st for dims with resolve(sh != 1) and resolve(st != 0)) */
+  SymCtx *sc = sym_uop_ctx();
+  const SymUOp *idx = ks_is_int(v->offset) ? suop_const(sc, SDT_INT, ks_int(v->offset)) : v->offset.sym;
   for (int i = 0; i < v->ndim; i++) {
-    if (!ks_is_int(v->strides[i])) kg_unsupported(k, "real_size of a view with a symbolic stride");
-    int64_t stride = ks_int(v->strides[i]), shmax = sint_max_int(v->shape[i]);
-    if (ks_is_int(v->shape[i]) && shmax == 1) continue;
-    if (stride > 0 && shmax > 1) vmax += (shmax - 1) * stride;   /* RANGE's vmax is sh.vmax-1; times st<0 the max is 0 */
+    sint sh = v->shape[i], stride = v->strides[i];
+    if (!ks_resolve_ne(&k->stc, sh, ks_of(1), true) || !ks_resolve_ne(&k->stc, stride, ks_of(0), true)) continue;
+    const SymUOp *r = ks_is_int(sh) ? suop_range(sc, ks_int(sh), i) : suop_range_to(sc, sh.sym, i);
+    idx = suop_add(sc, idx, ks_is_int(stride) ? suop_mul_int(sc, r, ks_int(stride)) : suop_mul(sc, r, stride.sym));
   }
+  int64_t vmax = suop_vmax(idx);
   return vmax + 1;
 }
 
