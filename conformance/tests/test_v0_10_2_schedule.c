@@ -2,7 +2,8 @@
  * small captures (each recorded from tinygrad v0.10.2): two unrealized
  * buffers added in one kernel with its becomes_map, the error of a permuted
  * augmented assign, constant folding (also of a uint64 constant above
- * int64), a shape bound to a Variable, bad input, and sizes past int64. */
+ * int64), a shape bound to a Variable, bad input, sizes past int64, and
+ * a0b4465's TLSF allocator. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include "compare.h"
 #include "scheduler.h"
+#include "v0_10_2_kernel_graph/tlsf.h"
 
 #define CTX "\"context\": {\"FUSE_ARANGE\": 0, \"FUSE_CONV_BW\": 0, \"DONT_REALIZE_EXPAND\": 0, \"SPLIT_REDUCEOP\": 1, " \
   "\"REDUCEOP_SPLIT_THRESHOLD\": 32768, \"REDUCEOP_SPLIT_SIZE\": 22, \"MERGE_VIEW\": 1, \"NO_MEMORY_PLANNER\": 0, \"TRACEMETA\": 1}"
@@ -308,6 +310,36 @@ static void a_node_without_dtype_is_bad_input(void **state) {
   arena_free(&r.arena);
 }
 
+/* a0b4465's TLSFAllocator(1 << 44, block_size=0x1000, lv2_cnt=32): the
+ * offsets Python's runtime/support/allocator.py gives for the same requests
+ * (a freed block is reused, neighbours merge, a big request goes past them) */
+static void tlsf_gives_pythons_offsets(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  Status st = {0};
+  Thrower thr = {&st};
+  Tlsf t;
+  tlsf_init(&t, &a, &thr, (int64_t)1 << 44, 0x1000, 32);
+  int64_t starts[16];
+  int n = 0;
+  starts[n++] = tlsf_alloc(&t, 0x1000);
+  starts[n++] = tlsf_alloc(&t, 0x3000);
+  starts[n++] = tlsf_alloc(&t, 0x1000);
+  tlsf_free(&t, starts[1]);
+  starts[n++] = tlsf_alloc(&t, 0x2000);
+  starts[n++] = tlsf_alloc(&t, 0x1000);
+  tlsf_free(&t, starts[0]);
+  tlsf_free(&t, starts[2]);
+  starts[n++] = tlsf_alloc(&t, 0x5000);
+  tlsf_free(&t, starts[4]);
+  starts[n++] = tlsf_alloc(&t, 0x1000);
+  starts[n++] = tlsf_alloc(&t, 0x10000);
+  const int64_t want[8] = {0, 4096, 16384, 4096, 12288, 16384, 0, 36864};
+  for (int i = 0; i < 8; i++) assert_int_equal(starts[i], want[i]);
+  arena_free(&a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(add_of_two_buffers_is_one_kernel),
@@ -319,6 +351,7 @@ int main(void) {
     cmocka_unit_test(bad_input_names_the_place),
     cmocka_unit_test(sizes_beyond_int64_are_unsupported),
     cmocka_unit_test(a_node_without_dtype_is_bad_input),
+    cmocka_unit_test(tlsf_gives_pythons_offsets),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
