@@ -177,7 +177,10 @@
       const [loc, , , steps] = t.rewrites[r];
       const [b, a, rule] = steps[j];
       this.showTab("steps");
-      for (const row of this.lists.steps.querySelectorAll(".step")) row.classList.toggle("on", row.dataset.step === `${r}.${j}`);
+      for (const row of this.lists.steps.querySelectorAll(".step")) {
+        row.classList.toggle("on", row.dataset.step === `${r}.${j}`);
+        if (row.dataset.step === `${r}.${j}`) row.scrollIntoView({block: "nearest"});
+      }
       this.hl = new Set([b, a].map((i) => this.origin[i]).filter((i) => i >= 0));
       let text = `step ${r}.${j} of graph_rewrite at ${loc}\nrule ${t.rules[rule][0]}\n  ${t.rules[rule][1]}\n\nbefore:\n${this.tree(b)}\nafter:\n${this.tree(a)}`;
       if (!t.shared_input) text += "\n(the trace's nodes are the scheduler's own UOp graph, not the input's: nothing to highlight)";
