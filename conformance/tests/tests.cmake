@@ -172,3 +172,4 @@ tsched_golden_test(trace_bad_line 1 trace conformance/tests/bad-input/broken.tra
 add_test(NAME view_browser COMMAND sh ${CMAKE_SOURCE_DIR}/conformance/tests/view/browser.sh $<TARGET_FILE:tsched>
          ${CMAKE_BINARY_DIR}/view-browser)
 set_tests_properties(view_browser PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
+tsched_golden_test(trace_v0_10_0 0 trace -n "workloads.softmax_norms#2" conformance/corpus/v0.10.0-workloads.jsonl.gz)
