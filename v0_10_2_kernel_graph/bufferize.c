@@ -74,7 +74,7 @@ static AddFrame add_buffers_enter(KG *k, Arena *tmp, const UOp *buf) {
 }
 
 /* add_buffers(buf) once the results of what it recursed into are in f->res */
-static const UOp *add_buffers_leave(KG *k, ScheduleContext *ctx, AddFrame *f, IdMap *buffer_map, IdMap *cache) {
+static const UOp *add_buffers_leave(KG *k, ScheduleContext *ctx, Arena *tmp, AddFrame *f, IdMap *buffer_map, IdMap *cache) {
   const UOp *buf = f->u, *b = uop_base(buf);
   /* SINK is passthrough */
   if (buf->op == OP_SINK) return replace_src(k, buf, buf->nsrc, f->res);
@@ -92,7 +92,7 @@ static const UOp *add_buffers_leave(KG *k, ScheduleContext *ctx, AddFrame *f, Id
     const ST *st = uop_st(k, buf);
     ret = kg_uop2(k, OP_VIEW, f->dtype->base, st ? kv_st(k, st) : v_none(k->in), f->buf_uop, op);
   }
-  idmap_put(ctx->tmp, cache, buf, (void *)ret);
+  idmap_put(tmp, cache, buf, (void *)ret);
   return ret;
 }
 
@@ -114,7 +114,7 @@ const UOp *add_buffers(KG *k, ScheduleContext *ctx, const UOp *root, IdMap *buff
       stack[depth++] = add_buffers_enter(k, tmp, d);
       continue;
     }
-    const UOp *ret = add_buffers_leave(k, ctx, f, buffer_map, &cache);
+    const UOp *ret = add_buffers_leave(k, ctx, tmp, f, buffer_map, &cache);
     if (k->ex) explain102_alias(k, ret, f->u);
     if (--depth) stack[depth - 1].res[stack[depth - 1].next++] = ret;
     else done = ret;
@@ -186,7 +186,7 @@ static const UOp *dr_before_view(void *c, const UOp *view) {
     sint sizes[ST_MAXDIM];
     for (int i = 0; i < last->ndim; i++) sizes[i] = ks_sub(sc, last->mask[i].e, last->mask[i].b);
     if (ks_resolve_ge(sc, sprod, ks_prod(sc, (uint32_t)last->ndim, sizes), true)) {
-      if (!can_pad(ctx->tmp, src, is_realized_view, &ctx->realizes)) realize_before(k, ctx, b, src, view, WHY_UNSAFE_PAD);
+      if (!can_pad(ctx->grouping, src, is_realized_view, &ctx->realizes)) realize_before(k, ctx, b, src, view, WHY_UNSAFE_PAD);
       return NULL;
     }
   }
@@ -198,7 +198,7 @@ static const UOp *dr_before_view(void *c, const UOp *view) {
   /* otherwise safety check pads */
   bool unmasked = true;
   for (int i = 0; i < st->nviews; i++) unmasked &= st->views[i]->mask == NULL;
-  if (!unmasked && !can_pad(ctx->tmp, src, is_realized_view, &ctx->realizes)) realize_before(k, ctx, b, src, view, WHY_UNSAFE_PAD);
+  if (!unmasked && !can_pad(ctx->grouping, src, is_realized_view, &ctx->realizes)) realize_before(k, ctx, b, src, view, WHY_UNSAFE_PAD);
   return NULL;
 }
 
@@ -260,9 +260,9 @@ static const UOp *cc_append_uop(void *c, const UOp *view) {
     const UOp *parent = uop_buf_uop(k, x);
     OMap *ch = idmap_get(&ctx->children, parent);
     if (!ch) {
-      ch = arena_alloc(ctx->tmp, sizeof *ch);
-      omap_init(ch, ctx->tmp);
-      idmap_put(ctx->tmp, &ctx->children, parent, ch);
+      ch = arena_alloc(ctx->grouping, sizeof *ch);
+      omap_init(ch, ctx->grouping);
+      idmap_put(ctx->grouping, &ctx->children, parent, ch);
     }
     omap_put(ch, omap_ptr(buf_uop), (void *)buf_uop);
   }
@@ -517,6 +517,8 @@ void group_realizes_preload(KG *k, const UOp *sink, ScheduleContext *ctx) {
   k->pass = ctx;
   /* start by adding uops that always realize */
   if (k->ex) explain102_preload_outs(k, sink);
+  ctx->grouping = kg_scratch_begin(k);
+  omap_init(&ctx->allbufs, ctx->grouping);
   const PatternMatcher *dr = &pm_do_realize_create_ctx;
   sink = graph_rewrite(k->in, sink, &dr, 1, k, false);
   /* find all reduces, and pair them to a elementwise op. if they can't be cleanly paired, force realize the reduce (or a contig child) */
@@ -546,6 +548,9 @@ void group_realizes_preload(KG *k, const UOp *sink, ScheduleContext *ctx) {
   }
   kg_scratch_end(k, per);
   kg_scratch_end(k, tmp);
+  kg_scratch_end(k, ctx->grouping);
+  ctx->grouping = NULL, ctx->children = (IdMap){0};
+  omap_init(&ctx->allbufs, ctx->tmp);
   const PatternMatcher *bs = &pm_break_sched;
   graph_rewrite(k->in, sink, &bs, 1, k, false);
   if (k->ex) explain102_fuses_preload(k, ctx);

@@ -15,10 +15,11 @@ typedef struct ScheduleContext {
   IdMap ops_metadata;  /* BUFFER or fused op -> Metadata Value (NULL: none) */
   IdSet assigns;       /* the BUFFERs an ASSIGN writes */
   OMap realizes;       /* BUFFER -> what it stores (to_store, then its STORE), in dict order */
-  OMap allbufs;        /* BUFFER -> its VIEW(BUFFER, op), in dict order */
-  IdMap children;      /* BUFFER -> OMap of the BUFFERs whose op reads it (a dict of UOp -> None) */
+  OMap allbufs;        /* BUFFER -> its VIEW(BUFFER, op), in dict order (during group_realizes) */
+  IdMap children;      /* BUFFER -> OMap of the BUFFERs whose op reads it (a dict of UOp -> None; during group_realizes) */
   OMap preloads;       /* Buf* -> OMap of BUFFER UOps (preloads[buffer], a defaultdict of dicts) */
-  Arena *tmp;          /* the maps above */
+  Arena *tmp;          /* the maps above but allbufs and children */
+  Arena *grouping;     /* allbufs, children and can_pad's walks: freed when group_realizes ends */
 } ScheduleContext;
 
 /* bufferize.c */
@@ -27,7 +28,7 @@ const UOp *add_buffers(KG *k, ScheduleContext *ctx, const UOp *buf, IdMap *buffe
 /* schedule.py group_realizes(sink, ctx) (0.10.1): ctx->realizes, each value the BUFFER's STORE */
 void group_realizes_preload(KG *k, const UOp *sink, ScheduleContext *ctx);
 
-/* schedule_items.c: create_schedule_with_vars after the tensor map (0.10.1) */
+/* schedule_items.c: create_schedule_with_vars after the tensor map (0.10.1), which is in maps: it ends maps */
 void create_schedule_with_preloads(KG *k, Arena *maps, const UOp *big_sink, const OMap *tensor_map, SchedResult *res);
 
 /* schedule_items.c: ScheduleItem.output_idxs contains i */

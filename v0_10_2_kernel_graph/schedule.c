@@ -337,8 +337,7 @@ void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
   const UOp *sink = omap_get(&tensor_map, omap_ptr(big_sink));
   if (k->ex) explain102_tensor_map(k, &tensor_map, sink);
   if (k->f->preload_scheduler) { /* 0.10.1: add_buffers, group_realizes, break_sched, the ScheduleItems' BFS */
-    create_schedule_with_preloads(k, maps, big_sink, &tensor_map, res);
-    kg_scratch_end(k, maps);
+    create_schedule_with_preloads(k, maps, big_sink, &tensor_map, res);   /* it ends maps */
     return;
   }
   GrouperContext gctx;

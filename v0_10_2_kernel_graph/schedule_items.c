@@ -255,14 +255,14 @@ static void becomes_from_tensor_map(KG *k, const OMap *tensor_map, OMap *becomes
 }
 
 /* create_schedule_with_vars (0.10.1) after `tensor_map = graph_rewrite_map(big_sink, remove_movement_ops+sym)`;
- * the maps in `maps` (freed by the caller) */
+ * tensor_map is in scratch arena `maps`, ended here once the tensors are mapped to their BUFFERs */
 void create_schedule_with_preloads(KG *k, Arena *maps, const UOp *big_sink, const OMap *tensor_map, SchedResult *res) {
   becomes_from_tensor_map(k, tensor_map, &res->becomes_map);
   /* we group the rest of UOps into ScheduleItems */
-  ScheduleContext ctx = {.tmp = maps};
-  omap_init(&ctx.realizes, maps);
-  omap_init(&ctx.allbufs, maps);
-  omap_init(&ctx.preloads, maps);
+  Arena *ctx_maps = kg_scratch_begin(k);
+  ScheduleContext ctx = {.tmp = ctx_maps};
+  omap_init(&ctx.realizes, ctx_maps);
+  omap_init(&ctx.preloads, ctx_maps);
   IdMap buffer_map = {0};
   const UOp *sink = add_buffers(k, &ctx, omap_get(tensor_map, omap_ptr(big_sink)), &buffer_map);
   /* get realizes: buf_tensors and ops_metadata */
@@ -272,9 +272,12 @@ void create_schedule_with_preloads(KG *k, Arena *maps, const UOp *big_sink, cons
   for (size_t pos = 0; omap_next(tensor_map, &pos, &key, &val);) {
     const UOp *b = idmap_get(&buffer_map, val);
     if (!b) continue;
-    ulist_push(maps, ulist_of(maps, &buf_tensors, b), (const UOp *)(uintptr_t)key);
-    idmap_put(maps, &ctx.ops_metadata, b, (void *)uop_metadata(k, (const UOp *)(uintptr_t)key));
+    ulist_push(ctx_maps, ulist_of(ctx_maps, &buf_tensors, b), (const UOp *)(uintptr_t)key);
+    idmap_put(ctx_maps, &ctx.ops_metadata, b, (void *)uop_metadata(k, (const UOp *)(uintptr_t)key));
   }
+  /* the tensor map is not read again: its memory goes on in the kernels */
+  kg_scratch_end(k, maps);
+  tensor_map = NULL;
   group_realizes_preload(k, sink, &ctx);
   /* create kernels + map buffers to realized tensors */
   size_t n = omap_len(&ctx.realizes), i = 0;
@@ -300,4 +303,5 @@ void create_schedule_with_preloads(KG *k, Arena *maps, const UOp *big_sink, cons
   /* type_verify(list(sched_sink.toposort), kernel_spec): the SINK of KERNELs of BUFFER(DEVICE)s always passes */
   bfs_schedule_items(k, &ctx, pre, n, res);
   if (k->ex) explain102_kernels_preload(k, res);
+  kg_scratch_end(k, ctx_maps);
 }
