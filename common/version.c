@@ -27,6 +27,7 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .f.interval_memory_planner = true,
     /* conformance/tools/ */
     .f.ast_is_lazyop = true,
+    .f.lazyop_pretty_print = true,
   },
   [TG_0_9_2_197F8FD] = {
     .name = "0.9.2+197f8fd", .commit = "197f8fd986", .generation = GEN_NONE,

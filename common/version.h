@@ -100,6 +100,7 @@ typedef struct TgFeatures {
   bool planner_tlsf;              /* engine/memory.py _internal_memory_planner: TLSFAllocator suballocation where allocator._offset */
   /* ---- conformance/tools/ ---- */
   bool ast_is_lazyop;              /* ops.py: si.ast is a LazyOp (LazyOp.__repr__) vs a UOp (UOp.__repr__, pretty_print) */
+  bool lazyop_pretty_print;        /* ops.py LazyOp.__repr__: pretty_print(self, 'LazyOp({x.op}, arg={x.arg}, src=(%s))') of one root, vs the dataclass repr of a tuple */
   bool uop_argstr_str;             /* ops.py UOp.argstr: self.arg, printed with str(), vs repr(self.arg) */
   bool schedule_input_tensor_uops; /* engine/schedule.py create_schedule_with_vars(big_sink: UOp) vs (outs: LazyBuffers) */
 } TgFeatures;

@@ -39,6 +39,7 @@ tsched_golden_test(bad_input_fuzz_found 1 replay --verbose conformance/tests/bad
 set(TSCHED_AST_GOLDEN_NAMES --name "workloads.broadcast_chain#4" --name "workloads.casts#1" --name "workloads.softmax_norms#2"
     --name "workloads.movement_chain#4" --name "workloads.movement_chain#5" --name "workloads.symbolic_shapes#1")
 tsched_golden_test(ast_v0_9_1 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.9.1-sample.jsonl.gz)
+tsched_golden_test(ast_v0_9_2 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.9.2-sample.jsonl.gz)
 tsched_golden_test(ast_v0_10_0 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.10.0-sample.jsonl.gz)
 tsched_golden_test(ast_v0_10_2 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.10.2-sample.jsonl.gz)
 tsched_golden_test(ast_v0_10_0_2ca41d6 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.10.0+2ca41d6-sample.jsonl.gz)

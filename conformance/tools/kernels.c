@@ -9,7 +9,7 @@
 /* Ops that only move data or name buffers: not listed as compute. */
 static bool is_plumbing(const char *op) {
   static const char *const names[] = {"LOAD", "STORE", "CONST", "DEFINE_GLOBAL", "VIEW", "VALID", "SINK",
-                                      "DEVICE", "DEFINE_VAR", "BIND", "NOOP"};
+                                      "KERNEL", "EXT", "DEVICE", "DEFINE_VAR", "BIND", "NOOP"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(op, names[i]) == 0) return true;
   return false;
@@ -40,13 +40,16 @@ static void add_output(KernelInfo *k, size_t idx) {
   if (k->nout < KERNEL_MAX_OUTS) k->out[k->nout++] = idx;
 }
 
-/* Roots: 0.9.1 a tuple of STOREs (or one meta op); 0.10.x a SINK of STOREs (or one meta op). */
+/* Roots: 0.9.1 a tuple of STOREs (or one meta op); 0.9.2 a KERNEL of STOREs (or an EXT of
+ * (meta op, arg)); 0.10.x a SINK of STOREs (or one meta op). */
 static void find_outputs(KernelInfo *k, const JVal *nodes, const JVal *roots) {
   for (size_t r = 0; r < roots->n; r++) {
     const JVal *root = node_at(nodes, roots->u.arr[r]);
     if (!root) continue;
     const char *op = op_short(root->u.arr[0]->u.s);
-    if (strcmp(op, "SINK") == 0) {
+    const JVal *ext = root->u.arr[2];
+    if (strcmp(op, "EXT") == 0 && ext->kind == J_ARR && ext->n == 2 && ext->u.arr[0]->kind == J_STR) op = op_short(ext->u.arr[0]->u.s);
+    if (strcmp(op, "SINK") == 0 || strcmp(op, "KERNEL") == 0) {
       const JVal *srcs = root->u.arr[3];
       for (size_t i = 0; i < srcs->n; i++) {
         const JVal *st = node_at(nodes, srcs->u.arr[i]);

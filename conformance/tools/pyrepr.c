@@ -1,5 +1,6 @@
 /* pyrepr.c — tinygrad's reprs of kernel ASTs, per version (pyrepr.h). */
 #include "pyrepr.h"
+#include "ops.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -317,10 +318,27 @@ static void pp_dfs(const Node *nodes, PPInfo *info, size_t *ncache, size_t root)
   free(st.items);
 }
 
+/* 0.9.2 LazyOp.__repr__'s rep: LazyOp({x.op}, arg={x.arg}, src=( with str(arg); an EXT's
+ * (op, arg) tuple prints the op as its enum repr, <MetaOps.COPY: 3> */
+static void lazyop_head(StrBuf *out, TgVersion v, const Node *x) {
+  sb_printf(out, "LazyOp(%s, arg=", x->op);
+  const JVal *a = x->arg;
+  if (strcmp(x->op, "MetaOps.EXT") == 0 && a && a->kind == J_ARR && a->n == 2 && a->u.arr[0]->kind == J_STR) {
+    const char *name = a->u.arr[0]->u.s;
+    sb_printf(out, "(<%s: %d>, ", name, op_value(op_parse(name, v), v));
+    value_repr(out, v, a->u.arr[1], false, NULL);
+    sb_putc(out, ')');
+  } else {
+    value_repr(out, v, a, true, x->op);
+  }
+  sb_puts(out, ", src=(");
+}
+
 /* One UOp's text up to its sources: UOp(Ops.X, dtypes.y, arg=..., src=( */
 static void uop_head(StrBuf *out, TgVersion v, const Node *x, const PPInfo *in, int indent) {
   sb_spaces(out, (size_t)indent);
   if (in->count > 1) sb_printf(out, "x%zu:=", in->idx);
+  if (tg_features(v)->lazyop_pretty_print) { lazyop_head(out, v, x); return; }
   sb_printf(out, "UOp(%s, ", x->op);
   dtype_text(out, x->dtype);
   sb_puts(out, ", arg=");
@@ -379,7 +397,7 @@ bool ast_repr(StrBuf *out, TgVersion v, const JVal *g, char *err, size_t errlen)
   const JVal *roots;
   Node *nodes = unpack_graph(g, &n, &roots, err, errlen);
   if (!nodes) return false;
-  if (tg_features(v)->ast_is_lazyop) { /* si.ast is a tuple of LazyOps */
+  if (tg_features(v)->ast_is_lazyop && !tg_features(v)->lazyop_pretty_print) { /* si.ast is a tuple of LazyOps */
     sb_putc(out, '(');
     for (size_t k = 0; k < roots->n && !out->over; k++) {
       if (k) sb_puts(out, ", ");
