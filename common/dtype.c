@@ -184,13 +184,15 @@ const char *dtype_repr(const DType *d, TgVersion v, char *buf, size_t n) {
   }
   if (d->is_ptr) {
     dtype_repr(d->base, v, inner, sizeof inner);
-    if (v == TG_0_9_1) snprintf(buf, n, "ptr.dtypes.%s", inner);
-    else if (v == TG_0_10_0) snprintf(buf, n, "%s.ptr(%s)", inner, d->local ? "local=True" : "");
-    else snprintf(buf, n, "%s.ptr(%lld%s)", inner, (long long)d->ptr_size, d->local ? ", local=True" : "");
+    switch (tg_features(v)->ptr_repr) {
+      case PTR_REPR_DOT: snprintf(buf, n, "ptr.dtypes.%s", inner); break;
+      case PTR_REPR_METHOD: snprintf(buf, n, "%s.ptr(%s)", inner, d->local ? "local=True" : ""); break;
+      case PTR_REPR_SIZED: snprintf(buf, n, "%s.ptr(%lld%s)", inner, (long long)d->ptr_size, d->local ? ", local=True" : ""); break;
+    }
     return buf;
   }
   if (d->count > 1) {
-    if (v == TG_0_9_1) snprintf(buf, n, "_%s%d", d->scalar->name, d->count); /* 0.9.1 spells vectors dtypes._float4 */
+    if (tg_features(v)->vec_repr_underscore) snprintf(buf, n, "_%s%d", d->scalar->name, d->count); /* dtypes._float4 */
     else snprintf(buf, n, "%s.vec(%d)", d->scalar->name, d->count);
     return buf;
   }

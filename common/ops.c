@@ -310,12 +310,14 @@ static const OpSpelling ops_0_10_2_a0b4465[] = {
   {OP_IGNORE, "Ops.IGNORE"},
 };
 
+/* the spelling table of v's ops (version.h ops_table) */
 static const OpSpelling *table(TgVersion v, int *n) {
-  switch (v) {
-    case TG_0_9_1: *n = (int)(sizeof ops_0_9_1 / sizeof ops_0_9_1[0]); return ops_0_9_1;
-    case TG_0_9_2: *n = (int)(sizeof ops_0_9_2 / sizeof ops_0_9_2[0]); return ops_0_9_2;
-    case TG_0_10_0: *n = (int)(sizeof ops_0_10_0 / sizeof ops_0_10_0[0]); return ops_0_10_0;
-    case TG_0_10_2_A0B4465: *n = (int)(sizeof ops_0_10_2_a0b4465 / sizeof ops_0_10_2_a0b4465[0]); return ops_0_10_2_a0b4465;
+  switch (tg_features(v)->ops_table) {
+    case OPS_LAZYOP_CLASSES: *n = (int)(sizeof ops_0_9_1 / sizeof ops_0_9_1[0]); return ops_0_9_1;
+    case OPS_LAZYOP_CLASSES_092: *n = (int)(sizeof ops_0_9_2 / sizeof ops_0_9_2[0]); return ops_0_9_2;
+    case OPS_UOPS_0100: *n = (int)(sizeof ops_0_10_0 / sizeof ops_0_10_0[0]); return ops_0_10_0;
+    case OPS_UOPS_0102_A0B4465: *n = (int)(sizeof ops_0_10_2_a0b4465 / sizeof ops_0_10_2_a0b4465[0]); return ops_0_10_2_a0b4465;
+    case OPS_UOPS_0102:
     default: *n = (int)(sizeof ops_0_10_2 / sizeof ops_0_10_2[0]); return ops_0_10_2;
   }
 }

@@ -1,5 +1,6 @@
 /* shapetracker.c — tinygrad's ShapeTracker (shape/shapetracker.py), 0.9.1 / 0.10.0 / 0.10.2.
- * Each function names the Python it follows; version switches are explicit. */
+ * Each function names the Python it follows; where versions differ it asks the
+ * version's features (version.h). */
 #include "shapetracker.h"
 #include <string.h>
 #include "symbolic.h"
@@ -161,7 +162,7 @@ static void expr_view_091(SymNodeCtx *c, const View *vw, const SymNode *const *i
 }
 
 /* ShapeTracker.expr_idxs (0.9.1) */
-static void expr_idxs_091(Arena *a, SymNodeCtx *c, const ShapeTracker *st, const SymNode *const *idxs, const SymNode **idx,
+static void expr_idxs_091(Arena *a, TgVersion v, SymNodeCtx *c, const ShapeTracker *st, const SymNode *const *idxs, const SymNode **idx,
                           const SymNode **valid) {
   expr_view_091(c, st_last(st), idxs, NULL, idx, valid);
   for (int k = st->nviews - 2; k >= 0; k--) {
@@ -169,7 +170,7 @@ static void expr_idxs_091(Arena *a, SymNodeCtx *c, const ShapeTracker *st, const
       *idx = snode_num(c, -1);
       return;
     }
-    const View *vw = view_minify(a, TG_0_9_1, st->views[k]);
+    const View *vw = view_minify(a, v, st->views[k]);
     int n = vw->ndim;
     const SymNode *sub[n > 0 ? n : 1];
     sint acc = sint_int(1);
@@ -194,14 +195,14 @@ static bool var_in(SymNodeCtx *c, const SymNode *x, int n, const SymNode *const 
 }
 
 /* ShapeTracker.real_strides (0.9.1) */
-static void real_strides_091(Arena *a, const ShapeTracker *st, bool ignore_valid, sint *out, bool *is_none) {
+static void real_strides_091(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_valid, sint *out, bool *is_none) {
   SymNodeCtx c;
   snode_ctx_init(&c, a);
   int n = st_ndim(st);
   const SymNode *idxs[n > 0 ? n : 1];
   for (int i = 0; i < n; i++) idxs[i] = snode_var_sint(&c, arena_printf(a, "idx%d", i), 0, snv_sub(&c, st_shape(st)[i], sint_int(1)));
   const SymNode *idx, *valid;
-  expr_idxs_091(a, &c, st, idxs, &idx, &valid);
+  expr_idxs_091(a, v, &c, st, idxs, &idx, &valid);
   for (int i = 0; i < n; i++) is_none[i] = true;
   const SymNode *single[1] = {idx};
   const SymNode *const *dims = idx->kind == SN_SUM ? idx->nodes : single;
@@ -285,11 +286,11 @@ static void views_to_indexed_uops(Arena *a, TgVersion v, SymCtx *c, const ShapeT
 
 /* ShapeTracker.real_strides (0.10.0) / views_to_real_strides (0.10.2) */
 static void real_strides_010(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_valid, sint *out, bool *is_none) {
-  /* 0.10.0 works in the capture's symbolic context when there is one; 0.10.2 when a view is symbolic
-   * (symbolic views live there) */
+  /* in the capture's symbolic context when there is one, always or when a view is symbolic (symbolic
+   * views live there) */
   bool any_symbolic = false;
-  for (int k = 0; k < st->nviews && v == TG_0_10_2; k++) any_symbolic = any_symbolic || view_is_symbolic(st->views[k]);
-  bool shared = (v == TG_0_10_0 || any_symbolic) && sym_uop_ctx() != NULL;
+  for (int k = 0; k < st->nviews; k++) any_symbolic = any_symbolic || view_is_symbolic(st->views[k]);
+  bool shared = (tg_features(v)->add_merge_in_context || any_symbolic) && sym_uop_ctx() != NULL;
   SymCtx *c = shared ? sym_uop_ctx() : symctx_new(a, v);
   const SymUOp *idx, *valid;
   views_to_indexed_uops(a, v, c, st, &idx, &valid);
@@ -345,8 +346,8 @@ void st_real_strides(Arena *a, TgVersion v, const ShapeTracker *st, bool ignore_
       out[i] = last->strides[i];
       is_none[i] = false;
     }
-  } else if (v == TG_0_9_1) {
-    real_strides_091(a, st, ignore_valid, out, is_none);
+  } else if (tg_features(v)->symbolic == SYM_NODE) {
+    real_strides_091(a, v, st, ignore_valid, out, is_none);
   } else {
     real_strides_010(a, v, st, ignore_valid, out, is_none);
   }
@@ -398,7 +399,7 @@ static const View *view_create_unbound(Arena *a, TgVersion v, const View *vw) {
 }
 
 /* View.unbind (0.9.1) */
-static const View *view_unbind_091(Arena *a, const View *vw, sint *vars, int64_t *vals, int cap, int *nvars) {
+static const View *view_unbind_091(Arena *a, TgVersion v, const View *vw, sint *vars, int64_t *vals, int cap, int *nvars) {
   sint vs[64];
   int nv = 0;
   view_vars(vw, vs, &nv, 64);
@@ -417,7 +418,7 @@ static const View *view_unbind_091(Arena *a, const View *vw, sint *vars, int64_t
     }
     vals[j] = ((const SymNode *)vs[k].sym)->val;
   }
-  return view_create_unbound(a, TG_0_9_1, vw);
+  return view_create_unbound(a, v, vw);
 }
 
 /* Adds var: val to the (vars, vals) dict; merge_dicts asserts that a Variable has one value. */
@@ -454,18 +455,17 @@ const ShapeTracker *st_unbind(Arena *a, TgVersion v, const ShapeTracker *st, sin
   bool any = false;
   for (int k = 0; k < st->nviews && !any; k++) any = view_is_symbolic(st->views[k]);
   if (!any) return st;
-  switch (v) {
-    case TG_0_9_1: {
+  switch (tg_features(v)->symbolic) {
+    case SYM_NODE: {
       const View *views[st->nviews];
       for (int k = 0; k < st->nviews; k++) {
         const View *vw = st->views[k];
-        views[k] = view_is_symbolic(vw) ? view_unbind_091(a, vw, vars, vals, cap, nvars) : vw;
+        views[k] = view_is_symbolic(vw) ? view_unbind_091(a, v, vw, vars, vals, cap, nvars) : vw;
       }
       return st_new(a, st->nviews, views);
     }
     /* ---- 0.10.x: ShapeTracker.unbind, View.unbind per view, the dicts merged */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: {
       const View *views[st->nviews];
       for (int k = 0; k < st->nviews; k++) {

@@ -2,9 +2,9 @@
  * (0.9.1) and `int | UOp` (0.10.x), the current symbolic context, and the
  * contract's {"sym": EXPR} encoding.
  *
- * Each function switches on the context's TgVersion: the 0.9.1 branch calls
- * the Node engine (symbolic_node.c), the 0.10.x branch the UOp engine
- * (symbolic_uop.c). The 0.10.x branches are kept together at the end of each
+ * Each function switches on the kind of symbolic value of the context's
+ * version (version.h `symbolic`): the SYM_NODE branch calls the Node engine
+ * (symbolic_node.c), the SYM_UOP branch the UOp engine (symbolic_uop.c). The 0.10.x branches are kept together at the end of each
  * function, marked "0.10.x"; where the UOp engine has no operation yet they
  * are error_unsupported. Expression trees are shallow (a few dimensions and
  * views), so the walks here recurse, with a depth cap on decoding. */
@@ -36,10 +36,13 @@ void sym_end(void) { memset(&cur, 0, sizeof cur); }
 bool sym_active(void) { return cur.active; }
 TgVersion sym_version(void) { return cur.v; }
 
-SymNodeCtx *sym_node_ctx(void) { return cur.active && cur.v == TG_0_9_1 ? &cur.node : NULL; }
+/* which kind of symbolic value the context's version has (version.h) */
+static TgSymbolic sym_kind(void) { return tg_features(cur.v)->symbolic; }
+
+SymNodeCtx *sym_node_ctx(void) { return cur.active && sym_kind() == SYM_NODE ? &cur.node : NULL; }
 
 SymCtx *sym_uop_ctx(void) {
-  if (!cur.active || cur.v == TG_0_9_1) return NULL;
+  if (!cur.active || sym_kind() == SYM_NODE) return NULL;
   if (cur.uop == NULL) cur.uop = symctx_new(cur.a, cur.v);
   return cur.uop;
 }
@@ -88,11 +91,10 @@ static bool cmp_bool010(SintCmp op, sint a, sint b) { return suop_bool(sym_uop_c
 
 /* a + b */
 sint sint_add_sym(sint a, sint b) {
-  switch (sym_version()) {
-    case TG_0_9_1: return snv_add(sym_node_ctx(), a, b); /* Node.__add__ / __radd__: Node.sum([self, b]) */
+  switch (sym_kind()) {
+    case SYM_NODE: return snv_add(sym_node_ctx(), a, b); /* Node.__add__ / __radd__: Node.sum([self, b]) */
     /* ---- 0.10.x */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: {
       SymCtx *c = sym_uop_ctx(); /* MathTrait.add: self.alu(ADD, ufix(x)); __radd__: ufix(x).alu(ADD, self) */
       return of_uop(suop_add(c, ufix010(c, a, b), ufix010(c, b, a)));
@@ -102,11 +104,10 @@ sint sint_add_sym(sint a, sint b) {
 
 /* a - b */
 sint sint_sub_sym(sint a, sint b) {
-  switch (sym_version()) {
-    case TG_0_9_1: return snv_sub(sym_node_ctx(), a, b); /* Node.__sub__: self+-b; Node.__rsub__: -self+b */
+  switch (sym_kind()) {
+    case SYM_NODE: return snv_sub(sym_node_ctx(), a, b); /* Node.__sub__: self+-b; Node.__rsub__: -self+b */
     /* ---- 0.10.x: MathTrait.sub: self.alu(ADD, -x) / ufix(x).alu(ADD, -self) */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: {
       SymCtx *c = sym_uop_ctx();
       if (b.sym == NULL) return of_uop(suop_sub_int(c, uop_of(a), b.i)); /* u - i: u + const(-i) */
@@ -117,11 +118,10 @@ sint sint_sub_sym(sint a, sint b) {
 
 /* a * b */
 sint sint_mul_sym(sint a, sint b) {
-  switch (sym_version()) {
-    case TG_0_9_1: return snv_mul(sym_node_ctx(), a, b); /* x.__mul__(b) by class; int * Node is Node.__rmul__: self*b */
+  switch (sym_kind()) {
+    case SYM_NODE: return snv_mul(sym_node_ctx(), a, b); /* x.__mul__(b) by class; int * Node is Node.__rmul__: self*b */
     /* ---- 0.10.x */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: {
       SymCtx *c = sym_uop_ctx(); /* MathTrait.mul / __rmul__ */
       return of_uop(suop_mul(c, ufix010(c, a, b), ufix010(c, b, a)));
@@ -131,11 +131,10 @@ sint sint_mul_sym(sint a, sint b) {
 
 /* a // b */
 sint sint_floordiv_sym(sint a, sint b) {
-  switch (sym_version()) {
-    case TG_0_9_1: return snv_floordiv(sym_node_ctx(), a, b); /* Node.__floordiv__; int // Node is Node.__rfloordiv__ */
+  switch (sym_kind()) {
+    case SYM_NODE: return snv_floordiv(sym_node_ctx(), a, b); /* Node.__floordiv__; int // Node is Node.__rfloordiv__ */
     /* ---- 0.10.x */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: { /* MathTrait.idiv / __rfloordiv__: building the node never raises, simplifying it may */
       SymCtx *c = sym_uop_ctx();
       return of_uop(suop_idiv(c, ufix010(c, a, b), ufix010(c, b, a)));
@@ -145,11 +144,10 @@ sint sint_floordiv_sym(sint a, sint b) {
 
 /* a % b */
 sint sint_mod_sym(sint a, sint b) {
-  switch (sym_version()) {
-    case TG_0_9_1: return snv_mod(sym_node_ctx(), a, b); /* Node.__mod__; int % Node is Node.__rmod__ */
+  switch (sym_kind()) {
+    case SYM_NODE: return snv_mod(sym_node_ctx(), a, b); /* Node.__mod__; int % Node is Node.__rmod__ */
     /* ---- 0.10.x */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: { /* MathTrait.__mod__ / __rmod__ */
       SymCtx *c = sym_uop_ctx();
       return of_uop(suop_mod(c, ufix010(c, a, b), ufix010(c, b, a)));
@@ -161,77 +159,70 @@ sint sint_mod_sym(sint a, sint b) {
 
 /* a == b */
 bool sint_eq_sym(sint a, sint b) {
-  switch (sym_version()) {
-    case TG_0_9_1: return snv_eq(sym_node_ctx(), a, b); /* NumNode.__eq__ / Node.__eq__; an int equals only a NumNode */
+  switch (sym_kind()) {
+    case SYM_NODE: return snv_eq(sym_node_ctx(), a, b); /* NumNode.__eq__ / Node.__eq__; an int equals only a NumNode */
     /* ---- 0.10.x: UOps are hash-consed and never equal to an int */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: return a.sym == b.sym && a.sym != NULL;
   }
 }
 
 /* bool(a < b) */
 bool sint_lt_sym(sint a, sint b) {
-  switch (sym_version()) {
-    case TG_0_9_1: return snv_lt(sym_node_ctx(), a, b); /* Node.__lt__; int < Node is Node.__gt__: (-self) < (-b) */
+  switch (sym_kind()) {
+    case SYM_NODE: return snv_lt(sym_node_ctx(), a, b); /* Node.__lt__; int < Node is Node.__gt__: (-self) < (-b) */
     /* ---- 0.10.x */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: return cmp_bool010(SINT_LT, a, b);
   }
 }
 
 /* bool(a <= b) */
 bool sint_le_sym(sint a, sint b) {
-  switch (sym_version()) {
-    case TG_0_9_1: return snv_le(sym_node_ctx(), a, b); /* Node.__le__: self < (b+1); int <= Node is Node.__ge__ */
+  switch (sym_kind()) {
+    case SYM_NODE: return snv_le(sym_node_ctx(), a, b); /* Node.__le__: self < (b+1); int <= Node is Node.__ge__ */
     /* ---- 0.10.x */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: return cmp_bool010(SINT_LE, a, b);
   }
 }
 
 /* bool(a > b) */
 bool sint_gt_sym(sint a, sint b) {
-  switch (sym_version()) {
-    case TG_0_9_1: return snv_gt(sym_node_ctx(), a, b); /* Node.__gt__: (-self) < (-b); int > Node is Node.__lt__ */
+  switch (sym_kind()) {
+    case SYM_NODE: return snv_gt(sym_node_ctx(), a, b); /* Node.__gt__: (-self) < (-b); int > Node is Node.__lt__ */
     /* ---- 0.10.x */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: return cmp_bool010(SINT_GT, a, b);
   }
 }
 
 /* bool(a >= b) */
 bool sint_ge_sym(sint a, sint b) {
-  switch (sym_version()) {
-    case TG_0_9_1: return snv_ge(sym_node_ctx(), a, b); /* Node.__ge__: (-self) < (-b+1); int >= Node is Node.__le__ */
+  switch (sym_kind()) {
+    case SYM_NODE: return snv_ge(sym_node_ctx(), a, b); /* Node.__ge__: (-self) < (-b+1); int >= Node is Node.__le__ */
     /* ---- 0.10.x */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: return cmp_bool010(SINT_GE, a, b);
   }
 }
 
 bool sint_truthy(sint x) {
   if (x.sym == NULL) return x.i != 0;
-  switch (sym_version()) {
-    case TG_0_9_1: return snode_truthy(sym_node_ctx(), node_of(x));  /* Node.__bool__ */
+  switch (sym_kind()) {
+    case SYM_NODE: return snode_truthy(sym_node_ctx(), node_of(x));  /* Node.__bool__ */
     /* ---- 0.10.x */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: return suop_bool(sym_uop_ctx(), uop_of(x)); /* UOp.__bool__ (an int UOp: AssertionError) */
   }
 }
 
 bool sint_resolve_lt(sint a, sint b, bool dflt) {
   if (a.sym == NULL && b.sym == NULL) return a.i < b.i;
-  switch (sym_version()) {
-    case TG_0_9_1: return sint_lt_sym(a, b);
+  switch (sym_kind()) {
+    case SYM_NODE: return sint_lt_sym(a, b);
     /* ---- 0.10.x: resolve(a < b, dflt) */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: return suop_resolve(sym_uop_ctx(), cmp010(SINT_LT, a, b), dflt);
   }
 }
@@ -245,11 +236,10 @@ bool sint_cmp(SintCmp op, sint a, sint b) {
     case SINT_NE:
     default:
       if (a.sym == NULL && b.sym == NULL) return a.i != b.i;
-      switch (sym_version()) {
-        case TG_0_9_1: return !sint_eq_sym(a, b); /* Node defines __eq__ only */
+      switch (sym_kind()) {
+        case SYM_NODE: return !sint_eq_sym(a, b); /* Node defines __eq__ only */
         /* ---- 0.10.x: UOp.__ne__ builds CMPNE; bool() evaluates it */
-        case TG_0_10_0:
-        case TG_0_10_2:
+        case SYM_UOP:
         default: return cmp_bool010(SINT_NE, a, b);
       }
   }
@@ -257,17 +247,16 @@ bool sint_cmp(SintCmp op, sint a, sint b) {
 
 bool sint_resolve(SintCmp op, sint a, sint b, bool dflt) {
   if (a.sym == NULL && b.sym == NULL) return sint_cmp(op, a, b);
-  switch (sym_version()) {
-    case TG_0_9_1: return sint_cmp(op, a, b);
+  switch (sym_kind()) {
+    case SYM_NODE: return sint_cmp(op, a, b);
     /* ---- 0.10.x: resolve(a OP b, dflt) */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: return suop_resolve(sym_uop_ctx(), cmp010(op, a, b), dflt);
   }
 }
 
 sint sint_ssimplify(sint x) {
-  if (x.sym == NULL || sym_version() == TG_0_9_1) return x;
+  if (x.sym == NULL || sym_kind() == SYM_NODE) return x;
   const SymUOp *s = suop_simplify(sym_uop_ctx(), uop_of(x)); /* ---- 0.10.x: UOp.ssimplify */
   return s->op == SU_CONST ? sint_int(s->arg) : of_uop(s);
 }
@@ -311,13 +300,12 @@ bool sint_all_int(int n, const sint *xs) {
 
 int64_t sint_max_int(sint x) {
   if (x.sym == NULL) return x.i;
-  switch (sym_version()) {
-    case TG_0_9_1: /* View.size: `assert isinstance(ret, int)` */
+  switch (sym_kind()) {
+    case SYM_NODE: /* View.size: `assert isinstance(ret, int)` */
       if (node_of(x)->nmax != NULL) unsupported_sint("symbolic: View.size of a dimension whose max is a Node");
       return node_of(x)->max;
     /* ---- 0.10.x */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: return suop_vmax(uop_of(x));
   }
 }
@@ -330,25 +318,23 @@ static uint64_t hash_str(const char *s) {
 
 uint64_t sint_hash(sint x) {
   if (x.sym == NULL) return (uint64_t)x.i;
-  switch (sym_version()) {
-    case TG_0_9_1: { /* hash(NumNode) == hash(int); other Nodes hash their key */
+  switch (sym_kind()) {
+    case SYM_NODE: { /* hash(NumNode) == hash(int); other Nodes hash their key */
       const SymNode *n = node_of(x);
       return n->kind == SN_NUM ? (uint64_t)n->b : hash_str(snode_key(sym_node_ctx(), n));
     }
     /* ---- 0.10.x: hash-consed */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: return uop_of(x)->hash;
   }
 }
 
 int64_t sint_infer_bound(sint x) {
   if (x.sym == NULL) return x.i;
-  switch (sym_version()) {
-    case TG_0_9_1: return snode_infer_bound(sym_node_ctx(), node_of(x));
+  switch (sym_kind()) {
+    case SYM_NODE: return snode_infer_bound(sym_node_ctx(), node_of(x));
     /* ---- 0.10.x */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: { /* sym_infer(x, dict([v.unbind() for v in x.vars()])) (View.reshape): every Variable bound */
       SymCtx *c = sym_uop_ctx();
       const SymUOp **vars;
@@ -364,19 +350,18 @@ int64_t sint_infer_bound(sint x) {
 
 sint sint_unbind(sint x) {
   if (x.sym == NULL) return x;
-  switch (sym_version()) {
-    case TG_0_9_1: return of_node(snode_unbind(sym_node_ctx(), node_of(x)));
+  switch (sym_kind()) {
+    case SYM_NODE: return of_node(snode_unbind(sym_node_ctx(), node_of(x)));
     /* ---- 0.10.x */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: return of_uop(suop_unbind_all(sym_uop_ctx(), uop_of(x))); /* x.substitute({bind: var}) */
   }
 }
 
 void sint_vars(sint x, sint *out, int *n, int cap) {
   if (x.sym == NULL) return;
-  switch (sym_version()) {
-    case TG_0_9_1: {
+  switch (sym_kind()) {
+    case SYM_NODE: {
       SymNodeCtx *c = sym_node_ctx();
       const SymNode *vs[64];
       int nv = snode_vars(c, node_of(x), vs, 64);
@@ -393,8 +378,7 @@ void sint_vars(sint x, sint *out, int *n, int cap) {
       return;
     }
     /* ---- 0.10.x */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: { /* x.vars(): BINDs and unbound DEFINE_VARs, distinct nodes */
       const SymUOp **vs;
       int nv = suop_vars(sym_uop_ctx(), uop_of(x), &vs);
@@ -411,22 +395,20 @@ void sint_vars(sint x, sint *out, int *n, int cap) {
 
 const char *sint_repr(Arena *a, sint x) {
   if (x.sym == NULL) return arena_printf(a, "%lld", (long long)x.i);
-  switch (sym_version()) {
-    case TG_0_9_1: return snode_repr(sym_node_ctx(), node_of(x));
+  switch (sym_kind()) {
+    case SYM_NODE: return snode_repr(sym_node_ctx(), node_of(x));
     /* ---- 0.10.x */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: return suop_repr(sym_uop_ctx(), uop_of(x)); /* pretty_print */
   }
 }
 
 const char *sint_str(Arena *a, sint x) {
   if (x.sym == NULL) return arena_printf(a, "%lld", (long long)x.i);
-  switch (sym_version()) {
-    case TG_0_9_1: return arena_printf(a, "<%s>", snode_key(sym_node_ctx(), node_of(x)));  /* Node.__str__ */
+  switch (sym_kind()) {
+    case SYM_NODE: return arena_printf(a, "<%s>", snode_key(sym_node_ctx(), node_of(x)));  /* Node.__str__ */
     /* ---- 0.10.x */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: return suop_repr(sym_uop_ctx(), uop_of(x)); /* UOp has no __str__: its repr */
   }
 }
@@ -580,9 +562,9 @@ static JVal *expr_from_uop(Arena *a, TgVersion v, const SymUOp *x) {
   json_set(a, o, "op", json_str(a, suop_op_name(x->op)));
   for (int k = 0; k < x->nsrc; k++) json_push(a, src, expr_from_uop(a, v, x->src[k]));
   json_set(a, o, "src", src);
-  if (x->op == SU_RANGE) { /* arg: 0.10.0 (axis, False), 0.10.2 axis */
+  if (x->op == SU_RANGE) { /* arg: (axis, False) or axis */
     JVal *arg = json_int(a, x->arg);
-    if (v == TG_0_10_0) {
+    if (tg_features(v)->range_arg_axis_flag) {
       arg = json_arr(a);
       json_push(a, arg, json_int(a, x->arg));
       json_push(a, arg, json_bool(a, false));
@@ -599,11 +581,10 @@ sint sint_from_json(Arena *a, const JVal *j) {
   if (e == NULL) error_bad_input("ShapeTracker: expected an int or {\"sym\": ...}");
   if (!cur.active) error_unsupported("symbolic shape: unsupported");
   (void)a;
-  switch (cur.v) {
-    case TG_0_9_1: return of_node(node_from_expr(&cur.node, e, 0));
+  switch (sym_kind()) {
+    case SYM_NODE: return of_node(node_from_expr(&cur.node, e, 0));
     /* ---- 0.10.x */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: return of_uop(uop_from_expr(sym_uop_ctx(), cur.a, e, 0));
   }
 }
@@ -611,11 +592,10 @@ sint sint_from_json(Arena *a, const JVal *j) {
 JVal *sint_to_json(Arena *a, sint x) {
   if (x.sym == NULL) return json_int_shared(a, x.i);
   JVal *o = json_obj(a);
-  switch (sym_version()) {
-    case TG_0_9_1: json_set(a, o, "sym", expr_from_node(a, node_of(x))); break;
+  switch (sym_kind()) {
+    case SYM_NODE: json_set(a, o, "sym", expr_from_node(a, node_of(x))); break;
     /* ---- 0.10.x */
-    case TG_0_10_0:
-    case TG_0_10_2:
+    case SYM_UOP:
     default: json_set(a, o, "sym", expr_from_uop(a, sym_version(), uop_of(x))); break;
   }
   return o;

@@ -12,8 +12,9 @@
  * Arithmetic: sint_add/sub/mul/floordiv/mod/neg and the comparisons are
  * Python's operators on sints. When both operands are ints they run inline
  * (int-only shapes cost what int64_t cost); otherwise they call the `_sym`
- * slow path in sint.c, which switches on the version: 0.9.1 calls the Node
- * engine (symbolic_node.c, snode_*), 0.10.x the UOp engine (symbolic_uop.c,
+ * slow path in sint.c, which switches on the version's kind of symbolic value
+ * (version.h `symbolic`): Nodes (0.9.x) go to the Node engine
+ * (symbolic_node.c, snode_*), UOps (0.10.x) to the UOp engine (symbolic_uop.c,
  * suop_*). A case an engine cannot do yet is error_unsupported.
  *
  * The symbolic context: symbolic values live in one context per capture

@@ -103,7 +103,7 @@ static void su_min_max(SymCtx *c, SymUOp *u) {
       }
       case SU_MOD:
         if (b0 > 0) {
-          if (c->v >= TG_0_10_2 && a0 < 0) { /* 0.10.2: a negative dividend keeps its sign */
+          if (tg_features(c->v)->min_max_sign_bounds && a0 < 0) { /* a negative dividend keeps its sign */
             u->vmin = -(b1 - 1);
             u->vmax = b1 - 1;
           } else {
@@ -118,7 +118,7 @@ static void su_min_max(SymCtx *c, SymUOp *u) {
           if (b0 > 0) { u->vmin = py_floordiv(a0, b0); u->vmax = py_floordiv(a1, b0); return; }
           if (b0 < 0 && a0 >= 0) { u->vmin = -py_floordiv(a1, -b0); u->vmax = -py_floordiv(a0, -b0); return; }
         }
-        if (c->v >= TG_0_10_2) { /* 0.10.2: sign-only bounds for any divisor */
+        if (tg_features(c->v)->min_max_sign_bounds) { /* sign-only bounds for any divisor */
           if ((a1 <= 0 && b0 < 0) || (a0 >= 0 && b0 > 0)) { u->vmin = 0; u->vmax = dtype_max(u->dtype); return; }
           if ((a1 <= 0 && b0 > 0) || (a0 >= 0 && b0 < 0)) { u->vmin = dtype_min(u->dtype); u->vmax = 0; return; }
         }
@@ -324,8 +324,8 @@ static const SymUOp *su_fold_consts(SymCtx *c, const SymUOp *a) {
     case SU_MUL: r = ck_mul(c, x, y); break;
     case SU_IDIV:
       if (y == 0) {
-        if (c->v >= TG_0_10_2) { r = 0; break; } /* 0.10.2: x // 0 is 0 */
-        /* 0.10.0: x*math.inf, which const_like cannot turn into an int */
+        if (tg_features(c->v)->idiv_by_zero_is_zero) { r = 0; break; } /* x // 0 is 0 */
+        /* else x*math.inf, which const_like cannot turn into an int */
         if (x == 0) su_raise(c, ST_RAISED, "ValueError", "cannot convert float NaN to integer");
         else su_raise(c, ST_RAISED, "OverflowError", "cannot convert float infinity to integer");
         return a;
@@ -750,7 +750,7 @@ static const UList *su_parents_memo(SymCtx *c, ParentsMemo *pm, const SymUOp *x)
 /* x.sparents (0.10.0) or x.toposort (0.10.2): every node of x once, x included. The order is the version's:
  * sparents lists sources before their parents and x last; toposort is a post-order. */
 int suop_sparents(SymCtx *c, const SymUOp *x, const SymUOp ***out) {
-  if (c->v >= TG_0_10_2) return suop_toposort(c, x, out);
+  if (tg_features(c->v)->uop_toposort) return suop_toposort(c, x, out);
   ParentsMemo pm;
   memset(&pm, 0, sizeof pm);
   pm.idx = (Memo){arena_array(c->a, 64, sizeof *pm.idx.keys), arena_array(c->a, 64, sizeof *pm.idx.vals), 64, 0};
@@ -838,7 +838,7 @@ static const SymUOp *subst_bottom_up(SymCtx *c, SubstMap *s, const SymUOp *n) {
 
 const SymUOp *suop_substitute(SymCtx *c, const SymUOp *x, int n, const SymUOp *const *from, const SymUOp *const *to) {
   SubstMap s = {n, from, to, {arena_array(c->a, 64, sizeof *s.done.keys), arena_array(c->a, 64, sizeof *s.done.vals), 64, 0}};
-  return c->v >= TG_0_10_2 ? subst_bottom_up(c, &s, x) : subst_top_down(c, &s, x);
+  return tg_features(c->v)->substitute_bottom_up ? subst_bottom_up(c, &s, x) : subst_top_down(c, &s, x);
 }
 
 /* x.substitute({bind: var for each bound variable of x}): what View.unbind does to each sint */
@@ -966,8 +966,8 @@ static const char *su_arg_str(SymCtx *c, const SymUOp *x) {
   switch (x->op) {
     case SU_CONST: return su_const_str(c, x);
     case SU_DEFINE_VAR: return arena_printf(c->a, "(%s, %lld, %lld)", py_str_repr(c->a, x->name), (long long)x->lo, (long long)x->hi);
-    case SU_RANGE: /* 0.10.0: (axis, False); 0.10.2: axis */
-      if (c->v >= TG_0_10_2) return arena_printf(c->a, "%lld", (long long)x->arg);
+    case SU_RANGE: /* (axis, False) or axis */
+      if (!tg_features(c->v)->range_arg_axis_flag) return arena_printf(c->a, "%lld", (long long)x->arg);
       return arena_printf(c->a, "(%lld, False)", (long long)x->arg);
     default: return "None";
   }
@@ -1166,7 +1166,7 @@ static const UPat *upat_named(const UPat *p, int name) {
 /* UPat.alu(op, *src): commutative ops take their sources as a list (all orders) */
 static const UPat *upat_alu(TgVersion v, SymOp op, const UPat *x, const UPat *y) {
   uint8_t dts = y->dts;
-  if (op == SU_CMPLT || op == SU_CMPNE) dts = v >= TG_0_10_2 ? DT_BOOL : DT_ANY; /* 0.10.2 types comparisons bool */
+  if (op == SU_CMPLT || op == SU_CMPNE) dts = tg_features(v)->cmp_upat_bool ? DT_BOOL : DT_ANY;
   return upat(OPBIT(op), dts, -1, su_is_commutative(op) ? SRC_LIST : SRC_TUPLE, 2, x, y, NULL);
 }
 
@@ -1193,9 +1193,9 @@ static const SymUOp *r_divmod_recombine(SymCtx *c, const Store *m) {
 static const SymUOp *r_and_const(SymCtx *c, const Store *m) { (void)c; return M(c)->arg ? M(x) : M(c); }
 /* bool x | c -> c if c.arg else x */
 static const SymUOp *r_or_const(SymCtx *c, const Store *m) { (void)c; return M(c)->arg ? M(c) : M(x); }
-/* x < x -> False: 0.10.0 UOp.const(bool, False); 0.10.2 x.const_like(False).cast(bool) */
+/* x < x -> False: UOp.const(bool, False), or x.const_like(False).cast(bool) */
 static const SymUOp *r_false(SymCtx *c, const Store *m) {
-  if (c->v >= TG_0_10_2) return su_cast(c, su_like(c, M(x), 0), SDT_BOOL);
+  if (tg_features(c->v)->false_via_const_like) return su_cast(c, su_like(c, M(x), 0), SDT_BOOL);
   return suop_const(c, SDT_BOOL, 0);
 }
 /* x*0 -> 0 */
@@ -1363,7 +1363,7 @@ static const SymUOp *lt_folding(SymCtx *c, const SymUOp *x, int64_t cst) {
   if (!(d > 1 && 0 <= pmin && pmax < d)) return NULL;
   const SymUOp *div = su_divides(c, su_sum(c, np.n, np.items), d);
   if (div == NULL) {
-    if (c->v >= TG_0_10_2) su_raise(c, ST_RAISED, "TypeError", "'<' not supported between instances of 'NoneType' and 'int'");
+    if (tg_features(c->v)->lt_folding_typeerror) su_raise(c, ST_RAISED, "TypeError", "'<' not supported between instances of 'NoneType' and 'int'");
     else su_raise(c, ST_RAISED, "AttributeError", "'NoneType' object has no attribute 'lt'");
     return NULL;
   }
@@ -1619,7 +1619,7 @@ static void add_symbolic_simple(TgVersion v, SymPM *pm) {
   pm_add(pm, upat_alu(v, SU_MOD, upat_named(upat_alu(v, SU_MOD, upat_var(-1, DT_ANY), y), NM_base), y), r_base);
   /* (x%c)+(x//c)*c = x */
   pm_add(pm, upat_alu(v, SU_ADD, upat_alu(v, SU_MOD, x, c), upat_alu(v, SU_MUL, upat_alu(v, SU_IDIV, x, c), c)), r_x);
-  if (v >= TG_0_10_2) { /* (x%c1)*c2+(x//c1)*c3 = x*c2 if c1*c2==c3 */
+  if (tg_features(v)->symbolic_in_codegen) { /* (x%c1)*c2+(x//c1)*c3 = x*c2 if c1*c2==c3 */
     const UPat *c2 = upat_cvar(NM_c2, DT_ANY, true), *c3 = upat_cvar(NM_c3, DT_ANY, true);
     pm_add(pm, upat_alu(v, SU_ADD, upat_alu(v, SU_MUL, upat_alu(v, SU_IDIV, x, c1), c3),
                         upat_alu(v, SU_MUL, upat_alu(v, SU_MOD, x, c1), c2)), r_divmod_recombine);
@@ -1627,9 +1627,9 @@ static void add_symbolic_simple(TgVersion v, SymPM *pm) {
   const UPat *cs = upat_cvar(NM_c, DT_ANY, false);
   pm_add(pm, upat_alu(v, SU_AND, xb, cs), r_and_const);               /* bool x & c */
   pm_add(pm, upat_alu(v, SU_OR, xb, cs), r_or_const);                 /* bool x | c */
-  if (v >= TG_0_10_2) { /* 0.10.2: one Idempotent rule for OR, AND, MAX */
+  if (tg_features(v)->symbolic_in_codegen) { /* one Idempotent rule for OR, AND, MAX */
     pm_add(pm, upat(OPBIT(SU_OR) | OPBIT(SU_AND) | OPBIT(SU_MAX), DT_ANY, -1, SRC_TUPLE, 2, x, x, NULL), r_x);
-  } else { /* 0.10.0: x.maximum(x), x & x, x | x */
+  } else { /* ops.py: x.maximum(x), x & x, x | x */
     pm_add(pm, upat_alu(v, SU_MAX, x, x), r_x);
     pm_add(pm, upat_alu(v, SU_AND, x, x), r_x);
     pm_add(pm, upat_alu(v, SU_OR, x, x), r_x);
@@ -1655,9 +1655,8 @@ static void add_symbolic_simple(TgVersion v, SymPM *pm) {
   /* (bitcast and pow rules of 0.10.2: no BITCAST/POW nodes here) */
 }
 
-/* the rest of `symbolic` in 0.10.0 (ops.py) */
-static void add_symbolic_0100(SymPM *pm) {
-  TgVersion v = TG_0_10_0;
+/* the rest of `symbolic` in ops.py (0.10.0) */
+static void add_symbolic_0100(TgVersion v, SymPM *pm) {
   const UPat *x = upat_var(NM_x, DT_ANY), *y = upat_var(NM_y, DT_ANY), *x2 = upat_var(NM_x2, DT_ANY);
   const UPat *c = upat_cvar(NM_c, DT_ANY, true), *c0 = upat_cvar(NM_c0, DT_ANY, true), *c1 = upat_cvar(NM_c1, DT_ANY, true),
              *c2 = upat_cvar(NM_c2, DT_ANY, true);
@@ -1698,9 +1697,8 @@ static void add_symbolic_0100(SymPM *pm) {
   pm_add(pm, upat_alu(v, SU_MOD, x, upat_cvar(NM_c, DT_ANY, false)), r_mod_folding);                   /* mod folding */
 }
 
-/* the rest of `symbolic` in 0.10.2 (codegen/symbolic.py) */
-static void add_symbolic_0102(SymPM *pm) {
-  TgVersion v = TG_0_10_2;
+/* the rest of `symbolic` in codegen/symbolic.py (0.10.2) */
+static void add_symbolic_0102(TgVersion v, SymPM *pm) {
   const UPat *x = upat_var(NM_x, DT_ANY), *y = upat_var(NM_y, DT_ANY);
   const UPat *c = upat_cvar(NM_c, DT_ANY, true), *c0 = upat_cvar(NM_c0, DT_ANY, true), *c1 = upat_cvar(NM_c1, DT_ANY, true),
              *c2 = upat_cvar(NM_c2, DT_ANY, true);
@@ -1756,12 +1754,12 @@ static SymPM g_symbolic[TG_NVERSIONS], g_flat[TG_NVERSIONS];
 static bool g_built[TG_NVERSIONS];
 
 static void build_matchers(SymCtx *c) {
-  TgVersion v = c->v == TG_0_9_1 ? TG_0_10_0 : c->v; /* 0.9.1 has no UOp symbolic; never used for it */
+  TgVersion v = c->v; /* the matchers of v's features, built once per version */
   if (!g_built[v]) {
     SymPM *pm = &g_symbolic[v];
     add_symbolic_simple(v, pm);
-    if (v >= TG_0_10_2) add_symbolic_0102(pm);
-    else add_symbolic_0100(pm);
+    if (tg_features(v)->symbolic_in_codegen) add_symbolic_0102(v, pm);
+    else add_symbolic_0100(v, pm);
     g_flat[v] = *pm;
     add_symbolic_flat(v, &g_flat[v]);
     g_built[v] = true;
@@ -1783,7 +1781,7 @@ static bool parse_valid(SymCtx *c, const SymUOp *valid, const SymUOp **expr, boo
     return true;
   }
   /* X < c -> X <= c-1 (0.10.2 also checks that X is an int) */
-  if (valid->op == SU_CMPLT && valid->src[1]->op == SU_CONST && (c->v < TG_0_10_2 || valid->src[0]->dtype == SDT_INT)) {
+  if (valid->op == SU_CMPLT && valid->src[1]->op == SU_CONST && (!tg_features(c->v)->parse_valid_int_only || valid->src[0]->dtype == SDT_INT)) {
     *expr = valid->src[0];
     *is_upper = true;
     *cst = valid->src[1]->arg - 1;
@@ -1868,8 +1866,8 @@ static int valid_priority(SymCtx *c, const SymUOp *v, int n, const SymUOp *const
   int64_t cst;
   if (!parse_valid(c, v, &expr, &is_upper, &cst)) return 0;
   int p = 0;
-  for (int i = 0; i < n; i++) /* 0.10.0 asks `in other.parents`, 0.10.2 `in other.toposort` (self included) */
-    if (su_contains(c, valids[i], expr, c->v >= TG_0_10_2)) p--;
+  for (int i = 0; i < n; i++) /* `in other.parents`, or `in other.toposort` (self included) */
+    if (su_contains(c, valids[i], expr, tg_features(c->v)->uop_toposort)) p--;
   return p;
 }
 

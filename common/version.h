@@ -40,12 +40,78 @@ typedef enum {
   SYM_UOP,           /* UOp expressions, ops.py / uop/ (0.10.x) */
 } TgSymbolic;
 
+/* repr(PtrDType) (dtype.py) */
+typedef enum {
+  PTR_REPR_SIZED,        /* f"{base}.ptr({size}, local=True)" (0.10.1 on) */
+  PTR_REPR_DOT,          /* f"ptr.{base}" (0.9.1) */
+  PTR_REPR_METHOD,       /* f"{base}.ptr(local=True)" (0.10.0) */
+} TgPtrRepr;
+
+/* which spelling and numbering of the ops (ops.py / ops.h tables in common/ops.c) */
+typedef enum {
+  OPS_UOPS_0102,         /* class Ops of 0.10.2 */
+  OPS_LAZYOP_CLASSES,    /* UnaryOps / BinaryOps / ... / LoadOps of 0.9.1, numbered per class */
+  OPS_UOPS_0100,         /* class Ops of 0.10.0 */
+  OPS_LAZYOP_CLASSES_092, /* the op classes of 0.9.2 (ops.py) */
+  OPS_UOPS_0102_A0B4465, /* class Ops of a0b4465 (REDUCE, PTRCAT, CUSTOMI, IGNORE; MUL first of the binary ops) */
+} TgOpsTable;
+
 /* One field per behaviour that differs, grouped by the code that asks.
- * Each cites the Python whose difference it names. */
+ * Each cites the Python whose difference it names. common/'s View and
+ * symbolic features are read for the version a generation hands to common/
+ * (its View code: 0.9.1, 0.10.0 or 0.10.2); the other rows of a generation
+ * carry the same values. */
 typedef struct TgFeatures {
   /* ---- common/ ---- */
   TgSymbolic symbolic;   /* shape/symbolic.py Node (0.9.x) vs UOp arithmetic (ops.py) */
   bool returns_becomes_map;  /* schedule.py create_schedule_with_vars returns becomes_map (captures: becomes_map, new_buffers) */
+  /* common/dtype.c, common/ops.c, common/graph.c */
+  TgPtrRepr ptr_repr;          /* dtype.py PtrDType.__repr__ */
+  bool vec_repr_underscore;    /* dtype.py DType.__repr__: dtypes._float4, vs dtypes.float.vec(4) */
+  TgOpsTable ops_table;        /* ops.py class Ops (0.10.x) / ops.py UnaryOps ... LoadOps (0.9.x) */
+  /* common/sint.c, common/symbolic_uop.c: UOp index expressions */
+  bool range_arg_axis_flag;    /* ops.py UOp.range: arg=(idx, False), vs arg=idx */
+  bool min_max_sign_bounds;    /* ops.py UOp._min_max: MOD of a negative dividend, IDIV by any divisor get sign-only bounds */
+  bool idiv_by_zero_is_zero;   /* ops.py python_alu[IDIV]: x//0 is 0, vs x*math.inf (const_like raises) */
+  bool uop_toposort;           /* ops.py UOp.toposort (post-order, self included), vs UOp.sparents / parents */
+  bool substitute_bottom_up;   /* ops.py UOp.substitute: graph_rewrite(..., bottom_up=True), vs top-down */
+  bool cmp_upat_bool;          /* ops.py UPat.alu: a comparison matches dtypes.bool, vs any dtype */
+  bool false_via_const_like;   /* symbolic x<x: x.const_like(False).cast(dtypes.bool), vs UOp.const(dtypes.bool, False) */
+  bool lt_folding_typeerror;   /* lt_folding: `None < int` TypeError, vs `None.lt` AttributeError */
+  bool symbolic_in_codegen;    /* codegen/symbolic.py symbolic_simple + symbolic, vs ops.py's */
+  bool parse_valid_int_only;   /* parse_valid: `X < c` only for an int X */
+  /* common/view.c, common/shapetracker.c: View, ShapeTracker */
+  bool view_compares_resolve;  /* shape/view.py: symbolic values compared through resolve() / all_int guards, vs Node comparisons */
+  bool view_checks_resolve;    /* View.create / reshape / __add__: all(resolve(s >= 0)), resolve(b >= e, False), vs plain comparisons */
+  bool view_create_rejects_negative; /* View.create: ValueError on a negative dimension */
+  bool view_create_ssimplify;  /* View.create: offset and shape ssimplify()'d ("simplify as we go") */
+  bool merge_dims_real_through_zero; /* merge_dims: the real size keeps counting through zero strides, vs _merge_dims resets it */
+  bool reshape_mask_empty_all; /* _reshape_mask: any empty mask dimension makes the whole mask empty (up front) */
+  bool reshape_mask_invalid_met; /* _reshape_mask: an empty mask dimension met in the loop returns all-invalid */
+  bool reshape_mask_rewritten; /* _reshape_mask: `==` then `>`, old_dim % next_stride first, empty ranges combine, no leading-1s check */
+  bool reshape_mask_none_full; /* View.reshape: _reshape_mask(None) is ((0, s), ...), vs no mask */
+  bool reshape_strides_by_mask;  /* View.reshape: strides canonicalized by the new mask's extents */
+  bool reshape_negative_value_error; /* View.reshape: ValueError on a negative dimension, vs AssertionError */
+  bool reshape_size_check_first; /* View.reshape: the size check before the 0-in-shape case */
+  bool reshape_size_of_bound_vals; /* View.reshape: only an all-int shape is checked, against Variables' bound values */
+  bool reshape_loop_rewritten; /* View.reshape: r_strides.append(new_stride * acc) over merge_dims, vs strides.append(new_stride) */
+  bool reshape_loop_resolve;   /* View.reshape's stride loop: resolve() around each comparison, vs Node comparisons */
+  bool resize_smax_smin;       /* View.__unsafe_resize: smax/smin on the mask, vs max/min */
+  bool resize_drops_full_mask; /* View.__unsafe_resize: a mask equal to (0, y-x) everywhere is dropped, the shape ssimplify()'d */
+  bool resize_numnode_to_int;  /* View.__unsafe_resize: `s.b if isinstance(s, NumNode) else s` */
+  bool pad_message_shape_arg;  /* View.pad: assert message "self.shape=..., arg=...", vs "invalid pad ..." */
+  bool expand_check_first;     /* View.expand: one shape check, before the 0-size case */
+  bool expand_needs_stride0;   /* View.expand: a size-1 dimension also needs stride 0 */
+  bool view_has_stride;        /* View.stride exists, and invert strides by -1 */
+  bool view_has_flip;          /* View.flip exists, and invert flips */
+  bool add_unravel;            /* View.__add__: unravel(vm2.shape, offset), vs un1d */
+  bool add_mask_ints_only;     /* View.__add__: projecting vm2's mask needs all_int([o, b, e]) and int s1, newe[d1] */
+  bool add_empty_mask_invalid; /* View.__add__: an empty vm1 mask gives an all-invalid view */
+  bool add_shrink_unchanged_none; /* View.__add__: None when vm1.shrink(vm1.mask) changed nothing */
+  bool add_vm1_symbolic_none_first; /* View.__add__: `if not all_int(vm1.shape): return None` before the terms */
+  bool add_vm1_symbolic_none;  /* View.__add__: the same check after the terms */
+  bool add_merge_in_context;   /* View.__add__ / real_strides: in the capture's symbolic context always, vs only when symbolic */
+  bool add_retries_always;     /* View.__add__: reshaped vm2 + vm1 retried even when the reshape changed nothing */
   /* ---- v0_9_lazyop/ ---- */
   bool simple_pads_dict;          /* schedule.py _recurse_lb: simple_pads a dict (image-to-image casts join it), children of unrealized bases, assign_targets, double_reduces, vs an id()-ordered set */
   bool isolated_children;         /* schedule.py _get_isolated_children and `forced_realize or not group`, vs the rc_parents / rc_children loops of _graph_schedule */

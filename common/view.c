@@ -51,10 +51,10 @@ static bool mask_truthy(const View *vw) { return vw->mask != NULL && vw->ndim > 
  * decides with a default: sint_resolve. `==` is identity (sint_eq). */
 
 /* Python's bool(a != b) as version v's code reads it: 0.10.x evaluate the UOp; 0.9.1 keeps sint_ne */
-static bool py_ne(TgVersion v, sint a, sint b) { return v >= TG_0_10_0 ? sint_cmp(SINT_NE, a, b) : sint_ne(a, b); }
+static bool py_ne(TgVersion v, sint a, sint b) { return tg_features(v)->view_compares_resolve ? sint_cmp(SINT_NE, a, b) : sint_ne(a, b); }
 
 /* `st != 0` of _merge_dims / merge_dims (0.9.1 spells it `if st`, Node truthiness) */
-static bool stride_nonzero(TgVersion v, sint st) { return v >= TG_0_10_0 ? sint_cmp(SINT_NE, st, S0) : sint_truthy(st); }
+static bool stride_nonzero(TgVersion v, sint st) { return tg_features(v)->view_compares_resolve ? sint_cmp(SINT_NE, st, S0) : sint_truthy(st); }
 
 /* all_int([...]) of a few values */
 static bool all_int2(sint a, sint b) { return sint_is_int(a) && sint_is_int(b); }
@@ -135,13 +135,13 @@ int merge_dims(TgVersion v, int n, const sint *shape, const sint *strides, const
     sint s = shape[i], st = strides[i];
     if (sint_eq(s, S1)) continue;  /* always merge 1 */
     MergedDim last = out[cnt - 1];
-    if (v >= TG_0_10_2) {
-      /* 0.10.2: the third entry keeps counting through zero-stride dims */
+    if (tg_features(v)->merge_dims_real_through_zero) {
+      /* merge_dims: the third entry keeps counting through zero-stride dims */
       if (merging || sint_eq(last.stride, sint_mul(s, st)))
         out[cnt - 1] = (MergedDim){sint_mul(last.size, s), st, merging ? s : sint_mul(last.real, s)};
       else out[cnt++] = (MergedDim){s, st, s};
     } else {
-      /* 0.9.1, 0.10.0: a zero stride resets the real size to 0 */
+      /* _merge_dims: a zero stride resets the real size to 0 */
       if (merging || sint_eq(last.stride, sint_mul(s, st)))
         out[cnt - 1] = (MergedDim){sint_mul(last.size, s), st, stride_nonzero(v, st) ? (merging ? s : sint_mul(last.real, s)) : S0};
       else out[cnt++] = (MergedDim){s, st, stride_nonzero(v, st) ? s : S0};
@@ -204,9 +204,9 @@ int64_t view_size(const View *vw) {
 /* View.create (shape/view.py, all versions) */
 const View *view_create(Arena *a, TgVersion v, int n, const sint *shape, const sint *strides_in, sint offset,
                         const SPair *mask_in) {
-  if (v >= TG_0_10_0) { /* 0.10 rejects negative dimensions here (0.10.0: `not all(resolve(s >= 0) ...)`) */
+  if (tg_features(v)->view_create_rejects_negative) { /* `not all(resolve(s >= 0) ...)` or `not all(s >= 0 ...)` */
     for (int i = 0; i < n; i++)
-      if (v == TG_0_10_0 ? !sint_resolve(SINT_GE, shape[i], S0, true) : !sint_ge(shape[i], S0)) { /* 0.10.2: `s >= 0` */
+      if (tg_features(v)->view_checks_resolve ? !sint_resolve(SINT_GE, shape[i], S0, true) : !sint_ge(shape[i], S0)) {
         error_raise("ValueError", "Trying to create View with negative dimension: shape=%s", py_repr_tuple(a, n, shape));
       }
   }
@@ -232,12 +232,12 @@ const View *view_create(Arena *a, TgVersion v, int n, const sint *shape, const s
   if (m != NULL && n > 0) {
     bool elim[n], any_elim = false, any_empty = false;
     for (int i = 0; i < n; i++) { /* 0.10.x: not resolve(b+1 < e) */
-      elim[i] = v >= TG_0_10_0 ? !sint_resolve(SINT_LT, sint_add(mask[i].b, S1), mask[i].e, true) : !sint_lt(sint_add(mask[i].b, S1), mask[i].e);
+      elim[i] = tg_features(v)->view_compares_resolve ? !sint_resolve(SINT_LT, sint_add(mask[i].b, S1), mask[i].e, true) : !sint_lt(sint_add(mask[i].b, S1), mask[i].e);
       any_elim = any_elim || elim[i];
     }
     if (any_elim) { /* 0.10.x: any(not resolve(b < e)) */
       for (int i = 0; i < n && !any_empty; i++)
-        any_empty = v >= TG_0_10_0 ? !sint_resolve(SINT_LT, mask[i].b, mask[i].e, true) : !sint_lt(mask[i].b, mask[i].e);
+        any_empty = tg_features(v)->view_compares_resolve ? !sint_resolve(SINT_LT, mask[i].b, mask[i].e, true) : !sint_lt(mask[i].b, mask[i].e);
       if (any_empty) {
         for (int i = 0; i < n; i++) strides[i] = S0;
         offset = S0;
@@ -252,7 +252,7 @@ const View *view_create(Arena *a, TgVersion v, int n, const sint *shape, const s
     }
   }
   sint simple[n > 0 ? n : 1];
-  if (v >= TG_0_10_0) { /* 0.10.x: "simplify as we go": offset and shape ssimplify()'d */
+  if (tg_features(v)->view_create_ssimplify) { /* "simplify as we go": offset and shape ssimplify()'d */
     offset = sint_ssimplify(offset);
     for (int i = 0; i < n; i++) simple[i] = sint_ssimplify(shape[i]);
     shape = simple;
@@ -312,7 +312,7 @@ static bool mask_pair_all_int(int n, const SPair *mask) {
 static ReshapeMaskResult reshape_mask(TgVersion v, int n_old, const SPair *mask, const sint *old_shape, int n_new,
                                       const sint *new_shape, SPair *out) {
   if (!mask_pair_all_int(n_old, mask)) return RM_NONE;
-  if (v == TG_0_10_0) { /* 0.10.0: any empty mask dimension makes the whole mask empty */
+  if (tg_features(v)->reshape_mask_empty_all) { /* any empty mask dimension makes the whole mask empty */
     for (int i = 0; i < n_old; i++)
       if (mask[i].e.i <= mask[i].b.i) return RM_ALL_INVALID; /* e - b < 1 */
   }
@@ -320,25 +320,25 @@ static ReshapeMaskResult reshape_mask(TgVersion v, int n_old, const SPair *mask,
   RevIter r_masks = {n_old}, r_shape = {n_old}, r_new_shape = {n_new};
   sint curr_stride = S1, old_dim = rev_next(&r_shape, old_shape, S1), new_dim = rev_next(&r_new_shape, new_shape, S1);
   SPair m = rev_next_pair(&r_masks, mask, (SPair){S0, S1});
-  if (v == TG_0_9_1 && sint_lt(sint_sub(m.e, m.b), S1)) return RM_ALL_INVALID; /* 0.9.1: invalid mask */
+  if (tg_features(v)->reshape_mask_invalid_met && sint_lt(sint_sub(m.e, m.b), S1)) return RM_ALL_INVALID; /* invalid mask */
   for (long guard = 0; cnt < n_new; guard++) {
     if (guard > 1000000) return RM_NONE;  /* cannot happen for matching sizes */
     sint l = m.b, r = m.e, next_stride = sint_mul(new_dim, curr_stride);
-    /* 0.9.1 / 0.10.0: `if old_dim >= next_stride: if old_dim == next_stride`; 0.10.2: `==`, then `elif >` */
-    bool split = v >= TG_0_10_2 ? sint_eq(old_dim, next_stride) || sint_gt(old_dim, next_stride) : sint_ge(old_dim, next_stride);
+    /* `if old_dim >= next_stride: if old_dim == next_stride`, or (rewritten) `==`, then `elif >` */
+    bool split = tg_features(v)->reshape_mask_rewritten ? sint_eq(old_dim, next_stride) || sint_gt(old_dim, next_stride) : sint_ge(old_dim, next_stride);
     if (split && sint_eq(old_dim, next_stride)) { /* simply copy the mask and get next batch for merging */
       out[cnt++] = (SPair){sint_floordiv(l, curr_stride), sint_add(sint_floordiv(sint_sub(r, S1), curr_stride), S1)};
       curr_stride = S1;
       old_dim = rev_next(&r_shape, old_shape, S1);
       new_dim = rev_next(&r_new_shape, new_shape, S1);
       m = rev_next_pair(&r_masks, mask, (SPair){S0, S1});
-      if (v == TG_0_9_1 && sint_lt(sint_sub(m.e, m.b), S1)) return RM_ALL_INVALID; /* 0.9.1: invalid mask */
+      if (tg_features(v)->reshape_mask_invalid_met && sint_lt(sint_sub(m.e, m.b), S1)) return RM_ALL_INVALID; /* invalid mask */
     } else if (split) { /* mask can only be splitted if reshape doesn't cut across the mask */
-      /* 0.10.2 checks old_dim % next_stride != 0 first; 0.9.1 / 0.10.0 last */
-      if (v >= TG_0_10_2 && py_ne(v, sint_mod(old_dim, next_stride), S0)) return RM_NONE;
+      /* rewritten: old_dim % next_stride != 0 checked first; else last */
+      if (tg_features(v)->reshape_mask_rewritten && py_ne(v, sint_mod(old_dim, next_stride), S0)) return RM_NONE;
       bool cuts = (py_ne(v, sint_mod(l, next_stride), S0) || py_ne(v, sint_mod(r, next_stride), S0)) &&
                   py_ne(v, sint_floordiv(l, next_stride), sint_floordiv(sint_sub(r, S1), next_stride));
-      if (cuts || (v < TG_0_10_2 && py_ne(v, sint_mod(old_dim, next_stride), S0))) return RM_NONE;
+      if (cuts || (!tg_features(v)->reshape_mask_rewritten && py_ne(v, sint_mod(old_dim, next_stride), S0))) return RM_NONE;
       out[cnt++] = (SPair){sint_floordiv(sint_mod(l, next_stride), curr_stride),
                            sint_add(sint_floordiv(sint_mod(sint_sub(r, S1), next_stride), curr_stride), S1)};
       curr_stride = next_stride;
@@ -347,7 +347,7 @@ static ReshapeMaskResult reshape_mask(TgVersion v, int n_old, const SPair *mask,
       SPair next_mask = rev_next_pair(&r_masks, mask, (SPair){S0, S1});
       /* combine if the mask can unfold continuously */
       bool full = pair_is(m, S0, old_dim), unit = sint_eq(sint_sub(next_mask.e, next_mask.b), S1);
-      if (v >= TG_0_10_2) { /* 0.10.2: an empty range (l == r) combines too */
+      if (tg_features(v)->reshape_mask_rewritten) { /* an empty range (l == r) combines too */
         if (!full && py_ne(v, l, r) && !unit) return RM_NONE;
       } else {
         if (!full && !unit) return RM_NONE;
@@ -356,7 +356,7 @@ static ReshapeMaskResult reshape_mask(TgVersion v, int n_old, const SPair *mask,
       old_dim = sint_mul(old_dim, rev_next(&r_shape, old_shape, S1));
     }
   }
-  if (v <= TG_0_10_0) { /* 0.9.1, 0.10.0: leading 1s of the old shape must be unmasked */
+  if (!tg_features(v)->reshape_mask_rewritten) { /* leading 1s of the old shape must be unmasked */
     while (r_masks.pos > 0) {
       SPair lead = mask[--r_masks.pos];
       if (!pair_is(lead, S0, S1)) return RM_ALL_INVALID;
@@ -370,9 +370,11 @@ static ReshapeMaskResult reshape_mask(TgVersion v, int n_old, const SPair *mask,
   return RM_OK;
 }
 
-/* A comparison of the reshape loop: 0.10.0 wraps each in resolve() (default True); 0.9.1 compares
- * directly (Node.__le__ / __lt__ / __gt__, != as not ==). */
-static bool loop_cmp(TgVersion v, SintCmp op, sint a, sint b) { return v == TG_0_10_0 ? sint_resolve(op, a, b, true) : sint_cmp(op, a, b); }
+/* A comparison of the reshape loop: resolve() (default True) around each, or directly (0.9.1:
+ * Node.__le__ / __lt__ / __gt__, != as not ==). */
+static bool loop_cmp(TgVersion v, SintCmp op, sint a, sint b) {
+  return tg_features(v)->reshape_loop_resolve ? sint_resolve(op, a, b, true) : sint_cmp(op, a, b);
+}
 
 /* The strides of the reshape loop: 0.9.1 / 0.10.0 (`strides.append(new_stride)` then scale).
  * Returns false when a merged dimension cannot be produced (Python's `break`). */
@@ -386,8 +388,8 @@ static bool reshape_strides_old(TgVersion v, const View *vw, int n, const sint *
     while (loop_cmp(v, SINT_LE, acc, merged_dim) && loop_cmp(v, SINT_NE, acc, merged_dim)) {
       if (r_new_shape.pos == 0) break;
       sint new_dim = rev_next(&r_new_shape, new_shape, S0);
-      /* 0.9.1: `(new_dim := next(r_new_shape, None))` is truthy; 0.10.0: `resolve(next(r_new_shape, 0) > 0)` */
-      if (!(v == TG_0_9_1 ? sint_truthy(new_dim) : loop_cmp(v, SINT_GT, new_dim, S0))) break;
+      /* `resolve(next(r_new_shape, 0) > 0)`, or 0.9.1's `(new_dim := next(r_new_shape, None))` is truthy */
+      if (!(tg_features(v)->reshape_loop_resolve ? loop_cmp(v, SINT_GT, new_dim, S0) : sint_truthy(new_dim))) break;
       out[cnt++] = new_stride;
       if (loop_cmp(v, SINT_NE, new_dim, S1)) {
         acc = sint_mul(acc, new_dim);
@@ -406,9 +408,9 @@ static bool reshape_strides_old(TgVersion v, const View *vw, int n, const sint *
 }
 
 /* The strides of the reshape loop, 0.10.2 (`r_strides.append(new_stride * acc)`). */
-static bool reshape_strides_0102(const View *vw, int n, const sint *new_shape, sint *out) {
+static bool reshape_strides_0102(TgVersion v, const View *vw, int n, const sint *new_shape, sint *out) {
   MergedDim md[vw->ndim > 0 ? vw->ndim : 1];
-  int nm = merge_dims(TG_0_10_2, vw->ndim, vw->shape, vw->strides, vw->mask, md);
+  int nm = merge_dims(v, vw->ndim, vw->shape, vw->strides, vw->mask, md);
   sint r_strides[n > 0 ? n : 1];
   int cnt = 0;
   RevIter r_new_shape = {n};
@@ -440,7 +442,7 @@ static const View *reshape_finish(Arena *a, TgVersion v, const View *vw, int n, 
   SPair new_mask[n > 0 ? n : 1];
   const SPair *nm = NULL;
   if (vw->mask == NULL) {
-    if (v >= TG_0_10_0) { /* 0.10: _reshape_mask(None) is ((0, s), ...) */
+    if (tg_features(v)->reshape_mask_none_full) { /* _reshape_mask(None) is ((0, s), ...) */
       for (int i = 0; i < n; i++) new_mask[i] = (SPair){S0, new_shape[i]};
       nm = new_mask;
     }
@@ -451,7 +453,7 @@ static const View *reshape_finish(Arena *a, TgVersion v, const View *vw, int n, 
       for (int i = 0; i < n; i++) new_mask[i] = (SPair){S0, S0};
     nm = new_mask;
   }
-  if (v <= TG_0_10_0) { /* 0.9.1, 0.10.0: strides canonicalized by the new mask's extents */
+  if (tg_features(v)->reshape_strides_by_mask) { /* strides canonicalized by the new mask's extents */
     /* (0.9.1 uses new_shape when there is no mask; 0.10.0 always has one here) */
     sint extents[n > 0 ? n : 1];
     for (int i = 0; i < n; i++) extents[i] = nm != NULL ? sint_sub(nm[i].e, nm[i].b) : new_shape[i];
@@ -507,14 +509,13 @@ static void reshape_size_check_091(Arena *a, const View *vw, int n, const sint *
 /* View.reshape (shape/view.py) */
 const View *view_reshape(Arena *a, TgVersion v, const View *vw, int n, const sint *new_shape) {
   if (n == vw->ndim && sints_equal(n, vw->shape, new_shape)) return vw;
-  for (int i = 0; i < n; i++) /* 0.10.0: `all(resolve(x >= 0) ...)` */
-    if (v == TG_0_10_0 ? !sint_resolve(SINT_GE, new_shape[i], S0, true) : !sint_ge(new_shape[i], S0)) {
+  for (int i = 0; i < n; i++) /* `all(resolve(x >= 0) ...)` or `all(x >= 0 ...)` */
+    if (tg_features(v)->view_checks_resolve ? !sint_resolve(SINT_GE, new_shape[i], S0, true) : !sint_ge(new_shape[i], S0)) {
       const char *msg = arena_printf(a, "shape can't contain negative numbers %s", py_repr_tuple(a, n, new_shape));
-      /* 0.10.2 raises ValueError, earlier versions assert */
-      error_raise(v >= TG_0_10_2 ? "ValueError" : "AssertionError", "%s", msg);
+      error_raise(tg_features(v)->reshape_negative_value_error ? "ValueError" : "AssertionError", "%s", msg);
     }
   bool self_all_int = sint_all_int(vw->ndim, vw->shape);
-  if (v >= TG_0_10_2) { /* 0.10.2: size check first (`if self_all_int`: resolve(prod != prod, False)), then 0 in shape */
+  if (tg_features(v)->reshape_size_check_first) { /* `if self_all_int`: resolve(prod != prod, False), then 0 in shape */
     bool mismatch = self_all_int && sint_resolve(SINT_NE, sint_prod(vw->ndim, vw->shape), sint_prod(n, new_shape), false);
     if (mismatch) reshape_checks_message(a, vw, n, new_shape);
     if (contains_zero(vw->ndim, vw->shape)) return view_create(a, v, n, new_shape, NULL, S0, NULL);
@@ -524,9 +525,9 @@ const View *view_reshape(Arena *a, TgVersion v, const View *vw, int n, const sin
         error_raise("AssertionError", "cannot reshape 0 size to %s", py_repr_tuple(a, n, new_shape));
       return view_create(a, v, n, new_shape, NULL, S0, NULL);
     }
-    if (v == TG_0_9_1 && self_all_int) { /* 0.9.1: only an all-int shape is checked, against bound values */
+    if (tg_features(v)->reshape_size_of_bound_vals && self_all_int) { /* only an all-int shape, against bound values */
       reshape_size_check_091(a, vw, n, new_shape);
-    } else if (self_all_int) { /* 0.10.0: `if (self_all_int := all_int(self.shape))`, resolve(prod != prod, False) */
+    } else if (self_all_int) { /* `if (self_all_int := all_int(self.shape))`, resolve(prod != prod, False) */
       bool mismatch = sint_resolve(SINT_NE, sint_prod(vw->ndim, vw->shape), sint_prod(n, new_shape), false);
       if (mismatch) reshape_checks_message(a, vw, n, new_shape);
     }
@@ -538,7 +539,8 @@ const View *view_reshape(Arena *a, TgVersion v, const View *vw, int n, const sin
   if (vw->contiguous) return view_create(a, v, n, new_shape, NULL, S0, NULL);
   if (self_all_int && !sint_all_int(n, new_shape)) return reshape_symbolic_091(a, vw, n, new_shape);
   sint strides[n > 0 ? n : 1];
-  bool ok = v >= TG_0_10_2 ? reshape_strides_0102(vw, n, new_shape, strides) : reshape_strides_old(v, vw, n, new_shape, strides);
+  bool ok = tg_features(v)->reshape_loop_rewritten ? reshape_strides_0102(v, vw, n, new_shape, strides)
+                                                   : reshape_strides_old(v, vw, n, new_shape, strides);
   if (!ok) return NULL;
   return reshape_finish(a, v, vw, n, new_shape, strides);
 }
@@ -567,7 +569,7 @@ static const View *unsafe_resize(Arena *a, TgVersion v, const View *vw, const SP
   if (mask_truthy(vw)) {
     for (int i = 0; i < n; i++) { /* move the old mask: (max(0, min(mx-ax,ay-ax)), max(0, min(my-ax,ay-ax))) */
       sint ax = arg[i].b, ay = arg[i].e, mx = vw->mask[i].b, my = vw->mask[i].e;
-      if (v >= TG_0_10_0) { /* 0.10.x: smax/smin, which keep UOps symbolic */
+      if (tg_features(v)->resize_smax_smin) { /* smax/smin, which keep UOps symbolic */
         mask[i] = (SPair){smax2(S0, smin2(sint_sub(mx, ax), sint_sub(ay, ax))), smax2(S0, smin2(sint_sub(my, ax), sint_sub(ay, ax)))};
         continue;
       }
@@ -576,40 +578,40 @@ static const View *unsafe_resize(Arena *a, TgVersion v, const View *vw, const SP
     }
     if (mask_in != NULL) /* merge the masks if we have two */
       for (int i = 0; i < n; i++)
-        mask[i] = v >= TG_0_10_0 ? (SPair){smax2(mask[i].b, mask_in[i].b), smin2(mask[i].e, mask_in[i].e)}
+        mask[i] = tg_features(v)->resize_smax_smin ? (SPair){smax2(mask[i].b, mask_in[i].b), smin2(mask[i].e, mask_in[i].e)}
                                  : (SPair){sint_max(mask[i].b, mask_in[i].b), sint_min(mask[i].e, mask_in[i].e)};
     m = mask;
   }
   for (int i = 0; i < n; i++) shape[i] = sint_sub(arg[i].e, arg[i].b);
-  if (v == TG_0_10_0) { /* 0.10.0: a mask equal to (0, y-x) everywhere is dropped, then the shape is ssimplify()'d */
+  if (tg_features(v)->resize_drops_full_mask) { /* a mask equal to (0, y-x) everywhere is dropped, the shape ssimplify()'d */
     bool full = m != NULL;
     for (int i = 0; i < n && full; i++) full = pair_is(m[i], S0, shape[i]);
     if (full) m = NULL;
     for (int i = 0; i < n; i++) shape[i] = sint_ssimplify(shape[i]);
   }
-  if (v == TG_0_9_1) { /* 0.9.1: `s.b if isinstance(s, NumNode) else s` */
+  if (tg_features(v)->resize_numnode_to_int) { /* `s.b if isinstance(s, NumNode) else s` */
     for (int i = 0; i < n; i++)
       if (shape[i].sym != NULL && ((const SymNode *)shape[i].sym)->kind == SN_NUM) shape[i] = sint_int(((const SymNode *)shape[i].sym)->b);
   }
-  /* 0.9.1/0.10.0 drop a full mask here, 0.10.2 leaves it to View.create: same result */
+  /* a full mask dropped here or left to View.create: the same result */
   return view_create(a, v, n, shape, vw->strides, sint_add(vw->offset, offset), m);
 }
 
 /* View.pad (shape/view.py) */
 const View *view_pad(Arena *a, TgVersion v, const View *vw, int n, const SPair *arg) {
   bool bad = n != vw->ndim;
-  for (int i = 0; i < n && !bad; i++) /* 0.10.x: `not all_int([b,e]) or b>=0 and e>=0` */
-    bad = v >= TG_0_10_0 ? all_int2(arg[i].b, arg[i].e) && !(arg[i].b.i >= 0 && arg[i].e.i >= 0)
+  for (int i = 0; i < n && !bad; i++) /* `not all_int([b,e]) or b>=0 and e>=0`, or Node comparisons */
+    bad = tg_features(v)->view_compares_resolve ? all_int2(arg[i].b, arg[i].e) && !(arg[i].b.i >= 0 && arg[i].e.i >= 0)
                          : !(sint_ge(arg[i].b, S0) && sint_ge(arg[i].e, S0));
   if (bad) {
-    if (v == TG_0_9_1) /* 0.9.1 message */
+    if (tg_features(v)->pad_message_shape_arg)
       error_raise("AssertionError", "self.shape=%s, arg=%s", py_repr_tuple(a, vw->ndim, vw->shape),
                                                           py_repr_pairs(a, n, arg));
     error_raise("AssertionError", "invalid pad %s for %s", py_repr_pairs(a, n, arg), py_repr_tuple(a, vw->ndim, vw->shape));
   }
   bool any = false;
-  for (int i = 0; i < n && !any; i++) /* 0.10.x: `any(resolve(b!=0) or resolve(e!=0) ...)` */
-    any = v >= TG_0_10_0 ? sint_resolve(SINT_NE, arg[i].b, S0, true) || sint_resolve(SINT_NE, arg[i].e, S0, true)
+  for (int i = 0; i < n && !any; i++) /* `any(resolve(b!=0) or resolve(e!=0) ...)`, or Node truthiness */
+    any = tg_features(v)->view_compares_resolve ? sint_resolve(SINT_NE, arg[i].b, S0, true) || sint_resolve(SINT_NE, arg[i].e, S0, true)
                          : sint_truthy(arg[i].b) || sint_truthy(arg[i].e);
   if (!any) return vw;
   SPair zvarg[n > 0 ? n : 1], mask[n > 0 ? n : 1];
@@ -626,7 +628,7 @@ const View *view_shrink(Arena *a, TgVersion v, const View *vw, int n, const SPai
   /* 0 <= b <= e <= s, a chained comparison */
   for (int i = 0; i < n && i < vw->ndim && !bad; i++) {
     sint b = arg[i].b, e = arg[i].e, sh = vw->shape[i];
-    if (v >= TG_0_10_0 && !(all_int2(b, e) && sint_is_int(sh))) continue; /* 0.10.x: `not all_int([s,b,e]) or ...` */
+    if (tg_features(v)->view_compares_resolve && !(all_int2(b, e) && sint_is_int(sh))) continue; /* `not all_int([s,b,e]) or ...` */
     bad = !(sint_le(S0, b) && sint_le(b, e) && sint_le(e, sh));
   }
   if (bad)
@@ -645,7 +647,7 @@ const View *view_expand(Arena *a, TgVersion v, const View *vw, int n, const sint
     error_raise("ValueError", "expand arg new_shape=%s must have same number of dimensions as shape self.shape=%s",
                                  py_repr_tuple(a, n, new_shape), py_repr_tuple(a, vw->ndim, vw->shape));
   bool ok = true;
-  if (v >= TG_0_10_2) { /* 0.10.2: one check, before the 0-size case */
+  if (tg_features(v)->expand_check_first) { /* one check, before the 0-size case */
     for (int i = 0; i < n && ok; i++) ok = sint_eq(vw->shape[i], new_shape[i]) || sint_eq(vw->shape[i], S1);
     if (!ok) cant_expand(a, vw, n, new_shape);
     if (contains_zero(n, vw->shape)) return view_create(a, v, n, new_shape, NULL, S0, NULL);
@@ -660,7 +662,7 @@ const View *view_expand(Arena *a, TgVersion v, const View *vw, int n, const sint
     }
     for (int i = 0; i < n && ok; i++) {
       sint s = vw->shape[i], x = new_shape[i];
-      if (v == TG_0_9_1) ok = sint_eq(s, x) || (sint_eq(s, S1) && sint_eq(vw->strides[i], S0)); /* 0.9.1 also needs stride 0 */
+      if (tg_features(v)->expand_needs_stride0) ok = sint_eq(s, x) || (sint_eq(s, S1) && sint_eq(vw->strides[i], S0));
       else ok = !sint_resolve(SINT_NE, s, x, false) || sint_eq(s, S1); /* 0.10.0: not resolve(s != x, False) or s == 1 */
     }
     if (!ok) cant_expand(a, vw, n, new_shape);
@@ -671,7 +673,7 @@ const View *view_expand(Arena *a, TgVersion v, const View *vw, int n, const sint
     for (int i = 0; i < n; i++) {
       SPair old = vw->mask[i];
       /* 0.10.x: resolve(s != ns, False) */
-      bool differs = v >= TG_0_10_0 ? sint_resolve(SINT_NE, vw->shape[i], new_shape[i], false) : sint_ne(vw->shape[i], new_shape[i]);
+      bool differs = tg_features(v)->view_compares_resolve ? sint_resolve(SINT_NE, vw->shape[i], new_shape[i], false) : sint_ne(vw->shape[i], new_shape[i]);
       mask[i] = differs ? (!pair_is(old, S0, S1) ? (SPair){S0, S0} : (SPair){S0, new_shape[i]}) : old;
     }
     m = mask;
@@ -702,7 +704,7 @@ const View *view_permute(Arena *a, TgVersion v, const View *vw, int n, const int
 
 /* View.stride (shape/view.py, 0.9.1 and 0.10.0) */
 const View *view_stride(Arena *a, TgVersion v, const View *vw, int n, const int64_t *mul) {
-  if (v >= TG_0_10_2) error_unsupported("View.stride does not exist in 0.10.2");
+  if (!tg_features(v)->view_has_stride) error_unsupported("View.stride does not exist in tinygrad %s", tg_version_name(v));
   bool ok = true;
   for (int i = 0; i < n; i++) ok = ok && mul[i] != 0;
   if (!ok)
@@ -727,7 +729,7 @@ const View *view_stride(Arena *a, TgVersion v, const View *vw, int n, const int6
 
 /* View.flip (shape/view.py, 0.10.2) */
 const View *view_flip(Arena *a, TgVersion v, const View *vw, int n, const bool *flip) {
-  if (v < TG_0_10_2) error_unsupported("View.flip exists only in 0.10.2");
+  if (!tg_features(v)->view_has_flip) error_unsupported("View.flip does not exist in tinygrad %s", tg_version_name(v));
   /* zip() stops at the shorter: extra flags are ignored; a short `arg` would make strides shorter than the shape */
   if (n < vw->ndim) error_unsupported("View.flip with fewer flags than dimensions");
   n = vw->ndim;
@@ -779,11 +781,11 @@ const View *view_invert(Arena *a, TgVersion v, const View *vw, int n_out, const 
   int n = vw->ndim;
   const View *ret = view_create(a, v, n, vw->shape, NULL, S0, NULL);
   if (mask_truthy(vw)) ret = view_shrink(a, v, ret, n, vw->mask);
-  if (v >= TG_0_10_2) { /* 0.10.2: flip where the stride is negative */
+  if (tg_features(v)->view_has_flip) { /* flip where the stride is negative */
     bool flip[n > 0 ? n : 1];
     for (int i = 0; i < n; i++) flip[i] = sint_lt(vw->strides[i], S0);
     ret = view_flip(a, v, ret, n, flip);
-  } else { /* 0.9.1, 0.10.0: stride by -1 where the stride is negative */
+  } else { /* stride by -1 where the stride is negative */
     int64_t mul[n > 0 ? n : 1];
     for (int i = 0; i < n; i++) mul[i] = sint_lt(vw->strides[i], S0) ? -1 : 1;
     ret = view_stride(a, v, ret, n, mul);
@@ -832,7 +834,7 @@ typedef struct AddTerms {
 
 /* un1d (0.9.1, 0.10.0) / unravel (0.10.2) of vm2.shape at offs */
 static void unravel_offset(TgVersion v, const View *vm2, sint offs, sint *out) {
-  if (v >= TG_0_10_2) unravel(vm2->ndim, vm2->shape, offs, out);
+  if (tg_features(v)->add_unravel) unravel(vm2->ndim, vm2->shape, offs, out);
   else un1d(v, vm2->ndim, vm2->shape, offs, out);
 }
 
@@ -998,12 +1000,12 @@ static const View *add_project_mask(Arena *a, TgVersion v, const View *vm2, cons
   }
   for (int d2 = 0; d2 < n2; d2++) {
     sint b = vm2->mask[d2].b, e = vm2->mask[d2].e, o = t->origin[d2];
-    if (v >= TG_0_10_0) { /* resolve(b <= t.vmin and t.vmax < e, False): `and` takes bool() of a UOp b <= t.vmin */
+    if (tg_features(v)->view_compares_resolve) { /* resolve(b <= t.vmin and t.vmax < e, False): `and` takes bool() of a UOp b <= t.vmin */
       if (sint_le(b, ext[d2].tmin) && sint_resolve(SINT_LT, ext[d2].tmax, e, false)) continue;
     } else if (!(sint_lt(ext[d2].tmin, b) || sint_ge(ext[d2].tmax, e))) {
       continue;
     }
-    if (v <= TG_0_10_0 && !(sint_is_int(o) && sint_is_int(b) && sint_is_int(e))) { /* 0.9.1, 0.10.0: all_int([o, b, e]) */
+    if (tg_features(v)->add_mask_ints_only && !(sint_is_int(o) && sint_is_int(b) && sint_is_int(e))) { /* all_int([o, b, e]) */
       bad = true;
       continue;
     }
@@ -1015,7 +1017,7 @@ static const View *add_project_mask(Arena *a, TgVersion v, const View *vm2, cons
     }
     int d1 = t->term_d1[d2 * n1];
     sint s1 = t->term_s1[d2 * n1];
-    if (v <= TG_0_10_0 && !(sint_is_int(s1) && sint_is_int(newe[d1]))) { /* 0.9.1, 0.10.0: isinstance(s1, newe[d1], int) */
+    if (tg_features(v)->add_mask_ints_only && !(sint_is_int(s1) && sint_is_int(newe[d1]))) { /* isinstance(s1, newe[d1], int) */
       bad = true;
       continue;
     }
@@ -1047,9 +1049,9 @@ static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const Vi
     if (ret != NULL) return ret;
   }
   if (mask_truthy(vm1)) {
-    if (v <= TG_0_10_0) { /* 0.9.1, 0.10.0: an empty mask gives an all-invalid view (0.10.0: resolve(b >= e, False)) */
+    if (tg_features(v)->add_empty_mask_invalid) { /* an empty mask gives an all-invalid view (resolve(b >= e, False)) */
       for (int i = 0; i < vm1->ndim; i++)
-        if (v == TG_0_10_0 ? sint_resolve(SINT_GE, vm1->mask[i].b, vm1->mask[i].e, false) : !sint_lt(vm1->mask[i].b, vm1->mask[i].e)) {
+        if (tg_features(v)->view_checks_resolve ? sint_resolve(SINT_GE, vm1->mask[i].b, vm1->mask[i].e, false) : !sint_lt(vm1->mask[i].b, vm1->mask[i].e)) {
           int n = vm1->ndim;
           sint zeros[n];
           SPair zmask[n];
@@ -1061,22 +1063,22 @@ static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const Vi
         }
     }
     const View *new_vm1 = view_shrink(a, v, vm1, vm1->ndim, vm1->mask);
-    if (v >= TG_0_10_2 && view_equal(new_vm1, vm1)) return NULL; /* 0.10.2: shrinking changed nothing */
+    if (tg_features(v)->add_shrink_unchanged_none && view_equal(new_vm1, vm1)) return NULL; /* shrinking changed nothing */
     const View *merged = view_add_rec(a, v, vm2, new_vm1, depth + 1);
     if (merged == NULL) return NULL;
     return pad_back(a, v, merged, vm1);
   }
-  if (v == TG_0_10_2 && !sint_all_int(vm1->ndim, vm1->shape)) return NULL; /* 0.10.2: `if not all_int(vm1.shape): return None` */
+  if (tg_features(v)->add_vm1_symbolic_none_first && !sint_all_int(vm1->ndim, vm1->shape)) return NULL; /* not all_int(vm1.shape) */
   AddTerms t;
   add_terms(a, v, vm2, vm1, &t);
-  if (v == TG_0_10_0 && !sint_all_int(vm1->ndim, vm1->shape)) return NULL; /* 0.10.0: `if not all_int(vm1.shape): return None` */
+  if (tg_features(v)->add_vm1_symbolic_none && !sint_all_int(vm1->ndim, vm1->shape)) return NULL; /* not all_int(vm1.shape) */
   int n2 = vm2->ndim;
   Extent ext[n2 > 0 ? n2 : 1];
   int next;
-  if (v == TG_0_9_1) next = merge_extents_091(a, vm2, vm1, &t, ext);
-  else if (v == TG_0_10_0 && sym_uop_ctx() != NULL) next = merge_extents_0100(a, vm2, vm1, &t, ext);
-  else if (v == TG_0_10_2 && (view_is_symbolic(vm1) || view_is_symbolic(vm2))) next = merge_extents_0100(a, vm2, vm1, &t, ext);
-  else next = merge_extents_010(a, v, vm2, vm1, &t, ext); /* ints only (no symbolic context) */
+  bool symbolic = view_is_symbolic(vm1) || view_is_symbolic(vm2);
+  if (tg_features(v)->symbolic == SYM_NODE) next = merge_extents_091(a, vm2, vm1, &t, ext);
+  else if (sym_uop_ctx() != NULL && (tg_features(v)->add_merge_in_context || symbolic)) next = merge_extents_0100(a, vm2, vm1, &t, ext);
+  else next = merge_extents_010(a, v, vm2, vm1, &t, ext); /* ints only, in a context of its own */
   if (next < 0) return NULL;
   /* vm2_shape := tuple(s for s,_ in reversed(extents)) */
   sint vm2_shape[next > 0 ? next : 1];
@@ -1088,7 +1090,7 @@ static const View *view_add_rec(Arena *a, TgVersion v, const View *vm2, const Vi
   if (next != n2 || !sints_equal(n2, vm2_shape, vm2->shape)) {
     const View *reshaped = view_reshape(a, v, vm2, next, vm2_shape);
     if (reshaped == NULL) return NULL;
-    if (v == TG_0_9_1) return view_add_rec(a, v, reshaped, vm1, depth + 1); /* 0.9.1 always retries */
+    if (tg_features(v)->add_retries_always) return view_add_rec(a, v, reshaped, vm1, depth + 1);
     /* 0.10: NOTE: this != to prevent infinite loop */
     if (!(reshaped->ndim == n2 && sints_equal(n2, reshaped->shape, vm2->shape))) return view_add_rec(a, v, reshaped, vm1, depth + 1);
   }

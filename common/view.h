@@ -4,7 +4,7 @@
  *
  * Conventions (every function below):
  *  - `v` is the TgVersion whose Python code is mirrored; where versions differ
- *    the .c file switches on it by name.
+ *    the .c file asks v's named features (version.h), never compares versions.
  *  - Errors raise (error.h): a Python exception is error_raise with the
  *    exception's type and message, something this port does not model is
  *    error_unsupported; both unwind to the innermost error_protect. A NULL

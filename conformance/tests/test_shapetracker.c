@@ -105,7 +105,7 @@ static void invert_permute_flip_body(void *ud) {
     const int64_t perm[2] = {1, 0}, mul[2] = {1, -1};
     const bool flip[2] = {false, true};
     const ShapeTracker *st = st_permute(&a, (TgVersion)v, from_shape(&a, (TgVersion)v, 2, shape), 2, perm);
-    st = v >= TG_0_10_2 ? st_flip(&a, (TgVersion)v, st, 2, flip) : st_stride(&a, (TgVersion)v, st, 2, mul);
+    st = tg_features((TgVersion)v)->view_has_flip ? st_flip(&a, (TgVersion)v, st, 2, flip) : st_stride(&a, (TgVersion)v, st, 2, mul);
     assert_non_null(st);
     const ShapeTracker *inv = st_invert(&a, (TgVersion)v, st, 2, shape, true);
     assert_non_null(inv);
@@ -863,7 +863,7 @@ static Result replay_sym_case(Replay *r, const JVal *cs) {
   r->result = R_PASS;
   r->why[0] = '\0';
   const JVal *expr = get(cs, "expr"), *valid = get(cs, "valid"), *res = get(cs, "results");
-  if (r->v == TG_0_9_1) {
+  if (tg_features(r->v)->symbolic == SYM_NODE) {
     const char *keys[2] = {"expr", "valid"};
     const JVal *trees[2] = {expr, valid};
     for (int i = 0; i < 2; i++) {
