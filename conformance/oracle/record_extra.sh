@@ -56,10 +56,13 @@ test_tiny test_transcendental unit.test_verify_ast"
 MODULES_0102="models.test_real_world test_compile_failures test_rearrange_einops test_renderer_failures test_tensor_uop
 test_tiny test_transcendental unit.test_allreduce unit.test_gradient unit.test_tar unit.test_tensor_io
 unit.test_tensor_uop_representation unit.test_verify_ast"
-# 0.10.1: the modules of its scheduler's design points (assign, fusion, JIT, symbolic, disk, random, models)
-MODULES_0101="test_arange test_assign test_const_folding test_conv test_dtype_alu test_fusion_op test_jit test_linearizer
-test_nn test_optim test_pickle test_randomness test_setitem test_subbuffer test_symbolic_jit test_symbolic_ops test_tensor
-test_tensor_variable test_winograd test_tiny test_multitensor unit.test_disk_tensor unit.test_gradient models.test_train"
+# 0.10.1: the test modules of the tag that schedule something on CLANG (conformance/corpus-extra/README.md, "0.10.1")
+MODULES_0101="test_arange test_assign test_const_folding test_conv test_conv_shapetracker test_dtype test_dtype_alu
+test_fusion_op test_gc test_graph test_jit test_kernel_cache test_linearizer test_masked_st test_multitensor test_nn test_ops
+test_optim test_pickle test_randomness test_rearrange_einops test_sample test_setitem test_specific_conv test_subbuffer
+test_symbolic_jit test_symbolic_ops test_tensor test_tensor_data test_tensor_uop test_tensor_variable test_tiny test_to_numpy
+test_transcendental test_uops_stats test_winograd test_zero_copy unit.test_disk_tensor unit.test_gradient unit.test_shm_tensor
+unit.test_tar unit.test_tensor_io unit.test_tensor_uop_representation unit.test_verify_ast models.test_real_world models.test_train"
 # 0.10.2+a0b4465: the modules of the passes it rewrote (assign, fusion, conv, views, disk, random, gradients)
 MODULES_A0B4465="test_arange test_assign test_const_folding test_conv test_fusion_op test_nn test_optim test_pickle
 test_randomness test_setitem test_subbuffer test_specific_conv test_tensor_variable test_winograd test_tiny test_uops_stats
