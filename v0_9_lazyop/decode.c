@@ -66,7 +66,8 @@ static bool bad(Dec *d, const char *place, const char *what) {
   return status_bad_input(d->st, "%s: input.%s: %s", d->c->name, place, what);
 }
 
-static const JVal *field(Dec *d, const JVal *obj, const char *key, JKind kind, const char *place) {
+/* inline: the literal key's length is known where it is called */
+static inline const JVal *field(Dec *d, const JVal *obj, const char *key, JKind kind, const char *place) {
   const JVal *v = json_get(obj, key);
   if (!v || v->kind != kind) {
     char what[128];
