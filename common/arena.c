@@ -2,7 +2,7 @@
  * in sanitizer builds), so arena_alloc hands out zeroed memory without
  * clearing it again, and a chunk is memory only as far as it is touched.
  *
- * A freed arena's chunks wait in a pool (per thread, up to ARENA_POOL_BYTES)
+ * A freed arena's chunks wait in a pool (one, up to ARENA_POOL_BYTES)
  * for the next arena, which clears the part earlier arenas used (c->dirty)
  * ahead of its bump pointer, ARENA_CLEAR_BLOCK bytes at a time: giving big
  * chunks back to the system and faulting them in again, zeroed page by page,
@@ -47,8 +47,8 @@ enum { ARENA_MIN_CHUNK = 64 * 1024, ARENA_CLEAR_BLOCK = 16 * 1024 };
 #define ARENA_POOL 1
 #endif
 
-static _Thread_local ArenaChunk *pool;
-static _Thread_local size_t pool_bytes;
+static ArenaChunk *pool;
+static size_t pool_bytes;
 
 /* Touched bytes of a pooled chunk (what it holds resident). */
 static size_t chunk_touched(const ArenaChunk *c) { return c->used > c->dirty ? c->used : c->dirty; }

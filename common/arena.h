@@ -20,7 +20,7 @@ typedef struct Arena {
 
 void arena_init(Arena *a);
 void arena_free(Arena *a);
-/* Give the chunks pooled by freed arenas (this thread's) back to the system. */
+/* Give the chunks pooled by freed arenas back to the system. */
 void arena_release_pool(void);
 /* Raw blocks for another allocator (the JSON parser's buffers): a block of
  * at least `bytes`, from the chunks pooled by freed arenas when one is big

@@ -11,7 +11,7 @@ typedef struct Handler {
   struct Handler *prev;
 } Handler;
 
-static _Thread_local Handler *innermost; /* the protected call a raise goes to */
+static Handler *innermost; /* the protected call a raise goes to */
 
 bool error_protect(Status *st, ProtectedFn fn, void *ud) {
   Handler h;

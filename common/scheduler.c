@@ -1,18 +1,8 @@
-/* scheduler.c — the generation registry (scheduler.h). */
+/* scheduler.c — phase timing and the result sink (scheduler.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "scheduler.h"
 #include "graph.h"
 #include <time.h>
-
-ScheduleCaptureFn scheduler_for(TgVersion v) {
-  switch (tg_generation(v)) {
-    case GEN_LAZYOP: return v0_9_schedule_capture;
-    case GEN_LAZYBUF_UOP: return v0_10_schedule_capture;
-    case GEN_KERNEL_GRAPH: return v0_10_2_schedule_capture;
-    case GEN_NONE: break;
-  }
-  return NULL;
-}
 
 /* ---- phase timing ---- */
 
@@ -50,7 +40,7 @@ double phase_seconds(Phase p) { return phase_time[p]; }
 
 /* ---- the result sink ---- */
 
-static _Thread_local ResultSink *current_sink;
+static ResultSink *current_sink;
 
 void result_sink_set(ResultSink *s) { current_sink = s; }
 ResultSink *result_sink(void) { return current_sink; }

@@ -12,13 +12,8 @@
  * ST_RAISED (the Python exception tinygrad would raise), ST_UNSUPPORTED or
  * ST_BAD_INPUT (naming the place in the capture). */
 typedef bool (*ScheduleCaptureFn)(const Capture *c, Arena *a, JVal **result, Status *st);
-
-bool v0_9_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st);     /* v0_9_lazyop/ */
-bool v0_10_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st);  /* v0_10_lazybuf_uop/ */
-bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st);  /* v0_10_2_kernel_graph/ */
-
-/* The scheduler of v's generation; NULL for a version tsched has none for yet. */
-ScheduleCaptureFn scheduler_for(TgVersion v);
+/* Which generation schedules which version is the registry's (conformance/schedulers.h),
+ * above the generations: common/ calls none of them. */
 
 /* ---- the result's schedule (and becomes_map), item by item ----
  * The replayer may set a ResultSink before it calls the scheduler. Then the
@@ -39,7 +34,7 @@ struct ResultSink {
   SinkEntryFn new_buffer;     /* new_buffers' entries; NULL: built whole */
 };
 typedef enum { SINK_SCHEDULE, SINK_BECOMES_MAP, SINK_NEW_BUFFERS } SinkList;
-/* The sink of this thread's next scheduler calls (NULL: none). */
+/* The sink of the next scheduler calls (NULL: none). */
 void result_sink_set(ResultSink *s);
 ResultSink *result_sink(void);
 /* Encoders: hand entry k of list `which` to s; the time it takes counts as PHASE_COMPARE. */

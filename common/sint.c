@@ -22,7 +22,7 @@ typedef struct SymState {
   SymCtx *uop;         /* 0.10.x, made on first use */
 } SymState;
 
-static _Thread_local SymState cur;
+static SymState cur;
 
 void sym_begin(Arena *a, TgVersion v) {
   memset(&cur, 0, sizeof cur);

@@ -20,7 +20,7 @@
  * The symbolic context: symbolic values live in one context per capture
  * (the 0.9.1 SymNodeCtx or the 0.10.x SymCtx with its hash-consing table).
  * View and ShapeTracker functions take `(Arena *, TgVersion, ...)` only, so
- * the context is per thread and current: a generation's entry point calls
+ * the context is one global, current while a capture runs: a generation's entry point calls
  * sym_begin(arena, version) before decoding a capture and sym_end() when the
  * capture is done. sym_node_ctx() / sym_uop_ctx() return the current
  * context (NULL when none, or of the other version). Errors raise
@@ -70,7 +70,7 @@ static inline bool sint_is_int(sint x) { return x.sym == NULL; }            /* i
 typedef struct SymNodeCtx SymNodeCtx;
 typedef struct SymCtx SymCtx;
 
-void sym_begin(Arena *a, TgVersion v);   /* a new context for one capture, current on this thread */
+void sym_begin(Arena *a, TgVersion v);   /* a new context for one capture, current until sym_end */
 void sym_end(void);                      /* no current context */
 bool sym_active(void);
 TgVersion sym_version(void);

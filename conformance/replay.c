@@ -12,7 +12,7 @@
 #include <time.h>
 #include "cli.h"
 #include "compare.h"
-#include "scheduler.h"
+#include "conformance/schedulers.h"
 #include "tools.h"
 
 double now_seconds(void) { return phase_clock(); }

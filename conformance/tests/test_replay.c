@@ -16,7 +16,7 @@
 #include <string.h>
 #include "compare.h"
 #include "replay.h"
-#include "scheduler.h"
+#include "conformance/schedulers.h"
 
 static const char *tools_dir;
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compare.h"
-#include "scheduler.h"
+#include "conformance/schedulers.h"
 
 #define CTX "\"context\": {\"FUSE_ARANGE\": 0, \"FUSE_CONV_BW\": 0, \"NO_MEMORY_PLANNER\": 0, \"BUF_LIMIT:METAL\": 32}"
 #define ST4 "{\"views\": [{\"shape\": [4], \"strides\": [1], \"offset\": 0, \"mask\": null, \"contiguous\": true}]}"

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compare.h"
-#include "scheduler.h"
+#include "conformance/schedulers.h"
 #include "v0_10_2_kernel_graph/tlsf.h"
 
 #define CTX "\"context\": {\"FUSE_ARANGE\": 0, \"FUSE_CONV_BW\": 0, \"DONT_REALIZE_EXPAND\": 0, \"SPLIT_REDUCEOP\": 1, " \

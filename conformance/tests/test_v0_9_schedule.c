@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compare.h"
-#include "scheduler.h"
+#include "conformance/schedulers.h"
 
 /* ---- building captures ---- */
 

@@ -8,7 +8,7 @@
 #include "compare.h"
 #include "explain.h"
 #include "replay.h"
-#include "scheduler.h"
+#include "conformance/schedulers.h"
 
 /* ---- text ---- */
 
