@@ -288,6 +288,15 @@ void *arena_array(Arena *a, size_t count, size_t size) {
   return arena_alloc(a, count * size);
 }
 
+void *arena_reserve_slow(Arena *a, void *items, size_t used, size_t need, size_t *cap, size_t elem) {
+  size_t bigger = *cap ? *cap * 2 : 8;
+  while (bigger < need) bigger *= 2;
+  void *p = arena_array(a, bigger, elem);
+  if (used) memcpy(p, items, used * elem);
+  *cap = bigger;
+  return p;
+}
+
 char *arena_strndup(Arena *a, const char *s, size_t n) {
   char *p = arena_alloc(a, n + 1);
   memcpy(p, s, n);

@@ -66,6 +66,17 @@ static inline void arena_unalloc(Arena *a, void *p, size_t bytes) {
 }
 /* arena_alloc(count * size) with an overflow check. */
 void *arena_array(Arena *a, size_t count, size_t size);
+/* A growable array in the arena (Python's list.append): room for `need` elements
+ * in items (capacity *cap, `used` of them kept), moved to a larger array (twice
+ * the capacity, at least 8 and need) when full; the old one is left to the arena. */
+void *arena_reserve_slow(Arena *a, void *items, size_t used, size_t need, size_t *cap, size_t elem);
+static inline void *arena_reserve(Arena *a, void *items, size_t used, size_t need, size_t *cap, size_t elem) {
+  return need <= *cap ? items : arena_reserve_slow(a, items, used, need, cap, elem);
+}
+/* room for one more than n */
+static inline void *arena_grow(Arena *a, void *items, size_t n, size_t *cap, size_t elem) {
+  return arena_reserve(a, items, n, n + 1, cap, elem);
+}
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
 /* printf into the arena. */

@@ -288,15 +288,6 @@ bool graph_decode(Codec *c, const JVal *g, const char *where, const UOp ***nodes
 
 typedef struct EncFrame { const UOp *u; uint32_t next; } EncFrame;
 
-static void *grown(Arena *a, void *old, size_t n, size_t *cap, size_t size) {
-  size_t c = *cap ? *cap * 2 : 64;
-  while (c < n) c *= 2;
-  void *p = arena_array(a, c, size);
-  if (*cap) memcpy(p, old, *cap * size);
-  *cap = c;
-  return p;
-}
-
 /* post-order from the roots, sources in order, each node once (uop_toposort's
  * order), numbering each node in enc_pos; returns the count */
 static size_t encode_order(Codec *c, const UOp *const *roots, size_t nroots) {
@@ -318,7 +309,7 @@ static size_t encode_order(Codec *c, const UOp *const *roots, size_t nroots) {
   for (size_t r = 0; r < nroots; r++) {
     if (c->enc_stamp[roots[r]->id] == c->enc_epoch) continue;
     c->enc_stamp[roots[r]->id] = c->enc_epoch;
-    if (depth == c->enc_stack_cap) c->enc_stack = grown(a, c->enc_stack, depth + 1, &c->enc_stack_cap, sizeof *c->enc_stack);
+    if (depth == c->enc_stack_cap) c->enc_stack = arena_grow(a, c->enc_stack, depth, &c->enc_stack_cap, sizeof *c->enc_stack);
     c->enc_stack[depth++] = (EncFrame){roots[r], 0};
     while (depth) {
       EncFrame *f = &c->enc_stack[depth - 1];
@@ -326,11 +317,11 @@ static size_t encode_order(Codec *c, const UOp *const *roots, size_t nroots) {
         const UOp *s = f->u->src[f->next++];
         if (c->enc_stamp[s->id] == c->enc_epoch) continue;
         c->enc_stamp[s->id] = c->enc_epoch;
-        if (depth == c->enc_stack_cap) c->enc_stack = grown(a, c->enc_stack, depth + 1, &c->enc_stack_cap, sizeof *c->enc_stack);
+        if (depth == c->enc_stack_cap) c->enc_stack = arena_grow(a, c->enc_stack, depth, &c->enc_stack_cap, sizeof *c->enc_stack);
         c->enc_stack[depth++] = (EncFrame){s, 0};
         continue;
       }
-      if (n == c->enc_order_cap) c->enc_order = grown(a, c->enc_order, n + 1, &c->enc_order_cap, sizeof *c->enc_order);
+      if (n == c->enc_order_cap) c->enc_order = arena_grow(a, c->enc_order, n, &c->enc_order_cap, sizeof *c->enc_order);
       c->enc_pos[f->u->id] = (uint32_t)n;
       c->enc_order[n++] = f->u;
       depth--;

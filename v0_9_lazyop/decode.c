@@ -406,12 +406,3 @@ bool decode_input91(Sched91 *s, const Capture *c, Input91 *inp, Status *st) {
 
 /* ---- LbList ---- */
 
-void *reserve91_slow(Arena *a, void *items, size_t used, size_t need, size_t *cap, size_t elem) {
-  size_t bigger = *cap ? *cap * 2 : 8;
-  while (bigger < need) bigger *= 2;
-  void *p = arena_array(a, bigger, elem);
-  if (used) memcpy(p, items, used * elem);
-  *cap = bigger;
-  return p;
-}
-

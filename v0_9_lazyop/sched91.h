@@ -223,13 +223,12 @@ static inline const char *op_name91(const Sched91 *s, Op op) { return op_name(op
 /* Room for one more element in an arena array holding n of *cap: returns
  * the array, moved to a twice larger one when full. */
 static inline void *grow91(Arena *a, void *items, size_t n, size_t *cap, size_t elem);
-/* The same for `need` elements of which `used` are kept. */
-void *reserve91_slow(Arena *a, void *items, size_t used, size_t need, size_t *cap, size_t elem);
+/* The same for `need` elements of which `used` are kept (common/arena.h). */
 static inline void *reserve91(Arena *a, void *items, size_t used, size_t need, size_t *cap, size_t elem) {
-  return need <= *cap ? items : reserve91_slow(a, items, used, need, cap, elem);
+  return arena_reserve(a, items, used, need, cap, elem);
 }
 static inline void *grow91(Arena *a, void *items, size_t n, size_t *cap, size_t elem) {
-  return reserve91(a, items, n, n + 1, cap, elem);
+  return arena_grow(a, items, n, cap, elem);
 }
 static inline void lblist_push91(Arena *a, LbList *l, LazyBuffer *x) {
   l->items = grow91(a, l->items, (size_t)l->n, &l->cap, sizeof *l->items);
