@@ -25,6 +25,7 @@
 # TG0101=CHECKOUT (a checkout of tag v0.10.1) records 0.10.1 too, with MODULES_0101; VERSIONS="0.10.1 ..."
 # records only those versions (the other checkout arguments are then not read).
 # TG0100_2CA41D6=CHECKOUT (a checkout of commit 2ca41d6a44) records 0.10.0+2ca41d6 too, with 0.10.0's modules.
+# TG092=CHECKOUT (tag v0.9.2) and TG092_197F8FD=CHECKOUT (commit 197f8fd986) record those versions with MODULES_092.
 # TG0102_A0B4465=CHECKOUT (a checkout of commit a0b4465412) records 0.10.2+a0b4465 too, with MODULES_A0B4465.
 # Each recording runs under `timeout $TIMEOUT` (default 3600 s).  LOGDIR=dir keeps the
 # per-recording logs and --summary files there (use a fresh directory).  A recording that fails
@@ -67,9 +68,13 @@ unit.test_tar unit.test_tensor_io unit.test_tensor_uop_representation unit.test_
 MODULES_A0B4465="test_arange test_assign test_const_folding test_conv test_fusion_op test_nn test_optim test_pickle
 test_randomness test_setitem test_subbuffer test_specific_conv test_tensor_variable test_winograd test_tiny test_uops_stats
 test_tensor_uop test_zero_copy unit.test_gradient unit.test_disk_tensor"
+# 0.9.2 and 0.9.2+197f8fd: the modules of the LazyBuffer scheduler's changes (reduces, arange, assign, symbolic, padding)
+MODULES_092="test_arange test_assign test_const_folding test_fusion_op test_masked_st test_setitem test_subbuffer
+test_symbolic_ops test_tensor_variable test_randomness test_kernel_cache test_gc test_pickle test_dtype_alu test_symbolic_jit
+test_conv test_multitensor test_nn"
 ALLMODS=$MODULES
 # shellcheck disable=SC2086
-SOME=$(printf "%s " $MODULES_091 $MODULES_0100 $MODULES_0102 $MODULES_0101 $MODULES_A0B4465)
+SOME=$(printf "%s " $MODULES_091 $MODULES_0100 $MODULES_0102 $MODULES_0101 $MODULES_A0B4465 $MODULES_092)
 ALL=1
 if [ $# -gt 0 ]; then MODULES="$*"; ALL=0; fi
 if [ -n "${LOGDIR:-}" ]; then TMP=$LOGDIR; mkdir -p "$TMP"   # keep per-recording logs and summaries there
@@ -77,11 +82,12 @@ else TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT; fi
 export PYTHONHASHSEED=0
 FAILED=""
 for pair in "0.9.1:$TG091" "0.10.0:$TG0100" "0.10.2:$TG0102" ${TG0101:+"0.10.1:$TG0101"} ${TG0100_2CA41D6:+"0.10.0+2ca41d6:$TG0100_2CA41D6"} \
-    ${TG0102_A0B4465:+"0.10.2+a0b4465:$TG0102_A0B4465"}; do
+    ${TG0102_A0B4465:+"0.10.2+a0b4465:$TG0102_A0B4465"} ${TG092:+"0.9.2:$TG092"} ${TG092_197F8FD:+"0.9.2+197f8fd:$TG092_197F8FD"}; do
   ver=${pair%%:*}; tg=${pair#*:}
   case " ${VERSIONS:-$ver} " in *" $ver "*) ;; *) continue ;; esac
   case $ver in 0.9.1) here="$ALLMODS $MODULES_091" ;; 0.10.0) here="$ALLMODS $MODULES_0100" ;; 0.10.1) here="$MODULES_0101" ;;
     0.10.0+2ca41d6) here="$ALLMODS $MODULES_0100" ;; 0.10.2+a0b4465) here="$MODULES_A0B4465" ;;
+    0.9.2|0.9.2+197f8fd) here="$MODULES_092" ;;
     *) here="$ALLMODS $MODULES_0102" ;; esac
   # shellcheck disable=SC2086
   here=$(printf "%s " $here)  # one space between names, for the case patterns below
