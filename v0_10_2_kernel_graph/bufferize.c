@@ -14,7 +14,7 @@ static bool is_scheduled(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 2
 
 /* schedule.py uval */
 static const UOp *uval(KG *k, const UOp *u) {
-  if (!is_scheduled(u)) kg_assert_fail(k, "must be a scheduled op %s", uop_repr_line(k, u));
+  if (!is_scheduled(u)) error_raise("AssertionError", "must be a scheduled op %s", v0_10_2_uop_repr_line(k, u));
   return u->src[1];
 }
 
@@ -23,13 +23,13 @@ static bool in_map(const OMap *m, const UOp *u) { return omap_has(m, omap_ptr(u)
 /* ctx.allbufs[b] (a KeyError when b is not there) */
 static const UOp *allbufs_of(KG *k, ScheduleContext *ctx, const UOp *b) {
   const UOp *v = omap_get(&ctx->allbufs, omap_ptr(b));
-  if (!v) kg_throw(&k->thr, ST_RAISED, "KeyError", "%s", uop_repr_line(k, b));
+  if (!v) error_raise("KeyError", "%s", v0_10_2_uop_repr_line(k, b));
   return v;
 }
 
 /* len(ctx.children[b]) and its first key */
 static size_t nchildren(ScheduleContext *ctx, const UOp *b, const UOp **first) {
-  OMap *ch = idmap_get(&ctx->children, b);
+  OMap *ch = v0_10_2_idmap_get(&ctx->children, b);
   uint64_t key;
   size_t pos = 0;
   if (first) *first = ch && omap_next(ch, &pos, &key, NULL) ? (const UOp *)(uintptr_t)key : NULL;
@@ -52,7 +52,7 @@ typedef struct AddFrame {
  * op's sources, a view's base — and, for an op, its dtype and buffer. */
 static AddFrame add_buffers_enter(KG *k, Arena *tmp, const UOp *buf) {
   AddFrame f = {buf, NULL, NULL, NULL, 0, 0, NULL};
-  const UOp *b = uop_base(buf);
+  const UOp *b = v0_10_2_uop_base(buf);
   if (buf->op == OP_SINK) f.deps = buf->src, f.ndeps = buf->nsrc;
   else if (b->op == OP_CONST || b->op == OP_BIND || b->op == OP_DEVICE || b->op == OP_BUFFER) return f;
   else if (buf != b) {
@@ -62,11 +62,12 @@ static AddFrame add_buffers_enter(KG *k, Arena *tmp, const UOp *buf) {
   } else {
     /* make things that can't be images not images */
     f.dtype = buf->dtype;
-    if (buf->dtype->is_image && !can_be_image(k, buf, buf->dtype)) f.dtype = buf->dtype->base;
+    if (buf->dtype->is_image && !v0_10_2_can_be_image(k, buf, buf->dtype)) f.dtype = buf->dtype->base;
     /* ASSIGN already has a target buffer, otherwise we create a new one */
-    const char *dev = uop_device(k, buf);
-    if (!dev) kg_assert_fail(k, "buf device is str, not None");
-    f.buf_uop = buf->op == OP_ASSIGN ? uop_buf_uop(k, buf) : new_buffer(k, dev, uop_size(k, buf), f.dtype);
+    const char *dev = v0_10_2_uop_device(k, buf);
+    if (!dev) error_raise("AssertionError", "buf device is str, not None");
+    f.buf_uop = buf->op == OP_ASSIGN ? v0_10_2_uop_buf_uop(k, buf)
+                                     : v0_10_2_new_buffer(k, dev, v0_10_2_uop_size(k, buf), f.dtype);
     f.deps = buf->src, f.ndeps = buf->nsrc;
   }
   if (f.ndeps) f.res = arena_array(tmp, f.ndeps, sizeof *f.res);
@@ -75,31 +76,31 @@ static AddFrame add_buffers_enter(KG *k, Arena *tmp, const UOp *buf) {
 
 /* add_buffers(buf) once the results of what it recursed into are in f->res */
 static const UOp *add_buffers_leave(KG *k, ScheduleContext *ctx, Arena *tmp, AddFrame *f, IdMap *buffer_map, IdMap *cache) {
-  const UOp *buf = f->u, *b = uop_base(buf);
+  const UOp *buf = f->u, *b = v0_10_2_uop_base(buf);
   /* SINK is passthrough */
-  if (buf->op == OP_SINK) return replace_src(k, buf, buf->nsrc, f->res);
+  if (buf->op == OP_SINK) return v0_10_2_replace_src(k, buf, buf->nsrc, f->res);
   /* skip creating buffers for CONST/BIND/DEVICE/BUFFER */
   if (b->op == OP_CONST || b->op == OP_BIND || b->op == OP_DEVICE) return buf;
-  if (b->op == OP_BUFFER) return uop_view(k, buf, uop_st_unwrap(k, buf));
+  if (b->op == OP_BUFFER) return v0_10_2_uop_view(k, buf, v0_10_2_uop_st_unwrap(k, buf));
   const UOp *ret;
   if (buf != b) {   /* VIEW is passthrough */
-    ret = uop_view(k, f->res[0], uop_st_unwrap(k, buf));
+    ret = v0_10_2_uop_view(k, f->res[0], v0_10_2_uop_st_unwrap(k, buf));
   } else {
-    const UOp *op = replace_src(k, replace_dtype(k, buf, f->dtype), buf->nsrc, f->res);
+    const UOp *op = v0_10_2_replace_src(k, v0_10_2_replace_dtype(k, buf, f->dtype), buf->nsrc, f->res);
     /* track the buffer uop for the simplified uop */
-    idmap_put(ctx->tmp, buffer_map, buf, (void *)f->buf_uop);
+    v0_10_2_idmap_put(ctx->tmp, buffer_map, buf, (void *)f->buf_uop);
     /* (early) bufferize */
-    const ST *st = uop_st(k, buf);
-    ret = kg_uop2(k, OP_VIEW, f->dtype->base, st ? kv_st(k, st) : v_none(k->in), f->buf_uop, op);
+    const ST *st = v0_10_2_uop_st(k, buf);
+    ret = v0_10_2_uop2(k, OP_VIEW, f->dtype->base, st ? v0_10_2_value_st(k, st) : v_none(k->in), f->buf_uop, op);
   }
-  idmap_put(tmp, cache, buf, (void *)ret);
+  v0_10_2_idmap_put(tmp, cache, buf, (void *)ret);
   return ret;
 }
 
 /* schedule.py add_buffers: wrap tensor uops around a VIEW(BUFFER, <uop>);
  * this BUFFER preserves a link back to the uop on the tensor after the scheduler rewrites it */
-const UOp *add_buffers(KG *k, ScheduleContext *ctx, const UOp *root, IdMap *buffer_map) {
-  Arena *tmp = kg_scratch_begin(k);
+const UOp *v0_10_2_add_buffers(KG *k, ScheduleContext *ctx, const UOp *root, IdMap *buffer_map) {
+  Arena *tmp = v0_10_2_scratch_begin(k);
   IdMap cache = {0};
   size_t cap = 64, depth = 0;
   AddFrame *stack = arena_array(tmp, cap, sizeof *stack);
@@ -108,18 +109,18 @@ const UOp *add_buffers(KG *k, ScheduleContext *ctx, const UOp *root, IdMap *buff
   while (depth) {
     AddFrame *f = &stack[depth - 1];
     if (f->next < f->ndeps) {
-      const UOp *d = f->deps[f->next], *hit = idmap_get(&cache, d);
+      const UOp *d = f->deps[f->next], *hit = v0_10_2_idmap_get(&cache, d);
       if (hit) { f->res[f->next++] = hit; continue; }
-      if (depth == cap) stack = grow(tmp, stack, depth, &cap, sizeof *stack);
+      if (depth == cap) stack = v0_10_2_grow(tmp, stack, depth, &cap, sizeof *stack);
       stack[depth++] = add_buffers_enter(k, tmp, d);
       continue;
     }
     const UOp *ret = add_buffers_leave(k, ctx, tmp, f, buffer_map, &cache);
-    if (k->ex) explain102_alias(k, ret, f->u);
+    if (k->ex) v0_10_2_explain_alias(k, ret, f->u);
     if (--depth) stack[depth - 1].res[stack[depth - 1].next++] = ret;
     else done = ret;
   }
-  kg_scratch_end(k, tmp);
+  v0_10_2_scratch_end(k, tmp);
   return done;
 }
 
@@ -139,66 +140,69 @@ static void realize(ScheduleContext *ctx, const UOp *b, const UOp *to_store) { o
 static bool is_realized_view(const UOp *x, const void *realizes) { return x->nsrc == 2 && in_map(realizes, x->src[0]); }
 
 /* always realize SINK parents: ctx.realizes.update((x.buf_uop, x) for x in sink.src) */
-static const UOp *dr_sink(void *c, const UOp *sink) {
+static const UOp *do_realize_sink(void *c, const UOp *sink) {
   KG *k = c;
   ScheduleContext *ctx = k->pass;
   for (uint32_t i = 0; i < sink->nsrc; i++) {
-    const UOp *b = uop_buf_uop(k, sink->src[i]);
-    if (k->ex) explain102_realize_preload(k, ctx, b, WHY_OUTPUT, NULL);
+    const UOp *b = v0_10_2_uop_buf_uop(k, sink->src[i]);
+    if (k->ex) v0_10_2_explain_realize_preload(k, ctx, b, WHY_OUTPUT, NULL);
     realize(ctx, b, sink->src[i]);
   }
   return NULL;
 }
 
 /* always realize ASSIGN/CONTIGUOUS/COPY/BUFFER_VIEW */
-static const UOp *dr_always(void *c, const UOp *u) {
+static const UOp *do_realize_always(void *c, const UOp *u) {
   KG *k = c;
   const UOp *b, *to_store;
   if (!match_scheduled(u, &b, &to_store)) return NULL;
   Op op = to_store->op;
   if (op != OP_ASSIGN && op != OP_CONTIGUOUS && op != OP_COPY && op != OP_BUFFER_VIEW) return NULL;
-  if (k->ex) explain102_always_preload(k, k->pass, b, op);
+  if (k->ex) v0_10_2_explain_always_preload(k, k->pass, b, op);
   realize(k->pass, b, to_store);
   return NULL;
 }
 
 /* realize(ctx, b, src) in realize_before_view, telling explain why */
 static void realize_before(KG *k, ScheduleContext *ctx, const UOp *b, const UOp *src, const UOp *view, ExplainReason why) {
-  if (k->ex) explain102_view_preload(k, ctx, b, src, view, why);
+  if (k->ex) v0_10_2_explain_view_preload(k, ctx, b, src, view, why);
   realize(ctx, b, src);
 }
 
 /* schedule.py realize_before_view: realize before expand or unsafe pad ops,
  * for UPat(Ops.VIEW, name="view", src=(UPatScheduled(name="src"),)) */
-static const UOp *dr_before_view(void *c, const UOp *view) {
+static const UOp *realize_before_view(void *c, const UOp *view) {
   KG *k = c;
   ScheduleContext *ctx = k->pass;
   const UOp *b, *src;
   if (view->nsrc != 1 || !match_scheduled(view->src[0], &b, &src)) return NULL;
-  const ST *st = uop_st_unwrap(k, view);
+  const ST *st = v0_10_2_uop_st_unwrap(k, view);
   StCtx *sc = &k->stc;
   uint32_t n;
-  const sint *sshape = uop_shape(k, src, &n);
-  sint sprod = ks_prod(sc, n, sshape);
+  const sint *sshape = v0_10_2_uop_shape(k, src, &n);
+  sint sprod = v0_10_2_sint_prod(sc, n, sshape);
   const View *last = st_last(st);
   /* fold simple pads */
-  if (st->nviews == 1 && last->mask && ks_all_int(n, sshape)) {
+  if (st->nviews == 1 && last->mask && v0_10_2_sint_all_int(n, sshape)) {
     sint sizes[ST_MAXDIM];
-    for (int i = 0; i < last->ndim; i++) sizes[i] = ks_sub(sc, last->mask[i].e, last->mask[i].b);
-    if (ks_resolve_ge(sc, sprod, ks_prod(sc, (uint32_t)last->ndim, sizes), true)) {
-      if (!can_pad(ctx->grouping, src, is_realized_view, &ctx->realizes)) realize_before(k, ctx, b, src, view, WHY_UNSAFE_PAD);
+    for (int i = 0; i < last->ndim; i++) sizes[i] = v0_10_2_sint_sub(sc, last->mask[i].e, last->mask[i].b);
+    if (v0_10_2_sint_resolve_ge(sc, sprod, v0_10_2_sint_prod(sc, (uint32_t)last->ndim, sizes), true)) {
+      if (!v0_10_2_can_pad(ctx->grouping, src, is_realized_view, &ctx->realizes))
+        realize_before(k, ctx, b, src, view, WHY_UNSAFE_PAD);
       return NULL;
     }
   }
   /* early realize before expand */
-  if (ks_resolve_lt(sc, sprod, ks_prod(sc, kst_ndim(st), st_shape(st)), true) && !k->dont_realize_expand) {
+  if (v0_10_2_sint_resolve_lt(sc, sprod, v0_10_2_sint_prod(sc, v0_10_2_st_ndim(st), st_shape(st)), true) &&
+      !k->dont_realize_expand) {
     realize_before(k, ctx, b, src, view, WHY_EXPAND);
     return NULL;
   }
   /* otherwise safety check pads */
   bool unmasked = true;
   for (int i = 0; i < st->nviews; i++) unmasked &= st->views[i]->mask == NULL;
-  if (!unmasked && !can_pad(ctx->grouping, src, is_realized_view, &ctx->realizes)) realize_before(k, ctx, b, src, view, WHY_UNSAFE_PAD);
+  if (!unmasked && !v0_10_2_can_pad(ctx->grouping, src, is_realized_view, &ctx->realizes))
+    realize_before(k, ctx, b, src, view, WHY_UNSAFE_PAD);
   return NULL;
 }
 
@@ -209,60 +213,61 @@ static bool match_scheduled_or_view(const UOp *u, const UOp **b, const UOp **to_
 }
 
 /* realize before COPY: UPat(Ops.COPY, src=(UPat(), UPat.any(UPatScheduled(), UPatScheduled().view()),)) */
-static const UOp *dr_before_copy(void *c, const UOp *copy) {
+static const UOp *do_realize_before_copy(void *c, const UOp *copy) {
   KG *k = c;
   const UOp *b, *to_store;
   if (copy->nsrc != 2 || !match_scheduled_or_view(copy->src[1], &b, &to_store)) return NULL;
-  if (k->ex) explain102_copy_src_preload(k, k->pass, b, copy);
+  if (k->ex) v0_10_2_explain_copy_src_preload(k, k->pass, b, copy);
   realize(k->pass, b, to_store);
   return NULL;
 }
 
 /* realize before BUFFER_VIEW: UPat(Ops.BUFFER_VIEW, src=(UPat.any(UPatScheduled(), UPatScheduled().view()),)) */
-static const UOp *dr_before_buffer_view(void *c, const UOp *bv) {
+static const UOp *do_realize_before_buffer_view(void *c, const UOp *bv) {
   KG *k = c;
   const UOp *b, *to_store;
   if (bv->nsrc != 1 || !match_scheduled_or_view(bv->src[0], &b, &to_store)) return NULL;
-  if (k->ex) explain102_copy_src_preload(k, k->pass, b, bv);
+  if (k->ex) v0_10_2_explain_copy_src_preload(k, k->pass, b, bv);
   realize(k->pass, b, to_store);
   return NULL;
 }
 
 /* schedule.py create_subbuffer: substitute BITCAST/CONTIGUOUS with BUFFER_VIEW on DISK, for
  * UPatScheduled((Ops.BITCAST, Ops.CONTIGUOUS), name="root", src=(UPat.var("x"),)) */
-static const UOp *dr_create_subbuffer(void *c, const UOp *base) {
+static const UOp *create_subbuffer(void *c, const UOp *base) {
   KG *k = c;
   const UOp *b, *root;
   if (!match_scheduled(base, &b, &root) || (root->op != OP_BITCAST && root->op != OP_CONTIGUOUS) || root->nsrc != 1) return NULL;
-  const char *dev = uop_device(k, b);
+  const char *dev = v0_10_2_uop_device(k, b);
   if (!dev || strncmp(dev, "DISK", 4) != 0) return NULL;
   const UOp *x = root->src[0];
-  sint offset = uop_st_unwrap(k, x)->views[0]->offset;
-  if (!ks_is_int(offset)) kg_unsupported(k, "a BUFFER_VIEW with a symbolic offset");
-  Buf *view = buffer_view(k, uop_buffer(k, uop_buf_uop(k, x)), uop_size(k, b), b->dtype, ks_int(offset) * x->dtype->itemsize);
+  sint offset = v0_10_2_uop_st_unwrap(k, x)->views[0]->offset;
+  if (!v0_10_2_sint_is_int(offset)) error_unsupported("a BUFFER_VIEW with a symbolic offset");
+  Buf *view = v0_10_2_buffer_view(k, v0_10_2_uop_buffer(k, v0_10_2_uop_buf_uop(k, x)), v0_10_2_uop_size(k, b), b->dtype,
+      v0_10_2_sint_int(offset) * x->dtype->itemsize);
   omap_put(&k->buffers, omap_ptr(b), view);
-  const UOp *src[2] = {b, replace_op(k, root, OP_BUFFER_VIEW)};
-  return replace_src(k, base, 2, src);
+  const UOp *src[2] = {b, v0_10_2_replace_op(k, root, OP_BUFFER_VIEW)};
+  return v0_10_2_replace_src(k, base, 2, src);
 }
 
 /* schedule.py append_uop, for UPat(Ops.VIEW, name="view", src=(UPat(Ops.BUFFER, name="buf_uop"), UPat())) */
-static const UOp *cc_append_uop(void *c, const UOp *view) {
+static const UOp *append_uop(void *c, const UOp *view) {
   KG *k = c;
   ScheduleContext *ctx = k->pass;
   if (!is_scheduled(view)) return NULL;
   const UOp *buf_uop = view->src[0], *op = uval(k, view);
   omap_put(&ctx->allbufs, omap_ptr(buf_uop), (void *)view);
-  if (op->op == OP_ASSIGN) idset_add(ctx->tmp, &ctx->assigns, buf_uop);
-  const UOp *ob = uop_base(op);
+  if (op->op == OP_ASSIGN) v0_10_2_idset_add(ctx->tmp, &ctx->assigns, buf_uop);
+  const UOp *ob = v0_10_2_uop_base(op);
   for (uint32_t i = 0; i < ob->nsrc; i++) {
-    const UOp *x = uop_base(ob->src[i]);
+    const UOp *x = v0_10_2_uop_base(ob->src[i]);
     if (!is_scheduled(x)) continue;
-    const UOp *parent = uop_buf_uop(k, x);
-    OMap *ch = idmap_get(&ctx->children, parent);
+    const UOp *parent = v0_10_2_uop_buf_uop(k, x);
+    OMap *ch = v0_10_2_idmap_get(&ctx->children, parent);
     if (!ch) {
       ch = arena_alloc(ctx->grouping, sizeof *ch);
       omap_init(ch, ctx->grouping);
-      idmap_put(ctx->grouping, &ctx->children, parent, ch);
+      v0_10_2_idmap_put(ctx->grouping, &ctx->children, parent, ch);
     }
     omap_put(ch, omap_ptr(buf_uop), (void *)buf_uop);
   }
@@ -270,13 +275,13 @@ static const UOp *cc_append_uop(void *c, const UOp *view) {
 }
 
 static const Rule do_realize_rules[] = {
-  {{OP_SINK}, dr_sink, "always realize SINK parents"},
-  {{OP_VIEW}, dr_always, "always realize ASSIGN/CONTIGUOUS/COPY/BUFFER_VIEW"},
-  {{OP_VIEW}, dr_before_view, "realize_before_view"},
-  {{OP_COPY}, dr_before_copy, "realize before COPY"},
-  {{OP_BUFFER_VIEW}, dr_before_buffer_view, "realize before BUFFER_VIEW"},
-  {{OP_VIEW}, dr_create_subbuffer, "create_subbuffer"},
-  {{OP_VIEW}, cc_append_uop, "create_ctx append_uop"},
+  {{OP_SINK}, do_realize_sink, "always realize SINK parents"},
+  {{OP_VIEW}, do_realize_always, "always realize ASSIGN/CONTIGUOUS/COPY/BUFFER_VIEW"},
+  {{OP_VIEW}, realize_before_view, "realize_before_view"},
+  {{OP_COPY}, do_realize_before_copy, "realize before COPY"},
+  {{OP_BUFFER_VIEW}, do_realize_before_buffer_view, "realize before BUFFER_VIEW"},
+  {{OP_VIEW}, create_subbuffer, "create_subbuffer"},
+  {{OP_VIEW}, append_uop, "create_ctx append_uop"},
 };
 static const PatternMatcher pm_do_realize_create_ctx = {do_realize_rules, sizeof do_realize_rules / sizeof *do_realize_rules};
 
@@ -287,9 +292,9 @@ static size_t child_sts(KG *k, const UOp *uop, const UOp *tr, const ST **first) 
   size_t n = 0;
   *first = NULL;
   for (uint32_t i = 0; i < uop->nsrc; i++) {
-    const UOp *x = uop->src[i], *xb = uop_base(x);
-    if (!is_scheduled(xb) || uop_buf_uop(k, xb) != tr) continue;
-    const ST *s = uop_st_unwrap(k, x);
+    const UOp *x = uop->src[i], *xb = v0_10_2_uop_base(x);
+    if (!is_scheduled(xb) || v0_10_2_uop_buf_uop(k, xb) != tr) continue;
+    const ST *s = v0_10_2_uop_st_unwrap(k, x);
     if (!*first) *first = s, n = 1;
     else if (s != *first) n = 2;
   }
@@ -315,13 +320,14 @@ static void group_add_reduce(GroupWalk *w, const char *why) {
 /* why realized BUFFER tr, seen through st, cannot take reduce r into its kernel */
 static const char *realized_child_why(KG *k, GroupWalk *w, const UOp *tr, const ST *st, int64_t rsize) {
   const UOp *other = omap_get(w->reduce_for_op, omap_ptr(tr));
-  return explain102_realized_child_why(k, explain102_buffer_name(k, tr), st, rsize, other ? explain102_buffer_name(k, other) : NULL);
+  return v0_10_2_explain_realized_child_why(
+      k, v0_10_2_explain_buffer_name(k, tr), st, rsize, other ? v0_10_2_explain_buffer_name(k, other) : NULL);
 }
 
 /* why child BUFFER tr_next (its op tr_next_uop) of tr stops the group */
 static const char *unfusable_child_why(KG *k, GroupWalk *w, const UOp *tr, const UOp *tr_next, const UOp *tr_next_uop) {
-  return explain102_unfusable_child_why(k, explain102_buffer_name(k, tr_next), tr == w->r ? NULL : explain102_buffer_name(k, tr),
-                                        tr_next_uop->op == OP_REDUCE_AXIS);
+  return v0_10_2_explain_unfusable_child_why(k, v0_10_2_explain_buffer_name(k, tr_next),
+      tr == w->r ? NULL : v0_10_2_explain_buffer_name(k, tr), tr_next_uop->op == OP_REDUCE_AXIS);
 }
 
 /* schedule.py recursive_group: search the uop for groupable children, realize the UOp if a child can't group */
@@ -330,30 +336,30 @@ static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) 
   size_t cap = 64, depth = 0;
   Frame *stack = arena_array(w->tmp, cap, sizeof *stack);
   ScheduleContext *ctx = w->ctx;
-  int64_t rsize = kst_size(uop_st_unwrap(k, allbufs_of(k, ctx, w->r)));
+  int64_t rsize = v0_10_2_st_size(v0_10_2_uop_st_unwrap(k, allbufs_of(k, ctx, w->r)));
   stack[depth++] = (Frame){tr0, st0, 0};
   bool entering = true;
   while (depth) {
     Frame *f = &stack[depth - 1];
     if (entering) {
       entering = false;
-      if (group_cache_seen(w->tmp, &w->cache, f->tr, f->st)) { depth--; continue; }
+      if (v0_10_2_group_cache_seen(w->tmp, &w->cache, f->tr, f->st)) { depth--; continue; }
       if (in_map(&ctx->realizes, f->tr) && f->tr != w->r) {
         /* can only fuse contiguous; max one reduceop per kernel */
-        if (!st_contiguous(f->st) || kst_size(f->st) != rsize || in_map(w->reduce_for_op, f->tr))
+        if (!st_contiguous(f->st) || v0_10_2_st_size(f->st) != rsize || in_map(w->reduce_for_op, f->tr))
           group_add_reduce(w, k->ex ? realized_child_why(k, w, f->tr, f->st, rsize) : NULL);
         group_add(w->group, f->tr);
         depth--;
         continue;
       }
     }
-    OMap *ch = idmap_get(&ctx->children, f->tr);
+    OMap *ch = v0_10_2_idmap_get(&ctx->children, f->tr);
     uint64_t key;
     size_t pos = f->pos;
     if (!ch || !omap_next(ch, &pos, &key, NULL)) { depth--; continue; }
     f->pos = pos;
     const UOp *tr_next = (const UOp *)(uintptr_t)key;
-    const UOp *tr_next_uop = uop_base(uval(k, allbufs_of(k, ctx, tr_next)));
+    const UOp *tr_next_uop = v0_10_2_uop_base(uval(k, allbufs_of(k, ctx, tr_next)));
     const ST *first;
     /* max one reduceop per kernel; can only fuse contiguous */
     if (tr_next_uop->op == OP_REDUCE_AXIS || child_sts(k, tr_next_uop, f->tr, &first) > 1) {
@@ -361,9 +367,9 @@ static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) 
       depth--;
       continue;
     }
-    if (!first) kg_throw(&k->thr, ST_RAISED, "IndexError", "list index out of range");
-    const ST *nst = kst_add(&k->stc, f->st, first);
-    if (depth == cap) stack = grow(w->tmp, stack, depth, &cap, sizeof *stack);
+    if (!first) error_raise("IndexError", "list index out of range");
+    const ST *nst = v0_10_2_st_add(&k->stc, f->st, first);
+    if (depth == cap) stack = v0_10_2_grow(w->tmp, stack, depth, &cap, sizeof *stack);
     stack[depth++] = (Frame){tr_next, nst, 0};
     entering = true;
   }
@@ -382,7 +388,7 @@ static bool other_assign_used(KG *k, ScheduleContext *ctx, const UOp *r, OMap *g
   stack[n++] = r;
   uint64_t key;
   for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) {
-    if (n == cap) stack = grow(tmp, stack, n, &cap, sizeof *stack);
+    if (n == cap) stack = v0_10_2_grow(tmp, stack, n, &cap, sizeof *stack);
     stack[n++] = (const UOp *)(uintptr_t)key;
   }
   while (n) {
@@ -396,11 +402,11 @@ static bool other_assign_used(KG *k, ScheduleContext *ctx, const UOp *r, OMap *g
     if (in_map(&ctx->realizes, p)) continue;
     /* [x.base.buf_uop for x in p_uop.src if x.base.is_realized or (x.base.op is Ops.VIEW and len(x.base.src) != 0)] */
     for (uint32_t i = 0; i < p_uop->nsrc; i++) {
-      const UOp *xb = uop_base(p_uop->src[i]);
-      if (xb->op == OP_BUFFER) uop_buffer(k, xb);   /* is_realized: UOp.buffer makes the Buffer */
+      const UOp *xb = v0_10_2_uop_base(p_uop->src[i]);
+      if (xb->op == OP_BUFFER) v0_10_2_uop_buffer(k, xb);   /* is_realized: UOp.buffer makes the Buffer */
       else if (!(xb->op == OP_VIEW && xb->nsrc != 0)) continue;
-      if (n == cap) stack = grow(tmp, stack, n, &cap, sizeof *stack);
-      stack[n++] = uop_buf_uop(k, xb);
+      if (n == cap) stack = v0_10_2_grow(tmp, stack, n, &cap, sizeof *stack);
+      stack[n++] = v0_10_2_uop_buf_uop(k, xb);
     }
   }
   return false;
@@ -409,27 +415,27 @@ static bool other_assign_used(KG *k, ScheduleContext *ctx, const UOp *r, OMap *g
 /* the chase down to contiguous children of a forced realize, and "don't cast
  * to higher size before store" */
 static const UOp *chase(KG *k, ScheduleContext *ctx, const UOp *tr, const UOp *r_uop) {
-  const ST *st = uop_st_unwrap(k, r_uop);
+  const ST *st = v0_10_2_uop_st_unwrap(k, r_uop);
   const UOp *tr_next;
   while (nchildren(ctx, tr, &tr_next) == 1) {
     const UOp *tr_next_uop = uval(k, allbufs_of(k, ctx, tr_next));
     const ST *first;
     if (child_sts(k, tr_next_uop, tr, &first) > 1) break;
-    if (!first) kg_throw(&k->thr, ST_RAISED, "IndexError", "list index out of range");
-    if (kst_size(st) != kst_size(first)) break;
-    st = kst_add(&k->stc, st, first);
+    if (!first) error_raise("IndexError", "list index out of range");
+    if (v0_10_2_st_size(st) != v0_10_2_st_size(first)) break;
+    st = v0_10_2_st_add(&k->stc, st, first);
     if (!st_contiguous(st) || tr_next_uop->op == OP_REDUCE_AXIS) break;
     tr = tr_next;
   }
   const UOp *tr_uop = uval(k, allbufs_of(k, ctx, tr));
   if (tr_uop->op == OP_CAST && tr_uop->dtype->base->itemsize > tr_uop->src[0]->dtype->base->itemsize)
-    tr = uop_buf_uop(k, uop_base(tr_uop->src[0]));
+    tr = v0_10_2_uop_buf_uop(k, v0_10_2_uop_base(tr_uop->src[0]));
   return tr;
 }
 
 /* del ctx.realizes[tr] */
 static void unrealize(KG *k, ScheduleContext *ctx, const UOp *tr) {
-  if (!omap_del(&ctx->realizes, omap_ptr(tr))) kg_throw(&k->thr, ST_RAISED, "KeyError", "%s", uop_repr_line(k, tr));
+  if (!omap_del(&ctx->realizes, omap_ptr(tr))) error_raise("KeyError", "%s", v0_10_2_uop_repr_line(k, tr));
 }
 
 /* group_realizes for reduce r (with op r_uop): find its group, force the realize when it cannot fuse */
@@ -438,7 +444,7 @@ static void group_reduce(KG *k, ScheduleContext *ctx, const UOp *r, const UOp *r
   omap_init(group, per);
   GroupWalk w = {r, ctx, reduce_for_op, group, {0}, per, NULL};
   omap_init(&w.cache, per);
-  recursive_group(k, &w, r, uop_st_unwrap(k, r_uop));
+  recursive_group(k, &w, r, v0_10_2_uop_st_unwrap(k, r_uop));
   uint64_t key;
   /* max one reduceop per kernel */
   bool can_chase = true;
@@ -449,12 +455,13 @@ static void group_reduce(KG *k, ScheduleContext *ctx, const UOp *r, const UOp *r
   /* can only have one output */
   if (!forced_realize && omap_len(group) > 1) {
     forced_realize = true;
-    if (k->ex) w.why = explain102_several_outputs_why(k, group, explain102_buffer_name);
+    if (k->ex) w.why = v0_10_2_explain_several_outputs_why(k, group, v0_10_2_explain_buffer_name);
   }
   /* can only fuse assign if no other assign_target is used in the kernel */
   if (!forced_realize) {
     bool any_assign = false;
-    for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) any_assign |= idset_has(&ctx->assigns, (const UOp *)(uintptr_t)key);
+    for (size_t pos = 0; omap_next(group, &pos, &key, NULL);)
+      any_assign |= v0_10_2_idset_has(&ctx->assigns, (const UOp *)(uintptr_t)key);
     if (any_assign && other_assign_used(k, ctx, r, group, per)) {
       forced_realize = true, can_chase = false;
       if (k->ex) w.why = "its kernel would read the buffer another ASSIGN writes, in another kernel";
@@ -464,11 +471,11 @@ static void group_reduce(KG *k, ScheduleContext *ctx, const UOp *r, const UOp *r
     const UOp *tr = can_chase ? chase(k, ctx, r, r_uop) : r;
     omap_init(group, per);
     omap_put(group, omap_ptr(tr), (void *)tr);
-    if (k->ex) explain102_reduce_preload(k, ctx, tr, r, w.why);
+    if (k->ex) v0_10_2_explain_reduce_preload(k, ctx, tr, r, w.why);
     realize(ctx, tr, tr);
   }
   for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) omap_put(reduce_for_op, key, (void *)r);
-  if (k->fuse_arange && reduce_op_of(r_uop) == OP_ADD && uop_base(r_uop->src[0])->op == OP_CONST) {
+  if (k->fuse_arange && v0_10_2_reduce_op_of(r_uop) == OP_ADD && v0_10_2_uop_base(r_uop->src[0])->op == OP_CONST) {
     /* maybe fuse arange with its children */
     size_t nkids = 0;
     for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) nkids += nchildren(ctx, (const UOp *)(uintptr_t)key, NULL);
@@ -480,62 +487,63 @@ static void group_reduce(KG *k, ScheduleContext *ctx, const UOp *r, const UOp *r
 /* ---------------------------------------------------------------- break_sched */
 
 /* schedule.py load_realized: VIEW(BUFFER b) becomes a LOAD (PRELOAD when b is assigned to in this schedule) */
-static const UOp *bs_load_realized(void *c, const UOp *st) {
+static const UOp *load_realized(void *c, const UOp *st) {
   KG *k = c;
   ScheduleContext *ctx = k->pass;
   if (st->nsrc != 1 || st->src[0]->op != OP_BUFFER) return NULL;
   const UOp *b = st->src[0];
-  Op op = idset_has(&ctx->assigns, b) ? OP_PRELOAD : OP_LOAD;
-  return kg_uop2(k, op, b->dtype->base, NULL, b, st_to_uop(k, uop_st_unwrap(k, st)));
+  Op op = v0_10_2_idset_has(&ctx->assigns, b) ? OP_PRELOAD : OP_LOAD;
+  return v0_10_2_uop2(k, op, b->dtype->base, NULL, b, v0_10_2_st_to_uop(k, v0_10_2_uop_st_unwrap(k, st)));
 }
 
 /* schedule.py store_or_fuse: VIEW(BUFFER b, x) is a STORE of x, or x fused in its reader */
-static const UOp *bs_store_or_fuse(void *c, const UOp *st) {
+static const UOp *store_or_fuse(void *c, const UOp *st) {
   KG *k = c;
   ScheduleContext *ctx = k->pass;
   if (!is_scheduled(st)) return NULL;
   const UOp *b = st->src[0], *x = st->src[1];
-  const Value *m = idmap_get(&ctx->ops_metadata, b);
-  if (m) idmap_put(ctx->tmp, &ctx->ops_metadata, x, (void *)m);
+  const Value *m = v0_10_2_idmap_get(&ctx->ops_metadata, b);
+  if (m) v0_10_2_idmap_put(ctx->tmp, &ctx->ops_metadata, x, (void *)m);
   if (!in_map(&ctx->realizes, b)) return x; /* collapse BUFFER */
   uint32_t n;
-  const sint *shape = uop_shape(k, st, &n);
-  const UOp *store = kg_uop3(k, OP_STORE, dt_void, NULL, b, st_to_uop(k, kst_from_shape(&k->stc, n, shape)), x);
+  const sint *shape = v0_10_2_uop_shape(k, st, &n);
+  const UOp *store =
+      v0_10_2_uop3(k, OP_STORE, dt_void, NULL, b, v0_10_2_st_to_uop(k, v0_10_2_st_from_shape(&k->stc, n, shape)), x);
   omap_put(&ctx->realizes, omap_ptr(b), (void *)store);
-  return kg_uop2(k, OP_LOAD, x->dtype, NULL, b, st_to_uop(k, uop_st_unwrap(k, st)));
+  return v0_10_2_uop2(k, OP_LOAD, x->dtype, NULL, b, v0_10_2_st_to_uop(k, v0_10_2_uop_st_unwrap(k, st)));
 }
 
 static const Rule break_sched_rules[] = {
-  {{OP_VIEW}, bs_load_realized, "load_realized"},
-  {{OP_VIEW}, bs_store_or_fuse, "store_or_fuse"},
+  {{OP_VIEW}, load_realized, "load_realized"},
+  {{OP_VIEW}, store_or_fuse, "store_or_fuse"},
 };
 static const PatternMatcher pm_break_sched = {break_sched_rules, 2};
 
 /* schedule.py group_realizes (0.10.1) */
-void group_realizes_preload(KG *k, const UOp *sink, ScheduleContext *ctx) {
+void v0_10_2_group_realizes_preload(KG *k, const UOp *sink, ScheduleContext *ctx) {
   void *saved = k->pass;
   k->pass = ctx;
   /* start by adding uops that always realize */
-  if (k->ex) explain102_preload_outs(k, sink);
-  ctx->grouping = kg_scratch_begin(k);
+  if (k->ex) v0_10_2_explain_preload_outs(k, sink);
+  ctx->grouping = v0_10_2_scratch_begin(k);
   omap_init(&ctx->allbufs, ctx->grouping);
   const PatternMatcher *dr = &pm_do_realize_create_ctx;
   sink = graph_rewrite(k->in, sink, &dr, 1, k, false);
   /* find all reduces, and pair them to a elementwise op. if they can't be cleanly paired, force realize the reduce (or a contig child) */
-  Arena *tmp = kg_scratch_begin(k);
+  Arena *tmp = v0_10_2_scratch_begin(k);
   OMap reduce_for_op;
   omap_init(&reduce_for_op, tmp);
   size_t nbufs = omap_len(&ctx->allbufs), ndouble = 0;
   const UOp **double_reduces = arena_array(tmp, nbufs ? nbufs : 1, sizeof *double_reduces);
   /* each reduce's group, walk cache and stacks, forgotten after it */
-  Arena *per = kg_scratch_begin(k);
+  Arena *per = v0_10_2_scratch_begin(k);
   ArenaMark start = arena_mark(per);
   uint64_t key;
   void *val;
   for (size_t pos = 0; omap_next(&ctx->allbufs, &pos, &key, &val);) {
     const UOp *r = (const UOp *)(uintptr_t)key, *r_uop = uval(k, val);
     if (r_uop->op != OP_REDUCE_AXIS) continue;
-    const UOp *x = r_uop->src[0], *xb = uop_base(x);
+    const UOp *x = r_uop->src[0], *xb = v0_10_2_uop_base(x);
     if (k->fuse_conv_bw && is_scheduled(xb) && uval(k, xb)->op == r_uop->op && xb != x) double_reduces[ndouble++] = r;
     if (in_map(&ctx->realizes, r)) continue;
     arena_rewind(per, start);
@@ -543,16 +551,17 @@ void group_realizes_preload(KG *k, const UOp *sink, ScheduleContext *ctx) {
   }
   /* fuse double reduces with no other child */
   for (size_t i = 0; i < ndouble; i++) {
-    const UOp *top_reduce = uop_buf_uop(k, uop_base(uval(k, allbufs_of(k, ctx, double_reduces[i]))->src[0]));
+    const UOp *top_reduce =
+        v0_10_2_uop_buf_uop(k, v0_10_2_uop_base(uval(k, allbufs_of(k, ctx, double_reduces[i]))->src[0]));
     if (nchildren(ctx, top_reduce, NULL) == 1) unrealize(k, ctx, top_reduce);
   }
-  kg_scratch_end(k, per);
-  kg_scratch_end(k, tmp);
-  kg_scratch_end(k, ctx->grouping);
+  v0_10_2_scratch_end(k, per);
+  v0_10_2_scratch_end(k, tmp);
+  v0_10_2_scratch_end(k, ctx->grouping);
   ctx->grouping = NULL, ctx->children = (IdMap){0};
   omap_init(&ctx->allbufs, ctx->tmp);
   const PatternMatcher *bs = &pm_break_sched;
   graph_rewrite(k->in, sink, &bs, 1, k, false);
-  if (k->ex) explain102_fuses_preload(k, ctx);
+  if (k->ex) v0_10_2_explain_fuses_preload(k, ctx);
   k->pass = saved;
 }

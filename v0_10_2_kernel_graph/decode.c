@@ -1,7 +1,7 @@
 /* decode.c — a 0.10.2 capture's input (capture-format section 4) into the
  * tensor graph: buffers, the GRAPH of the big sink, node_buffer, metadata.
- * Malformed input is ST_BAD_INPUT naming the place; symbolic shapes are
- * ST_UNSUPPORTED (a later issue). */
+ * Malformed input raises error_bad_input naming the place; what cannot be
+ * represented (multi-device tensors) raises error_unsupported. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +19,14 @@ static bool get_int(const JVal *j, int64_t *out) {
 /* {"views": [...]} through the core codec, interned */
 static const ShapeTracker *st_decode(Codec *c, const JVal *j, Status *st) {
   KG *k = kg_of(c);
-  const ShapeTracker *s = st_decode_status(kst_scratch(&k->stc), j, st);
+  const ShapeTracker *s = st_decode_status(v0_10_2_st_scratch(&k->stc), j, st);
   if (!s) return NULL;
   for (int i = 0; i < s->nviews; i++)
     if (s->views[i]->ndim > ST_MAXDIM) {
       status_unsupported(st, "a shape with more than %d dimensions", ST_MAXDIM);
       return NULL;
     }
-  return kst_canon(&k->stc, s);
+  return v0_10_2_st_canon(&k->stc, s);
 }
 
 /* the JSON of a ShapeTracker, built once per ShapeTracker and shared (the
@@ -41,7 +41,7 @@ static JVal *st_encode(Codec *c, const ShapeTracker *s) {
   return j;
 }
 
-void kg_codec_init(KG *k) {
+void v0_10_2_codec_init(KG *k) {
   codec_init(&k->codec, k->in, k->cap->generation);
   k->codec.st_decode = st_decode;
   k->codec.st_encode = st_encode;
@@ -62,10 +62,11 @@ static const char *buffer_num_size_problem(const UOp *u) {
 static const char *node_problem(KG *k, const UOp *u) {
   uint32_t n = u->nsrc;
   const Value *a = u->arg;
-  if (op_is_unary(u->op) && n != 1) return "a unary op needs 1 source";
-  if (op_is_binary(u->op) && n != 2) return "a binary op needs 2 sources";
+  if (v0_10_2_op_is_unary(u->op) && n != 1) return "a unary op needs 1 source";
+  if (v0_10_2_op_is_binary(u->op) && n != 2) return "a binary op needs 2 sources";
   if ((u->op == OP_WHERE || u->op == OP_MULACC) && n != 3) return "a ternary op needs 3 sources";
-  if (op_is_movement(u->op) && (n != 1 || a->kind != V_TUPLE)) return "a movement op needs 1 source and a tuple arg";
+  if (v0_10_2_op_is_movement(u->op) && (n != 1 || a->kind != V_TUPLE))
+    return "a movement op needs 1 source and a tuple arg";
   switch (u->op) {
     case OP_BUFFER:
       if (k->f->buffer_arg_num_size) return buffer_num_size_problem(u);
@@ -95,8 +96,8 @@ static bool is_u_label(const Value *v) { return v->kind == V_STR && strncmp(v->u
 
 /* The input's tree is freed once decoded: what the scheduler keeps of it is
  * copied into k->a (devices, options, the memory planner's inputs). */
-static bool decode_buffers(KG *k, const JVal *jb, Status *st) {
-  if (!jb || jb->kind != J_ARR) return status_bad_input(st, "input.buffers must be an array");
+static void decode_buffers(KG *k, const JVal *jb) {
+  if (!jb || jb->kind != J_ARR) error_bad_input("input.buffers must be an array");
   JStrKeep devices = {0};
   k->ninbufs = jb->n;
   k->inbufs = arena_array(k->a, jb->n ? jb->n : 1, sizeof *k->inbufs);
@@ -106,25 +107,26 @@ static bool decode_buffers(KG *k, const JVal *jb, Status *st) {
     char where[64];
     snprintf(where, sizeof where, "input.buffers[%zu]", i);
     char why[64];
-    if (!dev || dev->kind != J_STR) return status_bad_input(st, "%s: field \"device\" missing or of the wrong type", where);
-    if (capture_buffer_problem(e, "size", CAPTURE_MAX_BUFFER_SIZE, why, sizeof why)) return status_bad_input(st, "%s: %s", where, why);
+    if (!dev || dev->kind != J_STR) error_bad_input("%s: field \"device\" missing or of the wrong type", where);
+    if (capture_buffer_problem(e, "size", CAPTURE_MAX_BUFFER_SIZE, why, sizeof why))
+      error_bad_input("%s: %s", where, why);
     get_int(json_get(e, "size"), &b->size);
-    if (!(b->dtype = dtype_from_json(json_get(e, "dtype"), where, st))) return false;
+    Status st;
+    if (!(b->dtype = dtype_from_json(json_get(e, "dtype"), where, &st))) error_rethrow(&st);
     b->input_index = (int64_t)i;
     b->device = json_keep_str(k->a, &devices, dev->u.s, dev->n);
     int64_t off = 0, bi;
     get_int(json_get(e, "offset"), &off);
-    if (off < 0 || off > CAPTURE_MAX_BUFFER_OFFSET) return status_bad_input(st, "%s: absurd offset", where);
+    if (off < 0 || off > CAPTURE_MAX_BUFFER_OFFSET) error_bad_input("%s: absurd offset", where);
     b->offset = off;
     b->options = opts && opts->kind == J_OBJ ? json_copy(k->a, opts) : NULL;
     if (base && base->kind != J_NULL) {
       if (!get_int(base, &bi) || bi < 0 || (size_t)bi >= i || k->inbufs[bi]->base)
-        return status_bad_input(st, "%s: base must index an earlier base buffer", where);
+        error_bad_input("%s: base must index an earlier base buffer", where);
       b->base = k->inbufs[bi];
     }
     k->inbufs[i] = b;
   }
-  return true;
 }
 
 static const Value *metadata_value(KG *k, const char *str, const char *caller, bool backward) {
@@ -132,31 +134,30 @@ static const Value *metadata_value(KG *k, const char *str, const char *caller, b
   return v_tuple(k->in, 3, items);
 }
 
-static bool decode_metadata(KG *k, const JVal *input, Input *in, Status *st) {
+static void decode_metadata(KG *k, const JVal *input, Input *in) {
   const JVal *md = json_get(input, "metadata"), *full = json_get(input, "metadata_full");
-  if (md && md->kind != J_ARR) return status_bad_input(st, "input.metadata must be an array");
+  if (md && md->kind != J_ARR) error_bad_input("input.metadata must be an array");
   for (size_t i = 0; md && i < md->n; i++) {
     const JVal *e = md->u.arr[i];
     int64_t node;
     if (e->kind != J_ARR || e->n != 2 || !get_int(e->u.arr[0], &node) || node < 0 || (size_t)node >= in->nnodes || e->u.arr[1]->kind != J_STR)
-      return status_bad_input(st, "input.metadata[%zu] must be [node index, str]", i);
+      error_bad_input("input.metadata[%zu] must be [node index, str]", i);
     const char *s = e->u.arr[1]->u.s;
     size_t len = strlen(s);
     bool bw = len >= 3 && strcmp(s + len - 3, " bw") == 0;
-    idmap_put(k->a, &k->all_metadata, in->nodes[node], (void *)metadata_value(k, s, "", bw));
+    v0_10_2_idmap_put(k->a, &k->all_metadata, in->nodes[node], (void *)metadata_value(k, s, "", bw));
   }
-  if (full && full->kind != J_ARR) return status_bad_input(st, "input.metadata_full must be an array");
+  if (full && full->kind != J_ARR) error_bad_input("input.metadata_full must be an array");
   for (size_t i = 0; full && i < full->n; i++) {
     const JVal *e = full->u.arr[i];
     int64_t node;
     if (e->kind != J_ARR || e->n != 4 || !get_int(e->u.arr[0], &node) || node < 0 || (size_t)node >= in->nnodes ||
         e->u.arr[1]->kind != J_STR || e->u.arr[2]->kind != J_STR || e->u.arr[3]->kind != J_BOOL)
-      return status_bad_input(st, "input.metadata_full[%zu] must be [node, name, caller, backward]", i);
+      error_bad_input("input.metadata_full[%zu] must be [node, name, caller, backward]", i);
     bool bw = e->u.arr[3]->u.b;
     const char *s = bw ? arena_printf(k->a, "%s bw", e->u.arr[1]->u.s) : e->u.arr[1]->u.s;
-    idmap_put(k->a, &k->all_metadata, in->nodes[node], (void *)metadata_value(k, s, e->u.arr[2]->u.s, bw));
+    v0_10_2_idmap_put(k->a, &k->all_metadata, in->nodes[node], (void *)metadata_value(k, s, e->u.arr[2]->u.s, bw));
   }
-  return true;
 }
 
 /* input.memory_planner_bufs as PlannerBufs (a few words each instead of a
@@ -180,12 +181,12 @@ static void decode_planner_bufs(KG *k, const JVal *mpb, Input *in) {
   }
 }
 
-bool decode_input(KG *k, const JVal *input, Input *in, Status *st) {
+void v0_10_2_decode_input(KG *k, const JVal *input, Input *in) {
   memset(in, 0, sizeof *in);
-  if (!input || input->kind != J_OBJ) return status_bad_input(st, "input must be an object");
-  if (!decode_buffers(k, json_get(input, "buffers"), st)) return false;
+  if (!input || input->kind != J_OBJ) error_bad_input("input must be an object");
+  decode_buffers(k, json_get(input, "buffers"));
   const JVal *g = json_get(input, "graph");
-  if (!g) return status_bad_input(st, "input.graph is missing");
+  if (!g) error_bad_input("input.graph is missing");
   /* a schedule makes ~4.5-6 UOps and ~0.6-1.6 Values per input node (big
    * captures): the tables at their final size, without the copies that
    * doubling leaves behind */
@@ -193,39 +194,40 @@ bool decode_input(KG *k, const JVal *input, Input *in, Status *st) {
   if (gn && gn->kind == J_ARR) interner_reserve(k->in, gn->n * 9 / 2, gn->n * 7 / 10);
   const UOp **roots;
   size_t nroots;
-  if (!graph_decode(&k->codec, g, "input.graph", &in->nodes, &in->nnodes, &roots, &nroots, st)) return false;
-  if (nroots != 1 || roots[0]->op != OP_SINK) return status_bad_input(st, "input.graph: roots must be [the big sink]");
+  Status st;
+  if (!graph_decode(&k->codec, g, "input.graph", &in->nodes, &in->nnodes, &roots, &nroots, &st)) error_rethrow(&st);
+  if (nroots != 1 || roots[0]->op != OP_SINK) error_bad_input("input.graph: roots must be [the big sink]");
   in->big_sink = roots[0];
-  Arena *tmp = kg_scratch_begin(k);
+  Arena *tmp = v0_10_2_scratch_begin(k);
   OMap labels;
   omap_init(&labels, tmp);
   for (size_t i = 0; i < in->nnodes; i++) {
     const UOp *u = in->nodes[i];
-    if (!idmap_get(&in->node_index, u)) idmap_put(k->a, &in->node_index, u, (void *)(uintptr_t)(i + 1));
-    if (u->op == OP_MULTI) return status_unsupported(st, "multi-device tensors (Ops.MULTI, node %zu)", i);
-    if (u->op == OP_KERNEL) return status_bad_input(st, "input.graph node %zu: a KERNEL in a tensor graph", i);
+    if (!v0_10_2_idmap_get(&in->node_index, u)) v0_10_2_idmap_put(k->a, &in->node_index, u, (void *)(uintptr_t)(i + 1));
+    if (u->op == OP_MULTI) error_unsupported("multi-device tensors (Ops.MULTI, node %zu)", i);
+    if (u->op == OP_KERNEL) error_bad_input("input.graph node %zu: a KERNEL in a tensor graph", i);
     const char *problem = node_problem(k, u);
-    if (problem) return status_bad_input(st, "input.graph node %zu (%s): %s", i, op_name(u->op, k->cap->generation), problem);
+    if (problem) error_bad_input("input.graph node %zu (%s): %s", i, op_name(u->op, k->cap->generation), problem);
     if (u->op == OP_UNIQUE && u->arg->kind == V_STR && strncmp(u->arg->u.str.s, "u:", 2) == 0) omap_put(&labels, omap_ptr(u), (void *)1);
     if (u->op == OP_BUFFER && k->f->buffer_arg_num_size && is_u_label(u->arg->u.tuple.items[0])) omap_put(&labels, omap_ptr(u), (void *)1);
-    kg_note_const(k, u);
+    v0_10_2_note_const(k, u);
   }
   in->unique_labels = omap_len(&labels);
-  kg_scratch_end(k, tmp);
+  v0_10_2_scratch_end(k, tmp);
   const JVal *nb = json_get(input, "node_buffer");
-  if (!nb || nb->kind != J_ARR) return status_bad_input(st, "input.node_buffer must be an array");
+  if (!nb || nb->kind != J_ARR) error_bad_input("input.node_buffer must be an array");
   for (size_t i = 0; i < nb->n; i++) {
     const JVal *e = nb->u.arr[i];
     int64_t node, buf;
     if (e->kind != J_ARR || e->n != 2 || !get_int(e->u.arr[0], &node) || !get_int(e->u.arr[1], &buf) || node < 0 ||
         (size_t)node >= in->nnodes || buf < 0 || (size_t)buf >= k->ninbufs || in->nodes[node]->op != OP_BUFFER)
-      return status_bad_input(st, "input.node_buffer[%zu] must be [BUFFER node index, buffer index]", i);
+      error_bad_input("input.node_buffer[%zu] must be [BUFFER node index, buffer index]", i);
     omap_put(&k->buffers, omap_ptr(in->nodes[node]), k->inbufs[buf]);
   }
-  if (!decode_metadata(k, input, in, st)) return false;
+  decode_metadata(k, input, in);
   const JVal *mpb = json_get(input, "memory_planner_bufs");
-  if (mpb && mpb->kind != J_NULL && mpb->kind != J_ARR) return status_bad_input(st, "input.memory_planner_bufs must be null or an array");
+  if (mpb && mpb->kind != J_NULL && mpb->kind != J_ARR)
+    error_bad_input("input.memory_planner_bufs must be null or an array");
   if (mpb && mpb->kind == J_ARR) decode_planner_bufs(k, mpb, in);
   in->allocator_offset = json_copy(k->a, json_get(input, "memory_planner_allocator_offset"));
-  return true;
 }

@@ -21,7 +21,8 @@ static JVal *buf_ref_in(Refs *r, Arena *out, Buf *b, int kind) {
   Arena *a = r->k->a;
   if (b->input_index >= 0) return json_int(out, b->input_index);
   if (!b->ref) {
-    if (r->n[kind] == r->cap[kind]) r->list[kind] = grow(a, r->list[kind], r->n[kind], &r->cap[kind], sizeof *r->list[kind]);
+    if (r->n[kind] == r->cap[kind])
+      r->list[kind] = v0_10_2_grow(a, r->list[kind], r->n[kind], &r->cap[kind], sizeof *r->list[kind]);
     b->ref_index = (int64_t)r->n[kind];
     b->ref = arena_printf(a, "%s:%zu", kind ? "plan" : "new", r->n[kind]);
     r->list[kind][r->n[kind]++] = b;
@@ -105,7 +106,7 @@ static int cmp_var(const void *a, const void *b) {
 
 static JVal *encode_var_vals(KG *k, const OMap *var_vals) {
   size_t n = omap_len(var_vals), i = 0;
-  Arena *tmp = kg_scratch_begin(k);
+  Arena *tmp = v0_10_2_scratch_begin(k);
   VarVal *vs = arena_array(tmp, n ? n : 1, sizeof *vs);
   uint64_t key;
   void *val;
@@ -114,7 +115,7 @@ static JVal *encode_var_vals(KG *k, const OMap *var_vals) {
     const Value *a = var->arg, *v = val;
     if (var->op != OP_DEFINE_VAR || a->kind != V_TUPLE || a->u.tuple.n != 3 || a->u.tuple.items[0]->kind != V_STR ||
         a->u.tuple.items[1]->kind != V_INT || a->u.tuple.items[2]->kind != V_INT || v->kind != V_INT)
-      kg_unsupported(k, "a bound variable that is not DEFINE_VAR(name, int, int) = int");
+      error_unsupported("a bound variable that is not DEFINE_VAR(name, int, int) = int");
     vs[i++] = (VarVal){a->u.tuple.items[0]->u.str.s, a->u.tuple.items[1]->u.i, a->u.tuple.items[2]->u.i, v->u.i};
   }
   qsort(vs, n, sizeof *vs, cmp_var);
@@ -128,7 +129,7 @@ static JVal *encode_var_vals(KG *k, const OMap *var_vals) {
     json_push(k->a, pair, json_int(k->a, vs[i].val));
     json_push(k->a, out, pair);
   }
-  kg_scratch_end(k, tmp);
+  v0_10_2_scratch_end(k, tmp);
   return out;
 }
 
@@ -164,7 +165,7 @@ static JVal *encode_becomes_value(Refs *r, Arena *tmp, const UOp *v, OMap *label
   for (size_t i = 0; i < n; i++) {
     const UOp *u = order[i];
     Buf *b;
-    if (u->op == OP_BUFFER && u->nsrc >= 2 && u->src[1]->op == OP_UNIQUE && (b = uop_buffer_get(k, u)))
+    if (u->op == OP_BUFFER && u->nsrc >= 2 && u->src[1]->op == OP_UNIQUE && (b = v0_10_2_uop_buffer_get(k, u)))
       omap_put(&ub, omap_ptr(u->src[1]), b);
   }
   for (size_t i = 0; i < n; i++) {
@@ -172,17 +173,20 @@ static JVal *encode_becomes_value(Refs *r, Arena *tmp, const UOp *v, OMap *label
     if (u->op == OP_UNIQUE) {
       bool input_label = k->f->unique_label_at_call && u->arg->kind == V_STR && strncmp(u->arg->u.str.s, "u:", 2) == 0;
       if (input_label) continue;
-      nu = kg_uop(k, OP_UNIQUE, u->dtype, buffer_label(r, tmp, u->arg, omap_get(&ub, omap_ptr(u)), u, labels, nlabels), 0, NULL);
+      nu = v0_10_2_uop(k, OP_UNIQUE, u->dtype,
+          buffer_label(r, tmp, u->arg, omap_get(&ub, omap_ptr(u)), u, labels, nlabels), 0, NULL);
     } else if (u->op == OP_BUFFER && k->f->buffer_arg_num_size) {
       /* 0.10.1: BUFFER(DEVICE) arg (num, size); an input label stays (capture-format section 7) */
       const Value *num = u->arg->u.tuple.items[0];
       bool input_label = num->kind == V_STR && strncmp(num->u.str.s, "u:", 2) == 0;
-      const Value *arg[2] = {input_label ? num : buffer_label(r, tmp, num, uop_buffer_get(k, u), u, labels, nlabels), u->arg->u.tuple.items[1]};
-      nu = kg_uop(k, OP_BUFFER, u->dtype, v_tuple(k->in, 2, arg), u->nsrc, u->src);
+      const Value *arg[2] = {
+          input_label ? num : buffer_label(r, tmp, num, v0_10_2_uop_buffer_get(k, u), u, labels, nlabels),
+          u->arg->u.tuple.items[1]};
+      nu = v0_10_2_uop(k, OP_BUFFER, u->dtype, v_tuple(k->in, 2, arg), u->nsrc, u->src);
     } else continue;
     if (nu != u) omap_put(&subs, omap_ptr(u), (void *)nu);
   }
-  const UOp *out = omap_len(&subs) ? uop_substitute(k, v, &subs) : v;
+  const UOp *out = omap_len(&subs) ? v0_10_2_uop_substitute(k, v, &subs) : v;
   return graph_encode(&k->codec, &out, 1);
 }
 
@@ -232,12 +236,12 @@ static JVal *becomes_entry_json(void *ctx, size_t j, Arena *out) {
 static JVal *encode_becomes_map(Refs *r, const Input *in, const OMap *bm) {
   KG *k = r->k;
   size_t n = omap_len(bm), i = 0;
-  kg_caches_begin(k);
+  v0_10_2_caches_begin(k);
   BecomesEntry *es = arena_array(k->caches, n ? n : 1, sizeof *es);
   uint64_t key;
   void *val;
   for (size_t pos = 0; omap_next(bm, &pos, &key, &val);) {
-    size_t idx = (size_t)(uintptr_t)idmap_get(&in->node_index, (const UOp *)(uintptr_t)key);
+    size_t idx = (size_t)(uintptr_t)v0_10_2_idmap_get(&in->node_index, (const UOp *)(uintptr_t)key);
     if (!idx) continue; /* "becomes_map key not in the input graph" */
     es[i++] = (BecomesEntry){idx - 1, val};
   }
@@ -245,7 +249,7 @@ static JVal *encode_becomes_map(Refs *r, const Input *in, const OMap *bm) {
   BecomesCtx ctx = {.r = r, .es = es, .nlabels = in->unique_labels};
   omap_init(&ctx.labels, k->caches);
   JVal *out = encode_sunk_list(&k->codec, k->a, SINK_BECOMES_MAP, i, becomes_entry_json, &ctx);
-  kg_caches_drop(k);
+  v0_10_2_caches_drop(k);
   return out;
 }
 
@@ -253,7 +257,7 @@ static JVal *encode_becomes_map(Refs *r, const Input *in, const OMap *bm) {
 static void apply_planner_bufs(Refs *r, const Input *in) {
   KG *k = r->k;
   if (in->planner_bad)
-    kg_throw(&k->thr, ST_BAD_INPUT, NULL, "input.memory_planner_bufs[%zu] must be [BUFREF, bool, int]", in->planner_bad - 1);
+    error_bad_input("input.memory_planner_bufs[%zu] must be [BUFREF, bool, int]", in->planner_bad - 1);
   for (size_t i = 0; i < in->nplanner_bufs; i++) {
     const PlannerBuf *p = &in->planner_bufs[i];
     Buf *b = NULL;
@@ -286,7 +290,7 @@ static JVal *encode_memory_plan(Refs *r, const SchedResult *res, const MemoryPla
   return out;
 }
 
-JVal *encode_result(KG *k, const Input *in, const SchedResult *res) {
+JVal *v0_10_2_encode_result(KG *k, const Input *in, const SchedResult *res) {
   Refs r = {.k = k};
   Arena *a = k->a;
   JVal *o = json_obj(a);
@@ -305,7 +309,7 @@ JVal *encode_result(KG *k, const Input *in, const SchedResult *res) {
   }
   apply_planner_bufs(&r, in);
   MemoryPlan plan;
-  memory_planner(k, res, in->allocator_offset, &plan);
+  v0_10_2_memory_planner(k, res, in->allocator_offset, &plan);
   json_set(a, o, "memory_plan", encode_memory_plan(&r, res, &plan));
   json_set(a, o, "memory_plan_buffers", describe_all(&r, 1));
   return o;

@@ -1,23 +1,23 @@
 /* entry.c — generation 0.10.2's entry point for the replayer (scheduler.h):
  * decode the capture's tensor graph, run create_schedule_with_vars and the
  * memory planner with the recorded context, encode the result. Python
- * exceptions raised deep inside unwind to the protected call here (throw.h). */
+ * exceptions raised deep inside unwind to the protected call here
+ * (common/error.h). */
 #include <string.h>
 #include "scheduler.h"
-#include "schedule.h"
+#include "pipeline.h"
 
 static int64_t ctx_int(const Capture *c, const char *key, int64_t dflt) {
   int64_t v;
   return capture_ctx_int(c, key, &v) ? v : dflt;
 }
 
-static void kg_init(KG *k, const Capture *c, Arena *a, Interner *in, Status *st) {
+static void kg_init(KG *k, const Capture *c, Arena *a, Interner *in) {
   memset(k, 0, sizeof *k);
   k->a = a;
   k->in = in;
   k->cap = c;
   k->f = tg_features(c->generation);
-  k->thr.st = st;
   k->fuse_arange = ctx_int(c, "FUSE_ARANGE", 0);
   k->fuse_conv_bw = ctx_int(c, "FUSE_CONV_BW", 0);
   k->dont_realize_expand = ctx_int(c, "DONT_REALIZE_EXPAND", 0);
@@ -27,7 +27,7 @@ static void kg_init(KG *k, const Capture *c, Arena *a, Interner *in, Status *st)
   k->no_memory_planner = ctx_int(c, "NO_MEMORY_PLANNER", 0);
   k->dont_group_reduces = ctx_int(c, "DONT_GROUP_REDUCES", 0);
   k->cast_after_expand = ctx_int(c, "CAST_AFTER_EXPAND", 0);
-  kst_init(&k->stc, a, &k->thr, ctx_int(c, "MERGE_VIEW", 1) != 0);
+  v0_10_2_st_init(&k->stc, a, ctx_int(c, "MERGE_VIEW", 1) != 0);
   omap_init(&k->zero_consts, a);
   omap_init(&k->buffers, a);
   omap_init(&k->ptr_dtypes, a);
@@ -35,32 +35,32 @@ static void kg_init(KG *k, const Capture *c, Arena *a, Interner *in, Status *st)
   omap_init(&k->sym_values, a);
   omap_init(&k->sym_sints, a);
   k->kernel_tag = v_str(in, "Kernel");
-  kg_codec_init(k);
-  kg_caches_begin(k);
+  v0_10_2_codec_init(k);
+  v0_10_2_caches_begin(k);
 }
 
 /* decode, schedule, encode; a Python exception, unsupported or bad input raises
- * (throw.h) to the protected call below. r->ok stays false when decoding reported
- * a malformed input through the Status instead. */
-typedef struct Run { KG *k; const Capture *c; JVal *result; bool ok; } Run;
+ * (common/error.h) to the protected call below. */
+typedef struct Run { KG *k; const Capture *c; JVal *result; } Run;
 
 static void schedule_protected(void *ud) {
   Run *r = ud;
   KG *k = r->k;
   Input input;
   phase_enter(PHASE_BUILD);
-  Arena *tree = kg_scratch_begin(k); /* the input's JSON tree lives while it is decoded */
-  const JVal *input_json = capture_input(r->c, tree, k->thr.st);
-  if (!input_json || !decode_input(k, input_json, &input, k->thr.st)) return;
-  kg_scratch_end(k, tree);
-  explain102_begin(k, &input);
+  Arena *tree = v0_10_2_scratch_begin(k); /* the input's JSON tree lives while it is decoded */
+  Status st;
+  const JVal *input_json = capture_input(r->c, tree, &st);
+  if (!input_json) error_rethrow(&st);
+  v0_10_2_decode_input(k, input_json, &input);
+  v0_10_2_scratch_end(k, tree);
+  v0_10_2_explain_begin(k, &input);
   phase_enter(PHASE_SCHEDULE);
   SchedResult res;
-  create_schedule_with_vars(k, input.big_sink, &res);
+  v0_10_2_create_schedule_with_vars(k, input.big_sink, &res);
   phase_enter(PHASE_ENCODE);
-  kg_caches_drop(k);
-  r->result = encode_result(k, &input, &res);
-  r->ok = true;
+  v0_10_2_caches_drop(k);
+  r->result = v0_10_2_encode_result(k, &input, &res);
 }
 
 bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
@@ -68,15 +68,15 @@ bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   Interner *in = arena_alloc(a, sizeof *in);
   interner_init(in, a);
   KG *k = arena_alloc(a, sizeof *k);
-  kg_init(k, c, a, in, st);
+  kg_init(k, c, a, in);
   sym_begin(a, TG_0_10_2);   /* the symbolic values of this capture (sint.h) */
   size_t max_chunk = a->max_chunk;
   a->max_chunk = KG_MAX_CHUNK;
   arena_prefer_pool(a); /* the parser's buffers, given back */
-  Run r = {k, c, NULL, false};
-  bool ok = error_protect(st, schedule_protected, &r) && r.ok;
-  if (!ok) kg_scratch_end_all(k);
-  kst_release(&k->stc);
+  Run r = {k, c, NULL};
+  bool ok = error_protect(st, schedule_protected, &r);
+  if (!ok) v0_10_2_scratch_end_all(k);
+  v0_10_2_st_release(&k->stc);
   a->max_chunk = max_chunk;
   sym_end();
   if (ok) *result = r.result;

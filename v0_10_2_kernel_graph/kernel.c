@@ -6,111 +6,114 @@
 
 /* Kernel(ast, metadata), a frozen dataclass, as the Value
  * ("Kernel", ast id, metadata tuple): equal exactly when the dataclasses are. */
-const Value *kernel_arg(KG *k, const UOp *ast, const Value *metadata) {
-  const Value *items[3] = {k->kernel_tag, kv_int(k, ast->id), metadata};
+const Value *v0_10_2_kernel_arg(KG *k, const UOp *ast, const Value *metadata) {
+  const Value *items[3] = {k->kernel_tag, v0_10_2_value_int(k, ast->id), metadata};
   return v_tuple(k->in, 3, items);
 }
 
-const UOp *kernel_arg_ast(KG *k, const UOp *kernel) {
+const UOp *v0_10_2_kernel_arg_ast(KG *k, const UOp *kernel) {
   const Value *a = kernel->arg;
-  if (a->kind != V_TUPLE || a->u.tuple.n != 3 || a->u.tuple.items[1]->kind != V_INT) kg_unsupported(k, "a KERNEL in the input graph");
+  if (a->kind != V_TUPLE || a->u.tuple.n != 3 || a->u.tuple.items[1]->kind != V_INT)
+    error_unsupported("a KERNEL in the input graph");
   int64_t id = a->u.tuple.items[1]->u.i;
-  if (id < 0 || (uint64_t)id >= uop_count(k->in)) kg_unsupported(k, "a KERNEL whose ast is unknown");
+  if (id < 0 || (uint64_t)id >= uop_count(k->in)) error_unsupported("a KERNEL whose ast is unknown");
   return uop_by_id(k->in, (uint32_t)id);
 }
 
-const Value *kernel_arg_metadata(const UOp *kernel) { return kernel->arg->u.tuple.items[2]; }
+const Value *v0_10_2_kernel_arg_metadata(const UOp *kernel) { return kernel->arg->u.tuple.items[2]; }
 
 /* ---------------------------------------------------------------- create_kernels */
 
 /* schedule.py create_kernel */
-static const UOp *ck_create_kernel(void *c, const UOp *x) {
+static const UOp *create_kernel(void *c, const UOp *x) {
   KG *k = c;
   KernelContext *ctx = k->pass;
   if (k->f->create_kernels_assign_reshape) return NULL;
-  if (x->op == OP_KERNEL || x->op == OP_BUFFER || !idset_has(ctx->realizes, x)) return NULL;
-  const char *dev = uop_device(k, x);
-  if (!dev) kg_assert_fail(k, "%s", "");
-  const UOp *b = x->op == OP_ASSIGN ? uop_buf_uop(k, x) : new_buffer(k, dev, uop_size(k, x), x->dtype);
+  if (x->op == OP_KERNEL || x->op == OP_BUFFER || !v0_10_2_idset_has(ctx->realizes, x)) return NULL;
+  const char *dev = v0_10_2_uop_device(k, x);
+  if (!dev) error_raise("AssertionError", "%s", "");
+  const UOp *b =
+      x->op == OP_ASSIGN ? v0_10_2_uop_buf_uop(k, x) : v0_10_2_new_buffer(k, dev, v0_10_2_uop_size(k, x), x->dtype);
   uint32_t n;
-  const sint *shape = uop_shape(k, x, &n);
-  const Value *m = idmap_get(&ctx->ops_metadata, x);
+  const sint *shape = v0_10_2_uop_shape(k, x, &n);
+  const Value *m = v0_10_2_idmap_get(&ctx->ops_metadata, x);
   const Value *meta = m ? v_tuple(k->in, 1, &m) : v_tuple(k->in, 0, NULL);
   const UOp **src = arena_array(k->a, x->nsrc + 1, sizeof *src);
   src[0] = b;
   memcpy(src + 1, x->src, x->nsrc * sizeof *src);
-  const UOp *kernel = kg_uop(k, OP_KERNEL, dt_void, kernel_arg(k, x, meta), x->nsrc + 1, src);
-  const UOp *view = uop_view(k, b, kst_from_shape(&k->stc, n, shape));
-  return kg_uop2(k, OP_ASSIGN, view->dtype, NULL, view, kernel);
+  const UOp *kernel = v0_10_2_uop(k, OP_KERNEL, dt_void, v0_10_2_kernel_arg(k, x, meta), x->nsrc + 1, src);
+  const UOp *view = v0_10_2_uop_view(k, b, v0_10_2_st_from_shape(&k->stc, n, shape));
+  return v0_10_2_uop2(k, OP_ASSIGN, view->dtype, NULL, view, kernel);
 }
 
 /* a0b4465 schedule.py create_kernel(ctx, x, b):
  *   kernel = UOp(Ops.KERNEL, src=(b,)+x.src, arg=Kernel(x.sink(), (m,) if (m:=ctx.ops_metadata.get(x)) else ()))
  *   buffer = b.base if b.size == b.base.size else UOp(Ops.BUFFER_VIEW, b.dtype, (b.base,), (b.size, b.arg.views[0].offset))
  *   return UOp(Ops.ASSIGN, x.dtype, (buffer, kernel)).reshape(x.shape) */
-static const UOp *create_kernel(KG *k, const UOp *x, const UOp *b) {
+static const UOp *create_kernel_to(KG *k, const UOp *x, const UOp *b) {
   KernelContext *ctx = k->pass;
-  const Value *m = idmap_get(&ctx->ops_metadata, x);
+  const Value *m = v0_10_2_idmap_get(&ctx->ops_metadata, x);
   const Value *meta = m ? v_tuple(k->in, 1, &m) : v_tuple(k->in, 0, NULL);
   const UOp **src = arena_array(k->a, x->nsrc + 1, sizeof *src);
   src[0] = b;
   memcpy(src + 1, x->src, x->nsrc * sizeof *src);
-  const UOp *kernel = kg_uop(k, OP_KERNEL, dt_void, kernel_arg(k, uop_sink(k, 1, &x), meta), x->nsrc + 1, src);
-  const UOp *base = uop_base(b), *buffer = base;
-  if (uop_size(k, b) != uop_size(k, base)) {
-    const ST *bst = kv_get_st(b->arg);
-    if (b->op != OP_VIEW || !bst) kg_unsupported(k, "an ASSIGN to a view that is no VIEW");
-    const Value *arg[2] = {kv_int(k, uop_size(k, b)), kv_sint(k, bst->views[0]->offset)};
-    buffer = kg_uop1(k, OP_BUFFER_VIEW, b->dtype, v_tuple(k->in, 2, arg), base);
+  const UOp *kernel =
+      v0_10_2_uop(k, OP_KERNEL, dt_void, v0_10_2_kernel_arg(k, v0_10_2_uop_sink(k, 1, &x), meta), x->nsrc + 1, src);
+  const UOp *base = v0_10_2_uop_base(b), *buffer = base;
+  if (v0_10_2_uop_size(k, b) != v0_10_2_uop_size(k, base)) {
+    const ST *bst = v0_10_2_value_get_st(b->arg);
+    if (b->op != OP_VIEW || !bst) error_unsupported("an ASSIGN to a view that is no VIEW");
+    const Value *arg[2] = {v0_10_2_value_int(k, v0_10_2_uop_size(k, b)), v0_10_2_value_sint(k, bst->views[0]->offset)};
+    buffer = v0_10_2_uop1(k, OP_BUFFER_VIEW, b->dtype, v_tuple(k->in, 2, arg), base);
   }
   uint32_t n;
-  const sint *shape = uop_shape(k, x, &n);
-  return uop_reshape(k, kg_uop2(k, OP_ASSIGN, x->dtype, NULL, buffer, kernel), n, shape);
+  const sint *shape = v0_10_2_uop_shape(k, x, &n);
+  return v0_10_2_uop_reshape(k, v0_10_2_uop2(k, OP_ASSIGN, x->dtype, NULL, buffer, kernel), n, shape);
 }
 
 /* UOp.new_buffer(x.device, x.size, x.dtype) */
 static const UOp *new_buffer_like(KG *k, const UOp *x, const char *dev) {
-  if (!dev) kg_assert_fail(k, "%s", "");
-  return new_buffer(k, dev, uop_size(k, x), x->dtype);
+  if (!dev) error_raise("AssertionError", "%s", "");
+  return v0_10_2_new_buffer(k, dev, v0_10_2_uop_size(k, x), x->dtype);
 }
 
 /* always give assign/contiguous a kernel: ASSIGN(b, not KERNEL) */
-static const UOp *ck_assign(void *c, const UOp *x) {
+static const UOp *create_kernels_assign(void *c, const UOp *x) {
   KG *k = c;
   if (!k->f->create_kernels_assign_reshape || x->nsrc != 2 || x->src[1]->op == OP_KERNEL) return NULL;
-  return create_kernel(k, x, x->src[0]);
+  return create_kernel_to(k, x, x->src[0]);
 }
-static const UOp *ck_contiguous(void *c, const UOp *x) {
+static const UOp *create_kernels_contiguous(void *c, const UOp *x) {
   KG *k = c;
   if (!k->f->create_kernels_assign_reshape) return NULL;
-  return create_kernel(k, x, new_buffer_like(k, x, uop_device(k, x)));
+  return create_kernel_to(k, x, new_buffer_like(k, x, v0_10_2_uop_device(k, x)));
 }
 /* create a buffer for COPY on the new device */
-static const UOp *ck_copy(void *c, const UOp *x) {
+static const UOp *create_kernels_copy(void *c, const UOp *x) {
   KG *k = c;
   if (!k->f->create_kernels_assign_reshape || x->nsrc != 2 || x->src[0]->op != OP_DEVICE) return NULL;
   const Value *d = x->src[0]->arg;
-  if (d->kind != V_STR) kg_unsupported(k, "a COPY to several devices");
-  return create_kernel(k, x, new_buffer_like(k, x, d->u.str.s));
+  if (d->kind != V_STR) error_unsupported("a COPY to several devices");
+  return create_kernel_to(k, x, new_buffer_like(k, x, d->u.str.s));
 }
 /* otherwise check the context if we're realizing this UOp */
-static const UOp *ck_realized(void *c, const UOp *x) {
+static const UOp *create_kernels_realized(void *c, const UOp *x) {
   KG *k = c;
   KernelContext *ctx = k->pass;
   if (!k->f->create_kernels_assign_reshape || x->op == OP_KERNEL || x->op == OP_ASSIGN || x->op == OP_BUFFER) return NULL;
-  if (!idset_has(ctx->realizes, x)) return NULL;
-  return create_kernel(k, x, new_buffer_like(k, x, uop_device(k, x)));
+  if (!v0_10_2_idset_has(ctx->realizes, x)) return NULL;
+  return create_kernel_to(k, x, new_buffer_like(k, x, v0_10_2_uop_device(k, x)));
 }
 /* remove downstream reshapes from SINK */
-static const UOp *ck_sink_bases(void *c, const UOp *x) {
+static const UOp *create_kernels_sink_bases(void *c, const UOp *x) {
   KG *k = c;
   if (!k->f->create_kernels_assign_reshape) return NULL;
   bool any = false;
   for (uint32_t i = 0; i < x->nsrc; i++) any |= x->src[i]->op == OP_VIEW;
   if (!any) return NULL;
   const UOp **src = arena_array(k->a, x->nsrc, sizeof *src);
-  for (uint32_t i = 0; i < x->nsrc; i++) src[i] = uop_base(x->src[i]);
-  return replace_src(k, x, x->nsrc, src);
+  for (uint32_t i = 0; i < x->nsrc; i++) src[i] = v0_10_2_uop_base(x->src[i]);
+  return v0_10_2_replace_src(k, x, x->nsrc, src);
 }
 
 /* dedup / dict.fromkeys for the few items of one KERNEL: a list searched
@@ -124,7 +127,7 @@ static void uniq_add(KG *k, UniqList *l, const void *x) {
     for (size_t i = 0; i < l->n; i++)
       if (l->items[i] == x) return;
   }
-  if (l->n == l->cap) l->items = grow(k->a, l->items, l->n, &l->cap, sizeof *l->items);
+  if (l->n == l->cap) l->items = v0_10_2_grow(k->a, l->items, l->n, &l->cap, sizeof *l->items);
   l->items[l->n++] = x;
   if (l->index) omap_put(l->index, omap_ptr(x), (void *)1);
   else if (l->n > 32) {
@@ -137,8 +140,9 @@ static void uniq_add(KG *k, UniqList *l, const void *x) {
 /* a0b4465: s.op in DONT_PLACE_IN_KERNEL (KERNEL, ASSIGN, BUFFER) or s in ctx.realizes */
 static bool kept_in_kernel(KG *k, KernelContext *ctx, const UOp *s) {
   if (k->f->create_kernels_assign_reshape)
-    return s->op == OP_KERNEL || s->op == OP_ASSIGN || s->op == OP_BUFFER || idset_has(ctx->realizes, s);
-  return s->op == OP_BUFFER || (s->op == OP_ASSIGN && s->src[1]->op == OP_KERNEL) || idset_has(ctx->realizes, s);
+    return s->op == OP_KERNEL || s->op == OP_ASSIGN || s->op == OP_BUFFER || v0_10_2_idset_has(ctx->realizes, s);
+  return s->op == OP_BUFFER || (s->op == OP_ASSIGN && s->src[1]->op == OP_KERNEL) ||
+         v0_10_2_idset_has(ctx->realizes, s);
 }
 
 /* schedule.py append_to_kernel, applied until it returns None, as
@@ -148,12 +152,12 @@ static bool kept_in_kernel(KG *k, KernelContext *ctx, const UOp *s) {
  *   new_srcs, new_metadata = [], dict.fromkeys(x.arg.metadata)
  *   for s in x.src: keep s, or take s.src and s's metadata
  *   x.replace(src=dedup(new_srcs), arg=Kernel(x.arg.ast, tuple(new_metadata))) if that changes the sources */
-static const UOp *ck_append_to_kernel(void *c, const UOp *x) {
+static const UOp *append_to_kernel(void *c, const UOp *x) {
   KG *k = c;
   KernelContext *ctx = k->pass;
   const void *meta_buf[8];
   UniqList meta = {meta_buf, 0, 8, NULL};
-  const Value *old_meta = kernel_arg_metadata(x);
+  const Value *old_meta = v0_10_2_kernel_arg_metadata(x);
   for (size_t i = 0; i < old_meta->u.tuple.n; i++) uniq_add(k, &meta, old_meta->u.tuple.items[i]);
   const UOp *const *cur = x->src;
   size_t n = x->nsrc;
@@ -161,21 +165,23 @@ static const UOp *ck_append_to_kernel(void *c, const UOp *x) {
   for (int which = 0;; which ^= 1) {
     const UOp **next = k->append_bufs[which];
     size_t m = 0;
-    kg_marks_begin(k); /* dedup */
+    v0_10_2_marks_begin(k); /* dedup */
     for (size_t i = 0; i < n; i++) {
       const UOp *s = cur[i];
       if (kept_in_kernel(k, ctx, s)) {
-        if (kg_mark(k, s)) continue;
-        if (m == k->append_caps[which]) next = k->append_bufs[which] = grow_heap(next, m, &k->append_caps[which], sizeof *next);
+        if (v0_10_2_mark(k, s)) continue;
+        if (m == k->append_caps[which])
+          next = k->append_bufs[which] = v0_10_2_grow_heap(next, m, &k->append_caps[which], sizeof *next);
         next[m++] = s;
         continue;
       }
       for (uint32_t j = 0; j < s->nsrc; j++) {
-        if (kg_mark(k, s->src[j])) continue;
-        if (m == k->append_caps[which]) next = k->append_bufs[which] = grow_heap(next, m, &k->append_caps[which], sizeof *next);
+        if (v0_10_2_mark(k, s->src[j])) continue;
+        if (m == k->append_caps[which])
+          next = k->append_bufs[which] = v0_10_2_grow_heap(next, m, &k->append_caps[which], sizeof *next);
         next[m++] = s->src[j];
       }
-      const Value *md = idmap_get(&ctx->ops_metadata, s);
+      const Value *md = v0_10_2_idmap_get(&ctx->ops_metadata, s);
       if (md) uniq_add(k, &meta, md);
     }
     if (m == n && (n == 0 || memcmp(next, cur, n * sizeof *cur) == 0)) break;
@@ -185,27 +191,28 @@ static const UOp *ck_append_to_kernel(void *c, const UOp *x) {
   if (!changed) return NULL;
   const Value **nmeta = arena_array(k->a, meta.n ? meta.n : 1, sizeof *nmeta);
   for (size_t i = 0; i < meta.n; i++) nmeta[i] = meta.items[i];
-  const Value *arg = kernel_arg(k, kernel_arg_ast(k, x), v_tuple(k->in, meta.n, nmeta));
-  return kg_uop(k, OP_KERNEL, x->dtype, arg, (uint32_t)n, cur);
+  const Value *arg = v0_10_2_kernel_arg(k, v0_10_2_kernel_arg_ast(k, x), v_tuple(k->in, meta.n, nmeta));
+  return v0_10_2_uop(k, OP_KERNEL, x->dtype, arg, (uint32_t)n, cur);
 }
 
 /* 0.10.2: create_kernel, append_to_kernel; a0b4465: the rules marked so */
 static const Rule create_kernels_rules[] = {
-  {{OP_ASSIGN}, ck_assign, "always give assign a kernel (a0b4465)"},
-  {{OP_CONTIGUOUS}, ck_contiguous, "always give contiguous a kernel (a0b4465)"},
-  {{OP_COPY}, ck_copy, "create a buffer for COPY on the new device (a0b4465)"},
-  {{OP_NONE}, ck_realized, "create_kernel if we're realizing this UOp (a0b4465)"},
-  {{OP_NONE}, ck_create_kernel, "create_kernel"},
-  {{OP_KERNEL}, ck_append_to_kernel, "append_to_kernel"},
-  {{OP_SINK}, ck_sink_bases, "remove downstream reshapes from SINK (a0b4465)"},
+  {{OP_ASSIGN}, create_kernels_assign, "always give assign a kernel (a0b4465)"},
+  {{OP_CONTIGUOUS}, create_kernels_contiguous, "always give contiguous a kernel (a0b4465)"},
+  {{OP_COPY}, create_kernels_copy, "create a buffer for COPY on the new device (a0b4465)"},
+  {{OP_NONE}, create_kernels_realized, "create_kernel if we're realizing this UOp (a0b4465)"},
+  {{OP_NONE}, create_kernel, "create_kernel"},
+  {{OP_KERNEL}, append_to_kernel, "append_to_kernel"},
+  {{OP_SINK}, create_kernels_sink_bases, "remove downstream reshapes from SINK (a0b4465)"},
 };
-const PatternMatcher pm_create_kernels = {create_kernels_rules, sizeof create_kernels_rules / sizeof *create_kernels_rules};
+const PatternMatcher v0_10_2_pm_create_kernels = {
+    create_kernels_rules, sizeof create_kernels_rules / sizeof *create_kernels_rules};
 
 /* ---------------------------------------------------------------- schedule_uop */
 
 /* device.py Buffer.view */
-Buf *buffer_view(KG *k, Buf *src, int64_t size, const DType *dt, int64_t offset) {
-  if (!(offset < src->size * src->dtype->itemsize)) kg_assert_fail(k, "offset must be less than nbytes");
+Buf *v0_10_2_buffer_view(KG *k, Buf *src, int64_t size, const DType *dt, int64_t offset) {
+  if (!(offset < src->size * src->dtype->itemsize)) error_raise("AssertionError", "offset must be less than nbytes");
   Buf *b = arena_alloc(k->a, sizeof *b);
   b->input_index = -1;
   b->device = src->device;
@@ -226,12 +233,13 @@ Buf *buffer_view(KG *k, Buf *src, int64_t size, const DType *dt, int64_t offset)
  * would give it. (unbind_vars adds to var_vals, which is shared by all
  * kernels: seeing a BIND again would put the same value again.) */
 
-static const PatternMatcher *const left_pms[3] = {&pm_unbind_vars, &pm_merge_views, &pm_view_left};
-static const PatternMatcher *const right_pms[2] = {&pm_merge_views, &pm_view_right};
-static const PatternMatcher *const fix_pms[1] = {&pm_fix_kernel_ops};
-static const PatternMatcher *const swizzle_pms[2] = {&pm_merge_views, &pm_view_left};
+static const PatternMatcher *const left_pms[3] = {
+    &v0_10_2_pm_unbind_vars, &v0_10_2_pm_merge_views, &v0_10_2_pm_view_left};
+static const PatternMatcher *const right_pms[2] = {&v0_10_2_pm_merge_views, &v0_10_2_pm_view_right};
+static const PatternMatcher *const fix_pms[1] = {&v0_10_2_pm_fix_kernel_ops};
+static const PatternMatcher *const swizzle_pms[2] = {&v0_10_2_pm_merge_views, &v0_10_2_pm_view_left};
 
-void kernel_passes_begin(KG *k) {
+void v0_10_2_kernel_passes_begin(KG *k) {
   KernelPasses *p = arena_alloc(k->a, sizeof *p);
   rewrite_context_init(&p->left, k->in, left_pms, 3, k);
   rewrite_context_init(&p->right, k->in, right_pms, 2, k);
@@ -240,7 +248,7 @@ void kernel_passes_begin(KG *k) {
   k->kpasses = p;
 }
 
-void kernel_passes_end(KG *k) {
+void v0_10_2_kernel_passes_end(KG *k) {
   KernelPasses *p = k->kpasses;
   rewrite_context_release(&p->swizzle);
   rewrite_context_release(&p->fix);
@@ -250,32 +258,33 @@ void kernel_passes_end(KG *k) {
 }
 
 /* graph_rewrite(u, merge_views+view_left) */
-const UOp *apply_swizzle(KG *k, const UOp *u) {
+const UOp *v0_10_2_apply_swizzle(KG *k, const UOp *u) {
   if (k->kpasses) return top_down_rewrite(&k->kpasses->swizzle, u);
   return graph_rewrite(k->in, u, swizzle_pms, 2, k, false);
 }
 
-/* schedule.py schedule_uop (between kernel_passes_begin and kernel_passes_end);
+/* schedule.py schedule_uop (between v0_10_2_kernel_passes_begin and v0_10_2_kernel_passes_end);
  * its temporaries go to tmp */
-void schedule_uop(KG *k, Arena *tmp, const UOp *sink, OMap *var_vals, ScheduleItem *out) {
-  if (sink->op != OP_ASSIGN || sink->src[1]->op != OP_KERNEL) kg_assert_fail(k, "%s\n...) must be ASSIGN", uop_repr_line(k, sink));
+void v0_10_2_schedule_uop(KG *k, Arena *tmp, const UOp *sink, OMap *var_vals, ScheduleItem *out) {
+  if (sink->op != OP_ASSIGN || sink->src[1]->op != OP_KERNEL)
+    error_raise("AssertionError", "%s\n...) must be ASSIGN", v0_10_2_uop_repr_line(k, sink));
   const UOp *kernel = sink->src[1];
   /* substitute kernel sources for the target buffer */
   OMap subs;
   omap_init(&subs, tmp);
   for (uint32_t i = 0; i < kernel->nsrc; i++) {
     const UOp *s = kernel->src[i];
-    if (s->op == OP_ASSIGN) omap_put(&subs, omap_ptr(kernel_arg_ast(k, s->src[1])), (void *)s->src[0]);
+    if (s->op == OP_ASSIGN) omap_put(&subs, omap_ptr(v0_10_2_kernel_arg_ast(k, s->src[1])), (void *)s->src[0]);
   }
-  const UOp *ast = uop_substitute(k, kernel_arg_ast(k, kernel), &subs);
-  ast = uop_sink(k, 1, &ast);
+  const UOp *ast = v0_10_2_uop_substitute(k, v0_10_2_kernel_arg_ast(k, kernel), &subs);
+  ast = v0_10_2_uop_sink(k, 1, &ast);
   void *saved = k->pass;
   /* add buffer ops */
   BufList bufs = {.arena = tmp};
   omap_init(&bufs.index, tmp);
-  buflist_index(&bufs, uop_buf_uop(k, sink));
+  v0_10_2_buflist_index(&bufs, v0_10_2_uop_buf_uop(k, sink));
   k->pass = &bufs;
-  const PatternMatcher *abo = &pm_add_buffer_ops;
+  const PatternMatcher *abo = &v0_10_2_pm_add_buffer_ops;
   ast = graph_rewrite(k->in, ast, &abo, 1, k, true);
   /* unbind_vars + push views to edges */
   k->pass = var_vals;
@@ -287,21 +296,22 @@ void schedule_uop(KG *k, Arena *tmp, const UOp *sink, OMap *var_vals, ScheduleIt
   k->pass = saved;
   /* create subbuffer */
   if (ast->op == OP_BUFFER_VIEW) {
-    if (bufs.n < 2) kg_throw(&k->thr, ST_RAISED, "IndexError", "list index out of range");
+    if (bufs.n < 2) error_raise("IndexError", "list index out of range");
     const UOp *x = ast->src[0];
-    sint offset = uop_st_unwrap(k, x)->views[0]->offset;
-    if (!ks_is_int(offset)) kg_unsupported(k, "a BUFFER_VIEW with a symbolic offset");
-    Buf *view = buffer_view(k, uop_buffer(k, bufs.items[1]), uop_size(k, ast), ast->dtype, ks_int(offset) * x->dtype->itemsize);
+    sint offset = v0_10_2_uop_st_unwrap(k, x)->views[0]->offset;
+    if (!v0_10_2_sint_is_int(offset)) error_unsupported("a BUFFER_VIEW with a symbolic offset");
+    Buf *view = v0_10_2_buffer_view(k, v0_10_2_uop_buffer(k, bufs.items[1]), v0_10_2_uop_size(k, ast), ast->dtype,
+        v0_10_2_sint_int(offset) * x->dtype->itemsize);
     omap_put(&k->buffers, omap_ptr(bufs.items[0]), view);
   }
   out->ast = ast;
   out->bufs = arena_array(k->a, bufs.n, sizeof *out->bufs);
   out->nbufs = 0;
   for (size_t i = 0; i < bufs.n; i++) {
-    Buf *b = uop_buffer(k, bufs.items[i]);
+    Buf *b = v0_10_2_uop_buffer(k, bufs.items[i]);
     bool dup = false;
     for (size_t j = 0; j < out->nbufs; j++) dup |= out->bufs[j] == b;
     if (!dup) out->bufs[out->nbufs++] = b;
   }
-  out->metadata = kernel_arg_metadata(kernel);
+  out->metadata = v0_10_2_kernel_arg_metadata(kernel);
 }

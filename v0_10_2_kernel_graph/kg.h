@@ -2,7 +2,8 @@
  * methods of tinygrad 0.10.2's ops.py that the scheduler calls: `st`,
  * `shape`, `size`, `base`, `device`, `buf_uop`, `buffer`, `const_like`,
  * `view`, the movement ops, `alu`, `r`. Everything lives in one Arena.
- * A Python exception anywhere unwinds to the entry point (throw.h). */
+ * A Python exception anywhere raises (common/error.h) to the entry point's
+ * protected call. */
 #ifndef KG_KG_H
 #define KG_KG_H
 #include <stdbool.h>
@@ -14,7 +15,7 @@
 #include "omap.h"
 #include "rewrite.h"
 #include "st.h"
-#include "throw.h"
+#include "error.h"
 #include "uop.h"
 #include "version.h"
 
@@ -68,12 +69,11 @@ struct KG {
   Arena *a;
   /* the arena of what is only remembered to go faster (the cached
    * properties, the walks' buffers, mop_memo, the rewrite contexts' tables):
-   * a scratch arena, freed before the result is encoded (kg_caches_drop) */
+   * a scratch arena, freed before the result is encoded (v0_10_2_caches_drop) */
   Arena *caches;
   Interner *in;
   Codec codec;
   StCtx stc;
-  Thrower thr;
   const Capture *cap;
   const TgFeatures *f;  /* the capture's version's features (version.h) */
 
@@ -83,10 +83,10 @@ struct KG {
   int64_t dont_group_reduces, cast_after_expand;   /* a0b4465's (0 where a version has none) */
 
   /* cached properties of UOps */
-  IdIndex st_cache;    /* UOp -> 2 + its ST's index in stc (kst_at), 1: None */
+  IdIndex st_cache;    /* UOp -> 2 + its ST's index in stc (v0_10_2_st_at), 1: None */
   IdIndex dev_cache;   /* UOp -> 2 + its device's index in devices, 1: None */
   const char **devices; size_t ndevices, devices_cap; /* the device strings seen, in k->a */
-  WalkFrame *walk;     /* scratch stack of uop_st / uop_device */
+  WalkFrame *walk;     /* scratch stack of v0_10_2_uop_st / v0_10_2_uop_device */
   size_t walk_cap;
   /* walk.c: visited stamps by UOp id, and the toposort's stack and result */
   uint32_t *marks, epoch;
@@ -109,15 +109,15 @@ struct KG {
   OMap ptr_dtypes;     /* dtype_ptr memo: (dtype, size) -> [dtype, size, ptr dtype] */
   OMap mop_memo;       /* uops.c: (st, movement op, arg) -> st */
   OMap st_json;        /* decode.c: ShapeTracker -> its JSON */
-  OMap sym_values;     /* uops.c kv_sint: symbolic UOp (sint.sym) -> its V_SYM Value */
-  OMap sym_sints;      /* uops.c kv_get_sint: V_SYM Value -> sint* */
+  OMap sym_values;     /* uops.c v0_10_2_value_sint: symbolic UOp (sint.sym) -> its V_SYM Value */
+  OMap sym_sints;      /* uops.c get_sint: V_SYM Value -> sint* */
   uint64_t unique_count;
   const char *last_device;        /* uops.c device_uop: the DEVICE UOp of the last device string asked for */
   const UOp *last_device_uop;
 
   /* per-pass contexts read by the rule functions */
   void *pass;
-  /* uops.c: the scratch arenas open (kg_scratch_begin), and spare ones */
+  /* uops.c: the scratch arenas open (v0_10_2_scratch_begin), and spare ones */
   struct KgScratch *scratch_open, *scratch_spare;
   /* kernel.c: the pure passes of schedule_uop, one RewriteContext each for
    * the whole schedule (NULL outside it) */
@@ -127,158 +127,141 @@ struct KG {
   struct Explain102 *xp;
 };
 
-extern const char kg_none;   /* marker for "None" stored in an OMap */
 
 /* Room for one more element in an arena array holding n of *cap: when it
  * is full, a copy twice as big (at least 8) replaces it. */
-void *grow(Arena *a, void *items, size_t n, size_t *cap, size_t size);
-void *grow_heap(void *items, size_t n, size_t *cap, size_t size);
+void *v0_10_2_grow(Arena *a, void *items, size_t n, size_t *cap, size_t size);
+void *v0_10_2_grow_heap(void *items, size_t n, size_t *cap, size_t size);
 
-static inline void *idmap_get(const IdMap *m, const UOp *u) {
+static inline void *v0_10_2_idmap_get(const IdMap *m, const UOp *u) {
   size_t p = u->id >> ID_PAGE_BITS;
   return p < m->npages && m->pages[p] ? m->pages[p][u->id & (ID_PAGE - 1)] : NULL;
 }
-void idmap_put(Arena *a, IdMap *m, const UOp *u, void *val);
-static inline uint32_t idindex_get(const IdIndex *m, const UOp *u) {
+void v0_10_2_idmap_put(Arena *a, IdMap *m, const UOp *u, void *val);
+static inline uint32_t v0_10_2_idindex_get(const IdIndex *m, const UOp *u) {
   size_t p = u->id >> ID_PAGE_BITS;
   return p < m->npages && m->pages[p] ? m->pages[p][u->id & (ID_PAGE - 1)] : 0;
 }
-void idindex_put(Arena *a, IdIndex *m, const UOp *u, uint32_t val);
-static inline bool idset_has(const IdSet *s, const UOp *u) {
+static inline bool v0_10_2_idset_has(const IdSet *s, const UOp *u) {
   size_t p = u->id >> ID_PAGE_BITS;
   return p < s->npages && s->pages[p] && s->pages[p][u->id & (ID_PAGE - 1)];
 }
-void idset_add(Arena *a, IdSet *s, const UOp *u);
-bool idset_del(IdSet *s, const UOp *u);   /* false when u was not there */
-void ulist_push(Arena *a, UList *l, const UOp *u);
+void v0_10_2_idset_add(Arena *a, IdSet *s, const UOp *u);
+bool v0_10_2_idset_del(IdSet *s, const UOp *u);   /* false when u was not there */
+void v0_10_2_ulist_push(Arena *a, UList *l, const UOp *u);
 /* m[key], created empty when missing (defaultdict(list)[key]) */
-UList *ulist_of(Arena *a, IdMap *m, const UOp *key);
+UList *v0_10_2_ulist_of(Arena *a, IdMap *m, const UOp *key);
 
 /* ---- scratch arenas (uops.c) ---- */
 /* The chunk size k->a and the scratch arenas stop growing at: they take up
  * the chunks other arenas gave back before touching new memory. */
 enum { KG_MAX_CHUNK = 1 << 20 };
-/* An arena for a pass's temporaries, freed by kg_scratch_end when the pass
+/* An arena for a pass's temporaries, freed by v0_10_2_scratch_end when the pass
  * ends so that what comes next reuses its memory (Python drops a function's
  * locals when it returns). Nothing that outlives the pass may point into
  * it: UOps, Values and ShapeTrackers (interned) and k's caches live in k->a.
  * A Python exception unwinding to the entry point frees the ones still open
- * (kg_scratch_end_all). */
-Arena *kg_scratch_begin(KG *k);
-void kg_scratch_end(KG *k, Arena *scratch);
-void kg_scratch_end_all(KG *k);
+ * (v0_10_2_scratch_end_all). */
+Arena *v0_10_2_scratch_begin(KG *k);
+void v0_10_2_scratch_end(KG *k, Arena *scratch);
+void v0_10_2_scratch_end_all(KG *k);
 /* k->caches from a scratch arena (kg_init), and freed, the caches emptied,
  * when the schedule is made (no walk, no rewrite context in use) */
-void kg_caches_begin(KG *k);
-void kg_caches_drop(KG *k);
+void v0_10_2_caches_begin(KG *k);
+void v0_10_2_caches_drop(KG *k);
 
 /* ---- walks (walk.c) ---- */
-/* A new visited set for kg_mark, which marks u and says whether it already was. */
-void kg_marks_begin(KG *k);
-bool kg_mark_grow(KG *k, const UOp *u);
-static inline bool kg_mark(KG *k, const UOp *u) {
-  if (u->id >= k->marks_cap) return kg_mark_grow(k, u);
+/* A new visited set for v0_10_2_mark, which marks u and says whether it already was. */
+void v0_10_2_marks_begin(KG *k);
+bool v0_10_2_mark_grow(KG *k, const UOp *u);
+static inline bool v0_10_2_mark(KG *k, const UOp *u) {
+  if (u->id >= k->marks_cap) return v0_10_2_mark_grow(k, u);
   if (k->marks[u->id] == k->epoch) return true;
   k->marks[u->id] = k->epoch;
   return false;
 }
 /* UOp.toposort of root. *out is k's buffer, valid until the next toposort
  * (a caller iterating it must not start another one). */
-size_t kg_toposort(KG *k, const UOp *root, const UOp ***out);
+size_t v0_10_2_toposort(KG *k, const UOp *root, const UOp ***out);
 /* The toposort up to and including the first node for which stop holds. */
-size_t kg_toposort_until(KG *k, const UOp *root, bool (*stop)(KG *, const UOp *, void *), void *ctx, const UOp ***out);
+size_t v0_10_2_toposort_until(
+    KG *k, const UOp *root, bool (*stop)(KG *, const UOp *, void *), void *ctx, const UOp ***out);
 /* any(x.op is op for x in root.toposort) */
-bool kg_contains_op(KG *k, const UOp *root, Op op);
+bool v0_10_2_contains_op(KG *k, const UOp *root, Op op);
 
 /* ---- values ---- */
-const Value *kv_int(KG *k, int64_t i);
-const Value *kv_ints(KG *k, uint32_t n, const int64_t *v);      /* tuple of ints */
-const Value *kv_sint(KG *k, sint x);                            /* an int, or a symbolic value */
-const Value *kv_sints(KG *k, uint32_t n, const sint *v);        /* tuple of sints */
-/* A sint / a tuple of sints (at most ST_MAXDIM) in v; false if v is not one. */
-bool kv_get_sint(KG *k, const Value *v, sint *out);
-bool kv_get_sints(KG *k, const Value *v, uint32_t *n, sint *out);
-const Value *kv_st(KG *k, const ST *s);
-const ST *kv_get_st(const Value *v);                            /* NULL unless V_ST */
-/* A tuple of ints in v into out (at most ST_MAXDIM); false if v is not one. */
-bool kv_get_ints(const Value *v, uint32_t *n, int64_t *out);
+const Value *v0_10_2_value_int(KG *k, int64_t i);
+const Value *v0_10_2_value_ints(KG *k, uint32_t n, const int64_t *v);      /* tuple of ints */
+const Value *v0_10_2_value_sint(KG *k, sint x);                            /* an int, or a symbolic value */
+const Value *v0_10_2_value_sints(KG *k, uint32_t n, const sint *v);        /* tuple of sints */
+const Value *v0_10_2_value_st(KG *k, const ST *s);
+const ST *v0_10_2_value_get_st(const Value *v);                            /* NULL unless V_ST */
 /* dtypes.as_const(b, dtype) for a scalar Value b (int, float, bool). */
-const Value *as_const(KG *k, const Value *b, const DType *dt);
+const Value *v0_10_2_as_const(KG *k, const Value *b, const DType *dt);
 
 /* ---- GroupOp ---- */
-bool op_is_unary(Op op);
-bool op_is_binary(Op op);
-bool op_is_alu(Op op);
-bool op_is_movement(Op op);
-bool op_is_buffer_group(Op op);   /* GroupOp.Buffer: LOAD STORE VALID CONST DEFINE_VAR */
-bool op_is_commutative(Op op);
-bool op_is_unsafe_pad(Op op);
+bool v0_10_2_op_is_unary(Op op);
+bool v0_10_2_op_is_binary(Op op);
+bool v0_10_2_op_is_alu(Op op);
+bool v0_10_2_op_is_movement(Op op);
+bool v0_10_2_op_is_buffer_group(Op op);   /* GroupOp.Buffer: LOAD STORE VALID CONST DEFINE_VAR */
+bool v0_10_2_op_is_unsafe_pad(Op op);
 
 /* ---- UOp construction ---- */
-const UOp *kg_uop(KG *k, Op op, const DType *dt, const Value *arg, uint32_t n, const UOp *const *src);
-const UOp *kg_uop1(KG *k, Op op, const DType *dt, const Value *arg, const UOp *a);
-const UOp *kg_uop2(KG *k, Op op, const DType *dt, const Value *arg, const UOp *a, const UOp *b);
-const UOp *kg_uop3(KG *k, Op op, const DType *dt, const Value *arg, const UOp *a, const UOp *b, const UOp *c);
-const UOp *replace_src(KG *k, const UOp *u, uint32_t n, const UOp *const *src);
-const UOp *replace_dtype(KG *k, const UOp *u, const DType *dt);
-const UOp *replace_arg(KG *k, const UOp *u, const Value *arg);
-const UOp *replace_op(KG *k, const UOp *u, Op op);
+const UOp *v0_10_2_uop(KG *k, Op op, const DType *dt, const Value *arg, uint32_t n, const UOp *const *src);
+const UOp *v0_10_2_uop1(KG *k, Op op, const DType *dt, const Value *arg, const UOp *a);
+const UOp *v0_10_2_uop2(KG *k, Op op, const DType *dt, const Value *arg, const UOp *a, const UOp *b);
+const UOp *v0_10_2_uop3(KG *k, Op op, const DType *dt, const Value *arg, const UOp *a, const UOp *b, const UOp *c);
+const UOp *v0_10_2_replace_src(KG *k, const UOp *u, uint32_t n, const UOp *const *src);
+const UOp *v0_10_2_replace_dtype(KG *k, const UOp *u, const DType *dt);
+const UOp *v0_10_2_replace_arg(KG *k, const UOp *u, const Value *arg);
+const UOp *v0_10_2_replace_op(KG *k, const UOp *u, Op op);
 /* Register decoded CONST nodes with a float zero arg (see zero_consts). */
-void kg_note_const(KG *k, const UOp *u);
+void v0_10_2_note_const(KG *k, const UOp *u);
 
 /* ---- properties ---- */
-const ST *uop_st(KG *k, const UOp *u);                 /* UOp.st, NULL for None */
-const ST *uop_st_unwrap(KG *k, const UOp *u);          /* unwrap(u.st) */
-const sint *uop_shape(KG *k, const UOp *u, uint32_t *n);
-int64_t uop_size(KG *k, const UOp *u);
-const UOp *uop_base(const UOp *u);
-const char *uop_device(KG *k, const UOp *u);           /* UOp._device, NULL for None */
-const UOp *uop_buf_uop(KG *k, const UOp *u);
-Buf *uop_buffer(KG *k, const UOp *u);                   /* UOp.buffer (creates the Buffer) */
-Buf *uop_buffer_get(KG *k, const UOp *u);               /* buffers.get(u) */
-Buf *buffer_view(KG *k, Buf *src, int64_t size, const DType *dt, int64_t offset);   /* Buffer.view (kernel.c) */
-const Value *uop_metadata(KG *k, const UOp *u);         /* all_metadata.get(u) (input nodes) */
+const ST *v0_10_2_uop_st(KG *k, const UOp *u);                 /* UOp.st, NULL for None */
+const ST *v0_10_2_uop_st_unwrap(KG *k, const UOp *u);          /* unwrap(u.st) */
+const sint *v0_10_2_uop_shape(KG *k, const UOp *u, uint32_t *n);
+int64_t v0_10_2_uop_size(KG *k, const UOp *u);
+const UOp *v0_10_2_uop_base(const UOp *u);
+const char *v0_10_2_uop_device(KG *k, const UOp *u);           /* UOp._device, NULL for None */
+const UOp *v0_10_2_uop_buf_uop(KG *k, const UOp *u);
+Buf *v0_10_2_uop_buffer(KG *k, const UOp *u);                   /* UOp.buffer (creates the Buffer) */
+Buf *v0_10_2_uop_buffer_get(KG *k, const UOp *u);               /* buffers.get(u) */
+Buf *v0_10_2_buffer_view(KG *k, Buf *src, int64_t size, const DType *dt, int64_t offset);   /* Buffer.view (kernel.c) */
+const Value *v0_10_2_uop_metadata(KG *k, const UOp *u);         /* all_metadata.get(u) (input nodes) */
 /* dtype.ptr(size), memoised (the core interns pointer dtypes in a list) */
-const DType *kg_dtype_ptr(KG *k, const DType *dt, int64_t size);
+const DType *v0_10_2_dtype_ptr(KG *k, const DType *dt, int64_t size);
 /* A KERNEL's arg Kernel(ast, metadata) (kernel.c) */
-const Value *kernel_arg(KG *k, const UOp *ast, const Value *metadata);
-const UOp *kernel_arg_ast(KG *k, const UOp *kernel);
-const Value *kernel_arg_metadata(const UOp *kernel);
+const Value *v0_10_2_kernel_arg(KG *k, const UOp *ast, const Value *metadata);
+const UOp *v0_10_2_kernel_arg_ast(KG *k, const UOp *kernel);
+const Value *v0_10_2_kernel_arg_metadata(const UOp *kernel);
 /* REDUCE_AXIS arg: the Op and the axis tuple */
-Op reduce_op_of(const UOp *r);
-uint32_t axis_arg(const UOp *r, int64_t *out);
+Op v0_10_2_reduce_op_of(const UOp *r);
+uint32_t v0_10_2_axis_arg(const UOp *r, int64_t *out);
 
 /* ---- methods building UOps ---- */
-const UOp *st_to_uop(KG *k, const ST *s);                  /* ShapeTracker.to_uop */
-const UOp *uop_view(KG *k, const UOp *u, const ST *s);     /* UOp.view */
-const UOp *uop_const(KG *k, const DType *dt, const Value *b);
-const UOp *uop_const_like(KG *k, const UOp *u, const Value *b);
-const UOp *uop_mop(KG *k, const UOp *u, Op op, const Value *arg);   /* UOp._mop */
-const UOp *uop_reshape(KG *k, const UOp *u, uint32_t n, const sint *shape);
-const UOp *uop_shrink(KG *k, const UOp *u, const SPair *arg);
-const UOp *uop_alu(KG *k, Op op, uint32_t n, const UOp *const *src);
-const UOp *uop_alu2(KG *k, Op op, const UOp *a, const UOp *b);
-const UOp *uop_binop_const(KG *k, Op op, const UOp *a, const Value *b, bool reverse);  /* a OP b with b a Python number */
-const UOp *uop_neg(KG *k, const UOp *u);
-const UOp *uop_cast(KG *k, const UOp *u, const DType *dt);
-const UOp *uop_r(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis);
-const UOp *split_reduce(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis);   /* NULL: not split */
-const UOp *uop_sink(KG *k, uint32_t n, const UOp *const *src);
-const UOp *new_buffer(KG *k, const char *device, int64_t size, const DType *dt);
+const UOp *v0_10_2_st_to_uop(KG *k, const ST *s);                  /* ShapeTracker.to_uop */
+const UOp *v0_10_2_uop_view(KG *k, const UOp *u, const ST *s);     /* UOp.view */
+const UOp *v0_10_2_uop_const(KG *k, const DType *dt, const Value *b);
+const UOp *v0_10_2_uop_const_like(KG *k, const UOp *u, const Value *b);
+const UOp *v0_10_2_uop_reshape(KG *k, const UOp *u, uint32_t n, const sint *shape);
+const UOp *v0_10_2_uop_shrink(KG *k, const UOp *u, const SPair *arg);
+const UOp *v0_10_2_uop_alu(KG *k, Op op, uint32_t n, const UOp *const *src);
+const UOp *v0_10_2_uop_alu2(KG *k, Op op, const UOp *a, const UOp *b);
+const UOp *v0_10_2_uop_binop_const(
+    KG *k, Op op, const UOp *a, const Value *b, bool reverse); /* a OP b with b a Python number */
+const UOp *v0_10_2_uop_neg(KG *k, const UOp *u);
+const UOp *v0_10_2_uop_cast(KG *k, const UOp *u, const DType *dt);
+const UOp *v0_10_2_uop_r(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis);
+const UOp *v0_10_2_split_reduce(KG *k, const UOp *u, Op op, uint32_t naxis, const int64_t *axis); /* NULL: not split */
+const UOp *v0_10_2_uop_sink(KG *k, uint32_t n, const UOp *const *src);
+const UOp *v0_10_2_new_buffer(KG *k, const char *device, int64_t size, const DType *dt);
 
-/* ---- errors ---- */
-_Noreturn void kg_assert_fail(KG *k, const char *fmt, ...)
-#if defined(__GNUC__)
-  __attribute__((format(printf, 2, 3)))
-#endif
-  ;
-_Noreturn void kg_unsupported(KG *k, const char *fmt, ...)
-#if defined(__GNUC__)
-  __attribute__((format(printf, 2, 3)))
-#endif
-  ;
+/* ---- repr ---- */
 /* First line of repr(u), as ops.py pretty_print writes it. */
-const char *uop_repr_line(KG *k, const UOp *u);
+const char *v0_10_2_uop_repr_line(KG *k, const UOp *u);
 /* Python repr of a Value (floats as repr(float)). */
-const char *py_repr(KG *k, const Value *v);
+const char *v0_10_2_py_repr(KG *k, const Value *v);
 #endif

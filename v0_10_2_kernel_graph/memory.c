@@ -52,7 +52,7 @@ typedef struct Seg { int64_t st, en; Buf *buf; } Seg;
 typedef struct SegList { Seg *items; size_t n, cap; } SegList;
 
 static void seg_push(Arena *tmp, SegList *l, Seg s) {
-  if (l->n == l->cap) l->items = grow(tmp, l->items, l->n, &l->cap, sizeof *l->items);
+  if (l->n == l->cap) l->items = v0_10_2_grow(tmp, l->items, l->n, &l->cap, sizeof *l->items);
   l->items[l->n++] = s;
 }
 
@@ -124,13 +124,13 @@ typedef struct Request { int64_t time; bool open; Buf *buf; } Request;
 /* a device's global_planner entry: (size, TLSFAllocator) and its global buffer */
 typedef struct Global { int64_t size; Tlsf alloc; Buf *buffer; } Global;
 
-static Global *global_of(KG *k, Arena *tmp, OMap *planners, Interner *keys, const char *dev, const char ***order, size_t *n) {
+static Global *global_of(Arena *tmp, OMap *planners, Interner *keys, const char *dev, const char ***order, size_t *n) {
   const Value *kv = v_str(keys, dev);
   Global *g = omap_get(planners, omap_ptr(kv));
   if (g) return g;
   g = arena_alloc(tmp, sizeof *g);
   g->size = 0, g->buffer = NULL;
-  tlsf_init(&g->alloc, tmp, &k->thr, (int64_t)1 << 44, 0x1000, 32);
+  v0_10_2_tlsf_init(&g->alloc, tmp, (int64_t)1 << 44, 0x1000, 32);
   omap_put(planners, omap_ptr(kv), g);
   (*order)[(*n)++] = dev;
   return g;
@@ -177,9 +177,9 @@ static void plan_timeline(KG *k, Arena *tmp, const SchedResult *res, const JVal 
     Buf *buf = req[r].buf;
     size_t pos = (size_t)(uintptr_t)omap_get(&position, omap_ptr(buf)) - 1;
     if (has_offset(allocator_offset, buf->device) && !buf->dtype->is_image && !buf->image) {
-      Global *g = global_of(k, tmp, &planners, &keys, buf->device, &devs, &ndevs);
-      if (req[r].open) replace[pos] = NULL, offs[pos] = tlsf_alloc(&g->alloc, round_up(nbytes(buf), 0x1000));
-      else tlsf_free(&g->alloc, offs[pos]);
+      Global *g = global_of(tmp, &planners, &keys, buf->device, &devs, &ndevs);
+      if (req[r].open) replace[pos] = NULL, offs[pos] = v0_10_2_tlsf_alloc(&g->alloc, round_up(nbytes(buf), 0x1000));
+      else v0_10_2_tlsf_free(&g->alloc, offs[pos]);
       if (offs[pos] + nbytes(buf) > g->size) g->size = offs[pos] + nbytes(buf);
       continue;
     }
@@ -216,10 +216,10 @@ static void plan_timeline(KG *k, Arena *tmp, const SchedResult *res, const JVal 
 /* memory.py memory_planner (the plan and its Buffers in k->a, the rest in a
  * scratch arena; noopt_buffers, the appearances and `assigned` in the
  * Buffers' plan_ fields) */
-void memory_planner(KG *k, const SchedResult *res, const JVal *allocator_offset, MemoryPlan *plan) {
+void v0_10_2_memory_planner(KG *k, const SchedResult *res, const JVal *allocator_offset, MemoryPlan *plan) {
   plan->ran = !k->no_memory_planner;
   plan->bufs = arena_array(k->a, res->n ? res->n : 1, sizeof *plan->bufs);
-  Arena *tmp = kg_scratch_begin(k);
+  Arena *tmp = v0_10_2_scratch_begin(k);
   plan_fields_clear(res);
   for (size_t i = 0; i < res->n; i++)
     if (res->items[i].ast->op != OP_SINK)
@@ -270,5 +270,5 @@ void memory_planner(KG *k, const SchedResult *res, const JVal *allocator_offset,
       plan->bufs[i][j] = nb ? nb : b;
     }
   }
-  kg_scratch_end(k, tmp);
+  v0_10_2_scratch_end(k, tmp);
 }

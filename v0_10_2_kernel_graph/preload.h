@@ -24,27 +24,31 @@ typedef struct ScheduleContext {
 
 /* bufferize.c */
 /* schedule.py add_buffers(buf, buffer_map, cache={}): buffer_map (tensor UOp -> BUFFER) in ctx->tmp */
-const UOp *add_buffers(KG *k, ScheduleContext *ctx, const UOp *buf, IdMap *buffer_map);
+const UOp *v0_10_2_add_buffers(KG *k, ScheduleContext *ctx, const UOp *buf, IdMap *buffer_map);
 /* schedule.py group_realizes(sink, ctx) (0.10.1): ctx->realizes, each value the BUFFER's STORE */
-void group_realizes_preload(KG *k, const UOp *sink, ScheduleContext *ctx);
+void v0_10_2_group_realizes_preload(KG *k, const UOp *sink, ScheduleContext *ctx);
 
 /* schedule_items.c: create_schedule_with_vars after the tensor map (0.10.1), which is in maps: it ends maps */
-void create_schedule_with_preloads(KG *k, Arena *maps, const UOp *big_sink, const OMap *tensor_map, SchedResult *res);
+void v0_10_2_create_schedule_with_preloads(
+    KG *k, Arena *maps, const UOp *big_sink, const OMap *tensor_map, SchedResult *res);
 
 /* schedule_items.c: ScheduleItem.output_idxs contains i */
-bool is_output_idx(const ScheduleItem *si, size_t i);
+bool v0_10_2_is_output_idx(const ScheduleItem *si, size_t i);
 
 /* explain.c, with a listener (k->ex): the same reasons as 0.10.2's, named through the BUFFERs */
-void explain102_alias(KG *k, const UOp *u, const UOp *t);   /* add_buffers made u for tensor UOp t */
-void explain102_preload_outs(KG *k, const UOp *sink);       /* the BUFFERs of the SINK's sources */
-const char *explain102_buffer_name(KG *k, const UOp *b);    /* "node 7 ADD": what BUFFER b stores */
+void v0_10_2_explain_alias(KG *k, const UOp *u, const UOp *t);   /* add_buffers made u for tensor UOp t */
+void v0_10_2_explain_preload_outs(KG *k, const UOp *sink);       /* the BUFFERs of the SINK's sources */
+const char *v0_10_2_explain_buffer_name(KG *k, const UOp *b);    /* "node 7 ADD": what BUFFER b stores */
 /* realize(ctx, b, ...) for why, unless b is realized already */
-void explain102_realize_preload(KG *k, const ScheduleContext *ctx, const UOp *b, ExplainReason why, const char *detail);
-void explain102_always_preload(KG *k, const ScheduleContext *ctx, const UOp *b, Op op);   /* ASSIGN/CONTIGUOUS/COPY/BUFFER_VIEW */
-void explain102_view_preload(KG *k, const ScheduleContext *ctx, const UOp *b, const UOp *src, const UOp *view, ExplainReason why);
-void explain102_copy_src_preload(KG *k, const ScheduleContext *ctx, const UOp *b, const UOp *copy);
+void v0_10_2_explain_realize_preload(
+    KG *k, const ScheduleContext *ctx, const UOp *b, ExplainReason why, const char *detail);
+void v0_10_2_explain_always_preload(
+    KG *k, const ScheduleContext *ctx, const UOp *b, Op op); /* ASSIGN/CONTIGUOUS/COPY/BUFFER_VIEW */
+void v0_10_2_explain_view_preload(
+    KG *k, const ScheduleContext *ctx, const UOp *b, const UOp *src, const UOp *view, ExplainReason why);
+void v0_10_2_explain_copy_src_preload(KG *k, const ScheduleContext *ctx, const UOp *b, const UOp *copy);
 /* group_realizes' realize(ctx, tr, tr) for reduce r (why: what first put r in its group) */
-void explain102_reduce_preload(KG *k, const ScheduleContext *ctx, const UOp *tr, const UOp *r, const char *why);
-void explain102_fuses_preload(KG *k, const ScheduleContext *ctx);   /* after break_sched */
-void explain102_kernels_preload(KG *k, const SchedResult *res);     /* after the BFS */
+void v0_10_2_explain_reduce_preload(KG *k, const ScheduleContext *ctx, const UOp *tr, const UOp *r, const char *why);
+void v0_10_2_explain_fuses_preload(KG *k, const ScheduleContext *ctx);   /* after break_sched */
+void v0_10_2_explain_kernels_preload(KG *k, const SchedResult *res);     /* after the BFS */
 #endif

@@ -10,7 +10,7 @@ typedef struct MopWanted { OMap *tensor_map; const UOp *vbase; const ST *vst; } 
 static bool is_wanted_mop(KG *k, const UOp *x, void *ctx) {
   MopWanted *w = ctx;
   const UOp *xs = omap_get(w->tensor_map, omap_ptr(x));
-  return uop_base(xs) == w->vbase && uop_st(k, xs) == w->vst;
+  return v0_10_2_uop_base(xs) == w->vbase && v0_10_2_uop_st(k, xs) == w->vst;
 }
 
 /* [x for x in k.toposort if (xs:=tensor_map[x]).base is v.base and xs.st == v.st][0]:
@@ -18,9 +18,9 @@ static bool is_wanted_mop(KG *k, const UOp *x, void *ctx) {
 static const UOp *first_movement_op(KG *k, const UOp *root, OMap *tensor_map, const UOp *vbase, const ST *vst) {
   MopWanted w = {tensor_map, vbase, vst};
   const UOp **order;
-  size_t n = kg_toposort_until(k, root, is_wanted_mop, &w, &order);
+  size_t n = v0_10_2_toposort_until(k, root, is_wanted_mop, &w, &order);
   if (n && is_wanted_mop(k, order[n - 1], &w)) return order[n - 1];
-  kg_throw(&k->thr, ST_RAISED, "IndexError", "list index out of range");
+  error_raise("IndexError", "list index out of range");
 }
 
 /* ---------------------------------------------------------------- type_verify(kernel_spec) */
@@ -82,7 +82,7 @@ static bool kernel_spec_ok(const UOp *u) {
 
 static void type_verify(KG *k, const UOp *sink) {
   const UOp **order;
-  size_t n = kg_toposort(k, sink, &order);
+  size_t n = v0_10_2_toposort(k, sink, &order);
   for (size_t i = 0; i < n; i++) {
     const UOp *u = order[i];
     if (k->f->fix_kernel_ast ? kernel_spec_ok_a0b4465(u) : kernel_spec_ok(u)) continue;
@@ -92,8 +92,9 @@ static void type_verify(KG *k, const UOp *sink) {
       w += (size_t)snprintf(srcs + w, sizeof srcs - w, "%s<%s: %d>", j ? ", " : "", op_name(u->src[j]->op, k->cap->generation),
                             op_value(u->src[j]->op, k->cap->generation));
     if (w < sizeof srcs) snprintf(srcs + w, sizeof srcs - w, "]");
-    kg_throw(&k->thr, ST_RAISED, "RuntimeError", "UOp verification failed at %zu on %s dtypes.%s %u %s %s", i, op_name(u->op, k->cap->generation),
-             dtype_repr(u->dtype, TG_0_10_2, d, sizeof d), u->nsrc, srcs, py_repr(k, u->arg));
+    error_raise("RuntimeError", "UOp verification failed at %zu on %s dtypes.%s %u %s %s", i,
+        op_name(u->op, k->cap->generation), dtype_repr(u->dtype, TG_0_10_2, d, sizeof d), u->nsrc, srcs,
+        v0_10_2_py_repr(k, u->arg));
   }
 }
 
@@ -108,7 +109,7 @@ static const UOp *kg_graph_rewrite_map(KG *k, Arena *a, const UOp *sink, const P
   RewriteContext rc;
   rewrite_context_init(&rc, k->in, pms, npms, k);
   const UOp **topo;
-  size_t n = kg_toposort(k, sink, &topo);
+  size_t n = v0_10_2_toposort(k, sink, &topo);
   const UOp **order = arena_array(a, n ? n : 1, sizeof *order); /* the rules may walk too */
   memcpy(order, topo, n * sizeof *order);
   omap_init(out, a);
@@ -128,8 +129,8 @@ static bool is_new_assign(const UOp *kk, const UOp *v) { return kk != v && v->op
 /* all_int(u.shape) */
 static bool all_int_shape(KG *k, const UOp *u) {
   uint32_t n;
-  const sint *shape = uop_shape(k, u, &n);
-  return ks_all_int(n, shape);
+  const sint *shape = v0_10_2_uop_shape(k, u, &n);
+  return v0_10_2_sint_all_int(n, shape);
 }
 
 /* create_schedule_with_vars, "map tensors to new uops": the becomes_map of
@@ -139,79 +140,82 @@ static void becomes_from_tensor_map(KG *k, Arena *tmp, OMap *tensor_map, OMap *b
   void *val;
   for (size_t pos = 0; omap_next(tensor_map, &pos, &key, &val);) {
     const UOp *kk = (const UOp *)(uintptr_t)key, *v = val;
-    ulist_push(tmp, ulist_of(tmp, rev, v), kk);
+    v0_10_2_ulist_push(tmp, v0_10_2_ulist_of(tmp, rev, v), kk);
     if (kk == v) continue;
-    const UOp *vb = uop_base(v);
+    const UOp *vb = v0_10_2_uop_base(v);
     if (vb->op == OP_BUFFER) {
       if (v->op == OP_VIEW) {
         /* VIEW isn't a valid tensor uop, we need to backtrack to the movement op that created it */
-        const UOp *mop = first_movement_op(k, kk, tensor_map, vb, uop_st(k, v));
+        const UOp *mop = first_movement_op(k, kk, tensor_map, vb, v0_10_2_uop_st(k, v));
         if (kk != mop) omap_put(becomes, key, (void *)mop);
       } else omap_put(becomes, key, (void *)v);
     } else if (vb->op == OP_CONST && all_int_shape(k, v)) {
       omap_put(becomes, key, (void *)v);
     } else {
-      const Value *m = uop_metadata(k, kk);
-      if (m) idmap_put(tmp, &kctx->ops_metadata, v, (void *)m);
+      const Value *m = v0_10_2_uop_metadata(k, kk);
+      if (m) v0_10_2_idmap_put(tmp, &kctx->ops_metadata, v, (void *)m);
     }
   }
 }
 
-static bool is_assign_to(KG *k, const UOp *x, void *buf) { return x->op == OP_ASSIGN && uop_buf_uop(k, x) == buf; }
+static bool is_assign_to(KG *k, const UOp *x, void *buf) {
+  return x->op == OP_ASSIGN && v0_10_2_uop_buf_uop(k, x) == buf;
+}
 
 /* any(x.op is Ops.ASSIGN and x.buf_uop is buf for x in u.toposort) */
 static bool assigns_buffer(KG *k, const UOp *u, const UOp *buf) {
   const UOp **sub;
-  size_t m = kg_toposort_until(k, u, is_assign_to, (void *)buf, &sub);
+  size_t m = v0_10_2_toposort_until(k, u, is_assign_to, (void *)buf, &sub);
   return m && is_assign_to(k, sub[m - 1], (void *)buf);
 }
 
 /* if a kernel depends on a buffer, and that buffer is later assigned to, make the assign depend on the kernel's assign */
 static const UOp *assign_dependencies(KG *k, const UOp *sched_sink) {
-  Arena *tmp = kg_scratch_begin(k);
+  Arena *tmp = v0_10_2_scratch_begin(k);
   OMap kernel_assign, assign_rep;
   omap_init(&kernel_assign, tmp);
   omap_init(&assign_rep, tmp);
   const UOp **topo;
-  size_t n = kg_toposort(k, sched_sink, &topo);
+  size_t n = v0_10_2_toposort(k, sched_sink, &topo);
   const UOp **order = arena_array(tmp, n, sizeof *order); /* the cycle check below walks again */
   memcpy(order, topo, n * sizeof *order);
   for (size_t i = 0; i < n; i++) {
     const UOp *u = order[i];
     if (u->op != OP_ASSIGN) continue;
-    const UOp *ub = uop_buf_uop(k, u);
+    const UOp *ub = v0_10_2_uop_buf_uop(k, u);
     omap_put(&kernel_assign, omap_ptr(ub), (void *)u);
     const UOp *kern = u->src[1];
     for (uint32_t j = 0; j < kern->nsrc; j++) {
       const UOp *s = kern->src[j], *a;
       if (s->op != OP_BUFFER || s == ub || !(a = omap_get(&kernel_assign, omap_ptr(s)))) continue;
       if (assigns_buffer(k, u, s))
-        kg_throw(&k->thr, ST_RAISED, "RuntimeError", "cycle detected in graph, kernel for %s\n...) must either depend on ASSIGN or BUFFER",
-                 uop_repr_line(k, ub));
+        error_raise("RuntimeError",
+            "cycle detected in graph, kernel for %s\n...) must either depend on ASSIGN or BUFFER",
+            v0_10_2_uop_repr_line(k, ub));
       const UOp **src = arena_array(tmp, a->nsrc + 1, sizeof *src);
       memcpy(src, a->src, a->nsrc * sizeof *src);
       src[a->nsrc] = u;
-      const UOp *na = replace_src(k, a, a->nsrc + 1, src);
+      const UOp *na = v0_10_2_replace_src(k, a, a->nsrc + 1, src);
       omap_put(&assign_rep, omap_ptr(a), (void *)na);
       omap_put(&kernel_assign, omap_ptr(s), (void *)na);
     }
   }
   if (omap_len(&assign_rep)) {
-    sched_sink = uop_substitute(k, sched_sink, &assign_rep);
+    sched_sink = v0_10_2_uop_substitute(k, sched_sink, &assign_rep);
     type_verify(k, sched_sink);
   }
-  kg_scratch_end(k, tmp);
+  v0_10_2_scratch_end(k, tmp);
   return sched_sink;
 }
 
 /* final toposort (bfs) */
 static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
-  Arena *tmp = kg_scratch_begin(k);
+  Arena *tmp = v0_10_2_scratch_begin(k);
   IdMap children = {0};
   OMap in_degree;
   omap_init(&in_degree, tmp);
   const UOp **order;
-  size_t n = kg_toposort(k, sched_sink, &order);
+  size_t n = v0_10_2_toposort(k, sched_sink, &order);
   for (size_t i = 0; i < n; i++) {
     const UOp *u = order[i];
     if (u->op != OP_ASSIGN) continue;
@@ -220,7 +224,7 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
     for (uint32_t j = 0; j < kern->nsrc; j++) {
       const UOp *s = kern->src[j];
       if (s->op != OP_ASSIGN) continue;
-      ulist_push(tmp, ulist_of(tmp, &children, s), u);
+      v0_10_2_ulist_push(tmp, v0_10_2_ulist_of(tmp, &children, s), u);
       deg++;
     }
     omap_put(&in_degree, omap_ptr(u), (void *)deg);
@@ -233,38 +237,38 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
     if ((intptr_t)val == 0) queue[qtail++] = (const UOp *)(uintptr_t)key;
   res->items = arena_array(k->a, qcap, sizeof *res->items);
   res->n = 0;
-  if (!k->f->fix_kernel_ast) kernel_passes_begin(k);
+  if (!k->f->fix_kernel_ast) v0_10_2_kernel_passes_begin(k);
   /* each kernel's temporaries (schedule_uop's maps), forgotten after it */
-  Arena *per = kg_scratch_begin(k);
+  Arena *per = v0_10_2_scratch_begin(k);
   ArenaMark start = arena_mark(per);
   while (qhead < qtail) {
     const UOp *u = queue[qhead++];
     arena_rewind(per, start);
-    if (k->f->fix_kernel_ast) fix_kernel_ast(k, per, u->src[1], &res->var_vals, &res->items[res->n++]);
+    if (k->f->fix_kernel_ast) v0_10_2_fix_kernel_ast(k, per, u->src[1], &res->var_vals, &res->items[res->n++]);
     else {
-      schedule_uop(k, per, u, &res->var_vals, &res->items[res->n++]);
-      uop_buffer(k, uop_buf_uop(k, u));
+      v0_10_2_schedule_uop(k, per, u, &res->var_vals, &res->items[res->n++]);
+      v0_10_2_uop_buffer(k, v0_10_2_uop_buf_uop(k, u));
     }
-    UList *ch = idmap_get(&children, u);
+    UList *ch = v0_10_2_idmap_get(&children, u);
     for (size_t j = 0; ch && j < ch->n; j++) {
       intptr_t d = (intptr_t)omap_get(&in_degree, omap_ptr(ch->items[j])) - 1;
       omap_put(&in_degree, omap_ptr(ch->items[j]), (void *)d);
       if (d == 0) queue[qtail++] = ch->items[j];
     }
   }
-  if (!k->f->fix_kernel_ast) kernel_passes_end(k);
-  kg_scratch_end(k, per);
-  if (k->ex) explain102_kernels(k, queue, res->n);
+  if (!k->f->fix_kernel_ast) v0_10_2_kernel_passes_end(k);
+  v0_10_2_scratch_end(k, per);
+  if (k->ex) v0_10_2_explain_kernels(k, queue, res->n);
   if (res->n != omap_len(&in_degree))
-    kg_throw(&k->thr, ST_RAISED, "RuntimeError", "cycle detected in graph, created %zu kernels but only scheduled %zu", omap_len(&in_degree),
-             res->n);
-  kg_scratch_end(k, tmp);
+    error_raise("RuntimeError", "cycle detected in graph, created %zu kernels but only scheduled %zu",
+        omap_len(&in_degree), res->n);
+  v0_10_2_scratch_end(k, tmp);
 }
 
 /* the kernel_map entries a0b4465 reads: kernel_map.get(v.base).base is an ASSIGN */
 static bool is_kernel_of(const UOp *kk, const UOp *v) {
   (void)kk;
-  return uop_base(v)->op == OP_ASSIGN;
+  return v0_10_2_uop_base(v)->op == OP_ASSIGN;
 }
 
 /* a0b4465: ops_metadata = {v:k.metadata for k,v in tensor_map.items() if k.base.op not in {CONST, DEVICE} and isinstance(k.metadata, Metadata)} */
@@ -272,9 +276,9 @@ static void ops_metadata_of_tensors(KG *k, Arena *tmp, OMap *tensor_map, KernelC
   uint64_t key;
   void *val;
   for (size_t pos = 0; omap_next(tensor_map, &pos, &key, &val);) {
-    const UOp *kk = (const UOp *)(uintptr_t)key, *b = uop_base(kk);
-    const Value *m = uop_metadata(k, kk);
-    if (m && b->op != OP_CONST && b->op != OP_DEVICE) idmap_put(tmp, &kctx->ops_metadata, val, (void *)m);
+    const UOp *kk = (const UOp *)(uintptr_t)key, *b = v0_10_2_uop_base(kk);
+    const Value *m = v0_10_2_uop_metadata(k, kk);
+    if (m && b->op != OP_CONST && b->op != OP_DEVICE) v0_10_2_idmap_put(tmp, &kctx->ops_metadata, val, (void *)m);
   }
 }
 
@@ -286,12 +290,15 @@ static void becomes_from_kernel_map(KG *k, OMap *tensor_map, OMap *kernel_map, O
     const UOp *kk = (const UOp *)(uintptr_t)key, *v = val, *a;
     if (v->op == OP_ASSIGN) { /* ASSIGN always becomes the target buffer */
       omap_put(becomes, key, (void *)v->src[0]);
-    } else if ((a = omap_get(kernel_map, omap_ptr(uop_base(v)))) && (a = uop_base(a))->op == OP_ASSIGN) {
+    } else if ((a = omap_get(kernel_map, omap_ptr(v0_10_2_uop_base(v)))) &&
+               (a = v0_10_2_uop_base(a))->op == OP_ASSIGN) {
       /* if we created a new buffer for this tensor, map it to the assigned buffer */
-      const ST *vst = uop_st(k, v);
-      omap_put(becomes, key, (void *)(uop_st(k, a->src[0]) == vst ? a->src[0] : uop_view(k, a->src[0], uop_st_unwrap(k, v))));
+      const ST *vst = v0_10_2_uop_st(k, v);
+      omap_put(becomes, key,
+          (void *)(v0_10_2_uop_st(k, a->src[0]) == vst ? a->src[0]
+                                                       : v0_10_2_uop_view(k, a->src[0], v0_10_2_uop_st_unwrap(k, v))));
     } else if (kk != v) { /* tensors can also simplify to an existing buffer/const */
-      const UOp *vb = uop_base(v);
+      const UOp *vb = v0_10_2_uop_base(v);
       if (vb->op == OP_BUFFER || (vb->op == OP_CONST && all_int_shape(k, v))) omap_put(becomes, key, (void *)v);
     }
   }
@@ -304,45 +311,47 @@ static void kernel_graph_a0b4465(KG *k, Arena *maps, const UOp *sink, OMap *tens
   ops_metadata_of_tensors(k, maps, tensor_map, &kctx);
   OMap kernel_map;
   k->pass = &kctx;
-  const PatternMatcher *ck[2] = {&pm_merge_views, &pm_create_kernels};
+  const PatternMatcher *ck[2] = {&v0_10_2_pm_merge_views, &v0_10_2_pm_create_kernels};
   const UOp *sched_sink = kg_graph_rewrite_map(k, maps, sink, ck, 2, true, is_kernel_of, &kernel_map);
   k->pass = NULL;
   type_verify(k, sched_sink);
   becomes_from_kernel_map(k, tensor_map, &kernel_map, &res->becomes_map);
-  kg_scratch_end(k, maps);
+  v0_10_2_scratch_end(k, maps);
   sched_sink = assign_dependencies(k, sched_sink);
   bfs_schedule(k, sched_sink, res);
 }
 
 /* schedule.py create_schedule_with_vars */
-void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
+void v0_10_2_create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
   memset(res, 0, sizeof *res);
   omap_init(&res->var_vals, k->a);
   omap_init(&res->becomes_map, k->a);
   /* the maps from tensors to their UOps, until they are mapped to buffers */
-  Arena *maps = kg_scratch_begin(k);
+  Arena *maps = v0_10_2_scratch_begin(k);
   /* remove_movement_ops + sym */
   ContigCtx contig_ctx;
   omap_init(&contig_ctx.contig, maps);
   k->pass = &contig_ctx;
   OMap tensor_map;
-  const PatternMatcher *pms[4] = {&pm_merge_views, &pm_remove_movement_ops, &pm_symbolic_simple, &pm_sym};
+  const PatternMatcher *pms[4] = {
+      &v0_10_2_pm_merge_views, &v0_10_2_pm_remove_movement_ops, &v0_10_2_pm_symbolic_simple, &v0_10_2_pm_sym};
   /* a0b4465: merge_views + sym + reorder_view + replace_contiguous */
-  const PatternMatcher *pms_reorder[5] = {&pm_merge_views, &pm_symbolic_simple, &pm_sym, &pm_reorder_view, &pm_replace_contiguous};
+  const PatternMatcher *pms_reorder[5] = {&v0_10_2_pm_merge_views, &v0_10_2_pm_symbolic_simple, &v0_10_2_pm_sym,
+      &v0_10_2_pm_reorder_view, &v0_10_2_pm_replace_contiguous};
   if (k->f->tensor_map_reorder_view) kg_graph_rewrite_map(k, maps, big_sink, pms_reorder, 5, false, NULL, &tensor_map);
   else kg_graph_rewrite_map(k, maps, big_sink, pms, 4, false, NULL, &tensor_map);
   k->pass = NULL;
 
   /* do_realize + group_realizes */
   const UOp *sink = omap_get(&tensor_map, omap_ptr(big_sink));
-  if (k->ex) explain102_tensor_map(k, &tensor_map, sink);
+  if (k->ex) v0_10_2_explain_tensor_map(k, &tensor_map, sink);
   if (k->f->preload_scheduler) { /* 0.10.1: add_buffers, group_realizes, break_sched, the ScheduleItems' BFS */
-    create_schedule_with_preloads(k, maps, big_sink, &tensor_map, res);   /* it ends maps */
+    v0_10_2_create_schedule_with_preloads(k, maps, big_sink, &tensor_map, res);   /* it ends maps */
     return;
   }
   GrouperContext gctx;
-  group_realizes(k, sink, &gctx);
-  if (k->ex) explain102_fuses(k, sink, &gctx.realizes);
+  v0_10_2_group_realizes(k, sink, &gctx);
+  if (k->ex) v0_10_2_explain_fuses(k, sink, &gctx.realizes);
 
   if (k->f->ops_metadata_of_tensors) {
     kernel_graph_a0b4465(k, maps, sink, &tensor_map, &gctx, res);
@@ -355,12 +364,12 @@ void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
 
   /* create kernels */
   if (gctx.realizes.len == 0) {
-    kg_scratch_end(k, maps);
+    v0_10_2_scratch_end(k, maps);
     return;
   }
   OMap kernel_map;
   k->pass = &kctx;
-  const PatternMatcher *ck[2] = {&pm_merge_views, &pm_create_kernels};
+  const PatternMatcher *ck[2] = {&v0_10_2_pm_merge_views, &v0_10_2_pm_create_kernels};
   const UOp *sched_sink = kg_graph_rewrite_map(k, maps, sink, ck, 2, true, is_new_assign, &kernel_map);
   k->pass = NULL;
   type_verify(k, sched_sink);
@@ -371,20 +380,20 @@ void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res) {
   for (size_t pos = 0; omap_next(&kernel_map, &pos, &key, &val);) {
     const UOp *kk = (const UOp *)(uintptr_t)key, *v = val;
     if (kk == v || v->op != OP_ASSIGN) continue;
-    UList *ts = idmap_get(&rev_tensor_map, kk);
-    if (!ts) kg_throw(&k->thr, ST_RAISED, "KeyError", "%s", uop_repr_line(k, kk));
+    UList *ts = v0_10_2_idmap_get(&rev_tensor_map, kk);
+    if (!ts) error_raise("KeyError", "%s", v0_10_2_uop_repr_line(k, kk));
     for (size_t i = 0; i < ts->n; i++) {
       const UOp *t = ts->items[i], *to;
       if (t->op == OP_ASSIGN) to = t->src[0];
       else {
         uint32_t n;
-        const sint *shape = uop_shape(k, t, &n);
-        to = uop_reshape(k, uop_buf_uop(k, v), n, shape);
+        const sint *shape = v0_10_2_uop_shape(k, t, &n);
+        to = v0_10_2_uop_reshape(k, v0_10_2_uop_buf_uop(k, v), n, shape);
       }
       omap_put(&res->becomes_map, omap_ptr(t), (void *)to);
     }
   }
-  kg_scratch_end(k, maps);
+  v0_10_2_scratch_end(k, maps);
 
   sched_sink = assign_dependencies(k, sched_sink);
   bfs_schedule(k, sched_sink, res);

@@ -13,12 +13,12 @@ typedef struct SchedResult {
 } SchedResult;
 
 /* schedule.py create_schedule_with_vars(big_sink) */
-void create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res);
+void v0_10_2_create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *res);
 
 /* memory.py memory_planner: plan[i] is the Buf that replaces bufs of
  * item i (same length), or NULL when the planner is off (NO_MEMORY_PLANNER). */
 typedef struct MemoryPlan { Buf ***bufs; bool ran; } MemoryPlan;
-void memory_planner(KG *k, const SchedResult *res, const JVal *allocator_offset, MemoryPlan *plan);
+void v0_10_2_memory_planner(KG *k, const SchedResult *res, const JVal *allocator_offset, MemoryPlan *plan);
 
 /* decode.c: the capture's input (section 4) -> big_sink; fills k's buffers
  * and metadata; *node_index maps input UOps to their first node index. */
@@ -44,14 +44,14 @@ typedef struct Input {
   size_t nplanner_bufs, planner_bad; /* planner_bad: 1 + the index of a malformed entry, or 0 */
   const JVal *allocator_offset;
 } Input;
-void kg_codec_init(KG *k);   /* the Codec with this module's ShapeTracker codec */
-bool decode_input(KG *k, const JVal *input, Input *in, Status *st);
+void v0_10_2_codec_init(KG *k);   /* the Codec with this module's ShapeTracker codec */
+void v0_10_2_decode_input(KG *k, const JVal *input, Input *in);
 
 /* explain.c: k->ex = explain_active(); with a listener, keep the input's node numbering */
-void explain102_begin(KG *k, const Input *input);
+void v0_10_2_explain_begin(KG *k, const Input *input);
 /* With a listener: which input nodes became each simplified UOp, and the SINK's sources */
-void explain102_tensor_map(KG *k, const OMap *tensor_map, const UOp *sink);
+void v0_10_2_explain_tensor_map(KG *k, const OMap *tensor_map, const UOp *sink);
 
 /* encode.c: the `expected` object */
-JVal *encode_result(KG *k, const Input *in, const SchedResult *res);
+JVal *v0_10_2_encode_result(KG *k, const Input *in, const SchedResult *res);
 #endif

@@ -13,35 +13,36 @@ static uint64_t mix(uint64_t x) {
 
 /* ---------------------------------------------------------------- sint */
 
-bool ks_is_int(sint x) { return sint_is_int(x); }
-int64_t ks_int(sint x) { return x.i; }
-sint ks_of(int64_t i) { return sint_int(i); }
-bool ks_eq(sint a, sint b) { return sint_eq(a, b); }
-bool ks_eq_int(sint a, int64_t b) { return ks_is_int(a) && ks_int(a) == b; }
+bool v0_10_2_sint_is_int(sint x) { return sint_is_int(x); }
+int64_t v0_10_2_sint_int(sint x) { return x.i; }
+sint v0_10_2_sint_of(int64_t i) { return sint_int(i); }
+static bool sint_same(sint a, sint b) { return sint_eq(a, b); }
+bool v0_10_2_sint_eq_int(sint a, int64_t b) { return v0_10_2_sint_is_int(a) && v0_10_2_sint_int(a) == b; }
 static uint64_t ks_hash(sint x) { return sint_is_int(x) ? (uint64_t)x.i : sint_hash(x); }
 static const SymUOp *ks_uop(sint x) { return (const SymUOp *)x.sym; }
 
-bool ks_all_int(uint32_t n, const sint *xs) { return sint_all_int((int)n, xs); }
+bool v0_10_2_sint_all_int(uint32_t n, const sint *xs) { return sint_all_int((int)n, xs); }
 
-bool ks_shapes_eq(uint32_t na, const sint *a, uint32_t nb, const sint *b) {
+bool v0_10_2_sint_shapes_eq(uint32_t na, const sint *a, uint32_t nb, const sint *b) {
   if (na != nb) return false;
   for (uint32_t i = 0; i < na; i++)
-    if (!ks_eq(a[i], b[i])) return false;
+    if (!sint_same(a[i], b[i])) return false;
   return true;
 }
 
 /* sint.h's operators; their errors raise (error.h) */
-sint ks_add(StCtx *c, sint a, sint b) { (void)c; return sint_add(a, b); }
-sint ks_sub(StCtx *c, sint a, sint b) { (void)c; return sint_sub(a, b); }
-sint ks_mul(StCtx *c, sint a, sint b) { (void)c; return sint_mul(a, b); }
-sint ks_floordiv(StCtx *c, sint a, sint b) {
-  if (ks_eq_int(b, 0) && ks_is_int(a)) kg_throw(c->thr, ST_RAISED, "ZeroDivisionError", "integer division or modulo by zero");
+sint v0_10_2_sint_sub(StCtx *c, sint a, sint b) { (void)c; return sint_sub(a, b); }
+sint v0_10_2_sint_mul(StCtx *c, sint a, sint b) { (void)c; return sint_mul(a, b); }
+sint v0_10_2_sint_floordiv(StCtx *c, sint a, sint b) {
+  (void)c;
+  if (v0_10_2_sint_eq_int(b, 0) && v0_10_2_sint_is_int(a))
+    error_raise("ZeroDivisionError", "integer division or modulo by zero");
   return sint_floordiv(a, b);
 }
 
-sint ks_prod(StCtx *c, uint32_t n, const sint *xs) {
-  sint p = ks_of(1);
-  for (uint32_t i = 0; i < n; i++) p = ks_mul(c, p, xs[i]);
+sint v0_10_2_sint_prod(StCtx *c, uint32_t n, const sint *xs) {
+  sint p = v0_10_2_sint_of(1);
+  for (uint32_t i = 0; i < n; i++) p = v0_10_2_sint_mul(c, p, xs[i]);
   return p;
 }
 
@@ -52,35 +53,35 @@ static bool ks_resolve(StCtx *c, SintCmp op, sint a, sint b, bool dflt) {
   return sint_resolve(op, a, b, dflt);
 }
 
-bool ks_resolve_lt(StCtx *c, sint a, sint b, bool dflt) { return ks_resolve(c, SINT_LT, a, b, dflt); }
-bool ks_resolve_ge(StCtx *c, sint a, sint b, bool dflt) { return ks_resolve(c, SINT_GE, a, b, dflt); }
-bool ks_resolve_ne(StCtx *c, sint a, sint b, bool dflt) { return ks_resolve(c, SINT_NE, a, b, dflt); }
+bool v0_10_2_sint_resolve_lt(StCtx *c, sint a, sint b, bool dflt) { return ks_resolve(c, SINT_LT, a, b, dflt); }
+bool v0_10_2_sint_resolve_ge(StCtx *c, sint a, sint b, bool dflt) { return ks_resolve(c, SINT_GE, a, b, dflt); }
+bool v0_10_2_sint_resolve_ne(StCtx *c, sint a, sint b, bool dflt) { return ks_resolve(c, SINT_NE, a, b, dflt); }
 
-bool ks_bool_ne(StCtx *c, sint a, sint b) {
+bool v0_10_2_sint_bool_ne(StCtx *c, sint a, sint b) {
   (void)c;
   return sint_cmp(SINT_NE, a, b);
 }
 
-const char *ks_repr(StCtx *c, sint x) { return sint_repr(c->arena, x); }
+const char *v0_10_2_sint_repr(StCtx *c, sint x) { return sint_repr(c->arena, x); }
 
-int64_t shape_prod(uint32_t n, const sint *shape) { /* past int64: "int64 overflow" raised (sint_mul) */
+int64_t v0_10_2_shape_prod(uint32_t n, const sint *shape) { /* past int64: "int64 overflow" raised (sint_mul) */
   sint p = sint_int(1);
-  for (uint32_t i = 0; i < n; i++) p = sint_mul(p, sint_int(ks_int(shape[i])));
+  for (uint32_t i = 0; i < n; i++) p = sint_mul(p, sint_int(v0_10_2_sint_int(shape[i])));
   return p.i;
 }
 
-const char *fmt_tuple(StCtx *c, char *buf, size_t size, uint32_t n, const sint *v) {
+const char *v0_10_2_fmt_tuple(StCtx *c, char *buf, size_t size, uint32_t n, const sint *v) {
   size_t k = 0;
   k += (size_t)snprintf(buf + k, size - k, "(");
-  for (uint32_t i = 0; i < n && k < size; i++) k += (size_t)snprintf(buf + k, size - k, "%s%s", i ? ", " : "", ks_repr(c, v[i]));
+  for (uint32_t i = 0; i < n && k < size; i++)
+    k += (size_t)snprintf(buf + k, size - k, "%s%s", i ? ", " : "", v0_10_2_sint_repr(c, v[i]));
   if (k < size) snprintf(buf + k, size - k, n == 1 ? ",)" : ")");
   return buf;
 }
 
-void kst_init(StCtx *c, Arena *a, Thrower *thr, bool merge_view) {
+void v0_10_2_st_init(StCtx *c, Arena *a, bool merge_view) {
   memset(c, 0, sizeof *c);
   c->arena = a;
-  c->thr = thr;
   c->merge_view = merge_view;
   omap_init(&c->add_memo, a);
   omap_init(&c->view_add_memo, a);
@@ -88,12 +89,12 @@ void kst_init(StCtx *c, Arena *a, Thrower *thr, bool merge_view) {
   arena_init(&c->scratch);
 }
 
-void kst_release(StCtx *c) {
+void v0_10_2_st_release(StCtx *c) {
   arena_free(&c->scratch);
   arena_init(&c->scratch);
 }
 
-Arena *kst_scratch(StCtx *c) { return &c->scratch; }
+Arena *v0_10_2_st_scratch(StCtx *c) { return &c->scratch; }
 
 /* Called when an operation has its (interned) result: nothing points into
  * the scratch arena any more, so it is emptied if it holds anything: its
@@ -106,7 +107,8 @@ static const void *kst_sweep(StCtx *c, const void *result) {
 }
 
 static void check_ndim(StCtx *c, uint32_t n) {
-  if (n > ST_MAXDIM) kg_throw(c->thr, ST_UNSUPPORTED, NULL, "a shape with %u dimensions (more than %d)", n, ST_MAXDIM);
+  (void)c;
+  if (n > ST_MAXDIM) error_unsupported("a shape with %u dimensions (more than %d)", n, ST_MAXDIM);
 }
 
 /* ---------------------------------------------------------------- interning */
@@ -177,48 +179,49 @@ static const ST *intern_st(StCtx *c, uint32_t n, const View *const *views) {
 
 enum { KST_MAXVIEWS = 64 };
 
-uint32_t kst_index(StCtx *c, const ST *s) {
+uint32_t v0_10_2_st_index(StCtx *c, const ST *s) {
   if (s->index < c->ns && c->by_index[s->index] == s) return s->index;
-  return kst_new(c, (uint32_t)s->nviews, s->views)->index;
+  return v0_10_2_st_new(c, (uint32_t)s->nviews, s->views)->index;
 }
 
-const ST *kst_new(StCtx *c, uint32_t nviews, const View *const *views) {
-  if (nviews > KST_MAXVIEWS) kg_throw(c->thr, ST_UNSUPPORTED, NULL, "a ShapeTracker with more than %d views", KST_MAXVIEWS);
+const ST *v0_10_2_st_new(StCtx *c, uint32_t nviews, const View *const *views) {
+  if (nviews > KST_MAXVIEWS) error_unsupported("a ShapeTracker with more than %d views", KST_MAXVIEWS);
   const View *vs[KST_MAXVIEWS];
   for (uint32_t i = 0; i < nviews; i++) vs[i] = intern_view(c, views[i]);
   return intern_st(c, nviews, vs);
 }
 
 /* the interned copy of s, which may be in the scratch arena */
-static const ST *canon(StCtx *c, const ST *s) { return s ? kst_new(c, (uint32_t)s->nviews, s->views) : NULL; }
+static const ST *canon(StCtx *c, const ST *s) { return s ? v0_10_2_st_new(c, (uint32_t)s->nviews, s->views) : NULL; }
 
-const ST *kst_canon(StCtx *c, const ST *s) { return kst_sweep(c, canon(c, s)); }
+const ST *v0_10_2_st_canon(StCtx *c, const ST *s) { return kst_sweep(c, canon(c, s)); }
 
 /* ---------------------------------------------------------------- operations */
 
-const View *kview_create(StCtx *c, uint32_t n, const sint *shape, const sint *strides, sint offset, const SPair *mask) {
+const View *v0_10_2_view_create(
+    StCtx *c, uint32_t n, const sint *shape, const sint *strides, sint offset, const SPair *mask) {
   check_ndim(c, n);
   return kst_sweep(c, intern_view(c, view_create(&c->scratch, TG_0_10_2, (int)n, shape, strides, offset, mask)));
 }
 
 /* ShapeTracker.from_shape, memoised on the shape (a hash, then an exact check) */
-const ST *kst_from_shape(StCtx *c, uint32_t n, const sint *shape) {
+const ST *v0_10_2_st_from_shape(StCtx *c, uint32_t n, const sint *shape) {
   uint64_t h = mix(n + 7);
   for (uint32_t i = 0; i < n; i++) h = mix(h ^ ks_hash(shape[i]));
   const ST *r = omap_get(&c->shape_memo, h);
-  if (r && ks_shapes_eq(kst_ndim(r), st_shape(r), n, shape)) return r;
+  if (r && v0_10_2_sint_shapes_eq(v0_10_2_st_ndim(r), st_shape(r), n, shape)) return r;
   check_ndim(c, n);
   r = canon(c, st_from_shape(&c->scratch, TG_0_10_2, (int)n, shape));
   omap_put(&c->shape_memo, h, (void *)r);
   return kst_sweep(c, r);
 }
 
-const ST *kst_scalar(StCtx *c) {
-  sint none[1] = {ks_of(0)};
-  return kst_from_shape(c, 0, none);
+const ST *v0_10_2_st_scalar(StCtx *c) {
+  sint none[1] = {v0_10_2_sint_of(0)};
+  return v0_10_2_st_from_shape(c, 0, none);
 }
 
-int64_t kst_size(const ST *s) { return st_size(s); }
+int64_t v0_10_2_st_size(const ST *s) { return st_size(s); }
 
 /* View.__add__ on interned views, memoised as Python's lru_cache does; NULL is None */
 static const View *kview_add(StCtx *c, const View *vm2, const View *vm1) {
@@ -244,7 +247,7 @@ static const ST *simplify_views(StCtx *c, uint32_t n, const View **vs) {
   return intern_st(c, n, vs);
 }
 
-const ST *kst_simplify(StCtx *c, const ST *s) {
+const ST *v0_10_2_st_simplify(StCtx *c, const ST *s) {
   const View *vs[KST_MAXVIEWS];
   s = canon(c, s);
   memcpy(vs, s->views, (size_t)s->nviews * sizeof *vs);
@@ -252,14 +255,14 @@ const ST *kst_simplify(StCtx *c, const ST *s) {
 }
 
 /* ShapeTracker.__add__ (one view of b at a time), memoised on the pair of interned operands */
-const ST *kst_add(StCtx *c, const ST *a, const ST *b) {
+const ST *v0_10_2_st_add(StCtx *c, const ST *a, const ST *b) {
   OMap *inner = omap_get(&c->add_memo, omap_ptr(a));
   const ST *r;
   if (inner && (r = omap_get(inner, omap_ptr(b)))) return r;
   r = a;
   for (int i = 0; i < b->nviews; i++) {
     const View *vs[KST_MAXVIEWS];
-    if (r->nviews + 1 > KST_MAXVIEWS) kg_throw(c->thr, ST_UNSUPPORTED, NULL, "a ShapeTracker with more than %d views", KST_MAXVIEWS);
+    if (r->nviews + 1 > KST_MAXVIEWS) error_unsupported("a ShapeTracker with more than %d views", KST_MAXVIEWS);
     memcpy(vs, r->views, (size_t)r->nviews * sizeof *vs);
     vs[r->nviews] = b->views[i];
     r = simplify_views(c, (uint32_t)r->nviews + 1, vs);
@@ -273,64 +276,64 @@ const ST *kst_add(StCtx *c, const ST *a, const ST *b) {
   return kst_sweep(c, r);
 }
 
-const ST *kst_invert(StCtx *c, const ST *s, uint32_t n, const sint *out_shape) {
-  return kst_canon(c, st_invert(&c->scratch, TG_0_10_2, s, (int)n, out_shape, c->merge_view));
+const ST *v0_10_2_st_invert(StCtx *c, const ST *s, uint32_t n, const sint *out_shape) {
+  return v0_10_2_st_canon(c, st_invert(&c->scratch, TG_0_10_2, s, (int)n, out_shape, c->merge_view));
 }
 
-const ST *kst_reshape(StCtx *c, const ST *s, uint32_t n, const sint *new_shape) {
+const ST *v0_10_2_st_reshape(StCtx *c, const ST *s, uint32_t n, const sint *new_shape) {
   check_ndim(c, n);
-  return kst_canon(c, st_reshape(&c->scratch, TG_0_10_2, s, (int)n, new_shape, c->merge_view));
+  return v0_10_2_st_canon(c, st_reshape(&c->scratch, TG_0_10_2, s, (int)n, new_shape, c->merge_view));
 }
 
-const ST *kst_pad(StCtx *c, const ST *s, const SPair *arg) {
-  return kst_canon(c, st_pad(&c->scratch, TG_0_10_2, s, st_ndim(s), arg));
+const ST *v0_10_2_st_pad(StCtx *c, const ST *s, const SPair *arg) {
+  return v0_10_2_st_canon(c, st_pad(&c->scratch, TG_0_10_2, s, st_ndim(s), arg));
 }
 
-const ST *kst_shrink(StCtx *c, const ST *s, const SPair *arg) {
-  return kst_canon(c, st_shrink(&c->scratch, TG_0_10_2, s, st_ndim(s), arg));
+const ST *v0_10_2_st_shrink(StCtx *c, const ST *s, const SPair *arg) {
+  return v0_10_2_st_canon(c, st_shrink(&c->scratch, TG_0_10_2, s, st_ndim(s), arg));
 }
 
-const ST *kst_expand(StCtx *c, const ST *s, uint32_t n, const sint *new_shape) {
-  return kst_canon(c, st_expand(&c->scratch, TG_0_10_2, s, (int)n, new_shape));
+const ST *v0_10_2_st_expand(StCtx *c, const ST *s, uint32_t n, const sint *new_shape) {
+  return v0_10_2_st_canon(c, st_expand(&c->scratch, TG_0_10_2, s, (int)n, new_shape));
 }
 
-const ST *kst_permute(StCtx *c, const ST *s, const int64_t *axis) {
-  return kst_canon(c, st_permute(&c->scratch, TG_0_10_2, s, st_ndim(s), axis));
+const ST *v0_10_2_st_permute(StCtx *c, const ST *s, const int64_t *axis) {
+  return v0_10_2_st_canon(c, st_permute(&c->scratch, TG_0_10_2, s, st_ndim(s), axis));
 }
 
-const ST *kst_flip(StCtx *c, const ST *s, const bool *arg) {
-  return kst_canon(c, st_flip(&c->scratch, TG_0_10_2, s, st_ndim(s), arg));
+const ST *v0_10_2_st_flip(StCtx *c, const ST *s, const bool *arg) {
+  return v0_10_2_st_canon(c, st_flip(&c->scratch, TG_0_10_2, s, st_ndim(s), arg));
 }
 
 /* ---------------------------------------------------------------- variables */
 
 enum { KST_MAXVARS = 64 };
 
-const ST *kst_unbind_binds(StCtx *c, const ST *s, sint *vars, int64_t *vals, int *n, int cap) {
+const ST *v0_10_2_st_unbind_binds(StCtx *c, const ST *s, sint *vars, int64_t *vals, int *n, int cap) {
   sint vs[KST_MAXVARS];
   int nv = st_vars(s, vs, KST_MAXVARS);
   bool any_bind = false;
   for (int i = 0; i < nv; i++) any_bind |= ks_uop(vs[i])->op == SU_BIND;
   if (!any_bind) return s;
   const ShapeTracker *r = st_unbind(&c->scratch, TG_0_10_2, s, vars, vals, cap, n);
-  return kst_canon(c, r);
+  return v0_10_2_st_canon(c, r);
 }
 
-void ks_var_arg(sint var, const char **name, int64_t *lo, int64_t *hi) {
+void v0_10_2_sint_var_arg(sint var, const char **name, int64_t *lo, int64_t *hi) {
   const SymUOp *u = ks_uop(var);
   *name = u->name, *lo = u->lo, *hi = u->hi;
 }
 
-void kst_reduce_shape(const ST *s, uint32_t naxis, const int64_t *axis, sint *out) {
+void v0_10_2_st_reduce_shape(const ST *s, uint32_t naxis, const int64_t *axis, sint *out) {
   const View *v = st_last(s);
   for (int i = 0; i < v->ndim; i++) {
     out[i] = v->shape[i];
     for (uint32_t k = 0; k < naxis; k++)
-      if (axis[k] == (int64_t)i) out[i] = ks_of(1);
+      if (axis[k] == (int64_t)i) out[i] = v0_10_2_sint_of(1);
   }
 }
 
-void kst_real_strides(StCtx *c, const ST *s, bool ignore_valid, sint *out, bool *has) {
+void v0_10_2_st_real_strides(StCtx *c, const ST *s, bool ignore_valid, sint *out, bool *has) {
   bool is_none[ST_MAXDIM];
   st_real_strides(&c->scratch, TG_0_10_2, s, ignore_valid, out, is_none);
   for (int i = 0; i < st_ndim(s); i++) has[i] = !is_none[i];

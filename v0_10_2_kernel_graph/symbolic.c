@@ -32,7 +32,10 @@ static double num_f(const Value *v) { return value_to_double(v); }
 static PyInt num_i(const Value *v) { return value_pyint(v); }
 static bool any_float(const Value *a, const Value *b) { return a->kind == V_FLOAT || b->kind == V_FLOAT; }
 
-static _Noreturn void beyond_128_bits(KG *k) { kg_unsupported(k, "constant folding beyond 128 bits (Python big ints)"); }
+static _Noreturn void beyond_128_bits(KG *k) {
+  (void)k;
+  error_unsupported("constant folding beyond 128 bits (Python big ints)");
+}
 
 static PyInt checked_add(KG *k, PyInt a, PyInt b) {
   PyInt r;
@@ -59,8 +62,8 @@ static PyInt checked_abs(KG *k, PyInt a) { return a < 0 ? checked_neg(k, a) : a;
 static PyInt py_int(KG *k, const Value *v) {
   if (v->kind != V_FLOAT) return num_i(v);
   double f = v->u.f;
-  if (isnan(f)) kg_throw(&k->thr, ST_RAISED, "ValueError", "cannot convert float NaN to integer");
-  if (isinf(f)) kg_throw(&k->thr, ST_RAISED, "OverflowError", "cannot convert float infinity to integer");
+  if (isnan(f)) error_raise("ValueError", "cannot convert float NaN to integer");
+  if (isinf(f)) error_raise("OverflowError", "cannot convert float infinity to integer");
   if (!(f >= -0x1p127 && f < 0x1p127)) beyond_128_bits(k);
   return (PyInt)f;
 }
@@ -86,22 +89,22 @@ static const Value *py_pow(KG *k, const Value *a, const Value *b) {
 }
 
 /* Python's `a ** b` for numbers with b an int (0.10.1 simplify_reduceop's `ret **= prshape`) */
-const Value *py_int_power(KG *k, const Value *a, const Value *b) {
-  if (!value_is_number(a) || !value_is_int(b)) kg_unsupported(k, "folding a non-number constant");
+const Value *v0_10_2_py_int_power(KG *k, const Value *a, const Value *b) {
+  if (!value_is_number(a) || !value_is_int(b)) error_unsupported("folding a non-number constant");
   if (a->kind != V_FLOAT && num_i(b) >= 0) return int_pow(k, num_i(a), num_i(b));
   double x = num_f(a), y = num_f(b);
-  if (x == 0.0 && y < 0) kg_throw(&k->thr, ST_RAISED, "ZeroDivisionError", "0.0 cannot be raised to a negative power");
+  if (x == 0.0 && y < 0) error_raise("ZeroDivisionError", "0.0 cannot be raised to a negative power");
   double r = pow(x, y);
-  if (isinf(r) && !isinf(x)) kg_throw(&k->thr, ST_RAISED, "OverflowError", "(34, 'Numerical result out of range')");
+  if (isinf(r) && !isinf(x)) error_raise("OverflowError", "(34, 'Numerical result out of range')");
   return v_float(k->in, r);
 }
 
 /* ops.py exec_alu(op, dtype, operands, truncate_output=False) for scalars */
-const Value *exec_alu(KG *k, Op op, const Value *const *x, uint32_t n) {
+const Value *v0_10_2_exec_alu(KG *k, Op op, const Value *const *x, uint32_t n) {
   Interner *in = k->in;
   const Value *a = x[0], *b = n > 1 ? x[1] : NULL;
   for (uint32_t i = 0; i < n; i++)
-    if (!value_is_number(x[i])) kg_unsupported(k, "folding a non-number constant");
+    if (!value_is_number(x[i])) error_unsupported("folding a non-number constant");
   switch (op) {
     case OP_NEG:
       if (a->kind == V_FLOAT) return v_float(in, -a->u.f);
@@ -151,15 +154,15 @@ const Value *exec_alu(KG *k, Op op, const Value *const *x, uint32_t n) {
       return gt ? b : a;
     }
     case OP_XOR: case OP_OR: case OP_AND: {
-      if (any_float(a, b)) kg_throw(&k->thr, ST_RAISED, "TypeError", "unsupported operand type(s)");
+      if (any_float(a, b)) error_raise("TypeError", "unsupported operand type(s)");
       PyInt p = num_i(a), q = num_i(b), r = op == OP_XOR ? (p ^ q) : op == OP_OR ? (p | q) : (p & q);
       if (a->kind == V_BOOL && b->kind == V_BOOL) return v_bool(in, r != 0);
       return v_pyint(k->in, r); /* two's complement, as Python's ints */
     }
     case OP_SHL: case OP_SHR: {
-      if (any_float(a, b)) kg_throw(&k->thr, ST_RAISED, "TypeError", "unsupported operand type(s)");
+      if (any_float(a, b)) error_raise("TypeError", "unsupported operand type(s)");
       PyInt p = num_i(a), q = num_i(b);
-      if (q < 0) kg_throw(&k->thr, ST_RAISED, "ValueError", "negative shift count");
+      if (q < 0) error_raise("ValueError", "negative shift count");
       if (op == OP_SHR) return v_pyint(k->in, q >= 127 ? (p < 0 ? -1 : 0) : p >> q);
       if (p == 0) return v_int(in, 0);
       if (q >= 127) beyond_128_bits(k);
@@ -179,25 +182,25 @@ const Value *exec_alu(KG *k, Op op, const Value *const *x, uint32_t n) {
     }
     case OP_MOD: { /* abs(int(x))%abs(int(y))*(1,-1)[x<0] */
       PyInt p = py_int(k, a), q = py_int(k, b);
-      if (q == 0) kg_throw(&k->thr, ST_RAISED, "ZeroDivisionError", "integer modulo by zero");
+      if (q == 0) error_raise("ZeroDivisionError", "integer modulo by zero");
       PyInt r = checked_abs(k, p) % checked_abs(k, q);
       return v_pyint(k->in, num_f(a) < 0 ? -r : r);
     }
     case OP_WHERE: return value_truthy(a) ? b : x[2];
     case OP_MULACC: {
       const Value *ab[2] = {a, b};
-      const Value *p = exec_alu(k, OP_MUL, ab, 2);
+      const Value *p = v0_10_2_exec_alu(k, OP_MUL, ab, 2);
       const Value *pc[2] = {p, x[2]};
-      return exec_alu(k, OP_ADD, pc, 2);
+      return v0_10_2_exec_alu(k, OP_ADD, pc, 2);
     }
-    default: kg_unsupported(k, "constant folding of %s", op_name(op, k->cap->generation));
+    default: error_unsupported("constant folding of %s", op_name(op, k->cap->generation));
   }
 }
 
 /* ---------------------------------------------------------------- symbolic_simple */
 
 /* (UPat.var("x") + 0, lambda x: x) */
-static const UOp *r_add_zero(void *c, const UOp *u) {
+static const UOp *symbolic_simple_add_zero(void *c, const UOp *u) {
   (void)c;
   if (u->nsrc != 2) return NULL;
   if (const_is(u->src[1], 0)) return u->src[0];
@@ -206,7 +209,7 @@ static const UOp *r_add_zero(void *c, const UOp *u) {
 }
 
 /* (UPat.var("x") * 1, lambda x: x) */
-static const UOp *r_mul_one(void *c, const UOp *u) {
+static const UOp *symbolic_simple_mul_one(void *c, const UOp *u) {
   (void)c;
   if (u->nsrc != 2) return NULL;
   if (const_is(u->src[1], 1)) return u->src[0];
@@ -215,34 +218,35 @@ static const UOp *r_mul_one(void *c, const UOp *u) {
 }
 
 /* (UPat.var("x") // UPat.var("x"), lambda x: x.const_like(1)) */
-static const UOp *r_idiv_self(void *c, const UOp *u) {
+static const UOp *symbolic_simple_idiv_self(void *c, const UOp *u) {
   if (u->nsrc != 2 || u->src[0] != u->src[1]) return NULL;
-  return uop_const_like(c, u->src[0], kv_int(c, 1));
+  return v0_10_2_uop_const_like(c, u->src[0], v0_10_2_value_int(c, 1));
 }
 
 /* (UPat.var("x") // 1, lambda x: x) */
-static const UOp *r_idiv_one(void *c, const UOp *u) {
+static const UOp *symbolic_simple_idiv_one(void *c, const UOp *u) {
   (void)c;
   return u->nsrc == 2 && const_is(u->src[1], 1) ? u->src[0] : NULL;
 }
 
 /* (UPat.var("x") // -1, lambda x: -x) */
-static const UOp *r_idiv_neg_one(void *c, const UOp *u) {
-  return u->nsrc == 2 && const_is(u->src[1], -1) ? uop_neg(c, u->src[0]) : NULL;
+static const UOp *symbolic_simple_idiv_neg_one(void *c, const UOp *u) {
+  return u->nsrc == 2 && const_is(u->src[1], -1) ? v0_10_2_uop_neg(c, u->src[0]) : NULL;
 }
 
 /* (UPat.var("x") / UPat.var("x"), lambda x: x.const_like(1)): MUL[x, RECIP(x)] */
-static const UOp *r_div_self(void *c, const UOp *u) {
+static const UOp *symbolic_simple_div_self(void *c, const UOp *u) {
   if (u->nsrc != 2) return NULL;
   for (int p = 0; p < 2; p++) {
     const UOp *x = u->src[p], *rc = u->src[1 - p];
-    if (rc->op == OP_RECIP && rc->nsrc == 1 && rc->src[0] == x) return uop_const_like(c, x, kv_int(c, 1));
+    if (rc->op == OP_RECIP && rc->nsrc == 1 && rc->src[0] == x)
+      return v0_10_2_uop_const_like(c, x, v0_10_2_value_int(c, 1));
   }
   return NULL;
 }
 
 /* ((UPat.var("x") * UPat.var("x2")) / UPat.var("x2"), lambda x,x2: x): MUL[MUL[x, x2], RECIP(x2)] */
-static const UOp *r_mul_div_cancel(void *c, const UOp *u) {
+static const UOp *symbolic_simple_mul_div_cancel(void *c, const UOp *u) {
   (void)c;
   if (u->nsrc != 2) return NULL;
   for (int p = 0; p < 2; p++) {
@@ -255,7 +259,7 @@ static const UOp *r_mul_div_cancel(void *c, const UOp *u) {
 }
 
 /* ((UPat.var() % UPat.var("y")).named("base") % UPat.var("y"), lambda base,y: base) */
-static const UOp *r_mod_mod(void *c, const UOp *u) {
+static const UOp *symbolic_simple_mod_mod(void *c, const UOp *u) {
   (void)c;
   if (u->nsrc != 2) return NULL;
   const UOp *base = u->src[0];
@@ -263,7 +267,7 @@ static const UOp *r_mod_mod(void *c, const UOp *u) {
 }
 
 /* (x%c)+(x//c)*c -> x: ADD[MOD(x,c), MUL[IDIV(x,c), c]] */
-static const UOp *r_mod_div_recombine(void *c, const UOp *u) {
+static const UOp *symbolic_simple_mod_div_recombine(void *c, const UOp *u) {
   (void)c;
   if (u->nsrc != 2) return NULL;
   for (int p = 0; p < 2; p++) {
@@ -279,7 +283,7 @@ static const UOp *r_mod_div_recombine(void *c, const UOp *u) {
 }
 
 /* (x//c1)*c3 + x%c1*c2 -> x*c2 if c1*c2==c3: ADD[MUL[IDIV(x,c1), c3], MUL[MOD(x,c1), c2]] */
-static const UOp *r_div_mod_mul(void *c, const UOp *u) {
+static const UOp *symbolic_simple_div_mod_mul(void *c, const UOp *u) {
   if (u->nsrc != 2) return NULL;
   for (int p = 0; p < 2; p++) {
     const UOp *a = u->src[p], *b = u->src[1 - p];
@@ -291,11 +295,11 @@ static const UOp *r_div_mod_mul(void *c, const UOp *u) {
       for (int r = 0; r < 2; r++) {
         const UOp *md = b->src[r], *c2 = b->src[1 - r];
         if (md->op != OP_MOD || md->nsrc != 2 || md->src[0] != x || md->src[1] != c1 || !is_cvar(c2)) continue;
-        if (c1->op != OP_CONST || c2->op != OP_CONST || c3->op != OP_CONST) kg_unsupported(c, "VCONST folding");
+        if (c1->op != OP_CONST || c2->op != OP_CONST || c3->op != OP_CONST) error_unsupported("VCONST folding");
         const Value *m[2] = {c1->arg, c2->arg};
-        const Value *prod = exec_alu(c, OP_MUL, m, 2), *pe[2] = {prod, c3->arg};
-        if (value_truthy(exec_alu(c, OP_CMPNE, pe, 2))) continue;
-        return uop_alu2(c, OP_MUL, x, c2);
+        const Value *prod = v0_10_2_exec_alu(c, OP_MUL, m, 2), *pe[2] = {prod, c3->arg};
+        if (value_truthy(v0_10_2_exec_alu(c, OP_CMPNE, pe, 2))) continue;
+        return v0_10_2_uop_alu2(c, OP_MUL, x, c2);
       }
     }
   }
@@ -314,11 +318,11 @@ static const UOp *bool_with_const(void *c, const UOp *u, bool is_and) {
   }
   return NULL;
 }
-static const UOp *r_bool_and_const(void *c, const UOp *u) { return bool_with_const(c, u, true); }
-static const UOp *r_bool_or_const(void *c, const UOp *u) { return bool_with_const(c, u, false); }
+static const UOp *symbolic_simple_bool_and_const(void *c, const UOp *u) { return bool_with_const(c, u, true); }
+static const UOp *symbolic_simple_bool_or_const(void *c, const UOp *u) { return bool_with_const(c, u, false); }
 
 /* (UPat(GroupOp.Idempotent, src=(UPat.var("x"), UPat.var("x"))), lambda x: x) */
-static const UOp *r_idempotent(void *c, const UOp *u) {
+static const UOp *symbolic_simple_idempotent(void *c, const UOp *u) {
   (void)c;
   return u->nsrc == 2 && u->src[0] == u->src[1] ? u->src[0] : NULL;
 }
@@ -327,7 +331,7 @@ static const UOp *r_idempotent(void *c, const UOp *u) {
 static bool bool_const_is(const UOp *u, bool v) { return u->op == OP_CONST && is_bool(u) && value_eq_int(u->arg, v); }
 
 /* x.logical_not().logical_not() -> x: CMPNE[CMPNE[x:bool, True], True] */
-static const UOp *r_not_not(void *c, const UOp *u) {
+static const UOp *symbolic_simple_not_not(void *c, const UOp *u) {
   (void)c;
   if (u->nsrc != 2 || !is_bool(u)) return NULL;
   for (int p = 0; p < 2; p++) {
@@ -342,7 +346,7 @@ static const UOp *r_not_not(void *c, const UOp *u) {
 }
 
 /* x.where(True, False) -> x for bool x */
-static const UOp *r_where_bool(void *c, const UOp *u) {
+static const UOp *symbolic_simple_where_bool(void *c, const UOp *u) {
   (void)c;
   if (u->nsrc != 3 || !is_bool(u->src[0])) return NULL;
   return bool_const_is(u->src[1], true) && bool_const_is(u->src[2], false) ? u->src[0] : NULL;
@@ -351,68 +355,68 @@ static const UOp *r_where_bool(void *c, const UOp *u) {
 /* x.const_like(False).cast(dtypes.bool.vec(x.dtype.count)) */
 static const UOp *false_like(KG *k, const UOp *x) {
   const DType *bd = x->dtype->count > 1 ? dtype_vec(dt_bool, x->dtype->count) : dt_bool;
-  return uop_cast(k, uop_const_like(k, x, v_bool(k->in, false)), bd);
+  return v0_10_2_uop_cast(k, v0_10_2_uop_const_like(k, x, v_bool(k->in, false)), bd);
 }
 
 /* (UPat.var("x") < UPat.var("x"), ...) */
-static const UOp *r_lt_self(void *c, const UOp *u) {
+static const UOp *symbolic_simple_lt_self(void *c, const UOp *u) {
   if (u->nsrc != 2 || u->src[0] != u->src[1] || !is_bool(u)) return NULL;
   return false_like(c, u->src[0]);
 }
 
 /* (UPat.var("x", dtype=dtypes.ints) != UPat.var("x", dtype=dtypes.ints), ...) */
-static const UOp *r_ne_self(void *c, const UOp *u) {
+static const UOp *symbolic_simple_ne_self(void *c, const UOp *u) {
   if (u->nsrc != 2 || u->src[0] != u->src[1] || !is_bool(u) || !is_ints_dtype(u->src[0])) return NULL;
   return false_like(c, u->src[0]);
 }
 
 /* (UPat.var("x") * 0, lambda x: x.const_like(nan if x.arg is nan/inf float else 0)) */
-static const UOp *r_mul_zero(void *c, const UOp *u) {
+static const UOp *symbolic_simple_mul_zero(void *c, const UOp *u) {
   KG *k = c;
   if (u->nsrc != 2) return NULL;
   for (int p = 0; p < 2; p++) {
     const UOp *x = u->src[p], *z = u->src[1 - p];
     if (!const_is(z, 0)) continue;
     bool nan = x->arg->kind == V_FLOAT && (isnan(x->arg->u.f) || isinf(x->arg->u.f));
-    return uop_const_like(k, x, nan ? v_float(k->in, NAN) : kv_int(k, 0));
+    return v0_10_2_uop_const_like(k, x, nan ? v_float(k->in, NAN) : v0_10_2_value_int(k, 0));
   }
   return NULL;
 }
 
 /* (UPat(GroupOp.ALU, name="a", src=UPat((Ops.VCONST, Ops.CONST))), constant folding) */
-static const UOp *r_const_fold(void *c, const UOp *u) {
+static const UOp *symbolic_simple_const_fold(void *c, const UOp *u) {
   KG *k = c;
-  if (!op_is_alu(u->op) || u->op == OP_THREEFRY || u->nsrc == 0) return NULL;
+  if (!v0_10_2_op_is_alu(u->op) || u->op == OP_THREEFRY || u->nsrc == 0) return NULL;
   const Value *args[3];
   for (uint32_t i = 0; i < u->nsrc; i++) {
     if (!is_cvar(u->src[i])) return NULL;
-    if (u->src[i]->op == OP_VCONST) kg_unsupported(k, "VCONST folding");
+    if (u->src[i]->op == OP_VCONST) error_unsupported("VCONST folding");
     args[i] = u->src[i]->arg;
   }
-  if (u->dtype->count > 1) kg_unsupported(k, "vector constant folding");
-  return uop_const_like(k, u, exec_alu(k, u->op, args, u->nsrc));
+  if (u->dtype->count > 1) error_unsupported("vector constant folding");
+  return v0_10_2_uop_const_like(k, u, v0_10_2_exec_alu(k, u->op, args, u->nsrc));
 }
 
 /* bool MUL is AND, ADD/MAX is OR */
 static const UOp *bool_binop(void *c, const UOp *u, Op to) {
   if (u->nsrc != 2 || !is_bool(u->src[0]) || !is_bool(u->src[1])) return NULL;
-  return uop_alu2(c, to, u->src[0], u->src[1]);
+  return v0_10_2_uop_alu2(c, to, u->src[0], u->src[1]);
 }
-static const UOp *r_bool_mul(void *c, const UOp *u) { return bool_binop(c, u, OP_AND); }
-static const UOp *r_bool_add_max(void *c, const UOp *u) { return bool_binop(c, u, OP_OR); }
+static const UOp *symbolic_simple_bool_mul(void *c, const UOp *u) { return bool_binop(c, u, OP_AND); }
+static const UOp *symbolic_simple_bool_add_max(void *c, const UOp *u) { return bool_binop(c, u, OP_OR); }
 
 /* (UPat(Ops.CAST, name="root", src=UPat.cvar("c")), lambda root, c: root.const_like(c.arg)) */
-static const UOp *r_cast_const(void *c, const UOp *u) {
+static const UOp *symbolic_simple_cast_const(void *c, const UOp *u) {
   if (u->nsrc == 0) return NULL;
   for (uint32_t i = 0; i < u->nsrc; i++)
     if (!is_cvar(u->src[i]) || u->src[i] != u->src[0]) return NULL;
-  if (u->src[0]->op == OP_VCONST) kg_unsupported(c, "VCONST folding");
-  return uop_const_like(c, u, u->src[0]->arg);
+  if (u->src[0]->op == OP_VCONST) error_unsupported("VCONST folding");
+  return v0_10_2_uop_const_like(c, u, u->src[0]->arg);
 }
 
 /* (UPat((Ops.CAST, Ops.BITCAST), name="root"), lambda root: root.src[0] if root.dtype == root.src[0].dtype else None)
  * (0.10.1: UPat(Ops.CAST, name="root")) */
-static const UOp *r_cast_noop(void *c, const UOp *u) {
+static const UOp *symbolic_simple_cast_noop(void *c, const UOp *u) {
   KG *k = c;
   if (u->op == OP_BITCAST && k->f->symbolic_no_bitcast_or_pow) return NULL;
   return u->nsrc >= 1 && u->dtype == u->src[0]->dtype ? u->src[0] : NULL;
@@ -420,6 +424,7 @@ static const UOp *r_cast_noop(void *c, const UOp *u) {
 
 /* struct.pack("e", x): CPython's PyFloat_Pack2 (round half to even) */
 static uint16_t pack_half(KG *k, double x) {
+  (void)k;
   unsigned sign = signbit(x) ? 1 : 0;
   int e;
   unsigned bits;
@@ -428,7 +433,7 @@ static uint16_t pack_half(KG *k, double x) {
   if (isnan(x)) return (uint16_t)((sign << 15) | (0x1fu << 10) | 512u);
   double f = frexp(fabs(x), &e) * 2.0;
   e--;
-  if (e >= 16) kg_throw(&k->thr, ST_RAISED, "OverflowError", "float too large to pack with e format");
+  if (e >= 16) error_raise("OverflowError", "float too large to pack with e format");
   if (e < -25) f = 0.0, e = 0;
   else if (e < -14) f = ldexp(f, 14 + e), e = 0;
   else e += 15, f -= 1.0;
@@ -437,7 +442,7 @@ static uint16_t pack_half(KG *k, double x) {
   if (f - bits > 0.5 || (f - bits == 0.5 && bits % 2 == 1)) {
     if (++bits == 1024) {
       bits = 0;
-      if (++e == 31) kg_throw(&k->thr, ST_RAISED, "OverflowError", "float too large to pack with e format");
+      if (++e == 31) error_raise("OverflowError", "float too large to pack with e format");
     }
   }
   return (uint16_t)((sign << 15) | ((unsigned)e << 10) | bits);
@@ -454,6 +459,7 @@ static double unpack_half(uint16_t h) {
 
 /* struct.pack's error for an int outside an int format's range (CPython's native formats) */
 static _Noreturn void struct_range_error(KG *k, char fmt, PyInt x) {
+  (void)k;
   const char *m = "argument out of range";
   switch (fmt) {
     case 'b': m = "byte format requires -128 <= number <= 127"; break;
@@ -464,12 +470,12 @@ static _Noreturn void struct_range_error(KG *k, char fmt, PyInt x) {
     case 'I': if (x >= 0) m = "'I' format requires 0 <= number <= 4294967295"; break;
     default: break;
   }
-  kg_throw(&k->thr, ST_RAISED, "struct.error", "%s", m);
+  error_raise("struct.error", "%s", m);
 }
 
 /* struct.pack(fmt, v) for an int format of `size` bytes, little endian */
 static void pack_int(KG *k, char fmt, int size, const Value *v, unsigned char *bytes) {
-  if (v->kind == V_FLOAT) kg_throw(&k->thr, ST_RAISED, "struct.error", "required argument is not an integer");
+  if (v->kind == V_FLOAT) error_raise("struct.error", "required argument is not an integer");
   bool is_signed = fmt == 'b' || fmt == 'h' || fmt == 'i' || fmt == 'q';
   PyInt x = num_i(v), top = (PyInt)1 << (8 * size - (is_signed ? 1 : 0));
   if (is_signed ? (x < -top || x >= top) : (x < 0 || x >= top)) struct_range_error(k, fmt, x);
@@ -478,25 +484,25 @@ static void pack_int(KG *k, char fmt, int size, const Value *v, unsigned char *b
 }
 
 /* (UPat(Ops.BITCAST, name="root", src=(UPat.cvar("c"),)), fold_bitcast) */
-static const UOp *r_fold_bitcast(void *c, const UOp *u) {
+static const UOp *fold_bitcast(void *c, const UOp *u) {
   KG *k = c;
   if (k->f->symbolic_no_bitcast_or_pow) return NULL; /* not in 0.10.1 */
   if (u->nsrc != 1 || !is_cvar(u->src[0])) return NULL;
   const UOp *cc = u->src[0];
   char from = cc->dtype->scalar->fmt, to = u->dtype->scalar->fmt;
   if (!from || !to) return NULL;
-  if (cc->op == OP_VCONST || u->dtype->count != 1) kg_unsupported(k, "vector bitcast folding");
+  if (cc->op == OP_VCONST || u->dtype->count != 1) error_unsupported("vector bitcast folding");
   unsigned char bytes[8] = {0};
   const Value *v = cc->arg;
   int fsz = cc->dtype->scalar->itemsize, tsz = u->dtype->scalar->itemsize;
-  if (fsz != tsz) kg_throw(&k->thr, ST_RAISED, "struct.error", "unpack requires a buffer of %d bytes", tsz);
+  if (fsz != tsz) error_raise("struct.error", "unpack requires a buffer of %d bytes", tsz);
   /* struct.pack(from_fmt, v) */
   if (from == 'f' || from == 'd' || from == 'e') {
     double f = num_f(v);
     if (from == 'd') memcpy(bytes, &f, 8);
     else if (from == 'f') {
       float g = (float)f;
-      if (isinf(g) && !isinf(f)) kg_throw(&k->thr, ST_RAISED, "OverflowError", "float too large to pack with f format");
+      if (isinf(g) && !isinf(f)) error_raise("OverflowError", "float too large to pack with f format");
       memcpy(bytes, &g, 4);
     }
     else { uint16_t h = pack_half(k, f); memcpy(bytes, &h, 2); }
@@ -516,7 +522,7 @@ static const UOp *r_fold_bitcast(void *c, const UOp *u) {
     if (is_signed) out = v_int(k->in, (int64_t)(u << sh) >> sh);
     else out = v_pyint(k->in, u);
   }
-  return uop_const_like(k, u, out);
+  return v0_10_2_uop_const_like(k, u, out);
 }
 
 /* Python `f == v` for a float f and a number v: an int is compared exactly */
@@ -526,7 +532,7 @@ static bool float_eq_num(double f, const Value *v) {
 }
 
 /* simplify_pow(x, c) for (UPat.var("x").alu(Ops.POW, UPat.cvar("c", vec=False)), simplify_pow) */
-static const UOp *r_pow_const(void *c, const UOp *u) {
+static const UOp *simplify_pow(void *c, const UOp *u) {
   KG *k = c;
   if (k->f->symbolic_no_bitcast_or_pow) return NULL; /* not in 0.10.1 (no Ops.POW) */
   if (u->nsrc != 2 || u->src[1]->op != OP_CONST) return NULL;
@@ -534,31 +540,32 @@ static const UOp *r_pow_const(void *c, const UOp *u) {
   const Value *a = cc->arg;
   double f = num_f(a);
   if (f < 0) { /* x.reciprocal().pow(-c) */
-    const UOp *rc = kg_uop1(k, OP_RECIP, x->dtype, NULL, x);
-    return uop_alu2(k, OP_POW, rc, uop_neg(k, cc));
+    const UOp *rc = v0_10_2_uop1(k, OP_RECIP, x->dtype, NULL, x);
+    return v0_10_2_uop_alu2(k, OP_POW, rc, v0_10_2_uop_neg(k, cc));
   }
-  if (f == 0) return uop_const_like(k, x, kv_int(k, 1));
+  if (f == 0) return v0_10_2_uop_const_like(k, x, v0_10_2_value_int(k, 1));
   /* int(c.arg-0.5)+0.5 == c.arg */
   const Value *half = v_float(k->in, 0.5), *ah[2] = {a, half};
-  const Value *am = exec_alu(k, OP_SUB, ah, 2);
+  const Value *am = v0_10_2_exec_alu(k, OP_SUB, ah, 2);
   if (float_eq_num(trunc(num_f(am)) + 0.5, a)) {
-    const UOp *p = uop_alu2(k, OP_POW, x, uop_const_like(k, cc, am));
-    return uop_alu2(k, OP_MUL, p, kg_uop1(k, OP_SQRT, x->dtype, NULL, x));
+    const UOp *p = v0_10_2_uop_alu2(k, OP_POW, x, v0_10_2_uop_const_like(k, cc, am));
+    return v0_10_2_uop_alu2(k, OP_MUL, p, v0_10_2_uop1(k, OP_SQRT, x->dtype, NULL, x));
   }
   if (trunc(f) == f) { /* (y := x.pow(c.const_like(c.arg//2))) * y * (x if c.arg%2 == 1 else 1) */
     const Value *q, *odd;
     if (a->kind == V_FLOAT) q = v_float(k->in, floor(f / 2)), odd = v_bool(k->in, fmod(f, 2) == 1);
     else q = v_pyint(k->in, num_i(a) >> 1), odd = v_bool(k->in, (num_i(a) & 1) == 1);
-    const UOp *y = uop_alu2(k, OP_POW, x, uop_const_like(k, cc, q));
-    const UOp *yy = uop_alu2(k, OP_MUL, y, y);
-    return odd->u.b ? uop_alu2(k, OP_MUL, yy, x) : uop_binop_const(k, OP_MUL, yy, kv_int(k, 1), false);
+    const UOp *y = v0_10_2_uop_alu2(k, OP_POW, x, v0_10_2_uop_const_like(k, cc, q));
+    const UOp *yy = v0_10_2_uop_alu2(k, OP_MUL, y, y);
+    return odd->u.b ? v0_10_2_uop_alu2(k, OP_MUL, yy, x)
+                    : v0_10_2_uop_binop_const(k, OP_MUL, yy, v0_10_2_value_int(k, 1), false);
   }
   return NULL;
 }
 
 /* (UPat.cvar("c", vec=False).alu(Ops.POW, UPat.var("x")),
  *  lambda c,x: c if c.arg == 1 else (x*math.log2(c.arg)).exp2() if c.arg > 0 else None) */
-static const UOp *r_const_pow(void *c, const UOp *u) {
+static const UOp *symbolic_simple_const_pow(void *c, const UOp *u) {
   KG *k = c;
   if (k->f->symbolic_no_bitcast_or_pow) return NULL; /* not in 0.10.1 (no Ops.POW) */
   if (u->nsrc != 2 || u->src[0]->op != OP_CONST) return NULL;
@@ -566,40 +573,41 @@ static const UOp *r_const_pow(void *c, const UOp *u) {
   double f = num_f(cc->arg);
   if (value_eq_int(cc->arg, 1)) return cc;
   if (!(f > 0)) return NULL;
-  const UOp *m = uop_binop_const(k, OP_MUL, x, v_float(k->in, log2(f)), false);
-  return kg_uop1(k, OP_EXP2, m->dtype, NULL, m);
+  const UOp *m = v0_10_2_uop_binop_const(k, OP_MUL, x, v_float(k->in, log2(f)), false);
+  return v0_10_2_uop1(k, OP_EXP2, m->dtype, NULL, m);
 }
 
 static const Rule symbolic_simple_rules[] = {
-  {{OP_ADD}, r_add_zero, "x+0"},
-  {{OP_MUL}, r_mul_one, "x*1"},
-  {{OP_IDIV}, r_idiv_self, "x//x"},
-  {{OP_IDIV}, r_idiv_one, "x//1"},
-  {{OP_IDIV}, r_idiv_neg_one, "x//-1"},
-  {{OP_MUL}, r_div_self, "x/x"},
-  {{OP_MUL}, r_mul_div_cancel, "(x*x2)/x2"},
-  {{OP_MOD}, r_mod_mod, "(x%y)%y"},
-  {{OP_ADD}, r_mod_div_recombine, "(x%c)+(x//c)*c"},
-  {{OP_ADD}, r_div_mod_mul, "(x//c1)*c3+x%c1*c2"},
-  {{OP_AND}, r_bool_and_const, "x&c"},
-  {{OP_OR}, r_bool_or_const, "x|c"},
-  {{OP_OR, OP_AND, OP_MAX}, r_idempotent, "idempotent"},
-  {{OP_CMPNE}, r_not_not, "not not x"},
-  {{OP_WHERE}, r_where_bool, "x.where(True, False)"},
-  {{OP_CMPLT}, r_lt_self, "x<x"},
-  {{OP_CMPNE}, r_ne_self, "x!=x"},
-  {{OP_MUL}, r_mul_zero, "x*0"},
+  {{OP_ADD}, symbolic_simple_add_zero, "x+0"},
+  {{OP_MUL}, symbolic_simple_mul_one, "x*1"},
+  {{OP_IDIV}, symbolic_simple_idiv_self, "x//x"},
+  {{OP_IDIV}, symbolic_simple_idiv_one, "x//1"},
+  {{OP_IDIV}, symbolic_simple_idiv_neg_one, "x//-1"},
+  {{OP_MUL}, symbolic_simple_div_self, "x/x"},
+  {{OP_MUL}, symbolic_simple_mul_div_cancel, "(x*x2)/x2"},
+  {{OP_MOD}, symbolic_simple_mod_mod, "(x%y)%y"},
+  {{OP_ADD}, symbolic_simple_mod_div_recombine, "(x%c)+(x//c)*c"},
+  {{OP_ADD}, symbolic_simple_div_mod_mul, "(x//c1)*c3+x%c1*c2"},
+  {{OP_AND}, symbolic_simple_bool_and_const, "x&c"},
+  {{OP_OR}, symbolic_simple_bool_or_const, "x|c"},
+  {{OP_OR, OP_AND, OP_MAX}, symbolic_simple_idempotent, "idempotent"},
+  {{OP_CMPNE}, symbolic_simple_not_not, "not not x"},
+  {{OP_WHERE}, symbolic_simple_where_bool, "x.where(True, False)"},
+  {{OP_CMPLT}, symbolic_simple_lt_self, "x<x"},
+  {{OP_CMPNE}, symbolic_simple_ne_self, "x!=x"},
+  {{OP_MUL}, symbolic_simple_mul_zero, "x*0"},
   {{OP_EXP2, OP_LOG2, OP_SIN, OP_SQRT, OP_RECIP, OP_NEG, OP_ADD, OP_MUL, OP_IDIV, OP_MAX, OP_MOD, OP_CMPLT, OP_CMPNE,
     OP_XOR, OP_SHL, OP_SHR, OP_OR, OP_AND, OP_THREEFRY, OP_SUB, OP_FDIV, OP_POW, OP_WHERE, OP_MULACC},
-   r_const_fold, "constant folding"},
-  {{OP_MUL}, r_bool_mul, "bool MUL is AND"},
-  {{OP_ADD}, r_bool_add_max, "bool ADD is OR"},
-  {{OP_MAX}, r_bool_add_max, "bool MAX is OR"},
-  {{OP_CAST}, r_cast_const, "CAST(CONST)"},
-  {{OP_CAST, OP_BITCAST}, r_cast_noop, "CAST to same dtype"},
-  {{OP_BITCAST}, r_fold_bitcast, "fold_bitcast"},
-  {{OP_POW}, r_pow_const, "simplify_pow"},
-  {{OP_POW}, r_const_pow, "c ** x"},
+   symbolic_simple_const_fold, "constant folding"},
+  {{OP_MUL}, symbolic_simple_bool_mul, "bool MUL is AND"},
+  {{OP_ADD}, symbolic_simple_bool_add_max, "bool ADD is OR"},
+  {{OP_MAX}, symbolic_simple_bool_add_max, "bool MAX is OR"},
+  {{OP_CAST}, symbolic_simple_cast_const, "CAST(CONST)"},
+  {{OP_CAST, OP_BITCAST}, symbolic_simple_cast_noop, "CAST to same dtype"},
+  {{OP_BITCAST}, fold_bitcast, "fold_bitcast"},
+  {{OP_POW}, simplify_pow, "simplify_pow"},
+  {{OP_POW}, symbolic_simple_const_pow, "c ** x"},
 };
 
-const PatternMatcher pm_symbolic_simple = {symbolic_simple_rules, sizeof symbolic_simple_rules / sizeof *symbolic_simple_rules};
+const PatternMatcher v0_10_2_pm_symbolic_simple = {
+    symbolic_simple_rules, sizeof symbolic_simple_rules / sizeof *symbolic_simple_rules};

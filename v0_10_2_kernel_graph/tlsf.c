@@ -55,7 +55,7 @@ static void remove_block(Tlsf *t, int64_t start, int64_t size) {
   TlsfBucket *s = bucket(t, lv1(size), lv2(t, size));
   size_t i = 0;
   while (i < s->n && s->items[i] != start) i++;
-  if (i == s->n) kg_throw(t->thr, ST_RAISED, "ValueError", "list.remove(x): x not in list");
+  if (i == s->n) error_raise("ValueError", "list.remove(x): x not in list");
   memmove(s->items + i, s->items + i + 1, (s->n - i - 1) * sizeof *s->items);
   s->n--;
   t->lv1_entries[lv1(size)]--;
@@ -65,7 +65,7 @@ static void remove_block(Tlsf *t, int64_t start, int64_t size) {
 /* _split_block(start, size, new_size) */
 static void split_block(Tlsf *t, int64_t start, int64_t size, int64_t new_size) {
   int64_t nxt = block(t, start)->next;
-  if (!block(t, start)->is_free) kg_throw(t->thr, ST_RAISED, "AssertionError", "block must be free");
+  if (!block(t, start)->is_free) error_raise("AssertionError", "block must be free");
   remove_block(t, start, size);
   insert_block(t, start, new_size, false, 0);
   insert_block(t, start + new_size, size - new_size, true, start);
@@ -102,9 +102,9 @@ static void merge_block(Tlsf *t, int64_t start) {
   merge_right(t, start);
 }
 
-void tlsf_init(Tlsf *t, Arena *a, Thrower *thr, int64_t size, int64_t block_size, int lv2_cnt) {
+void v0_10_2_tlsf_init(Tlsf *t, Arena *a, int64_t size, int64_t block_size, int lv2_cnt) {
   memset(t, 0, sizeof *t);
-  t->a = a, t->thr = thr;
+  t->a = a;
   t->size = size, t->block_size = block_size, t->l2_cnt = bit_length(lv2_cnt);
   t->nl1 = bit_length(size) + 1;
   t->storage = arena_array(a, (size_t)t->nl1 << t->l2_cnt, sizeof *t->storage);
@@ -117,11 +117,11 @@ void tlsf_init(Tlsf *t, Arena *a, Thrower *thr, int64_t size, int64_t block_size
 }
 
 /* alloc(req_size) (align=1) */
-int64_t tlsf_alloc(Tlsf *t, int64_t req_size) {
+int64_t v0_10_2_tlsf_alloc(Tlsf *t, int64_t req_size) {
   if (req_size < t->block_size) req_size = t->block_size;
   int64_t size = req_size > t->block_size ? req_size : t->block_size;
   int sh = bit_length(size) - t->l2_cnt;
-  if (sh < 0) kg_throw(t->thr, ST_RAISED, "ValueError", "negative shift count");
+  if (sh < 0) error_raise("ValueError", "negative shift count");
   size = round_up(size, (int64_t)1 << sh);
   for (int l1 = lv1(size); l1 < t->nl1; l1++) {
     if (t->lv1_entries[l1] == 0) continue;
@@ -129,19 +129,19 @@ int64_t tlsf_alloc(Tlsf *t, int64_t req_size) {
       TlsfBucket *s = bucket(t, l1, l2);
       if (!s->n) continue;
       int64_t start = s->items[0], nsize = block(t, start)->size;
-      if (nsize < size) kg_throw(t->thr, ST_RAISED, "AssertionError", "block must be larger");
+      if (nsize < size) error_raise("AssertionError", "block must be larger");
       if (nsize > req_size) split_block(t, start, nsize, req_size);
       remove_block(t, start, req_size);
       return start;
     }
   }
-  kg_throw(t->thr, ST_RAISED, "MemoryError", "Can't allocate %lld bytes", (long long)req_size);
+  error_raise("MemoryError", "Can't allocate %lld bytes", (long long)req_size);
 }
 
 /* free(start) */
-void tlsf_free(Tlsf *t, int64_t start) {
+void v0_10_2_tlsf_free(Tlsf *t, int64_t start) {
   TlsfBlock *b = block(t, start);
-  if (!b) kg_throw(t->thr, ST_RAISED, "KeyError", "%lld", (long long)start);
+  if (!b) error_raise("KeyError", "%lld", (long long)start);
   insert_block(t, start, b->size, false, 0);
   merge_block(t, start);
 }

@@ -5,13 +5,12 @@
 #include <stdint.h>
 #include "arena.h"
 #include "omap.h"
-#include "throw.h"
+#include "error.h"
 
 typedef struct TlsfBlock { int64_t size, next, prev; bool is_free; } TlsfBlock;   /* next/prev -1: None */
 typedef struct TlsfBucket { int64_t *items; size_t n, cap; } TlsfBucket;
 typedef struct Tlsf {
   Arena *a;
-  Thrower *thr;
   int64_t size, block_size;
   int l2_cnt, nl1;
   TlsfBucket *storage;      /* storage[l1][l2] at l1 << l2_cnt | l2 */
@@ -20,7 +19,7 @@ typedef struct Tlsf {
 } Tlsf;
 
 /* TLSFAllocator(size, block_size=block_size, lv2_cnt=lv2_cnt), in a */
-void tlsf_init(Tlsf *t, Arena *a, Thrower *thr, int64_t size, int64_t block_size, int lv2_cnt);
-int64_t tlsf_alloc(Tlsf *t, int64_t req_size);   /* alloc(req_size): the start (base 0) */
-void tlsf_free(Tlsf *t, int64_t start);
+void v0_10_2_tlsf_init(Tlsf *t, Arena *a, int64_t size, int64_t block_size, int lv2_cnt);
+int64_t v0_10_2_tlsf_alloc(Tlsf *t, int64_t req_size);   /* alloc(req_size): the start (base 0) */
+void v0_10_2_tlsf_free(Tlsf *t, int64_t start);
 #endif

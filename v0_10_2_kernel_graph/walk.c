@@ -10,12 +10,12 @@
 static void marks_reserve(KG *k, size_t need) {
   if (need <= k->marks_cap) return;
   size_t old = k->marks_cap;
-  k->marks = grow_heap(k->marks, need - 1, &k->marks_cap, sizeof *k->marks);
+  k->marks = v0_10_2_grow_heap(k->marks, need - 1, &k->marks_cap, sizeof *k->marks);
   memset(k->marks + old, 0, (k->marks_cap - old) * sizeof *k->marks); /* new stamps: unseen */
 }
 
 /* A new visited set: every stamp older than the new epoch is "not seen". */
-void kg_marks_begin(KG *k) {
+void v0_10_2_marks_begin(KG *k) {
   marks_reserve(k, uop_count(k->in));
   if (++k->epoch == 0) { /* wrapped: forget every stamp */
     memset(k->marks, 0, k->marks_cap * sizeof *k->marks);
@@ -23,32 +23,34 @@ void kg_marks_begin(KG *k) {
   }
 }
 
-/* kg_mark for an id past the table: grow it, then mark */
-bool kg_mark_grow(KG *k, const UOp *u) {
+/* v0_10_2_mark for an id past the table: v0_10_2_grow it, then mark */
+bool v0_10_2_mark_grow(KG *k, const UOp *u) {
   marks_reserve(k, (size_t)u->id + 1);
-  return kg_mark(k, u);
+  return v0_10_2_mark(k, u);
 }
 
 static inline void push_frame(KG *k, size_t depth, const UOp *u) {
-  if (depth == k->topo_stack_cap) k->topo_stack = grow_heap(k->topo_stack, depth, &k->topo_stack_cap, sizeof *k->topo_stack);
+  if (depth == k->topo_stack_cap)
+    k->topo_stack = v0_10_2_grow_heap(k->topo_stack, depth, &k->topo_stack_cap, sizeof *k->topo_stack);
   k->topo_stack[depth] = (WalkFrame){u, 0};
 }
 
 /* ops.py UOp.toposort, stopping after the first node for which stop(k, u, ctx)
  * holds (when stop is given): *out is the post-order up to there. */
-size_t kg_toposort_until(KG *k, const UOp *root, bool (*stop)(KG *, const UOp *, void *), void *ctx, const UOp ***out) {
+size_t v0_10_2_toposort_until(
+    KG *k, const UOp *root, bool (*stop)(KG *, const UOp *, void *), void *ctx, const UOp ***out) {
   size_t n = 0, depth = 0;
-  kg_marks_begin(k);
-  kg_mark(k, root);
+  v0_10_2_marks_begin(k);
+  v0_10_2_mark(k, root);
   push_frame(k, depth++, root);
   while (depth) {
     WalkFrame *f = &k->topo_stack[depth - 1];
     if (f->next < f->u->nsrc) {
       const UOp *s = f->u->src[f->next++];
-      if (!kg_mark(k, s)) push_frame(k, depth++, s);
+      if (!v0_10_2_mark(k, s)) push_frame(k, depth++, s);
       continue;
     }
-    if (n == k->topo_cap) k->topo = grow_heap((void *)k->topo, n, &k->topo_cap, sizeof *k->topo);
+    if (n == k->topo_cap) k->topo = v0_10_2_grow_heap((void *)k->topo, n, &k->topo_cap, sizeof *k->topo);
     k->topo[n++] = f->u;
     depth--;
     if (stop && stop(k, f->u, ctx)) break;
@@ -57,15 +59,17 @@ size_t kg_toposort_until(KG *k, const UOp *root, bool (*stop)(KG *, const UOp *,
   return n;
 }
 
-size_t kg_toposort(KG *k, const UOp *root, const UOp ***out) { return kg_toposort_until(k, root, NULL, NULL, out); }
+size_t v0_10_2_toposort(KG *k, const UOp *root, const UOp ***out) {
+  return v0_10_2_toposort_until(k, root, NULL, NULL, out);
+}
 
 static bool has_op(KG *k, const UOp *u, void *op) {
   (void)k;
   return u->op == *(const Op *)op;
 }
 
-bool kg_contains_op(KG *k, const UOp *root, Op op) {
+bool v0_10_2_contains_op(KG *k, const UOp *root, Op op) {
   const UOp **order;
-  size_t n = kg_toposort_until(k, root, has_op, &op, &order);
+  size_t n = v0_10_2_toposort_until(k, root, has_op, &op, &order);
   return n && order[n - 1]->op == op;
 }
