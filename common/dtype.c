@@ -143,10 +143,24 @@ static const DType *parse_image(const char *s) {
   return dtype_image(half, ndim, shape);
 }
 
+/* 197f8fd's "PtrDType(dtypes.float)", "PtrDType(dtypes.float, local=True)", from after "PtrDType(dtypes." */
+static const DType *parse_ptr_class(const char *s) {
+  char inner[64];
+  size_t n = strlen(s);
+  bool local = n > 13 && strcmp(s + n - 13, ", local=True)") == 0;
+  size_t k = local ? n - 13 : n - 1;
+  if (n == 0 || k >= sizeof inner || (!local && s[n - 1] != ')')) return NULL;
+  memcpy(inner, s, k);
+  inner[k] = 0;
+  const DType *d = dtype_parse(inner);
+  return d ? dtype_ptr(d, -1, local) : NULL;
+}
+
 const DType *dtype_parse(const char *s) {
   init_scalars();
   if (!s) return NULL;
   if (strncmp(s, "dtypes.", 7) == 0) s += 7;
+  if (strncmp(s, "PtrDType(dtypes.", 16) == 0) return parse_ptr_class(s + 16);
   if (strncmp(s, "image", 5) == 0) return parse_image(s);
   if (s[0] == '_') { /* 0.9.1 vector: "_float4" */
     size_t n = strlen(s + 1), k = n;
@@ -187,6 +201,7 @@ const char *dtype_repr(const DType *d, TgVersion v, char *buf, size_t n) {
     switch (tg_features(v)->ptr_repr) {
       case PTR_REPR_DOT: snprintf(buf, n, "ptr.dtypes.%s", inner); break;
       case PTR_REPR_METHOD: snprintf(buf, n, "%s.ptr(%s)", inner, d->local ? "local=True" : ""); break;
+      case PTR_REPR_CLASS: snprintf(buf, n, "PtrDType(dtypes.%s%s)", inner, d->local ? ", local=True" : ""); break;
       case PTR_REPR_SIZED: snprintf(buf, n, "%s.ptr(%lld%s)", inner, (long long)d->ptr_size, d->local ? ", local=True" : ""); break;
     }
     return buf;

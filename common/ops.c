@@ -82,6 +82,75 @@ static const OpSpelling ops_0_9_2[] = {
   {OP_KERNEL, "MetaOps.KERNEL"},
   {OP_EXT, "MetaOps.EXT"},
 };
+/* 0.9.2+197f8fd: the LazyBuffer op classes (UnaryOps ... MetaOps), then class UOps
+ * (ops.py), in declaration order. */
+static const OpSpelling ops_0_9_2_197f8fd[] = {
+  {OP_EXP2, "UnaryOps.EXP2"},
+  {OP_LOG2, "UnaryOps.LOG2"},
+  {OP_CAST, "UnaryOps.CAST"},
+  {OP_BITCAST, "UnaryOps.BITCAST"},
+  {OP_SIN, "UnaryOps.SIN"},
+  {OP_SQRT, "UnaryOps.SQRT"},
+  {OP_RECIP, "UnaryOps.RECIP"},
+  {OP_NEG, "UnaryOps.NEG"},
+  {OP_ADD, "BinaryOps.ADD"},
+  {OP_MUL, "BinaryOps.MUL"},
+  {OP_IDIV, "BinaryOps.IDIV"},
+  {OP_MAX, "BinaryOps.MAX"},
+  {OP_MOD, "BinaryOps.MOD"},
+  {OP_CMPLT, "BinaryOps.CMPLT"},
+  {OP_CMPNE, "BinaryOps.CMPNE"},
+  {OP_XOR, "BinaryOps.XOR"},
+  {OP_SHL, "BinaryOps.SHL"},
+  {OP_SHR, "BinaryOps.SHR"},
+  {OP_OR, "BinaryOps.OR"},
+  {OP_AND, "BinaryOps.AND"},
+  {OP_THREEFRY, "BinaryOps.THREEFRY"},
+  {OP_SUB, "BinaryOps.SUB"},
+  {OP_WHERE, "TernaryOps.WHERE"},
+  {OP_MULACC, "TernaryOps.MULACC"},
+  {OP_REDUCE_SUM, "ReduceOps.SUM"},
+  {OP_REDUCE_PROD, "ReduceOps.PROD"},
+  {OP_REDUCE_MAX, "ReduceOps.MAX"},
+  {OP_EMPTY, "MetaOps.EMPTY"},
+  {OP_LOADOPS_CONST, "MetaOps.CONST"},
+  {OP_COPY, "MetaOps.COPY"},
+  {OP_CONTIGUOUS, "MetaOps.CONTIGUOUS"},
+  {OP_CUSTOM, "MetaOps.CUSTOM"},
+  {OP_ASSIGN, "MetaOps.ASSIGN"},
+  {OP_VIEW, "MetaOps.VIEW"},
+  {OP_SINK, "UOps.SINK"},
+  {OP_EXT, "UOps.EXT"},
+  {OP_EXPAND, "UOps.EXPAND"},
+  {OP_CONTRACT, "UOps.CONTRACT"},
+  {OP_SHAPETRACKER, "UOps.SHAPETRACKER"},
+  {OP_SWIZZLE, "UOps.SWIZZLE"},
+  {OP_DEFINE_GLOBAL, "UOps.DEFINE_GLOBAL"},
+  {OP_DEFINE_VAR, "UOps.DEFINE_VAR"},
+  {OP_DEFINE_LOCAL, "UOps.DEFINE_LOCAL"},
+  {OP_DEFINE_ACC, "UOps.DEFINE_ACC"},
+  {OP_VCONST, "UOps.VCONST"},
+  {OP_CONST, "UOps.CONST"},
+  {OP_VALID, "UOps.VALID"},
+  {OP_SPECIAL, "UOps.SPECIAL"},
+  {OP_NOOP, "UOps.NOOP"},
+  {OP_REDUCE, "UOps.REDUCE"},
+  {OP_REDUCE_AXIS, "UOps.REDUCE_AXIS"},
+  {OP_GEP, "UOps.GEP"},
+  {OP_VECTORIZE, "UOps.VECTORIZE"},
+  {OP_UOPS_CAST, "UOps.CAST"},
+  {OP_UOPS_BITCAST, "UOps.BITCAST"},
+  {OP_LOAD, "UOps.LOAD"},
+  {OP_ALU, "UOps.ALU"},
+  {OP_WMMA, "UOps.WMMA"},
+  {OP_STORE, "UOps.STORE"},
+  {OP_UOPS_ASSIGN, "UOps.ASSIGN"},
+  {OP_BARRIER, "UOps.BARRIER"},
+  {OP_IF, "UOps.IF"},
+  {OP_RANGE, "UOps.RANGE"},
+  {OP_ENDRANGE, "UOps.ENDRANGE"},
+  {OP_ENDIF, "UOps.ENDIF"},
+};
 /* 0.10.0: class Ops(FastEnum) in declaration order. */
 static const OpSpelling ops_0_10_0[] = {
   {OP_SINK, "Ops.SINK"},
@@ -315,6 +384,7 @@ static const OpSpelling *table(TgVersion v, int *n) {
   switch (tg_features(v)->ops_table) {
     case OPS_LAZYOP_CLASSES: *n = (int)(sizeof ops_0_9_1 / sizeof ops_0_9_1[0]); return ops_0_9_1;
     case OPS_LAZYOP_CLASSES_092: *n = (int)(sizeof ops_0_9_2 / sizeof ops_0_9_2[0]); return ops_0_9_2;
+    case OPS_UOPS_197F8FD: *n = (int)(sizeof ops_0_9_2_197f8fd / sizeof ops_0_9_2_197f8fd[0]); return ops_0_9_2_197f8fd;
     case OPS_UOPS_0100: *n = (int)(sizeof ops_0_10_0 / sizeof ops_0_10_0[0]); return ops_0_10_0;
     case OPS_UOPS_0102_A0B4465: *n = (int)(sizeof ops_0_10_2_a0b4465 / sizeof ops_0_10_2_a0b4465[0]); return ops_0_10_2_a0b4465;
     case OPS_UOPS_0102:

@@ -95,6 +95,13 @@ typedef enum {
   OP_CUSTOMI,
   OP_IGNORE,
   OP_EXT,          /* 0.9.2 MetaOps.EXT: a non-kernel schedule item */
+  OP_SHAPETRACKER, /* 0.9.2+197f8fd UOps.SHAPETRACKER: a ShapeTracker as a node */
+  OP_SWIZZLE,      /* 0.9.2+197f8fd UOps.SWIZZLE: a movement op on an AST node */
+  OP_ALU,          /* 0.9.2+197f8fd UOps.ALU: its arg is the BinaryOps/UnaryOps/TernaryOps member */
+  OP_UOPS_CAST,    /* 0.9.2+197f8fd UOps.CAST (OP_CAST is its LazyBuffer op UnaryOps.CAST) */
+  OP_UOPS_BITCAST, /* 0.9.2+197f8fd UOps.BITCAST (OP_BITCAST: UnaryOps.BITCAST) */
+  OP_UOPS_ASSIGN,  /* 0.9.2+197f8fd UOps.ASSIGN (OP_ASSIGN: MetaOps.ASSIGN) */
+  OP_REDUCE_PROD,  /* 0.9.2+197f8fd ReduceOps.PROD */
   OP_COUNT
 } Op;
 

@@ -56,11 +56,11 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .f.lazyop_pretty_print = true,
   },
   [TG_0_9_2_197F8FD] = {
-    .name = "0.9.2+197f8fd", .commit = "197f8fd986", .generation = GEN_NONE,
+    .name = "0.9.2+197f8fd", .commit = "197f8fd986", .generation = GEN_LAZYOP,
     /* common/ */
     .f.symbolic = SYM_NODE,
-    .f.ptr_repr = PTR_REPR_SIZED,
-    .f.ops_table = OPS_UOPS_0102,
+    .f.ptr_repr = PTR_REPR_CLASS,
+    .f.ops_table = OPS_UOPS_197F8FD,
     .f.pad_message_shape_arg = true,
     .f.expand_needs_stride0 = true,
     .f.view_has_stride = true,
@@ -72,6 +72,15 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .f.add_empty_mask_invalid = true,
     .f.add_retries_always = true,
     /* v0_9_lazyop/ */
+    .f.simple_pads_dict = true,
+    .f.isolated_children = true,
+    .f.fuse_arange_conv_bw = true,
+    .f.lower_lazybuffer = true,
+    .f.lower_to_uops = true,
+    .f.reduceop_fusor = true,
+    .f.buf_max = true,
+    .f.queue_in_degree_order = true,
+    .f.interval_memory_planner = true,
     /* conformance/tools/ */
     .f.uop_argstr_str = true,
   },

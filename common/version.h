@@ -45,6 +45,7 @@ typedef enum {
   PTR_REPR_SIZED,        /* f"{base}.ptr({size}, local=True)" (0.10.1 on) */
   PTR_REPR_DOT,          /* f"ptr.{base}" (0.9.1) */
   PTR_REPR_METHOD,       /* f"{base}.ptr(local=True)" (0.10.0) */
+  PTR_REPR_CLASS,        /* f"PtrDType({base})", f"PtrDType({base}, local=True)" (0.9.2+197f8fd) */
 } TgPtrRepr;
 
 /* which spelling and numbering of the ops (ops.py / ops.h tables in common/ops.c) */
@@ -54,6 +55,7 @@ typedef enum {
   OPS_UOPS_0100,         /* class Ops of 0.10.0 */
   OPS_LAZYOP_CLASSES_092, /* the op classes of 0.9.2 (ops.py) */
   OPS_UOPS_0102_A0B4465, /* class Ops of a0b4465 (REDUCE, PTRCAT, CUSTOMI, IGNORE; MUL first of the binary ops) */
+  OPS_UOPS_197F8FD,      /* 197f8fd: the LazyBuffer op classes (ReduceOps.PROD, BinaryOps.SUB) and class UOps */
 } TgOpsTable;
 
 /* One field per behaviour that differs, grouped by the code that asks.
@@ -120,6 +122,9 @@ typedef struct TgFeatures {
   bool recurse_reduceops;         /* schedule.py _recurse_reduceops: reduce_info pushes views through reduces and pads them, vs "ReduceOps late fusion must be contiguous" */
   bool queue_in_degree_order;     /* schedule.py create_schedule_with_vars: the first queue in in_degree's key order, vs prescheduled's */
   bool interval_memory_planner;   /* realize.py _internal_memory_planner(noopt_buffers): free segments per key, vs the LRU local_cache */
+  bool lower_to_uops;             /* schedule.py (197f8fd) _recursive_uop: a UOps.SINK of STOREs (DEFINE_GLOBAL, SHAPETRACKER, VALID/WHERE consts, SWIZZLE), UOps.EXT, vs LazyOps */
+  bool reduceop_fusor;            /* schedule.py (197f8fd) full_ast_rewrite: reduceop_fusor (swizzles through reduces, merge_double_reduce) and enumerate_bufs under AST_REWRITE */
+  bool buf_max;                   /* schedule.py (197f8fd) create_schedule_with_vars: RuntimeError when len(si.bufs) >= the renderer's buf_max (context BUF_MAX:<device>) */
   /* ---- v0_10_lazybuf_uop/ ---- */
   bool uop_base_keeps_buffer_view;   /* ops.py UOp.base: a VIEW of a BUFFER is its own base, vs src[0] of any 1-src VIEW */
   bool buf_uop_of_buffer;            /* ops.py UOp.buf_uop: a BUFFER is its own buf_uop, vs an AssertionError */

@@ -83,6 +83,16 @@ static void item_bufs(Sched91 *s, const LBScheduleItem *ps, ScheduleItem91 *si) 
   si->nmetadata = ps->nmetadata;
 }
 
+/* 197f8fd: `if (m:=Device[(device:=si.outputs[0].device)].renderer.buf_max) and len(si.bufs) >= m: raise RuntimeError(...)` */
+static bool check_buf_max(const ScheduleItem91 *si, Status *st) {
+  if (si->nbufs == 0) return status_raise(st, "IndexError", "tuple index out of range");
+  int64_t m = si->bufs[0]->buf_max;
+  if (!m || si->nbufs < m) return true;
+  if (si->ast[0]->op != OP_SINK) return status_unsupported(st, "buf_max: the RuntimeError prints repr(ScheduleItem) of a UOps.EXT item");
+  return status_raise(st, "RuntimeError", "ScheduleItem(ast=UOp(UOps.SINK, dtypes.void, arg=None, src=(\n ...) exceeded the buffer count limit for %s: %d >= %lld",
+                      si->bufs[0]->device, si->nbufs, (long long)m);
+}
+
 /* engine/schedule.py create_schedule_with_vars (0.9.1), after _graph_schedule:
  * "DAG ordering: breadth first search". */
 bool create_schedule91(Sched91 *s, Schedule91 *out, Status *st) {
@@ -116,6 +126,7 @@ bool create_schedule91(Sched91 *s, Schedule91 *out, Status *st) {
     for (int j = 0; j < ps->noutputs; j++) ps->outputs[j]->in_seen = true;
     for (int j = 0; s->ex && j < ps->noutputs; j++) explain_kernel(s->ex, (uint32_t)out->nitems, (uint32_t)ps->outputs[j]->index);
     item_bufs(s, ps, &out->items[out->nitems++]);
+    if (s->f->buf_max && !check_buf_max(&out->items[out->nitems - 1], st)) return false;
     const LbList *next = &d.graph[ps->outputs[0]->index];
     for (int j = 0; j < next->n; j++)
       if (--d.in_degree[next->items[j]->index] == 0) queue[tail++] = next->items[j]->target;

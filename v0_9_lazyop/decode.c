@@ -140,6 +140,7 @@ static bool is_lazybuffer_op(Op op) {
     case OP_ADD: case OP_MUL: case OP_IDIV: case OP_MAX: case OP_MOD: case OP_CMPLT: case OP_CMPNE: case OP_XOR:
     case OP_SHR: case OP_SHL: case OP_WHERE: case OP_MULACC:
     case OP_OR: case OP_AND: case OP_THREEFRY:   /* 0.9.2 */
+    case OP_SUB:                                 /* 0.9.2+197f8fd */
       return true;
     default:
       return is_loadop91(op) || is_reduceop91(op);
@@ -152,7 +153,7 @@ static bool is_lazybuffer_op(Op op) {
 static int lazybuffer_arity(Op op) {
   switch (op) {
     case OP_ADD: case OP_MUL: case OP_IDIV: case OP_MAX: case OP_MOD: case OP_CMPLT: case OP_CMPNE: case OP_XOR:
-    case OP_SHR: case OP_SHL: case OP_ASSIGN: case OP_OR: case OP_AND: case OP_THREEFRY:
+    case OP_SHR: case OP_SHL: case OP_ASSIGN: case OP_OR: case OP_AND: case OP_THREEFRY: case OP_SUB:
       return 2;
     case OP_WHERE: case OP_MULACC: return 3;
     case OP_EMPTY: case OP_LOADOPS_CONST: return 0;
@@ -347,7 +348,25 @@ static bool decode_context(Dec *d) {
   Input91 *inp = d->s->inp;
   inp->multioutput = v[0], inp->use_copy_kernel = v[1], inp->no_memory_planner = v[2];
   inp->fuse_arange = w[0], inp->fuse_conv_bw = w[1], inp->merge_view = w[2];
+  inp->ast_rewrite = true;
+  int64_t ast_rewrite;   /* 197f8fd: full_ast_rewrite reads AST_REWRITE */
+  if (d->s->f->reduceop_fusor) {
+    if (!capture_ctx_int(d->c, "AST_REWRITE", &ast_rewrite))
+      return status_bad_input(d->st, "%s: context.AST_REWRITE missing or not a number", d->c->name);
+    inp->ast_rewrite = ast_rewrite != 0;
+  }
   return true;
+}
+
+/* 197f8fd: each Buffer's device's renderer.buf_max, context BUF_MAX:<device> (0: none; absent: none) */
+static void decode_buf_max(Dec *d) {
+  Input91 *inp = d->s->inp;
+  for (int i = 0; i < inp->nbuffers && d->s->f->buf_max; i++) {
+    char key[160];
+    int64_t m = 0;
+    snprintf(key, sizeof key, "BUF_MAX:%s", inp->buffers[i].device);
+    if (capture_ctx_int(d->c, key, &m) && m > 0) inp->buffers[i].buf_max = m;
+  }
 }
 
 /* _graph_schedule's children[base] gets each reader at most once
@@ -399,6 +418,7 @@ bool decode_input91(Sched91 *s, const Capture *c, Input91 *inp, Status *st) {
   arena_init(&tree);
   const JVal *in = capture_input(c, &tree, st);
   bool ok = in && decode_tables(&d, in);
+  if (ok) decode_buf_max(&d);
   arena_free(&tree);
   arena_prefer_pool(s->a); /* the scheduler goes on in the tree's memory */
   return ok;

@@ -73,7 +73,7 @@ static void encode_node(AstEncoder *e, JVal *nodes, const UOp *u) {
   for (uint32_t k = 0; k < u->nsrc; k++)
     json_push(a, src, shared_int(e, (int64_t)(uintptr_t)omap_get(&e->index, node_key(e, u->src[k])) - 1));
   json_push(a, n, shared_name(e, u->op));
-  json_push(a, n, e->null);
+  json_push(a, n, u->dtype ? dtype_to_json(&e->s->codec, u->dtype) : e->null);   /* LazyOps have none */
   json_push(a, n, shared_arg(e, u->arg));
   json_push(a, n, src);
   omap_put(&e->index, node_key(e, u), (void *)(uintptr_t)(nodes->n + 1));

@@ -153,6 +153,102 @@ const char *lb_repr91(Sched91 *s, const LazyBuffer *b) {
                       dtype_repr(b->dtype, TG_0_9_1, dt, sizeof dt), op_name91(s, b->op), op_value(b->op, s->v), tail);
 }
 
+/* ---- 0.9.2+197f8fd: _recursive_uop ---- */
+
+/* dtype = buf.dtype.base if isinstance(buf.dtype, ImageDType) else buf.dtype */
+static const DType *uop_dtype(const LazyBuffer *b) { return b->dtype->is_image ? b->dtype->base : b->dtype; }
+
+/* UOp(UOps.DEFINE_GLOBAL, buf.dtype if isinstance(buf.dtype, ImageDType) else PtrDType(buf.dtype), (), buf.buffer):
+ * the Buffer as a reference that enumerate_bufs numbers (uop_ast.c) */
+const UOp *define_global91(Sched91 *s, const LazyBuffer *b) {
+  const DType *dt = b->dtype->is_image ? b->dtype : dtype_ptr(b->dtype, -1, false);
+  char ref[32];
+  int n = snprintf(ref, sizeof ref, "buf:%d", b->buffer->index);
+  return uop0(s->in, OP_DEFINE_GLOBAL, dt, v_strn(s->in, V_BUFREF, ref, (size_t)n));
+}
+
+/* ShapeTracker.to_uop: UOp(UOps.SHAPETRACKER, dtypes.void, (), self) */
+const UOp *st_uop91(Sched91 *s, const St91 *x) { return uop0(s->in, OP_SHAPETRACKER, dt_void, v_st(s->in, x->st)); }
+
+/* dtypes.as_const(val, dtype): int(val), float(val) or bool(val) */
+static const Value *as_const(Sched91 *s, const Value *val, const DType *d, Status *st) {
+  if (dtype_is_int(d)) {
+    if (value_is_int(val)) return val;
+    if (val->kind == V_BOOL) return v_int(s->in, val->u.b);
+    const Value *i = val->kind == V_FLOAT ? v_int_of_float(s->in, val->u.f) : NULL;
+    return i ? i : (status_unsupported(st, "int() of a CONST that is no finite float"), NULL);
+  }
+  if (dtype_is_float(d)) return v_float(s->in, value_to_double(val));
+  return v_bool(s->in, value_truthy(val));
+}
+
+/* "if it's a const, we generate it": VALID(st).where(UOp.const(dtype, val), UOp.const(dtype, 0)) */
+static const UOp *const_uop(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status *st) {
+  Sched91 *s = x->s;
+  const St91 *ust = st91_simplify(s, stk, st);   /* st.simplify().unbind() */
+  if (!ust || !(ust = st91_unbind(s, ust, st))) return NULL;
+  const DType *dt = uop_dtype(buf);
+  const UOp *c;
+  if (buf->arg_var.sym != NULL) { /* val, var_val = val.unbind(); UOp.const of a Variable is a DEFINE_VAR */
+    sint var = sint_unbind(buf->arg_var);
+    const SymNode *v = var.sym;
+    if (!var_vals_put91(s, var, ((const SymNode *)buf->arg_var.sym)->val, st)) return NULL;
+    const Value *arg[3] = {v_str(s->in, v->expr), v_int(s->in, v->min), v_int(s->in, v->max)};
+    c = uop0(s->in, OP_DEFINE_VAR, dt, v_tuple(s->in, 3, arg));
+  } else {
+    if (!value_is_number(buf->arg)) return status_raise(st, "AssertionError", "cannot create ConstBuffer with value %s", "?"), NULL;
+    const Value *val = as_const(s, buf->arg, dt, st);
+    if (!val) return NULL;
+    c = uop0(s->in, OP_CONST, dt, val);
+  }
+  const Value *zero = as_const(s, v_int(s->in, 0), dt, st);
+  const UOp *valid = uop1(s->in, OP_VALID, dt_bool, s->in->none, st_uop91(s, ust));
+  return uop3(s->in, OP_ALU, dt, v_str(s->in, op_name91(s, OP_WHERE)), valid, c, uop0(s->in, OP_CONST, dt, zero));
+}
+
+/* "otherwise, it's a load and we add it to the inputs": LOAD(DEFINE_GLOBAL, SHAPETRACKER) */
+static const UOp *load_uop(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status *st) {
+  Sched91 *s = x->s;
+  const St91 *ust = st91_simplify(s, stk, st);   /* st.simplify().unbind() */
+  if (!ust || !(ust = st91_unbind(s, ust, st))) return NULL;
+  if (item_state(s, buf)->item_assign) {
+    bool ok;
+    if (!assign_view_ok(s, ust, &ok, st)) return NULL;
+    if (!ok)
+      return status_raise(st, "RuntimeError",
+                          "self operand of augmented assign must be contiguous.\nhelp: consider using .contiguous():\n"
+                          "\x1b[31m   - a += a.T\n\x1b[0m\x1b[32m   + a += a.T.contiguous()\x1b[0m"), NULL;
+  } else {
+    input_index(x, buf);
+  }
+  return uop2(s->in, OP_LOAD, uop_dtype(buf), s->in->none, define_global91(s, buf), st_uop91(s, ust));
+}
+
+/* _recursive_uop once buf's sources are built (the ops `cache.setdefault`s, then CONTIGUOUS) */
+static const UOp *uop_finish_197(LopCtx *x, const LopFrame *f, const UOp **srcs, Status *st) {
+  Sched91 *s = x->s;
+  LazyBuffer *buf = f->buf;
+  const DType *dt = uop_dtype(buf);
+  if (buf->op == OP_CONTIGUOUS) {
+    if (output_index(x, buf) < 0) return status_raise(st, "AssertionError", "%s must be writable", op_name91(s, buf->op)), NULL;
+    return srcs[0];
+  }
+  lblist_push91(s->a, &x->cached, buf);
+  if (buf->op == OP_ASSIGN) { /* UOp(UOps.ASSIGN, dtype, (in_uops[1].src[0], in_uops[0])) */
+    if (srcs[1]->nsrc == 0) return status_unsupported(st, "an ASSIGN whose target lowers to a UOp without sources"), NULL;
+    return uop2(s->in, OP_UOPS_ASSIGN, dt, s->in->none, srcs[1]->src[0], srcs[0]);
+  }
+  if (buf->op == OP_CAST || buf->op == OP_BITCAST)
+    return uop_new(s->in, buf->op == OP_CAST ? OP_UOPS_CAST : OP_UOPS_BITCAST, dt, s->in->none, (uint32_t)buf->nsrcs, srcs);
+  if (is_reduceop91(buf->op)) { /* REDUCE_AXIS(dtype, (rsrc,), (REDUCE_ALU[op], buf.arg)).swizzle(st) */
+    Op alu = buf->op == OP_REDUCE_SUM ? OP_ADD : buf->op == OP_REDUCE_PROD ? OP_MUL : OP_MAX;
+    const Value *arg[2] = {v_str(s->in, op_name91(s, alu)), buf->arg};
+    const UOp *r = uop1(s->in, OP_REDUCE_AXIS, dt, v_tuple(s->in, 2, arg), srcs[0]);
+    return uop1(s->in, OP_SWIZZLE, dt, v_st(s->in, f->key_st->st), r);
+  }
+  return uop_new(s->in, OP_ALU, dt, v_str(s->in, op_name91(s, buf->op)), (uint32_t)buf->nsrcs, srcs);
+}
+
 /* 0.9.2's _recursive_lazyop at a base buf not in the memo: "buffer ops define
  * ShapeTracker", "reduce ops change ShapeTracker", "elementwise ops pass
  * shapetracker" (CONTIGUOUS and ASSIGN walk all sources too, then pass the first). */
@@ -161,13 +257,18 @@ static bool lazyop_enter_092(LopCtx *x, LazyBuffer *buf, const St91 *stk, bool i
   Sched91 *s = x->s;
   if (buf->realized || (buf->in_realizes && !in_outputs)) {
     if (buf->op == OP_LOADOPS_CONST && s->ex) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
-    *done = buf->op == OP_LOADOPS_CONST ? const_op(x, buf, stk, st) : load_op(x, buf, stk, st);
+    if (s->f->lower_to_uops) *done = buf->op == OP_LOADOPS_CONST ? const_uop(x, buf, stk, st) : load_uop(x, buf, stk, st);
+    else *done = buf->op == OP_LOADOPS_CONST ? const_op(x, buf, stk, st) : load_op(x, buf, stk, st);
     if (*done) memo_put(x, buf, stk, *done);
     return *done != NULL;
   }
   const ReduceInfo *rinfo = NULL;
   const St91 *src_st = stk;
-  if (is_reduceop91(buf->op) && (rinfo = reduce_info_get91(x->ri, buf, stk))) src_st = rinfo->input_st;
+  if (is_reduceop91(buf->op) && s->f->lower_to_uops) { /* _recursive_uop(buf.srcs[0], ShapeTracker.from_shape(buf.srcs[0].shape), ...) */
+    if (!(src_st = st91_from_shape_of(s, buf->srcs[0]->st, st))) return false;
+  } else if (is_reduceop91(buf->op) && (rinfo = reduce_info_get91(x->ri, buf, stk))) {
+    src_st = rinfo->input_st;
+  }
   if (s->ex && !in_outputs) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
   if (!push_frame(x, buf, src_st, stk, py, st)) return false;
   frames(x)[x->depth - 1].rinfo = rinfo;
@@ -264,7 +365,9 @@ static const UOp *recursive_lazyop(LopCtx *x, LazyBuffer *root, const St91 *root
       if (!lazyop_enter(x, f->buf->srcs[f->next], f->st, &done, st)) return NULL;
       continue;
     }
-    if (x->s->f->lower_lazybuffer) {
+    if (x->s->f->lower_to_uops) {
+      if (!(done = uop_finish_197(x, f, srcs, st))) return NULL;
+    } else if (x->s->f->lower_lazybuffer) {
       if (!(done = lazyop_finish_092(x, f, srcs, st))) return NULL;
     } else {
       done = uop_new(x->s->in, f->buf->op, NULL, f->buf->arg, (uint32_t)f->buf->nsrcs, srcs);
@@ -374,6 +477,52 @@ static void item_metadata(LopCtx *x, LBScheduleItem *item) {
   }
 }
 
+/* One STORE of 197f8fd's SINK: STORE(DEFINE_GLOBAL, output_st.to_uop(), src) */
+static const UOp *store_uop(LopCtx *x, int i, Status *st) {
+  Sched91 *s = x->s;
+  LazyBuffer *out = x->outputs[i];
+  x->into = (uint32_t)out->index;
+  const St91 *output_st = st91_from_shape_of(s, out->st, st);
+  const UOp *src = output_st ? recursive_lazyop(x, out, output_st, st) : NULL;
+  if (!src) return NULL;
+  if (out->op == OP_ASSIGN && out->arg->u.tuple.n) {
+    output_st = st91_intern(s, out->arg->u.tuple.items[0]->u.st);
+    if (!shape_eq(st91_ndim(output_st), st91_shape_of(output_st), st91_ndim(out->st), st91_shape_of(out->st)))
+      return status_raise(st, "AssertionError", "ASSIGN must not override output shape %s != %s",
+                          py_repr_tuple(s->a, st91_ndim(output_st), st91_shape_of(output_st)),
+                          py_repr_tuple(s->a, st91_ndim(out->st), st91_shape_of(out->st))), NULL;
+  }
+  if (!(output_st = st91_simplify(s, output_st, st)) || !(output_st = st91_unbind(s, output_st, st))) return NULL;
+  return uop3(s->in, OP_STORE, dt_void, s->in->none, define_global91(s, out), st_uop91(s, output_st), src);
+}
+
+/* engine/schedule.py _lower_lazybuffer (197f8fd): "describe the computation for a LazyBuffer with UOp + inputs + var_vals" */
+static bool lower_lazybuffer_uops(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *item, Status *st) {
+  LazyBuffer *out = outs[0];
+  item->ast = arena_alloc(s->a, sizeof *item->ast);
+  item->nast = 1;
+  if (is_single_op(out->op)) { /* UOp(UOps.EXT, out.dtype, (), (out.op, out.arg)) */
+    for (int i = 0; i < out->nsrcs; i++) lblist_push91(s->a, &item->inputs, out->srcs[i]->base);
+    const Value *arg[2] = {v_str(s->in, op_name91(s, out->op)), out->arg};
+    item->ast[0] = uop0(s->in, OP_EXT, out->dtype, v_tuple(s->in, 2, arg));
+    return true;
+  }
+  for (int i = 0; i < nouts; i++) /* var_vals = merge_dicts([out.st.var_vals.copy() for out in outs]) */
+    if (!st91_add_var_vals(s, outs[i]->st, st)) return false;
+  LopCtx x;
+  lopctx_init(&x, s, outs, nouts, &item->inputs);
+  const UOp **stores = arena_array(s->a, (size_t)nouts, sizeof *stores);
+  for (int i = 0; i < nouts; i++)
+    if (!(stores[i] = store_uop(&x, i, st))) return false;
+  const UOp *sink = uop_new(s->in, OP_SINK, dt_void, s->in->none, (uint32_t)nouts, stores);
+  int nbufs = nouts + item->inputs.n;
+  LazyBuffer **bufs = arena_array(s->a, (size_t)nbufs, sizeof *bufs);
+  for (int i = 0; i < nbufs; i++) bufs[i] = i < nouts ? outs[i] : item->inputs.items[i - nouts];
+  if (!(item->ast[0] = full_ast_rewrite91(s, sink, bufs, nbufs, st))) return false;
+  item_metadata(&x, item);
+  return true;
+}
+
 /* engine/schedule.py _lower_lazybuffer (0.9.2): "describe the computation for a LazyBuffer with LazyOp + inputs + var_vals" */
 static bool lower_lazybuffer(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *item, Status *st) {
   LazyBuffer *out = outs[0];
@@ -419,6 +568,7 @@ bool schedule_group91(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *
   if (s->f->lower_lazybuffer) {
     item->outputs = outs;
     item->noutputs = nouts;
+    if (s->f->lower_to_uops) return lower_lazybuffer_uops(s, outs, nouts, item, st);
     return lower_lazybuffer(s, outs, nouts, item, st);
   }
   item->outputs = outs;

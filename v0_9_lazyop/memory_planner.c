@@ -154,7 +154,7 @@ static bool interval_memory_planner(Sched91 *s, Schedule91 *sched, Status *st) {
       if (!b->planner)
         return status_bad_input(st, "memory_planner_bufs has no entry for buffer %d of schedule item %zu", b->index, i);
       ix[j] = b->index;
-      if (si->ast[0]->op != OP_KERNEL) noopt[b->index] = true;
+      if (si->ast[0]->op != OP_KERNEL && si->ast[0]->op != OP_SINK) noopt[b->index] = true;  /* MetaOps.KERNEL, UOps.SINK (197f8fd) */
     }
     items[i] = ix;
     nitems[i] = (size_t)si->nbufs;

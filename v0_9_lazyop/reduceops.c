@@ -74,8 +74,8 @@ static const St91 *permute_reduce(Sched91 *s, const St91 *input_st, int naxis, c
 
 /* "push the movementop to the input": the reduce's non-contiguous output
  * view `view` moves onto its input; *axis becomes the last naxis axes. */
-static const St91 *push_view_to_input(Sched91 *s, const St91 *input_st, const St91 *view, int naxis, const int64_t **axis,
-                                      Status *st) {
+const St91 *push_view_to_input91(Sched91 *s, const St91 *input_st, const St91 *view, int naxis, const int64_t **axis,
+                                 Status *st) {
   const St91 *tmp = permute_reduce(s, input_st, naxis, *axis, st);
   if (!tmp) return NULL;
   int tn = st91_ndim(tmp);
@@ -149,7 +149,7 @@ static int finish_reduce(RWalk *w, RFrame *f, Status *st) {
   const int64_t *axis = NULL;
   if (!reduce_axis(s, buf, &naxis, &axis, st)) return -2;
   if (!view->contiguous) {
-    if (!(input_st = push_view_to_input(s, input_st, view, naxis, &axis, st))) return -2;
+    if (!(input_st = push_view_to_input91(s, input_st, view, naxis, &axis, st))) return -2;
   } else if (f->top != NO_REDUCE) {
     ReduceInfo top = w->ri->items[f->top];
     LazyBuffer *src = buf->srcs[0];

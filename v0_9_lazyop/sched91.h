@@ -37,6 +37,7 @@ struct DeviceBuffer {
   bool options_cleared;      /* the fallback set options = None */
   bool allocated;            /* is_allocated() at call time */
   int64_t lb_refcount;
+  int64_t buf_max;           /* 197f8fd: Device[device].renderer.buf_max, 0 for None */
   const struct PlannerBufState *planner;  /* its memory_planner_bufs entry, NULL if none */
 };
 
@@ -99,6 +100,7 @@ typedef struct Input91 {
   bool planner_ran;
   bool multioutput, use_copy_kernel, no_memory_planner;
   bool fuse_arange, fuse_conv_bw;   /* 0.9.2 */
+  bool ast_rewrite;                 /* AST_REWRITE (197f8fd) */
   bool merge_view;                  /* MERGE_VIEW, read by ShapeTracker.reshape (0.9.2; 1 for 0.9.1, which never reshapes) */
   const JVal *allocator_offset;     /* memory_planner_allocator_offset (0.9.2), or NULL */
 } Input91;
@@ -168,13 +170,23 @@ static inline bool is_loadop91(Op op) {
   return op == OP_EMPTY || op == OP_LOADOPS_CONST || op == OP_COPY || op == OP_CONTIGUOUS || op == OP_CUSTOM ||
          op == OP_ASSIGN || op == OP_VIEW;
 }
-static inline bool is_reduceop91(Op op) { return op == OP_REDUCE_SUM || op == OP_REDUCE_MAX; }
+static inline bool is_reduceop91(Op op) { return op == OP_REDUCE_SUM || op == OP_REDUCE_MAX || op == OP_REDUCE_PROD; }
 
 /* graph_schedule.c: _graph_schedule up to and including the prescheduling. */
 bool graph_schedule91(Sched91 *s, Status *st);
 
 /* lazyop.c: _schedule_group (0.9.1) or _lower_lazybuffer (0.9.2) */
 bool schedule_group91(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *out, Status *st);
+
+/* lazyop.c (197f8fd): the UOps _recursive_uop makes for a Buffer and a ShapeTracker */
+const UOp *define_global91(Sched91 *s, const LazyBuffer *b);
+const UOp *st_uop91(Sched91 *s, const St91 *x);
+/* uop_ast.c (197f8fd): full_ast_rewrite: reduceop_fusor, then enumerate_bufs over bufs (outs + inputs) */
+const UOp *full_ast_rewrite91(Sched91 *s, const UOp *sink, LazyBuffer **bufs, int nbufs, Status *st);
+/* reduceops.c: push_swizzle_up_through_reduce's / _recurse_reduceops' new input ShapeTracker for a
+ * view on a reduce; *axis becomes the last naxis axes */
+const St91 *push_view_to_input91(Sched91 *s, const St91 *input_st, const St91 *view, int naxis, const int64_t **axis,
+                                 Status *st);
 
 /* reduceops.c: _recurse_reduceops and the padding of _lower_lazybuffer (0.9.2) */
 typedef struct ReduceInfo {

@@ -1,0 +1,393 @@
+/* uop_ast.c — tinygrad 0.9.2+197f8fd engine/schedule.py full_ast_rewrite:
+ * the UOp AST _recursive_uop built (lazyop.c) goes through
+ *   reduceop_fusor: a SWIZZLE (movement op) on a reduce is pushed up to the
+ *     loads (push_swizzle_up_through_reduce) or down to the STORE through
+ *     reduces and elementwise ops (push_swizzle_down_through_reduce,
+ *     _elementwise), a reduce of a reduce merges (merge_double_reduce);
+ *   enumerate_bufs: each DEFINE_GLOBAL's Buffer becomes its index in the
+ *     item's bufs.
+ * with UOp.st (ops.py) and st_fixup, the helper that rewrites every
+ * SHAPETRACKER under a node. Python recurses; here the walks are loops over
+ * explicit stacks. */
+#include <stdlib.h>
+#include <string.h>
+#include "error.h"
+#include "rewrite.h"
+#include "sched91.h"
+#include "shapetracker.h"
+
+typedef struct AstCtx {
+  Sched91 *s;
+  Status st;         /* what an St91 operation reported; rethrown at once */
+  OMap sts;          /* UOp id -> UOp.st (NO_ST for None): cached_property */
+  const UOp **stack; size_t cap;
+} AstCtx;
+
+static const St91 NO_ST_MARK;
+#define NO_ST (&NO_ST_MARK)
+
+/* an St91 result: rethrow what the operation reported */
+static const St91 *must(AstCtx *c, const St91 *x) {
+  if (!x) error_rethrow(&c->st);
+  return x;
+}
+
+static const St91 *arg_st(AstCtx *c, const UOp *u) { return st91_intern(c->s, u->arg->u.st); }
+
+/* ---------------------------------------------------------------- UOp.st */
+
+/* has_st is False, or the ShapeTracker is the node's own (BUFFER_UOPS, SHAPETRACKER, SWIZZLE) */
+static bool st_of_sources(Op op) {
+  switch (op) {
+    case OP_DEFINE_LOCAL: case OP_DEFINE_GLOBAL: case OP_CONST: case OP_DEFINE_VAR:
+    case OP_LOAD: case OP_STORE: case OP_VALID: case OP_SHAPETRACKER: case OP_SWIZZLE:
+      return false;
+    default:
+      return true;
+  }
+}
+
+/* repr(dtype) (dtype.py) */
+static const char *dtype_text(AstCtx *c, const DType *d) {
+  char buf[160];
+  dtype_repr(d, c->s->v, buf, sizeof buf);
+  return arena_printf(c->s->a, "%s%s", d->is_ptr ? "" : "dtypes.", buf);
+}
+
+/* UOp.argstr: the REDUCE_AXIS arg "(BinaryOps.ADD, (0, 1))", an op name, or None */
+static const char *argstr(AstCtx *c, const UOp *u) {
+  const Value *a = u->arg;
+  if (u->op == OP_REDUCE_AXIS && a->kind == V_TUPLE && a->u.tuple.n == 2) {
+    const Value *axis = a->u.tuple.items[1];
+    const char *t = "";
+    for (size_t i = 0; i < axis->u.tuple.n; i++) t = arena_printf(c->s->a, "%s%s%lld", t, i ? ", " : "", (long long)axis->u.tuple.items[i]->u.i);
+    return arena_printf(c->s->a, "(%s, (%s%s))", a->u.tuple.items[0]->u.str.s, t, axis->u.tuple.n == 1 ? "," : "");
+  }
+  if (a->kind == V_STR) return a->u.str.s;
+  return a->kind == V_NONE ? "None" : "...";
+}
+
+/* The first line of repr(u): pretty_print's "UOp(op, dtype, arg=..., src=(" */
+static const char *uop_head(AstCtx *c, const UOp *u) {
+  return arena_printf(c->s->a, "UOp(%s, %s, arg=%s, src=(%s", op_name91(c->s, u->op), dtype_text(c, u->dtype), argstr(c, u),
+                      u->nsrc ? "\n  ...)" : "))");
+}
+
+static bool same_shape(const St91 *a, const St91 *b) {
+  if (st91_ndim(a) != st91_ndim(b)) return false;
+  for (int i = 0; i < st91_ndim(a); i++)
+    if (!sint_eq(st91_shape(a, i), st91_shape(b, i))) return false;
+  return true;
+}
+
+/* UOp.st of u, whose sources' are known */
+static const St91 *compute_st(AstCtx *c, const UOp *u) {
+  Sched91 *s = c->s;
+  switch (u->op) {
+    case OP_DEFINE_LOCAL: case OP_DEFINE_GLOBAL: case OP_CONST: case OP_DEFINE_VAR: return NO_ST;
+    case OP_SHAPETRACKER: case OP_SWIZZLE: return arg_st(c, u);
+    case OP_LOAD: case OP_STORE: case OP_VALID: { /* st_arg */
+      uint32_t k = u->op == OP_VALID ? 0 : 1;
+      if (u->nsrc <= k || u->src[k]->op != OP_SHAPETRACKER) error_unsupported("st_arg of a %s without a SHAPETRACKER", op_name91(s, u->op));
+      return arg_st(c, u->src[k]);
+    }
+    default: break;
+  }
+  const St91 *first = NULL;
+  bool same = true;
+  const char *shapes = "";
+  for (uint32_t i = 0; i < u->nsrc; i++) {
+    const St91 *x = omap_get(&c->sts, u->src[i]->id);
+    if (x == NO_ST) continue;
+    shapes = arena_printf(s->a, "%s%s%s", shapes, *shapes ? ", " : "", py_repr_tuple(s->a, st91_ndim(x), st91_shape_of(x)));
+    if (!first) first = x;
+    else same = same && same_shape(x, first);
+  }
+  if (!same) error_raise("AssertionError", "UOp parents must have the same shape %s [%s]", uop_head(c, u), shapes);
+  if (!first) error_raise("IndexError", "list index out of range");
+  if (u->op != OP_REDUCE_AXIS) return first;
+  /* ShapeTracker.from_shape(src_sts[0].reduce(self.arg[1])) */
+  const Value *axis = u->arg->u.tuple.items[1];
+  int n = st91_ndim(first);
+  sint *shape = arena_array(s->a, (size_t)n + 1, sizeof *shape);
+  for (int i = 0; i < n; i++) shape[i] = st91_shape(first, i);
+  for (size_t k = 0; k < axis->u.tuple.n; k++) {
+    int64_t ax = axis->u.tuple.items[k]->u.i;
+    if (ax >= 0 && ax < n) shape[ax] = sint_int(1);
+  }
+  return must(c, st91_from_shape(s, n, shape, &c->st));
+}
+
+/* UOp.st (a cached_property): NULL for None */
+static const St91 *uop_st(AstCtx *c, const UOp *root) {
+  const St91 *done = omap_get(&c->sts, root->id);
+  if (done) return done == NO_ST ? NULL : done;
+  size_t depth = 0;
+  c->stack = grow91(c->s->a, c->stack, depth, &c->cap, sizeof *c->stack);
+  c->stack[depth++] = root;
+  while (depth) {
+    const UOp *u = c->stack[depth - 1];
+    if (omap_has(&c->sts, u->id)) { depth--; continue; }
+    bool waiting = false;
+    for (uint32_t i = 0; st_of_sources(u->op) && i < u->nsrc; i++) {
+      if (omap_has(&c->sts, u->src[i]->id)) continue;
+      c->stack = grow91(c->s->a, c->stack, depth, &c->cap, sizeof *c->stack);
+      c->stack[depth++] = u->src[i];
+      waiting = true;
+    }
+    if (waiting) continue;
+    omap_put(&c->sts, u->id, (void *)compute_st(c, u));
+    depth--;
+  }
+  done = omap_get(&c->sts, root->id);
+  return done == NO_ST ? NULL : done;
+}
+
+static const St91 *some_st(AstCtx *c, const UOp *u) {  /* unwrap(u.st) */
+  const St91 *x = uop_st(c, u);
+  if (!x) error_raise("AssertionError", "%s", "");
+  return x;
+}
+
+/* ---------------------------------------------------------------- st_fixup */
+
+/* the apply_to_st of a st_fixup: lambda st: st+rhs, or lambda st: st.reshape(shape) */
+typedef struct Fixup { const St91 *rhs; int n; const sint *shape; } Fixup;
+
+static const St91 *apply_fixup(AstCtx *c, const Fixup *fx, const St91 *x) {
+  if (fx->rhs) return must(c, st91_add(c->s, x, fx->rhs, &c->st));
+  return must(c, st91_reshape(c->s, x, fx->n, fx->shape, &c->st));
+}
+
+typedef struct FixFrame { const UOp *u; uint32_t next; size_t srcs_at; } FixFrame;
+
+/* st_fixup(u, apply_to_st, cache) at u: its result, or NULL when u's sources must be fixed first */
+static const UOp *fixup_enter(AstCtx *c, const Fixup *fx, OMap *cache, const UOp *u) {
+  const UOp *n = omap_get(cache, u->id);
+  if (n) return n;
+  if (u->op == OP_SHAPETRACKER) {
+    const St91 *new_st = apply_fixup(c, fx, arg_st(c, u));
+    return new_st->st == u->arg->u.st ? u : st_uop91(c->s, new_st);
+  }
+  if (u->nsrc == 0) return u;
+  const St91 *x = uop_st(c, u);
+  if (x && x == apply_fixup(c, fx, x)) return u;
+  return NULL;
+}
+
+/* schedule.py st_fixup: every SHAPETRACKER under u through apply_to_st, where a node's st changes */
+static const UOp *st_fixup(AstCtx *c, const UOp *root, const Fixup *fx, OMap *cache) {
+  const UOp *done = fixup_enter(c, fx, cache, root);
+  if (done) return done;
+  Arena *a = c->s->a;
+  FixFrame *stack = NULL;
+  const UOp **srcs = NULL;
+  size_t depth = 0, cap = 0, nsrcs = 0, srcs_cap = 0;
+  stack = grow91(a, stack, depth, &cap, sizeof *stack);
+  srcs = reserve91(a, srcs, nsrcs, nsrcs + root->nsrc, &srcs_cap, sizeof *srcs);
+  stack[depth++] = (FixFrame){root, 0, nsrcs};
+  nsrcs += root->nsrc;
+  while (depth) {
+    FixFrame *f = &stack[depth - 1];
+    if (done) { srcs[f->srcs_at + f->next++] = done; done = NULL; }
+    if (f->next < f->u->nsrc) {
+      const UOp *x = f->u->src[f->next];
+      if ((done = fixup_enter(c, fx, cache, x))) continue;
+      stack = grow91(a, stack, depth, &cap, sizeof *stack);
+      srcs = reserve91(a, srcs, nsrcs, nsrcs + x->nsrc, &srcs_cap, sizeof *srcs);
+      stack[depth++] = (FixFrame){x, 0, nsrcs};
+      nsrcs += x->nsrc;
+      continue;
+    }
+    const UOp *u = f->u;
+    done = uop_with_src(c->s->in, u, u->nsrc, srcs + f->srcs_at);   /* u itself when no source changed */
+    omap_put(cache, u->id, (void *)done);
+    nsrcs = f->srcs_at;
+    depth--;
+  }
+  return done;
+}
+
+/* ---------------------------------------------------------------- reduceop_fusor */
+
+static const Value *axis_of(const UOp *r) { return r->arg->u.tuple.items[1]; }
+
+static int64_t *axis_ints(AstCtx *c, const Value *axis) {
+  int64_t *out = arena_array(c->s->a, axis->u.tuple.n + 1, sizeof *out);
+  for (size_t i = 0; i < axis->u.tuple.n; i++) out[i] = axis->u.tuple.items[i]->u.i;
+  return out;
+}
+
+static const Value *axis_value(AstCtx *c, int n, const int64_t *axis) {
+  const Value **items = arena_array(c->s->a, (size_t)n + 1, sizeof *items);
+  for (int i = 0; i < n; i++) items[i] = v_int(c->s->in, axis[i]);
+  return v_tuple(c->s->in, (size_t)n, items);
+}
+
+static const Value *reduce_arg(AstCtx *c, const UOp *r, const Value *axis) {
+  const Value *arg[2] = {r->arg->u.tuple.items[0], axis};
+  return v_tuple(c->s->in, 2, arg);
+}
+
+/* x.swizzle(ShapeTracker.from_shape(shape)) */
+static const UOp *swizzle_to_shape(AstCtx *c, const UOp *x, int n, const sint *shape) {
+  const St91 *st = must(c, st91_from_shape(c->s, n, shape, &c->st));
+  return uop1(c->s->in, OP_SWIZZLE, x->dtype, v_st(c->s->in, st->st), x);
+}
+
+/* (UPat(UOps.SWIZZLE, src=(UPat(UOps.REDUCE_AXIS, name="reduceop"),), name="swizzle"), push_swizzle_up_through_reduce)
+ * — push a SWIZZLE up to LOAD, through a reduce (eg. expands) */
+static const UOp *push_swizzle_up_through_reduce(void *ctx, const UOp *swizzle) {
+  AstCtx *c = ctx;
+  Sched91 *s = c->s;
+  if (swizzle->nsrc != 1 || swizzle->src[0]->op != OP_REDUCE_AXIS) return NULL;
+  const UOp *reduceop = swizzle->src[0];
+  const St91 *swizzle_st = some_st(c, swizzle);
+  if (swizzle_st->contiguous) return NULL;
+  const UOp *rsrc = reduceop->src[0];
+  const St91 *input_st = must(c, st91_from_shape_of(s, some_st(c, rsrc), &c->st));
+  const Value *axis = axis_of(reduceop);
+  const int64_t *new_axis = axis_ints(c, axis);
+  const St91 *new_input_st = must(c, push_view_to_input91(s, input_st, swizzle_st, (int)axis->u.tuple.n, &new_axis, &c->st));
+  OMap cache;
+  omap_init(&cache, s->a);
+  const UOp *src = st_fixup(c, rsrc, &(Fixup){new_input_st, 0, NULL}, &cache);
+  const UOp *r = uop1(s->in, OP_REDUCE_AXIS, reduceop->dtype, reduce_arg(c, reduceop, axis_value(c, (int)axis->u.tuple.n, new_axis)), src);
+  return swizzle_to_shape(c, r, st91_ndim(swizzle_st), st91_shape_of(swizzle_st));
+}
+
+/* (UPat(UOps.REDUCE_AXIS, src=(UPat(UOps.SWIZZLE, name="swizzle"),), name="root"), push_swizzle_down_through_reduce)
+ * — push a SWIZZLE down to STORE, through a reduce (ONLY reshapes) */
+static const UOp *push_swizzle_down_through_reduce(void *ctx, const UOp *root) {
+  AstCtx *c = ctx;
+  if (root->nsrc != 1 || root->src[0]->op != OP_SWIZZLE) return NULL;
+  const UOp *swizzle = root->src[0];
+  const St91 *swizzle_st = some_st(c, swizzle);
+  if (!swizzle_st->contiguous) error_raise("AssertionError", "can't push a non contiguous SWIZZLE down to STORE");
+  const St91 *in_st = some_st(c, swizzle->src[0]);
+  if (!sint_eq(sint_prod(st91_ndim(swizzle_st), st91_shape_of(swizzle_st)), sint_prod(st91_ndim(in_st), st91_shape_of(in_st))))
+    error_raise("AssertionError", "can't push expands down to STORE");
+  const UOp *r = uop_new(c->s->in, OP_REDUCE_AXIS, root->dtype, root->arg, swizzle->nsrc, swizzle->src);
+  int n = st91_ndim(swizzle_st);   /* swizzle_st.reduce(root.arg[1]) */
+  sint *shape = arena_array(c->s->a, (size_t)n + 1, sizeof *shape);
+  for (int i = 0; i < n; i++) shape[i] = st91_shape(swizzle_st, i);
+  const Value *axis = axis_of(root);
+  for (size_t k = 0; k < axis->u.tuple.n; k++) {
+    int64_t ax = axis->u.tuple.items[k]->u.i;
+    if (ax >= 0 && ax < n) shape[ax] = sint_int(1);
+  }
+  return swizzle_to_shape(c, r, n, shape);
+}
+
+static sint st_prod(const St91 *x) { return sint_prod(st91_ndim(x), st91_shape_of(x)); }
+
+/* AssertionError(f"swizzles must have the same size {swizzle_shapes}") */
+_Noreturn static void swizzle_size_error(AstCtx *c, const UOp *root) {
+  Arena *a = c->s->a;
+  const char *shapes = "";
+  for (uint32_t i = 0; i < root->nsrc; i++) {
+    const UOp *x = root->src[i];
+    if (x->op != OP_SWIZZLE) continue;
+    const St91 *xs = some_st(c, x), *ys = some_st(c, x->src[0]);
+    shapes = arena_printf(a, "%s%s(%s, %s)", shapes, *shapes ? ", " : "", py_repr_tuple(a, st91_ndim(xs), st91_shape_of(xs)),
+                          py_repr_tuple(a, st91_ndim(ys), st91_shape_of(ys)));
+  }
+  error_raise("AssertionError", "swizzles must have the same size [%s]", shapes);
+}
+
+/* (UPat((UOps.ALU, UOps.CAST, UOps.BITCAST, UOps.ASSIGN, UOps.STORE), name="root"), push_swizzle_down_through_elementwise)
+ * — push SWIZZLE(s) down to STORE, through an elementwise op (ONLY reshapes) */
+static const UOp *push_swizzle_down_through_elementwise(void *ctx, const UOp *root) {
+  AstCtx *c = ctx;
+  Sched91 *s = c->s;
+  const St91 *new_shape = NULL, *new_input = NULL;
+  for (uint32_t i = 0; i < root->nsrc; i++) {
+    const UOp *x = root->src[i];
+    if (x->op != OP_SWIZZLE) continue;
+    const St91 *xs = some_st(c, x), *ys = some_st(c, x->src[0]);
+    if (!new_shape) { new_shape = xs, new_input = ys; continue; }
+    if (!same_shape(xs, new_shape) || !sint_eq(st_prod(ys), st_prod(new_input))) swizzle_size_error(c, root);
+  }
+  if (!new_shape) return NULL;
+  OMap cache;
+  omap_init(&cache, s->a);
+  Fixup fx = {NULL, st91_ndim(new_input), st91_shape_of(new_input)};
+  const UOp **srcs = arena_array(s->a, root->nsrc + 1, sizeof *srcs);
+  for (uint32_t i = 0; i < root->nsrc; i++) {
+    const UOp *x = root->src[i];
+    srcs[i] = x->op == OP_SWIZZLE ? x->src[0] : st_fixup(c, x, &fx, &cache);
+  }
+  const UOp *ret = uop_new(s->in, root->op, root->dtype, root->arg, root->nsrc, srcs);
+  return ret->op == OP_STORE ? ret : swizzle_to_shape(c, ret, st91_ndim(new_shape), st91_shape_of(new_shape));
+}
+
+/* any(x.op is UOps.REDUCE_AXIS for x in u.parents) */
+static bool has_reduce_parent(AstCtx *c, const UOp *u) {
+  const UOp **order;
+  size_t n = uop_toposort(c->s->a, u->src, u->nsrc, &order);
+  for (size_t i = 0; i < n; i++)
+    if (order[i]->op == OP_REDUCE_AXIS) return true;
+  return false;
+}
+
+/* (UPat(UOps.REDUCE_AXIS, src=(UPat(UOps.REDUCE_AXIS, name="first_reduce"),), name="root"), merge_double_reduce) */
+static const UOp *merge_double_reduce(void *ctx, const UOp *root) {
+  AstCtx *c = ctx;
+  if (root->nsrc != 1 || root->src[0]->op != OP_REDUCE_AXIS) return NULL;
+  const UOp *first = root->src[0];
+  if (root->arg->u.tuple.items[0] != first->arg->u.tuple.items[0])
+    error_raise("AssertionError", "can't merge reduceops with different alu");
+  if (has_reduce_parent(c, first)) error_raise("AssertionError", "can't merge more than two reduceops at a time");
+  const Value *a = axis_of(root), *b = axis_of(first);
+  const Value **items = arena_array(c->s->a, a->u.tuple.n + b->u.tuple.n + 1, sizeof *items);
+  memcpy(items, a->u.tuple.items, a->u.tuple.n * sizeof *items);
+  memcpy(items + a->u.tuple.n, b->u.tuple.items, b->u.tuple.n * sizeof *items);
+  const Value *axis = v_tuple(c->s->in, a->u.tuple.n + b->u.tuple.n, items);
+  return uop_new(c->s->in, OP_REDUCE_AXIS, first->dtype, reduce_arg(c, first, axis), first->nsrc, first->src);
+}
+
+static const Rule reduceop_fusor_rules[] = {
+  {{OP_SWIZZLE}, push_swizzle_up_through_reduce, "push a SWIZZLE up to LOAD, through a reduce"},
+  {{OP_REDUCE_AXIS}, push_swizzle_down_through_reduce, "push a SWIZZLE down to STORE, through a reduce"},
+  {{OP_ALU, OP_UOPS_CAST, OP_UOPS_BITCAST, OP_UOPS_ASSIGN, OP_STORE}, push_swizzle_down_through_elementwise,
+   "push SWIZZLE(s) down to STORE, through an elementwise op"},
+  {{OP_REDUCE_AXIS}, merge_double_reduce, "merge_double_reduce"},
+};
+static const PatternMatcher reduceop_fusor = {reduceop_fusor_rules, 4};
+
+/* ---------------------------------------------------------------- enumerate_bufs */
+
+typedef struct BufsCtx { Sched91 *s; LazyBuffer **bufs; int nbufs; } BufsCtx;
+
+/* (UPat(UOps.DEFINE_GLOBAL, name="x"), lambda ctx,x: x.replace(arg=ctx.bufs.index(x.arg)) if isinstance(x.arg, Buffer) else None) */
+static const UOp *enumerate_buf(void *ctx, const UOp *x) {
+  BufsCtx *c = ctx;
+  if (x->arg->kind != V_BUFREF) return NULL;
+  int buffer = (int)strtol(x->arg->u.str.s + 4, NULL, 10);   /* "buf:K", define_global91 */
+  for (int i = 0; i < c->nbufs; i++)
+    if (c->bufs[i]->buffer->index == buffer) return uop0(c->s->in, OP_DEFINE_GLOBAL, x->dtype, v_int(c->s->in, i));
+  error_raise("ValueError", "tuple.index(x): x not in tuple");
+}
+static const Rule enumerate_bufs_rules[] = {{{OP_DEFINE_GLOBAL}, enumerate_buf, "ctx.bufs.index(x.arg)"}};
+static const PatternMatcher enumerate_bufs = {enumerate_bufs_rules, 1};
+
+/* ---------------------------------------------------------------- full_ast_rewrite */
+
+typedef struct Rewrite { Sched91 *s; const UOp *sink; LazyBuffer **bufs; int nbufs; const UOp *ret; } Rewrite;
+
+static void rewrite_protected(void *ud) {
+  Rewrite *r = ud;
+  AstCtx c = {.s = r->s};
+  omap_init(&c.sts, r->s->a);
+  const PatternMatcher *fusor[1] = {&reduceop_fusor}, *bufs[1] = {&enumerate_bufs};
+  const UOp *sink = graph_rewrite(r->s->in, r->sink, fusor, 1, &c, false);
+  BufsCtx b = {r->s, r->bufs, r->nbufs};
+  r->ret = graph_rewrite(r->s->in, sink, bufs, 1, &b, false);
+}
+
+/* schedule.py full_ast_rewrite (197f8fd): "if not AST_REWRITE: return sink" (not modelled) */
+const UOp *full_ast_rewrite91(Sched91 *s, const UOp *sink, LazyBuffer **bufs, int nbufs, Status *st) {
+  if (!s->inp->ast_rewrite) return status_unsupported(st, "AST_REWRITE=0: DEFINE_GLOBALs keep their Buffer objects"), NULL;
+  Rewrite r = {s, sink, bufs, nbufs, NULL};
+  return error_protect(st, rewrite_protected, &r) ? r.ret : NULL;
+}
