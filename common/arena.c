@@ -297,6 +297,34 @@ void *arena_reserve_slow(Arena *a, void *items, size_t used, size_t need, size_t
   return p;
 }
 
+Arena *arena_scratch_begin(ScratchArenas *s) {
+  ScratchArena *x = s->spare;
+  if (x) s->spare = x->next;
+  else x = arena_alloc(s->main, sizeof *x);
+  arena_init(&x->arena);
+  x->arena.max_chunk = s->max_chunk;
+  x->next = s->open;
+  s->open = x;
+  return &x->arena;
+}
+
+void arena_scratch_end(ScratchArenas *s, Arena *scratch) {
+  for (ScratchArena **p = &s->open; *p; p = &(*p)->next) {
+    ScratchArena *x = *p;
+    if (&x->arena != scratch) continue;
+    *p = x->next;
+    arena_free(&x->arena);
+    arena_prefer_pool(s->main); /* its memory goes on in main, before new memory */
+    x->next = s->spare;
+    s->spare = x;
+    return;
+  }
+}
+
+void arena_scratch_end_all(ScratchArenas *s) {
+  while (s->open) arena_scratch_end(s, &s->open->arena);
+}
+
 char *arena_strndup(Arena *a, const char *s, size_t n) {
   char *p = arena_alloc(a, n + 1);
   memcpy(p, s, n);

@@ -77,6 +77,23 @@ static inline void *arena_reserve(Arena *a, void *items, size_t used, size_t nee
 static inline void *arena_grow(Arena *a, void *items, size_t n, size_t *cap, size_t elem) {
   return arena_reserve(a, items, n, n + 1, cap, elem);
 }
+/* Scratch arenas: an arena for a pass's temporaries, freed when the pass
+ * ends so that what comes next reuses its memory (Python drops a function's
+ * locals when it returns); nothing that outlives the pass may point into it.
+ * Scratch arenas nest; their headers live in `main` (still there when a raise
+ * skips arena_scratch_end) and are reused. When one ends, `main` goes on in
+ * the chunks it gave back (arena_prefer_pool) before touching new memory.
+ * Whoever set up the protected call ends what a raise left open
+ * (arena_scratch_end_all). */
+typedef struct ScratchArena { Arena arena; struct ScratchArena *next; } ScratchArena;
+typedef struct ScratchArenas {
+  Arena *main;
+  size_t max_chunk;           /* the scratch arenas' Arena.max_chunk */
+  ScratchArena *open, *spare; /* open: innermost first */
+} ScratchArenas;
+Arena *arena_scratch_begin(ScratchArenas *s);
+void arena_scratch_end(ScratchArenas *s, Arena *scratch);
+void arena_scratch_end_all(ScratchArenas *s);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
 /* printf into the arena. */

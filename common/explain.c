@@ -1,6 +1,7 @@
 /* explain.c — the recorder behind explain.h. */
 #include "explain.h"
 #include <stdlib.h>
+#include "heap.h"
 #include <string.h>
 
 static const char *const reason_names[WHY_COUNT] = {
@@ -42,16 +43,9 @@ Explain *explain_active(void) { return active; }
 void explain_begin(Explain *ex) { active = ex; }
 void explain_end(void) { active = NULL; }
 
-static void *grow(void *items, size_t *cap, size_t size) {
-  *cap = *cap ? *cap * 2 : 16;
-  void *bigger = realloc(items, *cap * size);
-  if (!bigger) abort();
-  return bigger;
-}
-
 void explain_realize(Explain *ex, uint32_t node, ExplainReason reason, const char *detail) {
   if (!ex) return;
-  if (ex->nrealizes == ex->realizes_cap) ex->realizes = grow(ex->realizes, &ex->realizes_cap, sizeof *ex->realizes);
+  ex->realizes = heap_grow(ex->realizes, ex->nrealizes, &ex->realizes_cap, sizeof *ex->realizes);
   char *copy = NULL;
   if (detail) {
     copy = malloc(strlen(detail) + 1);
@@ -63,12 +57,12 @@ void explain_realize(Explain *ex, uint32_t node, ExplainReason reason, const cha
 
 void explain_fuse(Explain *ex, uint32_t node, uint32_t output_node) {
   if (!ex) return;
-  if (ex->nfuses == ex->fuses_cap) ex->fuses = grow(ex->fuses, &ex->fuses_cap, sizeof *ex->fuses);
+  ex->fuses = heap_grow(ex->fuses, ex->nfuses, &ex->fuses_cap, sizeof *ex->fuses);
   ex->fuses[ex->nfuses++] = (ExplainFuse){node, output_node};
 }
 
 void explain_kernel(Explain *ex, uint32_t kernel, uint32_t node) {
   if (!ex) return;
-  if (ex->nkernels == ex->kernels_cap) ex->kernels = grow(ex->kernels, &ex->kernels_cap, sizeof *ex->kernels);
+  ex->kernels = heap_grow(ex->kernels, ex->nkernels, &ex->kernels_cap, sizeof *ex->kernels);
   ex->kernels[ex->nkernels++] = (ExplainKernel){kernel, node};
 }

@@ -100,7 +100,7 @@ static const UOp *add_buffers_leave(KG *k, ScheduleContext *ctx, Arena *tmp, Add
 /* schedule.py add_buffers: wrap tensor uops around a VIEW(BUFFER, <uop>);
  * this BUFFER preserves a link back to the uop on the tensor after the scheduler rewrites it */
 const UOp *v0_10_2_add_buffers(KG *k, ScheduleContext *ctx, const UOp *root, IdMap *buffer_map) {
-  Arena *tmp = v0_10_2_scratch_begin(k);
+  Arena *tmp = arena_scratch_begin(&k->scratch);
   IdMap cache = {0};
   size_t cap = 64, depth = 0;
   AddFrame *stack = arena_array(tmp, cap, sizeof *stack);
@@ -111,7 +111,7 @@ const UOp *v0_10_2_add_buffers(KG *k, ScheduleContext *ctx, const UOp *root, IdM
     if (f->next < f->ndeps) {
       const UOp *d = f->deps[f->next], *hit = v0_10_2_idmap_get(&cache, d);
       if (hit) { f->res[f->next++] = hit; continue; }
-      if (depth == cap) stack = v0_10_2_grow(tmp, stack, depth, &cap, sizeof *stack);
+      if (depth == cap) stack = arena_grow(tmp, stack, depth, &cap, sizeof *stack);
       stack[depth++] = add_buffers_enter(k, tmp, d);
       continue;
     }
@@ -120,7 +120,7 @@ const UOp *v0_10_2_add_buffers(KG *k, ScheduleContext *ctx, const UOp *root, IdM
     if (--depth) stack[depth - 1].res[stack[depth - 1].next++] = ret;
     else done = ret;
   }
-  v0_10_2_scratch_end(k, tmp);
+  arena_scratch_end(&k->scratch, tmp);
   return done;
 }
 
@@ -369,7 +369,7 @@ static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) 
     }
     if (!first) error_raise("IndexError", "list index out of range");
     const ST *nst = v0_10_2_st_add(&k->stc, f->st, first);
-    if (depth == cap) stack = v0_10_2_grow(w->tmp, stack, depth, &cap, sizeof *stack);
+    if (depth == cap) stack = arena_grow(w->tmp, stack, depth, &cap, sizeof *stack);
     stack[depth++] = (Frame){tr_next, nst, 0};
     entering = true;
   }
@@ -388,7 +388,7 @@ static bool other_assign_used(KG *k, ScheduleContext *ctx, const UOp *r, OMap *g
   stack[n++] = r;
   uint64_t key;
   for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) {
-    if (n == cap) stack = v0_10_2_grow(tmp, stack, n, &cap, sizeof *stack);
+    if (n == cap) stack = arena_grow(tmp, stack, n, &cap, sizeof *stack);
     stack[n++] = (const UOp *)(uintptr_t)key;
   }
   while (n) {
@@ -405,7 +405,7 @@ static bool other_assign_used(KG *k, ScheduleContext *ctx, const UOp *r, OMap *g
       const UOp *xb = v0_10_2_uop_base(p_uop->src[i]);
       if (xb->op == OP_BUFFER) v0_10_2_uop_buffer(k, xb);   /* is_realized: UOp.buffer makes the Buffer */
       else if (!(xb->op == OP_VIEW && xb->nsrc != 0)) continue;
-      if (n == cap) stack = v0_10_2_grow(tmp, stack, n, &cap, sizeof *stack);
+      if (n == cap) stack = arena_grow(tmp, stack, n, &cap, sizeof *stack);
       stack[n++] = v0_10_2_uop_buf_uop(k, xb);
     }
   }
@@ -525,18 +525,18 @@ void v0_10_2_group_realizes_preload(KG *k, const UOp *sink, ScheduleContext *ctx
   k->pass = ctx;
   /* start by adding uops that always realize */
   if (k->ex) v0_10_2_explain_preload_outs(k, sink);
-  ctx->grouping = v0_10_2_scratch_begin(k);
+  ctx->grouping = arena_scratch_begin(&k->scratch);
   omap_init(&ctx->allbufs, ctx->grouping);
   const PatternMatcher *dr = &pm_do_realize_create_ctx;
   sink = graph_rewrite(k->in, sink, &dr, 1, k, false);
   /* find all reduces, and pair them to a elementwise op. if they can't be cleanly paired, force realize the reduce (or a contig child) */
-  Arena *tmp = v0_10_2_scratch_begin(k);
+  Arena *tmp = arena_scratch_begin(&k->scratch);
   OMap reduce_for_op;
   omap_init(&reduce_for_op, tmp);
   size_t nbufs = omap_len(&ctx->allbufs), ndouble = 0;
   const UOp **double_reduces = arena_array(tmp, nbufs ? nbufs : 1, sizeof *double_reduces);
   /* each reduce's group, walk cache and stacks, forgotten after it */
-  Arena *per = v0_10_2_scratch_begin(k);
+  Arena *per = arena_scratch_begin(&k->scratch);
   ArenaMark start = arena_mark(per);
   uint64_t key;
   void *val;
@@ -555,9 +555,9 @@ void v0_10_2_group_realizes_preload(KG *k, const UOp *sink, ScheduleContext *ctx
         v0_10_2_uop_buf_uop(k, v0_10_2_uop_base(uval(k, allbufs_of(k, ctx, double_reduces[i]))->src[0]));
     if (nchildren(ctx, top_reduce, NULL) == 1) unrealize(k, ctx, top_reduce);
   }
-  v0_10_2_scratch_end(k, per);
-  v0_10_2_scratch_end(k, tmp);
-  v0_10_2_scratch_end(k, ctx->grouping);
+  arena_scratch_end(&k->scratch, per);
+  arena_scratch_end(&k->scratch, tmp);
+  arena_scratch_end(&k->scratch, ctx->grouping);
   ctx->grouping = NULL, ctx->children = (IdMap){0};
   omap_init(&ctx->allbufs, ctx->tmp);
   const PatternMatcher *bs = &pm_break_sched;

@@ -198,7 +198,7 @@ void v0_10_2_decode_input(KG *k, const JVal *input, Input *in) {
   if (!graph_decode(&k->codec, g, "input.graph", &in->nodes, &in->nnodes, &roots, &nroots, &st)) error_rethrow(&st);
   if (nroots != 1 || roots[0]->op != OP_SINK) error_bad_input("input.graph: roots must be [the big sink]");
   in->big_sink = roots[0];
-  Arena *tmp = v0_10_2_scratch_begin(k);
+  Arena *tmp = arena_scratch_begin(&k->scratch);
   OMap labels;
   omap_init(&labels, tmp);
   for (size_t i = 0; i < in->nnodes; i++) {
@@ -213,7 +213,7 @@ void v0_10_2_decode_input(KG *k, const JVal *input, Input *in) {
     v0_10_2_note_const(k, u);
   }
   in->unique_labels = omap_len(&labels);
-  v0_10_2_scratch_end(k, tmp);
+  arena_scratch_end(&k->scratch, tmp);
   const JVal *nb = json_get(input, "node_buffer");
   if (!nb || nb->kind != J_ARR) error_bad_input("input.node_buffer must be an array");
   for (size_t i = 0; i < nb->n; i++) {

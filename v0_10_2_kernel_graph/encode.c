@@ -22,7 +22,7 @@ static JVal *buf_ref_in(Refs *r, Arena *out, Buf *b, int kind) {
   if (b->input_index >= 0) return json_int(out, b->input_index);
   if (!b->ref) {
     if (r->n[kind] == r->cap[kind])
-      r->list[kind] = v0_10_2_grow(a, r->list[kind], r->n[kind], &r->cap[kind], sizeof *r->list[kind]);
+      r->list[kind] = arena_grow(a, r->list[kind], r->n[kind], &r->cap[kind], sizeof *r->list[kind]);
     b->ref_index = (int64_t)r->n[kind];
     b->ref = arena_printf(a, "%s:%zu", kind ? "plan" : "new", r->n[kind]);
     r->list[kind][r->n[kind]++] = b;
@@ -106,7 +106,7 @@ static int cmp_var(const void *a, const void *b) {
 
 static JVal *encode_var_vals(KG *k, const OMap *var_vals) {
   size_t n = omap_len(var_vals), i = 0;
-  Arena *tmp = v0_10_2_scratch_begin(k);
+  Arena *tmp = arena_scratch_begin(&k->scratch);
   VarVal *vs = arena_array(tmp, n ? n : 1, sizeof *vs);
   uint64_t key;
   void *val;
@@ -129,7 +129,7 @@ static JVal *encode_var_vals(KG *k, const OMap *var_vals) {
     json_push(k->a, pair, json_int(k->a, vs[i].val));
     json_push(k->a, out, pair);
   }
-  v0_10_2_scratch_end(k, tmp);
+  arena_scratch_end(&k->scratch, tmp);
   return out;
 }
 

@@ -15,6 +15,7 @@ static int64_t ctx_int(const Capture *c, const char *key, int64_t dflt) {
 static void kg_init(KG *k, const Capture *c, Arena *a, Interner *in) {
   memset(k, 0, sizeof *k);
   k->a = a;
+  k->scratch = (ScratchArenas){a, KG_MAX_CHUNK, NULL, NULL};
   k->in = in;
   k->cap = c;
   k->f = tg_features(c->generation);
@@ -48,12 +49,12 @@ static void schedule_protected(void *ud) {
   KG *k = r->k;
   Input input;
   phase_enter(PHASE_BUILD);
-  Arena *tree = v0_10_2_scratch_begin(k); /* the input's JSON tree lives while it is decoded */
+  Arena *tree = arena_scratch_begin(&k->scratch); /* the input's JSON tree lives while it is decoded */
   Status st;
   const JVal *input_json = capture_input(r->c, tree, &st);
   if (!input_json) error_rethrow(&st);
   v0_10_2_decode_input(k, input_json, &input);
-  v0_10_2_scratch_end(k, tree);
+  arena_scratch_end(&k->scratch, tree);
   v0_10_2_explain_begin(k, &input);
   phase_enter(PHASE_SCHEDULE);
   SchedResult res;

@@ -40,7 +40,7 @@ void v0_10_2_explain_tensor_map(KG *k, const OMap *tensor_map, const UOp *sink) 
       memset(l, 0, sizeof *l);
       v0_10_2_idmap_put(k->a, &x->nodes, v, l);
     }
-    if (l->n == l->cap) l->items = v0_10_2_grow(k->a, l->items, l->n, &l->cap, sizeof *l->items);
+    if (l->n == l->cap) l->items = arena_grow(k->a, l->items, l->n, &l->cap, sizeof *l->items);
     l->items[l->n++] = (uint32_t)i;
   }
   for (uint32_t i = 0; i < sink->nsrc; i++) v0_10_2_idset_add(k->a, &x->outs, v0_10_2_uop_base(sink->src[i]));
@@ -109,7 +109,7 @@ static const UOp *unsafe_pad_node(KG *k, const UOp *u, bool (*is_edge)(const UOp
     if (is_edge(x, edges) || omap_has(&cache, omap_ptr(x))) continue;
     omap_put(&cache, omap_ptr(x), (void *)1);
     for (uint32_t i = x->nsrc; i-- > 0;) {
-      if (n == cap) stack = v0_10_2_grow(k->a, stack, n, &cap, sizeof *stack);
+      if (n == cap) stack = arena_grow(k->a, stack, n, &cap, sizeof *stack);
       stack[n++] = v0_10_2_uop_base(x->src[i]);
     }
   }
@@ -287,7 +287,7 @@ void v0_10_2_explain_reduce_preload(KG *k, const ScheduleContext *ctx, const UOp
 /* What store_or_fuse leaves in the STORE of each realized BUFFER: the
  * sources of its op down to BUFFERs and realized VIEW(BUFFER, op)s. */
 void v0_10_2_explain_fuses_preload(KG *k, const ScheduleContext *ctx) {
-  Arena *tmp = v0_10_2_scratch_begin(k);
+  Arena *tmp = arena_scratch_begin(&k->scratch);
   size_t cap = 64;
   const UOp **stack = arena_array(tmp, cap, sizeof *stack);
   uint64_t key;
@@ -307,17 +307,17 @@ void v0_10_2_explain_fuses_preload(KG *k, const ScheduleContext *ctx) {
         if (is_scheduled(c) && omap_has(&ctx->realizes, omap_ptr(c->src[0]))) continue;
         const IdxList *l = nodes_of(k, c);
         for (size_t m = 0; l && m < l->n; m++) explain_fuse(k->ex, l->items[m], into->items[0]);
-        if (depth == cap) stack = v0_10_2_grow(tmp, stack, depth, &cap, sizeof *stack);
+        if (depth == cap) stack = arena_grow(tmp, stack, depth, &cap, sizeof *stack);
         stack[depth++] = is_scheduled(c) ? c->src[1] : c;
       }
     }
   }
-  v0_10_2_scratch_end(k, tmp);
+  arena_scratch_end(&k->scratch, tmp);
 }
 
 /* The schedule in order: item i stores the BUFFERs of its output_idxs */
 void v0_10_2_explain_kernels_preload(KG *k, const SchedResult *res) {
-  Arena *tmp = v0_10_2_scratch_begin(k);
+  Arena *tmp = arena_scratch_begin(&k->scratch);
   OMap buf_uops;   /* Buf -> its first BUFFER UOp */
   omap_init(&buf_uops, tmp);
   uint64_t key;
@@ -332,5 +332,5 @@ void v0_10_2_explain_kernels_preload(KG *k, const SchedResult *res) {
       for (size_t m = 0; l && m < l->n; m++) explain_kernel(k->ex, (uint32_t)i, l->items[m]);
     }
   }
-  v0_10_2_scratch_end(k, tmp);
+  arena_scratch_end(&k->scratch, tmp);
 }

@@ -28,7 +28,7 @@ bool v0_10_2_can_pad(Arena *tmp, const UOp *u, bool (*is_edge)(const UOp *x, con
     if (is_edge(x, edges) || in_map(&cache, x)) continue;
     omap_put(&cache, omap_ptr(x), (void *)1);
     for (uint32_t i = x->nsrc; i-- > 0;) {
-      if (n == cap) stack = v0_10_2_grow(tmp, stack, n, &cap, sizeof *stack);
+      if (n == cap) stack = arena_grow(tmp, stack, n, &cap, sizeof *stack);
       stack[n++] = v0_10_2_uop_base(x->src[i]);
     }
   }
@@ -268,7 +268,7 @@ static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) 
       continue;
     }
     const ST *nst = v0_10_2_st_add(&k->stc, f->st, first);
-    if (depth == cap) stack = v0_10_2_grow(w->ctx->tmp, stack, depth, &cap, sizeof *stack);
+    if (depth == cap) stack = arena_grow(w->ctx->tmp, stack, depth, &cap, sizeof *stack);
     stack[depth++] = (Frame){tr_next, nst, 0};
     entering = true;
   }
@@ -283,7 +283,7 @@ static bool other_assign_used(KG *k, GrouperContext *ctx, const UOp *r, OMap *gr
   stack[n++] = r;
   uint64_t key;
   for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) {
-    if (n == cap) stack = v0_10_2_grow(ctx->tmp, stack, n, &cap, sizeof *stack);
+    if (n == cap) stack = arena_grow(ctx->tmp, stack, n, &cap, sizeof *stack);
     stack[n++] = (const UOp *)(uintptr_t)key;
   }
   while (n) {
@@ -299,7 +299,7 @@ static bool other_assign_used(KG *k, GrouperContext *ctx, const UOp *r, OMap *gr
     }
     if (v0_10_2_idset_has(&ctx->realizes, p)) continue;
     for (uint32_t i = 0; i < p->nsrc; i++) {
-      if (n == cap) stack = v0_10_2_grow(ctx->tmp, stack, n, &cap, sizeof *stack);
+      if (n == cap) stack = arena_grow(ctx->tmp, stack, n, &cap, sizeof *stack);
       stack[n++] = p->src[i];
     }
   }
@@ -326,7 +326,7 @@ _Noreturn static void key_error(KG *k, const UOp *u) { error_raise("KeyError", "
 
 /* schedule.py group_realizes */
 void v0_10_2_group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
-  Arena *tmp = ctx->tmp = v0_10_2_scratch_begin(k);
+  Arena *tmp = ctx->tmp = arena_scratch_begin(&k->scratch);
   omap_init(&ctx->assigns, tmp);
   ctx->realizes = (IdSet){0};
   ctx->children = (IdMap){0};
@@ -340,7 +340,7 @@ void v0_10_2_group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
   for (size_t i = 0; i < nwalk; i++) pm_rewrite(&pm_do_realize_create_ctx, k, walk[i]);
   k->pass = saved;
   if (k->dont_group_reduces) { /* a0b4465: if DONT_GROUP_REDUCES: return ctx.realizes */
-    v0_10_2_scratch_end(k, tmp);
+    arena_scratch_end(&k->scratch, tmp);
     ctx->tmp = NULL;
     ctx->children = (IdMap){0};
     omap_init(&ctx->assigns, k->a);
@@ -352,7 +352,7 @@ void v0_10_2_group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
   const UOp **double_reduces = NULL, **order;
   size_t ndouble = 0, n = v0_10_2_toposort(k, sink, &order);
   /* each reduce's group, walk cache and stacks, forgotten after it */
-  Arena *per = ctx->tmp = v0_10_2_scratch_begin(k);
+  Arena *per = ctx->tmp = arena_scratch_begin(&k->scratch);
   ArenaMark start = arena_mark(per);
   for (size_t i = 0; i < n; i++) {
     const UOp *r = order[i];
@@ -412,8 +412,8 @@ void v0_10_2_group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
     const UOp *top_reduce = v0_10_2_uop_base(double_reduces[i]->src[0]);
     if (nchildren(ctx, top_reduce) == 1 && !v0_10_2_idset_del(&ctx->realizes, top_reduce)) key_error(k, top_reduce);
   }
-  v0_10_2_scratch_end(k, per);
-  v0_10_2_scratch_end(k, tmp);
+  arena_scratch_end(&k->scratch, per);
+  arena_scratch_end(&k->scratch, tmp);
   ctx->tmp = NULL;
   ctx->children = (IdMap){0};
   omap_init(&ctx->assigns, k->a);

@@ -127,7 +127,7 @@ static void uniq_add(KG *k, UniqList *l, const void *x) {
     for (size_t i = 0; i < l->n; i++)
       if (l->items[i] == x) return;
   }
-  if (l->n == l->cap) l->items = v0_10_2_grow(k->a, l->items, l->n, &l->cap, sizeof *l->items);
+  if (l->n == l->cap) l->items = arena_grow(k->a, l->items, l->n, &l->cap, sizeof *l->items);
   l->items[l->n++] = x;
   if (l->index) omap_put(l->index, omap_ptr(x), (void *)1);
   else if (l->n > 32) {
@@ -171,14 +171,14 @@ static const UOp *append_to_kernel(void *c, const UOp *x) {
       if (kept_in_kernel(k, ctx, s)) {
         if (v0_10_2_mark(k, s)) continue;
         if (m == k->append_caps[which])
-          next = k->append_bufs[which] = v0_10_2_grow_heap(next, m, &k->append_caps[which], sizeof *next);
+          next = k->append_bufs[which] = heap_grow(next, m, &k->append_caps[which], sizeof *next);
         next[m++] = s;
         continue;
       }
       for (uint32_t j = 0; j < s->nsrc; j++) {
         if (v0_10_2_mark(k, s->src[j])) continue;
         if (m == k->append_caps[which])
-          next = k->append_bufs[which] = v0_10_2_grow_heap(next, m, &k->append_caps[which], sizeof *next);
+          next = k->append_bufs[which] = heap_grow(next, m, &k->append_caps[which], sizeof *next);
         next[m++] = s->src[j];
       }
       const Value *md = v0_10_2_idmap_get(&ctx->ops_metadata, s);

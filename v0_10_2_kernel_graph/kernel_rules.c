@@ -47,7 +47,7 @@ const PatternMatcher v0_10_2_pm_add_buffer_ops = {add_buffer_ops_rules, 3};
 size_t v0_10_2_buflist_index(BufList *l, const UOp *x) {
   void *have = omap_get(&l->index, omap_ptr(x));
   if (have) return (size_t)(uintptr_t)have - 1;
-  if (l->n == l->cap) l->items = v0_10_2_grow(l->arena, l->items, l->n, &l->cap, sizeof *l->items);
+  if (l->n == l->cap) l->items = arena_grow(l->arena, l->items, l->n, &l->cap, sizeof *l->items);
   l->items[l->n++] = x;
   omap_put(&l->index, omap_ptr(x), (void *)(uintptr_t)l->n);
   return l->n - 1;

@@ -16,6 +16,7 @@
 #include "rewrite.h"
 #include "st.h"
 #include "error.h"
+#include "heap.h"
 #include "uop.h"
 #include "version.h"
 
@@ -117,8 +118,8 @@ struct KG {
 
   /* per-pass contexts read by the rule functions */
   void *pass;
-  /* uops.c: the scratch arenas open (v0_10_2_scratch_begin), and spare ones */
-  struct KgScratch *scratch_open, *scratch_spare;
+  /* the scratch arenas over k->a (arena.h: arena_scratch_begin(&k->scratch)) */
+  ScratchArenas scratch;
   /* kernel.c: the pure passes of schedule_uop, one RewriteContext each for
    * the whole schedule (NULL outside it) */
   struct KernelPasses *kpasses;
@@ -128,10 +129,6 @@ struct KG {
 };
 
 
-/* Room for one more element in an arena array holding n of *cap: when it
- * is full, a copy twice as big (at least 8) replaces it. */
-void *v0_10_2_grow(Arena *a, void *items, size_t n, size_t *cap, size_t size);
-void *v0_10_2_grow_heap(void *items, size_t n, size_t *cap, size_t size);
 
 static inline void *v0_10_2_idmap_get(const IdMap *m, const UOp *u) {
   size_t p = u->id >> ID_PAGE_BITS;
@@ -156,14 +153,11 @@ UList *v0_10_2_ulist_of(Arena *a, IdMap *m, const UOp *key);
 /* The chunk size k->a and the scratch arenas stop growing at: they take up
  * the chunks other arenas gave back before touching new memory. */
 enum { KG_MAX_CHUNK = 1 << 20 };
-/* An arena for a pass's temporaries, freed by v0_10_2_scratch_end when the pass
- * ends so that what comes next reuses its memory (Python drops a function's
- * locals when it returns). Nothing that outlives the pass may point into
+/* A pass's temporaries go in a scratch arena (arena_scratch_begin(&k->scratch),
+ * arena_scratch_end; arena.h). Nothing that outlives the pass may point into
  * it: UOps, Values and ShapeTrackers (interned) and k's caches live in k->a.
  * A Python exception unwinding to the entry point frees the ones still open
- * (v0_10_2_scratch_end_all). */
-Arena *v0_10_2_scratch_begin(KG *k);
-void v0_10_2_scratch_end(KG *k, Arena *scratch);
+ * and the walks' buffers (v0_10_2_scratch_end_all). */
 void v0_10_2_scratch_end_all(KG *k);
 /* k->caches from a scratch arena (kg_init), and freed, the caches emptied,
  * when the schedule is made (no walk, no rewrite context in use) */

@@ -52,7 +52,7 @@ typedef struct Seg { int64_t st, en; Buf *buf; } Seg;
 typedef struct SegList { Seg *items; size_t n, cap; } SegList;
 
 static void seg_push(Arena *tmp, SegList *l, Seg s) {
-  if (l->n == l->cap) l->items = v0_10_2_grow(tmp, l->items, l->n, &l->cap, sizeof *l->items);
+  if (l->n == l->cap) l->items = arena_grow(tmp, l->items, l->n, &l->cap, sizeof *l->items);
   l->items[l->n++] = s;
 }
 
@@ -219,7 +219,7 @@ static void plan_timeline(KG *k, Arena *tmp, const SchedResult *res, const JVal 
 void v0_10_2_memory_planner(KG *k, const SchedResult *res, const JVal *allocator_offset, MemoryPlan *plan) {
   plan->ran = !k->no_memory_planner;
   plan->bufs = arena_array(k->a, res->n ? res->n : 1, sizeof *plan->bufs);
-  Arena *tmp = v0_10_2_scratch_begin(k);
+  Arena *tmp = arena_scratch_begin(&k->scratch);
   plan_fields_clear(res);
   for (size_t i = 0; i < res->n; i++)
     if (res->items[i].ast->op != OP_SINK)
@@ -270,5 +270,5 @@ void v0_10_2_memory_planner(KG *k, const SchedResult *res, const JVal *allocator
       plan->bufs[i][j] = nb ? nb : b;
     }
   }
-  v0_10_2_scratch_end(k, tmp);
+  arena_scratch_end(&k->scratch, tmp);
 }

@@ -171,7 +171,7 @@ static bool assigns_buffer(KG *k, const UOp *u, const UOp *buf) {
 
 /* if a kernel depends on a buffer, and that buffer is later assigned to, make the assign depend on the kernel's assign */
 static const UOp *assign_dependencies(KG *k, const UOp *sched_sink) {
-  Arena *tmp = v0_10_2_scratch_begin(k);
+  Arena *tmp = arena_scratch_begin(&k->scratch);
   OMap kernel_assign, assign_rep;
   omap_init(&kernel_assign, tmp);
   omap_init(&assign_rep, tmp);
@@ -204,13 +204,13 @@ static const UOp *assign_dependencies(KG *k, const UOp *sched_sink) {
     sched_sink = v0_10_2_uop_substitute(k, sched_sink, &assign_rep);
     type_verify(k, sched_sink);
   }
-  v0_10_2_scratch_end(k, tmp);
+  arena_scratch_end(&k->scratch, tmp);
   return sched_sink;
 }
 
 /* final toposort (bfs) */
 static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
-  Arena *tmp = v0_10_2_scratch_begin(k);
+  Arena *tmp = arena_scratch_begin(&k->scratch);
   IdMap children = {0};
   OMap in_degree;
   omap_init(&in_degree, tmp);
@@ -239,7 +239,7 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
   res->n = 0;
   if (!k->f->fix_kernel_ast) v0_10_2_kernel_passes_begin(k);
   /* each kernel's temporaries (schedule_uop's maps), forgotten after it */
-  Arena *per = v0_10_2_scratch_begin(k);
+  Arena *per = arena_scratch_begin(&k->scratch);
   ArenaMark start = arena_mark(per);
   while (qhead < qtail) {
     const UOp *u = queue[qhead++];
@@ -257,12 +257,12 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
     }
   }
   if (!k->f->fix_kernel_ast) v0_10_2_kernel_passes_end(k);
-  v0_10_2_scratch_end(k, per);
+  arena_scratch_end(&k->scratch, per);
   if (k->ex) v0_10_2_explain_kernels(k, queue, res->n);
   if (res->n != omap_len(&in_degree))
     error_raise("RuntimeError", "cycle detected in graph, created %zu kernels but only scheduled %zu",
         omap_len(&in_degree), res->n);
-  v0_10_2_scratch_end(k, tmp);
+  arena_scratch_end(&k->scratch, tmp);
 }
 
 /* the kernel_map entries a0b4465 reads: kernel_map.get(v.base).base is an ASSIGN */
@@ -316,7 +316,7 @@ static void kernel_graph_a0b4465(KG *k, Arena *maps, const UOp *sink, OMap *tens
   k->pass = NULL;
   type_verify(k, sched_sink);
   becomes_from_kernel_map(k, tensor_map, &kernel_map, &res->becomes_map);
-  v0_10_2_scratch_end(k, maps);
+  arena_scratch_end(&k->scratch, maps);
   sched_sink = assign_dependencies(k, sched_sink);
   bfs_schedule(k, sched_sink, res);
 }
@@ -327,7 +327,7 @@ void v0_10_2_create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *
   omap_init(&res->var_vals, k->a);
   omap_init(&res->becomes_map, k->a);
   /* the maps from tensors to their UOps, until they are mapped to buffers */
-  Arena *maps = v0_10_2_scratch_begin(k);
+  Arena *maps = arena_scratch_begin(&k->scratch);
   /* remove_movement_ops + sym */
   ContigCtx contig_ctx;
   omap_init(&contig_ctx.contig, maps);
@@ -364,7 +364,7 @@ void v0_10_2_create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *
 
   /* create kernels */
   if (gctx.realizes.len == 0) {
-    v0_10_2_scratch_end(k, maps);
+    arena_scratch_end(&k->scratch, maps);
     return;
   }
   OMap kernel_map;
@@ -393,7 +393,7 @@ void v0_10_2_create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *
       omap_put(&res->becomes_map, omap_ptr(t), (void *)to);
     }
   }
-  v0_10_2_scratch_end(k, maps);
+  arena_scratch_end(&k->scratch, maps);
 
   sched_sink = assign_dependencies(k, sched_sink);
   bfs_schedule(k, sched_sink, res);

@@ -21,7 +21,7 @@ typedef struct ScheduleItemContext {
 static const UOp *append_buf(void *c, const UOp *x) {
   KG *k = c;
   ScheduleItemContext *ctx = k->pass;
-  if (ctx->nbufs == ctx->cap) ctx->bufs = v0_10_2_grow(ctx->tmp, ctx->bufs, ctx->nbufs, &ctx->cap, sizeof *ctx->bufs);
+  if (ctx->nbufs == ctx->cap) ctx->bufs = arena_grow(ctx->tmp, ctx->bufs, ctx->nbufs, &ctx->cap, sizeof *ctx->bufs);
   ctx->bufs[ctx->nbufs++] = x;
   return v0_10_2_uop(k, OP_DEFINE_GLOBAL, v0_10_2_dtype_ptr(k, x->dtype, v0_10_2_uop_size(k, x)),
       v0_10_2_value_int(k, (int64_t)ctx->nbufs - 1), 0, NULL);
@@ -163,7 +163,7 @@ static ScheduleItem kernel_to_si(KG *k, const UOp *kernel) {
 typedef struct Edges { size_t **succ; size_t *nsucc, *cap; intptr_t *in_degree; Arena *tmp; } Edges;
 static void add_edge(Edges *e, size_t from, size_t to) {
   if (e->nsucc[from] == e->cap[from])
-    e->succ[from] = v0_10_2_grow(e->tmp, e->succ[from], e->nsucc[from], &e->cap[from], sizeof **e->succ);
+    e->succ[from] = arena_grow(e->tmp, e->succ[from], e->nsucc[from], &e->cap[from], sizeof **e->succ);
   e->succ[from][e->nsucc[from]++] = to;
   e->in_degree[to]++;
 }
@@ -177,7 +177,7 @@ static void add_unique(size_t *l, size_t *n, size_t j) {
 
 /* create_schedule_with_vars, "add ScheduleItem children" and "do BFS" */
 static void bfs_schedule_items(KG *k, ScheduleContext *ctx, ScheduleItem *pre, size_t n, SchedResult *res) {
-  Arena *tmp = v0_10_2_scratch_begin(k);
+  Arena *tmp = arena_scratch_begin(&k->scratch);
   /* schedule_targets = {out:si for si in prescheduled for out in si.outputs} */
   OMap targets;
   omap_init(&targets, tmp);
@@ -223,7 +223,7 @@ static void bfs_schedule_items(KG *k, ScheduleContext *ctx, ScheduleItem *pre, s
   /* confirm everything was scheduled correctly */
   if (res->n != n)
     error_raise("RuntimeError", "cycle detected in graph, grouped %zu but only scheduled %zu", n, res->n);
-  v0_10_2_scratch_end(k, tmp);
+  arena_scratch_end(&k->scratch, tmp);
 }
 
 /* ---------------------------------------------------------------- create_schedule_with_vars */
@@ -266,7 +266,7 @@ void v0_10_2_create_schedule_with_preloads(
     KG *k, Arena *maps, const UOp *big_sink, const OMap *tensor_map, SchedResult *res) {
   becomes_from_tensor_map(k, tensor_map, &res->becomes_map);
   /* we group the rest of UOps into ScheduleItems */
-  Arena *ctx_maps = v0_10_2_scratch_begin(k);
+  Arena *ctx_maps = arena_scratch_begin(&k->scratch);
   ScheduleContext ctx = {.tmp = ctx_maps};
   omap_init(&ctx.realizes, ctx_maps);
   omap_init(&ctx.preloads, ctx_maps);
@@ -283,14 +283,14 @@ void v0_10_2_create_schedule_with_preloads(
     v0_10_2_idmap_put(ctx_maps, &ctx.ops_metadata, b, (void *)v0_10_2_uop_metadata(k, (const UOp *)(uintptr_t)key));
   }
   /* the tensor map is not read again: its memory goes on in the kernels */
-  v0_10_2_scratch_end(k, maps);
+  arena_scratch_end(&k->scratch, maps);
   tensor_map = NULL;
   v0_10_2_group_realizes_preload(k, sink, &ctx);
   /* create kernels + map buffers to realized tensors */
   size_t n = omap_len(&ctx.realizes), i = 0;
   ScheduleItem *pre = arena_array(k->a, n ? n : 1, sizeof *pre);
   v0_10_2_kernel_passes_begin(k);
-  Arena *per = v0_10_2_scratch_begin(k); /* each kernel's temporaries, forgotten after it */
+  Arena *per = arena_scratch_begin(&k->scratch); /* each kernel's temporaries, forgotten after it */
   ArenaMark start = arena_mark(per);
   for (size_t pos = 0; omap_next(&ctx.realizes, &pos, &key, &val); i++) {
     const UOp *buf_uop = (const UOp *)(uintptr_t)key, *store = val;
@@ -307,10 +307,10 @@ void v0_10_2_create_schedule_with_preloads(
     /* increment refcount for this buffer */
     v0_10_2_uop_buffer(k, buf_uop);
   }
-  v0_10_2_scratch_end(k, per);
+  arena_scratch_end(&k->scratch, per);
   v0_10_2_kernel_passes_end(k);
   /* type_verify(list(sched_sink.toposort), kernel_spec): the SINK of KERNELs of BUFFER(DEVICE)s always passes */
   bfs_schedule_items(k, &ctx, pre, n, res);
   if (k->ex) v0_10_2_explain_kernels_preload(k, res);
-  v0_10_2_scratch_end(k, ctx_maps);
+  arena_scratch_end(&k->scratch, ctx_maps);
 }

@@ -9,32 +9,6 @@
 #include "kg.h"
 
 
-void *v0_10_2_grow(Arena *a, void *items, size_t n, size_t *cap, size_t size) {
-  if (n < *cap) return items;
-  size_t ncap = *cap ? *cap * 2 : 8;
-  void *bigger = arena_array(a, ncap, size);
-  if (n) memcpy(bigger, items, n * size);
-  *cap = ncap;
-  return bigger;
-}
-
-/* v0_10_2_grow on malloc's heap, for the walks' buffers, which live as long as
- * the caches: realloc gives the old copy back (a big buffer is remapped,
- * not copied), where a doubling in an arena leaves every old copy
- * resident. The contents past the old *cap are undefined. */
-void *v0_10_2_grow_heap(void *items, size_t n, size_t *cap, size_t size) {
-  if (n < *cap) return items;
-  size_t ncap = *cap ? *cap * 2 : 8;
-  while (ncap <= n) ncap *= 2;
-  void *bigger = ncap <= SIZE_MAX / size ? realloc(items, ncap * size) : NULL;
-  if (!bigger) {
-    fprintf(stderr, "tsched: out of memory growing a buffer to %zu items\n", ncap);
-    abort();
-  }
-  *cap = ncap;
-  return bigger;
-}
-
 /* Room in a page directory for page p: a copy twice as big (at least 16) */
 static void **page_dir(Arena *a, void **pages, size_t *npages, size_t p) {
   if (p < *npages) return pages;
@@ -98,35 +72,6 @@ UList *v0_10_2_ulist_of(Arena *a, IdMap *m, const UOp *key) {
 
 /* ---------------------------------------------------------------- scratch arenas */
 
-typedef struct KgScratch {
-  Arena arena;
-  struct KgScratch *next;
-} KgScratch;
-
-Arena *v0_10_2_scratch_begin(KG *k) {
-  KgScratch *s = k->scratch_spare;
-  if (s) k->scratch_spare = s->next;
-  else s = arena_alloc(k->a, sizeof *s); /* in k->a: still there when an exception unwinds */
-  arena_init(&s->arena);
-  s->arena.max_chunk = KG_MAX_CHUNK;
-  s->next = k->scratch_open;
-  k->scratch_open = s;
-  return &s->arena;
-}
-
-void v0_10_2_scratch_end(KG *k, Arena *scratch) {
-  for (KgScratch **p = &k->scratch_open; *p; p = &(*p)->next) {
-    KgScratch *s = *p;
-    if (&s->arena != scratch) continue;
-    *p = s->next;
-    arena_free(&s->arena);
-    arena_prefer_pool(k->a); /* its memory goes on in k->a, before new memory */
-    s->next = k->scratch_spare;
-    k->scratch_spare = s;
-    return;
-  }
-}
-
 /* the walks' heap buffers freed (they go with the caches) */
 static void walk_bufs_free(KG *k) {
   free(k->walk), k->walk = NULL, k->walk_cap = 0;
@@ -139,13 +84,13 @@ static void walk_bufs_free(KG *k) {
 void v0_10_2_scratch_end_all(KG *k) {
   walk_bufs_free(k);
   k->in->node_arena = NULL; /* one of these (encode.c) */
-  while (k->scratch_open) v0_10_2_scratch_end(k, &k->scratch_open->arena);
+  arena_scratch_end_all(&k->scratch);
   k->in->memo_arena = NULL;
   k->caches = k->a;
 }
 
 void v0_10_2_caches_begin(KG *k) {
-  k->caches = v0_10_2_scratch_begin(k);
+  k->caches = arena_scratch_begin(&k->scratch);
   k->in->memo_arena = k->caches;
   omap_init(&k->mop_memo, k->caches);
 }
@@ -158,7 +103,7 @@ void v0_10_2_caches_drop(KG *k) {
   omap_init(&k->mop_memo, k->a);
   Arena *caches = k->caches;
   k->caches = k->a; /* from here on, what is remembered goes into k->a */
-  v0_10_2_scratch_end(k, caches);
+  arena_scratch_end(&k->scratch, caches);
 }
 
 /* ---------------------------------------------------------------- values */
@@ -519,7 +464,7 @@ const ST *v0_10_2_uop_st(KG *k, const UOp *u) {
   const ST *s = cached_st(k, u, &found);
   if (found) return s;
   size_t depth = 0;
-  if (!k->walk_cap) k->walk = v0_10_2_grow_heap(k->walk, 0, &k->walk_cap, sizeof *k->walk);
+  if (!k->walk_cap) k->walk = heap_grow(k->walk, 0, &k->walk_cap, sizeof *k->walk);
   k->walk[depth++] = (WalkFrame){u, 0};
   while (depth) {
     WalkFrame *f = &k->walk[depth - 1];
@@ -528,7 +473,7 @@ const ST *v0_10_2_uop_st(KG *k, const UOp *u) {
       f->next++;
       cached_st(k, d, &found);
       if (found) continue;
-      if (depth == k->walk_cap) k->walk = v0_10_2_grow_heap(k->walk, depth, &k->walk_cap, sizeof *k->walk);
+      if (depth == k->walk_cap) k->walk = heap_grow(k->walk, depth, &k->walk_cap, sizeof *k->walk);
       k->walk[depth++] = (WalkFrame){d, 0};
       continue;
     }
@@ -586,7 +531,7 @@ static uint32_t device_index(KG *k, const char *dev) {
     if (k->devices[i] == dev) return (uint32_t)i + 2;
   if (k->ndevices >= UINT32_MAX - 2) error_unsupported("more than 2^32 devices");
   if (k->ndevices == k->devices_cap)
-    k->devices = v0_10_2_grow(k->a, k->devices, k->ndevices, &k->devices_cap, sizeof *k->devices);
+    k->devices = arena_grow(k->a, k->devices, k->ndevices, &k->devices_cap, sizeof *k->devices);
   k->devices[k->ndevices++] = dev;
   return (uint32_t)k->ndevices + 1;
 }
@@ -597,7 +542,7 @@ const char *v0_10_2_uop_device(KG *k, const UOp *u) {
   uint32_t c = v0_10_2_idindex_get(&k->dev_cache, u);
   if (c) return device_at(k, c);
   size_t depth = 0;
-  if (!k->walk_cap) k->walk = v0_10_2_grow_heap(k->walk, 0, &k->walk_cap, sizeof *k->walk);
+  if (!k->walk_cap) k->walk = heap_grow(k->walk, 0, &k->walk_cap, sizeof *k->walk);
   k->walk[depth++] = (WalkFrame){u, 0};
   while (depth) {
     WalkFrame *f = &k->walk[depth - 1];
@@ -605,7 +550,7 @@ const char *v0_10_2_uop_device(KG *k, const UOp *u) {
     if (f->u->op != OP_DEVICE && f->next < f->u->nsrc) {
       const UOp *d = f->u->src[f->next++];
       if (v0_10_2_idindex_get(&k->dev_cache, d)) continue;
-      if (depth == k->walk_cap) k->walk = v0_10_2_grow_heap(k->walk, depth, &k->walk_cap, sizeof *k->walk);
+      if (depth == k->walk_cap) k->walk = heap_grow(k->walk, depth, &k->walk_cap, sizeof *k->walk);
       k->walk[depth++] = (WalkFrame){d, 0};
       continue;
     }

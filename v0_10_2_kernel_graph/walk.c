@@ -10,7 +10,7 @@
 static void marks_reserve(KG *k, size_t need) {
   if (need <= k->marks_cap) return;
   size_t old = k->marks_cap;
-  k->marks = v0_10_2_grow_heap(k->marks, need - 1, &k->marks_cap, sizeof *k->marks);
+  k->marks = heap_grow(k->marks, need - 1, &k->marks_cap, sizeof *k->marks);
   memset(k->marks + old, 0, (k->marks_cap - old) * sizeof *k->marks); /* new stamps: unseen */
 }
 
@@ -23,7 +23,7 @@ void v0_10_2_marks_begin(KG *k) {
   }
 }
 
-/* v0_10_2_mark for an id past the table: v0_10_2_grow it, then mark */
+/* v0_10_2_mark for an id past the table: grow it, then mark */
 bool v0_10_2_mark_grow(KG *k, const UOp *u) {
   marks_reserve(k, (size_t)u->id + 1);
   return v0_10_2_mark(k, u);
@@ -31,7 +31,7 @@ bool v0_10_2_mark_grow(KG *k, const UOp *u) {
 
 static inline void push_frame(KG *k, size_t depth, const UOp *u) {
   if (depth == k->topo_stack_cap)
-    k->topo_stack = v0_10_2_grow_heap(k->topo_stack, depth, &k->topo_stack_cap, sizeof *k->topo_stack);
+    k->topo_stack = heap_grow(k->topo_stack, depth, &k->topo_stack_cap, sizeof *k->topo_stack);
   k->topo_stack[depth] = (WalkFrame){u, 0};
 }
 
@@ -50,7 +50,7 @@ size_t v0_10_2_toposort_until(
       if (!v0_10_2_mark(k, s)) push_frame(k, depth++, s);
       continue;
     }
-    if (n == k->topo_cap) k->topo = v0_10_2_grow_heap((void *)k->topo, n, &k->topo_cap, sizeof *k->topo);
+    if (n == k->topo_cap) k->topo = heap_grow((void *)k->topo, n, &k->topo_cap, sizeof *k->topo);
     k->topo[n++] = f->u;
     depth--;
     if (stop && stop(k, f->u, ctx)) break;

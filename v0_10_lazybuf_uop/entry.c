@@ -18,6 +18,7 @@ static TgVersion common_version(TgVersion v) {
 static void sched_init(Sched *s, const Capture *c, Arena *a, Interner *in) {
   memset(s, 0, sizeof *s);
   s->a = s->caches = s->graph = s->tmp = a;
+  s->scratch = (ScratchArenas){a, V0_10_MAX_CHUNK, NULL, NULL};
   s->in = in;
   s->cap = c;
   s->v = common_version(c->generation);

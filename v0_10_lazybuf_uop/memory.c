@@ -158,7 +158,7 @@ bool v0_10_memory_planner(Sched *s, const SchedItem *items, size_t n, MemPlan *o
   out->plan = json_arr(s->a);
   out->plan_buffers = json_arr(s->a);
   if (s->no_memory_planner) return true;
-  s->tmp = v0_10_scratch_begin(s); /* the planner's own state; the plan in s->a */
+  s->tmp = arena_scratch_begin(&s->scratch); /* the planner's own state; the plan in s->a */
   Planner p = {s, arena_array(s->tmp, s->nbufs + 1, sizeof(PBuf)), NULL, 0, 0};
   if (!read_planner_bufs(&p)) return false;
   for (size_t i = 0; i < n; i++) {
@@ -191,7 +191,7 @@ bool v0_10_memory_planner(Sched *s, const SchedItem *items, size_t n, MemPlan *o
       json_push(s->a, pair, bufref(s, r >= 0 ? r : -2 - renum[-2 - r]));
       json_push(s->a, out->plan, pair);
     }
-  v0_10_scratch_end(s, s->tmp);
+  arena_scratch_end(&s->scratch, s->tmp);
   s->tmp = s->a;
   return true;
 }

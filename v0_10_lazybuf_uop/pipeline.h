@@ -117,8 +117,6 @@ typedef struct UStack {
   size_t n, cap;
 } UStack;
 
-typedef struct Scratch Scratch;   /* scratch.c */
-
 typedef struct Sched {
   Arena *a;                /* what the result needs: the interned UOps and values, the items */
   /* what is only remembered to go faster (the property caches, the st
@@ -132,7 +130,7 @@ typedef struct Sched {
   Arena *graph;
   /* the temporaries of the pass under way: a scratch arena while prescheduling (Sched.a otherwise) */
   Arena *tmp;
-  Scratch *scratch_open, *scratch_spare;   /* scratch arenas open, and their spare headers */
+  ScratchArenas scratch;   /* the scratch arenas over Sched.a (arena.h) */
   Interner *in;
   Codec codec;
   const Capture *cap;
@@ -230,10 +228,8 @@ enum { V0_10_NODES_PER_LB = 48, V0_10_NODES_MIN = 16 * 1024, V0_10_NODES_MAX = 3
 /* About the bytes an arena handed out (its chunks but the free part of the
  * newest; what an older chunk could not fit counts too) */
 static inline size_t v0_10_arena_used(const Arena *a) { return a->chunk_bytes - (size_t)(a->end - a->cur); }
-/* A scratch arena for a pass's temporaries, freed by v0_10_scratch_end;
- * when it ends, Sched.a goes on in the chunks it gave back. */
-Arena *v0_10_scratch_begin(Sched *s);
-void v0_10_scratch_end(Sched *s, Arena *scratch);
+/* Scratch arenas for a pass's temporaries: arena_scratch_begin(&s->scratch)
+ * and arena_scratch_end (arena.h); Sched.a goes on in the chunks they give back. */
 void v0_10_scratch_end_all(Sched *s);        /* every one still open (after a raise too) */
 void v0_10_caches_begin(Sched *s);           /* Sched.caches: a scratch arena */
 void v0_10_caches_drop(Sched *s);            /* forget what it remembered, free it */
@@ -242,9 +238,8 @@ void v0_10_graph_begin(Sched *s);            /* Sched.graph: a scratch arena */
 void v0_10_graph_end(Sched *s);              /* allbufs, children... forgotten, Sched.graph freed */
 void v0_10_marks_begin(Marks *m);
 bool v0_10_marks_set(Sched *s, Marks *m, const UOp *u);   /* true when u was not marked yet */
-void v0_10_ustack_grow(Sched *s, UStack *st);
 static inline void v0_10_ustack_push(Sched *s, UStack *st, const UOp *u) {
-  if (st->n == st->cap) v0_10_ustack_grow(s, st);
+  st->items = arena_grow(s->caches, st->items, st->n, &st->cap, sizeof *st->items);
   st->items[st->n++] = u;
 }
 static inline const void *v0_10_idcache_get(const IdCache *c, const UOp *u) {

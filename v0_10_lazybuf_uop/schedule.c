@@ -221,7 +221,7 @@ static void explain_kernels(Sched *s, const SchedItem *items, size_t n) {
 /* do BFS (the graph and queue in a scratch arena, the schedule in s->a) */
 static size_t bfs(Sched *s, SchedItem *pre, size_t n, SchedItem **out) {
   Bfs b = {n, pre, {0}, {0}, NULL, NULL, NULL, NULL};
-  s->tmp = v0_10_scratch_begin(s);
+  s->tmp = arena_scratch_begin(&s->scratch);
   omap_init(&b.targets, s->tmp);
   omap_init(&b.item_of_lb, s->tmp);
   for (size_t i = 0; i < n; i++) omap_setdefault(&b.item_of_lb, (uint64_t)pre[i].lb, (void *)(uintptr_t)(i + 1));
@@ -248,7 +248,7 @@ static size_t bfs(Sched *s, SchedItem *pre, size_t n, SchedItem **out) {
   /* confirm everything was scheduled correctly */
   if (ns != n) error_raise("RuntimeError", "cycle detected in graph, grouped %zu but only scheduled %zu", n, ns);
   *out = schedule;
-  v0_10_scratch_end(s, s->tmp);
+  arena_scratch_end(&s->scratch, s->tmp);
   s->tmp = s->a;
   return ns;
 }
@@ -263,7 +263,7 @@ static size_t bfs(Sched *s, SchedItem *pre, size_t n, SchedItem **out) {
  * can_pad forget the batch's ids (the sparents stamps of older walks are
  * never read). Not while `tsched explain` listens (it was told about nodes). */
 static uint32_t nodes_begin(Sched *s) {
-  if (!s->ex) s->in->node_arena = v0_10_scratch_begin(s);
+  if (!s->ex) s->in->node_arena = arena_scratch_begin(&s->scratch);
   return uop_count(s->in);
 }
 
@@ -306,7 +306,7 @@ static void nodes_compact(Sched *s, uint32_t mark, SchedItem *pre, size_t n) {
   if (s->view_right_rc.memo) rewrite_context_compact(&s->view_right_rc, mark, copy);
   v0_10_idcache_forget_since(&s->st_cache, mark);
   v0_10_idcache_forget_since(&s->unsafe_cache, mark);
-  v0_10_scratch_end(s, nodes);
+  arena_scratch_end(&s->scratch, nodes);
 }
 
 size_t v0_10_create_schedule_with_vars(Sched *s, SchedItem **items) {
@@ -334,12 +334,12 @@ size_t v0_10_create_schedule_with_vars(Sched *s, SchedItem **items) {
   v0_10_break_sched(s, big_graph, &realizes);
   /* preschedule all realizes (their temporaries in a scratch arena, emptied once it has grown) */
   SchedItem *pre = arena_array(s->a, ngroups + 1, sizeof *pre);
-  s->tmp = v0_10_scratch_begin(s);
+  s->tmp = arena_scratch_begin(&s->scratch);
   uint32_t mark = nodes_begin(s);
   for (size_t g = 0; g < ngroups; g++) {
     if (v0_10_arena_used(s->tmp) > V0_10_TMP_BYTES) {
-      v0_10_scratch_end(s, s->tmp);
-      s->tmp = v0_10_scratch_begin(s);
+      arena_scratch_end(&s->scratch, s->tmp);
+      s->tmp = arena_scratch_begin(&s->scratch);
     }
     if (s->in->node_arena && v0_10_arena_used(s->in->node_arena) > nodes_budget(s)) {
       nodes_compact(s, mark, pre, g);
@@ -359,7 +359,7 @@ size_t v0_10_create_schedule_with_vars(Sched *s, SchedItem **items) {
     preschedule(s, uop_new(s->in, OP_SINK, s->void_dt, s->none, k, stores), &pre[g]);
   }
   nodes_compact(s, mark, pre, ngroups);
-  v0_10_scratch_end(s, s->tmp);
+  arena_scratch_end(&s->scratch, s->tmp);
   s->tmp = s->a;
   size_t n = bfs(s, pre, ngroups, items);
   if (s->ex) explain_kernels(s, *items, n);

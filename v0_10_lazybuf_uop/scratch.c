@@ -2,44 +2,15 @@
  * arenas (a pass's temporaries, the caches of UOp properties and ShapeTracker
  * memos, the big graph's bookkeeping), the visited marks and stacks of its
  * walks, and id-indexed caches (functools.cached_property of a UOp).
- * A raise skips every v0_10_scratch_end: the entry point ends what is still
+ * A raise skips every arena_scratch_end: the entry point ends what is still
  * open (v0_10_scratch_end_all). */
 #include <string.h>
 #include "pipeline.h"
 
 /* ---- scratch arenas ---- */
 
-struct Scratch {
-  Arena arena;
-  Scratch *next;
-};
-
-Arena *v0_10_scratch_begin(Sched *s) {
-  Scratch *x = s->scratch_spare;
-  if (x) s->scratch_spare = x->next;
-  else x = arena_alloc(s->a, sizeof *x);
-  arena_init(&x->arena);
-  x->arena.max_chunk = V0_10_MAX_CHUNK;
-  x->next = s->scratch_open;
-  s->scratch_open = x;
-  return &x->arena;
-}
-
-void v0_10_scratch_end(Sched *s, Arena *scratch) {
-  for (Scratch **p = &s->scratch_open; *p; p = &(*p)->next) {
-    Scratch *x = *p;
-    if (&x->arena != scratch) continue;
-    *p = x->next;
-    arena_free(&x->arena);
-    arena_prefer_pool(s->a); /* its memory goes on in s->a, before new memory */
-    x->next = s->scratch_spare;
-    s->scratch_spare = x;
-    return;
-  }
-}
-
 void v0_10_scratch_end_all(Sched *s) {
-  while (s->scratch_open) v0_10_scratch_end(s, &s->scratch_open->arena);
+  arena_scratch_end_all(&s->scratch);
   s->in->memo_arena = s->in->node_arena = NULL;
   s->caches = s->graph = s->tmp = s->a;
 }
@@ -52,7 +23,7 @@ static void st_memos_init(Sched *s, Arena *a) {
 
 void v0_10_caches_begin(Sched *s) {
   s->caches_kernels = 0;
-  s->caches = s->in->memo_arena = v0_10_scratch_begin(s);
+  s->caches = s->in->memo_arena = arena_scratch_begin(&s->scratch);
   s->st_cache.arena = s->unsafe_cache.arena = s->caches;
   st_memos_init(s, s->caches);
 }
@@ -71,11 +42,11 @@ void v0_10_caches_drop(Sched *s) {
   s->to_uop_stack = s->rg_stack = s->sparents_stack = NULL;
   s->to_uop_cap = s->rg_cap = s->sparents_cap = 0;
   s->caches = s->a; /* from here on, what is remembered goes into s->a */
-  v0_10_scratch_end(s, caches);
+  arena_scratch_end(&s->scratch, caches);
 }
 
 void v0_10_graph_begin(Sched *s) {
-  s->graph = v0_10_scratch_begin(s);
+  s->graph = arena_scratch_begin(&s->scratch);
   omap_init(&s->allbufs, s->graph);
   s->allbuf_of.arena = s->children.arena = s->reduce_free.arena = s->graph;
 }
@@ -85,7 +56,7 @@ void v0_10_graph_end(Sched *s) {
   omap_init(&s->allbufs, s->a);
   s->allbuf_of = s->children = s->reduce_free = (IdCache){0};
   s->graph = s->a;
-  v0_10_scratch_end(s, graph);
+  arena_scratch_end(&s->scratch, graph);
 }
 
 /* the bytes Sched.caches may grow to before it is renewed */
@@ -117,12 +88,6 @@ bool v0_10_marks_set(Sched *s, Marks *m, const UOp *u) {
   return true;
 }
 
-void v0_10_ustack_grow(Sched *s, UStack *st) {
-  size_t cap = st->cap ? st->cap * 2 : 64;
-  const UOp **bigger = arena_array(s->caches, cap, sizeof *bigger);
-  if (st->n) memcpy(bigger, st->items, st->n * sizeof *bigger);
-  st->items = bigger, st->cap = cap;
-}
 
 /* room in c for u's id: the page directory grown, u's page made */
 void v0_10_idcache_grow(Sched *s, IdCache *c, const UOp *u) {
