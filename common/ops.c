@@ -416,7 +416,7 @@ int op_value(Op op, TgVersion v) {
   for (int i = 0; i < n; i++) {
     const char *dot = strchr(t[i].name, '.');
     /* 0.9.1: numbering restarts with each class */
-    if (!cls || strncmp(cls, t[i].name, (size_t)(dot - t[i].name)) != 0) { cls = t[i].name; value = 0; }
+    if (!tg_features(v)->ops_values_global && (!cls || strncmp(cls, t[i].name, (size_t)(dot - t[i].name)) != 0)) { cls = t[i].name; value = 0; }
     value++;
     if (t[i].op == op) return value;
   }

@@ -61,6 +61,7 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .f.symbolic = SYM_NODE,
     .f.ptr_repr = PTR_REPR_CLASS,
     .f.ops_table = OPS_UOPS_197F8FD,
+    .f.ops_values_global = true,
     .f.pad_message_shape_arg = true,
     .f.expand_needs_stride0 = true,
     .f.view_has_stride = true,

@@ -71,6 +71,7 @@ typedef struct TgFeatures {
   TgPtrRepr ptr_repr;          /* dtype.py PtrDType.__repr__ */
   bool vec_repr_underscore;    /* dtype.py DType.__repr__: dtypes._float4, vs dtypes.float.vec(4) */
   TgOpsTable ops_table;        /* ops.py class Ops (0.10.x) / ops.py UnaryOps ... LoadOps (0.9.x) */
+  bool ops_values_global;      /* ops.py FastEnum (197f8fd): auto() numbers on across all the op classes, vs from 1 in each */
   /* common/sint.c, common/symbolic_uop.c: UOp index expressions */
   bool range_arg_axis_flag;    /* ops.py UOp.range: arg=(idx, False), vs arg=idx */
   bool min_max_sign_bounds;    /* ops.py UOp._min_max: MOD of a negative dividend, IDIV by any divisor get sign-only bounds */

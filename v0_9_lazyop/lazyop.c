@@ -241,6 +241,9 @@ static const UOp *uop_finish_197(LopCtx *x, const LopFrame *f, const UOp **srcs,
   if (buf->op == OP_CAST || buf->op == OP_BITCAST)
     return uop_new(s->in, buf->op == OP_CAST ? OP_UOPS_CAST : OP_UOPS_BITCAST, dt, s->in->none, (uint32_t)buf->nsrcs, srcs);
   if (is_reduceop91(buf->op)) { /* REDUCE_AXIS(dtype, (rsrc,), (REDUCE_ALU[op], buf.arg)).swizzle(st) */
+    int naxis;
+    const int64_t *axis;
+    if (!reduce_axis91(s, buf, &naxis, &axis, st)) return NULL;
     Op alu = buf->op == OP_REDUCE_SUM ? OP_ADD : buf->op == OP_REDUCE_PROD ? OP_MUL : OP_MAX;
     const Value *arg[2] = {v_str(s->in, op_name91(s, alu)), buf->arg};
     const UOp *r = uop1(s->in, OP_REDUCE_AXIS, dt, v_tuple(s->in, 2, arg), srcs[0]);

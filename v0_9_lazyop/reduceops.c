@@ -109,7 +109,7 @@ const St91 *push_view_to_input91(Sched91 *s, const St91 *input_st, const St91 *v
 }
 
 /* The reduce's axis: its arg, a tuple of ints */
-static bool reduce_axis(Sched91 *s, const LazyBuffer *buf, int *naxis, const int64_t **axis, Status *st) {
+bool reduce_axis91(Sched91 *s, const LazyBuffer *buf, int *naxis, const int64_t **axis, Status *st) {
   const Value *arg = buf->arg;
   if (arg->kind != V_TUPLE) return status_bad_input(st, "lazybuffers[%d]: a reduce's arg must be a tuple of axes", buf->index);
   int64_t *out = arena_array(s->a, arg->u.tuple.n ? arg->u.tuple.n : 1, sizeof *out);
@@ -147,7 +147,7 @@ static int finish_reduce(RWalk *w, RFrame *f, Status *st) {
   const St91 *input_st = f->input_st, *view = f->st;
   int naxis = 0;
   const int64_t *axis = NULL;
-  if (!reduce_axis(s, buf, &naxis, &axis, st)) return -2;
+  if (!reduce_axis91(s, buf, &naxis, &axis, st)) return -2;
   if (!view->contiguous) {
     if (!(input_st = push_view_to_input91(s, input_st, view, naxis, &axis, st))) return -2;
   } else if (f->top != NO_REDUCE) {

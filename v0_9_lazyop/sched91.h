@@ -183,6 +183,8 @@ const UOp *define_global91(Sched91 *s, const LazyBuffer *b);
 const UOp *st_uop91(Sched91 *s, const St91 *x);
 /* uop_ast.c (197f8fd): full_ast_rewrite: reduceop_fusor, then enumerate_bufs over bufs (outs + inputs) */
 const UOp *full_ast_rewrite91(Sched91 *s, const UOp *sink, LazyBuffer **bufs, int nbufs, Status *st);
+/* reduceops.c: a reduce's arg as its axes (bad input unless a tuple of axes of its source) */
+bool reduce_axis91(Sched91 *s, const LazyBuffer *buf, int *naxis, const int64_t **axis, Status *st);
 /* reduceops.c: push_swizzle_up_through_reduce's / _recurse_reduceops' new input ShapeTracker for a
  * view on a reduce; *axis becomes the last naxis axes */
 const St91 *push_view_to_input91(Sched91 *s, const St91 *input_st, const St91 *view, int naxis, const int64_t **axis,

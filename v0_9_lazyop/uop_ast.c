@@ -51,7 +51,7 @@ static bool st_of_sources(Op op) {
 static const char *dtype_text(AstCtx *c, const DType *d) {
   char buf[160];
   dtype_repr(d, c->s->v, buf, sizeof buf);
-  return arena_printf(c->s->a, "%s%s", d->is_ptr ? "" : "dtypes.", buf);
+  return arena_printf(c->s->a, "%s%s", d->is_ptr && !d->is_image ? "" : "dtypes.", buf);   /* PtrDType(dtypes.float) is whole */
 }
 
 /* UOp.argstr: the REDUCE_AXIS arg "(BinaryOps.ADD, (0, 1))", an op name, or None */

@@ -40,6 +40,7 @@ set(TSCHED_AST_GOLDEN_NAMES --name "workloads.broadcast_chain#4" --name "workloa
     --name "workloads.movement_chain#4" --name "workloads.movement_chain#5" --name "workloads.symbolic_shapes#1")
 tsched_golden_test(ast_v0_9_1 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.9.1-sample.jsonl.gz)
 tsched_golden_test(ast_v0_9_2 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.9.2-sample.jsonl.gz)
+tsched_golden_test(ast_v0_9_2_197f8fd 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.9.2+197f8fd-sample.jsonl.gz)
 tsched_golden_test(ast_v0_10_0 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.10.0-sample.jsonl.gz)
 tsched_golden_test(ast_v0_10_2 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.10.2-sample.jsonl.gz)
 tsched_golden_test(ast_v0_10_0_2ca41d6 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} conformance/tests/tools/v0.10.0+2ca41d6-sample.jsonl.gz)
@@ -49,6 +50,8 @@ tsched_golden_test(ast_v0_10_1 0 ast --recorded ${TSCHED_AST_GOLDEN_NAMES} confo
 tsched_golden_test(ast_test_v0_10_0 0 ast --recorded conformance/tests/tools/v0.10.0-test-sample.jsonl.gz)
 tsched_golden_test(ast_test_v0_10_2 0 ast --recorded conformance/tests/tools/v0.10.2-test-sample.jsonl.gz)
 tsched_golden_test(ast_test_v0_10_0_2ca41d6 0 ast --recorded conformance/tests/tools/v0.10.0+2ca41d6-test-sample.jsonl.gz)
+# 0.9.2+197f8fd: UOps.EXT of a VIEW and a COPY (FastEnum values), BITCAST, ASSIGN, reduces whose swizzles moved
+tsched_golden_test(ast_test_v0_9_2_197f8fd 0 ast --recorded conformance/tests/tools/v0.9.2+197f8fd-test-sample.jsonl.gz)
 # 0.10.1: COPY (its target buffer first), BITCAST, DEFINE_VAR, VALID
 tsched_golden_test(ast_test_v0_10_1 0 ast --recorded conformance/tests/tools/v0.10.1-test-sample.jsonl.gz)
 tsched_golden_test(ast_json 0 ast --recorded --json --name "workloads.casts#1" conformance/tests/tools/v0.10.2-sample.jsonl.gz)

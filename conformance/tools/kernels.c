@@ -9,7 +9,8 @@
 /* Ops that only move data or name buffers: not listed as compute. */
 static bool is_plumbing(const char *op) {
   static const char *const names[] = {"LOAD", "STORE", "CONST", "DEFINE_GLOBAL", "VIEW", "VALID", "SINK",
-                                      "KERNEL", "EXT", "DEVICE", "DEFINE_VAR", "BIND", "NOOP"};
+                                      "KERNEL", "EXT", "DEVICE", "DEFINE_VAR", "BIND", "NOOP",
+                                      "SHAPETRACKER", "SWIZZLE"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(op, names[i]) == 0) return true;
   return false;
@@ -19,6 +20,13 @@ static const JVal *node_at(const JVal *nodes, const JVal *idx) {
   if (!json_is_int(idx) || idx->u.i < 0 || (size_t)idx->u.i >= nodes->n) return NULL;
   const JVal *x = nodes->u.arr[idx->u.i];
   return x->kind == J_ARR && x->n == 4 && x->u.arr[0]->kind == J_STR && x->u.arr[3]->kind == J_ARR ? x : NULL;
+}
+
+/* 197f8fd: VALID(st).where(CONST, CONST), a const */
+static bool is_valid_where(const JVal *nodes, const JVal *x) {
+  const JVal *srcs = x->u.arr[3];
+  const JVal *c = srcs->n == 3 ? node_at(nodes, srcs->u.arr[0]) : NULL;
+  return c && strcmp(c->u.arr[0]->u.s, "UOps.VALID") == 0;
 }
 
 /* The buffer index a STORE writes: 0.9.1 MemBuffer idx, 0.10.x DEFINE_GLOBAL arg of src[0]. */
@@ -100,9 +108,17 @@ bool kernel_info(const JVal *item, TgVersion v, KernelInfo *k) {
     if (x->kind != J_ARR || x->n != 4 || x->u.arr[0]->kind != J_STR) return false;
     const char *full = x->u.arr[0]->u.s, *op = op_short(full);
     if (is_plumbing(op)) continue;
+    const JVal *arg = x->u.arr[2];
+    if (strcmp(full, "UOps.ALU") == 0 && arg->kind == J_STR) op = op_short(arg->u.s);   /* 197f8fd: the op is the arg */
+    if (strcmp(op, "WHERE") == 0 && is_valid_where(nodes, x)) continue;                /* 197f8fd's CONST */
     k->nops++;
     bool reduce = strncmp(full, "ReduceOps.", 10) == 0 || strcmp(op, "REDUCE_AXIS") == 0;
-    if (reduce) { add_reduce(k, v, op, x->u.arr[2]); last = NULL; continue; }
+    if (reduce) {
+      if (repeat > 1) sb_printf(&k->ops, "*%zu", repeat);
+      add_reduce(k, v, op, arg);
+      last = NULL, repeat = 0;
+      continue;
+    }
     if (last && strcmp(last, op) == 0) { repeat++; continue; }
     if (repeat > 1) sb_printf(&k->ops, "*%zu", repeat);
     if (k->ops.n) sb_putc(&k->ops, ' ');

@@ -24,7 +24,7 @@ static bool is_float_obj(const JVal *x) {
 /* A DT string ("float", "float.ptr(16)") as repr(dtype). */
 static void dtype_text(StrBuf *out, const JVal *x) {
   if (!x || x->kind != J_STR) { sb_puts(out, "None"); return; }
-  sb_puts(out, "dtypes.");
+  if (strncmp(x->u.s, "PtrDType(", 9) != 0) sb_puts(out, "dtypes."); /* 197f8fd's PtrDType(dtypes.float) is whole */
   sb_putn(out, x->u.s, x->n);
 }
 
@@ -318,20 +318,38 @@ static void pp_dfs(const Node *nodes, PPInfo *info, size_t *ncache, size_t root)
   free(st.items);
 }
 
-/* 0.9.2 LazyOp.__repr__'s rep: LazyOp({x.op}, arg={x.arg}, src=( with str(arg); an EXT's
- * (op, arg) tuple prints the op as its enum repr, <MetaOps.COPY: 3> */
+/* An EXT's (op, arg) tuple (0.9.2 MetaOps.EXT, 197f8fd UOps.EXT): str() of the tuple prints the op
+ * as its enum repr, <MetaOps.COPY: 3>; false when the arg is not such a pair */
+static bool ext_arg_repr(StrBuf *out, TgVersion v, const Node *x) {
+  const JVal *a = x->arg;
+  if (strcmp(op_short(x->op), "EXT") != 0 || !a || a->kind != J_ARR || a->n != 2 || a->u.arr[0]->kind != J_STR) return false;
+  const char *name = a->u.arr[0]->u.s;
+  sb_printf(out, "(<%s: %d>, ", name, op_value(op_parse(name, v), v));
+  value_repr(out, v, a->u.arr[1], false, NULL);
+  sb_putc(out, ')');
+  return true;
+}
+
+/* 0.9.2 LazyOp.__repr__'s rep: LazyOp({x.op}, arg={x.arg}, src=( with str(arg) */
 static void lazyop_head(StrBuf *out, TgVersion v, const Node *x) {
   sb_printf(out, "LazyOp(%s, arg=", x->op);
-  const JVal *a = x->arg;
-  if (strcmp(x->op, "MetaOps.EXT") == 0 && a && a->kind == J_ARR && a->n == 2 && a->u.arr[0]->kind == J_STR) {
-    const char *name = a->u.arr[0]->u.s;
-    sb_printf(out, "(<%s: %d>, ", name, op_value(op_parse(name, v), v));
-    value_repr(out, v, a->u.arr[1], false, NULL);
-    sb_putc(out, ')');
-  } else {
-    value_repr(out, v, a, true, x->op);
-  }
+  if (!ext_arg_repr(out, v, x)) value_repr(out, v, x->arg, true, x->op);
   sb_puts(out, ", src=(");
+}
+
+/* UOp.argstr: a REDUCE_AXIS arg as f'({", ".join(map(str, self.arg))})', an EXT's pair, else the arg */
+static void uop_argstr(StrBuf *out, TgVersion v, const Node *x) {
+  const JVal *a = x->arg;
+  if (ext_arg_repr(out, v, x)) return;
+  if (strcmp(op_short(x->op), "REDUCE_AXIS") == 0 && a && a->kind == J_ARR && a->n == 2) {
+    sb_putc(out, '(');
+    value_repr(out, v, a->u.arr[0], true, NULL);
+    sb_puts(out, ", ");
+    value_repr(out, v, a->u.arr[1], true, NULL);
+    sb_putc(out, ')');
+    return;
+  }
+  value_repr(out, v, a, tg_features(v)->uop_argstr_str, x->op);
 }
 
 /* One UOp's text up to its sources: UOp(Ops.X, dtypes.y, arg=..., src=( */
@@ -342,17 +360,7 @@ static void uop_head(StrBuf *out, TgVersion v, const Node *x, const PPInfo *in, 
   sb_printf(out, "UOp(%s, ", x->op);
   dtype_text(out, x->dtype);
   sb_puts(out, ", arg=");
-  const JVal *a = x->arg;
-  if (strcmp(x->op, "Ops.REDUCE_AXIS") == 0 && a && a->kind == J_ARR && a->n == 2) {
-    /* argstr: f'({", ".join(map(str, self.arg))})' */
-    sb_putc(out, '(');
-    value_repr(out, v, a->u.arr[0], true, NULL);
-    sb_puts(out, ", ");
-    value_repr(out, v, a->u.arr[1], true, NULL);
-    sb_putc(out, ')');
-  } else {
-    value_repr(out, v, a, tg_features(v)->uop_argstr_str, x->op);
-  }
+  uop_argstr(out, v, x);
   sb_puts(out, ", src=(");
 }
 
