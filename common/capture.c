@@ -202,7 +202,10 @@ const JVal *capture_input(const Capture *c, Arena *a, Status *st) {
 }
 
 bool capture_buffer_problem(const JVal *obj, const char *key, int64_t max, char *why, size_t whylen) {
-  const JVal *v = json_get(obj, key);
+  return capture_size_problem(json_get(obj, key), key, max, why, whylen);
+}
+
+bool capture_size_problem(const JVal *v, const char *key, int64_t max, char *why, size_t whylen) {
   if (!v || (v->kind != J_INT && v->kind != J_UINT && v->kind != J_BIGNUM))
     snprintf(why, whylen, "field \"%s\" missing or of the wrong type", key);
   else if (v->kind != J_INT || v->u.i < 0 || v->u.i > max)

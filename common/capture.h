@@ -65,6 +65,8 @@ const JVal *capture_input(const Capture *c, Arena *a, Status *st);
  * uses in `why`: `field "size" missing or of the wrong type`, or "absurd
  * size" (negative, past max, past int64). */
 bool capture_buffer_problem(const JVal *obj, const char *key, int64_t max, char *why, size_t whylen);
+/* The same for the member's value v (NULL: absent). */
+bool capture_size_problem(const JVal *v, const char *key, int64_t max, char *why, size_t whylen);
 
 /* Context flags. capture_ctx_int reads an int or bool; returns false when
  * the key is absent or not a number (the caller decides what that means). */

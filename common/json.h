@@ -62,6 +62,41 @@ JVal *json_parse_capture(Arena *a, const char *buf, size_t len, unsigned raw, ch
  * into `a`. NULL with a message in err when that text does not parse. */
 const JVal *json_materialize(Arena *a, const JVal *v, char *err, size_t errlen);
 
+/* A cursor over the text of a J_RAW value, for decoding a big value straight
+ * from its text: the arrays and objects the caller walks with it are never
+ * built as trees; the values it asks for are (json_cursor_value, the same
+ * tree the reader would build there). Anything the caller did not expect
+ * (text that is not JSON, a key with an escape, nesting past the reader's
+ * limit) sets `failed` and every later call returns false / NULL: a caller
+ * then reads the value as a tree instead (json_materialize), whose errors
+ * name what is wrong. No other JSON text may be parsed on the thread while a
+ * cursor is in use (they share the reader's per-document tables). */
+typedef struct JCursor {
+  const char *p, *end; /* the text still to read */
+  unsigned depth;      /* containers open around p */
+  bool failed;
+} JCursor;
+/* A cursor at the start of raw's text (J_RAW), its values built in `a`. */
+void json_cursor_begin(JCursor *c, Arena *a, const JVal *raw);
+/* Past `bracket` ('{' or '['), opening it. */
+bool json_cursor_open(JCursor *c, char bracket);
+/* In the container opened last, closed by `close`: true when another
+ * member or item follows (past its comma unless it is the first), false
+ * when it closes (then it is closed) or on failure. Loop as
+ *   for (bool first = true; json_cursor_more(c, '}', first); first = false) ... */
+bool json_cursor_more(JCursor *c, char close, bool first);
+/* An object's key (no escapes: else failed) and the colon after it; the
+ * key is the text's, not NUL-terminated. */
+bool json_cursor_key(JCursor *c, const char **key, size_t *n);
+/* The value at the cursor as a tree in the cursor's arena (short strings,
+ * small ints, null and booleans shared for the cursor's whole text). */
+const JVal *json_cursor_value(JCursor *c);
+/* The array or object at the cursor as its text, not checked: to read it,
+ * set c->p = *text and call json_cursor_value. */
+bool json_cursor_text(JCursor *c, const char **text, size_t *n);
+/* The reader's hash of n bytes at s, for tables keyed by text. */
+uint64_t json_text_hash(const char *s, size_t n);
+
 /* A deep copy of v in `a` (iterative), for what must outlive v's arena. */
 JVal *json_copy(Arena *a, const JVal *v);
 /* A copy of the string s (n bytes) in `a`, for what must outlive s's tree;

@@ -16,6 +16,7 @@
 #include <emmintrin.h>
 #endif
 #include <new>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -493,6 +494,19 @@ struct RawScan {
   }
 };
 
+/* Past the bracket that closes the array or object at start (RawScan), or
+ * NULL when the text ends first (*in_string: inside a string). */
+const char *raw_end(const char *start, const char *end, bool *in_string) {
+  RawScan scan;
+  for (const char *q = start; q < end; q += 64) {
+    uint64_t valid = end - q >= 64 ? ~0ULL : (1ULL << (end - q)) - 1;
+    int close = scan.block(q, valid);
+    if (close >= 0) return q + close + 1;
+  }
+  *in_string = scan.in_string;
+  return nullptr;
+}
+
 /* Where a container is in a capture, for leaving the items of
  * `expected.schedule` as text (roles are only given when asked for). */
 enum Role : uint8_t { ROLE_NONE, ROLE_ROOT, ROLE_EXPECTED, ROLE_SCHEDULE, ROLE_INPUT, ROLE_SKIP };
@@ -581,6 +595,29 @@ void put_utf8(std::string &out, uint32_t cp) {
   }
 }
 
+/* The first quote, backslash or control character from q on (end when
+ * none): 16 bytes at a time (the buffer's padding makes reading up to 15
+ * bytes past its end safe). */
+const char *plain_end(const char *q, const char *end) {
+#ifdef __SSE2__
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), below_space = _mm_set1_epi8(0x1F);
+  for (; q < end; q += 16) {
+    __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(q));
+    __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(bytes, below_space), bytes);
+    __m128i stops = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(bytes, quote), _mm_cmpeq_epi8(bytes, backslash)), control);
+    unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(stops));
+    if (mask) {
+      q += __builtin_ctz(mask);
+      return q < end ? q : end;
+    }
+  }
+  return end;
+#else
+  while (q < end && !string_stops.stop[static_cast<unsigned char>(*q)]) q++;
+  return q;
+#endif
+}
+
 /* One pass over a JSON text building its JVal tree (RFC 8259's grammar;
  * the text is known to be UTF-8). Containers are an explicit stack: the
  * children of each open one are collected on `items` / `members` and moved
@@ -594,6 +631,8 @@ struct Reader {
   Stack<OpenContainer> &open_containers;
   simdjson::error_code error = simdjson::SUCCESS;
   std::string twice;         /* a key found twice in one object (then error is set) */
+  bool prefix = false;       /* one value at p, the text after it left (json_cursor_value) */
+  size_t max_depth = MAX_DEPTH;
 
   JVal *fail(simdjson::error_code code) {
     error = code;
@@ -610,7 +649,7 @@ struct Reader {
    * `unescaped`. False on error. */
   bool string(std::string_view *out) {
     const char *s = ++p;
-    p = plain_end(p);
+    p = plain_end(p, end);
     if (p < end && *p == '"') {
       *out = std::string_view(s, size_t(p - s));
       p++;
@@ -618,29 +657,6 @@ struct Reader {
     }
     unescaped.assign(s, size_t(p - s));
     return escaped_string(out);
-  }
-
-  /* The first quote, backslash or control character from q on (end when
-   * none): 16 bytes at a time (the buffer's padding makes reading up to 15
-   * bytes past its end safe). */
-  const char *plain_end(const char *q) const {
-#ifdef __SSE2__
-    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), below_space = _mm_set1_epi8(0x1F);
-    for (; q < end; q += 16) {
-      __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(q));
-      __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(bytes, below_space), bytes);
-      __m128i stops = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(bytes, quote), _mm_cmpeq_epi8(bytes, backslash)), control);
-      unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(stops));
-      if (mask) {
-        q += __builtin_ctz(mask);
-        return q < end ? q : end;
-      }
-    }
-    return end;
-#else
-    while (q < end && !string_stops.stop[static_cast<unsigned char>(*q)]) q++;
-    return q;
-#endif
   }
 
   /* The rest of a string from its first backslash or bad byte at p. */
@@ -812,20 +828,15 @@ struct Reader {
    * text is read when it is materialized. */
   JVal *raw() {
     const char *start = p;
-    RawScan scan;
-    for (const char *q = p; q < end; q += 64) {
-      uint64_t valid = end - q >= 64 ? ~0ULL : (1ULL << (end - q)) - 1;
-      int close = scan.block(q, valid);
-      if (close >= 0) {
-        p = q + close + 1;
-        JVal *v = b.make(J_RAW);
-        v->n = static_cast<uint32_t>(p - start);
-        v->u.s = start;
-        return v;
-      }
+    bool in_string = false;
+    if (!(p = raw_end(start, end, &in_string))) {
+      p = end;
+      return fail(in_string ? simdjson::UNCLOSED_STRING : simdjson::TAPE_ERROR);
     }
-    p = end;
-    return fail(scan.in_string ? simdjson::UNCLOSED_STRING : simdjson::TAPE_ERROR);
+    JVal *v = b.make(J_RAW);
+    v->n = static_cast<uint32_t>(p - start);
+    v->u.s = start;
+    return v;
   }
 
   /* The role of the value that comes next in the innermost container
@@ -858,7 +869,7 @@ struct Reader {
 
   /* Opens the array or object at p (its role given); false on error. */
   bool open(uint8_t role) {
-    if (open_containers.size >= MAX_DEPTH) return fail(simdjson::DEPTH_ERROR), false;
+    if (open_containers.size >= max_depth) return fail(simdjson::DEPTH_ERROR), false;
     bool object = *p == '{';
     uint32_t first = static_cast<uint32_t>(object ? members.size : items.size);
     OpenContainer &c = open_containers.push();
@@ -897,6 +908,7 @@ struct Reader {
   JVal *place(JVal *v, uint8_t *role) {
     for (;;) {
       if (open_containers.empty()) {
+        if (prefix) return v;
         skip_space();
         return p == end ? v : fail(simdjson::TAPE_ERROR);
       }
@@ -1056,6 +1068,16 @@ static void drop_stacks(void) {
   stacks.members.release();
 }
 
+/* The reader's per-document tables emptied for a new document. */
+static void begin_document(void) {
+  strings.reset();
+  if (strings.gen == 1) { /* the generation started over */
+    ints = IntCache{};
+    containers = ContainerCache{};
+    shorts = ShortCache{};
+  }
+}
+
 extern "C" JVal *json_parse_capture(Arena *a, const char *buf, size_t len, unsigned raw, char *err, size_t errlen) {
   bool big = len >= BIG_DOCUMENT;
   try {
@@ -1064,12 +1086,7 @@ extern "C" JVal *json_parse_capture(Arena *a, const char *buf, size_t len, unsig
     JVal *root = nullptr;
     std::string twice; /* the key an object has twice */
     if (!code) {
-      strings.reset();
-      if (strings.gen == 1) { /* the generation started over */
-        ints = IntCache{};
-        containers = ContainerCache{};
-        shorts = ShortCache{};
-      }
+      begin_document();
       if (big) drop_stacks(); /* from here their blocks come from the pool */
       pool_blocks.routing = big;
       Builder b{a, strings, ints, containers, shorts, buf, buf + len};
@@ -1099,3 +1116,97 @@ extern "C" JVal *json_parse_capture(Arena *a, const char *buf, size_t len, unsig
 extern "C" JVal *json_parse(Arena *a, const char *buf, size_t len, char *err, size_t errlen) {
   return json_parse_capture(a, buf, len, 0, err, errlen);
 }
+
+/* ---- the cursor (json.h): a big value decoded straight from its text ---- */
+
+/* The reader of the thread's cursor, kept from value to value */
+thread_local std::optional<Builder> cursor_builder;
+thread_local std::optional<Reader> cursor_reader;
+
+extern "C" void json_cursor_begin(JCursor *c, Arena *a, const JVal *raw) {
+  begin_document();
+  *c = JCursor{raw->u.s, raw->u.s + raw->n, 0, false};
+  cursor_reader.reset();
+  cursor_builder.reset();
+  cursor_builder.emplace(Builder{a, strings, ints, containers, shorts, c->p, c->end});
+  cursor_reader.emplace(Reader{*cursor_builder, c->p, c->end, 0, stacks.items, stacks.members, stacks.open,
+                               simdjson::SUCCESS, {}});
+  cursor_reader->prefix = true;
+}
+
+/* Past the spaces at c->p; false at the end of the text. */
+static bool cursor_space(JCursor *c) {
+  while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t')) c->p++;
+  return c->p < c->end;
+}
+
+static bool cursor_fail(JCursor *c) {
+  c->failed = true;
+  return false;
+}
+
+extern "C" bool json_cursor_open(JCursor *c, char bracket) {
+  if (c->failed || !cursor_space(c) || *c->p != bracket || c->depth + 1 >= MAX_DEPTH) return cursor_fail(c);
+  c->p++;
+  c->depth++;
+  return true;
+}
+
+extern "C" bool json_cursor_more(JCursor *c, char close, bool first) {
+  if (c->failed || !cursor_space(c)) return cursor_fail(c);
+  if (*c->p == close) {
+    c->p++;
+    c->depth--;
+    return false;
+  }
+  if (first) return true;
+  if (*c->p != ',') return cursor_fail(c);
+  c->p++;
+  return true;
+}
+
+extern "C" bool json_cursor_key(JCursor *c, const char **key, size_t *n) {
+  if (c->failed || !cursor_space(c) || *c->p != '"') return cursor_fail(c);
+  const char *k = c->p + 1, *q = plain_end(k, c->end);
+  if (q >= c->end || *q != '"') return cursor_fail(c); /* escaped or unclosed: not a name the caller knows */
+  c->p = q + 1;
+  if (!cursor_space(c) || *c->p != ':') return cursor_fail(c);
+  c->p++;
+  *key = k;
+  *n = size_t(q - k);
+  return true;
+}
+
+extern "C" const JVal *json_cursor_value(JCursor *c) {
+  if (c->failed || !cursor_space(c)) return cursor_fail(c), nullptr;
+  try {
+    Reader &r = *cursor_reader;
+    r.p = c->p;
+    r.error = simdjson::SUCCESS;
+    r.max_depth = MAX_DEPTH - c->depth;
+    JVal *v = r.document();
+    if (!v) {
+      stacks.open.size = stacks.items.size = stacks.members.size = 0;
+      return cursor_fail(c), nullptr;
+    }
+    c->p = r.p;
+    return v;
+  } catch (...) {
+    stacks.open.size = stacks.items.size = stacks.members.size = 0;
+    return cursor_fail(c), nullptr;
+  }
+}
+
+extern "C" bool json_cursor_text(JCursor *c, const char **text, size_t *n) {
+  if (c->failed || !cursor_space(c) || (*c->p != '{' && *c->p != '[')) return cursor_fail(c);
+  const char *start = c->p;
+  bool in_string = false;
+  const char *after = raw_end(start, c->end, &in_string);
+  if (!after) return cursor_fail(c);
+  c->p = after;
+  *text = start;
+  *n = size_t(after - start);
+  return true;
+}
+
+extern "C" uint64_t json_text_hash(const char *s, size_t n) { return StringTable::hash_of(std::string_view(s, n)); }

@@ -24,11 +24,28 @@ static void cache_add(NameCache *nc, const char *name, const void *val) {
   nc->next = (nc->next + 1) % 4;
 }
 
+/* The distinct texts of the lazybuffers' `st` (a capture has few: resnet50's
+ * 5,078 LazyBuffers, 305), each decoded once, the first time a LazyBuffer
+ * needs it: equal texts are equal trees, so equal ShapeTrackers. A text is
+ * found by the hash of its first ST_PREFIX bytes, and is the same value
+ * when the text at the cursor starts with all its bytes. */
+enum { ST_PREFIX = 48 };
+typedef struct StText { const char *text; size_t len; const St91 *st; } StText;
+typedef struct StTexts {
+  StText *texts;     /* in order of first appearance */
+  size_t n, cap;
+  struct { uint64_t hash; size_t text; } *slots;  /* text + 1, 0: empty */
+  size_t nslots;
+} StTexts;
+
 typedef struct Dec {
   Sched91 *s;
   const Capture *c;
   Status *st;
   NameCache dtypes, ops;
+  JCursor *cur;        /* reading the input from its text (NULL: from its tree) */
+  Arena *scratch;      /* the input's: freed once it is decoded */
+  StTexts st_texts;
 } Dec;
 
 static const DType *decode_dtype(Dec *d, const JVal *j, const char *place) {
@@ -66,9 +83,8 @@ static bool bad(Dec *d, const char *place, const char *what) {
   return status_bad_input(d->st, "%s: input.%s: %s", d->c->name, place, what);
 }
 
-/* inline: the literal key's length is known where it is called */
-static inline const JVal *field(Dec *d, const JVal *obj, const char *key, JKind kind, const char *place) {
-  const JVal *v = json_get(obj, key);
+/* The member `key` of an entry (v, NULL when absent) when it is of `kind` */
+static const JVal *field(Dec *d, const JVal *v, const char *key, JKind kind, const char *place) {
   if (!v || v->kind != kind) {
     char what[128];
     snprintf(what, sizeof what, "field \"%s\" missing or of the wrong type", key);
@@ -95,22 +111,91 @@ static bool array_len(Dec *d, const JVal *v, const char *place, int *n) {
   return true;
 }
 
+/* ---- an entry of input.buffers or input.lazybuffers, member by member ---- */
+
+/* The members an entry of each table has, in the order the recorder writes them. */
+enum { BUF_DEVICE, BUF_SIZE, BUF_DTYPE, BUF_ALLOCATED, BUF_BASE, BUF_OFFSET, BUF_OPTIONS, BUF_LB_REFCOUNT, BUF_KEYS };
+static const char *const buffer_keys[BUF_KEYS] = {"device", "size", "dtype", "allocated", "base", "offset", "options", "lb_refcount"};
+enum { LB_DEVICE, LB_DTYPE, LB_ST, LB_BASE, LB_OP, LB_ARG, LB_SRCS, LB_BUFFER, LB_REALIZED, LB_FORCED_REALIZE,
+       LB_METADATA, LB_METADATA_CALLER, LB_KEYS };
+static const char *const lazybuffer_keys[LB_KEYS] = {"device", "dtype", "st", "base", "op", "arg", "srcs", "buffer",
+                                                     "realized", "forced_realize", "metadata", "metadata_caller"};
+
+/* An entry's members by key index (NULL: absent); read from the text, the
+ * lazybuffer's `st` is one of the distinct texts (st_text - 1). */
+typedef struct Entry {
+  const JVal *m[LB_KEYS];
+  size_t st_text;
+} Entry;
+
+/* The index of key[0..n) in keys, or -1; the search starts after `*last`
+ * (the entries of a table list their members in one order). */
+static int key_index(const char *const *keys, int nkeys, const char *key, size_t n, int *last) {
+  for (int t = 1; t <= nkeys; t++) {
+    int k = (*last + t) % nkeys;
+    const char *name = keys[k];
+    size_t i = 0;
+    while (i < n && name[i] == key[i]) i++;
+    if (i == n && name[n] == 0) return *last = k;
+  }
+  return -1;
+}
+
+/* The entry j of the input's tree (place: "table[i]") */
+static bool entry_of_tree(Dec *d, const JVal *j, const char *const *keys, int nkeys, const char *place, Entry *e) {
+  if (j->kind != J_OBJ) return bad(d, place, "must be an object");
+  memset(e, 0, sizeof *e);
+  int last = -1;
+  for (uint32_t i = 0; i < j->n; i++) { /* the reader refuses a key twice */
+    int k = key_index(keys, nkeys, j->u.obj[i].key, j->u.obj[i].keylen, &last);
+    if (k >= 0) e->m[k] = j->u.obj[i].val;
+  }
+  return true;
+}
+
+/* The entry at the cursor; false (c->failed) on anything the tree must
+ * judge: not an object, a key twice, a key the decoder does not read. */
+static size_t st_text_at_cursor(Dec *d);
+
+static bool entry_of_text(Dec *d, const char *const *keys, int nkeys, int text_key, Entry *e) {
+  JCursor *c = d->cur;
+  memset(e, 0, sizeof *e);
+  unsigned seen = 0;
+  int last = -1;
+  if (!json_cursor_open(c, '{')) return false;
+  for (bool first = true; json_cursor_more(c, '}', first); first = false) {
+    const char *key;
+    size_t n;
+    if (!json_cursor_key(c, &key, &n)) return false;
+    int k = key_index(keys, nkeys, key, n, &last);
+    if (k < 0 || (seen >> k & 1)) return c->failed = true, false;
+    seen |= 1u << k;
+    if (k == text_key) {
+      if (!(e->st_text = st_text_at_cursor(d))) return false;
+    } else if (!(e->m[k] = json_cursor_value(c))) {
+      return false;
+    }
+  }
+  return !c->failed;
+}
+
 /* ---- input.buffers ---- */
 
-static bool decode_buffer(Dec *d, const JVal *j, int i, DeviceBuffer *all) {
+static bool decode_buffer(Dec *d, const Entry *e, int i, DeviceBuffer *all) {
   char place[64];
   entry_place(place, "buffers", i);
   DeviceBuffer *b = &all[i];
   b->index = i;
-  const JVal *dev, *size, *dt, *alloc, *off, *refc;
-  if (j->kind != J_OBJ) return bad(d, place, "must be an object");
+  const JVal *const *m = e->m, *dev, *size, *dt, *alloc, *off, *refc;
   char why[64];
-  if (capture_buffer_problem(j, "size", CAPTURE_MAX_BUFFER_SIZE, why, sizeof why) ||
-      capture_buffer_problem(j, "offset", CAPTURE_MAX_BUFFER_OFFSET, why, sizeof why))
+  if (capture_size_problem(m[BUF_SIZE], "size", CAPTURE_MAX_BUFFER_SIZE, why, sizeof why) ||
+      capture_size_problem(m[BUF_OFFSET], "offset", CAPTURE_MAX_BUFFER_OFFSET, why, sizeof why))
     return bad(d, place, why);
-  if (!(dev = field(d, j, "device", J_STR, place)) || !(size = field(d, j, "size", J_INT, place)) ||
-      !(dt = field(d, j, "dtype", J_STR, place)) || !(alloc = field(d, j, "allocated", J_BOOL, place)) ||
-      !(off = field(d, j, "offset", J_INT, place)) || !(refc = field(d, j, "lb_refcount", J_INT, place)))
+  if (!(dev = field(d, m[BUF_DEVICE], "device", J_STR, place)) || !(size = field(d, m[BUF_SIZE], "size", J_INT, place)) ||
+      !(dt = field(d, m[BUF_DTYPE], "dtype", J_STR, place)) ||
+      !(alloc = field(d, m[BUF_ALLOCATED], "allocated", J_BOOL, place)) ||
+      !(off = field(d, m[BUF_OFFSET], "offset", J_INT, place)) ||
+      !(refc = field(d, m[BUF_LB_REFCOUNT], "lb_refcount", J_INT, place)))
     return false;
   if (!(b->dtype = b->orig_dtype = decode_dtype(d, dt, place))) return false;
   b->device = intern_device(d, dev);
@@ -118,7 +203,7 @@ static bool decode_buffer(Dec *d, const JVal *j, int i, DeviceBuffer *all) {
   b->offset = off->u.i;
   b->allocated = alloc->u.b;
   b->lb_refcount = refc->u.i;
-  const JVal *base = json_get(j, "base"), *opts = json_get(j, "options");
+  const JVal *base = m[BUF_BASE], *opts = m[BUF_OPTIONS];
   if (base && base->kind != J_NULL) {
     int bi = 0;
     if (!index_of(d, base, i + 1, i, place, &bi)) return false;
@@ -207,25 +292,26 @@ static bool decode_srcs(Dec *d, const JVal *j, LazyBuffer *lb, LazyBuffer *all, 
   return true;
 }
 
-static bool decode_base(Dec *d, const JVal *j, LazyBuffer *lb, LazyBuffer *all, const char *place) {
-  const JVal *op, *srcs, *buf, *real, *forced;
-  if (!(op = field(d, j, "op", J_STR, place)) || !(buf = field(d, j, "buffer", J_INT, place)) ||
-      !(real = field(d, j, "realized", J_BOOL, place)) || !(forced = field(d, j, "forced_realize", J_BOOL, place)))
+static bool decode_base(Dec *d, const Entry *e, LazyBuffer *lb, LazyBuffer *all, const char *place) {
+  const JVal *const *m = e->m, *op, *srcs, *buf, *real, *forced;
+  if (!(op = field(d, m[LB_OP], "op", J_STR, place)) || !(buf = field(d, m[LB_BUFFER], "buffer", J_INT, place)) ||
+      !(real = field(d, m[LB_REALIZED], "realized", J_BOOL, place)) ||
+      !(forced = field(d, m[LB_FORCED_REALIZE], "forced_realize", J_BOOL, place)))
     return false;
   lb->op = decode_op(d, op);
   if (!is_lazybuffer_op(lb->op)) return bad(d, place, "op is not a LazyBuffer op of this version");
-  const JVal *arg = json_get(j, "arg");
+  const JVal *arg = m[LB_ARG];
   if (!arg) return bad(d, place, "field \"arg\" missing");
   if (!decode_arg(d, arg, lb->op, place, &lb->arg)) return false;
   if (lb->arg->kind == V_SYM && !decode_const_var(d, arg, lb, place)) return false;
-  if (!(srcs = json_get(j, "srcs"))) return bad(d, place, "field \"srcs\" missing");
+  if (!(srcs = m[LB_SRCS])) return bad(d, place, "field \"srcs\" missing");
   if (!decode_srcs(d, srcs, lb, all, place)) return false;
   int bi = 0;
   if (!index_of(d, buf, d->s->inp->nbuffers, d->s->inp->nbuffers, place, &bi)) return false;
   lb->buffer = &d->s->inp->buffers[bi];
   lb->realized = real->u.b;
   lb->forced_realize = forced->u.b;
-  const JVal *meta = json_get(j, "metadata"), *caller = json_get(j, "metadata_caller");
+  const JVal *meta = m[LB_METADATA], *caller = m[LB_METADATA_CALLER];
   if (meta && meta->kind == J_STR) lb->metadata = v_strn(d->s->in, V_STR, meta->u.s, meta->n)->u.str.s;
   if (meta && meta->kind != J_STR && meta->kind != J_NULL) return bad(d, place, "\"metadata\" must be a string or null");
   if (caller && caller->kind == J_STR) lb->metadata_caller = v_strn(d->s->in, V_STR, caller->u.s, caller->n)->u.str.s;
@@ -237,23 +323,80 @@ static bool decode_base(Dec *d, const JVal *j, LazyBuffer *lb, LazyBuffer *all, 
   return true;
 }
 
-static bool decode_lazybuffer(Dec *d, const JVal *j, int i, LazyBuffer *all) {
+/* The interned ShapeTracker of the tree stj */
+static const St91 *decode_st(Dec *d, const JVal *stj) {
+  const ShapeTracker *raw = d->s->codec.st_decode(&d->s->codec, stj, d->st);
+  return raw ? st91_intern(d->s, raw) : NULL;
+}
+
+static void st_slots_grow(Dec *d) {
+  StTexts *t = &d->st_texts;
+  size_t old_n = t->nslots;
+  __typeof__(t->slots) old = t->slots;
+  t->nslots = old_n ? 2 * old_n : 256;
+  t->slots = arena_array(d->scratch, t->nslots, sizeof *t->slots);
+  for (size_t k = 0; k < old_n; k++) {
+    if (!old[k].text) continue;
+    size_t i = old[k].hash & (t->nslots - 1);
+    while (t->slots[i].text) i = (i + 1) & (t->nslots - 1);
+    t->slots[i] = old[k];
+  }
+}
+
+/* The distinct text (index + 1) of the `st` object at the cursor, moved
+ * past it; 0 (c->failed) when it is no object. */
+static size_t st_text_at_cursor(Dec *d) {
+  JCursor *c = d->cur;
+  StTexts *t = &d->st_texts;
+  while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t')) c->p++;
+  bool hashed = c->end - c->p >= ST_PREFIX;
+  uint64_t h = hashed ? json_text_hash(c->p, ST_PREFIX) : 0;
+  if (2 * (t->n + 1) > t->nslots) st_slots_grow(d);
+  size_t mask = t->nslots - 1, i = h & mask;
+  for (; hashed && t->slots[i].text; i = (i + 1) & mask) {
+    const StText *x = &t->texts[t->slots[i].text - 1];
+    if (t->slots[i].hash == h && (size_t)(c->end - c->p) >= x->len && memcmp(x->text, c->p, x->len) == 0) {
+      c->p += x->len;
+      return t->slots[i].text;
+    }
+  }
+  const char *text;
+  size_t len;
+  if (!json_cursor_text(c, &text, &len) || text[0] != '{') return c->failed = true, 0;
+  t->texts = arena_grow(d->scratch, t->texts, t->n, &t->cap, sizeof *t->texts);
+  t->texts[t->n++] = (StText){text, len, NULL};
+  if (hashed) t->slots[i].hash = h, t->slots[i].text = t->n;
+  return t->n;
+}
+
+/* The interned ShapeTracker of a distinct `st` text, parsed and decoded
+ * the first time (NULL with c->failed when it is not JSON: the tree says why). */
+static const St91 *decode_st_text(Dec *d, size_t k) {
+  StText *x = &d->st_texts.texts[k - 1];
+  if (x->st) return x->st;
+  JCursor *c = d->cur;
+  const char *after = c->p;
+  c->p = x->text;
+  const JVal *stj = json_cursor_value(c);
+  if (!stj || c->p != x->text + x->len) c->failed = true;
+  c->p = after;
+  return c->failed ? NULL : (x->st = decode_st(d, stj));
+}
+
+static bool decode_lazybuffer(Dec *d, const Entry *e, int i, LazyBuffer *all) {
   char place[64];
   entry_place(place, "lazybuffers", i);
   LazyBuffer *lb = &all[i];
   lb->index = i;
-  const JVal *dev, *dt, *stj;
-  if (j->kind != J_OBJ) return bad(d, place, "must be an object");
-  if (!(dev = field(d, j, "device", J_STR, place)) || !(dt = field(d, j, "dtype", J_STR, place)) ||
-      !(stj = field(d, j, "st", J_OBJ, place)))
+  const JVal *const *m = e->m, *dev, *dt, *stj = NULL;
+  if (!(dev = field(d, m[LB_DEVICE], "device", J_STR, place)) || !(dt = field(d, m[LB_DTYPE], "dtype", J_STR, place)) ||
+      (!e->st_text && !(stj = field(d, m[LB_ST], "st", J_OBJ, place))))
     return false;
   lb->device = intern_device(d, dev);
   if (!(lb->dtype = lb->orig_dtype = decode_dtype(d, dt, place))) return false;
-  const ShapeTracker *raw = d->s->codec.st_decode(&d->s->codec, stj, d->st);
-  if (!raw) return false;
-  lb->st = st91_intern(d->s, raw);
+  if (!(lb->st = e->st_text ? decode_st_text(d, e->st_text) : decode_st(d, stj))) return false;
   if (lb->st->size > CAPTURE_MAX_BUFFER_SIZE || lb->st->size < 0) return bad(d, place, "absurd size");
-  const JVal *base = json_get(j, "base");
+  const JVal *base = m[LB_BASE];
   if (base && base->kind != J_NULL) {
     int bi = 0;
     if (!index_of(d, base, d->s->inp->nlbs, i, place, &bi)) return false;
@@ -262,7 +405,7 @@ static bool decode_lazybuffer(Dec *d, const JVal *j, int i, LazyBuffer *all) {
     return true;
   }
   lb->base = lb;
-  return decode_base(d, j, lb, all, place);
+  return decode_base(d, e, lb, all, place);
 }
 
 /* ---- outs, seen, set_orders, memory_planner_bufs ---- */
@@ -386,20 +529,36 @@ static void reserve_children(Sched91 *s, Input91 *inp) {
   }
 }
 
-/* The tables of the input `in` (its tree, freed once they are decoded). */
-static bool decode_tables(Dec *d, const JVal *in) {
+/* A table of the input: the array of its tree, or its entries read from its text. */
+typedef struct Table { const JVal *tree; const Entry *entries; int n; } Table;
+
+/* Entry i of t (e: room for one from the tree); NULL when it is no object. */
+static const Entry *table_entry(Dec *d, const Table *t, const char *name, const char *const *keys, int nkeys, int i,
+                                Entry *e) {
+  if (t->entries) return &t->entries[i];
+  char place[64];
+  return entry_of_tree(d, t->tree->u.arr[i], keys, nkeys, entry_place(place, name, i), e) ? e : NULL;
+}
+
+/* The tables of the input: buffers and lazybuffers, then the members of
+ * `in` (its tree, or the other members read from its text). */
+static bool decode_tables(Dec *d, const Table *bufs, const Table *lbs, const JVal *in) {
   Sched91 *s = d->s;
   Input91 *inp = s->inp;
-  const JVal *jb = json_get(in, "buffers"), *jl = json_get(in, "lazybuffers");
-  if (!array_len(d, jb, "buffers", &inp->nbuffers) || !array_len(d, jl, "lazybuffers", &inp->nlbs)) return false;
+  inp->nbuffers = bufs->n, inp->nlbs = lbs->n;
   inp->buffers = arena_array(s->a, inp->nbuffers ? (size_t)inp->nbuffers : 1, sizeof *inp->buffers);
   inp->lbs = arena_array(s->a, inp->nlbs ? (size_t)inp->nlbs : 1, sizeof *inp->lbs);
   /* a 0.9.1 schedule makes ~0.1-0.4 UOps and ~0.1 Values per LazyBuffer: size the tables once */
   interner_reserve(s->in, (size_t)inp->nlbs / 2, (size_t)inp->nlbs / 4);
-  for (int i = 0; i < inp->nbuffers; i++)
-    if (!decode_buffer(d, jb->u.arr[i], i, inp->buffers)) return false;
-  for (int i = 0; i < inp->nlbs; i++)
-    if (!decode_lazybuffer(d, jl->u.arr[i], i, inp->lbs)) return false;
+  Entry room;
+  for (int i = 0; i < inp->nbuffers; i++) {
+    const Entry *e = table_entry(d, bufs, "buffers", buffer_keys, BUF_KEYS, i, &room);
+    if (!e || !decode_buffer(d, e, i, inp->buffers)) return false;
+  }
+  for (int i = 0; i < inp->nlbs; i++) {
+    const Entry *e = table_entry(d, lbs, "lazybuffers", lazybuffer_keys, LB_KEYS, i, &room);
+    if (!e || !decode_lazybuffer(d, e, i, inp->lbs)) return false;
+  }
   reserve_children(s, inp);
   if (!decode_lb_list(d, json_get(in, "outs"), "outs", &inp->outs, &inp->nouts)) return false;
   const JVal *seen = json_get(in, "seen");
@@ -409,15 +568,86 @@ static bool decode_tables(Dec *d, const JVal *in) {
   return decode_set_orders(d, json_get(in, "set_orders")) && decode_planner_bufs(d, json_get(in, "memory_planner_bufs"));
 }
 
+/* The input from its tree */
+static bool decode_tree(Dec *d, const JVal *in) {
+  Table bufs = {json_get(in, "buffers"), NULL, 0}, lbs = {json_get(in, "lazybuffers"), NULL, 0};
+  return array_len(d, bufs.tree, "buffers", &bufs.n) && array_len(d, lbs.tree, "lazybuffers", &lbs.n) &&
+         decode_tables(d, &bufs, &lbs, in);
+}
+
+/* The entries of the table at the cursor, read from its text into the scratch arena */
+static bool table_of_text(Dec *d, const char *const *keys, int nkeys, int text_key, Table *t) {
+  JCursor *c = d->cur;
+  Entry *entries = NULL;
+  size_t cap = 0, n = 0;
+  if (!json_cursor_open(c, '[')) return false;
+  for (bool first = true; json_cursor_more(c, ']', first); first = false) {
+    if (n == MAX_ITEMS) return c->failed = true, false;
+    entries = arena_grow(d->scratch, entries, n, &cap, sizeof *entries);
+    if (!entry_of_text(d, keys, nkeys, text_key, &entries[n++])) return false;
+  }
+  *t = (Table){NULL, entries, (int)n};
+  return !c->failed;
+}
+
+static bool is_key(const char *key, size_t n, const char *name) { return strlen(name) == n && memcmp(key, name, n) == 0; }
+
+/* The input from its text, without its tree: buffers, then lazybuffers
+ * (entry by entry), the other members as trees. False when a check failed
+ * (*st set) or when the tree must decide (the cursor failed: the text is
+ * not JSON or not as the recorder writes it); then nothing decoded so far
+ * is kept but what the tree decodes the same way in the same order. */
+static bool decode_text(Dec *d) {
+  JCursor *c = d->cur;
+  Table bufs = {0}, lbs = {0};
+  bool have_bufs = false, have_lbs = false;
+  JVal *rest = json_obj(d->scratch);
+  if (!json_cursor_open(c, '{')) return false;
+  for (bool first = true; json_cursor_more(c, '}', first); first = false) {
+    const char *key;
+    size_t n;
+    if (!json_cursor_key(c, &key, &n)) return false;
+    if (is_key(key, n, "buffers") || is_key(key, n, "lazybuffers")) {
+      bool lazy = n == strlen("lazybuffers");
+      if (have_lbs || have_bufs == !lazy) return c->failed = true, false; /* out of order, or twice */
+      if (!(lazy ? table_of_text(d, lazybuffer_keys, LB_KEYS, LB_ST, &lbs) : table_of_text(d, buffer_keys, BUF_KEYS, -1, &bufs)))
+        return false;
+      have_bufs = true, have_lbs = lazy;
+      continue;
+    }
+    char *name = arena_strndup(d->scratch, key, n);
+    const JVal *v = json_get(rest, name) ? NULL : json_cursor_value(c);
+    if (!v) return c->failed = true, false;
+    json_set(d->scratch, rest, name, (JVal *)v);
+  }
+  if (c->failed || !have_lbs) return c->failed = true, false;
+  return decode_tables(d, &bufs, &lbs, rest);
+}
+
 bool decode_input91(Sched91 *s, const Capture *c, Input91 *inp, Status *st) {
   Dec d = {.s = s, .c = c, .st = st};
   memset(inp, 0, sizeof *inp);
   s->inp = inp;
   if (!decode_context(&d)) return false;
-  Arena tree;   /* the input's JSON tree lives while it is decoded */
+  Arena tree;   /* the input's text or tree is read in it while it is decoded */
   arena_init(&tree);
-  const JVal *in = capture_input(c, &tree, st);
-  bool ok = in && decode_tables(&d, in);
+  d.scratch = &tree;
+  bool ok = false;
+  if (c->input->kind == J_RAW) { /* straight from the text; the tree judges what that does not read */
+    Input91 context = *inp;
+    JCursor cur;
+    json_cursor_begin(&cur, &tree, c->input);
+    d.cur = &cur;
+    if (!(ok = decode_text(&d))) {
+      *inp = context;
+      memset(st, 0, sizeof *st);
+      d.cur = NULL;
+    }
+  }
+  if (!ok) {
+    const JVal *in = capture_input(c, &tree, st);
+    ok = in && decode_tree(&d, in);
+  }
   if (ok) decode_buf_max(&d);
   arena_free(&tree);
   arena_prefer_pool(s->a); /* the scheduler goes on in the tree's memory */

@@ -47,15 +47,42 @@ static JVal *parse(Arena *a, const char *text) {
   return v;
 }
 
-/* Schedule `input` under `context`; returns the result (NULL on an error, then st says why). */
-static JVal *schedule(Arena *a, const char *context, const char *input, Status *st) {
+/* `text` left unparsed, as `tsched replay` leaves a capture's input (J_RAW) */
+static JVal *raw_text(Arena *a, const char *text) {
+  size_t n = strlen(text);
+  char *copy = arena_alloc(a, n + JSON_PADDING); /* zeroed */
+  memcpy(copy, text, n);
+  JVal *v = arena_alloc(a, sizeof *v);
+  *v = (JVal){.kind = J_RAW, .n = (uint32_t)n, .u.s = copy};
+  return v;
+}
+
+static JVal *schedule_input(Arena *a, const char *context, const JVal *input, Status *st) {
   Capture c = {.file = "test", .line = 1, .name = "test", .generation = TG_0_9_1, .generation_known = true};
   c.context = parse(a, context);
-  c.input = parse(a, input);
+  c.input = input;
   memset(st, 0, sizeof *st);
   JVal *result = NULL;
   bool ok = v0_9_schedule_capture(&c, a, &result, st);
   return ok ? result : NULL;
+}
+
+/* Schedule `input` under `context`; returns the result (NULL on an error,
+ * then st says why). The input is scheduled from its tree and from its
+ * text: both must give the same result or the same error. */
+static JVal *schedule(Arena *a, const char *context, const char *input, Status *st) {
+  Status from_text;
+  JVal *got = schedule_input(a, context, parse(a, input), st);
+  JVal *got_text = schedule_input(a, context, raw_text(a, input), &from_text);
+  assert_int_equal(st->kind, from_text.kind);
+  assert_string_equal(st->msg, from_text.msg);
+  if (got) {
+    assert_non_null(got_text);
+    char *x = json_to_string(got, NULL), *y = json_to_string(got_text, NULL);
+    assert_string_equal(x, y);
+    free(x), free(y);
+  }
+  return got;
 }
 
 /* The result must equal `expected` (the contract's comparator). */
@@ -350,6 +377,44 @@ static void malformed_graphs_are_bad_input(void **state) {
                    "not a LazyBuffer op");
 }
 
+/* Read from its text, an input decodes as its tree does, however its JSON
+ * is spelled; a text with more than one fault gets the tree's verdict. */
+static void an_input_reads_the_same_from_its_text(void **state) {
+  (void)state;
+  Arena a;
+  arena_init(&a);
+  Status st;
+  const char *plain = INPUT(BUF("CLANG", 4, "true", 1), INPUT_BASE("CLANG", ST_4, 0), "[0]", "null");
+  JVal *want = schedule(&a, CONTEXT(0), plain, &st);
+  assert_non_null(want);
+  const char *spelled[] = {
+    /* spaces, an escaped key, the members in another order, a member no version reads */
+    "{ \"lazybuffers\" : [ {\"dtype\":\"float\",\"device\":\"CLANG\",\"st\":" ST_4 ",\"op\":\"LoadOps.EMPTY\","
+    "\"arg\":null,\"srcs\":null,\"buffer\":0,\"realized\":true,\"forced_realize\":false,\"metadata\":null,"
+    "\"note\":[1,{\"x\":2}]} ] , \"outs\":[0],\"seen\":[],"
+    "\"set_orders\":{\"simple_pads\":[],\"parents_assigns\":[]},\"memory_planner_bufs\":null,"
+    "\"buff\\u0065rs\":[" BUF("CLANG", 4, "true", 1) "]}",
+  };
+  for (size_t i = 0; i < sizeof spelled / sizeof *spelled; i++) {
+    char *x = json_to_string(want, NULL), *y = json_to_string(schedule(&a, CONTEXT(0), spelled[i], &st), NULL);
+    assert_string_equal(x, y);
+    free(x), free(y);
+  }
+  /* a dangling source first, then text that is not JSON: the text's fault is named */
+  const char *two_faults = "{\"buffers\":[" BUF("CLANG", 4, "true", 1) "],\"lazybuffers\":["
+                           BASE("CLANG", ST_4, "UnaryOps.EXP2", "null", "[7]", 0, "false") "],\"outs\":[0,]}";
+  assert_null(schedule_input(&a, CONTEXT(0), raw_text(&a, two_faults), &st));
+  assert_int_equal(st.kind, ST_BAD_INPUT);
+  if (!strstr(st.msg, "malformed JSON")) fail_msg("\"%s\" does not name the JSON", st.msg);
+  /* a key twice in an entry */
+  const char *twice = INPUT(BUF("CLANG", 4, "true", 1),
+                            "{\"device\":\"CLANG\",\"device\":\"CLANG\",\"dtype\":\"float\",\"st\":" ST_4 ",\"base\":0}",
+                            "[0]", "null");
+  assert_null(schedule_input(&a, CONTEXT(0), raw_text(&a, twice), &st));
+  if (!strstr(st.msg, "appears twice")) fail_msg("\"%s\" does not name the key twice", st.msg);
+  arena_free(&a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(elementwise_ops_fuse_into_one_kernel),
@@ -363,6 +428,7 @@ int main(void) {
     cmocka_unit_test(assigning_to_an_unrealized_buffer_raises),
     cmocka_unit_test(crossed_assigns_are_a_cycle),
     cmocka_unit_test(malformed_graphs_are_bad_input),
+    cmocka_unit_test(an_input_reads_the_same_from_its_text),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
