@@ -3,6 +3,7 @@
  * scheduler away from malformed graphs: every index in range, sources and
  * bases earlier in post-order, sizes that fit, ops a LazyBuffer can have. */
 #include <string.h>
+#include "error.h"
 #include "sched91.h"
 #include "shapetracker.h"
 #include "symbolic.h"
@@ -624,6 +625,21 @@ static bool decode_text(Dec *d) {
   return decode_tables(d, &bufs, &lbs, rest);
 }
 
+/* decode_text and decode_tree as protected calls (error.h): what they
+ * raise must not skip freeing the input's scratch arena */
+typedef struct DecodeRun { Dec *d; bool ok; } DecodeRun;
+
+static void text_protected(void *ud) {
+  DecodeRun *r = ud;
+  r->ok = decode_text(r->d);
+}
+
+static void tree_protected(void *ud) {
+  DecodeRun *r = ud;
+  const JVal *in = capture_input(r->d->c, r->d->scratch, r->d->st);
+  r->ok = in && decode_tree(r->d, in);
+}
+
 bool decode_input91(Sched91 *s, const Capture *c, Input91 *inp, Status *st) {
   Dec d = {.s = s, .c = c, .st = st};
   memset(inp, 0, sizeof *inp);
@@ -632,26 +648,27 @@ bool decode_input91(Sched91 *s, const Capture *c, Input91 *inp, Status *st) {
   Arena tree;   /* the input's text or tree is read in it while it is decoded */
   arena_init(&tree);
   d.scratch = &tree;
-  bool ok = false;
+  DecodeRun run = {&d, false};
+  Status raised = {0};
+  bool returned = true;
   if (c->input->kind == J_RAW) { /* straight from the text; the tree judges what that does not read */
     Input91 context = *inp;
     JCursor cur;
     json_cursor_begin(&cur, &tree, c->input);
     d.cur = &cur;
-    if (!(ok = decode_text(&d))) {
+    if (!error_protect(&raised, text_protected, &run) || !run.ok) {
       *inp = context;
       memset(st, 0, sizeof *st);
       d.cur = NULL;
+      run.ok = false;
     }
   }
-  if (!ok) {
-    const JVal *in = capture_input(c, &tree, st);
-    ok = in && decode_tree(&d, in);
-  }
-  if (ok) decode_buf_max(&d);
+  if (!run.ok) returned = error_protect(&raised, tree_protected, &run);
+  if (run.ok) decode_buf_max(&d);
   arena_free(&tree);
   arena_prefer_pool(s->a); /* the scheduler goes on in the tree's memory */
-  return ok;
+  if (!returned) error_rethrow(&raised);
+  return run.ok;
 }
 
 /* ---- LbList ---- */
