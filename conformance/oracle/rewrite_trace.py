@@ -101,13 +101,15 @@ class TraceProbe:
     return out
 
   def _describer(self, call, taken, holder):
-    """0.10.1/0.10.2 UNIQUE args as the capture names them: the BUFREF of the Buffer its BUFFER has after the
-    call, else the call's "u:K" label (new ones continue its numbering); a 0.10.2 KERNEL's Kernel arg as
-    {"Kernel": [its ast's node, [str(metadata)...]]}; other args as everywhere."""
+    """UNIQUE args (0.10.2) and BUFFER nums (0.10.1) as the capture names them: a label fixed at call time (the
+    input's BUFREF or "u:K", contract section 7: a `Tensor.empty` input stays "u:K"), else the BUFREF of the
+    Buffer the node has after the call, else a new "u:K" (continuing the capture's numbering); a 0.10.2 KERNEL's
+    Kernel arg as {"Kernel": [its ast's node, [str(metadata)...]]}; other args as everywhere."""
     from encode_uop import uop_postorder
     bmap = getattr(self.ops, "buffers", None)
     reg = call.reg
     ulabels = getattr(call, "ulabels", None)
+    blabels = getattr(call, "blabels", None)   # 0.10.1: id(BUFFER) -> its NUM label
     unsupported: list = []   # opaque args are named in the capture already
     unique_buf: dict = {}    # id(UNIQUE) -> Buffer of its BUFFER
     if ulabels is not None and bmap is not None:
@@ -116,15 +118,22 @@ class TraceProbe:
         if u.op.name == "BUFFER" and len(u.src) >= 2 and u.src[1].op.name == "UNIQUE" and (b := bmap.get(u)) is not None:
           unique_buf[id(u.src[1])] = b
 
+    def label(key, b, owner):
+      """The label of a UNIQUE / 0.10.1 BUFFER: fixed at call time, else its Buffer's BUFREF, else a new u:K."""
+      lab = ulabels.get(key)
+      if lab is not None: return lab
+      if b is not None and reg.known(b): return reg.ids[id(b)]
+      lab = ulabels[key] = f"u:{len(ulabels)}"
+      call.alive.append(owner)
+      return lab
+
     def describe(u):
       if u.op.name == "UNIQUE" and ulabels is not None:
-        b = unique_buf.get(id(u))
-        if b is not None and reg.known(b): return (enc_enum(u.op), enc_dtype(u.dtype), reg.ids[id(b)])
-        lab = ulabels.get(id(u))
-        if lab is None:
-          lab = ulabels[id(u)] = f"u:{len(ulabels)}"
-          call.alive.append(u)
-        return (enc_enum(u.op), enc_dtype(u.dtype), lab)
+        return (enc_enum(u.op), enc_dtype(u.dtype), label(id(u), unique_buf.get(id(u)), u))
+      if blabels is not None and u.op.name == "BUFFER" and isinstance(u.arg, tuple) and len(u.arg) == 2:
+        lab = blabels.get(id(u))
+        if lab is None: lab = label(id(u), bmap.get(u) if bmap is not None else None, u)
+        return (enc_enum(u.op), enc_dtype(u.dtype), [lab, enc_plain(u.arg[1], unsupported)])
       if u.op.name == "KERNEL" and hasattr(u.arg, "ast"):
         return (enc_enum(u.op), enc_dtype(u.dtype), {"Kernel": [holder[0].add(u.arg.ast), [str(m) for m in u.arg.metadata]]})
       return (enc_enum(u.op), enc_dtype(u.dtype), enc_plain(u.arg, unsupported))
