@@ -22,6 +22,8 @@ struct Interner {
   const UOp ***by_id_pages; size_t by_id_npages, by_id_dir_cap;
   const Value *none;                             /* v_none(), for uop_new */
   struct RewriteMemo *rewrite_memos;             /* rewrite.c: free RewriteContext tables */
+  struct RewriteTrace *trace;                    /* rewrite_trace.h: where this schedule's rewrite
+                                                  * steps are recorded (NULL: not traced) */
   struct MemoPage *memo_pages;                   /* rewrite.c: free pages of those tables */
   Arena *memo_arena;                             /* rewrite.c: where those tables live (NULL: arena) */
   Arena *node_arena;                             /* where new nodes go (NULL: arena): a caller's scratch

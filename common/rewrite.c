@@ -2,6 +2,7 @@
  * 0.10.0 and 0.10.2), with the recursion replaced by an explicit stack that
  * visits nodes in exactly the order the Python recursion does. */
 #include "rewrite.h"
+#include "rewrite_trace.h"
 #include "sint.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@ typedef struct PmIndex {
   const PatternMatcher *pms[RC_MAX_PMS];
   uint32_t start[OP_COUNT + 1];  /* rules for op k: fn[start[k] .. start[k+1]) */
   RuleFn *fn;
+  const Rule **rule;             /* rule[k] is the row of fn[k] (for the trace) */
 } PmIndex;
 
 enum { PM_INDEX_SLOTS = 256 };
@@ -41,18 +43,20 @@ static PmIndex *pm_index_build(const PatternMatcher *const *pms, size_t npms) {
   if (nrules * OP_COUNT >= UINT32_MAX) return NULL;
   PmIndex *x = calloc(1, sizeof *x);
   RuleFn *fn = x ? malloc((nrules * OP_COUNT + 1) * sizeof *fn) : NULL;
-  if (!fn) { free(x); return NULL; }
+  const Rule **rule = fn ? malloc((nrules * OP_COUNT + 1) * sizeof *rule) : NULL;
+  if (!rule) { free(fn); free(x); return NULL; }
   uint32_t n = 0;
   for (int op = 0; op < OP_COUNT; op++) {
     x->start[op] = n;
     for (size_t p = 0; p < npms; p++)
       for (size_t i = 0; i < pms[p]->nrules; i++)
-        if (rule_applies(&pms[p]->rules[i], (Op)op)) fn[n++] = pms[p]->rules[i].fn;
+        if (rule_applies(&pms[p]->rules[i], (Op)op)) rule[n] = &pms[p]->rules[i], fn[n++] = pms[p]->rules[i].fn;
   }
   x->start[OP_COUNT] = n;
   x->npms = npms;
   memcpy(x->pms, pms, npms * sizeof *pms);
   x->fn = fn;
+  x->rule = rule;
   return x;
 }
 
@@ -71,13 +75,14 @@ static const PmIndex *pm_index(const PatternMatcher *const *pms, size_t npms) {
   return NULL; /* table full */
 }
 
-/* `pm1 + pm2 + ...`.rewrite(u, ctx) with the list's index x (NULL: scan the rules) */
+/* `pm1 + pm2 + ...`.rewrite(u, ctx) with the list's index x (NULL: scan the rules); the rule that
+ * matched in *fired */
 static const UOp *pm_rewrite_indexed(const PatternMatcher *const *pms, size_t npms, const PmIndex *x, void *ctx,
-                                     const UOp *u) {
+                                     const UOp *u, const Rule **fired) {
   if (x && u->op < OP_COUNT) {
     for (uint32_t k = x->start[u->op]; k < x->start[u->op + 1]; k++) {
       const UOp *ret = x->fn[k](ctx, u);
-      if (ret) return ret;
+      if (ret) return *fired = x->rule[k], ret;
     }
     return NULL;
   }
@@ -86,7 +91,7 @@ static const UOp *pm_rewrite_indexed(const PatternMatcher *const *pms, size_t np
       const Rule *r = &pms[p]->rules[i];
       if (!rule_applies(r, u->op)) continue;
       const UOp *ret = r->fn(ctx, u);
-      if (ret) return ret;
+      if (ret) return *fired = r, ret;
     }
   return NULL;
 }
@@ -98,7 +103,8 @@ const UOp *pm_rewrite(const PatternMatcher *pm, void *ctx, const UOp *u) {
 
 /* `pm1 + pm2 + ...`: PatternMatcher.__add__ concatenates the rule lists. */
 const UOp *pm_rewrite_list(const PatternMatcher *const *pms, size_t npms, void *ctx, const UOp *u) {
-  return pm_rewrite_indexed(pms, npms, u->op < OP_COUNT ? pm_index(pms, npms) : NULL, ctx, u);
+  const Rule *fired;
+  return pm_rewrite_indexed(pms, npms, u->op < OP_COUNT ? pm_index(pms, npms) : NULL, ctx, u, &fired);
 }
 
 /* One activation of the Python recursive function. */
@@ -219,6 +225,7 @@ void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher
   rc->memo = memo_acquire(in);
   rc->index = pm_index(pms, npms);
   rc->gave_up = false;
+  rc->trace = in->trace;
 }
 
 /* The released context's pages go to the Interner's free list (their
@@ -299,11 +306,15 @@ static inline Frame *push(Interner *in, RewriteMemo *m, const UOp *n) {
   return f;
 }
 
-/* pm_rewrite_list with the matchers' index looked up once per context */
+/* pm_rewrite_list with the matchers' index looked up once per context; a
+ * match is recorded when the context is tracked (TrackedPatternMatcher.rewrite) */
 static inline const UOp *rewrite_node(RewriteContext *rc, const UOp *n) {
   const PmIndex *x = rc->index;
   if (x && n->op < OP_COUNT && x->start[n->op] == x->start[n->op + 1]) return NULL; /* no rule names the op */
-  return pm_rewrite_indexed(rc->pms, rc->npms, x, rc->ctx, n);
+  const Rule *fired;
+  const UOp *ret = pm_rewrite_indexed(rc->pms, rc->npms, x, rc->ctx, n, &fired);
+  if (ret && rc->trace) rewrite_trace_step(rc->trace, n, ret, fired);
+  return ret;
 }
 
 /* new_src[i] = ret for the next source i of node: new_src gets room on the
@@ -451,14 +462,22 @@ const UOp *bottom_up_rewrite(RewriteContext *rc, const UOp *root) {
   return ret;
 }
 
-/* ops.py graph_rewrite */
-const UOp *graph_rewrite(Interner *in, const UOp *sink, const PatternMatcher *const *pms, size_t npms, void *ctx,
-                         bool bottom_up) {
+/* ops.py graph_rewrite:
+ *   if TRACK_MATCH_STATS >= 2: tracked_ctxs[-1].append(TrackedGraphRewrite(caller's loc, sink, bottom_up))
+ *   return RewriteContext(pm, ctx).bottom_up_rewrite(sink) if bottom_up else ....top_down_rewrite(sink) */
+const UOp *graph_rewrite_at(const PyLoc *at, Interner *in, const UOp *sink, const PatternMatcher *const *pms, size_t npms,
+                            void *ctx, bool bottom_up) {
+  if (in->trace) rewrite_trace_call(in->trace, at, sink, bottom_up);
   RewriteContext rc;
   rewrite_context_init(&rc, in, pms, npms, ctx);
   const UOp *ret = bottom_up ? bottom_up_rewrite(&rc, sink) : top_down_rewrite(&rc, sink);
   rewrite_context_release(&rc);
   return ret;
+}
+
+const UOp *graph_rewrite(Interner *in, const UOp *sink, const PatternMatcher *const *pms, size_t npms, void *ctx,
+                         bool bottom_up) {
+  return graph_rewrite_at(NULL, in, sink, pms, npms, ctx, bottom_up);
 }
 
 /* ops.py graph_rewrite_map (0.10.2):

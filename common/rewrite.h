@@ -15,8 +15,20 @@
 #include "intern.h"
 #include "omap.h"
 #include "uop.h"
+#include "version.h"
 
 typedef const UOp *(*RuleFn)(void *ctx, const UOp *u);
+
+/* Where a piece of Python is, version by version: for each version that
+ * has it, its file in the tinygrad checkout and its 1-based line ({NULL, 0}:
+ * none). A rule's PyLoc is its UPat's `location` (ops.py get_location), a
+ * rewrite call site's the line that called graph_rewrite; the trace compares
+ * both with what tinygrad's tracker recorded (rewrite_trace.h). */
+typedef struct PyLine {
+  const char *file;              /* "tinygrad/engine/schedule.py" */
+  int line;
+} PyLine;
+typedef struct PyLoc { PyLine in[TG_NVERSIONS]; } PyLoc;
 
 enum { RULE_MAX_OPS = 24 };
 
@@ -24,6 +36,7 @@ typedef struct Rule {
   Op ops[RULE_MAX_OPS];  /* ops this rule applies to, OP_NONE-terminated; first OP_NONE = any op */
   RuleFn fn;
   const char *name;      /* for debugging: the Python rule it mirrors */
+  PyLoc at;              /* the UPat's location */
 } Rule;
 
 typedef struct PatternMatcher {
@@ -53,6 +66,7 @@ typedef struct RewriteContext {
   RewriteMemo *memo;
   const PmIndex *index;  /* PatternMatcher.pdict of the concatenated pms; NULL: none (scan) */
   bool gave_up;          /* a rewrite nested past Python's recursion limit (rewrite.c): nothing more is rewritten */
+  struct RewriteTrace *trace; /* where matches are recorded (in->trace at init); NULL: not tracked */
 } RewriteContext;
 
 void rewrite_context_init(RewriteContext *rc, Interner *in, const PatternMatcher *const *pms, size_t npms, void *ctx);
@@ -73,7 +87,10 @@ const UOp *top_down_rewrite(RewriteContext *rc, const UOp *n);
  * then its sources. */
 const UOp *bottom_up_rewrite(RewriteContext *rc, const UOp *n);
 
-/* graph_rewrite(sink, pm, ctx, bottom_up). */
+/* graph_rewrite(sink, pm, ctx, bottom_up) called from `at` (tracked in in->trace, when set). */
+const UOp *graph_rewrite_at(const PyLoc *at, Interner *in, const UOp *sink, const PatternMatcher *const *pms, size_t npms,
+                            void *ctx, bool bottom_up);
+/* graph_rewrite from a call site that has no PyLoc (tracked at an unknown place). */
 const UOp *graph_rewrite(Interner *in, const UOp *sink, const PatternMatcher *const *pms, size_t npms, void *ctx,
                          bool bottom_up);
 /* graph_rewrite_map (0.10.2): {k: rewrite(k) for k in reversed(sink.toposort)}

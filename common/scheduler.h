@@ -32,6 +32,9 @@ struct ResultSink {
   SinkEntryFn item;           /* the schedule's items */
   SinkEntryFn becomes_entry;  /* becomes_map's [node index, GRAPH] entries; NULL: built whole */
   SinkEntryFn new_buffer;     /* new_buffers' entries; NULL: built whole */
+  SinkEntryFn trace;          /* set: the scheduler records its rewrite steps (rewrite_trace.h) and
+                               * hands them over as one tsched-trace/1 line (k = 0), also when it raised */
+  void *trace_ctx;            /* for the trace entry's reader */
 };
 typedef enum { SINK_SCHEDULE, SINK_BECOMES_MAP, SINK_NEW_BUFFERS } SinkList;
 /* The sink of the next scheduler calls (NULL: none). */

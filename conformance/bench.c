@@ -29,6 +29,7 @@
 #endif
 #include "cli.h"
 #include "replay.h"
+#include "trace.h"
 #include "scheduler.h"
 #include "tools.h"
 
@@ -75,13 +76,15 @@ static double ratio(double num, double den) { return den > 0 ? num / den : 0; }
 
 /* Best of `repeat` runs of the scheduler on c, each in a fresh arena; the
  * read times are filled in by the caller. */
-static Sample bench_schedule(const Capture *c, size_t parse_bytes, int repeat) {
+static Sample bench_schedule(const Capture *c, size_t parse_bytes, int repeat, bool trace) {
   Sample best = {0};
   for (int r = 0; r < repeat; r++) {
     Arena a;
     arena_init(&a);
     Outcome o;
-    replay_capture(c, &a, &o);
+    Trace got;
+    TraceCatch tc = {&a, &got, false, ""};
+    replay_capture_traced(c, &a, trace ? &tc : NULL, &o);
     Sample s = {.build = phase_seconds(PHASE_BUILD), .schedule = phase_seconds(PHASE_SCHEDULE), .encode = phase_seconds(PHASE_ENCODE),
                 .compare = o.compare_seconds, .oracle = c->oracle_seconds, .json_bytes = c->bytes,
                 .arena_bytes = parse_bytes + a.chunk_bytes, .outcome = o.kind};
@@ -194,7 +197,7 @@ static double simdjson_parse_seconds(const char *line, size_t n, size_t capacity
  * *parse and *c), scheduled `repeat` times, and its memory measured once.
  * Returns false at the end of the file. */
 static bool bench_next(CaptureReader *r, Arena *parse, Capture *c, Status *st, double min_oracle, int repeat,
-                       bool memory, Sample *out, bool *measured) {
+                       bool memory, bool trace, Sample *out, bool *measured) {
   CaptureReader at = *r;
   double best = 0, first = 0;
   *measured = false;
@@ -209,7 +212,7 @@ static bool bench_next(CaptureReader *r, Arena *parse, Capture *c, Status *st, d
     if (t < best) best = t;
     if (st->kind != ST_OK || c->oracle_seconds < min_oracle) return true; /* not benched: read once */
   }
-  *out = bench_schedule(c, parse->chunk_bytes, repeat);
+  *out = bench_schedule(c, parse->chunk_bytes, repeat, trace);
   out->read = best;
   out->read_cold = first;
   out->total += best;
@@ -359,6 +362,10 @@ static void usage(FILE *f) {
           "        count failing and unsupported captures in the summary too\n"
           "    --no-memory\n"
           "        no child process measuring memory (for profilers)\n"
+          "    -t, --trace\n"
+          "        the scheduler records its rewrite steps (as `tsched replay --trace`):\n"
+          "        schedule is then the time with the steps recorded, encode includes\n"
+          "        writing them as a trace line (what tracing costs)\n"
           "    -j, --json\n"
           "        one JSON object per capture, then one per version\n"
           "    -h, --help\n"
@@ -372,7 +379,7 @@ static void usage(FILE *f) {
           "    tsched bench --summary -m 0.03 conformance/corpus\n");
 }
 
-enum { OPT_JSON, OPT_ALL, OPT_NO_MEMORY, OPT_MIN_ORACLE, OPT_REPEAT, OPT_SUMMARY, OPT_CPU_TIME };
+enum { OPT_JSON, OPT_ALL, OPT_NO_MEMORY, OPT_MIN_ORACLE, OPT_REPEAT, OPT_SUMMARY, OPT_CPU_TIME, OPT_TRACE };
 static const CliOption options[] = {
   {"cpu-time", 'c', NULL, OPT_CPU_TIME},
   {"json", 'j', NULL, OPT_JSON},
@@ -381,10 +388,11 @@ static const CliOption options[] = {
   {"min-oracle", 'm', "SECONDS", OPT_MIN_ORACLE},
   {"repeat", 'r', "N", OPT_REPEAT},
   {"summary", 's', NULL, OPT_SUMMARY},
+  {"trace", 't', NULL, OPT_TRACE},
 };
 
 typedef struct BenchRun {
-  bool json, all, memory, summary_only;
+  bool json, all, memory, summary_only, trace;
   double min_oracle;
   int repeat;
   size_t errors;
@@ -469,7 +477,7 @@ static void bench_file(BenchRun *run, const char *path) {
     Capture c;
     Sample s = {0};
     bool measured;
-    bool more = bench_next(&r, &parse, &c, &st, run->min_oracle, run->repeat, run->memory, &s, &measured);
+    bool more = bench_next(&r, &parse, &c, &st, run->min_oracle, run->repeat, run->memory, run->trace, &s, &measured);
     if (more && st.kind == ST_BAD_INPUT) {
       term_printf(stderr, "ERROR %s\n", st.msg);
       run->errors++;
@@ -502,6 +510,7 @@ int cmd_bench(int argc, char **argv) {
       case OPT_ALL: run.all = true; break;
       case OPT_NO_MEMORY: run.memory = false; break;
       case OPT_SUMMARY: run.summary_only = true; break;
+      case OPT_TRACE: run.trace = true; break;
       case OPT_CPU_TIME: phase_use_cpu_time(true); break;
       case OPT_MIN_ORACLE: cli_seconds(&p, "--min-oracle", &run.min_oracle); break;
       case OPT_REPEAT:

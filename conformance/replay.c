@@ -14,6 +14,7 @@
 #include "compare.h"
 #include "conformance/schedulers.h"
 #include "tools.h"
+#include "trace.h"
 
 double now_seconds(void) { return phase_clock(); }
 
@@ -21,7 +22,9 @@ double now_seconds(void) { return phase_clock(); }
  * ScheduleCompare as the ResultSink, scheduler.h), the rest of the result
  * after the scheduler returns. compare_seconds counts both; the sink's part
  * is not in schedule_seconds. */
-void replay_capture(const Capture *c, Arena *a, Outcome *o) {
+void replay_capture(const Capture *c, Arena *a, Outcome *o) { replay_capture_traced(c, a, NULL, o); }
+
+void replay_capture_traced(const Capture *c, Arena *a, TraceCatch *tc, Outcome *o) {
   memset(o, 0, sizeof *o);
   ScheduleCaptureFn fn = scheduler_for(c->generation);
   if (!fn) {
@@ -34,6 +37,7 @@ void replay_capture(const Capture *c, Arena *a, Outcome *o) {
   bool expects_error = c->error && c->error->kind == J_OBJ;
   ScheduleCompare sc;
   schedule_compare_init(&sc, a, c->generation, expects_error ? NULL : c->expected);
+  if (tc) sc.sink.trace = trace_catch, sc.sink.trace_ctx = tc;
   double t0 = now_seconds();
   phase_reset();
   result_sink_set(&sc.sink);
@@ -178,7 +182,11 @@ void free_paths(char **paths, size_t n) {
 
 /* ---- the command ---- */
 
-typedef struct { size_t pass, fail, unsupported, errors; double seconds; } Tally;
+typedef struct {
+  size_t pass, fail, unsupported, errors;
+  size_t trace_same, trace_differ, trace_none;   /* --trace: steps as recorded, not, no trace to compare */
+  double seconds;
+} Tally;
 
 /* Known failures: capture names listed in files given with --known-failures.
  * They still count as fail in every total; they only stop the exit status
@@ -277,6 +285,14 @@ static void usage(FILE *f) {
           "        \"errors\", \"seconds\"}.\n"
           "    -v, --verbose\n"
           "        also list each unsupported capture with its reason\n"
+          "    -t, --trace\n"
+          "        also compare the C scheduler's rewrite steps with the ones tinygrad\n"
+          "        recorded (the companion trace file, `tsched help trace`) call by\n"
+          "        call and step by step: one TRACE line per capture whose steps\n"
+          "        differ, naming the first differing step, and per version the\n"
+          "        captures whose steps are the same, differ, or have no recorded\n"
+          "        trace (or no C trace: a version whose scheduler does not trace).\n"
+          "        A differing trace makes the exit status 1\n"
           "    --known-failures FILE\n"
           "        capture names (one per line, # starts a comment) whose failure is on\n"
           "        record: still counted and printed as fail, but they do not make the\n"
@@ -298,11 +314,14 @@ static void usage(FILE *f) {
           "EXAMPLES\n"
           "    tsched replay conformance/corpus\n"
           "    tsched replay conformance/corpus/v0.9.1-big.jsonl.gz --verbose\n"
+          "    tsched replay --trace conformance/corpus/v0.10.0-workloads.jsonl.gz\n"
           "    tsched replay --json mine.jsonl.gz | grep '\"type\": \"fail\"'\n");
 }
 
 typedef struct ReplayRun {
-  bool json, verbose, allow_empty, follow;
+  bool json, verbose, allow_empty, follow, trace;
+  TraceFile traces;        /* --trace: the companion trace file of the file being replayed */
+  bool traces_loaded;
   Tally t[TG_NVERSIONS];
   size_t file_errors;      /* files and folders that could not be read */
   size_t unknown_errors;   /* lines too broken to know their version */
@@ -326,7 +345,10 @@ static void json_field(StrBuf *b, const char *key, const char *value) {
 /* A capture's verdict as one line: text (FAIL file:line name: why) or JSON */
 static void report(const ReplayRun *run, const char *type, const Capture *c, const char *why) {
   if (!run->json) {
-    const char *word = strcmp(type, "fail") == 0 ? "FAIL" : strcmp(type, "error") == 0 ? "ERROR" : "UNSUPPORTED";
+    const char *word = strcmp(type, "fail") == 0        ? "FAIL"
+                       : strcmp(type, "error") == 0     ? "ERROR"
+                       : strcmp(type, "trace_fail") == 0 ? "TRACE"
+                                                         : "UNSUPPORTED";
     if (c->name && strcmp(c->name, "?") != 0) term_printf(stdout, "%s %s:%zu %s: %s\n", word, c->file, c->line, c->name, why);
     else term_printf(stdout, "%s %s\n", word, why);
     return;
@@ -363,6 +385,13 @@ static void print_summary(const ReplayRun *run) {
     else
       printf("%-14s %6zu pass %6zu fail %6zu unsupported %4zu %-6s  %8.3f s%s\n", name, x->pass, x->fail, x->unsupported,
              x->errors, plural(x->errors, "error", "errors"), x->seconds, none ? "  (no scheduler yet)" : "");
+    if (!run->trace) continue;
+    if (run->json)
+      printf("{\"type\": \"trace_total\", \"generation\": \"%s\", \"same\": %zu, \"differ\": %zu, \"no_trace\": %zu}\n", name,
+             x->trace_same, x->trace_differ, x->trace_none);
+    else if (x->trace_same + x->trace_differ + x->trace_none)
+      printf("%-14s %6zu same steps %6zu differ %6zu without a trace to compare\n", "  trace", x->trace_same, x->trace_differ,
+             x->trace_none);
   }
   if (run->unknown_versions) {
     if (run->json) printf("{\"type\": \"total\", \"generation\": null, \"unsupported\": %zu}\n", run->unknown_versions);
@@ -388,10 +417,31 @@ static const char *other_tsched_format(const Capture *c) {
   return strcmp(format->u.s, "tsched-capture/1") == 0 ? NULL : format->u.s;
 }
 
+/* --trace: the C scheduler's steps tc against the recorded ones, counted and reported */
+static void check_trace(ReplayRun *run, const Capture *c, const TraceCatch *tc) {
+  Tally *x = &run->t[c->generation];
+  const Trace *want = run->traces_loaded ? trace_find(&run->traces, c->name) : NULL;
+  if (!want || !tc->caught) {
+    x->trace_none++;
+    if (run->verbose && tc->err[0]) report(run, "unsupported", c, tc->err);
+    return;
+  }
+  char why[2048];
+  if (trace_same(want, tc->t, why, sizeof why)) {
+    x->trace_same++;
+    return;
+  }
+  x->trace_differ++;
+  run->known.unlisted_fails++;
+  report(run, "trace_fail", c, why);
+}
+
 /* The verdict of one readable capture, counted and reported */
 static void replay_one(ReplayRun *run, const Capture *c, Arena *a, double t0) {
   Outcome o;
-  replay_capture(c, a, &o);
+  Trace got;
+  TraceCatch tc = {a, &got, false, ""};
+  replay_capture_traced(c, a, run->trace ? &tc : NULL, &o);
   Tally *x = &run->t[c->generation];
   x->seconds += now_seconds() - t0;
   const char *why = without_name(c, o.why);
@@ -408,6 +458,15 @@ static void replay_one(ReplayRun *run, const Capture *c, Arena *a, double t0) {
       break;
     case OUT_ERROR: x->errors++; report(run, "error", c, why); break;
   }
+  if (run->trace) check_trace(run, c, &tc);
+}
+
+/* --trace: the companion trace file of path (none: no capture of it has a recorded trace) */
+static void load_traces(ReplayRun *run, const char *path) {
+  if (run->traces_loaded) trace_file_free(&run->traces);
+  char tp[4096], err[512];
+  trace_companion(path, tp, sizeof tp);
+  run->traces_loaded = trace_file_load(&run->traces, tp, err, sizeof err);
 }
 
 static void replay_file(ReplayRun *run, const char *path) {
@@ -420,6 +479,7 @@ static void replay_file(ReplayRun *run, const char *path) {
   }
   r.raw_schedule_items = true; /* compare materializes expected.schedule's items one by one */
   r.raw_input = true;          /* each generation materializes the input while it decodes it */
+  if (run->trace) load_traces(run, path);
   for (;;) {
     Arena a;
     arena_init(&a);
@@ -452,13 +512,14 @@ static void replay_file(ReplayRun *run, const char *path) {
   capture_reader_close(&r);
 }
 
-enum { OPT_JSON, OPT_VERBOSE, OPT_KNOWN, OPT_ALLOW_EMPTY, OPT_FOLLOW };
+enum { OPT_JSON, OPT_VERBOSE, OPT_KNOWN, OPT_ALLOW_EMPTY, OPT_FOLLOW, OPT_TRACE };
 static const CliOption options[] = {
   {"json", 'j', NULL, OPT_JSON},
   {"verbose", 'v', NULL, OPT_VERBOSE},
   {"known-failures", 0, "FILE", OPT_KNOWN},
   {"allow-empty", 0, NULL, OPT_ALLOW_EMPTY},
   {"follow", 'L', NULL, OPT_FOLLOW},
+  {"trace", 't', NULL, OPT_TRACE},
 };
 
 /* The exit status (see usage) */
@@ -487,6 +548,7 @@ int cmd_replay(int argc, char **argv) {
       case OPT_VERBOSE: run.verbose = true; break;
       case OPT_ALLOW_EMPTY: run.allow_empty = true; break;
       case OPT_FOLLOW: run.follow = true; break;
+      case OPT_TRACE: run.trace = true; break;
       case OPT_KNOWN:
         if (!known_load(&run.known, p.value)) p.status = 2;
         break;
@@ -504,5 +566,6 @@ int cmd_replay(int argc, char **argv) {
   }
   cli_free(&p);
   known_free(&run.known);
+  if (run.traces_loaded) trace_file_free(&run.traces);
   return status;
 }

@@ -18,6 +18,9 @@ typedef struct Outcome {
 
 /* Schedule c with its generation and compare. */
 void replay_capture(const Capture *c, Arena *a, Outcome *o);
+/* The same, the scheduler's rewrite steps caught in tc (trace.h) when not NULL. */
+struct TraceCatch;
+void replay_capture_traced(const Capture *c, Arena *a, struct TraceCatch *tc, Outcome *o);
 
 /* Expand files and folders (walked: *.jsonl, *.jsonl.gz) into a sorted
  * list of files. In folders only regular files count, and symbolic links

@@ -48,12 +48,12 @@ static const UOp *rule_multioutput(void *ctx, const UOp *u) {
 }
 
 static const Rule lazy_rules[] = {
-  {{OP_VIEW}, rule_lazy_src, "UPatSrc() -> to_store"},
-  {{OP_VIEW}, rule_lazy_preload, "VIEW(BUFFER) -> PRELOAD"},
-  {{OP_CONTIGUOUS}, rule_lazy_contiguous, "CONTIGUOUS(x) -> x"},
+  {{OP_VIEW}, rule_lazy_src, "UPatSrc() -> to_store", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 198}}}},
+  {{OP_VIEW}, rule_lazy_preload, "VIEW(BUFFER) -> PRELOAD", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 199}}}},
+  {{OP_CONTIGUOUS}, rule_lazy_contiguous, "CONTIGUOUS(x) -> x", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 200}}}},
 };
 static const PatternMatcher lazy_pm = {lazy_rules, 3};
-static const Rule multioutput_rules[] = {{{OP_LOAD}, rule_multioutput, "LOAD of an output -> its value"}};
+static const Rule multioutput_rules[] = {{{OP_LOAD}, rule_multioutput, "LOAD of an output -> its value", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 203}, [TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 188}}}}};
 static const PatternMatcher multioutput_pm = {multioutput_rules, 1};
 
 /* ---- lazy with metadata_of_ops and assign_adj (2ca41d6) ---- */
@@ -75,9 +75,9 @@ static const UOp *load_or_preload(void *ctx, const UOp *v) {
 }
 
 static const Rule lazy_ops_rules[] = {
-  {{OP_NONE}, add_ops_metadata, "ctx.metadata.add(ctx.ops_metadata[x])"},
-  {{OP_VIEW}, load_or_preload, "VIEW(BUFFER) -> PRELOAD or LOAD"},
-  {{OP_CONTIGUOUS}, rule_lazy_contiguous, "CONTIGUOUS(x) -> x"},
+  {{OP_NONE}, add_ops_metadata, "ctx.metadata.add(ctx.ops_metadata[x])", {{[TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 183}}}},
+  {{OP_VIEW}, load_or_preload, "VIEW(BUFFER) -> PRELOAD or LOAD", {{[TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 184}}}},
+  {{OP_CONTIGUOUS}, rule_lazy_contiguous, "CONTIGUOUS(x) -> x", {{[TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 185}}}},
 };
 static const PatternMatcher lazy_ops_pm = {lazy_ops_rules, 3};
 
@@ -107,7 +107,7 @@ static const UOp *append_load(void *ctx, const UOp *x) {
   if (x->nsrc == 2 && omap_has(&c->s->assigns, omap_ptr(x->src[0]))) assign_adj_append(c->s, c->si, x->src[0], x);
   return NULL;
 }
-static const Rule append_load_rules[] = {{{OP_LOAD}, append_load, "append_load"}};
+static const Rule append_load_rules[] = {{{OP_LOAD}, append_load, "append_load", {{[TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 190}}}}};
 static const PatternMatcher append_load_pm = {append_load_rules, 1};
 
 /* assert cyclic dependency: among PRELOADs and LOADs of assigned buffers (in
@@ -172,21 +172,33 @@ static const UOp *rule_merge_buffer_view(void *ctx, const UOp *v) {
   return v0_10_uop_replace(s, b, b->nsrc, src);
 }
 
-static const Rule merge_views_rules[] = {{{OP_VIEW}, rule_merge_views, "merge_views"}};
+static const Rule merge_views_rules[] = {{{OP_VIEW}, rule_merge_views, "merge_views", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 139}, [TG_0_10_0_2CA41D6] = {V0_10_OPS_PY, 1199}}}}};
 static const PatternMatcher merge_views_pm = {merge_views_rules, 1};
 static const Rule view_left_rules[] = {
-  {{OP_VIEW}, rule_view_before_elementwise, "VIEW before elementwise ops"},
-  {{OP_VIEW}, rule_merge_buffer_view, "early merge VIEW buffer ops"},
+  {{OP_VIEW}, rule_view_before_elementwise, "VIEW before elementwise ops", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 144}, [TG_0_10_0_2CA41D6] = {V0_10_OPS_PY, 1204}}}},
+  {{OP_VIEW}, rule_merge_buffer_view, "early merge VIEW buffer ops", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 146}, [TG_0_10_0_2CA41D6] = {V0_10_OPS_PY, 1206}}}},
 };
 static const PatternMatcher view_left_pm = {view_left_rules, 2};
 
-/* rc, one of the shared contexts of the movement-op passes (see Sched.view_left_rc), set up on first use */
+/* rc, one of the shared contexts of the movement-op passes (see Sched.view_left_rc), set up on first use;
+ * never tracked (apply_swizzle rewrites under Context(TRACK_MATCH_STATS=0)) */
 static RewriteContext *shared_rc(Sched *s, RewriteContext *rc, const PatternMatcher *const *pms) {
   if (!rc->memo) {
     s->rc_self = s;
     rewrite_context_init(rc, s->in, pms, 2, &s->rc_self);
+    rc->trace = NULL;
   }
   return rc;
+}
+
+/* graph_rewrite(sink, pms) of a movement-op pass called at `at`: in the shared context, or, while the
+ * steps are traced, in a context of its own as in tinygrad (whose rules fire again on the nodes an earlier
+ * kernel's rewrite saw) */
+static const UOp *movement_rewrite(Sched *s, const PyLoc *at, RewriteContext *shared, const PatternMatcher *const *pms,
+                                   const UOp *sink) {
+  if (!s->in->trace) return top_down_rewrite(shared_rc(s, shared, pms), sink);
+  s->rc_self = s;
+  return graph_rewrite_at(at, s->in, sink, pms, 2, &s->rc_self, false);
 }
 
 static const PatternMatcher *const view_left_pms[2] = {&merge_views_pm, &view_left_pm};
@@ -378,11 +390,11 @@ static const UOp *merge_double_reduce(void *ctx, const UOp *root) {
 }
 
 static const Rule view_right_rules[] = {
-  {{OP_STORE}, rule_assign_st, "ASSIGN can override st"},
-  {{OP_VIEW}, rule_swizzle_reduce, "non contiguous VIEW on a reduce creates a new VIEW"},
-  {{OP_REDUCE_AXIS}, push_swizzle_down_through_reduce, "push a VIEW down to STORE, through a reduce"},
-  {{OP_NONE}, push_swizzle_down_through_elementwise, "push VIEW(s) down to STORE, through an elementwise op"},
-  {{OP_REDUCE_AXIS}, merge_double_reduce, "merge_double_reduce"},
+  {{OP_STORE}, rule_assign_st, "ASSIGN can override st", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 152}, [TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 132}}}},
+  {{OP_VIEW}, rule_swizzle_reduce, "non contiguous VIEW on a reduce creates a new VIEW", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 155}, [TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 135}}}},
+  {{OP_REDUCE_AXIS}, push_swizzle_down_through_reduce, "push a VIEW down to STORE, through a reduce", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 157}, [TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 137}}}},
+  {{OP_NONE}, push_swizzle_down_through_elementwise, "push VIEW(s) down to STORE, through an elementwise op", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 159}, [TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 139}}}},
+  {{OP_REDUCE_AXIS}, merge_double_reduce, "merge_double_reduce", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 160}, [TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 140}}}},
 };
 static const PatternMatcher view_right_pm = {view_right_rules, 5};
 static const PatternMatcher *const view_right_pms[2] = {&merge_views_pm, &view_right_pm};
@@ -464,9 +476,9 @@ static const UOp *rule_meta_root(void *ctx, const UOp *sink) {
 }
 
 static const Rule to_si_rules[] = {
-  {{OP_VIEW}, append_st_vars, "_append_st_vars"},
-  {{OP_PRELOAD}, append_preload, "_append_preload"},
-  {{OP_SINK}, rule_meta_root, "meta op as the root"},
+  {{OP_VIEW}, append_st_vars, "_append_st_vars", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 190}}}},
+  {{OP_PRELOAD}, append_preload, "_append_preload", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 191}}}},
+  {{OP_SINK}, rule_meta_root, "meta op as the root", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 192}}}},
 };
 static const PatternMatcher to_si_pm = {to_si_rules, 3};
 
@@ -487,9 +499,9 @@ static const UOp *check_preload(void *ctx, const UOp *x) {
 }
 
 static const Rule to_si_adj_rules[] = {
-  {{OP_VIEW}, append_st_vars, "_append_st_vars"},
-  {{OP_SINK}, rule_meta_root, "meta op as the root"},
-  {{OP_PRELOAD}, check_preload, "check_preload"},
+  {{OP_VIEW}, append_st_vars, "_append_st_vars", {{[TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 176}}}},
+  {{OP_SINK}, rule_meta_root, "meta op as the root", {{[TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 177}}}},
+  {{OP_PRELOAD}, check_preload, "check_preload", {{[TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 173}}}},
 };
 static const PatternMatcher to_si_adj_pm = {to_si_adj_rules, 3};
 static const PatternMatcher to_si_only_pm = {to_si_adj_rules, 2};
@@ -501,7 +513,7 @@ static const UOp *append_buf(void *ctx, const UOp *x) {
   push_uop(s->tmp, &c->si->bufs, &c->si->nbufs, &c->si->capbufs, x);
   return uop0(s->in, OP_DEFINE_GLOBAL, x->dtype, v_int(s->in, (int64_t)c->si->nbufs - 1));
 }
-static const Rule append_bufs_rules[] = {{{OP_BUFFER}, append_buf, "_append_buf"}};
+static const Rule append_bufs_rules[] = {{{OP_BUFFER}, append_buf, "_append_buf", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 183}, [TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 167}}}}};
 static const PatternMatcher append_bufs_pm = {append_bufs_rules, 1};
 
 /* ---- the checks of 2ca41d6's full_ast_rewrite ---- */
@@ -565,6 +577,11 @@ static void assign_preloads_of_adj(Sched *s, SiCtx *si) {
     if (((const AdjLoads *)val)->preload) push_uop(s->tmp, &si->preloads, &si->npreloads, &si->cappreloads, (const UOp *)(uintptr_t)key);
 }
 
+/* the lines of full_ast_rewrite that call graph_rewrite */
+static const PyLoc at_lazy = {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 207}, [TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 198}}};
+static const PyLoc at_movement = {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 213}, [TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 200}}};
+static const PyLoc at_to_si = {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 221}, [TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 202}}};
+
 /* full_ast_rewrite(pre, ctx) */
 const UOp *v0_10_full_ast_rewrite(Sched *s, const UOp *pre, const PreFacts *facts, SiCtx *si) {
   /* fuse and fold store -> loads; metadata_of_ops: si_ctx.metadata starts as the outputs' */
@@ -586,19 +603,19 @@ const UOp *v0_10_full_ast_rewrite(Sched *s, const UOp *pre, const PreFacts *fact
   lazy_pms[nlazy++] = s->f->metadata_of_ops ? &lazy_ops_pm : &lazy_pm;
   if (pre->nsrc > 1) lazy_pms[nlazy++] = &multioutput_pm;
   if (s->f->assign_adj && assigns) lazy_pms[nlazy++] = &append_load_pm;
-  const UOp *sink = graph_rewrite(s->in, pre, lazy_pms, nlazy, &lc, false);
+  const UOp *sink = graph_rewrite_at(&at_lazy, s->in, pre, lazy_pms, nlazy, &lc, false);
   if (!s->f->assign_adj) check_cycle(s, sink, facts);
   /* do movementops: graph_rewrite(sink, merge_views+view_left), then +view_right, in the shared contexts */
-  sink = top_down_rewrite(shared_rc(s, &s->view_left_rc, view_left_pms), sink);
-  sink = top_down_rewrite(shared_rc(s, &s->view_right_rc, view_right_pms), sink);
+  sink = movement_rewrite(s, &at_movement, &s->view_left_rc, view_left_pms, sink);
+  sink = movement_rewrite(s, &at_movement, &s->view_right_rc, view_right_pms, sink);
   if (!s->f->assign_adj) check_assign_contiguous(s, sink, facts);
   /* convert to AST: to_si (+check_preload with assigns), append_bufs */
   omap_init(&si->sts, s->tmp);
   ToSiCtx tc = {s, si};
   const PatternMatcher *to_si_pms[1] = {!s->f->assign_adj ? &to_si_pm : assigns ? &to_si_adj_pm : &to_si_only_pm};
   const PatternMatcher *append_pms[1] = {&append_bufs_pm};
-  sink = graph_rewrite(s->in, sink, to_si_pms, 1, &tc, false);
-  sink = graph_rewrite(s->in, sink, append_pms, 1, &tc, false);
+  sink = graph_rewrite_at(&at_to_si, s->in, sink, to_si_pms, 1, &tc, false);
+  sink = graph_rewrite_at(&at_to_si, s->in, sink, append_pms, 1, &tc, false);
   if (s->f->buf_limit_in_full_ast_rewrite) check_buf_limit(s, si);
   if (s->f->assign_adj) {
     check_assign_adj(s, si, &lc.stores);

@@ -149,6 +149,7 @@ typedef struct Call {
   Arena *a;
   Sched *s;
   JVal *result;
+  RewriteTrace *trace;  /* the rewrite steps, when the replayer asked for them */
 } Call;
 
 static void schedule_capture(void *ud) {
@@ -156,6 +157,7 @@ static void schedule_capture(void *ud) {
   phase_enter(PHASE_BUILD);
   Interner *in = arena_alloc(x->a, sizeof *in);
   interner_init(in, x->a);
+  in->trace = x->trace;
   Sched *s = x->s = arena_alloc(x->a, sizeof *s);
   sched_init(s, x->c, x->a, in);
   v0_10_decode_input(s);
@@ -180,9 +182,13 @@ bool v0_10_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *s
   size_t max_chunk = a->max_chunk;
   a->max_chunk = V0_10_MAX_CHUNK;
   arena_prefer_pool(a); /* the parser's buffers, given back */
-  Call x = {c, a, NULL, NULL};
+  Call x = {c, a, NULL, NULL, NULL};
+  RewriteTrace trace;
+  if (rewrite_trace_wanted()) rewrite_trace_init(x.trace = &trace, a, c->generation);
   bool ok = error_protect(st, schedule_capture, &x);
-  if (x.s) v0_10_scratch_end_all(x.s), v0_10_st_release(x.s);
+  if (x.s) v0_10_scratch_end_all(x.s);
+  if (x.s && x.trace) rewrite_trace_emit(x.trace, &x.s->codec, tg_version_name(c->generation), c->name);
+  if (x.s) v0_10_st_release(x.s);
   a->max_chunk = max_chunk;
   sym_end();
   *result = ok ? x.result : NULL;

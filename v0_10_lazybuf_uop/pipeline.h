@@ -33,8 +33,13 @@
 #include "graph.h"
 #include "omap.h"
 #include "rewrite.h"
+#include "rewrite_trace.h"
 #include "scheduler.h"
 #include "st.h"
+
+/* The files the rule tables' and call sites' PyLocs name (tinygrad checkout paths) */
+#define V0_10_SCHEDULE_PY "tinygrad/engine/schedule.py"
+#define V0_10_OPS_PY "tinygrad/ops.py"
 #include "version.h"
 
 /* A device Buffer of input.buffers (device.py Buffer). dtype and options

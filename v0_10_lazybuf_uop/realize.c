@@ -130,10 +130,10 @@ static const UOp *rule_realize_copy_src(void *ctx, const UOp *root) {
 }
 
 static const Rule do_realize_rules[] = {
-  {{OP_VIEW}, rule_realize_meta, "always realize meta ops"},
-  {{OP_VIEW}, rule_image_cast, "don't realize image to image casts"},
-  {{OP_VIEW}, rule_realize_view, "realize before expand or unsafe pad ops"},
-  {{OP_COPY, OP_BUFFER_VIEW}, rule_realize_copy_src, "realize before COPY or BUFFER_VIEW"},
+  {{OP_VIEW}, rule_realize_meta, "always realize meta ops", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 350}}}},
+  {{OP_VIEW}, rule_image_cast, "don't realize image to image casts", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 352}}}},
+  {{OP_VIEW}, rule_realize_view, "realize before expand or unsafe pad ops", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 355}}}},
+  {{OP_COPY, OP_BUFFER_VIEW}, rule_realize_copy_src, "realize before COPY or BUFFER_VIEW", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 357}}}},
 };
 static const PatternMatcher do_realize_pm = {do_realize_rules, sizeof do_realize_rules / sizeof *do_realize_rules};
 
@@ -207,11 +207,11 @@ static const UOp *realize_copy_src(void *ctx, const UOp *root) {
 }
 
 static const Rule do_realize_sink_rules[] = {
-  {{OP_SINK}, realize_sink, "always realize sinked ops"},
-  {{OP_VIEW}, realize_meta_op, "always realize meta ops"},
-  {{OP_VIEW}, realize_view_op, "realize before expand or unsafe pad ops"},
-  {{OP_VIEW}, fold_img_cast, "don't realize image to image casts"},
-  {{OP_COPY, OP_BUFFER_VIEW}, realize_copy_src, "realize before COPY or BUFFER_VIEW"},
+  {{OP_SINK}, realize_sink, "always realize sinked ops", {{[TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 345}}}},
+  {{OP_VIEW}, realize_meta_op, "always realize meta ops", {{[TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 347}}}},
+  {{OP_VIEW}, realize_view_op, "realize before expand or unsafe pad ops", {{[TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 349}}}},
+  {{OP_VIEW}, fold_img_cast, "don't realize image to image casts", {{[TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 351}}}},
+  {{OP_COPY, OP_BUFFER_VIEW}, realize_copy_src, "realize before COPY or BUFFER_VIEW", {{[TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 353}}}},
 };
 static const PatternMatcher do_realize_sink_pm = {do_realize_sink_rules, sizeof do_realize_sink_rules / sizeof *do_realize_sink_rules};
 
@@ -220,9 +220,10 @@ static const PatternMatcher do_realize_sink_pm = {do_realize_sink_rules, sizeof 
  * realize_records_op the rewritten graph is the big graph from here on
  * (`big_graph = graph_rewrite(...)`: fold_img_cast's rewrites). */
 const UOp *v0_10_do_realize(Sched *s, const UOp *big_graph, OMap *realizes) {
+  static const PyLoc at = {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 374}, [TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 382}}};
   RealizeCtx c = {s, realizes};
   const PatternMatcher *pms[] = {s->f->realize_records_op ? &do_realize_sink_pm : &do_realize_pm};
-  const UOp *ret = graph_rewrite(s->in, big_graph, pms, 1, &c, false);
+  const UOp *ret = graph_rewrite_at(&at, s->in, big_graph, pms, 1, &c, false);
   return s->f->realize_records_op ? ret : big_graph;
 }
 
@@ -233,7 +234,7 @@ static const UOp *rule_break(void *ctx, const UOp *u) {
   return realize(c, u->src[0], u->src[1], u);
 }
 
-static const Rule break_sched_rules[] = {{{OP_VIEW}, rule_break, "split realizes into small graphs"}};
+static const Rule break_sched_rules[] = {{{OP_VIEW}, rule_break, "split realizes into small graphs", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 360}}}}};
 static const PatternMatcher break_sched_pm = {break_sched_rules, 1};
 
 /* ---- break_sched with realize_records_op (2ca41d6) ---- */
@@ -287,14 +288,15 @@ static const UOp *realize_or_fuse(void *ctx, const UOp *base) {
 }
 
 static const Rule break_sched_append_rules[] = {
-  {{OP_VIEW}, generate_valid, "consts are always fused and generated"},
-  {{OP_VIEW}, realize_or_fuse, "everything else is a VIEW of BUFFER that either realizes or fuses"},
+  {{OP_VIEW}, generate_valid, "consts are always fused and generated", {{[TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 370}}}},
+  {{OP_VIEW}, realize_or_fuse, "everything else is a VIEW of BUFFER that either realizes or fuses", {{[TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 372}}}},
 };
 static const PatternMatcher break_sched_append_pm = {break_sched_append_rules, 2};
 
 /* graph_rewrite(big_graph, break_sched, ctx): only the side effects on realizes (and ops_metadata) matter */
 void v0_10_break_sched(Sched *s, const UOp *big_graph, OMap *realizes) {
+  static const PyLoc at = {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 377}, [TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 385}}};
   RealizeCtx c = {s, realizes};
   const PatternMatcher *pms[] = {s->f->realize_records_op ? &break_sched_append_pm : &break_sched_pm};
-  graph_rewrite(s->in, big_graph, pms, 1, &c, false);
+  graph_rewrite_at(&at, s->in, big_graph, pms, 1, &c, false);
 }

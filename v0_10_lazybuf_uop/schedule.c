@@ -261,9 +261,10 @@ static size_t bfs(Sched *s, SchedItem *pre, size_t n, SchedItem **out) {
  * the ids from the start of the batch (interner_compact_since). What is
  * remembered by node follows: the shared rewrite contexts' memos, UOp.st and
  * can_pad forget the batch's ids (the sparents stamps of older walks are
- * never read). Not while `tsched explain` listens (it was told about nodes). */
+ * never read). Not while `tsched explain` listens (it was told about nodes)
+ * nor while the rewrite steps are traced (the trace holds nodes). */
 static uint32_t nodes_begin(Sched *s) {
-  if (!s->ex) s->in->node_arena = arena_scratch_begin(&s->scratch);
+  if (!s->ex && !s->in->trace) s->in->node_arena = arena_scratch_begin(&s->scratch);
   return uop_count(s->in);
 }
 

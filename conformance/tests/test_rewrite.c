@@ -37,9 +37,9 @@ static const UOp *rule_visit(void *vctx, const UOp *x) {
 }
 
 static const Rule rules[] = {
-  {{OP_ADD}, rule_fold, "fold"},
-  {{OP_NEG}, rule_neg, "neg"},
-  {{OP_CONST, OP_ADD, OP_MUL, OP_NEG, OP_SINK}, rule_visit, "visit"},
+  {{OP_ADD}, rule_fold, "fold", {{[TG_0_10_2] = {"test.py", 1}}}},
+  {{OP_NEG}, rule_neg, "neg", {{[TG_0_10_2] = {"test.py", 2}}}},
+  {{OP_CONST, OP_ADD, OP_MUL, OP_NEG, OP_SINK}, rule_visit, "visit", {{[TG_0_10_2] = {"test.py", 3}}}},
 };
 static const PatternMatcher pm = {rules, sizeof rules / sizeof rules[0]};
 

@@ -93,7 +93,7 @@ tsched_unit_test(test_v0_9_schedule)
 # The replayer comparing the schedule item by item while it is encoded
 # (conformance/replay.c), on the tools' sample captures.
 add_executable(test_replay ${CMAKE_SOURCE_DIR}/conformance/tests/test_replay.c ${CMAKE_SOURCE_DIR}/conformance/replay.c
-               ${CMAKE_SOURCE_DIR}/conformance/tools/tools.c ${CMAKE_SOURCE_DIR}/conformance/tools/cli.c)
+               ${CMAKE_SOURCE_DIR}/conformance/bench.c ${TSCHED_TOOL_SOURCES})
 target_include_directories(test_replay PRIVATE ${CMAKE_SOURCE_DIR}/conformance ${CMAKE_SOURCE_DIR}/conformance/tools)
 target_link_libraries(test_replay PRIVATE tsched_core ${CMOCKA_LIBRARY})
 add_test(NAME test_replay COMMAND test_replay ${CMAKE_SOURCE_DIR}/conformance/tests/tools)
@@ -169,8 +169,16 @@ tsched_golden_test(trace_v0_10_2 0 trace -n "workloads.casts#1" conformance/corp
 tsched_golden_test(trace_rule_json 0 trace --json --rule schedule.py:225 -n "workloads.softmax_norms#2"
                    conformance/traces/corpus/v0.10.2-workloads.trace.jsonl.gz)
 tsched_golden_test(trace_kernel 0 trace --recorded --kernel 0 -n "workloads.softmax_norms#2" conformance/corpus/v0.10.2-workloads.jsonl.gz)
-tsched_golden_test(trace_no_trace 1 trace conformance/corpus/v0.9.1-workloads.jsonl.gz)
+tsched_golden_test(trace_no_trace 1 trace conformance/tests/bad-input/no-such-file.trace.jsonl)
+# 0.9.1 has no PatternMatcher: its decisions in order, as explain is told them
+tsched_golden_test(trace_v0_9_1 0 trace -n "workloads.softmax_norms#2" conformance/tests/tools/v0.9.1-sample.jsonl.gz)
 tsched_golden_test(trace_bad_line 1 trace conformance/tests/bad-input/broken.trace.jsonl)
+# the C scheduler's steps, printed the same way (rule locations from its tables)
+tsched_golden_test(trace_computed_v0_10_0 0 trace --computed -n "workloads.casts#1" conformance/tests/tools/v0.10.0-sample.jsonl.gz)
+# replay --trace: every recorded trace of the main corpus is the C scheduler's, step by step
+add_test(NAME replay_trace_corpus COMMAND tsched replay --trace ${TSCHED_KNOWN_FAILURE_ARGS} ${CMAKE_SOURCE_DIR}/conformance/corpus)
+# a recorded trace with one step changed (its after node): the first differing step is named
+tsched_golden_test(replay_trace_diff 1 replay --trace conformance/tests/trace-diff/corpus/v0.10.0-one.jsonl)
 
 # tsched view: pages opened in headless chromium (skipped when it is not installed; ./dev installs it)
 add_test(NAME view_browser COMMAND sh ${CMAKE_SOURCE_DIR}/conformance/tests/view/browser.sh $<TARGET_FILE:tsched>

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "explain.h"
 #include "ingraph.h"
 #include "omap.h"
 #include "tools.h"
@@ -16,7 +17,7 @@ typedef struct TraceOptions {
   size_t nnames;
   const char **rules;
   size_t nrules;
-  bool has_kernel, has_node, json, recorded;
+  bool has_kernel, has_node, json, recorded, computed;
   size_t kernel, node;
   size_t shown, steps_shown;
   int status;
@@ -29,7 +30,7 @@ typedef struct TraceOptions {
 static void usage(FILE *f) {
   fprintf(f,
           "NAME\n"
-          "    tsched trace - the rewrite steps tinygrad recorded for a capture\n"
+          "    tsched trace - the rewrite steps of a capture: tinygrad's, or tsched's\n"
           "\n"
           "SYNOPSIS\n"
           "    tsched trace [OPTION]... FILE...\n"
@@ -45,6 +46,13 @@ static void usage(FILE *f) {
           "    found as DIR/../traces/BASENAME(DIR)/NAME.trace.jsonl.gz\n"
           "    (conformance/corpus/v0.10.2-workloads.jsonl.gz ->\n"
           "    conformance/traces/corpus/v0.10.2-workloads.trace.jsonl.gz).\n"
+          "    A capture with no recorded trace (or any, with --computed) gets the\n"
+          "    steps tsched's C scheduler takes, printed the same way: each C rule\n"
+          "    carries the location of the UPat it mirrors and each graph_rewrite\n"
+          "    call its caller's; a rule's text is then the C rule's name.\n"
+          "    0.9.x has no PatternMatcher in its scheduler: its steps are the\n"
+          "    decisions its C scheduler reports to `explain`, in order (each\n"
+          "    realize with its reason, each node fused, each kernel scheduled).\n"
           "    Node numbers are the trace's; in 0.10.2 the first rewrite's sink is\n"
           "    the input graph, so its nodes carry the numbers `dot` and `explain`\n"
           "    show.\n"
@@ -62,6 +70,8 @@ static void usage(FILE *f) {
           "    --rule R\n"
           "        only steps of rules whose location ends in R (\"schedule.py:77\",\n"
           "        \"77\") or whose Python text contains R (may be repeated)\n"
+          "    -c, --computed\n"
+          "        the C scheduler's steps, even where tinygrad's were recorded\n"
           "    -r, --recorded\n"
           "        with --kernel: the recorded schedule (do not run the C scheduler)\n"
           "    -j, --json\n"
@@ -85,6 +95,7 @@ enum { IN_AST = 1, IN_INPUT = 2 };   /* a node of kernel K's AST (structurally);
 typedef struct Filter {
   const TraceOptions *o;
   const Trace *t;
+  const char *source;         /* "recorded by tinygrad", "taken by tsched" */
   unsigned char *in_kernel;   /* per trace node, with --kernel: IN_AST | IN_INPUT */
 } Filter;
 
@@ -111,43 +122,6 @@ static bool step_selected(const Filter *f, const TraceStep *s) {
   return true;
 }
 
-/* A structural key per node: equal subgraphs get equal keys in both graphs. */
-static uint64_t mix(uint64_t h, const void *p, size_t n) {
-  const unsigned char *b = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
-  return h;
-}
-
-static uint64_t node_key(const char *op, const char *dtype, const JVal *arg, const uint64_t *srckeys, size_t nsrc) {
-  uint64_t h = 1469598103934665603ull;
-  h = mix(h, op, strlen(op) + 1);
-  h = mix(h, dtype, strlen(dtype) + 1);
-  size_t len = 0;
-  char *text = json_to_string(arg, &len);
-  h = mix(h, text ? text : "", len);
-  free(text);
-  return mix(h, srckeys, nsrc * sizeof *srckeys);
-}
-
-static uint64_t *trace_keys(const Trace *t) {
-  uint64_t *keys = calloc(t->nnodes ? t->nnodes : 1, sizeof *keys);
-  uint64_t *tmp = NULL;
-  size_t tmpcap = 0;
-  if (!keys) abort();
-  for (size_t i = 0; i < t->nnodes; i++) {
-    const TraceNode *x = &t->nodes[i];
-    if (x->nsrc > tmpcap) {
-      tmpcap = x->nsrc * 2;
-      tmp = realloc(tmp, tmpcap * sizeof *tmp);
-      if (!tmp) abort();
-    }
-    for (size_t s = 0; s < x->nsrc; s++) tmp[s] = keys[x->src[s]];
-    keys[i] = node_key(x->op, x->dtype, x->arg, tmp, x->nsrc);
-  }
-  free(tmp);
-  return keys;
-}
-
 /* Marks the keys of the nodes of an AST GRAPH in `set`. */
 static void mark_ast(Arena *a, const JVal *ast, OMap *set) {
   const JVal *nodes = json_get(ast, "nodes");
@@ -164,7 +138,7 @@ static void mark_ast(Arena *a, const JVal *ast, OMap *set) {
       tmp[s] = v->kind == J_INT && v->u.i >= 0 && (uint64_t)v->u.i < i ? keys[v->u.i] : 0;
     }
     const char *dtype = x->u.arr[1]->kind == J_STR ? x->u.arr[1]->u.s : "None";
-    keys[i] = node_key(x->u.arr[0]->u.s, dtype, x->u.arr[2], tmp, ns);
+    keys[i] = trace_node_key(x->u.arr[0]->u.s, dtype, x->u.arr[2], tmp, ns);
     omap_put(set, keys[i], (void *)1);
   }
 }
@@ -184,7 +158,7 @@ static bool kernel_nodes(const Capture *c, Arena *a, const TraceOptions *o, cons
   OMap set;
   omap_init(&set, a);
   if (item) mark_ast(a, json_get(item, "ast"), &set);
-  uint64_t *keys = trace_keys(t);
+  uint64_t *keys = trace_node_keys(t);
   for (size_t i = 0; i < t->nnodes; i++) in_kernel[i] = omap_has(&set, keys[i]) ? IN_AST : 0;
   free(keys);
   InGraph g;
@@ -199,12 +173,14 @@ static bool kernel_nodes(const Capture *c, Arena *a, const TraceOptions *o, cons
 
 /* ---- printing ---- */
 
+static const char SOURCE_TINYGRAD[] = "recorded by tinygrad", SOURCE_TSCHED[] = "taken by tsched's C scheduler";
+
 static void print_text(StrBuf *b, const Filter *f) {
   const Trace *t = f->t;
   size_t nsteps = 0;
   for (size_t r = 0; r < t->nrewrites; r++) nsteps += t->rewrites[r].nsteps;
-  sb_printf(b, "=== %s  %s  %zu rewrite%s, %zu step%s  recorded by tinygrad\n", t->name, t->generation, t->nrewrites,
-            t->nrewrites == 1 ? "" : "s", nsteps, nsteps == 1 ? "" : "s");
+  sb_printf(b, "=== %s  %s  %zu rewrite%s, %zu step%s  %s\n", t->name, t->generation, t->nrewrites,
+            t->nrewrites == 1 ? "" : "s", nsteps, nsteps == 1 ? "" : "s", f->source);
   char loc[512], before[160], after[160];
   for (size_t r = 0; r < t->nrewrites; r++) {
     const TraceRewrite *rw = &t->rewrites[r];
@@ -240,7 +216,8 @@ static void print_json(StrBuf *b, const Filter *f) {
     const TraceRewrite *rw = &t->rewrites[r];
     sb_puts(b, "{\"type\": \"rewrite\", \"name\": ");
     json_str_lit(b, t->name);
-    sb_printf(b, ", \"generation\": \"%s\", \"rewrite\": %zu, \"file\": ", t->generation, r);
+    sb_printf(b, ", \"generation\": \"%s\", \"source\": \"%s\", \"rewrite\": %zu, \"file\": ", t->generation,
+              f->source == SOURCE_TINYGRAD ? "tinygrad" : "tsched", r);
     json_str_lit(b, rw->file);
     sb_printf(b, ", \"line\": %ld, \"sink\": %zu, \"bottom_up\": %s, \"steps\": %zu}\n", rw->line, rw->sink,
               rw->bottom_up ? "true" : "false", rw->nsteps);
@@ -272,8 +249,8 @@ static bool name_wanted(const TraceOptions *o, const char *name) {
   return selected;
 }
 
-static void show(TraceOptions *o, const Trace *t, unsigned char *in_kernel) {
-  Filter f = {o, t, in_kernel};
+static void show(TraceOptions *o, const Trace *t, const char *source, unsigned char *in_kernel) {
+  Filter f = {o, t, source, in_kernel};
   StrBuf b = {0};
   if (o->json) print_json(&b, &f);
   else print_text(&b, &f);
@@ -282,8 +259,9 @@ static void show(TraceOptions *o, const Trace *t, unsigned char *in_kernel) {
   o->shown++;
 }
 
-/* Loads the companion trace file of `path` (once per file). */
-static bool load_companion(TraceOptions *o, const char *path) {
+/* Loads the companion trace file of `path` (once per file); quiet when it
+ * has none unless `loud` (the steps are then taken from the C scheduler). */
+static bool load_companion(TraceOptions *o, const char *path, bool loud) {
   char tp[4096];
   trace_companion(path, tp, sizeof tp);
   if (strcmp(tp, o->loaded_path) == 0) return o->loaded_ok;
@@ -291,18 +269,112 @@ static bool load_companion(TraceOptions *o, const char *path) {
   snprintf(o->loaded_path, sizeof o->loaded_path, "%s", tp);
   char err[512];
   o->loaded_ok = trace_file_load(&o->file, tp, err, sizeof err);
-  if (!o->loaded_ok) {
+  if (!o->loaded_ok && loud) {
     term_printf(stderr, "tsched trace: %s: no trace: %s\n", path, err);
     o->status = 1;
   }
   return o->loaded_ok;
 }
 
+/* The recorded trace of c (unless --computed), else the C scheduler's steps in *computed */
+static const Trace *trace_of(TraceOptions *o, const Capture *c, Arena *a, Trace *computed, const char **source) {
+  const Trace *t = !o->computed && load_companion(o, c->file, false) ? trace_find(&o->file, c->name) : NULL;
+  *source = SOURCE_TINYGRAD;
+  if (t) return t;
+  char err[512];
+  if (!trace_compute(c, a, computed, err, sizeof err)) {
+    term_printf(stderr, "tsched trace: %s: no trace recorded, and none computed: %s\n", c->name, err);
+    o->status = 1;
+    return NULL;
+  }
+  *source = SOURCE_TSCHED;
+  return computed;
+}
+
+/* ---- 0.9.x: no PatternMatcher, the scheduler's decisions in order ---- */
+
+/* "12 BinaryOps.ADD" */
+static void node_text(const InGraph *g, uint32_t i, char *buf, size_t n) {
+  if (i < g->n) snprintf(buf, n, "%u %s", i, g->nodes[i].op);
+  else snprintf(buf, n, "%u ?", i);
+}
+
+/* One decision: text or a JSON line */
+static void decision(StrBuf *b, const TraceOptions *o, const char *name, const char *kind, const char *node, const char *what,
+                     const char *detail) {
+  if (!o->json) {
+    sb_printf(b, "%-8s %s: %s%s%s\n", kind, node, what, detail ? " — " : "", detail ? detail : "");
+    return;
+  }
+  sb_puts(b, "{\"type\": \"decision\", \"name\": ");
+  json_str_lit(b, name);
+  sb_printf(b, ", \"kind\": \"%s\", \"node\": ", kind);
+  json_str_lit(b, node);
+  sb_puts(b, ", \"what\": ");
+  json_str_lit(b, what);
+  sb_puts(b, ", \"detail\": ");
+  if (detail) json_str_lit(b, detail);
+  else sb_puts(b, "null");
+  sb_puts(b, "}\n");
+}
+
+/* The steps of a scheduler without a rewrite engine (0.9.x): what `explain`
+ * is told, in the order the scheduler decided it: each realize with its
+ * reason (a reduce chased down to its contiguous child, grouped as another
+ * output, ...), each node fused into a kernel, each kernel scheduled. */
+static void show_decisions(TraceOptions *o, const Capture *c, Arena *a) {
+  Explain ex;
+  explain_init(&ex);
+  Sched s;
+  sched_of_explained(c, a, false, &ex, &s);
+  InGraph g;
+  char err[512], node[96], into[96], what[160];
+  if (s.source != SRC_TSCHED || !ingraph_build(&g, c, s.result, sched_items(&s), err, sizeof err)) {
+    term_printf(stderr, "tsched trace: %s: %s has no rewrite tracker, and tsched's scheduler did not run it: %s\n", c->name,
+                tg_version_name(c->generation), s.source != SRC_TSCHED ? sched_source_word(s.source) : err);
+    o->status = 1;
+    explain_free(&ex);
+    return;
+  }
+  StrBuf b = {0};
+  if (!o->json)
+    sb_printf(&b, "=== %s  %s  %zu realize%s, %zu fuse%s, %zu kernel%s  decided by tsched's C scheduler (%s has no rewrite "
+              "tracker: its decisions in order)\n", c->name, tg_version_name(c->generation), ex.nrealizes, ex.nrealizes == 1 ? "" : "s",
+              ex.nfuses, ex.nfuses == 1 ? "" : "s", ex.nkernels, ex.nkernels == 1 ? "" : "s", tg_version_name(c->generation));
+  for (size_t i = 0; i < ex.nrealizes; i++) {
+    const ExplainRealize *r = &ex.realizes[i];
+    node_text(&g, r->node, node, sizeof node);
+    snprintf(what, sizeof what, "%s (%s)", explain_reason_name(r->reason), explain_reason_text(r->reason));
+    decision(&b, o, c->name, "realize", node, what, r->detail);
+  }
+  for (size_t i = 0; i < ex.nfuses; i++) {
+    node_text(&g, ex.fuses[i].node, node, sizeof node);
+    node_text(&g, ex.fuses[i].into, into, sizeof into);
+    snprintf(what, sizeof what, "into the kernel storing %s", into);
+    decision(&b, o, c->name, "fuse", node, what, NULL);
+  }
+  for (size_t i = 0; i < ex.nkernels; i++) {
+    node_text(&g, ex.kernels[i].node, node, sizeof node);
+    snprintf(what, sizeof what, "scheduled as kernel %u", ex.kernels[i].kernel);
+    decision(&b, o, c->name, "kernel", node, what, NULL);
+  }
+  sb_flush(&b, stdout);
+  sb_free(&b);
+  ingraph_free(&g);
+  explain_free(&ex);
+  o->shown++;
+}
+
 static bool visit(const Capture *c, Arena *a, void *ctx) {
   TraceOptions *o = ctx;
   if (!name_wanted(o, c->name)) return true;
-  if (!load_companion(o, c->file)) return true;
-  const Trace *t = trace_find(&o->file, c->name);
+  if (c->generation_known && tg_generation(c->generation) == GEN_LAZYOP) {
+    show_decisions(o, c, a);
+    return true;
+  }
+  Trace computed;
+  const char *source;
+  const Trace *t = trace_of(o, c, a, &computed, &source);
   if (!t) return true;
   unsigned char *in_kernel = NULL;
   if (o->has_kernel) {
@@ -314,7 +386,7 @@ static bool visit(const Capture *c, Arena *a, void *ctx) {
       return true;
     }
   }
-  show(o, t, in_kernel);
+  show(o, t, source, in_kernel);
   free(in_kernel);
   return true;
 }
@@ -329,15 +401,16 @@ static void trace_operand(TraceOptions *o, char *path) {
     o->status = 1;
     return;
   }
-  if (!load_companion(o, path)) return;
+  if (!load_companion(o, path, true)) return;
   for (size_t i = 0; i < o->file.n; i++)
-    if (name_wanted(o, o->file.traces[i].name)) show(o, &o->file.traces[i], NULL);
+    if (name_wanted(o, o->file.traces[i].name)) show(o, &o->file.traces[i], SOURCE_TINYGRAD, NULL);
 }
 
-enum { OPT_NAME, OPT_KERNEL, OPT_NODE, OPT_RULE, OPT_RECORDED, OPT_JSON };
+enum { OPT_NAME, OPT_KERNEL, OPT_NODE, OPT_RULE, OPT_RECORDED, OPT_JSON, OPT_COMPUTED };
 static const CliOption options[] = {
   {"name", 'n', "NAME", OPT_NAME},     {"kernel", 'k', "K", OPT_KERNEL},   {"node", 0, "N", OPT_NODE},
   {"rule", 0, "R", OPT_RULE},          {"recorded", 'r', NULL, OPT_RECORDED}, {"json", 'j', NULL, OPT_JSON},
+  {"computed", 'c', NULL, OPT_COMPUTED},
 };
 
 int cmd_trace(int argc, char **argv) {
@@ -354,6 +427,7 @@ int cmd_trace(int argc, char **argv) {
       case OPT_NODE: o.has_node = cli_index(&p, "--node", 0, (size_t)1 << 40, &o.node); break;
       case OPT_RECORDED: o.recorded = true; break;
       case OPT_JSON: o.json = true; break;
+      case OPT_COMPUTED: o.computed = true; break;
     }
   }
   if (p.status < 0 && p.noperands == 0) cli_fail(&p, "no FILE given");

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capture.h"
+#include "conformance/schedulers.h"
 #include "ingraph.h"
 
 static bool fail(char *err, size_t errlen, const char *what) {
@@ -239,4 +240,156 @@ void trace_node_text(const Trace *t, size_t i, char *buf, size_t n) {
   char text[160];
   trace_describe(t->nodes[i].op, t->nodes[i].dtype, t->nodes[i].arg, text, sizeof text);
   snprintf(buf, n, "%zu %s", i, text);
+}
+
+/* ---- structural keys, comparing two traces ---- */
+
+static uint64_t mix(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+uint64_t trace_node_key(const char *op, const char *dtype, const JVal *arg, const uint64_t *srckeys, size_t nsrc) {
+  uint64_t h = 1469598103934665603ull;
+  h = mix(h, op, strlen(op) + 1);
+  h = mix(h, dtype, strlen(dtype) + 1);
+  size_t len = 0;
+  char *text = json_to_string(arg, &len);
+  h = mix(h, text ? text : "", len);
+  free(text);
+  return mix(h, srckeys, nsrc * sizeof *srckeys);
+}
+
+/* A 0.10.2 KERNEL's arg {"Kernel": [ast node, metadata]} names its AST by a
+ * node number of this trace: the AST node (an earlier one), else NULL. */
+static const JVal *kernel_ast(const JVal *arg, size_t i) {
+  const JVal *k = arg && arg->kind == J_OBJ ? json_get(arg, "Kernel") : NULL;
+  bool ok = k && k->kind == J_ARR && k->n == 2 && k->u.arr[0]->kind == J_INT && k->u.arr[0]->u.i >= 0 && (uint64_t)k->u.arr[0]->u.i < i;
+  return ok ? k : NULL;
+}
+
+/* the key of a KERNEL: its AST by the AST's key, not by its node number */
+static uint64_t kernel_key(const TraceNode *x, const uint64_t *keys, uint64_t *srckeys) {
+  const JVal *k = kernel_ast(x->arg, SIZE_MAX);
+  uint64_t ast = keys[k->u.arr[0]->u.i];
+  uint64_t h = trace_node_key(x->op, x->dtype, k->u.arr[1], srckeys, x->nsrc);
+  return mix(h, &ast, sizeof ast);
+}
+
+uint64_t *trace_node_keys(const Trace *t) {
+  uint64_t *keys = calloc(t->nnodes ? t->nnodes : 1, sizeof *keys);
+  uint64_t *tmp = NULL;
+  size_t tmpcap = 0;
+  if (!keys) abort();
+  for (size_t i = 0; i < t->nnodes; i++) {
+    const TraceNode *x = &t->nodes[i];
+    if (x->nsrc > tmpcap) {
+      tmpcap = x->nsrc * 2;
+      tmp = realloc(tmp, tmpcap * sizeof *tmp);
+      if (!tmp) abort();
+    }
+    for (size_t s = 0; s < x->nsrc; s++) tmp[s] = keys[x->src[s]];
+    keys[i] = kernel_ast(x->arg, i) ? kernel_key(x, keys, tmp) : trace_node_key(x->op, x->dtype, x->arg, tmp, x->nsrc);
+  }
+  free(tmp);
+  return keys;
+}
+
+typedef struct TracePair {
+  const Trace *want, *got;
+  uint64_t *wkeys, *gkeys;
+} TracePair;
+
+static bool same_loc(const char *f1, long l1, const char *f2, long l2) { return l1 == l2 && strcmp(f1, f2) == 0; }
+
+/* "schedule.py:144 12 VIEW float (4, 10) -> 13 ADD float" */
+static void step_text(const Trace *t, const TraceStep *s, char *buf, size_t n) {
+  char loc[128], before[192], after[192];
+  trace_loc_text(t->rules[s->rule].file, t->rules[s->rule].line, loc, sizeof loc);
+  trace_node_text(t, s->before, before, sizeof before);
+  trace_node_text(t, s->after, after, sizeof after);
+  snprintf(buf, n, "%s %s -> %s", loc, before, after);
+}
+
+/* step j of rewrite r: the same rule on the same nodes? */
+static bool same_step(const TracePair *p, const TraceStep *w, const TraceStep *g) {
+  const TraceRule *rw = &p->want->rules[w->rule], *rg = &p->got->rules[g->rule];
+  return same_loc(rw->file, rw->line, rg->file, rg->line) && p->wkeys[w->before] == p->gkeys[g->before] &&
+         p->wkeys[w->after] == p->gkeys[g->after];
+}
+
+/* rewrite r of both: false with the first difference */
+static bool same_rewrite(const TracePair *p, size_t r, char *why, size_t whylen) {
+  const TraceRewrite *w = &p->want->rewrites[r], *g = &p->got->rewrites[r];
+  char wl[128], gl[128], wt[1024], gt[1024];
+  trace_loc_text(w->file, w->line, wl, sizeof wl);
+  trace_loc_text(g->file, g->line, gl, sizeof gl);
+  if (!same_loc(w->file, w->line, g->file, g->line) || w->bottom_up != g->bottom_up) {
+    snprintf(why, whylen, "rewrite %zu: tinygrad's is called at %s%s, tsched's at %s%s", r, wl, w->bottom_up ? " (bottom_up)" : "", gl,
+             g->bottom_up ? " (bottom_up)" : "");
+    return false;
+  }
+  if (p->wkeys[w->sink] != p->gkeys[g->sink]) {
+    trace_node_text(p->want, w->sink, wt, sizeof wt);
+    trace_node_text(p->got, g->sink, gt, sizeof gt);
+    snprintf(why, whylen, "rewrite %zu (%s): another sink: tinygrad's %s, tsched's %s", r, wl, wt, gt);
+    return false;
+  }
+  for (size_t j = 0; j < w->nsteps || j < g->nsteps; j++) {
+    if (j < w->nsteps && j < g->nsteps && same_step(p, &w->steps[j], &g->steps[j])) continue;
+    if (j < w->nsteps) step_text(p->want, &w->steps[j], wt, sizeof wt);
+    if (j < g->nsteps) step_text(p->got, &g->steps[j], gt, sizeof gt);
+    snprintf(why, whylen, "step %zu.%zu (rewrite at %s): tinygrad %s, tsched %s", r, j, wl, j < w->nsteps ? wt : "has no more steps",
+             j < g->nsteps ? gt : "has no more steps");
+    return false;
+  }
+  return true;
+}
+
+bool trace_same(const Trace *want, const Trace *got, char *why, size_t whylen) {
+  TracePair p = {want, got, trace_node_keys(want), trace_node_keys(got)};
+  bool same = true;
+  size_t n = want->nrewrites < got->nrewrites ? want->nrewrites : got->nrewrites;
+  for (size_t r = 0; r < n && same; r++) same = same_rewrite(&p, r, why, whylen);
+  if (same && want->nrewrites != got->nrewrites) {
+    const TraceRewrite *extra = want->nrewrites > n ? &want->rewrites[n] : &got->rewrites[n];
+    char loc[256];
+    trace_loc_text(extra->file, extra->line, loc, sizeof loc);
+    snprintf(why, whylen, "rewrite %zu (at %s): only %s made it (%zu rewrites, tsched %zu)", n, loc,
+             want->nrewrites > n ? "tinygrad" : "tsched", want->nrewrites, got->nrewrites);
+    same = false;
+  }
+  free(p.wkeys);
+  free(p.gkeys);
+  return same;
+}
+
+/* ---- the C scheduler's steps ---- */
+
+void trace_catch(ResultSink *s, size_t k, const JVal *entry, Arena *scratch) {
+  (void)k, (void)scratch;
+  TraceCatch *x = s->trace_ctx;
+  JVal *copy = json_copy(x->a, entry);
+  x->caught = trace_read(x->a, copy, x->t, x->err, sizeof x->err);
+}
+
+bool trace_compute(const Capture *c, Arena *a, Trace *t, char *err, size_t errlen) {
+  ScheduleCaptureFn fn = c->generation_known ? scheduler_for(c->generation) : NULL;
+  if (!fn) {
+    snprintf(err, errlen, "tsched has no scheduler for this version");
+    return false;
+  }
+  TraceCatch x = {a, t, false, ""};
+  ResultSink sink = {.trace = trace_catch, .trace_ctx = &x};
+  Status st = {0};
+  JVal *result = NULL;
+  result_sink_set(&sink);
+  bool ok = fn(c, a, &result, &st);
+  result_sink_set(NULL);
+  if (x.caught) return true;
+  if (x.err[0]) snprintf(err, errlen, "tsched's trace is malformed: %s", x.err);
+  else if (!ok && st.kind != ST_RAISED) snprintf(err, errlen, "%s", st.msg);
+  else snprintf(err, errlen, "the %s scheduler does not trace its rewrite steps yet", tg_version_name(c->generation));
+  return false;
 }

@@ -7,8 +7,11 @@
 #define TSCHED_TRACE_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "arena.h"
+#include "capture.h"
 #include "json.h"
+#include "scheduler.h"
 
 typedef struct TraceRule {
   const char *file;   /* in the tinygrad checkout: "tinygrad/engine/schedule.py" */
@@ -70,6 +73,34 @@ const Trace *trace_find(const TraceFile *f, const char *name);
 const char *trace_companion(const char *capture_path, char *buf, size_t n);
 /* Does the path name a trace file (".trace.jsonl" in its name)? */
 bool trace_is_trace_path(const char *path);
+
+/* A structural key per node (malloc'd, t->nnodes entries): nodes equal as
+ * subgraphs get equal keys, in one trace and across traces. */
+uint64_t *trace_node_keys(const Trace *t);
+/* The key of one node [op, dtype, arg, srcs] from its sources' keys. */
+uint64_t trace_node_key(const char *op, const char *dtype, const JVal *arg, const uint64_t *srckeys, size_t nsrc);
+
+/* The same steps? Compares the C scheduler's trace `got` with the recorded
+ * `want` call by call and step by step: each call's location, bottom_up
+ * and sink, each step's rule location and its nodes before and after
+ * (structurally). False with the first difference in why. */
+bool trace_same(const Trace *want, const Trace *got, char *why, size_t whylen);
+
+/* Runs the capture's C scheduler with its rewrite steps traced and reads
+ * them into t (allocated in a). False with err when the scheduler does not
+ * trace (its generation records no steps) or could not run the capture. */
+bool trace_compute(const Capture *c, Arena *a, Trace *t, char *err, size_t errlen);
+
+/* The steps tinygrad's tracker records, from the C scheduler's ResultSink
+ * (scheduler.h `trace`): its entry read into *t in the sink's arena. */
+struct TraceCatch {
+  Arena *a;
+  Trace *t;
+  bool caught;
+  char err[256];
+};
+typedef struct TraceCatch TraceCatch;
+void trace_catch(ResultSink *s, size_t k, const JVal *entry, Arena *scratch);
 
 /* A node in a few words: "VIEW float (4, 10)", "CONST float -1.0". */
 void trace_describe(const char *op, const char *dtype, const JVal *arg, char *buf, size_t n);
