@@ -33,6 +33,7 @@ typedef struct LopCtx {
   uint32_t into;          /* for explain: the output whose STORE is being built */
   const ReduceInfos *ri;  /* 0.9.2: reduce_info */
   LbList cached;          /* 0.9.2: the bases of `cache`'s keys, in insertion order (for metadata) */
+  bool has_reduce;        /* 197f8fd: a REDUCE_AXIS was made */
 } LopCtx;
 
 static LopFrame *frames(LopCtx *x) { return x->s->lop_stack; }
@@ -49,11 +50,19 @@ static LazyBuffer *item_state(Sched91 *s, LazyBuffer *b) {
 
 static int output_index(LopCtx *x, LazyBuffer *b) { return item_state(x->s, b)->out_index; }
 
+/* ctx.bufs = outs+inputs, by Buffer: bufs.index(buffer) is the first LazyBuffer of this kernel with it */
+static void note_buf(Sched91 *s, const LazyBuffer *b, int index) {
+  if (b->buffer->bufs_mark == s->item_epoch) return;
+  b->buffer->bufs_mark = s->item_epoch;
+  b->buffer->bufs_index = index;
+}
+
 /* `if buf not in inputs: inputs.append(buf)`; returns inputs.index(buf). */
 static int input_index(LopCtx *x, LazyBuffer *b) {
   if (item_state(x->s, b)->in_index < 0) {
     b->in_index = x->inputs->n;
     lblist_push91(x->s->a, x->inputs, b);
+    if (x->s->f->lower_to_uops) note_buf(x->s, b, x->noutputs + b->in_index);
   }
   return b->in_index;
 }
@@ -158,13 +167,22 @@ const char *lb_repr91(Sched91 *s, const LazyBuffer *b) {
 /* dtype = buf.dtype.base if isinstance(buf.dtype, ImageDType) else buf.dtype */
 static const DType *uop_dtype(const LazyBuffer *b) { return b->dtype->is_image ? b->dtype->base : b->dtype; }
 
-/* UOp(UOps.DEFINE_GLOBAL, buf.dtype if isinstance(buf.dtype, ImageDType) else PtrDType(buf.dtype), (), buf.buffer):
- * the Buffer as a reference that enumerate_bufs numbers (uop_ast.c) */
-const UOp *define_global91(Sched91 *s, const LazyBuffer *b) {
+/* UOp(UOps.DEFINE_GLOBAL, buf.dtype if isinstance(buf.dtype, ImageDType) else PtrDType(buf.dtype), (), buf.buffer),
+ * already numbered as enumerate_bufs numbers it (ctx.bufs.index(x.arg)): bufs only grows behind the
+ * Buffers in it, so the index is final when the DEFINE_GLOBAL is made, and enumerate_bufs finds no
+ * Buffer left to number (uop_ast.c) */
+static const UOp *define_global(LopCtx *x, const LazyBuffer *b, Status *st) {
+  Sched91 *s = x->s;
   const DType *dt = b->dtype->is_image ? b->dtype : dtype_ptr(b->dtype, -1, false);
-  char ref[32];
-  int n = snprintf(ref, sizeof ref, "buf:%d", b->buffer->index);
-  return uop0(s->in, OP_DEFINE_GLOBAL, dt, v_strn(s->in, V_BUFREF, ref, (size_t)n));
+  if (b->buffer->bufs_mark != s->item_epoch) /* an assign target whose Buffer is not its ASSIGN's */
+    return status_bad_input(st, "lazybuffers[%d]: its Buffer is in none of the kernel's LazyBuffers", b->index), NULL;
+  return uop0(s->in, OP_DEFINE_GLOBAL, dt, v_int(s->in, b->buffer->bufs_index));
+}
+
+/* An op's name as an arg (an ALU's op, REDUCE_ALU's), interned once per op */
+static const Value *op_arg(Sched91 *s, Op op) {
+  if (!s->op_args[op]) s->op_args[op] = v_str(s->in, op_name91(s, op));
+  return s->op_args[op];
 }
 
 /* ShapeTracker.to_uop: UOp(UOps.SHAPETRACKER, dtypes.void, (), self) */
@@ -203,7 +221,7 @@ static const UOp *const_uop(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status 
   }
   const Value *zero = as_const(s, v_int(s->in, 0), dt, st);
   const UOp *valid = uop1(s->in, OP_VALID, dt_bool, s->in->none, st_uop91(s, ust));
-  return uop3(s->in, OP_ALU, dt, v_str(s->in, op_name91(s, OP_WHERE)), valid, c, uop0(s->in, OP_CONST, dt, zero));
+  return uop3(s->in, OP_ALU, dt, op_arg(s, OP_WHERE), valid, c, uop0(s->in, OP_CONST, dt, zero));
 }
 
 /* "otherwise, it's a load and we add it to the inputs": LOAD(DEFINE_GLOBAL, SHAPETRACKER) */
@@ -221,7 +239,8 @@ static const UOp *load_uop(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status *
   } else {
     input_index(x, buf);
   }
-  return uop2(s->in, OP_LOAD, uop_dtype(buf), s->in->none, define_global91(s, buf), st_uop91(s, ust));
+  const UOp *global = define_global(x, buf, st);
+  return global ? uop2(s->in, OP_LOAD, uop_dtype(buf), s->in->none, global, st_uop91(s, ust)) : NULL;
 }
 
 /* _recursive_uop once buf's sources are built (the ops `cache.setdefault`s, then CONTIGUOUS) */
@@ -245,11 +264,12 @@ static const UOp *uop_finish_197(LopCtx *x, const LopFrame *f, const UOp **srcs,
     const int64_t *axis;
     if (!reduce_axis91(s, buf, &naxis, &axis, st)) return NULL;
     Op alu = buf->op == OP_REDUCE_SUM ? OP_ADD : buf->op == OP_REDUCE_PROD ? OP_MUL : OP_MAX;
-    const Value *arg[2] = {v_str(s->in, op_name91(s, alu)), buf->arg};
+    const Value *arg[2] = {op_arg(s, alu), buf->arg};
+    x->has_reduce = true;
     const UOp *r = uop1(s->in, OP_REDUCE_AXIS, dt, v_tuple(s->in, 2, arg), srcs[0]);
     return uop1(s->in, OP_SWIZZLE, dt, v_st(s->in, f->key_st->st), r);
   }
-  return uop_new(s->in, OP_ALU, dt, v_str(s->in, op_name91(s, buf->op)), (uint32_t)buf->nsrcs, srcs);
+  return uop_new(s->in, OP_ALU, dt, op_arg(s, buf->op), (uint32_t)buf->nsrcs, srcs);
 }
 
 /* 0.9.2's _recursive_lazyop at a base buf not in the memo: "buffer ops define
@@ -419,6 +439,7 @@ static void lopctx_init(LopCtx *x, Sched91 *s, LazyBuffer **outs, int nouts, LbL
   omap_init(&x->memo, s->a);
   s->item_epoch++;
   for (int i = nouts - 1; i >= 0; i--) item_state(s, outs[i])->out_index = i;
+  for (int i = 0; i < nouts && s->f->lower_to_uops; i++) note_buf(s, outs[i], i);
   for (int i = 0; i < nouts; i++)
     if (outs[i]->op == OP_ASSIGN) item_state(s, outs[i]->srcs[1])->item_assign = outs[i];
 }
@@ -496,7 +517,8 @@ static const UOp *store_uop(LopCtx *x, int i, Status *st) {
                           py_repr_tuple(s->a, st91_ndim(out->st), st91_shape_of(out->st))), NULL;
   }
   if (!(output_st = st91_simplify(s, output_st, st)) || !(output_st = st91_unbind(s, output_st, st))) return NULL;
-  return uop3(s->in, OP_STORE, dt_void, s->in->none, define_global91(s, out), st_uop91(s, output_st), src);
+  const UOp *global = define_global(x, out, st);
+  return global ? uop3(s->in, OP_STORE, dt_void, s->in->none, global, st_uop91(s, output_st), src) : NULL;
 }
 
 /* engine/schedule.py _lower_lazybuffer (197f8fd): "describe the computation for a LazyBuffer with UOp + inputs + var_vals" */
@@ -518,10 +540,7 @@ static bool lower_lazybuffer_uops(Sched91 *s, LazyBuffer **outs, int nouts, LBSc
   for (int i = 0; i < nouts; i++)
     if (!(stores[i] = store_uop(&x, i, st))) return false;
   const UOp *sink = uop_new(s->in, OP_SINK, dt_void, s->in->none, (uint32_t)nouts, stores);
-  int nbufs = nouts + item->inputs.n;
-  LazyBuffer **bufs = arena_array(s->a, (size_t)nbufs, sizeof *bufs);
-  for (int i = 0; i < nbufs; i++) bufs[i] = i < nouts ? outs[i] : item->inputs.items[i - nouts];
-  if (!(item->ast[0] = full_ast_rewrite91(s, sink, bufs, nbufs, st))) return false;
+  if (!(item->ast[0] = full_ast_rewrite91(s, sink, x.has_reduce, st))) return false;
   item_metadata(&x, item);
   return true;
 }

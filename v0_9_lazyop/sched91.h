@@ -38,6 +38,8 @@ struct DeviceBuffer {
   bool allocated;            /* is_allocated() at call time */
   int64_t lb_refcount;
   int64_t buf_max;           /* 197f8fd: Device[device].renderer.buf_max, 0 for None */
+  uint32_t bufs_mark;        /* 197f8fd: == Sched91.item_epoch: bufs_index is ctx.bufs.index(self) in this kernel */
+  int bufs_index;
   const struct PlannerBufState *planner;  /* its memory_planner_bufs entry, NULL if none */
 };
 
@@ -133,6 +135,8 @@ typedef struct Sched91 {
   void *lop_stack; size_t lop_stack_cap;    /* recursive_lazyop's frames */
   const UOp **lop_srcs; size_t lop_srcs_cap; /* the sources built so far by recursive_lazyop's frames */
   OMap prescheduled;    /* key LazyBuffer* -> LBScheduleItem*, ordered */
+  const Value *op_args[OP_COUNT];   /* 197f8fd: str(op) as an arg, once interned */
+  const St91 **uop_sts; size_t nuop_sts, uop_sts_cap;   /* 197f8fd: UOp.st by UOp id (uop_ast.c) */
   /* `tsched explain` (common/explain.h): NULL unless someone listens */
   Explain *ex;
   OMap pad_views;       /* with ex: base LazyBuffer* -> the first view that put it in simple_pads */
@@ -178,11 +182,10 @@ bool graph_schedule91(Sched91 *s, Status *st);
 /* lazyop.c: _schedule_group (0.9.1) or _lower_lazybuffer (0.9.2) */
 bool schedule_group91(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *out, Status *st);
 
-/* lazyop.c (197f8fd): the UOps _recursive_uop makes for a Buffer and a ShapeTracker */
-const UOp *define_global91(Sched91 *s, const LazyBuffer *b);
+/* lazyop.c (197f8fd): the UOp _recursive_uop makes for a ShapeTracker */
 const UOp *st_uop91(Sched91 *s, const St91 *x);
-/* uop_ast.c (197f8fd): full_ast_rewrite: reduceop_fusor, then enumerate_bufs over bufs (outs + inputs) */
-const UOp *full_ast_rewrite91(Sched91 *s, const UOp *sink, LazyBuffer **bufs, int nbufs, Status *st);
+/* uop_ast.c (197f8fd): full_ast_rewrite: reduceop_fusor (has_reduce: the sink has a REDUCE_AXIS) */
+const UOp *full_ast_rewrite91(Sched91 *s, const UOp *sink, bool has_reduce, Status *st);
 /* reduceops.c: a reduce's arg as its axes (bad input unless a tuple of axes of its source) */
 bool reduce_axis91(Sched91 *s, const LazyBuffer *buf, int *naxis, const int64_t **axis, Status *st);
 /* reduceops.c: push_swizzle_up_through_reduce's / _recurse_reduceops' new input ShapeTracker for a

@@ -5,7 +5,7 @@
  *     reduces and elementwise ops (push_swizzle_down_through_reduce,
  *     _elementwise), a reduce of a reduce merges (merge_double_reduce);
  *   enumerate_bufs: each DEFINE_GLOBAL's Buffer becomes its index in the
- *     item's bufs.
+ *     item's bufs (done as lazyop.c makes them).
  * with UOp.st (ops.py) and st_fixup, the helper that rewrites every
  * SHAPETRACKER under a node. Python recurses; here the walks are loops over
  * explicit stacks. */
@@ -19,12 +19,27 @@
 typedef struct AstCtx {
   Sched91 *s;
   Status st;         /* what an St91 operation reported; rethrown at once */
-  OMap sts;          /* UOp id -> UOp.st (NO_ST for None): cached_property */
   const UOp **stack; size_t cap;
 } AstCtx;
 
 static const St91 NO_ST_MARK;
 #define NO_ST (&NO_ST_MARK)
+
+/* UOp.st, a cached_property, by UOp id for all the kernels (Sched91.uop_sts): NULL not known yet, NO_ST None */
+static const St91 *known_st(AstCtx *c, const UOp *u) {
+  return u->id < c->s->nuop_sts ? c->s->uop_sts[u->id] : NULL;
+}
+
+static void keep_st(AstCtx *c, const UOp *u, const St91 *x) {
+  Sched91 *s = c->s;
+  if (u->id >= s->nuop_sts) {
+    size_t n = uop_count(s->in) + 1;
+    s->uop_sts = reserve91(s->a, s->uop_sts, s->nuop_sts, n, &s->uop_sts_cap, sizeof *s->uop_sts);
+    memset(s->uop_sts + s->nuop_sts, 0, (n - s->nuop_sts) * sizeof *s->uop_sts);
+    s->nuop_sts = n;
+  }
+  s->uop_sts[u->id] = x;
+}
 
 /* an St91 result: rethrow what the operation reported */
 static const St91 *must(AstCtx *c, const St91 *x) {
@@ -80,6 +95,17 @@ static bool same_shape(const St91 *a, const St91 *b) {
   return true;
 }
 
+/* AssertionError(f"UOp parents must have the same shape {self} {[x.shape for x in src_sts]}") */
+_Noreturn static void parents_shape_error(AstCtx *c, const UOp *u) {
+  Arena *a = c->s->a;
+  const char *shapes = "";
+  for (uint32_t i = 0; i < u->nsrc; i++) {
+    const St91 *x = known_st(c, u->src[i]);
+    if (x != NO_ST) shapes = arena_printf(a, "%s%s%s", shapes, *shapes ? ", " : "", py_repr_tuple(a, st91_ndim(x), st91_shape_of(x)));
+  }
+  error_raise("AssertionError", "UOp parents must have the same shape %s [%s]", uop_head(c, u), shapes);
+}
+
 /* UOp.st of u, whose sources' are known */
 static const St91 *compute_st(AstCtx *c, const UOp *u) {
   Sched91 *s = c->s;
@@ -95,15 +121,13 @@ static const St91 *compute_st(AstCtx *c, const UOp *u) {
   }
   const St91 *first = NULL;
   bool same = true;
-  const char *shapes = "";
   for (uint32_t i = 0; i < u->nsrc; i++) {
-    const St91 *x = omap_get(&c->sts, u->src[i]->id);
+    const St91 *x = known_st(c, u->src[i]);
     if (x == NO_ST) continue;
-    shapes = arena_printf(s->a, "%s%s%s", shapes, *shapes ? ", " : "", py_repr_tuple(s->a, st91_ndim(x), st91_shape_of(x)));
     if (!first) first = x;
     else same = same && same_shape(x, first);
   }
-  if (!same) error_raise("AssertionError", "UOp parents must have the same shape %s [%s]", uop_head(c, u), shapes);
+  if (!same) parents_shape_error(c, u);
   if (!first) error_raise("IndexError", "list index out of range");
   if (u->op != OP_REDUCE_AXIS) return first;
   /* ShapeTracker.from_shape(src_sts[0].reduce(self.arg[1])) */
@@ -120,26 +144,26 @@ static const St91 *compute_st(AstCtx *c, const UOp *u) {
 
 /* UOp.st (a cached_property): NULL for None */
 static const St91 *uop_st(AstCtx *c, const UOp *root) {
-  const St91 *done = omap_get(&c->sts, root->id);
+  const St91 *done = known_st(c, root);
   if (done) return done == NO_ST ? NULL : done;
   size_t depth = 0;
   c->stack = grow91(c->s->a, c->stack, depth, &c->cap, sizeof *c->stack);
   c->stack[depth++] = root;
   while (depth) {
     const UOp *u = c->stack[depth - 1];
-    if (omap_has(&c->sts, u->id)) { depth--; continue; }
+    if (known_st(c, u)) { depth--; continue; }
     bool waiting = false;
     for (uint32_t i = 0; st_of_sources(u->op) && i < u->nsrc; i++) {
-      if (omap_has(&c->sts, u->src[i]->id)) continue;
+      if (known_st(c, u->src[i])) continue;
       c->stack = grow91(c->s->a, c->stack, depth, &c->cap, sizeof *c->stack);
       c->stack[depth++] = u->src[i];
       waiting = true;
     }
     if (waiting) continue;
-    omap_put(&c->sts, u->id, (void *)compute_st(c, u));
+    keep_st(c, u, compute_st(c, u));
     depth--;
   }
-  done = omap_get(&c->sts, root->id);
+  done = known_st(c, root);
   return done == NO_ST ? NULL : done;
 }
 
@@ -152,17 +176,25 @@ static const St91 *some_st(AstCtx *c, const UOp *u) {  /* unwrap(u.st) */
 /* ---------------------------------------------------------------- st_fixup */
 
 /* the apply_to_st of a st_fixup: lambda st: st+rhs, or lambda st: st.reshape(shape) */
-typedef struct Fixup { const St91 *rhs; int n; const sint *shape; } Fixup;
+typedef struct Fixup { const St91 *rhs; int n; const sint *shape; OMap done; } Fixup;
 
-static const St91 *apply_fixup(AstCtx *c, const Fixup *fx, const St91 *x) {
+static void fixup_init(AstCtx *c, Fixup *fx, const St91 *rhs, int n, const sint *shape) {
+  *fx = (Fixup){rhs, n, shape, {0}};
+  omap_init(&fx->done, c->s->a);
+}
+
+/* apply_to_st(x), once per x (st91_add keeps its own memo) */
+static const St91 *apply_fixup(AstCtx *c, Fixup *fx, const St91 *x) {
   if (fx->rhs) return must(c, st91_add(c->s, x, fx->rhs, &c->st));
-  return must(c, st91_reshape(c->s, x, fx->n, fx->shape, &c->st));
+  const St91 *done = omap_get(&fx->done, x->id);
+  if (!done) omap_put(&fx->done, x->id, (void *)(done = must(c, st91_reshape(c->s, x, fx->n, fx->shape, &c->st))));
+  return done;
 }
 
 typedef struct FixFrame { const UOp *u; uint32_t next; size_t srcs_at; } FixFrame;
 
 /* st_fixup(u, apply_to_st, cache) at u: its result, or NULL when u's sources must be fixed first */
-static const UOp *fixup_enter(AstCtx *c, const Fixup *fx, OMap *cache, const UOp *u) {
+static const UOp *fixup_enter(AstCtx *c, Fixup *fx, OMap *cache, const UOp *u) {
   const UOp *n = omap_get(cache, u->id);
   if (n) return n;
   if (u->op == OP_SHAPETRACKER) {
@@ -176,7 +208,7 @@ static const UOp *fixup_enter(AstCtx *c, const Fixup *fx, OMap *cache, const UOp
 }
 
 /* schedule.py st_fixup: every SHAPETRACKER under u through apply_to_st, where a node's st changes */
-static const UOp *st_fixup(AstCtx *c, const UOp *root, const Fixup *fx, OMap *cache) {
+static const UOp *st_fixup(AstCtx *c, const UOp *root, Fixup *fx, OMap *cache) {
   const UOp *done = fixup_enter(c, fx, cache, root);
   if (done) return done;
   Arena *a = c->s->a;
@@ -251,7 +283,9 @@ static const UOp *push_swizzle_up_through_reduce(void *ctx, const UOp *swizzle) 
   const St91 *new_input_st = must(c, push_view_to_input91(s, input_st, swizzle_st, (int)axis->u.tuple.n, &new_axis, &c->st));
   OMap cache;
   omap_init(&cache, s->a);
-  const UOp *src = st_fixup(c, rsrc, &(Fixup){new_input_st, 0, NULL}, &cache);
+  Fixup fx;
+  fixup_init(c, &fx, new_input_st, 0, NULL);
+  const UOp *src = st_fixup(c, rsrc, &fx, &cache);
   const UOp *r = uop1(s->in, OP_REDUCE_AXIS, reduceop->dtype, reduce_arg(c, reduceop, axis_value(c, (int)axis->u.tuple.n, new_axis)), src);
   return swizzle_to_shape(c, r, st91_ndim(swizzle_st), st91_shape_of(swizzle_st));
 }
@@ -311,7 +345,8 @@ static const UOp *push_swizzle_down_through_elementwise(void *ctx, const UOp *ro
   if (!new_shape) return NULL;
   OMap cache;
   omap_init(&cache, s->a);
-  Fixup fx = {NULL, st91_ndim(new_input), st91_shape_of(new_input)};
+  Fixup fx;
+  fixup_init(c, &fx, NULL, st91_ndim(new_input), st91_shape_of(new_input));
   const UOp **srcs = arena_array(s->a, root->nsrc + 1, sizeof *srcs);
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
@@ -355,39 +390,26 @@ static const Rule reduceop_fusor_rules[] = {
 };
 static const PatternMatcher reduceop_fusor = {reduceop_fusor_rules, 4};
 
-/* ---------------------------------------------------------------- enumerate_bufs */
-
-typedef struct BufsCtx { Sched91 *s; LazyBuffer **bufs; int nbufs; } BufsCtx;
-
-/* (UPat(UOps.DEFINE_GLOBAL, name="x"), lambda ctx,x: x.replace(arg=ctx.bufs.index(x.arg)) if isinstance(x.arg, Buffer) else None) */
-static const UOp *enumerate_buf(void *ctx, const UOp *x) {
-  BufsCtx *c = ctx;
-  if (x->arg->kind != V_BUFREF) return NULL;
-  int buffer = (int)strtol(x->arg->u.str.s + 4, NULL, 10);   /* "buf:K", define_global91 */
-  for (int i = 0; i < c->nbufs; i++)
-    if (c->bufs[i]->buffer->index == buffer) return uop0(c->s->in, OP_DEFINE_GLOBAL, x->dtype, v_int(c->s->in, i));
-  error_raise("ValueError", "tuple.index(x): x not in tuple");
-}
-static const Rule enumerate_bufs_rules[] = {{{OP_DEFINE_GLOBAL}, enumerate_buf, "ctx.bufs.index(x.arg)"}};
-static const PatternMatcher enumerate_bufs = {enumerate_bufs_rules, 1};
-
 /* ---------------------------------------------------------------- full_ast_rewrite */
 
-typedef struct Rewrite { Sched91 *s; const UOp *sink; LazyBuffer **bufs; int nbufs; const UOp *ret; } Rewrite;
+typedef struct Rewrite { Sched91 *s; const UOp *sink; const UOp *ret; } Rewrite;
 
 static void rewrite_protected(void *ud) {
   Rewrite *r = ud;
   AstCtx c = {.s = r->s};
-  omap_init(&c.sts, r->s->a);
-  const PatternMatcher *fusor[1] = {&reduceop_fusor}, *bufs[1] = {&enumerate_bufs};
-  const UOp *sink = graph_rewrite(r->s->in, r->sink, fusor, 1, &c, false);
-  BufsCtx b = {r->s, r->bufs, r->nbufs};
-  r->ret = graph_rewrite(r->s->in, sink, bufs, 1, &b, false);
+  const PatternMatcher *fusor[1] = {&reduceop_fusor};
+  r->ret = graph_rewrite(r->s->in, r->sink, fusor, 1, &c, false);
 }
 
-/* schedule.py full_ast_rewrite (197f8fd): "if not AST_REWRITE: return sink" (not modelled) */
-const UOp *full_ast_rewrite91(Sched91 *s, const UOp *sink, LazyBuffer **bufs, int nbufs, Status *st) {
+/* schedule.py full_ast_rewrite (197f8fd):
+ *   if not AST_REWRITE: return sink            (not modelled)
+ *   sink = graph_rewrite(sink, reduceop_fusor)  (every rule needs a REDUCE_AXIS: without one, sink)
+ *   return graph_rewrite(sink, enumerate_bufs, ctx)
+ * enumerate_bufs' rule `x.replace(arg=ctx.bufs.index(x.arg)) if isinstance(x.arg, Buffer) else None`
+ * has nothing left to do: lazyop.c numbers each DEFINE_GLOBAL as it makes it. */
+const UOp *full_ast_rewrite91(Sched91 *s, const UOp *sink, bool has_reduce, Status *st) {
   if (!s->inp->ast_rewrite) return status_unsupported(st, "AST_REWRITE=0: DEFINE_GLOBALs keep their Buffer objects"), NULL;
-  Rewrite r = {s, sink, bufs, nbufs, NULL};
+  if (!has_reduce) return sink;
+  Rewrite r = {s, sink, NULL};
   return error_protect(st, rewrite_protected, &r) ? r.ret : NULL;
 }
