@@ -422,3 +422,61 @@ int op_value(Op op, TgVersion v) {
   }
   return 0;
 }
+
+/* ---- GroupOp ---- */
+
+/* One set of one version's GroupOp, in the order ops.py lists it (ends at OP_NONE). */
+typedef struct { TgGroupOps table; OpGroup group; Op ops[16]; } GroupOpRow;
+static const GroupOpRow group_op_rows[] = {
+  /* 0.9.x ops.py: UNSAFE_PAD_OPS = {UnaryOps.RECIP, UnaryOps.LOG2, UnaryOps.EXP2, BinaryOps.IDIV} */
+  {GROUP_OPS_0_9, GROUP_UNSAFE_PAD, {OP_RECIP, OP_LOG2, OP_EXP2, OP_IDIV}},
+  /* 0.10.0 and 0.10.0+2ca41d6 ops.py class GroupOp */
+  {GROUP_OPS_0_10_0, GROUP_UNARY, {OP_EXP2, OP_LOG2, OP_SIN, OP_SQRT, OP_RECIP, OP_NEG}},
+  {GROUP_OPS_0_10_0, GROUP_BINARY, {OP_ADD, OP_MUL, OP_IDIV, OP_MAX, OP_MOD, OP_CMPLT, OP_CMPNE, OP_XOR, OP_SHL, OP_SHR,
+                                    OP_OR, OP_AND, OP_THREEFRY, OP_SUB, OP_FDIV}},
+  {GROUP_OPS_0_10_0, GROUP_TERNARY, {OP_WHERE, OP_MULACC}},
+  {GROUP_OPS_0_10_0, GROUP_META, {OP_COPY, OP_EMPTY, OP_BUFFER_VIEW}},
+  {GROUP_OPS_0_10_0, GROUP_BUFFER, {OP_LOAD, OP_PRELOAD, OP_STORE, OP_VALID}},
+  {GROUP_OPS_0_10_0, GROUP_UNSAFE_PAD, {OP_RECIP, OP_LOG2, OP_EXP2, OP_IDIV}},
+  /* 0.10.1 ops.py class GroupOp */
+  {GROUP_OPS_0_10_1, GROUP_UNARY, {OP_EXP2, OP_LOG2, OP_SIN, OP_SQRT, OP_RECIP, OP_NEG}},
+  {GROUP_OPS_0_10_1, GROUP_BINARY, {OP_ADD, OP_MUL, OP_IDIV, OP_MAX, OP_MOD, OP_CMPLT, OP_CMPNE, OP_XOR, OP_SHL, OP_SHR,
+                                    OP_OR, OP_AND, OP_THREEFRY, OP_SUB, OP_FDIV}},
+  {GROUP_OPS_0_10_1, GROUP_TERNARY, {OP_WHERE, OP_MULACC}},
+  {GROUP_OPS_0_10_1, GROUP_MOVEMENT, {OP_RESHAPE, OP_EXPAND, OP_PERMUTE, OP_PAD, OP_SHRINK, OP_FLIP}},
+  {GROUP_OPS_0_10_1, GROUP_BUFFER, {OP_LOAD, OP_PRELOAD, OP_STORE, OP_VALID, OP_CONST, OP_DEFINE_VAR}},
+  {GROUP_OPS_0_10_1, GROUP_UNSAFE_PAD, {OP_RECIP, OP_LOG2, OP_EXP2, OP_IDIV}},
+  /* 0.10.2 ops.py class GroupOp */
+  {GROUP_OPS_0_10_2, GROUP_UNARY, {OP_EXP2, OP_LOG2, OP_SIN, OP_SQRT, OP_RECIP, OP_NEG}},
+  {GROUP_OPS_0_10_2, GROUP_BINARY, {OP_ADD, OP_MUL, OP_IDIV, OP_MAX, OP_MOD, OP_CMPLT, OP_CMPNE, OP_XOR, OP_SHL, OP_SHR,
+                                    OP_OR, OP_AND, OP_THREEFRY, OP_SUB, OP_FDIV, OP_POW}},
+  {GROUP_OPS_0_10_2, GROUP_TERNARY, {OP_WHERE, OP_MULACC}},
+  {GROUP_OPS_0_10_2, GROUP_MOVEMENT, {OP_RESHAPE, OP_EXPAND, OP_PERMUTE, OP_PAD, OP_SHRINK, OP_FLIP}},
+  {GROUP_OPS_0_10_2, GROUP_BUFFER, {OP_LOAD, OP_STORE, OP_VALID, OP_CONST, OP_DEFINE_VAR}},
+  {GROUP_OPS_0_10_2, GROUP_UNSAFE_PAD, {OP_RECIP, OP_LOG2, OP_EXP2, OP_IDIV, OP_POW}},
+  /* 0.10.2+a0b4465 ops.py class GroupOp */
+  {GROUP_OPS_0_10_2_A0B4465, GROUP_UNARY, {OP_EXP2, OP_LOG2, OP_SIN, OP_SQRT, OP_RECIP, OP_NEG}},
+  {GROUP_OPS_0_10_2_A0B4465, GROUP_BINARY, {OP_ADD, OP_MUL, OP_IDIV, OP_MAX, OP_MOD, OP_CMPLT, OP_CMPNE, OP_XOR, OP_SHL,
+                                            OP_SHR, OP_OR, OP_AND, OP_THREEFRY, OP_SUB, OP_FDIV, OP_POW}},
+  {GROUP_OPS_0_10_2_A0B4465, GROUP_TERNARY, {OP_WHERE, OP_MULACC}},
+  {GROUP_OPS_0_10_2_A0B4465, GROUP_MOVEMENT, {OP_RESHAPE, OP_EXPAND, OP_PERMUTE, OP_PAD, OP_SHRINK, OP_FLIP}},
+  {GROUP_OPS_0_10_2_A0B4465, GROUP_BUFFER, {OP_LOAD, OP_STORE, OP_VALID, OP_CONST, OP_DEFINE_VAR}},
+  {GROUP_OPS_0_10_2_A0B4465, GROUP_UNSAFE_PAD, {OP_RECIP, OP_LOG2, OP_EXP2, OP_IDIV, OP_POW}},
+  {GROUP_OPS_0_10_2_A0B4465, GROUP_META, {OP_COPY, OP_BUFFER_VIEW}},
+};
+
+static void op_set_add(OpSet *s, Op op) { s->bits[op >> 6] |= (uint64_t)1 << (op & 63); }
+
+void op_groups_init(OpGroups *g, TgVersion v) {
+  TgGroupOps table = tg_features(v)->group_ops;
+  memset(g, 0, sizeof *g);
+  for (size_t r = 0; r < sizeof group_op_rows / sizeof *group_op_rows; r++) {
+    const GroupOpRow *row = &group_op_rows[r];
+    if (row->table != table) continue;
+    for (int i = 0; i < 16 && row->ops[i] != OP_NONE; i++) op_set_add(&g->group[row->group], row->ops[i]);
+  }
+  /* ALU = set.union(Unary, Binary, Ternary) */
+  const OpSet *u = &g->group[GROUP_UNARY], *b = &g->group[GROUP_BINARY], *t = &g->group[GROUP_TERNARY];
+  for (size_t w = 0; w < sizeof u->bits / sizeof *u->bits; w++)
+    g->group[GROUP_ALU].bits[w] = u->bits[w] | b->bits[w] | t->bits[w];
+}

@@ -5,6 +5,8 @@
  * LoadOps.CONST (BufferOps.CONST is OP_CONST). */
 #ifndef TSCHED_OPS_H
 #define TSCHED_OPS_H
+#include <stdbool.h>
+#include <stdint.h>
 #include "version.h"
 
 typedef enum {
@@ -111,4 +113,20 @@ const char *op_name(Op op, TgVersion v);
 Op op_parse(const char *s, TgVersion v);
 /* The member's enum value in version v (auto() numbering from 1), for ordering; 0 when absent. */
 int op_value(Op op, TgVersion v);
+/* ops.py class GroupOp (0.10.x; 0.9.x has only UNSAFE_PAD_OPS): the op sets
+ * the schedulers ask about, as listed per version in common/ops.c (feature
+ * group_ops). ALU is the union of Unary, Binary and Ternary. */
+typedef enum {
+  GROUP_UNARY, GROUP_BINARY, GROUP_TERNARY, GROUP_ALU, GROUP_MOVEMENT, GROUP_BUFFER, GROUP_META, GROUP_UNSAFE_PAD,
+  GROUP_COUNT
+} OpGroup;
+typedef struct OpSet { uint64_t bits[(OP_COUNT + 63) / 64]; } OpSet;
+typedef struct OpGroups { OpSet group[GROUP_COUNT]; } OpGroups;
+/* v's GroupOp sets into g (a generation keeps them in its state) */
+void op_groups_init(OpGroups *g, TgVersion v);
+/* op in GroupOp.<which> */
+static inline bool op_in(const OpGroups *g, OpGroup which, Op op) {
+  return (g->group[which].bits[op >> 6] >> (op & 63)) & 1;
+}
+
 #endif

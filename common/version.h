@@ -58,6 +58,15 @@ typedef enum {
   OPS_UOPS_197F8FD,      /* 197f8fd: the LazyBuffer op classes (ReduceOps.PROD, BinaryOps.SUB) and class UOps */
 } TgOpsTable;
 
+/* which GroupOp sets (ops.py class GroupOp; 0.9.x: UNSAFE_PAD_OPS), common/ops.c op_groups_init */
+typedef enum {
+  GROUP_OPS_0_9,         /* ops.py UNSAFE_PAD_OPS = {RECIP, LOG2, EXP2, IDIV}, no GroupOp */
+  GROUP_OPS_0_10_0,      /* GroupOp: Meta {COPY, EMPTY, BUFFER_VIEW}, Buffer {LOAD, PRELOAD, STORE, VALID} */
+  GROUP_OPS_0_10_1,      /* + Movement, Buffer + {CONST, DEFINE_VAR}, no Meta */
+  GROUP_OPS_0_10_2,      /* Binary and UnsafePad + POW, Buffer - PRELOAD */
+  GROUP_OPS_0_10_2_A0B4465, /* + Meta {COPY, BUFFER_VIEW} */
+} TgGroupOps;
+
 /* One field per behaviour that differs, grouped by the code that asks.
  * Each cites the Python whose difference it names. common/'s View and
  * symbolic features are read for the version a generation hands to common/
@@ -72,6 +81,7 @@ typedef struct TgFeatures {
   bool vec_repr_underscore;    /* dtype.py DType.__repr__: dtypes._float4, vs dtypes.float.vec(4) */
   TgOpsTable ops_table;        /* ops.py class Ops (0.10.x) / ops.py UnaryOps ... LoadOps (0.9.x) */
   bool ops_values_global;      /* ops.py FastEnum (197f8fd): auto() numbers on across all the op classes, vs from 1 in each */
+  TgGroupOps group_ops;        /* ops.py class GroupOp (0.10.x) / UNSAFE_PAD_OPS (0.9.x) */
   /* common/sint.c, common/symbolic_uop.c: UOp index expressions */
   bool range_arg_axis_flag;    /* ops.py UOp.range: arg=(idx, False), vs arg=idx */
   bool min_max_sign_bounds;    /* ops.py UOp._min_max: MOD of a negative dividend, IDIV by any divisor get sign-only bounds */

@@ -52,7 +52,7 @@ typedef struct AddFrame {
  * op's sources, a view's base — and, for an op, its dtype and buffer. */
 static AddFrame add_buffers_enter(KG *k, Arena *tmp, const UOp *buf) {
   AddFrame f = {buf, NULL, NULL, NULL, 0, 0, NULL};
-  const UOp *b = v0_10_2_uop_base(buf);
+  const UOp *b = v0_10_2_uop_base(k, buf);
   if (buf->op == OP_SINK) f.deps = buf->src, f.ndeps = buf->nsrc;
   else if (b->op == OP_CONST || b->op == OP_BIND || b->op == OP_DEVICE || b->op == OP_BUFFER) return f;
   else if (buf != b) {
@@ -76,7 +76,7 @@ static AddFrame add_buffers_enter(KG *k, Arena *tmp, const UOp *buf) {
 
 /* add_buffers(buf) once the results of what it recursed into are in f->res */
 static const UOp *add_buffers_leave(KG *k, ScheduleContext *ctx, Arena *tmp, AddFrame *f, IdMap *buffer_map, IdMap *cache) {
-  const UOp *buf = f->u, *b = v0_10_2_uop_base(buf);
+  const UOp *buf = f->u, *b = v0_10_2_uop_base(k, buf);
   /* SINK is passthrough */
   if (buf->op == OP_SINK) return v0_10_2_replace_src(k, buf, buf->nsrc, f->res);
   /* skip creating buffers for CONST/BIND/DEVICE/BUFFER */
@@ -187,7 +187,7 @@ static const UOp *realize_before_view(void *c, const UOp *view) {
     sint sizes[ST_MAXDIM];
     for (int i = 0; i < last->ndim; i++) sizes[i] = v0_10_2_sint_sub(sc, last->mask[i].e, last->mask[i].b);
     if (v0_10_2_sint_resolve_ge(sc, sprod, v0_10_2_sint_prod(sc, (uint32_t)last->ndim, sizes), true)) {
-      if (!v0_10_2_can_pad(ctx->grouping, src, is_realized_view, &ctx->realizes))
+      if (!v0_10_2_can_pad(k, ctx->grouping, src, is_realized_view, &ctx->realizes))
         realize_before(k, ctx, b, src, view, WHY_UNSAFE_PAD);
       return NULL;
     }
@@ -201,7 +201,7 @@ static const UOp *realize_before_view(void *c, const UOp *view) {
   /* otherwise safety check pads */
   bool unmasked = true;
   for (int i = 0; i < st->nviews; i++) unmasked &= st->views[i]->mask == NULL;
-  if (!unmasked && !v0_10_2_can_pad(ctx->grouping, src, is_realized_view, &ctx->realizes))
+  if (!unmasked && !v0_10_2_can_pad(k, ctx->grouping, src, is_realized_view, &ctx->realizes))
     realize_before(k, ctx, b, src, view, WHY_UNSAFE_PAD);
   return NULL;
 }
@@ -258,9 +258,9 @@ static const UOp *append_uop(void *c, const UOp *view) {
   const UOp *buf_uop = view->src[0], *op = uval(k, view);
   omap_put(&ctx->allbufs, omap_ptr(buf_uop), (void *)view);
   if (op->op == OP_ASSIGN) v0_10_2_idset_add(ctx->tmp, &ctx->assigns, buf_uop);
-  const UOp *ob = v0_10_2_uop_base(op);
+  const UOp *ob = v0_10_2_uop_base(k, op);
   for (uint32_t i = 0; i < ob->nsrc; i++) {
-    const UOp *x = v0_10_2_uop_base(ob->src[i]);
+    const UOp *x = v0_10_2_uop_base(k, ob->src[i]);
     if (!is_scheduled(x)) continue;
     const UOp *parent = v0_10_2_uop_buf_uop(k, x);
     OMap *ch = v0_10_2_idmap_get(&ctx->children, parent);
@@ -292,7 +292,7 @@ static size_t child_sts(KG *k, const UOp *uop, const UOp *tr, const ST **first) 
   size_t n = 0;
   *first = NULL;
   for (uint32_t i = 0; i < uop->nsrc; i++) {
-    const UOp *x = uop->src[i], *xb = v0_10_2_uop_base(x);
+    const UOp *x = uop->src[i], *xb = v0_10_2_uop_base(k, x);
     if (!is_scheduled(xb) || v0_10_2_uop_buf_uop(k, xb) != tr) continue;
     const ST *s = v0_10_2_uop_st_unwrap(k, x);
     if (!*first) *first = s, n = 1;
@@ -359,7 +359,7 @@ static void recursive_group(KG *k, GroupWalk *w, const UOp *tr0, const ST *st0) 
     if (!ch || !omap_next(ch, &pos, &key, NULL)) { depth--; continue; }
     f->pos = pos;
     const UOp *tr_next = (const UOp *)(uintptr_t)key;
-    const UOp *tr_next_uop = v0_10_2_uop_base(uval(k, allbufs_of(k, ctx, tr_next)));
+    const UOp *tr_next_uop = v0_10_2_uop_base(k, uval(k, allbufs_of(k, ctx, tr_next)));
     const ST *first;
     /* max one reduceop per kernel; can only fuse contiguous */
     if (tr_next_uop->op == OP_REDUCE_AXIS || child_sts(k, tr_next_uop, f->tr, &first) > 1) {
@@ -402,7 +402,7 @@ static bool other_assign_used(KG *k, ScheduleContext *ctx, const UOp *r, OMap *g
     if (in_map(&ctx->realizes, p)) continue;
     /* [x.base.buf_uop for x in p_uop.src if x.base.is_realized or (x.base.op is Ops.VIEW and len(x.base.src) != 0)] */
     for (uint32_t i = 0; i < p_uop->nsrc; i++) {
-      const UOp *xb = v0_10_2_uop_base(p_uop->src[i]);
+      const UOp *xb = v0_10_2_uop_base(k, p_uop->src[i]);
       if (xb->op == OP_BUFFER) v0_10_2_uop_buffer(k, xb);   /* is_realized: UOp.buffer makes the Buffer */
       else if (!(xb->op == OP_VIEW && xb->nsrc != 0)) continue;
       if (n == cap) stack = arena_grow(tmp, stack, n, &cap, sizeof *stack);
@@ -429,7 +429,7 @@ static const UOp *chase(KG *k, ScheduleContext *ctx, const UOp *tr, const UOp *r
   }
   const UOp *tr_uop = uval(k, allbufs_of(k, ctx, tr));
   if (tr_uop->op == OP_CAST && tr_uop->dtype->base->itemsize > tr_uop->src[0]->dtype->base->itemsize)
-    tr = v0_10_2_uop_buf_uop(k, v0_10_2_uop_base(tr_uop->src[0]));
+    tr = v0_10_2_uop_buf_uop(k, v0_10_2_uop_base(k, tr_uop->src[0]));
   return tr;
 }
 
@@ -475,7 +475,7 @@ static void group_reduce(KG *k, ScheduleContext *ctx, const UOp *r, const UOp *r
     realize(ctx, tr, tr);
   }
   for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) omap_put(reduce_for_op, key, (void *)r);
-  if (k->fuse_arange && v0_10_2_reduce_op_of(r_uop) == OP_ADD && v0_10_2_uop_base(r_uop->src[0])->op == OP_CONST) {
+  if (k->fuse_arange && v0_10_2_reduce_op_of(r_uop) == OP_ADD && v0_10_2_uop_base(k, r_uop->src[0])->op == OP_CONST) {
     /* maybe fuse arange with its children */
     size_t nkids = 0;
     for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) nkids += nchildren(ctx, (const UOp *)(uintptr_t)key, NULL);
@@ -543,7 +543,7 @@ void v0_10_2_group_realizes_preload(KG *k, const UOp *sink, ScheduleContext *ctx
   for (size_t pos = 0; omap_next(&ctx->allbufs, &pos, &key, &val);) {
     const UOp *r = (const UOp *)(uintptr_t)key, *r_uop = uval(k, val);
     if (r_uop->op != OP_REDUCE_AXIS) continue;
-    const UOp *x = r_uop->src[0], *xb = v0_10_2_uop_base(x);
+    const UOp *x = r_uop->src[0], *xb = v0_10_2_uop_base(k, x);
     if (k->fuse_conv_bw && is_scheduled(xb) && uval(k, xb)->op == r_uop->op && xb != x) double_reduces[ndouble++] = r;
     if (in_map(&ctx->realizes, r)) continue;
     arena_rewind(per, start);
@@ -552,7 +552,7 @@ void v0_10_2_group_realizes_preload(KG *k, const UOp *sink, ScheduleContext *ctx
   /* fuse double reduces with no other child */
   for (size_t i = 0; i < ndouble; i++) {
     const UOp *top_reduce =
-        v0_10_2_uop_buf_uop(k, v0_10_2_uop_base(uval(k, allbufs_of(k, ctx, double_reduces[i]))->src[0]));
+        v0_10_2_uop_buf_uop(k, v0_10_2_uop_base(k, uval(k, allbufs_of(k, ctx, double_reduces[i]))->src[0]));
     if (nchildren(ctx, top_reduce, NULL) == 1) unrealize(k, ctx, top_reduce);
   }
   arena_scratch_end(&k->scratch, per);

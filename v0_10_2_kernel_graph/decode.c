@@ -62,10 +62,10 @@ static const char *buffer_num_size_problem(const UOp *u) {
 static const char *node_problem(KG *k, const UOp *u) {
   uint32_t n = u->nsrc;
   const Value *a = u->arg;
-  if (v0_10_2_op_is_unary(u->op) && n != 1) return "a unary op needs 1 source";
-  if (v0_10_2_op_is_binary(u->op) && n != 2) return "a binary op needs 2 sources";
+  if (op_in(&k->groups, GROUP_UNARY, u->op) && n != 1) return "a unary op needs 1 source";
+  if (op_in(&k->groups, GROUP_BINARY, u->op) && n != 2) return "a binary op needs 2 sources";
   if ((u->op == OP_WHERE || u->op == OP_MULACC) && n != 3) return "a ternary op needs 3 sources";
-  if (v0_10_2_op_is_movement(u->op) && (n != 1 || a->kind != V_TUPLE))
+  if (op_in(&k->groups, GROUP_MOVEMENT, u->op) && (n != 1 || a->kind != V_TUPLE))
     return "a movement op needs 1 source and a tuple arg";
   switch (u->op) {
     case OP_BUFFER:

@@ -19,6 +19,7 @@ static void kg_init(KG *k, const Capture *c, Arena *a, Interner *in) {
   k->in = in;
   k->cap = c;
   k->f = tg_features(c->generation);
+  op_groups_init(&k->groups, c->generation);
   k->fuse_arange = ctx_int(c, "FUSE_ARANGE", 0);
   k->fuse_conv_bw = ctx_int(c, "FUSE_CONV_BW", 0);
   k->dont_realize_expand = ctx_int(c, "DONT_REALIZE_EXPAND", 0);

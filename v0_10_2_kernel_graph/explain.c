@@ -43,7 +43,7 @@ void v0_10_2_explain_tensor_map(KG *k, const OMap *tensor_map, const UOp *sink) 
     if (l->n == l->cap) l->items = arena_grow(k->a, l->items, l->n, &l->cap, sizeof *l->items);
     l->items[l->n++] = (uint32_t)i;
   }
-  for (uint32_t i = 0; i < sink->nsrc; i++) v0_10_2_idset_add(k->a, &x->outs, v0_10_2_uop_base(sink->src[i]));
+  for (uint32_t i = 0; i < sink->nsrc; i++) v0_10_2_idset_add(k->a, &x->outs, v0_10_2_uop_base(k, sink->src[i]));
 }
 
 static const IdxList *nodes_of(KG *k, const UOp *v) { return v0_10_2_idmap_get(&k->xp->nodes, v); }
@@ -105,12 +105,12 @@ static const UOp *unsafe_pad_node(KG *k, const UOp *u, bool (*is_edge)(const UOp
   stack[n++] = u;
   while (n) {
     const UOp *x = stack[--n];
-    if (v0_10_2_op_is_unsafe_pad(x->op)) return x;
+    if (op_in(&k->groups, GROUP_UNSAFE_PAD, x->op)) return x;
     if (is_edge(x, edges) || omap_has(&cache, omap_ptr(x))) continue;
     omap_put(&cache, omap_ptr(x), (void *)1);
     for (uint32_t i = x->nsrc; i-- > 0;) {
       if (n == cap) stack = arena_grow(k->a, stack, n, &cap, sizeof *stack);
-      stack[n++] = v0_10_2_uop_base(x->src[i]);
+      stack[n++] = v0_10_2_uop_base(k, x->src[i]);
     }
   }
   return NULL;
@@ -238,7 +238,7 @@ void v0_10_2_explain_alias(KG *k, const UOp *u, const UOp *t) {
 
 void v0_10_2_explain_preload_outs(KG *k, const UOp *sink) {
   for (uint32_t i = 0; i < sink->nsrc; i++) {
-    const UOp *b = v0_10_2_uop_base(sink->src[i]);
+    const UOp *b = v0_10_2_uop_base(k, sink->src[i]);
     if (is_scheduled(b)) v0_10_2_idset_add(k->a, &k->xp->outs, b->src[0]);
   }
 }

@@ -16,7 +16,8 @@ static size_t nchildren(GrouperContext *ctx, const UOp *u) {
 }
 
 /* ops.py can_pad: False when an unsafe-pad op is reachable from u without passing an edge */
-bool v0_10_2_can_pad(Arena *tmp, const UOp *u, bool (*is_edge)(const UOp *x, const void *edges), const void *edges) {
+bool v0_10_2_can_pad(
+    const KG *k, Arena *tmp, const UOp *u, bool (*is_edge)(const UOp *x, const void *edges), const void *edges) {
   OMap cache;
   omap_init(&cache, tmp);
   size_t cap = 64, n = 0;
@@ -24,12 +25,12 @@ bool v0_10_2_can_pad(Arena *tmp, const UOp *u, bool (*is_edge)(const UOp *x, con
   stack[n++] = u;
   while (n) {
     const UOp *x = stack[--n];
-    if (v0_10_2_op_is_unsafe_pad(x->op)) return false;
+    if (op_in(&k->groups, GROUP_UNSAFE_PAD, x->op)) return false;
     if (is_edge(x, edges) || in_map(&cache, x)) continue;
     omap_put(&cache, omap_ptr(x), (void *)1);
     for (uint32_t i = x->nsrc; i-- > 0;) {
       if (n == cap) stack = arena_grow(tmp, stack, n, &cap, sizeof *stack);
-      stack[n++] = v0_10_2_uop_base(x->src[i]);
+      stack[n++] = v0_10_2_uop_base(k, x->src[i]);
     }
   }
   return true;
@@ -53,7 +54,7 @@ static const UOp *do_realize_sink(void *c, const UOp *s) {
   KG *k = c;
   GrouperContext *ctx = k->pass;
   for (uint32_t i = 0; i < s->nsrc; i++) {
-    const UOp *b = k->f->dont_push_views ? s->src[i] : v0_10_2_uop_base(s->src[i]);
+    const UOp *b = k->f->dont_push_views ? s->src[i] : v0_10_2_uop_base(k, s->src[i]);
     if (k->f->dont_push_views ? dont_push_view(b->op) : (b->op == OP_CONST || b->op == OP_BIND || b->op == OP_BUFFER)) continue;
     if (k->ex) v0_10_2_explain_realize(k, &ctx->realizes, b, WHY_OUTPUT, NULL);
     realize(k, ctx, b);
@@ -84,7 +85,7 @@ static const UOp *realize_before_view_a0b4465(KG *k, GrouperContext *ctx, const 
   bool masked = false;
   for (int i = 0; i < st->nviews; i++) masked |= st->views[i]->mask != NULL;
   /* always realize unsafe pad ops before masked view */
-  if (masked && !v0_10_2_can_pad(ctx->tmp, tr, is_realized_uop, &ctx->realizes)) {
+  if (masked && !v0_10_2_can_pad(k, ctx->tmp, tr, is_realized_uop, &ctx->realizes)) {
     realize_before(k, ctx, tr, view, WHY_UNSAFE_PAD);
     return NULL;
   }
@@ -124,7 +125,7 @@ static const UOp *realize_before_view(void *c, const UOp *view) {
     sint sizes[ST_MAXDIM];
     for (int i = 0; i < last->ndim; i++) sizes[i] = v0_10_2_sint_sub(sc, last->mask[i].e, last->mask[i].b);
     if (v0_10_2_sint_resolve_ge(sc, sprod, v0_10_2_sint_prod(sc, (uint32_t)last->ndim, sizes), true)) {
-      if (!v0_10_2_can_pad(ctx->tmp, src, is_realized_uop, &ctx->realizes))
+      if (!v0_10_2_can_pad(k, ctx->tmp, src, is_realized_uop, &ctx->realizes))
         realize_before(k, ctx, src, view, WHY_UNSAFE_PAD);
       return NULL;
     }
@@ -137,7 +138,7 @@ static const UOp *realize_before_view(void *c, const UOp *view) {
   }
   bool unmasked = true;
   for (int i = 0; i < st->nviews; i++) unmasked &= st->views[i]->mask == NULL;
-  if (!unmasked && !v0_10_2_can_pad(ctx->tmp, src, is_realized_uop, &ctx->realizes))
+  if (!unmasked && !v0_10_2_can_pad(k, ctx->tmp, src, is_realized_uop, &ctx->realizes))
     realize_before(k, ctx, src, view, WHY_UNSAFE_PAD);
   return NULL;
 }
@@ -163,7 +164,7 @@ static const UOp *append_uop(void *c, const UOp *u) {
   for (uint32_t i = 0; i < u->nsrc; i++) {
     /* ctx.children[s.base][u] = None: u's sources are all seen here, so u is
      * already there exactly when it is the last child added */
-    UList *ch = v0_10_2_ulist_of(ctx->tmp, &ctx->children, v0_10_2_uop_base(u->src[i]));
+    UList *ch = v0_10_2_ulist_of(ctx->tmp, &ctx->children, v0_10_2_uop_base(k, u->src[i]));
     if (!ch->n || ch->items[ch->n - 1] != u) v0_10_2_ulist_push(ctx->tmp, ch, u);
   }
   return NULL;
@@ -187,7 +188,7 @@ static size_t child_sts(KG *k, const UOp *tr_next, const UOp *tr, const ST **fir
   *first = NULL;
   for (uint32_t i = 0; i < tr_next->nsrc; i++) {
     const UOp *x = tr_next->src[i];
-    if (v0_10_2_uop_base(x) != tr) continue;
+    if (v0_10_2_uop_base(k, x) != tr) continue;
     const ST *s = v0_10_2_uop_st_unwrap(k, x);
     if (!*first) *first = s, n = 1;
     else if (s != *first) n = 2;
@@ -287,7 +288,7 @@ static bool other_assign_used(KG *k, GrouperContext *ctx, const UOp *r, OMap *gr
     stack[n++] = (const UOp *)(uintptr_t)key;
   }
   while (n) {
-    const UOp *p = v0_10_2_uop_base(stack[--n]);
+    const UOp *p = v0_10_2_uop_base(k, stack[--n]);
     if (in_map(&seen, p)) continue;
     omap_put(&seen, omap_ptr(p), (void *)1);
     const UOp *assign = omap_get(&ctx->assigns, omap_ptr(p));
@@ -357,8 +358,8 @@ void v0_10_2_group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
   for (size_t i = 0; i < n; i++) {
     const UOp *r = order[i];
     if (r->op != OP_REDUCE_AXIS) continue;
-    if (k->fuse_conv_bw && v0_10_2_uop_base(r->src[0])->op == OP_REDUCE_AXIS &&
-        r->src[0] != v0_10_2_uop_base(r->src[0])) {
+    if (k->fuse_conv_bw && v0_10_2_uop_base(k, r->src[0])->op == OP_REDUCE_AXIS &&
+        r->src[0] != v0_10_2_uop_base(k, r->src[0])) {
       if (!double_reduces) double_reduces = arena_array(tmp, n, sizeof *double_reduces);
       double_reduces[ndouble++] = r;
     }
@@ -389,7 +390,8 @@ void v0_10_2_group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
       if (can_chase) {
         tr = chase(k, ctx, tr);
         /* don't cast to higher size before store (tr cannot be realized if forced_realize) */
-        if (tr->op == OP_CAST && tr->dtype->itemsize > tr->src[0]->dtype->itemsize) tr = v0_10_2_uop_base(tr->src[0]);
+        if (tr->op == OP_CAST && tr->dtype->itemsize > tr->src[0]->dtype->itemsize)
+          tr = v0_10_2_uop_base(k, tr->src[0]);
       }
       omap_init(group, per);
       omap_put(group, omap_ptr(tr), (void *)tr);
@@ -397,7 +399,7 @@ void v0_10_2_group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
       realize(k, ctx, tr);
     }
     for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) omap_put(&reduce_for_op, key, (void *)r);
-    if (k->fuse_arange && v0_10_2_reduce_op_of(r) == OP_ADD && v0_10_2_uop_base(r->src[0])->op == OP_CONST) {
+    if (k->fuse_arange && v0_10_2_reduce_op_of(r) == OP_ADD && v0_10_2_uop_base(k, r->src[0])->op == OP_CONST) {
       /* maybe fuse arange with its children */
       bool has_children = false;
       for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) has_children |= nchildren(ctx, (const UOp *)(uintptr_t)key) != 0;
@@ -409,7 +411,7 @@ void v0_10_2_group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
   }
   /* fuse double reduces with no other child */
   for (size_t i = 0; i < ndouble; i++) {
-    const UOp *top_reduce = v0_10_2_uop_base(double_reduces[i]->src[0]);
+    const UOp *top_reduce = v0_10_2_uop_base(k, double_reduces[i]->src[0]);
     if (nchildren(ctx, top_reduce) == 1 && !v0_10_2_idset_del(&ctx->realizes, top_reduce)) key_error(k, top_reduce);
   }
   arena_scratch_end(&k->scratch, per);

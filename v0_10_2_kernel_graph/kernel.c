@@ -59,7 +59,7 @@ static const UOp *create_kernel_to(KG *k, const UOp *x, const UOp *b) {
   memcpy(src + 1, x->src, x->nsrc * sizeof *src);
   const UOp *kernel =
       v0_10_2_uop(k, OP_KERNEL, dt_void, v0_10_2_kernel_arg(k, v0_10_2_uop_sink(k, 1, &x), meta), x->nsrc + 1, src);
-  const UOp *base = v0_10_2_uop_base(b), *buffer = base;
+  const UOp *base = v0_10_2_uop_base(k, b), *buffer = base;
   if (v0_10_2_uop_size(k, b) != v0_10_2_uop_size(k, base)) {
     const ST *bst = v0_10_2_value_get_st(b->arg);
     if (b->op != OP_VIEW || !bst) error_unsupported("an ASSIGN to a view that is no VIEW");
@@ -112,7 +112,7 @@ static const UOp *create_kernels_sink_bases(void *c, const UOp *x) {
   for (uint32_t i = 0; i < x->nsrc; i++) any |= x->src[i]->op == OP_VIEW;
   if (!any) return NULL;
   const UOp **src = arena_array(k->a, x->nsrc, sizeof *src);
-  for (uint32_t i = 0; i < x->nsrc; i++) src[i] = v0_10_2_uop_base(x->src[i]);
+  for (uint32_t i = 0; i < x->nsrc; i++) src[i] = v0_10_2_uop_base(k, x->src[i]);
   return v0_10_2_replace_src(k, x, x->nsrc, src);
 }
 

@@ -58,18 +58,18 @@ static const UOp *elementwise_view_right(void *c, const UOp *root) {
   const UOp *first = NULL;
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
-    if (x->op != OP_VIEW || dont_push_view(v0_10_2_uop_base(x)->op)) continue;
+    if (x->op != OP_VIEW || dont_push_view(v0_10_2_uop_base(k, x)->op)) continue;
     if (!first) first = x;
-    else if (v0_10_2_uop_size(k, v0_10_2_uop_base(x)) != v0_10_2_uop_size(k, v0_10_2_uop_base(first)))
+    else if (v0_10_2_uop_size(k, v0_10_2_uop_base(k, x)) != v0_10_2_uop_size(k, v0_10_2_uop_base(k, first)))
       error_raise("AssertionError", "swizzle inputs must have the same size [%s", v0_10_2_uop_repr_line(k, first));
   }
   if (!first) return NULL;
   uint32_t n;
-  const sint *bshape = v0_10_2_uop_shape(k, v0_10_2_uop_base(first), &n);
+  const sint *bshape = v0_10_2_uop_shape(k, v0_10_2_uop_base(k, first), &n);
   const ST *new_st = v0_10_2_st_from_shape(&k->stc, n, bshape);
   const UOp **src = arena_array(k->a, root->nsrc, sizeof *src);
   for (uint32_t i = 0; i < root->nsrc; i++) {
-    const UOp *x = root->src[i], *xb = v0_10_2_uop_base(x);
+    const UOp *x = root->src[i], *xb = v0_10_2_uop_base(k, x);
     uint32_t xn;
     const sint *xshape = v0_10_2_uop_shape(k, xb, &xn);
     if (v0_10_2_sint_shapes_eq(xn, xshape, n, bshape)) src[i] = xb;
@@ -124,8 +124,9 @@ static const UOp *sink_of_assign(void *c, const UOp *s) {
   KG *k = c;
   if (s->nsrc != 1 || s->src[0]->op != OP_ASSIGN || s->src[0]->nsrc != 2) return NULL;
   const UOp *x = s->src[0], *target = x->src[0];
-  const UOp *dg = v0_10_2_uop(k, OP_DEFINE_GLOBAL,
-      v0_10_2_dtype_ptr(k, x->dtype, v0_10_2_uop_size(k, v0_10_2_uop_base(target))), v0_10_2_value_int(k, 0), 0, NULL);
+  const UOp *dg =
+      v0_10_2_uop(k, OP_DEFINE_GLOBAL, v0_10_2_dtype_ptr(k, x->dtype, v0_10_2_uop_size(k, v0_10_2_uop_base(k, target))),
+          v0_10_2_value_int(k, 0), 0, NULL);
   const UOp *store =
       v0_10_2_uop3(k, OP_STORE, dt_void, NULL, dg, v0_10_2_st_to_uop(k, v0_10_2_uop_st_unwrap(k, target)), x->src[1]);
   return v0_10_2_uop_sink(k, 1, &store);

@@ -169,38 +169,38 @@ static const UOp *reduceop_view_right(void *c, const UOp *r) {
   return v0_10_2_uop_view(k, red, v0_10_2_st_from_shape(&k->stc, n, out_shape));
 }
 
-static bool is_elementwise_root(Op op) {
-  return v0_10_2_op_is_alu(op) || op == OP_CAST || op == OP_BITCAST || op == OP_ASSIGN || op == OP_CONTIGUOUS ||
-         op == OP_STORE;
+static bool is_elementwise_root(const KG *k, Op op) {
+  return op_in(&k->groups, GROUP_ALU, op) || op == OP_CAST || op == OP_BITCAST || op == OP_ASSIGN ||
+         op == OP_CONTIGUOUS || op == OP_STORE;
 }
 
 /* schedule.py elementwise_view_right: ALU(src.view()) -> ALU(src).view() */
 static const UOp *elementwise_view_right(void *c, const UOp *root) {
   KG *k = c;
-  if (!is_elementwise_root(root->op)) return NULL;
+  if (!is_elementwise_root(k, root->op)) return NULL;
   const UOp *first = NULL;
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
-    if (v0_10_2_uop_base(x) == x) continue;
-    if (!v0_10_2_uop_st(k, v0_10_2_uop_base(x)))
+    if (v0_10_2_uop_base(k, x) == x) continue;
+    if (!v0_10_2_uop_st(k, v0_10_2_uop_base(k, x)))
       error_raise("AssertionError", "found shapeless VIEW src in %s", v0_10_2_uop_repr_line(k, root));
     if (!first) first = x;
   }
   if (!first) return NULL;
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
-    if (v0_10_2_uop_base(x) != x &&
-        v0_10_2_uop_size(k, v0_10_2_uop_base(x)) != v0_10_2_uop_size(k, v0_10_2_uop_base(first)))
+    if (v0_10_2_uop_base(k, x) != x &&
+        v0_10_2_uop_size(k, v0_10_2_uop_base(k, x)) != v0_10_2_uop_size(k, v0_10_2_uop_base(k, first)))
       error_raise("AssertionError", "swizzle inputs must have the same size [%s", v0_10_2_uop_repr_line(k, first));
   }
   uint32_t n;
-  const sint *bshape = v0_10_2_uop_shape(k, v0_10_2_uop_base(first), &n);
+  const sint *bshape = v0_10_2_uop_shape(k, v0_10_2_uop_base(k, first), &n);
   const ST *new_input_st = v0_10_2_st_from_shape(&k->stc, n, bshape);
   const UOp **src = arena_array(k->a, root->nsrc, sizeof *src);
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
     if (!v0_10_2_uop_st(k, x)) src[i] = x;
-    else if (v0_10_2_uop_base(x) != x) src[i] = v0_10_2_uop_base(x);
+    else if (v0_10_2_uop_base(k, x) != x) src[i] = v0_10_2_uop_base(k, x);
     else src[i] = v0_10_2_apply_swizzle(k, v0_10_2_uop_view(k, x, new_input_st));
   }
   const UOp *ret = v0_10_2_replace_src(k, root, root->nsrc, src);

@@ -13,6 +13,7 @@
 #include "graph.h"
 #include "intern.h"
 #include "omap.h"
+#include "ops.h"
 #include "rewrite.h"
 #include "st.h"
 #include "error.h"
@@ -77,6 +78,7 @@ struct KG {
   StCtx stc;
   const Capture *cap;
   const TgFeatures *f;  /* the capture's version's features (version.h) */
+  OpGroups groups;      /* its ops.py GroupOp (ops.h op_in) */
 
   /* context flags, as recorded */
   int64_t fuse_arange, fuse_conv_bw, dont_realize_expand, split_reduceop, split_threshold, split_size,
@@ -193,14 +195,6 @@ const ST *v0_10_2_value_get_st(const Value *v);                            /* NU
 /* dtypes.as_const(b, dtype) for a scalar Value b (int, float, bool). */
 const Value *v0_10_2_as_const(KG *k, const Value *b, const DType *dt);
 
-/* ---- GroupOp ---- */
-bool v0_10_2_op_is_unary(Op op);
-bool v0_10_2_op_is_binary(Op op);
-bool v0_10_2_op_is_alu(Op op);
-bool v0_10_2_op_is_movement(Op op);
-bool v0_10_2_op_is_buffer_group(Op op);   /* GroupOp.Buffer: LOAD STORE VALID CONST DEFINE_VAR */
-bool v0_10_2_op_is_unsafe_pad(Op op);
-
 /* ---- UOp construction ---- */
 const UOp *v0_10_2_uop(KG *k, Op op, const DType *dt, const Value *arg, uint32_t n, const UOp *const *src);
 const UOp *v0_10_2_uop1(KG *k, Op op, const DType *dt, const Value *arg, const UOp *a);
@@ -218,7 +212,7 @@ const ST *v0_10_2_uop_st(KG *k, const UOp *u);                 /* UOp.st, NULL f
 const ST *v0_10_2_uop_st_unwrap(KG *k, const UOp *u);          /* unwrap(u.st) */
 const sint *v0_10_2_uop_shape(KG *k, const UOp *u, uint32_t *n);
 int64_t v0_10_2_uop_size(KG *k, const UOp *u);
-const UOp *v0_10_2_uop_base(const UOp *u);
+const UOp *v0_10_2_uop_base(const KG *k, const UOp *u);
 const char *v0_10_2_uop_device(KG *k, const UOp *u);           /* UOp._device, NULL for None */
 const UOp *v0_10_2_uop_buf_uop(KG *k, const UOp *u);
 Buf *v0_10_2_uop_buffer(KG *k, const UOp *u);                   /* UOp.buffer (creates the Buffer) */

@@ -36,7 +36,8 @@ typedef struct GrouperContext {
 /* ops.py can_pad: False when an unsafe-pad op is reachable from u without
  * passing an edge (0.10.2: a realized UOp; 0.10.1: the VIEW(BUFFER, op) of a
  * realized BUFFER) */
-bool v0_10_2_can_pad(Arena *tmp, const UOp *u, bool (*is_edge)(const UOp *x, const void *edges), const void *edges);
+bool v0_10_2_can_pad(
+    const KG *k, Arena *tmp, const UOp *u, bool (*is_edge)(const UOp *x, const void *edges), const void *edges);
 /* recursive_group's cache.setdefault((tr, st)) (cache: tr -> OMap of st, in a); true when it was there */
 bool v0_10_2_group_cache_seen(Arena *a, OMap *cache, const UOp *tr, const ST *st);
 /* group_realizes(sink) -> ctx.realizes (in k->a); the GrouperContext is

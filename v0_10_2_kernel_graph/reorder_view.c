@@ -44,7 +44,7 @@ static bool expands(KG *k, const UOp *u, const ST *st) {
 static const UOp *cast_before_expand(void *c, const UOp *cast) {
   KG *k = c;
   if (cast->nsrc != 1 || cast->src[0]->op != OP_VIEW) return NULL;
-  const UOp *vm = cast->src[0], *base = v0_10_2_uop_base(vm);
+  const UOp *vm = cast->src[0], *base = v0_10_2_uop_base(k, vm);
   if (k->cast_after_expand && base->op == OP_BUFFER) return NULL;
   if (cast->dtype->itemsize > vm->dtype->itemsize) return NULL;
   const ST *st = v0_10_2_uop_st_unwrap(k, vm);
@@ -61,7 +61,7 @@ static const UOp *copy_to_device(KG *k, const UOp *x, const UOp *device, bool cl
 static const UOp *copy_of_view(void *c, const UOp *copy) {
   KG *k = c;
   if (copy->nsrc != 2 || copy->src[1]->op != OP_VIEW) return NULL;
-  const UOp *v = copy->src[1], *base = v0_10_2_uop_base(v), *dev = copy->src[0];
+  const UOp *v = copy->src[1], *base = v0_10_2_uop_base(k, v), *dev = copy->src[0];
   if (dev->op != OP_DEVICE || dev->arg->kind != V_STR) error_unsupported("a COPY to several devices");
   const UOp *device = v0_10_2_uop(k, OP_DEVICE, dt_void, dev->arg, 0, NULL);
   uint32_t n, nb;
@@ -89,7 +89,7 @@ static const UOp *cast_after_expand(void *c, const UOp *v) {
   KG *k = c;
   if (!k->cast_after_expand || v->nsrc != 1 || v->src[0]->op != OP_CAST || v->src[0]->nsrc != 1) return NULL;
   const UOp *x = v->src[0]->src[0];
-  if (v0_10_2_uop_base(x)->op != OP_BUFFER) return NULL;
+  if (v0_10_2_uop_base(k, x)->op != OP_BUFFER) return NULL;
   uint32_t n, nx;
   const sint *shape = v0_10_2_uop_shape(k, v, &n), *xshape = v0_10_2_uop_shape(k, x, &nx);
   if (!v0_10_2_sint_resolve_lt(

@@ -10,7 +10,7 @@ typedef struct MopWanted { OMap *tensor_map; const UOp *vbase; const ST *vst; } 
 static bool is_wanted_mop(KG *k, const UOp *x, void *ctx) {
   MopWanted *w = ctx;
   const UOp *xs = omap_get(w->tensor_map, omap_ptr(x));
-  return v0_10_2_uop_base(xs) == w->vbase && v0_10_2_uop_st(k, xs) == w->vst;
+  return v0_10_2_uop_base(k, xs) == w->vbase && v0_10_2_uop_st(k, xs) == w->vst;
 }
 
 /* [x for x in k.toposort if (xs:=tensor_map[x]).base is v.base and xs.st == v.st][0]:
@@ -105,7 +105,7 @@ static void type_verify(KG *k, const UOp *sink) {
  * keep(k, v), when given, picks the entries the caller reads (the others
  * are rewritten all the same, not stored). Returns rewrite(sink). */
 static const UOp *kg_graph_rewrite_map(KG *k, Arena *a, const UOp *sink, const PatternMatcher *const *pms, size_t npms, bool bottom_up,
-                                       bool (*keep)(const UOp *, const UOp *), OMap *out) {
+                                       bool (*keep)(const KG *, const UOp *, const UOp *), OMap *out) {
   RewriteContext rc;
   rewrite_context_init(&rc, k->in, pms, npms, k);
   const UOp **topo;
@@ -117,14 +117,17 @@ static const UOp *kg_graph_rewrite_map(KG *k, Arena *a, const UOp *sink, const P
   for (size_t i = n; i-- > 0;) {
     const UOp *v = bottom_up ? bottom_up_rewrite(&rc, order[i]) : top_down_rewrite(&rc, order[i]);
     if (order[i] == sink) root = v;
-    if (!keep || keep(order[i], v)) omap_put(out, omap_ptr(order[i]), (void *)v);
+    if (!keep || keep(k, order[i], v)) omap_put(out, omap_ptr(order[i]), (void *)v);
   }
   rewrite_context_release(&rc);
   return root;
 }
 
 /* the kernel_map entries create_schedule_with_vars reads: the realized tensors' new ASSIGNs */
-static bool is_new_assign(const UOp *kk, const UOp *v) { return kk != v && v->op == OP_ASSIGN; }
+static bool is_new_assign(const KG *k, const UOp *kk, const UOp *v) {
+  (void)k;
+  return kk != v && v->op == OP_ASSIGN;
+}
 
 /* all_int(u.shape) */
 static bool all_int_shape(KG *k, const UOp *u) {
@@ -142,7 +145,7 @@ static void becomes_from_tensor_map(KG *k, Arena *tmp, OMap *tensor_map, OMap *b
     const UOp *kk = (const UOp *)(uintptr_t)key, *v = val;
     v0_10_2_ulist_push(tmp, v0_10_2_ulist_of(tmp, rev, v), kk);
     if (kk == v) continue;
-    const UOp *vb = v0_10_2_uop_base(v);
+    const UOp *vb = v0_10_2_uop_base(k, v);
     if (vb->op == OP_BUFFER) {
       if (v->op == OP_VIEW) {
         /* VIEW isn't a valid tensor uop, we need to backtrack to the movement op that created it */
@@ -266,9 +269,9 @@ static void bfs_schedule(KG *k, const UOp *sched_sink, SchedResult *res) {
 }
 
 /* the kernel_map entries a0b4465 reads: kernel_map.get(v.base).base is an ASSIGN */
-static bool is_kernel_of(const UOp *kk, const UOp *v) {
+static bool is_kernel_of(const KG *k, const UOp *kk, const UOp *v) {
   (void)kk;
-  return v0_10_2_uop_base(v)->op == OP_ASSIGN;
+  return v0_10_2_uop_base(k, v)->op == OP_ASSIGN;
 }
 
 /* a0b4465: ops_metadata = {v:k.metadata for k,v in tensor_map.items() if k.base.op not in {CONST, DEVICE} and isinstance(k.metadata, Metadata)} */
@@ -276,7 +279,7 @@ static void ops_metadata_of_tensors(KG *k, Arena *tmp, OMap *tensor_map, KernelC
   uint64_t key;
   void *val;
   for (size_t pos = 0; omap_next(tensor_map, &pos, &key, &val);) {
-    const UOp *kk = (const UOp *)(uintptr_t)key, *b = v0_10_2_uop_base(kk);
+    const UOp *kk = (const UOp *)(uintptr_t)key, *b = v0_10_2_uop_base(k, kk);
     const Value *m = v0_10_2_uop_metadata(k, kk);
     if (m && b->op != OP_CONST && b->op != OP_DEVICE) v0_10_2_idmap_put(tmp, &kctx->ops_metadata, val, (void *)m);
   }
@@ -290,15 +293,15 @@ static void becomes_from_kernel_map(KG *k, OMap *tensor_map, OMap *kernel_map, O
     const UOp *kk = (const UOp *)(uintptr_t)key, *v = val, *a;
     if (v->op == OP_ASSIGN) { /* ASSIGN always becomes the target buffer */
       omap_put(becomes, key, (void *)v->src[0]);
-    } else if ((a = omap_get(kernel_map, omap_ptr(v0_10_2_uop_base(v)))) &&
-               (a = v0_10_2_uop_base(a))->op == OP_ASSIGN) {
+    } else if ((a = omap_get(kernel_map, omap_ptr(v0_10_2_uop_base(k, v)))) &&
+               (a = v0_10_2_uop_base(k, a))->op == OP_ASSIGN) {
       /* if we created a new buffer for this tensor, map it to the assigned buffer */
       const ST *vst = v0_10_2_uop_st(k, v);
       omap_put(becomes, key,
           (void *)(v0_10_2_uop_st(k, a->src[0]) == vst ? a->src[0]
                                                        : v0_10_2_uop_view(k, a->src[0], v0_10_2_uop_st_unwrap(k, v))));
     } else if (kk != v) { /* tensors can also simplify to an existing buffer/const */
-      const UOp *vb = v0_10_2_uop_base(v);
+      const UOp *vb = v0_10_2_uop_base(k, v);
       if (vb->op == OP_BUFFER || (vb->op == OP_CONST && all_int_shape(k, v))) omap_put(becomes, key, (void *)v);
     }
   }

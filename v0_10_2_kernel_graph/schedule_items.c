@@ -237,7 +237,7 @@ static bool all_int_shape(KG *k, const UOp *u) {
 
 /* UOp.is_realized: the base is a BUFFER (UOp.buffer makes its Buffer) */
 static bool is_realized(KG *k, const UOp *u) {
-  const UOp *b = v0_10_2_uop_base(u);
+  const UOp *b = v0_10_2_uop_base(k, u);
   if (b->op == OP_MULTI) error_unsupported("multi-device tensors (Ops.MULTI)");
   if (b->op != OP_BUFFER) return false;
   v0_10_2_uop_buffer(k, b);
@@ -251,9 +251,9 @@ static void becomes_from_tensor_map(KG *k, const OMap *tensor_map, OMap *becomes
   for (size_t pos = 0; omap_next(tensor_map, &pos, &key, &val);) {
     const UOp *kk = (const UOp *)(uintptr_t)key, *v = val;
     /* NOOP */
-    if (v0_10_2_uop_base(kk) == v0_10_2_uop_base(v)) continue;
+    if (v0_10_2_uop_base(k, kk) == v0_10_2_uop_base(k, v)) continue;
     /* NOTE: only the base tensors get a BUFFER UOp */
-    if (is_realized(k, v) && kk == v0_10_2_uop_base(kk))
+    if (is_realized(k, v) && kk == v0_10_2_uop_base(k, kk))
       omap_put(becomes, key, (void *)v0_10_2_uop_view(k, v, v0_10_2_uop_st_unwrap(k, kk)));
     /* otherwise if it simplified to a CONST the UOp just becomes that CONST */
     else if (v->op == OP_CONST && all_int_shape(k, v)) omap_put(becomes, key, (void *)v);

@@ -386,7 +386,7 @@ static const UOp *symbolic_simple_mul_zero(void *c, const UOp *u) {
 /* (UPat(GroupOp.ALU, name="a", src=UPat((Ops.VCONST, Ops.CONST))), constant folding) */
 static const UOp *symbolic_simple_const_fold(void *c, const UOp *u) {
   KG *k = c;
-  if (!v0_10_2_op_is_alu(u->op) || u->op == OP_THREEFRY || u->nsrc == 0) return NULL;
+  if (!op_in(&k->groups, GROUP_ALU, u->op) || u->op == OP_THREEFRY || u->nsrc == 0) return NULL;
   const Value *args[3];
   for (uint32_t i = 0; i < u->nsrc; i++) {
     if (!is_cvar(u->src[i])) return NULL;

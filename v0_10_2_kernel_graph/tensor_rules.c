@@ -132,7 +132,7 @@ const PatternMatcher v0_10_2_pm_remove_movement_ops = {remove_movement_rules, 2}
 static const UOp *sym_size_zero(void *c, const UOp *root) {
   KG *k = c;
   if (root->op == OP_SINK) return NULL;
-  const UOp *b = v0_10_2_uop_base(root);
+  const UOp *b = v0_10_2_uop_base(k, root);
   if (!v0_10_2_uop_st(k, b) || v0_10_2_uop_size(k, root) != 0) return NULL;
   if (b->op == OP_CONST && arg_is_zero(b->arg)) return NULL;
   return v0_10_2_uop_const_like(k, root, v0_10_2_value_int(k, 0));
@@ -326,7 +326,7 @@ static const UOp *found_contiguous(void *c, const UOp *contig) {
   KG *k = c;
   ContigCtx *ctx = k->pass;
   if (contig->nsrc != 1 || contig->src[0]->op != OP_VIEW) return NULL;
-  const UOp *src = contig->src[0], *base = v0_10_2_uop_base(src);
+  const UOp *src = contig->src[0], *base = v0_10_2_uop_base(k, src);
   uint32_t n;
   const sint *bshape = v0_10_2_uop_shape(k, base, &n);
   const ST *sti = v0_10_2_st_invert(&k->stc, v0_10_2_uop_st_unwrap(k, src), n, bshape);
@@ -338,7 +338,7 @@ static const UOp *found_contiguous(void *c, const UOp *contig) {
 static const UOp *replace_contiguous(void *c, const UOp *alu) {
   KG *k = c;
   ContigCtx *ctx = k->pass;
-  if (!v0_10_2_op_is_alu(alu->op) || !omap_len(&ctx->contig)) return NULL;
+  if (!op_in(&k->groups, GROUP_ALU, alu->op) || !omap_len(&ctx->contig)) return NULL;
   const UOp **src = arena_array(k->a, alu->nsrc, sizeof *src);
   bool changed = false;
   for (uint32_t i = 0; i < alu->nsrc; i++) {
@@ -371,7 +371,7 @@ static const UOp *sym_disk_buffer_view(void *c, const UOp *root) {
     if (strncmp(xdev, "DISK", 4) != 0) return NULL;
     sint off = v0_10_2_uop_st_unwrap(k, x)->views[0]->offset;
     const Value *arg[2] = {v0_10_2_value_int(k, v0_10_2_uop_size(k, root)), v0_10_2_value_sint(k, off)};
-    const UOp *bv = v0_10_2_uop1(k, OP_BUFFER_VIEW, root->dtype, v_tuple(k->in, 2, arg), v0_10_2_uop_base(x));
+    const UOp *bv = v0_10_2_uop1(k, OP_BUFFER_VIEW, root->dtype, v_tuple(k->in, 2, arg), v0_10_2_uop_base(k, x));
     uint32_t n;
     const sint *shape = v0_10_2_uop_shape(k, root, &n);
     return v0_10_2_uop_reshape(k, bv, n, shape);
@@ -390,7 +390,7 @@ static const UOp *sym_sink_drop_realized(void *c, const UOp *root) {
   const UOp **src = arena_array(k->a, root->nsrc ? root->nsrc : 1, sizeof *src);
   uint32_t n = 0;
   for (uint32_t i = 0; i < root->nsrc; i++) {
-    const UOp *x = root->src[i], *b = v0_10_2_uop_base(x);
+    const UOp *x = root->src[i], *b = v0_10_2_uop_base(k, x);
     if (b->op == OP_MULTI) error_unsupported("multi-device tensors (Ops.MULTI)");
     if (b->op == OP_BUFFER) { v0_10_2_uop_buffer(k, b); continue; }   /* is_realized: UOp.buffer makes the Buffer */
     if (b->op == OP_CONST || b->op == OP_BIND) continue;
@@ -408,7 +408,7 @@ static const UOp *sym_sink_bases(void *c, const UOp *x) {
   for (uint32_t i = 0; i < x->nsrc; i++) {
     const UOp *s = x->src[i];
     if (s->op == OP_CONST || s->op == OP_BIND) continue;
-    const UOp *b = v0_10_2_uop_base(s);
+    const UOp *b = v0_10_2_uop_base(k, s);
     bool dup = false;
     for (uint32_t j = 0; j < n && !dup; j++) dup = src[j] == b;
     if (!dup) src[n++] = b;
@@ -479,7 +479,8 @@ static const UOp *view_left_const(void *c, const UOp *vm) {
 /* a0b4465: do not push masked view before unsafe pad ops: e.contiguous().view(view.st) */
 static const UOp *view_left_unsafe_pad(void *c, const UOp *view) {
   KG *k = c;
-  if (!k->f->view_left_unsafe_pad || view->nsrc != 1 || !v0_10_2_op_is_unsafe_pad(view->src[0]->op)) return NULL;
+  if (!k->f->view_left_unsafe_pad || view->nsrc != 1 || !op_in(&k->groups, GROUP_UNSAFE_PAD, view->src[0]->op))
+    return NULL;
   const ST *st = v0_10_2_value_get_st(view->arg);
   bool masked = false;
   for (int i = 0; i < st->nviews; i++) masked |= st->views[i]->mask != NULL;
@@ -491,7 +492,7 @@ static const UOp *view_left_unsafe_pad(void *c, const UOp *view) {
 /* a0b4465: view before elementwise ops: s.view(s.st+view.st) if s.op is Ops.VIEW else s.view(view.st) */
 static const UOp *view_left_elementwise_a0b4465(KG *k, const UOp *vm) {
   const UOp *e = vm->src[0];
-  if (!(v0_10_2_op_is_alu(e->op) || e->op == OP_CAST || e->op == OP_BITCAST)) return NULL;
+  if (!(op_in(&k->groups, GROUP_ALU, e->op) || e->op == OP_CAST || e->op == OP_BITCAST)) return NULL;
   const ST *vst = v0_10_2_value_get_st(vm->arg);
   const UOp **src = arena_array(k->a, e->nsrc ? e->nsrc : 1, sizeof *src);
   for (uint32_t i = 0; i < e->nsrc; i++) {
@@ -508,15 +509,16 @@ static const UOp *view_left_elementwise(void *c, const UOp *vm) {
   if (vm->nsrc != 1) return NULL;
   if (k->f->view_left_unsafe_pad) return view_left_elementwise_a0b4465(k, vm);
   const UOp *e = vm->src[0];
-  if (!(v0_10_2_op_is_alu(e->op) || e->op == OP_CAST || e->op == OP_BITCAST || e->op == OP_ASSIGN)) return NULL;
+  if (!(op_in(&k->groups, GROUP_ALU, e->op) || e->op == OP_CAST || e->op == OP_BITCAST || e->op == OP_ASSIGN))
+    return NULL;
   const ST *vst = v0_10_2_value_get_st(vm->arg);
   const UOp **src = arena_array(k->a, e->nsrc ? e->nsrc : 1, sizeof *src);
   for (uint32_t i = 0; i < e->nsrc; i++) {
     const UOp *s = e->src[i];
     const ST *sst = v0_10_2_uop_st(k, s);
     if (!sst) src[i] = s;
-    else if (s == v0_10_2_uop_base(s)) src[i] = v0_10_2_uop_view(k, s, vst);
-    else src[i] = v0_10_2_uop_view(k, v0_10_2_uop_base(s), v0_10_2_st_add(&k->stc, sst, vst));
+    else if (s == v0_10_2_uop_base(k, s)) src[i] = v0_10_2_uop_view(k, s, vst);
+    else src[i] = v0_10_2_uop_view(k, v0_10_2_uop_base(k, s), v0_10_2_st_add(&k->stc, sst, vst));
   }
   return v0_10_2_replace_src(k, e, e->nsrc, src);
 }
@@ -525,7 +527,7 @@ static const UOp *view_left_elementwise(void *c, const UOp *vm) {
 static const UOp *view_left_buffer(void *c, const UOp *vm) {
   KG *k = c;
   if (k->f->view_left_unsafe_pad) return NULL; /* a0b4465: merge_views' VIEW(LOAD|STORE|VALID) */
-  if (vm->nsrc != 1 || !v0_10_2_op_is_buffer_group(vm->src[0]->op)) return NULL;
+  if (vm->nsrc != 1 || !op_in(&k->groups, GROUP_BUFFER, vm->src[0]->op)) return NULL;
   const UOp *b = vm->src[0];
   const ST *vst = v0_10_2_value_get_st(vm->arg);
   const UOp **src = arena_array(k->a, b->nsrc ? b->nsrc : 1, sizeof *src);

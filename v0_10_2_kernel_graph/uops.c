@@ -212,33 +212,6 @@ const Value *v0_10_2_as_const(KG *k, const Value *b, const DType *dt) {
   error_unsupported("a constant that is not a number");
 }
 
-/* ---------------------------------------------------------------- GroupOp */
-
-bool v0_10_2_op_is_unary(Op op) {
-  return op == OP_EXP2 || op == OP_LOG2 || op == OP_SIN || op == OP_SQRT || op == OP_RECIP || op == OP_NEG;
-}
-bool v0_10_2_op_is_binary(Op op) {
-  switch (op) {
-    case OP_ADD: case OP_MUL: case OP_IDIV: case OP_MAX: case OP_MOD: case OP_CMPLT: case OP_CMPNE: case OP_XOR:
-    case OP_SHL: case OP_SHR: case OP_OR: case OP_AND: case OP_THREEFRY: case OP_SUB: case OP_FDIV: case OP_POW:
-      return true;
-    default: return false;
-  }
-}
-bool v0_10_2_op_is_alu(Op op) {
-  return v0_10_2_op_is_unary(op) || v0_10_2_op_is_binary(op) || op == OP_WHERE || op == OP_MULACC;
-}
-bool v0_10_2_op_is_movement(Op op) {
-  return op == OP_RESHAPE || op == OP_EXPAND || op == OP_PERMUTE || op == OP_PAD || op == OP_SHRINK || op == OP_FLIP;
-}
-/* 0.10.1's GroupOp.Buffer has PRELOAD too (an op no later version has) */
-bool v0_10_2_op_is_buffer_group(Op op) {
-  return op == OP_LOAD || op == OP_PRELOAD || op == OP_STORE || op == OP_VALID || op == OP_CONST || op == OP_DEFINE_VAR;
-}
-bool v0_10_2_op_is_unsafe_pad(Op op) {
-  return op == OP_RECIP || op == OP_LOG2 || op == OP_EXP2 || op == OP_IDIV || op == OP_POW;
-}
-
 /* ---------------------------------------------------------------- construction */
 
 static bool float_zero(const Value *v) { return v->kind == V_FLOAT && v->u.f == 0.0; }
@@ -321,8 +294,8 @@ static const UOp *st_dep(KG *k, const UOp *u, uint32_t i) {
     case OP_KERNEL: return i == 0 ? v0_10_2_kernel_arg_ast(k, u) : NULL;
     default: break;
   }
-  if (v0_10_2_op_is_movement(u->op)) return i == 0 && u->nsrc ? u->src[0] : NULL;
-  if (v0_10_2_op_is_buffer_group(u->op)) return NULL;
+  if (op_in(&k->groups, GROUP_MOVEMENT, u->op)) return i == 0 && u->nsrc ? u->src[0] : NULL;
+  if (op_in(&k->groups, GROUP_BUFFER, u->op)) return NULL;
   return i < u->nsrc ? u->src[i] : NULL;
 }
 
@@ -421,12 +394,12 @@ static const ST *compute_st(KG *k, const UOp *u) {
     case OP_VIEW: return v0_10_2_value_get_st(u->arg);
     default: break;
   }
-  if (v0_10_2_op_is_movement(u->op)) {
+  if (op_in(&k->groups, GROUP_MOVEMENT, u->op)) {
     const ST *s = cached_st(k, u->src[0], &found);
     if (!s) error_raise("AssertionError", "%s", "");
     return mop_st(k, s, u->op, u->arg);
   }
-  if (v0_10_2_op_is_buffer_group(u->op)) {
+  if (op_in(&k->groups, GROUP_BUFFER, u->op)) {
     for (uint32_t i = 0; i < u->nsrc; i++)
       if (u->src[i]->op == OP_VIEW) return v0_10_2_value_get_st(u->src[i]->arg);
     return NULL;
@@ -517,8 +490,8 @@ int64_t v0_10_2_uop_size(KG *k, const UOp *u) {
 
 /* UOp.base. A VIEW of one source is a view of it; 0.10.1's VIEW(BUFFER, op)
  * (add_buffers) is a base of its own (0.10.2 has no VIEW of two sources). */
-const UOp *v0_10_2_uop_base(const UOp *u) {
-  while ((u->op == OP_VIEW && u->nsrc == 1) || v0_10_2_op_is_movement(u->op)) u = u->src[0];
+const UOp *v0_10_2_uop_base(const KG *k, const UOp *u) {
+  while ((u->op == OP_VIEW && u->nsrc == 1) || op_in(&k->groups, GROUP_MOVEMENT, u->op)) u = u->src[0];
   return u;
 }
 
@@ -574,12 +547,13 @@ const UOp *v0_10_2_uop_buf_uop(KG *k, const UOp *u) {
   if (k->f->fix_kernel_ast) { /* a0b4465: self if BUFFER, else ASSIGN's src[0].base */
     if (u->op == OP_BUFFER) return u;
     if (u->op != OP_ASSIGN) error_raise("AssertionError", "must be ASSIGN %s", op_name(u->op, k->cap->generation));
-    return v0_10_2_uop_base(u->src[0]);
+    return v0_10_2_uop_base(k, u->src[0]);
   }
   for (;;) {
-    const UOp *b = v0_10_2_uop_base(u);
+    const UOp *b = v0_10_2_uop_base(k, u);
     if (b->op == OP_BUFFER) return b;
-    if (!(v0_10_2_op_is_buffer_group(b->op) || b->op == OP_ASSIGN || (b->op == OP_VIEW && k->f->buf_uop_through_view)))
+    if (!(op_in(&k->groups, GROUP_BUFFER, b->op) || b->op == OP_ASSIGN ||
+            (b->op == OP_VIEW && k->f->buf_uop_through_view)))
       error_raise("AssertionError", "buf_uop called on %s", op_name(u->op, k->cap->generation));
     if (!u->nsrc) error_raise("IndexError", "tuple index out of range");
     u = u->src[0];
@@ -589,7 +563,7 @@ const UOp *v0_10_2_uop_buf_uop(KG *k, const UOp *u) {
 Buf *v0_10_2_uop_buffer_get(KG *k, const UOp *u) { return omap_get(&k->buffers, omap_ptr(u)); }
 
 Buf *v0_10_2_uop_buffer(KG *k, const UOp *u) {
-  while (u != v0_10_2_uop_base(u)) {
+  while (u != v0_10_2_uop_base(k, u)) {
     if (!st_contiguous(v0_10_2_uop_st_unwrap(k, u)))
       error_raise("AssertionError", "VIEW only works here if it's contiguous");
     u = u->src[0];
@@ -644,7 +618,7 @@ const UOp *v0_10_2_st_to_uop(KG *k, const ST *s) {
 }
 
 const UOp *v0_10_2_uop_view(KG *k, const UOp *u, const ST *s) {
-  return v0_10_2_uop1(k, OP_VIEW, u->dtype, v0_10_2_value_st(k, s), v0_10_2_uop_base(u));
+  return v0_10_2_uop1(k, OP_VIEW, u->dtype, v0_10_2_value_st(k, s), v0_10_2_uop_base(k, u));
 }
 
 /* UOp.const */

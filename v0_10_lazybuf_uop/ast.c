@@ -142,13 +142,15 @@ static const UOp *rule_merge_views(void *ctx, const UOp *s1) {
   return uop_new(s->in, OP_VIEW, s0->dtype, v0_10_st_add(s, s0->arg, s1->arg), s0->nsrc, s0->src);
 }
 
-static bool pushable_elementwise(Op op) { return v0_10_op_in_alu(op) || op == OP_CAST || op == OP_BITCAST || op == OP_ASSIGN; }
+static bool pushable_elementwise(const Sched *s, Op op) {
+  return op_in(&s->groups, GROUP_ALU, op) || op == OP_CAST || op == OP_BITCAST || op == OP_ASSIGN;
+}
 
 /* (UPat({*GroupOp.ALU, Ops.CAST, Ops.BITCAST, Ops.ASSIGN}, name="e").view(name="v"),
  *  lambda e,v: e.replace(src=tuple(s.view(v.st) for s in e.src))) — VIEW before elementwise ops */
 static const UOp *rule_view_before_elementwise(void *ctx, const UOp *v) {
   Sched *s = *(Sched **)ctx;
-  if (v->nsrc != 1 || !pushable_elementwise(v->src[0]->op)) return NULL;
+  if (v->nsrc != 1 || !pushable_elementwise(s, v->src[0]->op)) return NULL;
   const UOp *e = v->src[0];
   const UOp **src = arena_array(s->tmp, e->nsrc + 1, sizeof *src);
   for (uint32_t i = 0; i < e->nsrc; i++)
@@ -161,7 +163,7 @@ static const UOp *rule_view_before_elementwise(void *ctx, const UOp *v) {
  * — early merge VIEW buffer ops */
 static const UOp *rule_merge_buffer_view(void *ctx, const UOp *v) {
   Sched *s = *(Sched **)ctx;
-  if (v->nsrc != 1 || !v0_10_op_in_buffer(v->src[0]->op)) return NULL;
+  if (v->nsrc != 1 || !op_in(&s->groups, GROUP_BUFFER, v->src[0]->op)) return NULL;
   const UOp *b = v->src[0];
   const UOp **src = arena_array(s->tmp, b->nsrc + 1, sizeof *src);
   for (uint32_t i = 0; i < b->nsrc; i++) {
@@ -343,7 +345,7 @@ static sint st_prod(const Value *st) { return sint_prod(v0_10_st_ndim(st), v0_10
  * — push VIEW(s) down to STORE, through an elementwise op (ONLY reshapes) */
 static const UOp *push_swizzle_down_through_elementwise(void *ctx, const UOp *root) {
   Sched *s = *(Sched **)ctx;
-  if (!(pushable_elementwise(root->op) || root->op == OP_CONTIGUOUS || root->op == OP_STORE)) return NULL;
+  if (!(pushable_elementwise(s, root->op) || root->op == OP_CONTIGUOUS || root->op == OP_STORE)) return NULL;
   const Value *first_st = NULL, *first_in = NULL;
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
@@ -467,7 +469,8 @@ static const UOp *rule_meta_root(void *ctx, const UOp *sink) {
   Sched *s = c->s;
   if (sink->nsrc != 1) return NULL;
   const UOp *st = sink->src[0];
-  if (st->op != OP_STORE || st->dtype != s->void_dt || st->nsrc != 3 || !v0_10_op_in_meta(st->src[2]->op)) return NULL;
+  if (st->op != OP_STORE || st->dtype != s->void_dt || st->nsrc != 3 || !op_in(&s->groups, GROUP_META, st->src[2]->op))
+    return NULL;
   const UOp *x = st->src[2];
   const UOp **src = arena_array(s->tmp, x->nsrc + 2, sizeof *src);
   src[0] = st->src[0];

@@ -23,6 +23,7 @@ static void sched_init(Sched *s, const Capture *c, Arena *a, Interner *in) {
   s->cap = c;
   s->v = common_version(c->generation);
   s->f = tg_features(c->generation);
+  op_groups_init(&s->groups, c->generation);
   codec_init(&s->codec, in, s->v);
   v0_10_st_init(s);
   OMap *maps[] = {&s->var_vals, &s->assigns,

@@ -92,14 +92,14 @@ static const char *unsafe_pad_culprit(Sched *s, const UOp *base) {
     if (v0_10_is_scheduled(u)) {
       const UOp *op = v0_10_is_contiguous_base(s, u->src[1]) ? u->src[1]->src[0] : u->src[1];
       int64_t lb = lb_of(s, u->src[0]);
-      if (!v0_10_op_in_unsafe_pad(op->op)) {
+      if (!op_in(&s->groups, GROUP_UNSAFE_PAD, op->op)) {
       } else if (lb >= 0 && lb == padded) {
         return arena_printf(s->a, "its own op %s is", op_text(s, op->op));
       } else {
         return lb < 0 ? arena_printf(s->a, "a %s under the pad is", op_text(s, op->op))
                       : arena_printf(s->a, "node %lld %s under the pad is", (long long)lb, op_text(s, op->op));
       }
-    } else if (v0_10_op_in_unsafe_pad(u->op)) {
+    } else if (op_in(&s->groups, GROUP_UNSAFE_PAD, u->op)) {
       return arena_printf(s->a, "a %s under the pad is", op_text(s, u->op));
     }
     for (uint32_t i = u->nsrc; i-- > 0;)

@@ -182,20 +182,21 @@ const UOp *v0_10_variable(Sched *s, const char *name, size_t len, int64_t lo, in
 }
 
 /* the ops engine/lazy.py gives a base LazyBuffer: metaops, CONST, the ALU ops, CAST, BITCAST, REDUCE_AXIS */
-static bool lazybuffer_op(Op op) {
-  return v0_10_op_in_meta(op) || v0_10_op_in_alu(op) || op == OP_CONST || op == OP_ASSIGN || op == OP_CONTIGUOUS ||
-         op == OP_CAST || op == OP_BITCAST || op == OP_REDUCE_AXIS;
+static bool lazybuffer_op(const Sched *s, Op op) {
+  return op_in(&s->groups, GROUP_META, op) || op_in(&s->groups, GROUP_ALU, op) || op == OP_CONST || op == OP_ASSIGN ||
+         op == OP_CONTIGUOUS || op == OP_CAST || op == OP_BITCAST || op == OP_REDUCE_AXIS;
 }
 
 /* how many srcs a LazyBuffer of this op has: EMPTY and CONST none, the
  * binary ALU ops and ASSIGN two, WHERE and MULACC three, the rest one */
-static int lazybuffer_arity(Op op) {
+static int lazybuffer_arity(const Sched *s, Op op) {
   switch (op) {
     case OP_EMPTY: case OP_CONST: return 0;
     case OP_WHERE: case OP_MULACC: return 3;
     case OP_ASSIGN: return 2;
     case OP_EXP2: case OP_LOG2: case OP_SIN: case OP_SQRT: case OP_RECIP: case OP_NEG: return 1;
-    default: return v0_10_op_in_alu(op) ? 2 : 1; /* binary ALU ops; CAST, BITCAST, REDUCE_AXIS, COPY, BUFFER_VIEW, CONTIGUOUS */
+    default: /* binary ALU ops; CAST, BITCAST, REDUCE_AXIS, COPY, BUFFER_VIEW, CONTIGUOUS */
+      return op_in(&s->groups, GROUP_ALU, op) ? 2 : 1;
   }
 }
 
@@ -207,7 +208,8 @@ static bool assign_arg_valid(const Value *arg) {
 static void decode_base_lb(Sched *s, const JVal *j, size_t i, InLB *lb, const char *where) {
   const JVal *op = field(j, "op", J_STR, where), *arg = json_get(j, "arg");
   if ((lb->op = parse_op_cached(s, op->u.s)) == OP_NONE) error_bad_input("%s: unknown op \"%s\"", where, op->u.s);
-  if (!lazybuffer_op(lb->op)) error_unsupported("%s: a LazyBuffer of op %s (not one engine/lazy.py makes)", where, op->u.s);
+  if (!lazybuffer_op(s, lb->op))
+    error_unsupported("%s: a LazyBuffer of op %s (not one engine/lazy.py makes)", where, op->u.s);
   if (!arg) error_bad_input("%s: missing \"arg\"", where);
   lb->arg = value_field(s, arg, where);
   decode_srcs(s, j, i, lb, where);
@@ -218,8 +220,8 @@ static void decode_base_lb(Sched *s, const JVal *j, size_t i, InLB *lb, const ch
   if (lb->op == OP_REDUCE_AXIS && !v0_10_axis_arg_valid(lb->arg)) error_bad_input("%s: bad REDUCE_AXIS arg", where);
   if (lb->op == OP_ASSIGN && !assign_arg_valid(lb->arg)) error_bad_input("%s: ASSIGN arg must be [] or [ST]", where);
   if (!lb->realized && !lb->has_srcs && lb->op != OP_CONST) error_bad_input("%s: an unrealized LazyBuffer without srcs", where);
-  if (lb->has_srcs && lb->nsrcs != (size_t)lazybuffer_arity(lb->op))
-    error_bad_input("%s: %zu srcs where %s takes %d", where, lb->nsrcs, op->u.s, lazybuffer_arity(lb->op));
+  if (lb->has_srcs && lb->nsrcs != (size_t)lazybuffer_arity(s, lb->op))
+    error_bad_input("%s: %zu srcs where %s takes %d", where, lb->nsrcs, op->u.s, lazybuffer_arity(s, lb->op));
   decode_metadata(s, j, lb, where);
 }
 

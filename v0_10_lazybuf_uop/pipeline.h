@@ -141,6 +141,7 @@ typedef struct Sched {
   const Capture *cap;
   TgVersion v;             /* the version common/ is asked for (entry.c common_version) */
   const TgFeatures *f;     /* its features (version.h, section v0_10_lazybuf_uop/) */
+  OpGroups groups;         /* the capture's ops.py GroupOp (ops.h op_in) */
   /* context */
   bool fuse_arange, fuse_conv_bw, no_memory_planner;
   bool merge_view;         /* MERGE_VIEW (ShapeTracker.reshape in UOp.const_with_shape) */
@@ -261,10 +262,6 @@ static inline void v0_10_idcache_put(Sched *s, IdCache *c, const UOp *u, const v
 }
 
 /* ---- uops.c: UOp properties and constructors of ops.py ---- */
-bool v0_10_op_in_alu(Op op);        /* GroupOp.ALU */
-bool v0_10_op_in_meta(Op op);       /* GroupOp.Meta */
-bool v0_10_op_in_buffer(Op op);     /* GroupOp.Buffer */
-bool v0_10_op_in_unsafe_pad(Op op); /* GroupOp.UnsafePad */
 const UOp *v0_10_uop_base(const Sched *s, const UOp *u); /* UOp.base */
 bool v0_10_is_scheduled(const UOp *u);                   /* schedule.py is_scheduled */
 const UOp *v0_10_buf_uop(Sched *s, const UOp *u);        /* UOp.buf_uop (asserts) */

@@ -78,11 +78,13 @@ static const UOp *realize_view(RealizeCtx *c, const UOp *base, const UOp *view, 
 }
 
 /* (UPatSrc((Ops.ASSIGN, Ops.CONTIGUOUS, *GroupOp.Meta)), realize) — always realize meta ops */
-static bool is_realized_op(Op op) { return op == OP_ASSIGN || op == OP_CONTIGUOUS || v0_10_op_in_meta(op); }
+static bool is_realized_op(const Sched *s, Op op) {
+  return op == OP_ASSIGN || op == OP_CONTIGUOUS || op_in(&s->groups, GROUP_META, op);
+}
 
 static const UOp *rule_realize_meta(void *ctx, const UOp *u) {
   RealizeCtx *c = ctx;
-  if (!match_src(u) || !is_realized_op(u->src[1]->op)) return NULL;
+  if (!match_src(u) || !is_realized_op(c->s, u->src[1]->op)) return NULL;
   if (c->s->ex) v0_10_explain_meta(c->s, c->realizes, u->src[0], u->src[1]);
   return realize(c, u->src[0], u->src[1], u);
 }
@@ -102,7 +104,7 @@ static const UOp *rule_image_cast(void *ctx, const UOp *v) {
   if (x->op != OP_LOAD) return NULL;
   const UOp *b = v0_10_buf_uop(c->s, x);
   const UOp *r = omap_get(c->realizes, omap_ptr(b));
-  if (!r || r->op != OP_STORE || !b->dtype->is_image || v0_10_op_in_meta(r->src[2]->op)) return NULL;
+  if (!r || r->op != OP_STORE || !b->dtype->is_image || op_in(&c->s->groups, GROUP_META, r->src[2]->op)) return NULL;
   return v0_10_uop_view(c->s, r->src[2], v->arg);
 }
 
@@ -160,7 +162,7 @@ static const UOp *realize_sink(void *ctx, const UOp *sink) {
 /* (UPatSrc({Ops.ASSIGN, Ops.CONTIGUOUS, *GroupOp.Meta}), realize) — always realize meta ops */
 static const UOp *realize_meta_op(void *ctx, const UOp *u) {
   RealizeCtx *c = ctx;
-  if (!match_src(u) || !is_realized_op(u->src[1]->op)) return NULL;
+  if (!match_src(u) || !is_realized_op(c->s, u->src[1]->op)) return NULL;
   if (c->s->ex) v0_10_explain_meta(c->s, c->realizes, u->src[0], u->src[1]);
   return realize_op(c, u->src[0], u->src[1]);
 }
@@ -190,7 +192,8 @@ static const UOp *fold_img_cast(void *ctx, const UOp *view) {
   if (to_cast->op != OP_VIEW || to_cast->nsrc != 2) return NULL;
   const UOp *xb = to_cast->src[0], *val = to_cast->src[1];
   if (!xb->dtype->is_image || !omap_has(c->realizes, omap_ptr(b)) || !omap_has(c->realizes, omap_ptr(xb))) return NULL;
-  if (v0_10_op_in_meta((v0_10_is_contiguous_base(c->s, val) ? val->src[0] : val)->op)) return NULL; /* uval(to_cast) */
+  if (op_in(&c->s->groups, GROUP_META, (v0_10_is_contiguous_base(c->s, val) ? val->src[0] : val)->op))
+    return NULL; /* uval(to_cast) */
   omap_del(c->realizes, omap_ptr(b));
   return v0_10_uop_view(c->s, to_cast, view->arg);
 }

@@ -115,7 +115,7 @@ static const UOp *enter(Sched *s, Frame *f) {
   InLB *lb = &s->lbs[f->lb];
   if (lb->base >= 0) return NULL;
   image_fallback(s, lb);
-  const DType *dtype = v0_10_op_in_meta(lb->op) ? lb->dtype : lb->dtype->base;
+  const DType *dtype = op_in(&s->groups, GROUP_META, lb->op) ? lb->dtype : lb->dtype->base;
   if (lb->op == OP_CONST && !s->f->consts_in_break_sched) return const_uop(s, lb, dtype);
   if (lb->realized) {
     f->ubuf = buffer_uop_for(s, lb);
@@ -130,7 +130,7 @@ static const UOp *enter(Sched *s, Frame *f) {
 static const UOp *leave(Sched *s, Frame *f) {
   InLB *lb = &s->lbs[f->lb];
   if (lb->base >= 0) return s->cache[f->lb] = v0_10_uop_view(s, f->src[0], lb->st);
-  const DType *dtype = v0_10_op_in_meta(lb->op) ? lb->dtype : lb->dtype->base;
+  const DType *dtype = op_in(&s->groups, GROUP_META, lb->op) ? lb->dtype : lb->dtype->base;
   const UOp *op;
   if (lb->op == OP_ASSIGN) {
     if (lb->nsrcs != 2) error_bad_input("input.lazybuffers[%lld]: ASSIGN needs 2 srcs", (long long)f->lb);

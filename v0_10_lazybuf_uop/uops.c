@@ -8,23 +8,6 @@
 #include <string.h>
 #include "pipeline.h"
 
-/* ---- GroupOp ---- */
-
-bool v0_10_op_in_alu(Op op) {
-  switch (op) {
-    case OP_EXP2: case OP_LOG2: case OP_SIN: case OP_SQRT: case OP_RECIP: case OP_NEG:   /* Unary */
-    case OP_ADD: case OP_MUL: case OP_IDIV: case OP_MAX: case OP_MOD: case OP_CMPLT:    /* Binary */
-    case OP_CMPNE: case OP_XOR: case OP_SHL: case OP_SHR: case OP_OR: case OP_AND:
-    case OP_THREEFRY: case OP_SUB: case OP_FDIV:
-    case OP_WHERE: case OP_MULACC:                                                      /* Ternary */
-      return true;
-    default: return false;
-  }
-}
-bool v0_10_op_in_meta(Op op) { return op == OP_COPY || op == OP_EMPTY || op == OP_BUFFER_VIEW; }
-bool v0_10_op_in_buffer(Op op) { return op == OP_LOAD || op == OP_PRELOAD || op == OP_STORE || op == OP_VALID; }
-bool v0_10_op_in_unsafe_pad(Op op) { return op == OP_RECIP || op == OP_LOG2 || op == OP_EXP2 || op == OP_IDIV; }
-
 /* ---- structure ---- */
 
 /* UOp.base: self.src[0] if self.op is Ops.VIEW and len(self.src) == 1 else self;
@@ -40,7 +23,8 @@ bool v0_10_is_scheduled(const UOp *u) { return u->op == OP_VIEW && u->nsrc == 2;
 /* UOp.buf_uop (buf_uop_of_buffer: `if self.op is Ops.BUFFER: return self` first) */
 const UOp *v0_10_buf_uop(Sched *s, const UOp *u) {
   if (s->f->buf_uop_of_buffer && u->op == OP_BUFFER) return u;
-  bool ok = (v0_10_op_in_buffer(u->op) || u->op == OP_ASSIGN || u->op == OP_VIEW) && u->nsrc && u->src[0]->op == OP_BUFFER;
+  bool ok = (op_in(&s->groups, GROUP_BUFFER, u->op) || u->op == OP_ASSIGN || u->op == OP_VIEW) && u->nsrc &&
+            u->src[0]->op == OP_BUFFER;
   if (!ok) error_raise("AssertionError", "buf_uop called on %s", op_name(u->op, s->v));
   return u->src[0];
 }
@@ -136,7 +120,7 @@ static const Value *st_from_sources(Sched *s, const UOp *u) {
 static const Value *st_direct(Sched *s, const UOp *u, bool *direct) {
   *direct = true;
   if (!has_st(u->op)) return (const Value *)&st_none_marker;
-  if (v0_10_op_in_buffer(u->op)) return v0_10_st_arg(s, u);
+  if (op_in(&s->groups, GROUP_BUFFER, u->op)) return v0_10_st_arg(s, u);
   if (u->op == OP_VIEW) return u->arg;
   *direct = false;
   return NULL;
@@ -217,7 +201,7 @@ static bool can_pad_edges(Sched *s, const UOp *root, const OMap *edges) {
   v0_10_ustack_push(s, stack, root);
   while (stack->n) {
     const UOp *u = stack->items[--stack->n];
-    if (v0_10_op_in_unsafe_pad(u->op)) return false;
+    if (op_in(&s->groups, GROUP_UNSAFE_PAD, u->op)) return false;
     if (u->nsrc == 2 && omap_has(edges, omap_ptr(u->src[0]))) continue;
     if (!v0_10_marks_set(s, visited, u)) continue;
     for (uint32_t i = u->nsrc; i-- > 0;) v0_10_ustack_push(s, stack, v0_10_uop_base(s, u->src[i]));
@@ -235,7 +219,7 @@ bool v0_10_can_pad(Sched *s, const UOp *root, const OMap *edges) {
   while (stack->n) {
     const UOp *u = stack->items[stack->n - 1];
     if (v0_10_idcache_get(&s->unsafe_cache, u)) { stack->n--; continue; }
-    uintptr_t verdict = v0_10_op_in_unsafe_pad(u->op) ? 2 : 1;
+    uintptr_t verdict = op_in(&s->groups, GROUP_UNSAFE_PAD, u->op) ? 2 : 1;
     bool pushed = false;
     for (uint32_t i = 0; i < u->nsrc && verdict == 1; i++) {
       uintptr_t c = (uintptr_t)v0_10_idcache_get(&s->unsafe_cache, u->src[i]);
