@@ -15,6 +15,7 @@ static void sched_init(Sched91 *s, Arena *a, Interner *in, TgVersion v) {
   codec_init(&s->codec, in, v);
   st91_init(s);
   omap_init(&s->prescheduled, a);
+  omap_init(&s->st_reshape_memo, a);
   s->ex = explain_active();
   if (s->ex) omap_init(&s->pad_views, a);
 }

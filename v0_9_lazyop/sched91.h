@@ -137,6 +137,7 @@ typedef struct Sched91 {
   OMap prescheduled;    /* key LazyBuffer* -> LBScheduleItem*, ordered */
   const Value *op_args[OP_COUNT];   /* 197f8fd: str(op) as an arg, once interned */
   const St91 **uop_sts; size_t nuop_sts, uop_sts_cap;   /* 197f8fd: UOp.st by UOp id (uop_ast.c) */
+  OMap st_reshape_memo;   /* 197f8fd: (x->id, shape_of->id) -> x.reshape(shape_of.shape) (uop_ast.c) */
   /* `tsched explain` (common/explain.h): NULL unless someone listens */
   Explain *ex;
   OMap pad_views;       /* with ex: base LazyBuffer* -> the first view that put it in simple_pads */

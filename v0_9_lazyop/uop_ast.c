@@ -176,25 +176,28 @@ static const St91 *some_st(AstCtx *c, const UOp *u) {  /* unwrap(u.st) */
 /* ---------------------------------------------------------------- st_fixup */
 
 /* the apply_to_st of a st_fixup: lambda st: st+rhs, or lambda st: st.reshape(shape) */
-typedef struct Fixup { const St91 *rhs; int n; const sint *shape; OMap done; } Fixup;
+typedef struct Fixup { const St91 *rhs; const St91 *shape_of; } Fixup;
 
-static void fixup_init(AstCtx *c, Fixup *fx, const St91 *rhs, int n, const sint *shape) {
-  *fx = (Fixup){rhs, n, shape, {0}};
-  omap_init(&fx->done, c->s->a);
-}
-
-/* apply_to_st(x), once per x (st91_add keeps its own memo) */
-static const St91 *apply_fixup(AstCtx *c, Fixup *fx, const St91 *x) {
-  if (fx->rhs) return must(c, st91_add(c->s, x, fx->rhs, &c->st));
-  const St91 *done = omap_get(&fx->done, x->id);
-  if (!done) omap_put(&fx->done, x->id, (void *)(done = must(c, st91_reshape(c->s, x, fx->n, fx->shape, &c->st))));
+/* apply_to_st(x): x + rhs (st91_add keeps a memo), or x.reshape(shape_of.shape), once per
+ * (x, shape) in Sched91.st_reshape_memo; with MERGE_VIEW a reshape to x's own shape is x
+ * (View.reshape: `if self.shape == new_shape: return self`) */
+static const St91 *apply_fixup(AstCtx *c, const Fixup *fx, const St91 *x) {
+  Sched91 *s = c->s;
+  if (fx->rhs) return must(c, st91_add(s, x, fx->rhs, &c->st));
+  if (s->inp->merge_view && same_shape(x, fx->shape_of)) return x;
+  uint64_t key = ((uint64_t)x->id << 32) | fx->shape_of->id;
+  const St91 *done = omap_get(&s->st_reshape_memo, key);
+  if (!done) {
+    done = must(c, st91_reshape(s, x, st91_ndim(fx->shape_of), st91_shape_of(fx->shape_of), &c->st));
+    omap_put(&s->st_reshape_memo, key, (void *)done);
+  }
   return done;
 }
 
 typedef struct FixFrame { const UOp *u; uint32_t next; size_t srcs_at; } FixFrame;
 
 /* st_fixup(u, apply_to_st, cache) at u: its result, or NULL when u's sources must be fixed first */
-static const UOp *fixup_enter(AstCtx *c, Fixup *fx, OMap *cache, const UOp *u) {
+static const UOp *fixup_enter(AstCtx *c, const Fixup *fx, OMap *cache, const UOp *u) {
   const UOp *n = omap_get(cache, u->id);
   if (n) return n;
   if (u->op == OP_SHAPETRACKER) {
@@ -208,7 +211,7 @@ static const UOp *fixup_enter(AstCtx *c, Fixup *fx, OMap *cache, const UOp *u) {
 }
 
 /* schedule.py st_fixup: every SHAPETRACKER under u through apply_to_st, where a node's st changes */
-static const UOp *st_fixup(AstCtx *c, const UOp *root, Fixup *fx, OMap *cache) {
+static const UOp *st_fixup(AstCtx *c, const UOp *root, const Fixup *fx, OMap *cache) {
   const UOp *done = fixup_enter(c, fx, cache, root);
   if (done) return done;
   Arena *a = c->s->a;
@@ -283,9 +286,7 @@ static const UOp *push_swizzle_up_through_reduce(void *ctx, const UOp *swizzle) 
   const St91 *new_input_st = must(c, push_view_to_input91(s, input_st, swizzle_st, (int)axis->u.tuple.n, &new_axis, &c->st));
   OMap cache;
   omap_init(&cache, s->a);
-  Fixup fx;
-  fixup_init(c, &fx, new_input_st, 0, NULL);
-  const UOp *src = st_fixup(c, rsrc, &fx, &cache);
+  const UOp *src = st_fixup(c, rsrc, &(Fixup){new_input_st, NULL}, &cache);
   const UOp *r = uop1(s->in, OP_REDUCE_AXIS, reduceop->dtype, reduce_arg(c, reduceop, axis_value(c, (int)axis->u.tuple.n, new_axis)), src);
   return swizzle_to_shape(c, r, st91_ndim(swizzle_st), st91_shape_of(swizzle_st));
 }
@@ -345,8 +346,7 @@ static const UOp *push_swizzle_down_through_elementwise(void *ctx, const UOp *ro
   if (!new_shape) return NULL;
   OMap cache;
   omap_init(&cache, s->a);
-  Fixup fx;
-  fixup_init(c, &fx, NULL, st91_ndim(new_input), st91_shape_of(new_input));
+  Fixup fx = {NULL, new_input};
   const UOp **srcs = arena_array(s->a, root->nsrc + 1, sizeof *srcs);
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
