@@ -475,7 +475,8 @@ static void group_reduce(KG *k, ScheduleContext *ctx, const UOp *r, const UOp *r
     realize(ctx, tr, tr);
   }
   for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) omap_put(reduce_for_op, key, (void *)r);
-  if (k->fuse_arange && v0_10_2_reduce_op_of(r_uop) == OP_ADD && v0_10_2_uop_base(k, r_uop->src[0])->op == OP_CONST) {
+  if (k->fuse_arange && v0_10_2_reduce_op_of(k, r_uop) == OP_ADD &&
+      v0_10_2_uop_base(k, r_uop->src[0])->op == OP_CONST) {
     /* maybe fuse arange with its children */
     size_t nkids = 0;
     for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) nkids += nchildren(ctx, (const UOp *)(uintptr_t)key, NULL);

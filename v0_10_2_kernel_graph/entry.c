@@ -29,7 +29,7 @@ static void kg_init(KG *k, const Capture *c, Arena *a, Interner *in) {
   k->no_memory_planner = ctx_int(c, "NO_MEMORY_PLANNER", 0);
   k->dont_group_reduces = ctx_int(c, "DONT_GROUP_REDUCES", 0);
   k->cast_after_expand = ctx_int(c, "CAST_AFTER_EXPAND", 0);
-  v0_10_2_st_init(&k->stc, a, ctx_int(c, "MERGE_VIEW", 1) != 0);
+  v0_10_2_st_init(&k->stc, a, c->generation, ctx_int(c, "MERGE_VIEW", 1) != 0);
   omap_init(&k->zero_consts, a);
   omap_init(&k->buffers, a);
   omap_init(&k->ptr_dtypes, a);
@@ -71,7 +71,7 @@ bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   interner_init(in, a);
   KG *k = arena_alloc(a, sizeof *k);
   kg_init(k, c, a, in);
-  sym_begin(a, TG_0_10_2);   /* the symbolic values of this capture (sint.h) */
+  sym_begin(a, c->generation);   /* the symbolic values of this capture (sint.h) */
   size_t max_chunk = a->max_chunk;
   a->max_chunk = KG_MAX_CHUNK;
   arena_prefer_pool(a); /* the parser's buffers, given back */

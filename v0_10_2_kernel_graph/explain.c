@@ -49,15 +49,15 @@ void v0_10_2_explain_tensor_map(KG *k, const OMap *tensor_map, const UOp *sink) 
 static const IdxList *nodes_of(KG *k, const UOp *v) { return v0_10_2_idmap_get(&k->xp->nodes, v); }
 
 /* "Ops.RECIP" -> "RECIP" */
-static const char *op_text(Op op) {
-  const char *name = op_name(op, TG_0_10_2), *dot = name ? strchr(name, '.') : NULL;
+static const char *op_text(const KG *k, Op op) {
+  const char *name = op_name(op, k->cap->generation), *dot = name ? strchr(name, '.') : NULL;
   return dot ? dot + 1 : name ? name : "?";
 }
 
 const char *v0_10_2_explain_name(KG *k, const UOp *u) {
   const IdxList *l = nodes_of(k, u);
-  if (!l) return arena_printf(k->a, "a %s no input node became", op_text(u->op));
-  return arena_printf(k->a, "node %u %s", l->items[0], op_text(u->op));
+  if (!l) return arena_printf(k->a, "a %s no input node became", op_text(k, u->op));
+  return arena_printf(k->a, "node %u %s", l->items[0], op_text(k, u->op));
 }
 
 static const char *shape_text(KG *k, const UOp *u) {
@@ -84,7 +84,7 @@ static ExplainReason always_why(KG *k, Op op, const char **detail) {
   *detail = NULL;
   if (op == OP_ASSIGN) return WHY_ASSIGN;
   if (op == OP_CONTIGUOUS) return *detail = "CONTIGUOUS", WHY_FORCED;
-  *detail = arena_printf(k->a, "%s: always realized", op_text(op));
+  *detail = arena_printf(k->a, "%s: always realized", op_text(k, op));
   return WHY_META_OP;
 }
 
@@ -120,13 +120,14 @@ static const UOp *unsafe_pad_node(KG *k, const UOp *u, bool (*is_edge)(const UOp
 static const char *view_detail(KG *k, const UOp *src, const UOp *view, ExplainReason why, bool (*is_edge)(const UOp *x, const void *edges),
                                const void *edges) {
   const IdxList *l = nodes_of(k, view);
-  const char *by = l ? arena_printf(k->a, "node %u %s", l->items[0], op_text(k->xp->input->nodes[l->items[0]]->op)) : "a view";
+  const char *by =
+      l ? arena_printf(k->a, "node %u %s", l->items[0], op_text(k, k->xp->input->nodes[l->items[0]]->op)) : "a view";
   const char *detail;
   if (why == WHY_EXPAND) detail = arena_printf(k->a, "%s expands %s to %s", by, shape_text(k, src), shape_text(k, view));
   else {
     const UOp *bad = unsafe_pad_node(k, src, is_edge, edges);
     const char *what = !bad ? "an op under the pad is"
-                       : bad == src ? arena_printf(k->a, "its own op %s is", op_text(src->op))
+                       : bad == src ? arena_printf(k->a, "its own op %s is", op_text(k, src->op))
                                     : arena_printf(k->a, "%s under the pad is", v0_10_2_explain_name(k, bad));
     detail = arena_printf(k->a, "%s pads it, and %s not 0 at 0 (can_pad: GroupOp.UnsafePad)", by, what);
   }

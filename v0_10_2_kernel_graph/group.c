@@ -399,7 +399,7 @@ void v0_10_2_group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
       realize(k, ctx, tr);
     }
     for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) omap_put(&reduce_for_op, key, (void *)r);
-    if (k->fuse_arange && v0_10_2_reduce_op_of(r) == OP_ADD && v0_10_2_uop_base(k, r->src[0])->op == OP_CONST) {
+    if (k->fuse_arange && v0_10_2_reduce_op_of(k, r) == OP_ADD && v0_10_2_uop_base(k, r->src[0])->op == OP_CONST) {
       /* maybe fuse arange with its children */
       bool has_children = false;
       for (size_t pos = 0; omap_next(group, &pos, &key, NULL);) has_children |= nchildren(ctx, (const UOp *)(uintptr_t)key) != 0;

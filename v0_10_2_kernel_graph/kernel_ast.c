@@ -48,7 +48,7 @@ static const UOp *reduceop_view_right(void *c, const UOp *r) {
   for (uint32_t i = 0; i < sn && i < rn; i++)
     if (v0_10_2_sint_bool_ne(&k->stc, sshape[i], rshape[i])) axis[na++] = i;
   return v0_10_2_uop_view(
-      k, v0_10_2_uop_r(k, src, v0_10_2_reduce_op_of(r), na, axis), v0_10_2_st_from_shape(&k->stc, rn, rshape));
+      k, v0_10_2_uop_r(k, src, v0_10_2_reduce_op_of(k, r), na, axis), v0_10_2_st_from_shape(&k->stc, rn, rshape));
 }
 
 /* schedule.py elementwise_view_right: apply view after elementwise ops */
@@ -88,7 +88,7 @@ static const UOp *merge_double_reduce(void *c, const UOp *r2) {
   KG *k = c;
   if (r2->nsrc != 1 || r2->src[0]->op != OP_REDUCE_AXIS) return NULL;
   const UOp *r1 = r2->src[0];
-  if (v0_10_2_reduce_op_of(r1) != v0_10_2_reduce_op_of(r2)) return NULL;
+  if (v0_10_2_reduce_op_of(k, r1) != v0_10_2_reduce_op_of(k, r2)) return NULL;
   int64_t a[2 * ST_MAXDIM];
   uint32_t n2 = v0_10_2_axis_arg(r2, a), n1 = v0_10_2_axis_arg(r1, a + n2);
   const Value *arg[2] = {r1->arg->u.tuple.items[0], v0_10_2_value_ints(k, n1 + n2, a)};

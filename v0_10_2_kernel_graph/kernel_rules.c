@@ -136,7 +136,7 @@ const UOp *v0_10_2_swizzle_r(KG *k, const UOp *r, const UOp *src, const ST *st) 
     return v0_10_2_uop_view(k, red, v0_10_2_st_from_shape(sc, v0_10_2_st_ndim(st), st_shape(st)));
   }
   const UOp *sw = v0_10_2_apply_swizzle(k, v0_10_2_uop_view(k, src, new_input_st));
-  const UOp *red = v0_10_2_uop_r(k, sw, v0_10_2_reduce_op_of(r), na, new_axis);
+  const UOp *red = v0_10_2_uop_r(k, sw, v0_10_2_reduce_op_of(k, r), na, new_axis);
   return v0_10_2_uop_view(k, red, v0_10_2_st_from_shape(sc, v0_10_2_st_ndim(st), st_shape(st)));
 }
 
@@ -165,7 +165,7 @@ static const UOp *reduceop_view_right(void *c, const UOp *r) {
   const sint *sshape = v0_10_2_uop_shape(k, src, &sn);
   for (uint32_t i = 0; i < sn && i < n; i++)
     if (v0_10_2_sint_bool_ne(&k->stc, sshape[i], out_shape[i])) new_axis[nn++] = i;
-  const UOp *red = v0_10_2_uop_r(k, src, v0_10_2_reduce_op_of(r), nn, new_axis);
+  const UOp *red = v0_10_2_uop_r(k, src, v0_10_2_reduce_op_of(k, r), nn, new_axis);
   return v0_10_2_uop_view(k, red, v0_10_2_st_from_shape(&k->stc, n, out_shape));
 }
 
@@ -213,7 +213,7 @@ static const UOp *merge_double_reduce(void *c, const UOp *root) {
   KG *k = c;
   if (root->nsrc != 1 || root->src[0]->op != OP_REDUCE_AXIS) return NULL;
   const UOp *first = root->src[0];
-  if (v0_10_2_reduce_op_of(root) != v0_10_2_reduce_op_of(first))
+  if (v0_10_2_reduce_op_of(k, root) != v0_10_2_reduce_op_of(k, first))
     error_raise("AssertionError", "can't merge reduceops with different alu");
   if (v0_10_2_contains_op(k, first->src[0], OP_REDUCE_AXIS))
     error_raise("AssertionError", "can't merge more than two reduceops at a time");

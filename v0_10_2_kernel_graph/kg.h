@@ -226,7 +226,7 @@ const Value *v0_10_2_kernel_arg(KG *k, const UOp *ast, const Value *metadata);
 const UOp *v0_10_2_kernel_arg_ast(KG *k, const UOp *kernel);
 const Value *v0_10_2_kernel_arg_metadata(const UOp *kernel);
 /* REDUCE_AXIS arg: the Op and the axis tuple */
-Op v0_10_2_reduce_op_of(const UOp *r);
+Op v0_10_2_reduce_op_of(const KG *k, const UOp *r);
 uint32_t v0_10_2_axis_arg(const UOp *r, int64_t *out);
 
 /* ---- methods building UOps ---- */

@@ -12,10 +12,10 @@ static Buf *buf_base(Buf *b) { return b->base ? b->base : b; }
 static int64_t nbytes(const Buf *b) { return b->size * b->dtype->itemsize; }
 
 /* BufferSpec as a comparable string (None, or its fields) */
-static const char *options_key(Arena *tmp, const Buf *b) {
+static const char *options_key(const KG *k, Arena *tmp, const Buf *b) {
   char d[128];
   if (b->image) {
-    dtype_repr(b->image, TG_0_10_2, d, sizeof d);
+    dtype_repr(b->image, k->cap->generation, d, sizeof d);
     return arena_printf(tmp, "%s|0|0|0|0|0", d);
   }
   if (!b->options || b->options->kind != J_OBJ) return "None";
@@ -62,8 +62,9 @@ static Buf *find_replace_buffer(KG *k, OMap *free_segs, Interner *keys, Buf *buf
                                 const JVal *allocator_offset) {
   char d[128];
   Arena *tmp = keys->arena;
-  const char *key = arena_printf(tmp, "%s|%s|%s|%lld", buf->device, dtype_repr(buf->dtype, TG_0_10_2, d, sizeof d),
-                                 options_key(tmp, buf), has_offset(allocator_offset, buf->device) ? -1LL : (long long)nbytes(buf));
+  const char *key =
+      arena_printf(tmp, "%s|%s|%s|%lld", buf->device, dtype_repr(buf->dtype, k->cap->generation, d, sizeof d),
+          options_key(k, tmp, buf), has_offset(allocator_offset, buf->device) ? -1LL : (long long)nbytes(buf));
   const Value *kv = v_str(keys, key);
   SegList *segs = omap_get(free_segs, omap_ptr(kv));
   if (!segs) {
@@ -184,8 +185,8 @@ static void plan_timeline(KG *k, Arena *tmp, const SchedResult *res, const JVal 
       continue;
     }
     char d[128];
-    const char *key = arena_printf(tmp, "%s|%s|%s|%lld", buf->device, dtype_repr(buf->dtype, TG_0_10_2, d, sizeof d), options_key(tmp, buf),
-                                   (long long)nbytes(buf));
+    const char *key = arena_printf(tmp, "%s|%s|%s|%lld", buf->device,
+        dtype_repr(buf->dtype, k->cap->generation, d, sizeof d), options_key(k, tmp, buf), (long long)nbytes(buf));
     const Value *kv = v_str(&keys, key);
     SegList *l = omap_get(&reuse, omap_ptr(kv));
     if (!l) {

@@ -93,7 +93,7 @@ static void type_verify(KG *k, const UOp *sink) {
                             op_value(u->src[j]->op, k->cap->generation));
     if (w < sizeof srcs) snprintf(srcs + w, sizeof srcs - w, "]");
     error_raise("RuntimeError", "UOp verification failed at %zu on %s dtypes.%s %u %s %s", i,
-        op_name(u->op, k->cap->generation), dtype_repr(u->dtype, TG_0_10_2, d, sizeof d), u->nsrc, srcs,
+        op_name(u->op, k->cap->generation), dtype_repr(u->dtype, k->cap->generation, d, sizeof d), u->nsrc, srcs,
         v0_10_2_py_repr(k, u->arg));
   }
 }

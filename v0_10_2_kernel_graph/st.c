@@ -79,9 +79,10 @@ const char *v0_10_2_fmt_tuple(StCtx *c, char *buf, size_t size, uint32_t n, cons
   return buf;
 }
 
-void v0_10_2_st_init(StCtx *c, Arena *a, bool merge_view) {
+void v0_10_2_st_init(StCtx *c, Arena *a, TgVersion v, bool merge_view) {
   memset(c, 0, sizeof *c);
   c->arena = a;
+  c->v = v;
   c->merge_view = merge_view;
   omap_init(&c->add_memo, a);
   omap_init(&c->view_add_memo, a);
@@ -201,7 +202,7 @@ const ST *v0_10_2_st_canon(StCtx *c, const ST *s) { return kst_sweep(c, canon(c,
 const View *v0_10_2_view_create(
     StCtx *c, uint32_t n, const sint *shape, const sint *strides, sint offset, const SPair *mask) {
   check_ndim(c, n);
-  return kst_sweep(c, intern_view(c, view_create(&c->scratch, TG_0_10_2, (int)n, shape, strides, offset, mask)));
+  return kst_sweep(c, intern_view(c, view_create(&c->scratch, c->v, (int)n, shape, strides, offset, mask)));
 }
 
 /* ShapeTracker.from_shape, memoised on the shape (a hash, then an exact check) */
@@ -211,7 +212,7 @@ const ST *v0_10_2_st_from_shape(StCtx *c, uint32_t n, const sint *shape) {
   const ST *r = omap_get(&c->shape_memo, h);
   if (r && v0_10_2_sint_shapes_eq(v0_10_2_st_ndim(r), st_shape(r), n, shape)) return r;
   check_ndim(c, n);
-  r = canon(c, st_from_shape(&c->scratch, TG_0_10_2, (int)n, shape));
+  r = canon(c, st_from_shape(&c->scratch, c->v, (int)n, shape));
   omap_put(&c->shape_memo, h, (void *)r);
   return kst_sweep(c, r);
 }
@@ -229,7 +230,7 @@ static const View *kview_add(StCtx *c, const View *vm2, const View *vm1) {
   OMap *inner = omap_get(&c->view_add_memo, omap_ptr(vm2));
   const View *r;
   if (inner && (r = omap_get(inner, omap_ptr(vm1)))) return r == &none_marker ? NULL : r;
-  r = view_add(&c->scratch, TG_0_10_2, vm2, vm1);
+  r = view_add(&c->scratch, c->v, vm2, vm1);
   if (r) r = intern_view(c, r);
   if (!inner) {
     inner = arena_alloc(c->arena, sizeof *inner);
@@ -277,32 +278,32 @@ const ST *v0_10_2_st_add(StCtx *c, const ST *a, const ST *b) {
 }
 
 const ST *v0_10_2_st_invert(StCtx *c, const ST *s, uint32_t n, const sint *out_shape) {
-  return v0_10_2_st_canon(c, st_invert(&c->scratch, TG_0_10_2, s, (int)n, out_shape, c->merge_view));
+  return v0_10_2_st_canon(c, st_invert(&c->scratch, c->v, s, (int)n, out_shape, c->merge_view));
 }
 
 const ST *v0_10_2_st_reshape(StCtx *c, const ST *s, uint32_t n, const sint *new_shape) {
   check_ndim(c, n);
-  return v0_10_2_st_canon(c, st_reshape(&c->scratch, TG_0_10_2, s, (int)n, new_shape, c->merge_view));
+  return v0_10_2_st_canon(c, st_reshape(&c->scratch, c->v, s, (int)n, new_shape, c->merge_view));
 }
 
 const ST *v0_10_2_st_pad(StCtx *c, const ST *s, const SPair *arg) {
-  return v0_10_2_st_canon(c, st_pad(&c->scratch, TG_0_10_2, s, st_ndim(s), arg));
+  return v0_10_2_st_canon(c, st_pad(&c->scratch, c->v, s, st_ndim(s), arg));
 }
 
 const ST *v0_10_2_st_shrink(StCtx *c, const ST *s, const SPair *arg) {
-  return v0_10_2_st_canon(c, st_shrink(&c->scratch, TG_0_10_2, s, st_ndim(s), arg));
+  return v0_10_2_st_canon(c, st_shrink(&c->scratch, c->v, s, st_ndim(s), arg));
 }
 
 const ST *v0_10_2_st_expand(StCtx *c, const ST *s, uint32_t n, const sint *new_shape) {
-  return v0_10_2_st_canon(c, st_expand(&c->scratch, TG_0_10_2, s, (int)n, new_shape));
+  return v0_10_2_st_canon(c, st_expand(&c->scratch, c->v, s, (int)n, new_shape));
 }
 
 const ST *v0_10_2_st_permute(StCtx *c, const ST *s, const int64_t *axis) {
-  return v0_10_2_st_canon(c, st_permute(&c->scratch, TG_0_10_2, s, st_ndim(s), axis));
+  return v0_10_2_st_canon(c, st_permute(&c->scratch, c->v, s, st_ndim(s), axis));
 }
 
 const ST *v0_10_2_st_flip(StCtx *c, const ST *s, const bool *arg) {
-  return v0_10_2_st_canon(c, st_flip(&c->scratch, TG_0_10_2, s, st_ndim(s), arg));
+  return v0_10_2_st_canon(c, st_flip(&c->scratch, c->v, s, st_ndim(s), arg));
 }
 
 /* ---------------------------------------------------------------- variables */
@@ -315,7 +316,7 @@ const ST *v0_10_2_st_unbind_binds(StCtx *c, const ST *s, sint *vars, int64_t *va
   bool any_bind = false;
   for (int i = 0; i < nv; i++) any_bind |= ks_uop(vs[i])->op == SU_BIND;
   if (!any_bind) return s;
-  const ShapeTracker *r = st_unbind(&c->scratch, TG_0_10_2, s, vars, vals, cap, n);
+  const ShapeTracker *r = st_unbind(&c->scratch, c->v, s, vars, vals, cap, n);
   return v0_10_2_st_canon(c, r);
 }
 
@@ -335,7 +336,7 @@ void v0_10_2_st_reduce_shape(const ST *s, uint32_t naxis, const int64_t *axis, s
 
 void v0_10_2_st_real_strides(StCtx *c, const ST *s, bool ignore_valid, sint *out, bool *has) {
   bool is_none[ST_MAXDIM];
-  st_real_strides(&c->scratch, TG_0_10_2, s, ignore_valid, out, is_none);
+  st_real_strides(&c->scratch, c->v, s, ignore_valid, out, is_none);
   for (int i = 0; i < st_ndim(s); i++) has[i] = !is_none[i];
   kst_sweep(c, NULL);
 }

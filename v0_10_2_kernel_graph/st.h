@@ -21,6 +21,7 @@ typedef struct StCtx {
    * `arena` when it is interned, so this holds only garbage once an
    * operation returns, and is emptied when it has grown (kst_sweep) */
   Arena scratch;
+  TgVersion v;                  /* the capture's version, for the core module */
   bool merge_view;              /* MERGE_VIEW (ShapeTracker.reshape, invert) */
   const View **vtab; size_t nv, vcap;   /* interned Views */
   const ST **stab; size_t ns, scap;     /* interned ShapeTrackers */
@@ -30,7 +31,7 @@ typedef struct StCtx {
   OMap shape_memo;              /* hash of a shape -> from_shape(shape) */
 } StCtx;
 
-void v0_10_2_st_init(StCtx *c, Arena *a, bool merge_view);
+void v0_10_2_st_init(StCtx *c, Arena *a, TgVersion v, bool merge_view);
 /* Frees the scratch arena (at the end of a capture, or when an exception unwound). */
 void v0_10_2_st_release(StCtx *c);
 /* The arena a caller builds a ShapeTracker in before v0_10_2_st_canon interns it. */

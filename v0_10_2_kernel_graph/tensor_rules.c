@@ -164,7 +164,7 @@ static const UOp *sym_reduce_size_zero(void *c, const UOp *reduce) {
   KG *k = c;
   if (reduce->nsrc != 1) return NULL;
   if (v0_10_2_uop_size(k, reduce->src[0]) != 0 || v0_10_2_uop_size(k, reduce) == 0) return NULL;
-  return v0_10_2_uop_const_like(k, reduce, identity_element(k, v0_10_2_reduce_op_of(reduce), reduce->dtype));
+  return v0_10_2_uop_const_like(k, reduce, identity_element(k, v0_10_2_reduce_op_of(k, reduce), reduce->dtype));
 }
 
 /* 0.10.1 schedule.py simplify_reduceop: "reduce of const is collapsed", for
@@ -187,7 +187,7 @@ static const UOp *simplify_reduceop(void *c, const UOp *reduce) {
   }
   if (x->op != OP_CONST) error_raise("AssertionError", "const_arg called on %s", op_name(x->op, k->cap->generation));
   const Value *ret = x->arg, *operands[2] = {ret, prshape};
-  switch (v0_10_2_reduce_op_of(reduce)) {
+  switch (v0_10_2_reduce_op_of(k, reduce)) {
     case OP_ADD: ret = v0_10_2_exec_alu(k, OP_MUL, operands, 2); break;   /* ret *= prshape */
     case OP_MUL: ret = v0_10_2_py_int_power(k, ret, prshape); break;      /* ret **= prshape */
     case OP_MAX: break;                                           /* NOTE: Ops.MAX is passthrough */
@@ -219,7 +219,7 @@ static const UOp *simplify_stride0_reduce(void *c, const UOp *reduce) {
     arg[i] = (SPair){v0_10_2_sint_of(0), reduced ? v0_10_2_sint_of(1) : shape[i]};
   }
   const UOp *ret = v0_10_2_uop_shrink(k, x, arg);
-  switch (v0_10_2_reduce_op_of(reduce)) {
+  switch (v0_10_2_reduce_op_of(k, reduce)) {
     case OP_ADD: return v0_10_2_uop_binop_const(k, OP_MUL, ret, v0_10_2_value_int(k, prshape), false);
     case OP_MUL: return v0_10_2_uop_binop_const(k, OP_POW, ret, v0_10_2_value_int(k, prshape), false);
     case OP_MAX: return ret;
@@ -233,7 +233,7 @@ static const UOp *split_reduceop(void *c, const UOp *reduce) {
   if (!k->f->sym_split_reduceop || reduce->nsrc != 1) return NULL;
   int64_t axis[ST_MAXDIM];
   uint32_t na = v0_10_2_axis_arg(reduce, axis);
-  return v0_10_2_split_reduce(k, reduce->src[0], v0_10_2_reduce_op_of(reduce), na, axis);
+  return v0_10_2_split_reduce(k, reduce->src[0], v0_10_2_reduce_op_of(k, reduce), na, axis);
 }
 
 /* COPY(CONST) creates a new CONST on the destination device */

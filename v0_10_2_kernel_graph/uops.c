@@ -275,10 +275,10 @@ const DType *v0_10_2_dtype_ptr(KG *k, const DType *dt, int64_t size) {
 
 /* ---------------------------------------------------------------- st */
 
-Op v0_10_2_reduce_op_of(const UOp *r) {
+Op v0_10_2_reduce_op_of(const KG *k, const UOp *r) {
   const Value *a = r->arg;
   if (a->kind != V_TUPLE || a->u.tuple.n != 2 || a->u.tuple.items[0]->kind != V_STR) return OP_NONE;
-  return op_parse(a->u.tuple.items[0]->u.str.s, TG_0_10_2);
+  return op_parse(a->u.tuple.items[0]->u.str.s, k->cap->generation);
 }
 
 uint32_t v0_10_2_axis_arg(const UOp *r, int64_t *out) {
@@ -832,7 +832,7 @@ static void repr_into(KG *k, const Value *v, char *buf, size_t n, bool as_str) {
     case V_STR: snprintf(buf, n, as_str ? "%s" : "'%s'", v->u.str.s); return;
     case V_DTYPE: {
       char d[128];
-      snprintf(buf, n, "dtypes.%s", dtype_repr(v->u.dtype, TG_0_10_2, d, sizeof d));
+      snprintf(buf, n, "dtypes.%s", dtype_repr(v->u.dtype, k->cap->generation, d, sizeof d));
       return;
     }
     case V_ST: {
@@ -879,6 +879,6 @@ const char *v0_10_2_uop_repr_line(KG *k, const UOp *u) {
     }
     if (w < sizeof arg) snprintf(arg + w, sizeof arg - w, ")");
   } else repr_into(k, u->arg, arg, sizeof arg, false);
-  return arena_printf(k->a, "UOp(%s, dtypes.%s, arg=%s, src=(%s", op_name(u->op, k->cap->generation), dtype_repr(u->dtype, TG_0_10_2, d, sizeof d),
-                      arg, u->nsrc ? "" : "))");
+  return arena_printf(k->a, "UOp(%s, dtypes.%s, arg=%s, src=(%s", op_name(u->op, k->cap->generation),
+      dtype_repr(u->dtype, k->cap->generation, d, sizeof d), arg, u->nsrc ? "" : "))");
 }

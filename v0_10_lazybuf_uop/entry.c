@@ -5,23 +5,13 @@
 #include <string.h>
 #include "pipeline.h"
 
-/* The version common/ is asked for. common/ still tells versions apart by
- * number where it differs (its features are being added, issue 14) and has
- * 0.10.0's View, ShapeTracker and symbolic rules, which every version of
- * this generation has (2ca41d6 changed neither shape/view.py nor
- * shape/shapetracker.py in a way a schedule shows): it is asked for 0.10.0. */
-static TgVersion common_version(TgVersion v) {
-  (void)v;
-  return TG_0_10_0;
-}
-
 static void sched_init(Sched *s, const Capture *c, Arena *a, Interner *in) {
   memset(s, 0, sizeof *s);
   s->a = s->caches = s->graph = s->tmp = a;
   s->scratch = (ScratchArenas){a, V0_10_MAX_CHUNK, NULL, NULL};
   s->in = in;
   s->cap = c;
-  s->v = common_version(c->generation);
+  s->v = c->generation;
   s->f = tg_features(c->generation);
   op_groups_init(&s->groups, c->generation);
   codec_init(&s->codec, in, s->v);
@@ -179,7 +169,7 @@ static void schedule_capture(void *ud) {
  * The capture runs in its own symbolic context (sint.h): its Variables and
  * shape expressions are hash-consed UOps of this capture. */
 bool v0_10_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
-  sym_begin(a, common_version(c->generation));
+  sym_begin(a, c->generation);
   size_t max_chunk = a->max_chunk;
   a->max_chunk = V0_10_MAX_CHUNK;
   arena_prefer_pool(a); /* the parser's buffers, given back */

@@ -139,7 +139,7 @@ typedef struct Sched {
   Interner *in;
   Codec codec;
   const Capture *cap;
-  TgVersion v;             /* the version common/ is asked for (entry.c common_version) */
+  TgVersion v;             /* the capture's version, as common/ is asked for it */
   const TgFeatures *f;     /* its features (version.h, section v0_10_lazybuf_uop/) */
   OpGroups groups;         /* the capture's ops.py GroupOp (ops.h op_in) */
   /* context */
