@@ -222,3 +222,13 @@ bool capture_ctx_int(const Capture *c, const char *key, int64_t *out) {
   if (v->kind == J_INT) { *out = v->u.i; return true; }
   return false;
 }
+
+static const char *const buffer_keys[CAPTURE_BUF_KEYS] = {"device", "size",   "dtype",   "allocated",
+                                                          "base",   "offset", "options", "lb_refcount"};
+static const char *const lazybuffer_keys[CAPTURE_LB_KEYS] = {"device", "dtype", "st", "base", "op", "arg", "srcs", "buffer",
+                                                             "realized", "forced_realize", "metadata", "metadata_caller"};
+
+void capture_lazybuffer_tables(JTable t[2]) {
+  t[0] = (JTable){.name = "buffers", .keys = buffer_keys, .nkeys = CAPTURE_BUF_KEYS, .text_key = -1};
+  t[1] = (JTable){.name = "lazybuffers", .keys = lazybuffer_keys, .nkeys = CAPTURE_LB_KEYS, .text_key = CAPTURE_LB_ST};
+}

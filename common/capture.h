@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "arena.h"
 #include "json.h"
+#include "json_fields.h"
 #include "status.h"
 #include "version.h"
 
@@ -67,6 +68,17 @@ const JVal *capture_input(const Capture *c, Arena *a, Status *st);
 bool capture_buffer_problem(const JVal *obj, const char *key, int64_t max, char *why, size_t whylen);
 /* The same for the member's value v (NULL: absent). */
 bool capture_size_problem(const JVal *v, const char *key, int64_t max, char *why, size_t whylen);
+
+/* The two tables of a LazyBuffer capture's input (capture-format section
+ * 3, 0.9.x and 0.10.0): buffers and lazybuffers, each entry's members in
+ * the order the recorder writes them; a lazybuffer's `st` is the member
+ * kept as a distinct text when the input is read from its text. */
+enum { CAPTURE_BUF_DEVICE, CAPTURE_BUF_SIZE, CAPTURE_BUF_DTYPE, CAPTURE_BUF_ALLOCATED, CAPTURE_BUF_BASE,
+       CAPTURE_BUF_OFFSET, CAPTURE_BUF_OPTIONS, CAPTURE_BUF_LB_REFCOUNT, CAPTURE_BUF_KEYS };
+enum { CAPTURE_LB_DEVICE, CAPTURE_LB_DTYPE, CAPTURE_LB_ST, CAPTURE_LB_BASE, CAPTURE_LB_OP, CAPTURE_LB_ARG,
+       CAPTURE_LB_SRCS, CAPTURE_LB_BUFFER, CAPTURE_LB_REALIZED, CAPTURE_LB_FORCED_REALIZE, CAPTURE_LB_METADATA,
+       CAPTURE_LB_METADATA_CALLER, CAPTURE_LB_KEYS };
+void capture_lazybuffer_tables(JTable t[2]);
 
 /* Context flags. capture_ctx_int reads an int or bool; returns false when
  * the key is absent or not a number (the caller decides what that means). */

@@ -40,26 +40,25 @@ static Op parse_op_cached(const Sched *s, const char *text) {
   return op;
 }
 
-static const JVal *field(const JVal *obj, const char *key, JKind kind, const char *where) {
-  const JVal *v = json_get(obj, key);
+/* The member `key` (its value v, NULL when absent) when it is of `kind` */
+static const JVal *field(const JVal *v, const char *key, JKind kind, const char *where) {
   if (!v || v->kind != kind) error_bad_input("%s: field \"%s\" missing or of the wrong type", where, key);
   return v;
 }
 
-static int64_t int_field(const JVal *obj, const char *key, const char *where) { return field(obj, key, J_INT, where)->u.i; }
-static bool bool_field(const JVal *obj, const char *key, const char *where) { return field(obj, key, J_BOOL, where)->u.b; }
+static int64_t int_field(const JVal *v, const char *key, const char *where) { return field(v, key, J_INT, where)->u.i; }
+static bool bool_field(const JVal *v, const char *key, const char *where) { return field(v, key, J_BOOL, where)->u.b; }
 
 /* an int index into an array of n, or null (-1) when nullable */
-static int64_t index_field(const JVal *obj, const char *key, size_t n, bool nullable, const char *where) {
-  const JVal *v = json_get(obj, key);
+static int64_t index_field(const JVal *v, const char *key, size_t n, bool nullable, const char *where) {
   if (nullable && v && v->kind == J_NULL) return -1;
   if (!v || v->kind != J_INT || v->u.i < 0 || (uint64_t)v->u.i >= n)
     error_bad_input("%s: \"%s\" is not an index below %zu", where, key, n);
   return v->u.i;
 }
 
-static const DType *dtype_field(const JVal *obj, const char *key, const char *where) {
-  const JVal *v = field(obj, key, J_STR, where);
+static const DType *dtype_field(const JVal *j, const char *key, const char *where) {
+  const JVal *v = field(j, key, J_STR, where);
   const DType *d = parse_dtype_cached(v->u.s);
   if (!d) error_bad_input("%s: unknown dtype \"%s\"", where, v->u.s);
   return d;
@@ -99,26 +98,33 @@ static void decode_context(Sched *s) {
   }
 }
 
+/* ---- the input's tables, entry by entry (json_fields.h, capture.h) ---- */
+
+/* Reading the input from its text: the cursor, and the distinct `st` texts decoded once each */
+typedef struct TextInput { JCursor *cur; JTexts texts; } TextInput;
+
 /* ---- buffers ---- */
 
 /* The input's tree is freed once decoded: what the scheduler keeps of it is
  * copied into s->a (devices through `devices`, options). */
-static void decode_buffer(Sched *s, const JVal *j, size_t i, size_t n, InBuf *b, JStrKeep *devices) {
+static void decode_buffer(Sched *s, const JTable *t, size_t i, InBuf *b, JStrKeep *devices) {
   char where[64];
   place(where, sizeof where, "input.buffers", i);
-  if (j->kind != J_OBJ) error_bad_input("%s: not an object", where);
-  const JVal *dev = field(j, "device", J_STR, where), *opt = json_get(j, "options");
-  b->dtype = dtype_field(j, "dtype", where);
+  JFields room;
+  const JFields *f = json_table_row(t, i, &room);
+  if (!f) error_bad_input("%s: not an object", where);
+  const JVal *const *m = f->m, *dev = field(m[CAPTURE_BUF_DEVICE], "device", J_STR, where), *opt = m[CAPTURE_BUF_OPTIONS];
+  b->dtype = dtype_field(m[CAPTURE_BUF_DTYPE], "dtype", where);
   b->device = json_keep_str(s->a, devices, dev->u.s, dev->n);
   char why[64];
-  if (capture_buffer_problem(j, "size", CAPTURE_MAX_BUFFER_SIZE, why, sizeof why) ||
-      capture_buffer_problem(j, "offset", CAPTURE_MAX_BUFFER_OFFSET, why, sizeof why))
+  if (capture_size_problem(m[CAPTURE_BUF_SIZE], "size", CAPTURE_MAX_BUFFER_SIZE, why, sizeof why) ||
+      capture_size_problem(m[CAPTURE_BUF_OFFSET], "offset", CAPTURE_MAX_BUFFER_OFFSET, why, sizeof why))
     error_bad_input("%s: %s", where, why);
-  b->size = int_field(j, "size", where);
-  b->allocated = bool_field(j, "allocated", where);
-  b->base = index_field(j, "base", n, true, where);
-  b->offset = int_field(j, "offset", where);
-  b->lb_refcount = int_field(j, "lb_refcount", where);
+  b->size = int_field(m[CAPTURE_BUF_SIZE], "size", where);
+  b->allocated = bool_field(m[CAPTURE_BUF_ALLOCATED], "allocated", where);
+  b->base = index_field(m[CAPTURE_BUF_BASE], "base", t->n, true, where);
+  b->offset = int_field(m[CAPTURE_BUF_OFFSET], "offset", where);
+  b->lb_refcount = int_field(m[CAPTURE_BUF_LB_REFCOUNT], "lb_refcount", where);
   if (b->dtype->is_ptr && !b->dtype->is_image) error_bad_input("%s: a Buffer dtype cannot be a pointer", where);
   if (!opt || (opt->kind != J_NULL && opt->kind != J_OBJ)) error_bad_input("%s: bad \"options\"", where);
   b->options = opt->kind == J_NULL ? NULL : json_copy(s->a, opt);
@@ -126,12 +132,12 @@ static void decode_buffer(Sched *s, const JVal *j, size_t i, size_t n, InBuf *b,
   b->options0 = b->options;
 }
 
-static void decode_buffers(Sched *s, const JVal *arr) {
-  s->nbufs = arr->n;
-  s->bufs = arena_array(s->a, arr->n + 1, sizeof(InBuf));
+static void decode_buffers(Sched *s, const JTable *t) {
+  s->nbufs = t->n;
+  s->bufs = arena_array(s->a, t->n + 1, sizeof(InBuf));
   JStrKeep devices = {0};
-  for (size_t i = 0; i < arr->n; i++) decode_buffer(s, arr->u.arr[i], i, arr->n, &s->bufs[i], &devices);
-  for (size_t i = 0; i < arr->n; i++) {
+  for (size_t i = 0; i < t->n; i++) decode_buffer(s, t, i, &s->bufs[i], &devices);
+  for (size_t i = 0; i < t->n; i++) {
     int64_t base = s->bufs[i].base;
     if (base >= 0 && s->bufs[base].base >= 0) error_bad_input("input.buffers[%zu]: base can't have a base", i);
     if (base >= 0 && strcmp(s->bufs[base].device, s->bufs[i].device) != 0)
@@ -141,8 +147,8 @@ static void decode_buffers(Sched *s, const JVal *arr) {
 
 /* ---- lazybuffers ---- */
 
-static void decode_metadata(Sched *s, const JVal *j, InLB *lb, const char *where) {
-  const JVal *m = json_get(j, "metadata"), *caller = json_get(j, "metadata_caller");
+static void decode_metadata(Sched *s, const JFields *f, InLB *lb, const char *where) {
+  const JVal *m = f->m[CAPTURE_LB_METADATA], *caller = f->m[CAPTURE_LB_METADATA_CALLER];
   if (!m || m->kind == J_NULL) return;
   if (m->kind != J_STR || (caller && caller->kind != J_STR)) error_bad_input("%s: bad metadata", where);
   const Value *items[2] = {v_strn(s->in, V_STR, m->u.s, m->n),
@@ -150,8 +156,7 @@ static void decode_metadata(Sched *s, const JVal *j, InLB *lb, const char *where
   lb->metadata = v_tuple(s->in, 2, items);
 }
 
-static void decode_srcs(Sched *s, const JVal *j, size_t i, InLB *lb, const char *where) {
-  const JVal *srcs = json_get(j, "srcs");
+static void decode_srcs(Sched *s, const JVal *srcs, size_t i, InLB *lb, const char *where) {
   if (!srcs || (srcs->kind != J_NULL && srcs->kind != J_ARR)) error_bad_input("%s: bad \"srcs\"", where);
   lb->has_srcs = srcs->kind == J_ARR;
   if (!lb->has_srcs) return;
@@ -205,51 +210,65 @@ static bool assign_arg_valid(const Value *arg) {
   return arg->kind == V_TUPLE && (arg->u.tuple.n == 0 || (arg->u.tuple.n == 1 && arg->u.tuple.items[0]->kind == V_ST));
 }
 
-static void decode_base_lb(Sched *s, const JVal *j, size_t i, InLB *lb, const char *where) {
-  const JVal *op = field(j, "op", J_STR, where), *arg = json_get(j, "arg");
+static void decode_base_lb(Sched *s, const JFields *f, size_t i, InLB *lb, const char *where) {
+  const JVal *const *m = f->m, *op = field(m[CAPTURE_LB_OP], "op", J_STR, where), *arg = m[CAPTURE_LB_ARG];
   if ((lb->op = parse_op_cached(s, op->u.s)) == OP_NONE) error_bad_input("%s: unknown op \"%s\"", where, op->u.s);
   if (!lazybuffer_op(s, lb->op))
     error_unsupported("%s: a LazyBuffer of op %s (not one engine/lazy.py makes)", where, op->u.s);
   if (!arg) error_bad_input("%s: missing \"arg\"", where);
   lb->arg = value_field(s, arg, where);
-  decode_srcs(s, j, i, lb, where);
-  lb->buffer = index_field(j, "buffer", s->nbufs, false, where);
-  lb->realized = bool_field(j, "realized", where);
-  lb->forced_realize = bool_field(j, "forced_realize", where);
+  decode_srcs(s, m[CAPTURE_LB_SRCS], i, lb, where);
+  lb->buffer = index_field(m[CAPTURE_LB_BUFFER], "buffer", s->nbufs, false, where);
+  lb->realized = bool_field(m[CAPTURE_LB_REALIZED], "realized", where);
+  lb->forced_realize = bool_field(m[CAPTURE_LB_FORCED_REALIZE], "forced_realize", where);
   if (lb->op == OP_CONST && lb->arg->kind == V_SYM) decode_bound_var(s, json_get(arg, "sym"), lb, where);
   if (lb->op == OP_REDUCE_AXIS && !v0_10_axis_arg_valid(lb->arg)) error_bad_input("%s: bad REDUCE_AXIS arg", where);
   if (lb->op == OP_ASSIGN && !assign_arg_valid(lb->arg)) error_bad_input("%s: ASSIGN arg must be [] or [ST]", where);
   if (!lb->realized && !lb->has_srcs && lb->op != OP_CONST) error_bad_input("%s: an unrealized LazyBuffer without srcs", where);
   if (lb->has_srcs && lb->nsrcs != (size_t)lazybuffer_arity(s, lb->op))
     error_bad_input("%s: %zu srcs where %s takes %d", where, lb->nsrcs, op->u.s, lazybuffer_arity(s, lb->op));
-  decode_metadata(s, j, lb, where);
+  decode_metadata(s, f, lb, where);
 }
 
-static void decode_lb(Sched *s, const JVal *j, size_t i, InLB *lb, JStrKeep *devices) {
+/* The Value of distinct `st` text k, decoded the first time (a text that
+ * is not JSON raises: the tree says why) */
+static const Value *st_of_text(Sched *s, TextInput *t, size_t k, const char *where) {
+  JText *x = &t->texts.texts[k - 1];
+  if (!x->decoded) {
+    const JVal *j = json_text_value(t->cur, &t->texts, k);
+    if (!j) error_bad_input("%s: \"st\" is not JSON", where);
+    x->decoded = value_field(s, j, where);
+  }
+  return x->decoded;
+}
+
+static void decode_lb(Sched *s, const JTable *t, TextInput *text, size_t i, InLB *lb, JStrKeep *devices) {
   char where[64];
   place(where, sizeof where, "input.lazybuffers", i);
-  if (j->kind != J_OBJ) error_bad_input("%s: not an object", where);
-  const JVal *dev = field(j, "device", J_STR, where), *jst = json_get(j, "st");
-  lb->dtype = dtype_field(j, "dtype", where);
+  JFields room;
+  const JFields *f = json_table_row(t, i, &room);
+  if (!f) error_bad_input("%s: not an object", where);
+  const JVal *const *m = f->m, *dev = field(m[CAPTURE_LB_DEVICE], "device", J_STR, where), *jst = m[CAPTURE_LB_ST];
+  lb->dtype = dtype_field(m[CAPTURE_LB_DTYPE], "dtype", where);
   lb->device = json_keep_str(s->a, devices, dev->u.s, dev->n);
   lb->dtype0 = lb->dtype;
-  if (!jst) error_bad_input("%s: missing \"st\"", where);
-  lb->st = value_field(s, jst, where);
+  if (!jst && !f->text) error_bad_input("%s: missing \"st\"", where);
+  lb->st = f->text ? st_of_text(s, text, f->text, where) : value_field(s, jst, where);
   if (lb->st->kind != V_ST) error_bad_input("%s: \"st\" is not a ShapeTracker", where);
-  if (!json_get(j, "base")) {
+  if (!m[CAPTURE_LB_BASE]) {
     lb->base = -1;
-    decode_base_lb(s, j, i, lb, where);
+    decode_base_lb(s, f, i, lb, where);
     return;
   }
-  lb->base = index_field(j, "base", i, false, where);
+  lb->base = index_field(m[CAPTURE_LB_BASE], "base", i, false, where);
   if (s->lbs[lb->base].base >= 0) error_bad_input("%s: base must be a base itself", where);
 }
 
-static void decode_lbs(Sched *s, const JVal *arr) {
-  s->nlbs = arr->n;
-  s->lbs = arena_array(s->a, arr->n + 1, sizeof(InLB));
+static void decode_lbs(Sched *s, const JTable *t, TextInput *text) {
+  s->nlbs = t->n;
+  s->lbs = arena_array(s->a, t->n + 1, sizeof(InLB));
   JStrKeep devices = {0};
-  for (size_t i = 0; i < arr->n; i++) decode_lb(s, arr->u.arr[i], i, &s->lbs[i], &devices);
+  for (size_t i = 0; i < t->n; i++) decode_lb(s, t, text, i, &s->lbs[i], &devices);
 }
 
 static void decode_outs(Sched *s, const JVal *arr) {
@@ -270,6 +289,7 @@ static void decode_set_orders(Sched *s, const JVal *in) {
   if (so->kind != J_OBJ || !(pa = json_get(so, "parents_assigns")) || pa->kind != J_ARR)
     error_bad_input("input.set_orders: must be an object with a list \"parents_assigns\"");
   s->pa_orders = arena_array(s->a, pa->n + 1, sizeof *s->pa_orders);
+  s->npa_orders = 0;
   for (size_t i = 0; i < pa->n; i++) {
     const JVal *e = pa->u.arr[i];
     if (e->kind != J_ARR || e->n != 2 || e->u.arr[1]->kind != J_ARR)
@@ -286,15 +306,18 @@ static void decode_set_orders(Sched *s, const JVal *in) {
   }
 }
 
-/* The input's tree `in` (freed once decoded: what the planner reads later is copied). */
-static void decode_input_tree(Sched *s, const JVal *in) {
-  if (!in || in->kind != J_OBJ) error_bad_input("input: not an object");
-  decode_context(s);
-  decode_buffers(s, field(in, "buffers", J_ARR, "input"));
-  const JVal *lbs = field(in, "lazybuffers", J_ARR, "input");
-  interner_reserve(s->in, 10 * (size_t)lbs->n, 3 * (size_t)lbs->n); /* a schedule makes ~9-11 UOps and ~2-3 Values per LazyBuffer */
-  decode_lbs(s, lbs);
-  decode_outs(s, field(in, "outs", J_ARR, "input"));
+/* The input's tables t (from its tree or its text), then its other members
+ * `in` (its tree, or the other members read from its text); freed once
+ * decoded: what the planner reads later is copied. */
+static void decode_input_tables(Sched *s, JTable t[2], TextInput *text, const JVal *in) {
+  decode_buffers(s, &t[0]);
+  if (!text) {
+    t[1].tree = field(json_get(in, "lazybuffers"), "lazybuffers", J_ARR, "input");
+    t[1].n = t[1].tree->n;
+  }
+  interner_reserve(s->in, 10 * t[1].n, 3 * t[1].n); /* a schedule makes ~9-11 UOps and ~2-3 Values per LazyBuffer */
+  decode_lbs(s, &t[1], text);
+  decode_outs(s, field(json_get(in, "outs"), "outs", J_ARR, "input"));
   decode_set_orders(s, in);
   const JVal *mp = json_get(in, "memory_planner_bufs");
   if (!mp || (mp->kind != J_NULL && mp->kind != J_ARR)) error_bad_input("input.memory_planner_bufs: missing or not a list");
@@ -303,16 +326,60 @@ static void decode_input_tree(Sched *s, const JVal *in) {
   if (s->mp_offset && s->mp_offset->kind != J_OBJ) error_bad_input("input.memory_planner_allocator_offset: not an object");
 }
 
-typedef struct DecodeCall { Sched *s; const JVal *in; } DecodeCall;
-static void decode_protected(void *ud) { DecodeCall *d = ud; decode_input_tree(d->s, d->in); }
+static void decode_input_tree(Sched *s, const JVal *in) {
+  if (!in || in->kind != J_OBJ) error_bad_input("input: not an object");
+  decode_context(s);
+  JTable t[2];
+  capture_lazybuffer_tables(t);
+  t[0].tree = field(json_get(in, "buffers"), "buffers", J_ARR, "input");
+  t[0].n = t[0].tree->n;
+  decode_input_tables(s, t, NULL, in);
+}
+
+/* The input straight from its text, without its tree; false (nothing
+ * raised) when the tree must decide: the text is not JSON or not as the
+ * recorder writes it (json_fields.h). */
+static bool decode_input_text(Sched *s, Arena *scratch, TextInput *text) {
+  decode_context(s);
+  JTable t[2];
+  capture_lazybuffer_tables(t);
+  JVal *rest;
+  if (!json_tables_of_text(text->cur, scratch, &text->texts, t, 2, &rest)) return false;
+  decode_input_tables(s, t, text, rest);
+  return true;
+}
+
+/* The decoding as protected calls (error.h): a raise must not skip freeing the input's arena */
+typedef struct DecodeCall { Sched *s; Arena *tree; TextInput text; bool ok; } DecodeCall;
+
+static void text_protected(void *ud) {
+  DecodeCall *d = ud;
+  d->ok = decode_input_text(d->s, d->tree, &d->text);
+}
+
+static void tree_protected(void *ud) {
+  DecodeCall *d = ud;
+  Status st;
+  const JVal *in = capture_input(d->s->cap, d->tree, &st);
+  if (!in) error_rethrow(&st);
+  decode_input_tree(d->s, in);
+  d->ok = true;
+}
 
 void v0_10_decode_input(Sched *s) {
-  Arena tree;   /* the input's JSON tree lives while it is decoded: freed before a raise goes on */
+  Arena tree;   /* the input's text or tree is read in it: freed before a raise goes on */
   arena_init(&tree);
   Status st;
-  DecodeCall d = {s, capture_input(s->cap, &tree, &st)};
-  bool ok = d.in && error_protect(&st, decode_protected, &d);
+  DecodeCall d = {s, &tree, {NULL, {0}}, false};
+  bool returned = true;
+  if (s->cap->input->kind == J_RAW) { /* straight from the text; the tree judges what that does not read */
+    JCursor cur;
+    json_cursor_begin(&cur, &tree, s->cap->input);
+    d.text.cur = &cur;
+    if (!error_protect(&st, text_protected, &d)) d.ok = false;
+  }
+  if (!d.ok) returned = error_protect(&st, tree_protected, &d);
   arena_free(&tree);
   arena_prefer_pool(s->a); /* the scheduler goes on in the tree's memory */
-  if (!ok) error_rethrow(&st);
+  if (!returned) error_rethrow(&st);
 }

@@ -25,20 +25,6 @@ static void cache_add(NameCache *nc, const char *name, const void *val) {
   nc->next = (nc->next + 1) % 4;
 }
 
-/* The distinct texts of the lazybuffers' `st` (a capture has few: resnet50's
- * 5,078 LazyBuffers, 305), each decoded once, the first time a LazyBuffer
- * needs it: equal texts are equal trees, so equal ShapeTrackers. A text is
- * found by the hash of its first ST_PREFIX bytes, and is the same value
- * when the text at the cursor starts with all its bytes. */
-enum { ST_PREFIX = 48 };
-typedef struct StText { const char *text; size_t len; const St91 *st; } StText;
-typedef struct StTexts {
-  StText *texts;     /* in order of first appearance */
-  size_t n, cap;
-  struct { uint64_t hash; size_t text; } *slots;  /* text + 1, 0: empty */
-  size_t nslots;
-} StTexts;
-
 typedef struct Dec {
   Sched91 *s;
   const Capture *c;
@@ -46,7 +32,7 @@ typedef struct Dec {
   NameCache dtypes, ops;
   JCursor *cur;        /* reading the input from its text (NULL: from its tree) */
   Arena *scratch;      /* the input's: freed once it is decoded */
-  StTexts st_texts;
+  JTexts st_texts;     /* the lazybuffers' distinct `st` texts, decoded once each */
 } Dec;
 
 static const DType *decode_dtype(Dec *d, const JVal *j, const char *place) {
@@ -112,91 +98,23 @@ static bool array_len(Dec *d, const JVal *v, const char *place, int *n) {
   return true;
 }
 
-/* ---- an entry of input.buffers or input.lazybuffers, member by member ---- */
-
-/* The members an entry of each table has, in the order the recorder writes them. */
-enum { BUF_DEVICE, BUF_SIZE, BUF_DTYPE, BUF_ALLOCATED, BUF_BASE, BUF_OFFSET, BUF_OPTIONS, BUF_LB_REFCOUNT, BUF_KEYS };
-static const char *const buffer_keys[BUF_KEYS] = {"device", "size", "dtype", "allocated", "base", "offset", "options", "lb_refcount"};
-enum { LB_DEVICE, LB_DTYPE, LB_ST, LB_BASE, LB_OP, LB_ARG, LB_SRCS, LB_BUFFER, LB_REALIZED, LB_FORCED_REALIZE,
-       LB_METADATA, LB_METADATA_CALLER, LB_KEYS };
-static const char *const lazybuffer_keys[LB_KEYS] = {"device", "dtype", "st", "base", "op", "arg", "srcs", "buffer",
-                                                     "realized", "forced_realize", "metadata", "metadata_caller"};
-
-/* An entry's members by key index (NULL: absent); read from the text, the
- * lazybuffer's `st` is one of the distinct texts (st_text - 1). */
-typedef struct Entry {
-  const JVal *m[LB_KEYS];
-  size_t st_text;
-} Entry;
-
-/* The index of key[0..n) in keys, or -1; the search starts after `*last`
- * (the entries of a table list their members in one order). */
-static int key_index(const char *const *keys, int nkeys, const char *key, size_t n, int *last) {
-  for (int t = 1; t <= nkeys; t++) {
-    int k = (*last + t) % nkeys;
-    const char *name = keys[k];
-    size_t i = 0;
-    while (i < n && name[i] == key[i]) i++;
-    if (i == n && name[n] == 0) return *last = k;
-  }
-  return -1;
-}
-
-/* The entry j of the input's tree (place: "table[i]") */
-static bool entry_of_tree(Dec *d, const JVal *j, const char *const *keys, int nkeys, const char *place, Entry *e) {
-  if (j->kind != J_OBJ) return bad(d, place, "must be an object");
-  memset(e, 0, sizeof *e);
-  int last = -1;
-  for (uint32_t i = 0; i < j->n; i++) { /* the reader refuses a key twice */
-    int k = key_index(keys, nkeys, j->u.obj[i].key, j->u.obj[i].keylen, &last);
-    if (k >= 0) e->m[k] = j->u.obj[i].val;
-  }
-  return true;
-}
-
-/* The entry at the cursor; false (c->failed) on anything the tree must
- * judge: not an object, a key twice, a key the decoder does not read. */
-static size_t st_text_at_cursor(Dec *d);
-
-static bool entry_of_text(Dec *d, const char *const *keys, int nkeys, int text_key, Entry *e) {
-  JCursor *c = d->cur;
-  memset(e, 0, sizeof *e);
-  unsigned seen = 0;
-  int last = -1;
-  if (!json_cursor_open(c, '{')) return false;
-  for (bool first = true; json_cursor_more(c, '}', first); first = false) {
-    const char *key;
-    size_t n;
-    if (!json_cursor_key(c, &key, &n)) return false;
-    int k = key_index(keys, nkeys, key, n, &last);
-    if (k < 0 || (seen >> k & 1)) return c->failed = true, false;
-    seen |= 1u << k;
-    if (k == text_key) {
-      if (!(e->st_text = st_text_at_cursor(d))) return false;
-    } else if (!(e->m[k] = json_cursor_value(c))) {
-      return false;
-    }
-  }
-  return !c->failed;
-}
-
 /* ---- input.buffers ---- */
 
-static bool decode_buffer(Dec *d, const Entry *e, int i, DeviceBuffer *all) {
+static bool decode_buffer(Dec *d, const JFields *e, int i, DeviceBuffer *all) {
   char place[64];
   entry_place(place, "buffers", i);
   DeviceBuffer *b = &all[i];
   b->index = i;
   const JVal *const *m = e->m, *dev, *size, *dt, *alloc, *off, *refc;
   char why[64];
-  if (capture_size_problem(m[BUF_SIZE], "size", CAPTURE_MAX_BUFFER_SIZE, why, sizeof why) ||
-      capture_size_problem(m[BUF_OFFSET], "offset", CAPTURE_MAX_BUFFER_OFFSET, why, sizeof why))
+  if (capture_size_problem(m[CAPTURE_BUF_SIZE], "size", CAPTURE_MAX_BUFFER_SIZE, why, sizeof why) ||
+      capture_size_problem(m[CAPTURE_BUF_OFFSET], "offset", CAPTURE_MAX_BUFFER_OFFSET, why, sizeof why))
     return bad(d, place, why);
-  if (!(dev = field(d, m[BUF_DEVICE], "device", J_STR, place)) || !(size = field(d, m[BUF_SIZE], "size", J_INT, place)) ||
-      !(dt = field(d, m[BUF_DTYPE], "dtype", J_STR, place)) ||
-      !(alloc = field(d, m[BUF_ALLOCATED], "allocated", J_BOOL, place)) ||
-      !(off = field(d, m[BUF_OFFSET], "offset", J_INT, place)) ||
-      !(refc = field(d, m[BUF_LB_REFCOUNT], "lb_refcount", J_INT, place)))
+  if (!(dev = field(d, m[CAPTURE_BUF_DEVICE], "device", J_STR, place)) || !(size = field(d, m[CAPTURE_BUF_SIZE], "size", J_INT, place)) ||
+      !(dt = field(d, m[CAPTURE_BUF_DTYPE], "dtype", J_STR, place)) ||
+      !(alloc = field(d, m[CAPTURE_BUF_ALLOCATED], "allocated", J_BOOL, place)) ||
+      !(off = field(d, m[CAPTURE_BUF_OFFSET], "offset", J_INT, place)) ||
+      !(refc = field(d, m[CAPTURE_BUF_LB_REFCOUNT], "lb_refcount", J_INT, place)))
     return false;
   if (!(b->dtype = b->orig_dtype = decode_dtype(d, dt, place))) return false;
   b->device = intern_device(d, dev);
@@ -204,7 +122,7 @@ static bool decode_buffer(Dec *d, const Entry *e, int i, DeviceBuffer *all) {
   b->offset = off->u.i;
   b->allocated = alloc->u.b;
   b->lb_refcount = refc->u.i;
-  const JVal *base = m[BUF_BASE], *opts = m[BUF_OPTIONS];
+  const JVal *base = m[CAPTURE_BUF_BASE], *opts = m[CAPTURE_BUF_OPTIONS];
   if (base && base->kind != J_NULL) {
     int bi = 0;
     if (!index_of(d, base, i + 1, i, place, &bi)) return false;
@@ -293,26 +211,26 @@ static bool decode_srcs(Dec *d, const JVal *j, LazyBuffer *lb, LazyBuffer *all, 
   return true;
 }
 
-static bool decode_base(Dec *d, const Entry *e, LazyBuffer *lb, LazyBuffer *all, const char *place) {
+static bool decode_base(Dec *d, const JFields *e, LazyBuffer *lb, LazyBuffer *all, const char *place) {
   const JVal *const *m = e->m, *op, *srcs, *buf, *real, *forced;
-  if (!(op = field(d, m[LB_OP], "op", J_STR, place)) || !(buf = field(d, m[LB_BUFFER], "buffer", J_INT, place)) ||
-      !(real = field(d, m[LB_REALIZED], "realized", J_BOOL, place)) ||
-      !(forced = field(d, m[LB_FORCED_REALIZE], "forced_realize", J_BOOL, place)))
+  if (!(op = field(d, m[CAPTURE_LB_OP], "op", J_STR, place)) || !(buf = field(d, m[CAPTURE_LB_BUFFER], "buffer", J_INT, place)) ||
+      !(real = field(d, m[CAPTURE_LB_REALIZED], "realized", J_BOOL, place)) ||
+      !(forced = field(d, m[CAPTURE_LB_FORCED_REALIZE], "forced_realize", J_BOOL, place)))
     return false;
   lb->op = decode_op(d, op);
   if (!is_lazybuffer_op(lb->op)) return bad(d, place, "op is not a LazyBuffer op of this version");
-  const JVal *arg = m[LB_ARG];
+  const JVal *arg = m[CAPTURE_LB_ARG];
   if (!arg) return bad(d, place, "field \"arg\" missing");
   if (!decode_arg(d, arg, lb->op, place, &lb->arg)) return false;
   if (lb->arg->kind == V_SYM && !decode_const_var(d, arg, lb, place)) return false;
-  if (!(srcs = m[LB_SRCS])) return bad(d, place, "field \"srcs\" missing");
+  if (!(srcs = m[CAPTURE_LB_SRCS])) return bad(d, place, "field \"srcs\" missing");
   if (!decode_srcs(d, srcs, lb, all, place)) return false;
   int bi = 0;
   if (!index_of(d, buf, d->s->inp->nbuffers, d->s->inp->nbuffers, place, &bi)) return false;
   lb->buffer = &d->s->inp->buffers[bi];
   lb->realized = real->u.b;
   lb->forced_realize = forced->u.b;
-  const JVal *meta = m[LB_METADATA], *caller = m[LB_METADATA_CALLER];
+  const JVal *meta = m[CAPTURE_LB_METADATA], *caller = m[CAPTURE_LB_METADATA_CALLER];
   if (meta && meta->kind == J_STR) lb->metadata = v_strn(d->s->in, V_STR, meta->u.s, meta->n)->u.str.s;
   if (meta && meta->kind != J_STR && meta->kind != J_NULL) return bad(d, place, "\"metadata\" must be a string or null");
   if (caller && caller->kind == J_STR) lb->metadata_caller = v_strn(d->s->in, V_STR, caller->u.s, caller->n)->u.str.s;
@@ -330,74 +248,31 @@ static const St91 *decode_st(Dec *d, const JVal *stj) {
   return raw ? st91_intern(d->s, raw) : NULL;
 }
 
-static void st_slots_grow(Dec *d) {
-  StTexts *t = &d->st_texts;
-  size_t old_n = t->nslots;
-  __typeof__(t->slots) old = t->slots;
-  t->nslots = old_n ? 2 * old_n : 256;
-  t->slots = arena_array(d->scratch, t->nslots, sizeof *t->slots);
-  for (size_t k = 0; k < old_n; k++) {
-    if (!old[k].text) continue;
-    size_t i = old[k].hash & (t->nslots - 1);
-    while (t->slots[i].text) i = (i + 1) & (t->nslots - 1);
-    t->slots[i] = old[k];
-  }
-}
-
-/* The distinct text (index + 1) of the `st` object at the cursor, moved
- * past it; 0 (c->failed) when it is no object. */
-static size_t st_text_at_cursor(Dec *d) {
-  JCursor *c = d->cur;
-  StTexts *t = &d->st_texts;
-  while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t')) c->p++;
-  bool hashed = c->end - c->p >= ST_PREFIX;
-  uint64_t h = hashed ? json_text_hash(c->p, ST_PREFIX) : 0;
-  if (2 * (t->n + 1) > t->nslots) st_slots_grow(d);
-  size_t mask = t->nslots - 1, i = h & mask;
-  for (; hashed && t->slots[i].text; i = (i + 1) & mask) {
-    const StText *x = &t->texts[t->slots[i].text - 1];
-    if (t->slots[i].hash == h && (size_t)(c->end - c->p) >= x->len && memcmp(x->text, c->p, x->len) == 0) {
-      c->p += x->len;
-      return t->slots[i].text;
-    }
-  }
-  const char *text;
-  size_t len;
-  if (!json_cursor_text(c, &text, &len) || text[0] != '{') return c->failed = true, 0;
-  t->texts = arena_grow(d->scratch, t->texts, t->n, &t->cap, sizeof *t->texts);
-  t->texts[t->n++] = (StText){text, len, NULL};
-  if (hashed) t->slots[i].hash = h, t->slots[i].text = t->n;
-  return t->n;
-}
-
 /* The interned ShapeTracker of a distinct `st` text, parsed and decoded
  * the first time (NULL with c->failed when it is not JSON: the tree says why). */
 static const St91 *decode_st_text(Dec *d, size_t k) {
-  StText *x = &d->st_texts.texts[k - 1];
-  if (x->st) return x->st;
-  JCursor *c = d->cur;
-  const char *after = c->p;
-  c->p = x->text;
-  const JVal *stj = json_cursor_value(c);
-  if (!stj || c->p != x->text + x->len) c->failed = true;
-  c->p = after;
-  return c->failed ? NULL : (x->st = decode_st(d, stj));
+  JText *x = &d->st_texts.texts[k - 1];
+  if (!x->decoded) {
+    const JVal *stj = json_text_value(d->cur, &d->st_texts, k);
+    x->decoded = stj ? decode_st(d, stj) : NULL;
+  }
+  return x->decoded;
 }
 
-static bool decode_lazybuffer(Dec *d, const Entry *e, int i, LazyBuffer *all) {
+static bool decode_lazybuffer(Dec *d, const JFields *e, int i, LazyBuffer *all) {
   char place[64];
   entry_place(place, "lazybuffers", i);
   LazyBuffer *lb = &all[i];
   lb->index = i;
   const JVal *const *m = e->m, *dev, *dt, *stj = NULL;
-  if (!(dev = field(d, m[LB_DEVICE], "device", J_STR, place)) || !(dt = field(d, m[LB_DTYPE], "dtype", J_STR, place)) ||
-      (!e->st_text && !(stj = field(d, m[LB_ST], "st", J_OBJ, place))))
+  if (!(dev = field(d, m[CAPTURE_LB_DEVICE], "device", J_STR, place)) || !(dt = field(d, m[CAPTURE_LB_DTYPE], "dtype", J_STR, place)) ||
+      (!e->text && !(stj = field(d, m[CAPTURE_LB_ST], "st", J_OBJ, place))))
     return false;
   lb->device = intern_device(d, dev);
   if (!(lb->dtype = lb->orig_dtype = decode_dtype(d, dt, place))) return false;
-  if (!(lb->st = e->st_text ? decode_st_text(d, e->st_text) : decode_st(d, stj))) return false;
+  if (!(lb->st = e->text ? decode_st_text(d, e->text) : decode_st(d, stj))) return false;
   if (lb->st->size > CAPTURE_MAX_BUFFER_SIZE || lb->st->size < 0) return bad(d, place, "absurd size");
-  const JVal *base = m[LB_BASE];
+  const JVal *base = m[CAPTURE_LB_BASE];
   if (base && base->kind != J_NULL) {
     int bi = 0;
     if (!index_of(d, base, d->s->inp->nlbs, i, place, &bi)) return false;
@@ -530,34 +405,31 @@ static void reserve_children(Sched91 *s, Input91 *inp) {
   }
 }
 
-/* A table of the input: the array of its tree, or its entries read from its text. */
-typedef struct Table { const JVal *tree; const Entry *entries; int n; } Table;
-
-/* Entry i of t (e: room for one from the tree); NULL when it is no object. */
-static const Entry *table_entry(Dec *d, const Table *t, const char *name, const char *const *keys, int nkeys, int i,
-                                Entry *e) {
-  if (t->entries) return &t->entries[i];
+/* Row i of table t, or NULL (bad input) when the tree's entry is no object */
+static const JFields *table_row(Dec *d, const JTable *t, size_t i, JFields *room) {
+  const JFields *f = json_table_row(t, i, room);
   char place[64];
-  return entry_of_tree(d, t->tree->u.arr[i], keys, nkeys, entry_place(place, name, i), e) ? e : NULL;
+  if (!f) bad(d, entry_place(place, t->name, (int)i), "must be an object");
+  return f;
 }
 
 /* The tables of the input: buffers and lazybuffers, then the members of
  * `in` (its tree, or the other members read from its text). */
-static bool decode_tables(Dec *d, const Table *bufs, const Table *lbs, const JVal *in) {
+static bool decode_tables(Dec *d, const JTable t[2], const JVal *in) {
   Sched91 *s = d->s;
   Input91 *inp = s->inp;
-  inp->nbuffers = bufs->n, inp->nlbs = lbs->n;
+  inp->nbuffers = (int)t[0].n, inp->nlbs = (int)t[1].n;
   inp->buffers = arena_array(s->a, inp->nbuffers ? (size_t)inp->nbuffers : 1, sizeof *inp->buffers);
   inp->lbs = arena_array(s->a, inp->nlbs ? (size_t)inp->nlbs : 1, sizeof *inp->lbs);
   /* a 0.9.1 schedule makes ~0.1-0.4 UOps and ~0.1 Values per LazyBuffer: size the tables once */
   interner_reserve(s->in, (size_t)inp->nlbs / 2, (size_t)inp->nlbs / 4);
-  Entry room;
+  JFields room;
   for (int i = 0; i < inp->nbuffers; i++) {
-    const Entry *e = table_entry(d, bufs, "buffers", buffer_keys, BUF_KEYS, i, &room);
+    const JFields *e = table_row(d, &t[0], (size_t)i, &room);
     if (!e || !decode_buffer(d, e, i, inp->buffers)) return false;
   }
   for (int i = 0; i < inp->nlbs; i++) {
-    const Entry *e = table_entry(d, lbs, "lazybuffers", lazybuffer_keys, LB_KEYS, i, &room);
+    const JFields *e = table_row(d, &t[1], (size_t)i, &room);
     if (!e || !decode_lazybuffer(d, e, i, inp->lbs)) return false;
   }
   reserve_children(s, inp);
@@ -571,27 +443,14 @@ static bool decode_tables(Dec *d, const Table *bufs, const Table *lbs, const JVa
 
 /* The input from its tree */
 static bool decode_tree(Dec *d, const JVal *in) {
-  Table bufs = {json_get(in, "buffers"), NULL, 0}, lbs = {json_get(in, "lazybuffers"), NULL, 0};
-  return array_len(d, bufs.tree, "buffers", &bufs.n) && array_len(d, lbs.tree, "lazybuffers", &lbs.n) &&
-         decode_tables(d, &bufs, &lbs, in);
+  JTable t[2];
+  capture_lazybuffer_tables(t);
+  t[0].tree = json_get(in, "buffers"), t[1].tree = json_get(in, "lazybuffers");
+  int nb = 0, nl = 0;
+  if (!array_len(d, t[0].tree, "buffers", &nb) || !array_len(d, t[1].tree, "lazybuffers", &nl)) return false;
+  t[0].n = (size_t)nb, t[1].n = (size_t)nl;
+  return decode_tables(d, t, in);
 }
-
-/* The entries of the table at the cursor, read from its text into the scratch arena */
-static bool table_of_text(Dec *d, const char *const *keys, int nkeys, int text_key, Table *t) {
-  JCursor *c = d->cur;
-  Entry *entries = NULL;
-  size_t cap = 0, n = 0;
-  if (!json_cursor_open(c, '[')) return false;
-  for (bool first = true; json_cursor_more(c, ']', first); first = false) {
-    if (n == MAX_ITEMS) return c->failed = true, false;
-    entries = arena_grow(d->scratch, entries, n, &cap, sizeof *entries);
-    if (!entry_of_text(d, keys, nkeys, text_key, &entries[n++])) return false;
-  }
-  *t = (Table){NULL, entries, (int)n};
-  return !c->failed;
-}
-
-static bool is_key(const char *key, size_t n, const char *name) { return strlen(name) == n && memcmp(key, name, n) == 0; }
 
 /* The input from its text, without its tree: buffers, then lazybuffers
  * (entry by entry), the other members as trees. False when a check failed
@@ -599,30 +458,11 @@ static bool is_key(const char *key, size_t n, const char *name) { return strlen(
  * not JSON or not as the recorder writes it); then nothing decoded so far
  * is kept but what the tree decodes the same way in the same order. */
 static bool decode_text(Dec *d) {
-  JCursor *c = d->cur;
-  Table bufs = {0}, lbs = {0};
-  bool have_bufs = false, have_lbs = false;
-  JVal *rest = json_obj(d->scratch);
-  if (!json_cursor_open(c, '{')) return false;
-  for (bool first = true; json_cursor_more(c, '}', first); first = false) {
-    const char *key;
-    size_t n;
-    if (!json_cursor_key(c, &key, &n)) return false;
-    if (is_key(key, n, "buffers") || is_key(key, n, "lazybuffers")) {
-      bool lazy = n == strlen("lazybuffers");
-      if (have_lbs || have_bufs == !lazy) return c->failed = true, false; /* out of order, or twice */
-      if (!(lazy ? table_of_text(d, lazybuffer_keys, LB_KEYS, LB_ST, &lbs) : table_of_text(d, buffer_keys, BUF_KEYS, -1, &bufs)))
-        return false;
-      have_bufs = true, have_lbs = lazy;
-      continue;
-    }
-    char *name = arena_strndup(d->scratch, key, n);
-    const JVal *v = json_get(rest, name) ? NULL : json_cursor_value(c);
-    if (!v) return c->failed = true, false;
-    json_set(d->scratch, rest, name, (JVal *)v);
-  }
-  if (c->failed || !have_lbs) return c->failed = true, false;
-  return decode_tables(d, &bufs, &lbs, rest);
+  JTable t[2];
+  capture_lazybuffer_tables(t);
+  JVal *rest;
+  if (!json_tables_of_text(d->cur, d->scratch, &d->st_texts, t, 2, &rest)) return false;
+  return decode_tables(d, t, rest);
 }
 
 /* decode_text and decode_tree as protected calls (error.h): what they

@@ -77,6 +77,25 @@ static void run(Run *r, const char *text, const char *from, const char *to) {
   r->cap.input = json_get(root, "input");
   memset(&r->st, 0, sizeof r->st);
   r->ok = v0_10_schedule_capture(&r->cap, &r->arena, &r->result, &r->st);
+  /* the input read from its text, as `tsched replay` reads it, schedules the same */
+  size_t n = strlen(edited);
+  char *padded = arena_alloc(&r->arena, n + JSON_PADDING), err[128];
+  memcpy(padded, edited, n);
+  JVal *raw_root = json_parse_capture(&r->arena, padded, n, JSON_RAW_INPUT, err, sizeof err);
+  assert_non_null(raw_root);
+  Capture from_text = r->cap;
+  from_text.input = json_get(raw_root, "input");
+  assert_int_equal(from_text.input->kind, J_RAW);
+  Status st = {0};
+  JVal *result = NULL;
+  assert_int_equal(v0_10_schedule_capture(&from_text, &r->arena, &result, &st), r->ok);
+  assert_int_equal(st.kind, r->st.kind);
+  assert_string_equal(st.msg, r->st.msg);
+  if (r->ok) {
+    char *x = json_to_string(r->result, NULL), *y = json_to_string(result, NULL);
+    assert_string_equal(x, y);
+    free(x), free(y);
+  }
 }
 
 static bool json_is(Arena *a, const JVal *v, const char *text) { return v && json_equal(v, parse(a, text)); }

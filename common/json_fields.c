@@ -1,0 +1,141 @@
+/* json_fields.c — input tables entry by entry (see json_fields.h). */
+#include "json_fields.h"
+
+/* The index of key[0..n) in keys, or -1; the search starts after *last
+ * (the entries of a table list their members in one order). */
+static int key_index(const char *const *keys, int nkeys, const char *key, size_t n, int *last) {
+  for (int t = 1; t <= nkeys; t++) {
+    int k = (*last + t) % nkeys;
+    const char *name = keys[k];
+    size_t i = 0;
+    while (i < n && name[i] == key[i]) i++;
+    if (i == n && name[n] == 0) return *last = k;
+  }
+  return -1;
+}
+
+const JFields *json_table_row(const JTable *t, size_t i, JFields *room) {
+  if (t->rows) return &t->rows[i];
+  const JVal *j = t->tree->u.arr[i];
+  if (j->kind != J_OBJ) return NULL;
+  memset(room, 0, sizeof *room);
+  int last = -1;
+  for (uint32_t m = 0; m < j->n; m++) { /* the reader refuses a key twice */
+    int k = key_index(t->keys, t->nkeys, j->u.obj[m].key, j->u.obj[m].keylen, &last);
+    if (k >= 0) room->m[k] = j->u.obj[m].val;
+  }
+  return room;
+}
+
+/* A text's first bytes, by which it is found */
+enum { TEXT_PREFIX = 48 };
+
+static void texts_grow(JTexts *t, Arena *a) {
+  size_t old_n = t->nslots;
+  JTextSlot *old = t->slots;
+  t->nslots = old_n ? 2 * old_n : 256;
+  t->slots = arena_array(a, t->nslots, sizeof *t->slots);
+  for (size_t k = 0; k < old_n; k++) {
+    if (!old[k].text) continue;
+    size_t i = old[k].hash & (t->nslots - 1);
+    while (t->slots[i].text) i = (i + 1) & (t->nslots - 1);
+    t->slots[i] = old[k];
+  }
+}
+
+static bool fail(JCursor *c) {
+  c->failed = true;
+  return false;
+}
+
+/* The distinct text (index + 1) of the object at the cursor, which moves
+ * past it; 0 (c->failed) when it is no object. A known text is found by
+ * the hash of its first bytes and is the value at the cursor when the
+ * text there starts with all its bytes (a JSON value ends where its bytes
+ * say); a new one's extent is found by counting brackets. */
+static size_t text_at_cursor(JCursor *c, Arena *a, JTexts *t) {
+  while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t')) c->p++;
+  bool hashed = c->end - c->p >= TEXT_PREFIX;
+  uint64_t h = hashed ? json_text_hash(c->p, TEXT_PREFIX) : 0;
+  if (2 * (t->n + 1) > t->nslots) texts_grow(t, a);
+  size_t mask = t->nslots - 1, i = h & mask;
+  for (; hashed && t->slots[i].text; i = (i + 1) & mask) {
+    const JText *x = &t->texts[t->slots[i].text - 1];
+    if (t->slots[i].hash == h && (size_t)(c->end - c->p) >= x->len && memcmp(x->text, c->p, x->len) == 0) {
+      c->p += x->len;
+      return t->slots[i].text;
+    }
+  }
+  const char *text;
+  size_t len;
+  if (!json_cursor_text(c, &text, &len) || text[0] != '{') return fail(c), 0;
+  t->texts = arena_grow(a, t->texts, t->n, &t->cap, sizeof *t->texts);
+  t->texts[t->n++] = (JText){text, len, NULL};
+  if (hashed) t->slots[i] = (JTextSlot){h, t->n};
+  return t->n;
+}
+
+/* One entry of t at the cursor */
+static bool row_of_text(JCursor *c, Arena *a, JTexts *texts, const JTable *t, JFields *f) {
+  memset(f, 0, sizeof *f);
+  unsigned seen = 0;
+  int last = -1;
+  if (!json_cursor_open(c, '{')) return false;
+  for (bool first = true; json_cursor_more(c, '}', first); first = false) {
+    const char *key;
+    size_t n;
+    if (!json_cursor_key(c, &key, &n)) return false;
+    int k = key_index(t->keys, t->nkeys, key, n, &last);
+    if (k < 0 || (seen >> k & 1)) return fail(c);
+    seen |= 1u << k;
+    if (k == t->text_key ? !(f->text = text_at_cursor(c, a, texts)) : !(f->m[k] = json_cursor_value(c))) return false;
+  }
+  return !c->failed;
+}
+
+enum { MAX_ROWS = 1 << 26 }; /* more entries than this is not a real capture */
+
+static bool table_of_text(JCursor *c, Arena *a, JTexts *texts, JTable *t) {
+  size_t cap = 0;
+  t->rows = NULL, t->n = 0;
+  if (!json_cursor_open(c, '[')) return false;
+  for (bool first = true; json_cursor_more(c, ']', first); first = false) {
+    if (t->n == MAX_ROWS) return fail(c);
+    t->rows = arena_grow(a, t->rows, t->n, &cap, sizeof *t->rows);
+    if (!row_of_text(c, a, texts, t, &t->rows[t->n++])) return false;
+  }
+  if (!t->rows) t->rows = arena_array(a, 1, sizeof *t->rows);
+  return !c->failed;
+}
+
+bool json_tables_of_text(JCursor *c, Arena *a, JTexts *texts, JTable *tables, int ntables, JVal **rest) {
+  int next = 0; /* the table that comes next */
+  *rest = json_obj(a);
+  if (!json_cursor_open(c, '{')) return false;
+  for (bool first = true; json_cursor_more(c, '}', first); first = false) {
+    const char *key;
+    size_t n;
+    if (!json_cursor_key(c, &key, &n)) return false;
+    char *name = arena_strndup(a, key, n);
+    int k = 0;
+    while (k < ntables && strcmp(tables[k].name, name) != 0) k++;
+    if (k < ntables) {
+      if (k != next++ || !table_of_text(c, a, texts, &tables[k])) return fail(c);
+      continue;
+    }
+    const JVal *v = json_get(*rest, name) ? NULL : json_cursor_value(c);
+    if (!v) return fail(c);
+    json_set(a, *rest, name, (JVal *)v);
+  }
+  return !c->failed && next == ntables ? true : fail(c);
+}
+
+const JVal *json_text_value(JCursor *c, const JTexts *texts, size_t k) {
+  const JText *x = &texts->texts[k - 1];
+  const char *after = c->p;
+  c->p = x->text;
+  const JVal *v = json_cursor_value(c);
+  if (!v || c->p != x->text + x->len) c->failed = true;
+  c->p = after;
+  return c->failed ? NULL : v;
+}
