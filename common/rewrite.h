@@ -30,7 +30,10 @@ typedef struct PyLine {
 } PyLine;
 typedef struct PyLoc { PyLine in[TG_NVERSIONS]; } PyLoc;
 
-enum { RULE_MAX_OPS = 24 };
+/* The ops a row lists: its UPat's, at most view_right's
+ * (*GroupOp.ALU, Ops.CAST, Ops.BITCAST, Ops.ASSIGN, Ops.CONTIGUOUS, Ops.STORE),
+ * 28 ops in 0.10.0 and 29 in 0.10.2. */
+enum { RULE_MAX_OPS = 32 };
 
 typedef struct Rule {
   Op ops[RULE_MAX_OPS];  /* ops this rule applies to, OP_NONE-terminated; first OP_NONE = any op */

@@ -345,7 +345,6 @@ static sint st_prod(const Value *st) { return sint_prod(v0_10_st_ndim(st), v0_10
  * — push VIEW(s) down to STORE, through an elementwise op (ONLY reshapes) */
 static const UOp *push_swizzle_down_through_elementwise(void *ctx, const UOp *root) {
   Sched *s = *(Sched **)ctx;
-  if (!(pushable_elementwise(s, root->op) || root->op == OP_CONTIGUOUS || root->op == OP_STORE)) return NULL;
   const Value *first_st = NULL, *first_in = NULL;
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
@@ -395,7 +394,10 @@ static const Rule view_right_rules[] = {
   {{OP_STORE}, rule_assign_st, "ASSIGN can override st", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 152}, [TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 132}}}},
   {{OP_VIEW}, rule_swizzle_reduce, "non contiguous VIEW on a reduce creates a new VIEW", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 155}, [TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 135}}}},
   {{OP_REDUCE_AXIS}, push_swizzle_down_through_reduce, "push a VIEW down to STORE, through a reduce", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 157}, [TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 137}}}},
-  {{OP_NONE}, push_swizzle_down_through_elementwise, "push VIEW(s) down to STORE, through an elementwise op", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 159}, [TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 139}}}},
+  {{OP_EXP2, OP_LOG2, OP_SIN, OP_SQRT, OP_RECIP, OP_NEG, OP_ADD, OP_MUL, OP_IDIV, OP_MAX, OP_MOD, OP_CMPLT, OP_CMPNE,
+    OP_XOR, OP_SHL, OP_SHR, OP_OR, OP_AND, OP_THREEFRY, OP_SUB, OP_FDIV, OP_WHERE, OP_MULACC, OP_CAST, OP_BITCAST,
+    OP_ASSIGN, OP_CONTIGUOUS, OP_STORE},
+   push_swizzle_down_through_elementwise, "push VIEW(s) down to STORE, through an elementwise op", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 159}, [TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 139}}}},
   {{OP_REDUCE_AXIS}, merge_double_reduce, "merge_double_reduce", {{[TG_0_10_0] = {V0_10_SCHEDULE_PY, 160}, [TG_0_10_0_2CA41D6] = {V0_10_SCHEDULE_PY, 140}}}},
 };
 static const PatternMatcher view_right_pm = {view_right_rules, 5};
