@@ -400,6 +400,17 @@ const char *op_name(Op op, TgVersion v) {
   return NULL;
 }
 
+const char *op_uop_name(Op op) {
+  static const struct { const OpSpelling *t; size_t n; } tables[] = {
+    {ops_0_10_2, sizeof ops_0_10_2 / sizeof ops_0_10_2[0]},
+    {ops_0_10_0, sizeof ops_0_10_0 / sizeof ops_0_10_0[0]},
+  };
+  for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++)
+    for (size_t i = 0; i < tables[k].n; i++)
+      if (tables[k].t[i].op == op) return tables[k].t[i].name;
+  return NULL;
+}
+
 Op op_parse(const char *s, TgVersion v) {
   int n;
   const OpSpelling *t = table(v, &n);

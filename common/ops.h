@@ -109,6 +109,9 @@ typedef enum {
 
 /* The spelling str(op) of version v ("BinaryOps.ADD", "Ops.ADD"); NULL when v has no such op. */
 const char *op_name(Op op, TgVersion v);
+/* "Ops.X" for an op of the UOp generations (0.10.x), from whichever of their tables has it, for a node the
+ * table of its version lacks (0.10.1's PRELOAD, which its table, 0.10.2's, does not list); NULL: none has it. */
+const char *op_uop_name(Op op);
 /* Parse str(op) of version v; OP_NONE when unknown. */
 Op op_parse(const char *s, TgVersion v);
 /* The member's enum value in version v (auto() numbering from 1), for ordering; 0 when absent. */

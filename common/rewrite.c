@@ -480,6 +480,16 @@ const UOp *graph_rewrite(Interner *in, const UOp *sink, const PatternMatcher *co
   return graph_rewrite_at(NULL, in, sink, pms, npms, ctx, bottom_up);
 }
 
+/* with Context(TRACK_MATCH_STATS=0): return graph_rewrite(...) */
+const UOp *graph_rewrite_untracked(Interner *in, const UOp *sink, const PatternMatcher *const *pms, size_t npms, void *ctx,
+                                   bool bottom_up) {
+  struct RewriteTrace *trace = in->trace;
+  in->trace = NULL;
+  const UOp *ret = graph_rewrite_at(NULL, in, sink, pms, npms, ctx, bottom_up);
+  in->trace = trace;
+  return ret;
+}
+
 /* ops.py graph_rewrite_map (0.10.2):
  *   {k: rewrite(k) for k in list(sink.toposort)[::-1]} */
 void graph_rewrite_map(Interner *in, const UOp *sink, const PatternMatcher *const *pms, size_t npms, void *ctx,

@@ -93,6 +93,9 @@ const UOp *bottom_up_rewrite(RewriteContext *rc, const UOp *n);
 /* graph_rewrite(sink, pm, ctx, bottom_up) called from `at` (tracked in in->trace, when set). */
 const UOp *graph_rewrite_at(const PyLoc *at, Interner *in, const UOp *sink, const PatternMatcher *const *pms, size_t npms,
                             void *ctx, bool bottom_up);
+/* graph_rewrite under `Context(TRACK_MATCH_STATS=0)`: neither it nor what it nests is tracked. */
+const UOp *graph_rewrite_untracked(Interner *in, const UOp *sink, const PatternMatcher *const *pms, size_t npms, void *ctx,
+                                   bool bottom_up);
 /* graph_rewrite from a call site that has no PyLoc (tracked at an unknown place). */
 const UOp *graph_rewrite(Interner *in, const UOp *sink, const PatternMatcher *const *pms, size_t npms, void *ctx,
                          bool bottom_up);

@@ -49,18 +49,19 @@ static size_t rule_index(Arena *a, JVal *rules, const Rule **seen, size_t *nseen
   return (*nseen)++;
 }
 
-JVal *rewrite_trace_json(const RewriteTrace *t, Codec *c, const char *generation, const char *name) {
+JVal *rewrite_trace_json(const RewriteTrace *t, Codec *c, const char *generation, const char *name, const TraceEncoding *how) {
   Arena *a = c->out;
-  /* one GRAPH of every sink, before and after node: their indices are its roots */
-  size_t nroots = t->ncalls + 2 * t->nsteps;
+  /* one GRAPH of the extra nodes (first: they come before what refers to them), every sink, before and
+   * after node; their indices are its roots */
+  size_t nextra = how ? how->nextra : 0, nroots = nextra + t->ncalls + 2 * t->nsteps;
   const UOp **roots = arena_array(a, nroots + 1, sizeof *roots);
-  for (size_t i = 0; i < t->ncalls; i++) roots[i] = t->calls[i].sink;
-  for (size_t j = 0; j < t->nsteps; j++) {
-    roots[t->ncalls + 2 * j] = t->steps[j].before;
-    roots[t->ncalls + 2 * j + 1] = t->steps[j].after;
-  }
+  for (size_t i = 0; i < nextra; i++) roots[i] = how->extra[i];
+  const UOp **sink_at = roots + nextra, **step_at = sink_at + t->ncalls;
+  for (size_t i = 0; i < t->ncalls; i++) sink_at[i] = t->calls[i].sink;
+  for (size_t j = 0; j < t->nsteps; j++) step_at[2 * j] = t->steps[j].before, step_at[2 * j + 1] = t->steps[j].after;
   JVal *graph = graph_encode(c, roots, nroots);
-  const JVal *at = json_get(graph, "roots");
+  if (how && how->patch) how->patch(how->ctx, c, (JVal *)json_get(graph, "nodes"));
+  JVal *const *at = json_get(graph, "roots")->u.arr + nextra;
   JVal *sinks = json_arr(a), *rules = json_arr(a), *rewrites = json_arr(a);
   const Rule **seen = arena_array(a, t->nsteps + 1, sizeof *seen);
   size_t nseen = 0;
@@ -68,16 +69,16 @@ JVal *rewrite_trace_json(const RewriteTrace *t, Codec *c, const char *generation
     const RewriteCall *call = &t->calls[i];
     size_t end = i + 1 < t->ncalls ? t->calls[i + 1].first : t->nsteps;
     JVal *rw = json_obj(a), *matches = json_arr(a);
-    json_push(a, sinks, at->u.arr[i]);
+    json_push(a, sinks, at[i]);
     for (size_t j = call->first; j < end; j++) {
       JVal *m = json_arr_n(a, 3);
-      m->u.arr[0] = at->u.arr[t->ncalls + 2 * j];
-      m->u.arr[1] = at->u.arr[t->ncalls + 2 * j + 1];
+      m->u.arr[0] = at[t->ncalls + 2 * j];
+      m->u.arr[1] = at[t->ncalls + 2 * j + 1];
       m->u.arr[2] = json_int(a, (int64_t)rule_index(a, rules, seen, &nseen, t->steps[j].rule, t->v));
       json_push(a, matches, m);
     }
     json_set(a, rw, "loc", loc_json(a, call->at, t->v));
-    json_set(a, rw, "sink", at->u.arr[i]);
+    json_set(a, rw, "sink", at[i]);
     json_set(a, rw, "matches", matches);
     if (call->bottom_up) json_set(a, rw, "bottom_up", json_bool(a, true));
     json_push(a, rewrites, rw);
@@ -94,13 +95,13 @@ JVal *rewrite_trace_json(const RewriteTrace *t, Codec *c, const char *generation
   return o;
 }
 
-void rewrite_trace_emit(const RewriteTrace *t, Codec *c, const char *generation, const char *name) {
+void rewrite_trace_emit(const RewriteTrace *t, Codec *c, const char *generation, const char *name, const TraceEncoding *how) {
   ResultSink *s = result_sink();
   if (!s || !s->trace) return;
   Arena scratch, *out = c->out;
   arena_init(&scratch);
   c->out = &scratch;
-  JVal *line = rewrite_trace_json(t, c, generation, name);
+  JVal *line = rewrite_trace_json(t, c, generation, name, how);
   c->out = out;
   s->trace(s, 0, line, &scratch);
   arena_free(&scratch);

@@ -40,9 +40,19 @@ void rewrite_trace_step(RewriteTrace *t, const UOp *before, const UOp *after, co
 
 /* Is a trace asked for (the replayer's sink has a `trace` entry)? */
 bool rewrite_trace_wanted(void);
+/* What a generation adds to the encoding: more nodes the GRAPH must hold
+ * (0.10.2: the KERNELs' ASTs), and a pass over the encoded nodes that
+ * rewrites their args as the trace names them (c->enc_order[i] is node i). */
+typedef struct TraceEncoding {
+  const UOp *const *extra;
+  size_t nextra;
+  void (*patch)(void *ctx, Codec *c, JVal *nodes);
+  void *ctx;
+} TraceEncoding;
 /* The trace as a tsched-trace/1 object in c->out, for capture `name` of
- * version `generation`; its GRAPH encodes the nodes with c. */
-JVal *rewrite_trace_json(const RewriteTrace *t, Codec *c, const char *generation, const char *name);
+ * version `generation`; its GRAPH encodes the nodes with c (how: NULL, or
+ * what the generation adds). */
+JVal *rewrite_trace_json(const RewriteTrace *t, Codec *c, const char *generation, const char *name, const TraceEncoding *how);
 /* Hands the trace to the replayer's sink (rewrite_trace_json), when it asked for one. */
-void rewrite_trace_emit(const RewriteTrace *t, Codec *c, const char *generation, const char *name);
+void rewrite_trace_emit(const RewriteTrace *t, Codec *c, const char *generation, const char *name, const TraceEncoding *how);
 #endif

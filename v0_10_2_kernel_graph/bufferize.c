@@ -275,13 +275,13 @@ static const UOp *append_uop(void *c, const UOp *view) {
 }
 
 static const Rule do_realize_rules[] = {
-  {{OP_SINK}, do_realize_sink, "always realize SINK parents"},
-  {{OP_VIEW}, do_realize_always, "always realize ASSIGN/CONTIGUOUS/COPY/BUFFER_VIEW"},
-  {{OP_VIEW}, realize_before_view, "realize_before_view"},
-  {{OP_COPY}, do_realize_before_copy, "realize before COPY"},
-  {{OP_BUFFER_VIEW}, do_realize_before_buffer_view, "realize before BUFFER_VIEW"},
-  {{OP_VIEW}, create_subbuffer, "create_subbuffer"},
-  {{OP_VIEW}, append_uop, "create_ctx append_uop"},
+  {{OP_SINK}, do_realize_sink, "always realize SINK parents", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 142}}}},
+  {{OP_VIEW}, do_realize_always, "always realize ASSIGN/CONTIGUOUS/COPY/BUFFER_VIEW", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 144}}}},
+  {{OP_VIEW}, realize_before_view, "realize_before_view", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 146}}}},
+  {{OP_COPY}, do_realize_before_copy, "realize before COPY", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 148}}}},
+  {{OP_BUFFER_VIEW}, do_realize_before_buffer_view, "realize before BUFFER_VIEW", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 149}}}},
+  {{OP_VIEW}, create_subbuffer, "create_subbuffer", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 151}}}},
+  {{OP_VIEW}, append_uop, "create_ctx append_uop", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 159}}}},
 };
 static const PatternMatcher pm_do_realize_create_ctx = {do_realize_rules, sizeof do_realize_rules / sizeof *do_realize_rules};
 
@@ -515,8 +515,8 @@ static const UOp *store_or_fuse(void *c, const UOp *st) {
 }
 
 static const Rule break_sched_rules[] = {
-  {{OP_VIEW}, load_realized, "load_realized"},
-  {{OP_VIEW}, store_or_fuse, "store_or_fuse"},
+  {{OP_VIEW}, load_realized, "load_realized", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 254}}}},
+  {{OP_VIEW}, store_or_fuse, "store_or_fuse", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 255}}}},
 };
 static const PatternMatcher pm_break_sched = {break_sched_rules, 2};
 
@@ -529,7 +529,8 @@ void v0_10_2_group_realizes_preload(KG *k, const UOp *sink, ScheduleContext *ctx
   ctx->grouping = arena_scratch_begin(&k->scratch);
   omap_init(&ctx->allbufs, ctx->grouping);
   const PatternMatcher *dr = &pm_do_realize_create_ctx;
-  sink = graph_rewrite(k->in, sink, &dr, 1, k, false);
+  static const PyLoc at_do_realize = {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 186}}}, at_break_sched = {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 237}}};
+  sink = graph_rewrite_at(&at_do_realize, k->in, sink, &dr, 1, k, false);
   /* find all reduces, and pair them to a elementwise op. if they can't be cleanly paired, force realize the reduce (or a contig child) */
   Arena *tmp = arena_scratch_begin(&k->scratch);
   OMap reduce_for_op;
@@ -562,7 +563,7 @@ void v0_10_2_group_realizes_preload(KG *k, const UOp *sink, ScheduleContext *ctx
   ctx->grouping = NULL, ctx->children = (IdMap){0};
   omap_init(&ctx->allbufs, ctx->tmp);
   const PatternMatcher *bs = &pm_break_sched;
-  graph_rewrite(k->in, sink, &bs, 1, k, false);
+  graph_rewrite_at(&at_break_sched, k->in, sink, &bs, 1, k, false);
   if (k->ex) v0_10_2_explain_fuses_preload(k, ctx);
   k->pass = saved;
 }

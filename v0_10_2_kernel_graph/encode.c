@@ -314,3 +314,138 @@ JVal *v0_10_2_encode_result(KG *k, const Input *in, const SchedResult *res) {
   json_set(a, o, "memory_plan_buffers", describe_all(&r, 1));
   return o;
 }
+
+/* ---------------------------------------------------------------- the rewrite steps */
+
+typedef struct TracePatch {
+  KG *k;
+  const RewriteTrace *t;
+  OMap labels;       /* UNIQUE -> its new "u:K" JVal */
+} TracePatch;
+
+typedef struct PyFrame { const UOp *u; uint32_t i; } PyFrame;
+
+/* What names a buffer in node u (a UNIQUE's arg; 0.10.1: a BUFFER's num), or NULL */
+static const Value *buffer_name(const TracePatch *x, const UOp *u) {
+  if (u->op == OP_UNIQUE) return u->arg;
+  if (u->op == OP_BUFFER && x->k->f->buffer_arg_num_size && u->arg->kind == V_TUPLE && u->arg->u.tuple.n == 2)
+    return u->arg->u.tuple.items[0];
+  return NULL;
+}
+
+/* the Buffer named by u: its BUFFER's (for a UNIQUE, via unique_buf) */
+static Buf *named_buffer(TracePatch *x, const UOp *u, OMap *unique_buf) {
+  return u->op == OP_UNIQUE ? omap_get(unique_buf, omap_ptr(u)) : v0_10_2_uop_buffer_get(x->k, u);
+}
+
+/* a name made by the scheduler (not the capture's at call time) */
+static bool made_name(const Value *name) { return name->kind == V_BUFREF && strncmp(name->u.str.s, "k:", 2) == 0; }
+static bool known_buffer(const Buf *b) { return b && (b->input_index >= 0 || b->ref); }
+
+/* The nodes in the order rewrite_trace.py describes them (its GraphBuilder: post-order from each
+ * rewrite's sink, then from each of its steps' before and after node; a KERNEL's ast just before
+ * the KERNEL): each buffer name needing a new "u:K" label gets the next one. */
+static void label_new_names(TracePatch *x, Arena *a, OMap *unique_buf, size_t nlabels) {
+  KG *k = x->k;
+  const RewriteTrace *t = x->t;
+  PyFrame *stack = NULL;
+  size_t depth = 0, cap = 0;
+  v0_10_2_marks_begin(k);
+  for (size_t c = 0; c < t->ncalls; c++) {
+    size_t end = c + 1 < t->ncalls ? t->calls[c + 1].first : t->nsteps;
+    for (size_t r = 0; r < 1 + 2 * (end - t->calls[c].first); r++) {
+      const UOp *root = r == 0 ? t->calls[c].sink : r % 2 ? t->steps[t->calls[c].first + r / 2].before
+                                                          : t->steps[t->calls[c].first + r / 2 - 1].after;
+      if (v0_10_2_mark(k, root)) continue;
+      if (depth == cap) stack = arena_grow(a, stack, depth, &cap, sizeof *stack);
+      stack[depth++] = (PyFrame){root, 0};
+      while (depth) {
+        PyFrame *f = &stack[depth - 1];
+        const UOp *u = f->u, *next = NULL;
+        while (!next && f->i <= u->nsrc) {
+          const UOp *s = f->i < u->nsrc ? u->src[f->i] : u->op == OP_KERNEL ? v0_10_2_kernel_arg_ast(k, u) : NULL;
+          f->i++;
+          if (s && !v0_10_2_mark(k, s)) next = s;
+        }
+        if (next) {
+          if (depth == cap) stack = arena_grow(a, stack, depth, &cap, sizeof *stack);
+          stack[depth++] = (PyFrame){next, 0};
+          continue;
+        }
+        depth--;
+        const Value *name = buffer_name(x, u);
+        if (name && made_name(name) && !known_buffer(named_buffer(x, u, unique_buf)))
+          omap_put(&x->labels, omap_ptr(u), json_str(a, arena_printf(a, "u:%zu", nlabels++)));
+      }
+    }
+  }
+}
+
+/* rewrite_trace.py's describer: a name the capture gave at call time stays, else it is the BUFREF of
+ * the Buffer after the call, else a new "u:K" (0.10.1: a BUFFER's arg [NAME, size]) */
+static void patch_name(TracePatch *x, Arena *a, JVal *node, const UOp *u, OMap *unique_buf) {
+  const Value *name = buffer_name(x, u);
+  if (!made_name(name)) return;
+  Buf *b = named_buffer(x, u, unique_buf);
+  JVal *label = omap_get(&x->labels, omap_ptr(u));
+  if (!label && known_buffer(b)) label = b->input_index >= 0 ? json_int(a, b->input_index) : json_str(a, b->ref);
+  if (!label) return;
+  if (u->op == OP_UNIQUE) node->u.arr[2] = label;
+  else if (node->u.arr[2]->kind == J_ARR && node->u.arr[2]->n == 2) node->u.arr[2]->u.arr[0] = label;
+}
+
+/* a KERNEL's arg as {"Kernel": [its ast's node, [str(metadata)...]]} */
+static void patch_kernel(TracePatch *x, Codec *c, JVal *node, const UOp *u) {
+  Arena *a = c->out;
+  const UOp *ast = v0_10_2_kernel_arg_ast(x->k, u);
+  const Value *md = v0_10_2_kernel_arg_metadata(u);
+  JVal *pair = json_arr_n(a, 2), *meta = json_arr(a), *o = json_obj(a);
+  pair->u.arr[0] = json_int(a, c->enc_pos[ast->id]);
+  for (size_t i = 0; i < md->u.tuple.n; i++) {
+    const Value *m = md->u.tuple.items[i]->u.tuple.items[0];
+    json_push(a, meta, json_strn(a, m->u.str.s, m->u.str.n));
+  }
+  pair->u.arr[1] = meta;
+  json_set(a, o, "Kernel", pair);
+  node->u.arr[2] = o;
+}
+
+/* TraceEncoding.patch: node i is c->enc_order[i] */
+static void trace_patch(void *ctx, Codec *c, JVal *nodes) {
+  TracePatch *x = ctx;
+  OMap unique_buf;
+  omap_init(&unique_buf, c->out);
+  omap_init(&x->labels, c->out);
+  size_t nlabels = 0; /* the capture's u:K labels: those of the input, which the first sink holds */
+  for (size_t i = 0; i < nodes->n; i++) {
+    const UOp *u = c->enc_order[i];
+    Buf *b;
+    const Value *name = buffer_name(x, u);
+    if (name && name->kind == V_STR && strncmp(name->u.str.s, "u:", 2) == 0) nlabels++;
+    if (u->op == OP_BUFFER && u->nsrc >= 2 && u->src[1]->op == OP_UNIQUE && (b = v0_10_2_uop_buffer_get(x->k, u)))
+      omap_put(&unique_buf, omap_ptr(u->src[1]), b);
+  }
+  label_new_names(x, c->out, &unique_buf, nlabels);
+  for (size_t i = 0; i < nodes->n; i++) {
+    const UOp *u = c->enc_order[i];
+    if (!op_name(u->op, x->k->cap->generation) && op_uop_name(u->op)) /* 0.10.1's PRELOAD */
+      nodes->u.arr[i]->u.arr[0] = json_str(c->out, op_uop_name(u->op));
+    if (buffer_name(x, u)) patch_name(x, c->out, nodes->u.arr[i], u, &unique_buf);
+    else if (u->op == OP_KERNEL) patch_kernel(x, c, nodes->u.arr[i], u);
+  }
+}
+
+void v0_10_2_trace_emit(KG *k, const RewriteTrace *t) {
+  /* the KERNELs' ASTs are nodes of the GRAPH too */
+  size_t nroots = t->ncalls + 2 * t->nsteps, n = 0, nextra = 0;
+  const UOp **roots = arena_array(k->a, nroots + 1, sizeof *roots), **order;
+  for (size_t i = 0; i < t->ncalls; i++) roots[n++] = t->calls[i].sink;
+  for (size_t j = 0; j < t->nsteps; j++) roots[n++] = t->steps[j].before, roots[n++] = t->steps[j].after;
+  size_t norder = uop_toposort(k->a, roots, n, &order);
+  const UOp **extra = arena_array(k->a, norder + 1, sizeof *extra);
+  for (size_t i = 0; i < norder; i++)
+    if (order[i]->op == OP_KERNEL) extra[nextra++] = v0_10_2_kernel_arg_ast(k, order[i]);
+  TracePatch x = {k, t, {0}};
+  TraceEncoding how = {extra, nextra, trace_patch, &x};
+  rewrite_trace_emit(t, &k->codec, tg_version_name(k->cap->generation), k->cap->name, &how);
+}

@@ -76,8 +76,15 @@ bool v0_10_2_schedule_capture(const Capture *c, Arena *a, JVal **result, Status 
   a->max_chunk = KG_MAX_CHUNK;
   arena_prefer_pool(a); /* the parser's buffers, given back */
   Run r = {k, c, NULL};
+  RewriteTrace trace;
+  if (rewrite_trace_wanted()) rewrite_trace_init(in->trace = &trace, a, c->generation);
   bool ok = error_protect(st, schedule_protected, &r);
   if (!ok) v0_10_2_scratch_end_all(k);
+  if (in->trace) { /* the steps, also of a call that raised (the replayer's sink reads them) */
+    in->trace = NULL;
+    v0_10_2_trace_emit(k, &trace);
+    v0_10_2_scratch_end_all(k); /* the walk buffers it used */
+  }
   v0_10_2_st_release(&k->stc);
   a->max_chunk = max_chunk;
   sym_end();

@@ -171,12 +171,12 @@ static const UOp *append_uop(void *c, const UOp *u) {
 }
 
 static const Rule do_realize_rules[] = {
-    {{OP_SINK}, do_realize_sink, "realize SINK parents"},
+    {{OP_SINK}, do_realize_sink, "realize SINK parents", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 105}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 137}}}},
     {{OP_ASSIGN, OP_CONTIGUOUS, OP_COPY, OP_BUFFER_VIEW}, do_realize_always,
-        "realize ASSIGN/CONTIGUOUS/COPY/BUFFER_VIEW"},
-    {{OP_VIEW}, realize_before_view, "realize_before_view"},
-    {{OP_COPY}, do_realize_before_copy, "realize before COPY"},
-    {{OP_NONE}, append_uop, "create_ctx append_uop"},
+        "realize ASSIGN/CONTIGUOUS/COPY/BUFFER_VIEW", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 107}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 139}}}},
+    {{OP_VIEW}, realize_before_view, "realize_before_view", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 109}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 141}}}},
+    {{OP_COPY}, do_realize_before_copy, "realize before COPY", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 111}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 143}}}},
+    {{OP_NONE}, append_uop, "create_ctx append_uop", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 135}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 149}}}},
 };
 static const PatternMatcher pm_do_realize_create_ctx = {do_realize_rules, sizeof do_realize_rules / sizeof *do_realize_rules};
 
@@ -334,6 +334,8 @@ void v0_10_2_group_realizes(KG *k, const UOp *sink, GrouperContext *ctx) {
   /* graph_rewrite(sink, do_realize+create_ctx, ctx): no rule returns a
    * node, so the rewrite is a post-order walk that runs the rules of each
    * node once, sources first, and gives back the sink */
+  static const PyLoc at = {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 139}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 171}}};
+  if (k->in->trace) rewrite_trace_call(k->in->trace, &at, sink, false);
   void *saved = k->pass;
   k->pass = ctx;
   const UOp **walk;

@@ -187,6 +187,7 @@ static const UOp *append_to_kernel(void *c, const UOp *x) {
     if (m == n && (n == 0 || memcmp(next, cur, n * sizeof *cur) == 0)) break;
     changed = true;
     cur = next, n = m;
+    if (k->in->trace) break; /* traced: one step a match, as tinygrad's loop takes them */
   }
   if (!changed) return NULL;
   const Value **nmeta = arena_array(k->a, meta.n ? meta.n : 1, sizeof *nmeta);
@@ -197,13 +198,13 @@ static const UOp *append_to_kernel(void *c, const UOp *x) {
 
 /* 0.10.2: create_kernel, append_to_kernel; a0b4465: the rules marked so */
 static const Rule create_kernels_rules[] = {
-  {{OP_ASSIGN}, create_kernels_assign, "always give assign a kernel (a0b4465)"},
-  {{OP_CONTIGUOUS}, create_kernels_contiguous, "always give contiguous a kernel (a0b4465)"},
-  {{OP_COPY}, create_kernels_copy, "create a buffer for COPY on the new device (a0b4465)"},
-  {{OP_NONE}, create_kernels_realized, "create_kernel if we're realizing this UOp (a0b4465)"},
-  {{OP_NONE}, create_kernel, "create_kernel"},
-  {{OP_KERNEL}, append_to_kernel, "append_to_kernel"},
-  {{OP_SINK}, create_kernels_sink_bases, "remove downstream reshapes from SINK (a0b4465)"},
+  {{OP_ASSIGN}, create_kernels_assign, "always give assign a kernel (a0b4465)", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 258}}}},
+  {{OP_CONTIGUOUS}, create_kernels_contiguous, "always give contiguous a kernel (a0b4465)", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 259}}}},
+  {{OP_COPY}, create_kernels_copy, "create a buffer for COPY on the new device (a0b4465)", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 261}}}},
+  {{OP_NONE}, create_kernels_realized, "create_kernel if we're realizing this UOp (a0b4465)", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 263}}}},
+  {{OP_NONE}, create_kernel, "create_kernel", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 225}}}},
+  {{OP_KERNEL}, append_to_kernel, "append_to_kernel", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 226}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 266}}}},
+  {{OP_SINK}, create_kernels_sink_bases, "remove downstream reshapes from SINK (a0b4465)", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 268}}}},
 };
 const PatternMatcher v0_10_2_pm_create_kernels = {
     create_kernels_rules, sizeof create_kernels_rules / sizeof *create_kernels_rules};
@@ -245,6 +246,7 @@ void v0_10_2_kernel_passes_begin(KG *k) {
   rewrite_context_init(&p->right, k->in, right_pms, 2, k);
   rewrite_context_init(&p->fix, k->in, fix_pms, 1, k);
   rewrite_context_init(&p->swizzle, k->in, swizzle_pms, 2, k);
+  p->swizzle.trace = NULL; /* apply_swizzle: Context(TRACK_MATCH_STATS=0) */
   k->kpasses = p;
 }
 
@@ -257,10 +259,18 @@ void v0_10_2_kernel_passes_end(KG *k) {
   k->kpasses = NULL;
 }
 
-/* graph_rewrite(u, merge_views+view_left) */
+/* with Context(TRACK_MATCH_STATS=0): return graph_rewrite(u, merge_views+view_left) */
 const UOp *v0_10_2_apply_swizzle(KG *k, const UOp *u) {
   if (k->kpasses) return top_down_rewrite(&k->kpasses->swizzle, u);
-  return graph_rewrite(k->in, u, swizzle_pms, 2, k, false);
+  return graph_rewrite_untracked(k->in, u, swizzle_pms, 2, k, false);
+}
+
+/* graph_rewrite(ast, pms) of a pass of schedule_uop called at `at`: in the pass's shared context, or,
+ * while the steps are traced, in a context of its own as in tinygrad (whose rules fire again on the
+ * nodes an earlier kernel's rewrite saw) */
+const UOp *v0_10_2_pass_rewrite(KG *k, const PyLoc *at, RewriteContext *shared, const UOp *ast) {
+  if (!k->in->trace) return top_down_rewrite(shared, ast);
+  return graph_rewrite_at(at, k->in, ast, shared->pms, shared->npms, k, false);
 }
 
 /* schedule.py schedule_uop (between v0_10_2_kernel_passes_begin and v0_10_2_kernel_passes_end);
@@ -284,15 +294,17 @@ void v0_10_2_schedule_uop(KG *k, Arena *tmp, const UOp *sink, OMap *var_vals, Sc
   omap_init(&bufs.index, tmp);
   v0_10_2_buflist_index(&bufs, v0_10_2_uop_buf_uop(k, sink));
   k->pass = &bufs;
+  static const PyLoc at_add_buffer_ops = {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 354}}}, at_views = {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 356}}},
+                     at_fix = {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 358}}};
   const PatternMatcher *abo = &v0_10_2_pm_add_buffer_ops;
-  ast = graph_rewrite(k->in, ast, &abo, 1, k, true);
+  ast = graph_rewrite_at(&at_add_buffer_ops, k->in, ast, &abo, 1, k, true);
   /* unbind_vars + push views to edges */
   k->pass = var_vals;
   KernelPasses *p = k->kpasses;
-  ast = top_down_rewrite(&p->left, ast);
-  ast = top_down_rewrite(&p->right, ast);
+  ast = v0_10_2_pass_rewrite(k, &at_views, &p->left, ast);
+  ast = v0_10_2_pass_rewrite(k, &at_views, &p->right, ast);
   /* fix_kernel_ops */
-  ast = top_down_rewrite(&p->fix, ast);
+  ast = v0_10_2_pass_rewrite(k, &at_fix, &p->fix, ast);
   k->pass = saved;
   /* create subbuffer */
   if (ast->op == OP_BUFFER_VIEW) {

@@ -96,10 +96,10 @@ static const UOp *merge_double_reduce(void *c, const UOp *r2) {
 }
 
 static const Rule view_right_rules[] = {
-  {{OP_VIEW}, swizzle_reduceop, "swizzle_reduceop"},
-  {{OP_REDUCE_AXIS}, reduceop_view_right, "reduceop_view_right"},
-  {{OP_NONE}, elementwise_view_right, "elementwise_view_right"},
-  {{OP_REDUCE_AXIS}, merge_double_reduce, "merge axes for double reduce"},
+  {{OP_VIEW}, swizzle_reduceop, "swizzle_reduceop", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 306}}}},
+  {{OP_REDUCE_AXIS}, reduceop_view_right, "reduceop_view_right", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 308}}}},
+  {{OP_NONE}, elementwise_view_right, "elementwise_view_right", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 310}}}},
+  {{OP_REDUCE_AXIS}, merge_double_reduce, "merge axes for double reduce", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 312}}}},
 };
 static const PatternMatcher pm_view_right_a0b4465 = {view_right_rules, sizeof view_right_rules / sizeof *view_right_rules};
 
@@ -186,22 +186,22 @@ static const UOp *check_load_st(void *c, const UOp *ld) {
 
 /* merge_views+add_buffer_ops+fix_kernel_ops, in that order (merge_views is tensor_rules.c's) */
 static const Rule add_buffer_ops_rules[] = {
-  {{OP_BUFFER}, load_buffer, "LOAD"},
-  {{OP_SINK}, v0_10_2_add_buffer_ops_sink_meta, "STORE (except for meta ops)"},
-  {{OP_SINK}, sink_of_assign, "partial assign can store to a non-contiguous ShapeTracker"},
-  {{OP_SINK}, v0_10_2_add_buffer_ops_sink_store, "otherwise the store is contiguous"},
-  {{OP_VIEW}, view_of_const, "VALID"},
-  {{OP_STORE}, store_of_view, "if the last child is a VIEW we merge the ShapeTrackers and store the base"},
+  {{OP_BUFFER}, load_buffer, "LOAD", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 333}}}},
+  {{OP_SINK}, v0_10_2_add_buffer_ops_sink_meta, "STORE (except for meta ops)", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 335}}}},
+  {{OP_SINK}, sink_of_assign, "partial assign can store to a non-contiguous ShapeTracker", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 337}}}},
+  {{OP_SINK}, v0_10_2_add_buffer_ops_sink_store, "otherwise the store is contiguous", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 340}}}},
+  {{OP_VIEW}, view_of_const, "VALID", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 343}}}},
+  {{OP_STORE}, store_of_view, "if the last child is a VIEW we merge the ShapeTrackers and store the base", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 345}}}},
 };
 static const PatternMatcher pm_add_buffer_ops_a0b4465 = {add_buffer_ops_rules, sizeof add_buffer_ops_rules / sizeof *add_buffer_ops_rules};
 
 static const Rule fix_kernel_ops_rules[] = {
-  {{OP_CONTIGUOUS}, v0_10_2_fix_kernel_ops_remove_contiguous, "remove CONTIGUOUS"},
-  {{OP_VIEW}, v0_10_2_fix_kernel_ops_view_device, "VIEW(DEVICE)"},
-  {{OP_VIEW}, unbind_shapetracker, "unbind_shapetracker"},
-  {{OP_BIND}, unbind_variable, "unbind_variable"},
-  {{OP_NONE}, v0_10_2_fix_kernel_ops_no_image, "no ImageDType after load"},
-  {{OP_LOAD}, check_load_st, "check_load_st"},
+  {{OP_CONTIGUOUS}, v0_10_2_fix_kernel_ops_remove_contiguous, "remove CONTIGUOUS", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 361}}}},
+  {{OP_VIEW}, v0_10_2_fix_kernel_ops_view_device, "VIEW(DEVICE)", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 362}}}},
+  {{OP_VIEW}, unbind_shapetracker, "unbind_shapetracker", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 364}}}},
+  {{OP_BIND}, unbind_variable, "unbind_variable", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 365}}}},
+  {{OP_NONE}, v0_10_2_fix_kernel_ops_no_image, "no ImageDType after load", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 367}}}},
+  {{OP_LOAD}, check_load_st, "check_load_st", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 369}}}},
 };
 static const PatternMatcher pm_fix_kernel_ops_a0b4465 = {fix_kernel_ops_rules, sizeof fix_kernel_ops_rules / sizeof *fix_kernel_ops_rules};
 
@@ -238,8 +238,9 @@ void v0_10_2_fix_kernel_ast(KG *k, Arena *tmp, const UOp *kern, OMap *var_vals, 
   /* push views to edges */
   const PatternMatcher *left[2] = {&v0_10_2_pm_merge_views, &v0_10_2_pm_view_left},
                        *right[2] = {&v0_10_2_pm_merge_views, &pm_view_right_a0b4465};
-  ast = graph_rewrite(k->in, ast, left, 2, k, false);
-  ast = graph_rewrite(k->in, ast, right, 2, k, false);
+  static const PyLoc at_views = {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 381}}}, at_fix = {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 383}}};
+  ast = graph_rewrite_at(&at_views, k->in, ast, left, 2, k, false);
+  ast = graph_rewrite_at(&at_views, k->in, ast, right, 2, k, false);
   /* add buffer ops + fix_kernel_ops */
   const UOp **bufs = arena_array(tmp, kern->nsrc ? kern->nsrc : 1, sizeof *bufs);
   for (uint32_t i = 0; i < kern->nsrc; i++) bufs[i] = v0_10_2_uop_buf_uop(k, kern->src[i]);
@@ -247,7 +248,7 @@ void v0_10_2_fix_kernel_ast(KG *k, Arena *tmp, const UOp *kern, OMap *var_vals, 
   void *saved = k->pass;
   k->pass = &ctx;
   const PatternMatcher *fix[3] = {&v0_10_2_pm_merge_views, &pm_add_buffer_ops_a0b4465, &pm_fix_kernel_ops_a0b4465};
-  ast = graph_rewrite(k->in, ast, fix, 3, k, true);
+  ast = graph_rewrite_at(&at_fix, k->in, ast, fix, 3, k, true);
   k->pass = saved;
   for (uint32_t i = 0; ast->op == OP_SINK && i < kern->nsrc; i++) {
     if (!v0_10_2_uop_device(k, bufs[i])) error_unsupported("a kernel buffer without a device");

@@ -38,9 +38,9 @@ const UOp *v0_10_2_add_buffer_ops_sink_store(void *c, const UOp *s) {
 }
 
 static const Rule add_buffer_ops_rules[] = {
-  {{OP_BUFFER}, load_buf, "load_buf"},
-  {{OP_SINK}, v0_10_2_add_buffer_ops_sink_meta, "SINK(COPY|BUFFER_VIEW)"},
-  {{OP_SINK}, v0_10_2_add_buffer_ops_sink_store, "SINK -> STORE"},
+  {{OP_BUFFER}, load_buf, "load_buf", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 337}}}},
+  {{OP_SINK}, v0_10_2_add_buffer_ops_sink_meta, "SINK(COPY|BUFFER_VIEW)", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 339}}}},
+  {{OP_SINK}, v0_10_2_add_buffer_ops_sink_store, "SINK -> STORE", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 340}}}},
 };
 const PatternMatcher v0_10_2_pm_add_buffer_ops = {add_buffer_ops_rules, 3};
 
@@ -64,7 +64,7 @@ static const UOp *unbind_variable(void *c, const UOp *bind) {
   omap_put(var_vals, omap_ptr(v0_10_2_replace_src(k, var, 0, NULL)), (void *)bind->src[1]->arg);
   return var;
 }
-static const Rule unbind_vars_rules[] = {{{OP_BIND}, unbind_variable, "unbind_variable"}};
+static const Rule unbind_vars_rules[] = {{{OP_BIND}, unbind_variable, "unbind_variable", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 377}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 347}}}}};
 const PatternMatcher v0_10_2_pm_unbind_vars = {unbind_vars_rules, 1};
 
 /* ---------------------------------------------------------------- view_right */
@@ -224,12 +224,12 @@ static const UOp *merge_double_reduce(void *c, const UOp *root) {
 }
 
 static const Rule view_right_rules[] = {
-  {{OP_STORE}, view_right_store_assign, "STORE(ASSIGN)"},
-  {{OP_STORE}, view_right_store_view, "STORE(VIEW)"},
-  {{OP_VIEW}, view_right_swizzle_r, "swizzle_r"},
-  {{OP_REDUCE_AXIS}, reduceop_view_right, "reduceop_view_right"},
-  {{OP_NONE}, elementwise_view_right, "elementwise_view_right"},
-  {{OP_REDUCE_AXIS}, merge_double_reduce, "merge_double_reduce"},
+  {{OP_STORE}, view_right_store_assign, "STORE(ASSIGN)", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 331}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 287}}}},
+  {{OP_STORE}, view_right_store_view, "STORE(VIEW)", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 334}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 290}}}},
+  {{OP_VIEW}, view_right_swizzle_r, "swizzle_r", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 336}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 292}}}},
+  {{OP_REDUCE_AXIS}, reduceop_view_right, "reduceop_view_right", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 338}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 294}}}},
+  {{OP_NONE}, elementwise_view_right, "elementwise_view_right", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 340}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 296}}}},
+  {{OP_REDUCE_AXIS}, merge_double_reduce, "merge_double_reduce", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 342}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 298}}}},
 };
 const PatternMatcher v0_10_2_pm_view_right = {view_right_rules, sizeof view_right_rules / sizeof *view_right_rules};
 
@@ -310,12 +310,12 @@ static const UOp *check_load_st(void *c, const UOp *ld) {
 }
 
 static const Rule fix_kernel_ops_rules[] = {
-  {{OP_VIEW}, v0_10_2_append_st_vars, "_append_st_vars"},
-  {{OP_CONTIGUOUS}, v0_10_2_fix_kernel_ops_remove_contiguous, "remove CONTIGUOUS"},
-  {{OP_ASSIGN}, v0_10_2_fix_kernel_ops_remove_assign, "remove ASSIGN"},
-  {{OP_VIEW}, v0_10_2_fix_kernel_ops_view_device, "VIEW(DEVICE)"},
-  {{OP_NONE}, v0_10_2_fix_kernel_ops_no_image, "no ImageDType after load"},
-  {{OP_LOAD}, check_load_st, "check_load_st"},
+  {{OP_VIEW}, v0_10_2_append_st_vars, "_append_st_vars", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 320}}}},
+  {{OP_CONTIGUOUS}, v0_10_2_fix_kernel_ops_remove_contiguous, "remove CONTIGUOUS", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 322}}}},
+  {{OP_ASSIGN}, v0_10_2_fix_kernel_ops_remove_assign, "remove ASSIGN", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 323}}}},
+  {{OP_VIEW}, v0_10_2_fix_kernel_ops_view_device, "VIEW(DEVICE)", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 324}}}},
+  {{OP_NONE}, v0_10_2_fix_kernel_ops_no_image, "no ImageDType after load", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 326}}}},
+  {{OP_LOAD}, check_load_st, "check_load_st", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 328}}}},
 };
 const PatternMatcher v0_10_2_pm_fix_kernel_ops = {
     fix_kernel_ops_rules, sizeof fix_kernel_ops_rules / sizeof *fix_kernel_ops_rules};
@@ -326,16 +326,17 @@ static const UOp *sub_rule(void *c, const UOp *x) {
   KG *k = c;
   return omap_get(k->pass, omap_ptr(x));
 }
-static const Rule substitute_rules[] = {{{OP_NONE}, sub_rule, "_substitute"}};
+static const Rule substitute_rules[] = {{{OP_NONE}, sub_rule, "_substitute",
+    {{[TG_0_10_1] = {V0_10_2_OPS_PY, 1224}, [TG_0_10_2] = {V0_10_2_OPS_PY, 958}, [TG_0_10_2_A0B4465] = {V0_10_2_OPS_PY, 969}}}}};
 static const PatternMatcher pm_substitute = {substitute_rules, 1};
 
-/* UOp.substitute: graph_rewrite(self, _substitute, dvars, bottom_up=True) */
+/* UOp.substitute: with Context(TRACK_MATCH_STATS=0): graph_rewrite(self, _substitute, dvars, bottom_up=True) */
 const UOp *v0_10_2_uop_substitute(KG *k, const UOp *u, OMap *dvars) {
   if (!omap_len(dvars)) return u; /* no rule can match: the rewrite gives u back */
   void *saved = k->pass;
   k->pass = dvars;
   const PatternMatcher *pm = &pm_substitute;
-  const UOp *r = graph_rewrite(k->in, u, &pm, 1, k, true);
+  const UOp *r = graph_rewrite_untracked(k->in, u, &pm, 1, k, true); /* under Context(TRACK_MATCH_STATS=0) */
   k->pass = saved;
   return r;
 }

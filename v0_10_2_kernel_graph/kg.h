@@ -15,8 +15,14 @@
 #include "omap.h"
 #include "ops.h"
 #include "rewrite.h"
+#include "rewrite_trace.h"
 #include "st.h"
 #include "error.h"
+
+/* The files the rule tables' and call sites' PyLocs name (tinygrad checkout paths) */
+#define V0_10_2_SCHEDULE_PY "tinygrad/engine/schedule.py"
+#define V0_10_2_OPS_PY "tinygrad/ops.py"
+#define V0_10_2_SYMBOLIC_PY "tinygrad/codegen/symbolic.py"
 #include "heap.h"
 #include "uop.h"
 #include "version.h"

@@ -21,6 +21,8 @@ extern const PatternMatcher v0_10_2_pm_view_left;
 typedef struct ContigCtx { OMap contig; } ContigCtx;
 /* graph_rewrite(u, merge_views+view_left) (kernel.c) */
 const UOp *v0_10_2_apply_swizzle(KG *k, const UOp *u);
+/* graph_rewrite(ast, ...) at `at` with the rules of a shared pass context: in it, or in a fresh one while traced */
+const UOp *v0_10_2_pass_rewrite(KG *k, const PyLoc *at, RewriteContext *shared, const UOp *ast);
 /* Can u of image dtype dt be an image (its size and a unit-stride axis divisible by 4)? */
 bool v0_10_2_can_be_image(KG *k, const UOp *u, const DType *dt);
 /* UOp.valid(st) */

@@ -100,10 +100,10 @@ static const UOp *cast_after_expand(void *c, const UOp *v) {
 }
 
 static const Rule reorder_view_rules[] = {
-  {{OP_CAST}, cast_before_expand, "put CAST to smaller dtype before EXPAND"},
-  {{OP_COPY}, copy_of_view, "store a shrink before COPY, otherwise view after the COPY"},
-  {{OP_EXP2, OP_LOG2, OP_SIN, OP_SQRT, OP_RECIP, OP_NEG}, unary_before_expand, "put UnaryOps before EXPANDs"},
-  {{OP_VIEW}, cast_after_expand, "put CAST after expanding BUFFER"},
+  {{OP_CAST}, cast_before_expand, "put CAST to smaller dtype before EXPAND", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 100}}}},
+  {{OP_COPY}, copy_of_view, "store a shrink before COPY, otherwise view after the COPY", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 104}}}},
+  {{OP_EXP2, OP_LOG2, OP_SIN, OP_SQRT, OP_RECIP, OP_NEG}, unary_before_expand, "put UnaryOps before EXPANDs", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 107}}}},
+  {{OP_VIEW}, cast_after_expand, "put CAST after expanding BUFFER", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 110}}}},
 };
 const PatternMatcher v0_10_2_pm_reorder_view = {
     reorder_view_rules, sizeof reorder_view_rules / sizeof *reorder_view_rules};

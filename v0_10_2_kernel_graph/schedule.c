@@ -100,12 +100,13 @@ static void type_verify(KG *k, const UOp *sink) {
 
 /* ---------------------------------------------------------------- create_schedule_with_vars */
 
-/* ops.py graph_rewrite_map: {k: rewrite(k) for k in list(sink.toposort)[::-1]}
+/* ops.py graph_rewrite_map, called at `at`: {k: rewrite(k) for k in list(sink.toposort)[::-1]}
  * (the core's, with this module's toposort); the map lives in arena `a`.
  * keep(k, v), when given, picks the entries the caller reads (the others
  * are rewritten all the same, not stored). Returns rewrite(sink). */
-static const UOp *kg_graph_rewrite_map(KG *k, Arena *a, const UOp *sink, const PatternMatcher *const *pms, size_t npms, bool bottom_up,
-                                       bool (*keep)(const KG *, const UOp *, const UOp *), OMap *out) {
+static const UOp *kg_graph_rewrite_map(KG *k, const PyLoc *at, Arena *a, const UOp *sink, const PatternMatcher *const *pms, size_t npms,
+                                       bool bottom_up, bool (*keep)(const KG *, const UOp *, const UOp *), OMap *out) {
+  if (k->in->trace) rewrite_trace_call(k->in->trace, at, sink, bottom_up);
   RewriteContext rc;
   rewrite_context_init(&rc, k->in, pms, npms, k);
   const UOp **topo;
@@ -307,6 +308,10 @@ static void becomes_from_kernel_map(KG *k, OMap *tensor_map, OMap *kernel_map, O
   }
 }
 
+/* the lines of create_schedule_with_vars that call graph_rewrite_map */
+static const PyLoc at_tensor_map = {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 410}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 374}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 406}}};
+static const PyLoc at_create_kernels = {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 402}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 417}}};
+
 /* a0b4465 create_schedule_with_vars after group_realizes: create_kernels, the
  * becomes_map, the assign dependencies, the BFS with fix_kernel_ast */
 static void kernel_graph_a0b4465(KG *k, Arena *maps, const UOp *sink, OMap *tensor_map, GrouperContext *gctx, SchedResult *res) {
@@ -315,7 +320,7 @@ static void kernel_graph_a0b4465(KG *k, Arena *maps, const UOp *sink, OMap *tens
   OMap kernel_map;
   k->pass = &kctx;
   const PatternMatcher *ck[2] = {&v0_10_2_pm_merge_views, &v0_10_2_pm_create_kernels};
-  const UOp *sched_sink = kg_graph_rewrite_map(k, maps, sink, ck, 2, true, is_kernel_of, &kernel_map);
+  const UOp *sched_sink = kg_graph_rewrite_map(k, &at_create_kernels, maps, sink, ck, 2, true, is_kernel_of, &kernel_map);
   k->pass = NULL;
   type_verify(k, sched_sink);
   becomes_from_kernel_map(k, tensor_map, &kernel_map, &res->becomes_map);
@@ -341,8 +346,8 @@ void v0_10_2_create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *
   /* a0b4465: merge_views + sym + reorder_view + replace_contiguous */
   const PatternMatcher *pms_reorder[5] = {&v0_10_2_pm_merge_views, &v0_10_2_pm_symbolic_simple, &v0_10_2_pm_sym,
       &v0_10_2_pm_reorder_view, &v0_10_2_pm_replace_contiguous};
-  if (k->f->tensor_map_reorder_view) kg_graph_rewrite_map(k, maps, big_sink, pms_reorder, 5, false, NULL, &tensor_map);
-  else kg_graph_rewrite_map(k, maps, big_sink, pms, 4, false, NULL, &tensor_map);
+  if (k->f->tensor_map_reorder_view) kg_graph_rewrite_map(k, &at_tensor_map, maps, big_sink, pms_reorder, 5, false, NULL, &tensor_map);
+  else kg_graph_rewrite_map(k, &at_tensor_map, maps, big_sink, pms, 4, false, NULL, &tensor_map);
   k->pass = NULL;
 
   /* do_realize + group_realizes */
@@ -373,7 +378,7 @@ void v0_10_2_create_schedule_with_vars(KG *k, const UOp *big_sink, SchedResult *
   OMap kernel_map;
   k->pass = &kctx;
   const PatternMatcher *ck[2] = {&v0_10_2_pm_merge_views, &v0_10_2_pm_create_kernels};
-  const UOp *sched_sink = kg_graph_rewrite_map(k, maps, sink, ck, 2, true, is_new_assign, &kernel_map);
+  const UOp *sched_sink = kg_graph_rewrite_map(k, &at_create_kernels, maps, sink, ck, 2, true, is_new_assign, &kernel_map);
   k->pass = NULL;
   type_verify(k, sched_sink);
 

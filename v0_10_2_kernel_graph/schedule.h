@@ -54,4 +54,7 @@ void v0_10_2_explain_tensor_map(KG *k, const OMap *tensor_map, const UOp *sink);
 
 /* encode.c: the `expected` object */
 JVal *v0_10_2_encode_result(KG *k, const Input *in, const SchedResult *res);
+/* The rewrite steps t as a trace line handed to the replayer's sink (rewrite_trace.h), UNIQUEs and
+ * KERNEL args written as the oracle writes them (after v0_10_2_encode_result named the new Buffers) */
+void v0_10_2_trace_emit(KG *k, const RewriteTrace *t);
 #endif

@@ -54,14 +54,14 @@ static const UOp *to_si_sink_meta(void *c, const UOp *sink) {
 static const UOp *to_si_preload_load(void *c, const UOp *root) { return v0_10_2_replace_op(c, root, OP_LOAD); }
 
 static const Rule to_si_rules[] = {
-  {{OP_BUFFER}, append_buf, "BUFFER -> DEFINE_GLOBAL"},
-  {{OP_VIEW}, append_st_vars, "simplify and unbind the final VIEWs"},
-  {{OP_SINK}, to_si_sink_meta, "don't need SINK on COPY or BUFFER_VIEW"},
-  {{OP_CONTIGUOUS}, v0_10_2_fix_kernel_ops_remove_contiguous, "don't need contiguous"},
-  {{OP_ASSIGN}, v0_10_2_fix_kernel_ops_remove_assign, "don't need assign"},
-  {{OP_VIEW}, v0_10_2_fix_kernel_ops_view_device, "don't need DEVICE anymore"},
-  {{OP_PRELOAD}, to_si_preload_load, "PRELOAD becomes LOAD"},
-  {{OP_NONE}, v0_10_2_fix_kernel_ops_no_image, "once images are loaded they become the base dtype"},
+  {{OP_BUFFER}, append_buf, "BUFFER -> DEFINE_GLOBAL", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 358}}}},
+  {{OP_VIEW}, append_st_vars, "simplify and unbind the final VIEWs", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 360}}}},
+  {{OP_SINK}, to_si_sink_meta, "don't need SINK on COPY or BUFFER_VIEW", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 362}}}},
+  {{OP_CONTIGUOUS}, v0_10_2_fix_kernel_ops_remove_contiguous, "don't need contiguous", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 364}}}},
+  {{OP_ASSIGN}, v0_10_2_fix_kernel_ops_remove_assign, "don't need assign", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 365}}}},
+  {{OP_VIEW}, v0_10_2_fix_kernel_ops_view_device, "don't need DEVICE anymore", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 367}}}},
+  {{OP_PRELOAD}, to_si_preload_load, "PRELOAD becomes LOAD", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 369}}}},
+  {{OP_NONE}, v0_10_2_fix_kernel_ops_no_image, "once images are loaded they become the base dtype", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 371}}}},
 };
 static const PatternMatcher pm_to_si = {to_si_rules, sizeof to_si_rules / sizeof *to_si_rules};
 
@@ -120,13 +120,14 @@ static const UOp *schedule_uop_preload(KG *k, Arena *tmp, const UOp *pre, Schedu
   void *saved = k->pass;
   /* unbind_vars + push views to edges */
   k->pass = var_vals;
-  const UOp *sink = top_down_rewrite(&k->kpasses->left, pre);
-  sink = top_down_rewrite(&k->kpasses->right, sink);
+  static const PyLoc at_views = {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 381}}}, at_to_si = {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 383}}};
+  const UOp *sink = v0_10_2_pass_rewrite(k, &at_views, &k->kpasses->left, pre);
+  sink = v0_10_2_pass_rewrite(k, &at_views, &k->kpasses->right, sink);
   /* remove extra uops from SINK + substitue BUFFER with DEFINE_GLOBAL */
   ScheduleItemContext si_ctx = {var_vals, NULL, 0, 0, tmp};
   k->pass = &si_ctx;
   const PatternMatcher *ts = &pm_to_si;
-  const UOp *ast = graph_rewrite(k->in, sink, &ts, 1, k, false);
+  const UOp *ast = graph_rewrite_at(&at_to_si, k->in, sink, &ts, 1, k, false);
   k->pass = saved;
   /* deal with ASSIGN */
   if (ctx->assigns.len != 0) {

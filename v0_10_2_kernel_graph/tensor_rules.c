@@ -88,14 +88,14 @@ static const UOp *merge_views_movement(void *c, const UOp *mop) {
 
 /* In ops.py's order; the a0b4465 rules give None in the other versions. */
 static const Rule merge_views_rules[] = {
-    {{OP_VIEW}, merge_views_view_view, "VIEW(VIEW)"},
-    {{OP_VIEW}, merge_views_contiguous_old, "contiguous VIEW (before a0b4465)"},
-    {{OP_VIEW}, merge_views_const, "VIEW(CONST)"},
-    {{OP_VIEW}, merge_views_buffer_ops, "VIEW(LOAD|STORE|VALID) (a0b4465)"},
-    {{OP_VIEW}, merge_views_contiguous_new, "contiguous VIEW (a0b4465)"},
-    {{OP_VIEW}, merge_views_masked_view, "masked VIEW -> CONST (a0b4465)"},
+    {{OP_VIEW}, merge_views_view_view, "VIEW(VIEW)", {{[TG_0_10_1] = {V0_10_2_OPS_PY, 1252}, [TG_0_10_2] = {V0_10_2_OPS_PY, 986}, [TG_0_10_2_A0B4465] = {V0_10_2_OPS_PY, 998}}}},
+    {{OP_VIEW}, merge_views_contiguous_old, "contiguous VIEW (before a0b4465)", {{[TG_0_10_1] = {V0_10_2_OPS_PY, 1253}, [TG_0_10_2] = {V0_10_2_OPS_PY, 988}}}},
+    {{OP_VIEW}, merge_views_const, "VIEW(CONST)", {{[TG_0_10_1] = {V0_10_2_OPS_PY, 1255}, [TG_0_10_2] = {V0_10_2_OPS_PY, 990}, [TG_0_10_2_A0B4465] = {V0_10_2_OPS_PY, 1000}}}},
+    {{OP_VIEW}, merge_views_buffer_ops, "VIEW(LOAD|STORE|VALID) (a0b4465)", {{[TG_0_10_2_A0B4465] = {V0_10_2_OPS_PY, 1003}}}},
+    {{OP_VIEW}, merge_views_contiguous_new, "contiguous VIEW (a0b4465)", {{[TG_0_10_2_A0B4465] = {V0_10_2_OPS_PY, 1006}}}},
+    {{OP_VIEW}, merge_views_masked_view, "masked VIEW -> CONST (a0b4465)", {{[TG_0_10_2_A0B4465] = {V0_10_2_OPS_PY, 1008}}}},
     {{OP_RESHAPE, OP_EXPAND, OP_PERMUTE, OP_PAD, OP_SHRINK, OP_FLIP}, merge_views_movement,
-        "movement op -> VIEW (a0b4465)"},
+        "movement op -> VIEW (a0b4465)", {{[TG_0_10_2_A0B4465] = {V0_10_2_OPS_PY, 1011}}}},
 };
 const PatternMatcher v0_10_2_pm_merge_views = {merge_views_rules, sizeof merge_views_rules / sizeof *merge_views_rules};
 
@@ -121,8 +121,8 @@ static const UOp *remove_movement_ops_masked_view(void *c, const UOp *view) {
 
 static const Rule remove_movement_rules[] = {
     {{OP_RESHAPE, OP_EXPAND, OP_PERMUTE, OP_PAD, OP_SHRINK, OP_FLIP}, remove_movement_ops_movement,
-        "movement op -> VIEW"},
-    {{OP_VIEW}, remove_movement_ops_masked_view, "masked VIEW -> CONST"},
+        "movement op -> VIEW", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 74}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 77}}}},
+    {{OP_VIEW}, remove_movement_ops_masked_view, "masked VIEW -> CONST", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 76}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 79}}}},
 };
 const PatternMatcher v0_10_2_pm_remove_movement_ops = {remove_movement_rules, 2};
 
@@ -418,35 +418,35 @@ static const UOp *sym_sink_bases(void *c, const UOp *x) {
 }
 
 static const Rule sym_rules[] = {
-  {{OP_NONE}, sym_size_zero, "size 0 is zero"},
-  {{OP_DETACH, OP_CONTIGUOUS_BACKWARD}, sym_detach, "DETACH/CONTIGUOUS_BACKWARD"},
-  {{OP_REDUCE_AXIS}, sym_reduce_size_zero, "reduce of size 0"},
-  {{OP_REDUCE_AXIS}, simplify_reduceop, "simplify_reduceop (0.10.1)"},
-  {{OP_REDUCE_AXIS}, simplify_stride0_reduce, "simplify_stride0_reduce"},
-  {{OP_REDUCE_AXIS}, split_reduceop, "split_reduceop (a0b4465)"},
-  {{OP_COPY}, sym_copy_const, "COPY(CONST)"},
-  {{OP_COPY}, sym_copy_same_device, "COPY to same device"},
-  {{OP_CAST}, sym_cast_image, "CAST to image"},
-  {{OP_VIEW}, sym_view_cast_image, "VIEW(CAST) to image (0.10.1)"},
-  {{OP_NONE}, sym_not_image, "not an image"},
-  {{OP_CONTIGUOUS}, sym_contiguous_view_buffer, "CONTIGUOUS(VIEW(BUFFER))"},
-  {{OP_CONTIGUOUS}, sym_contiguous_noop, "CONTIGUOUS(CONTIGUOUS|BUFFER|COPY)"},
-  {{OP_CONTIGUOUS}, sym_found_contiguous, "found_contiguous"},
+  {{OP_NONE}, sym_size_zero, "size 0 is zero", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 41}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 42}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 51}}}},
+  {{OP_DETACH, OP_CONTIGUOUS_BACKWARD}, sym_detach, "DETACH/CONTIGUOUS_BACKWARD", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 44}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 45}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 54}}}},
+  {{OP_REDUCE_AXIS}, sym_reduce_size_zero, "reduce of size 0", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 46}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 47}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 56}}}},
+  {{OP_REDUCE_AXIS}, simplify_reduceop, "simplify_reduceop (0.10.1)", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 49}}}},
+  {{OP_REDUCE_AXIS}, simplify_stride0_reduce, "simplify_stride0_reduce", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 50}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 59}}}},
+  {{OP_REDUCE_AXIS}, split_reduceop, "split_reduceop (a0b4465)", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 61}}}},
+  {{OP_COPY}, sym_copy_const, "COPY(CONST)", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 51}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 52}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 63}}}},
+  {{OP_COPY}, sym_copy_same_device, "COPY to same device", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 53}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 54}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 65}}}},
+  {{OP_CAST}, sym_cast_image, "CAST to image", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 57}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 68}}}},
+  {{OP_VIEW}, sym_view_cast_image, "VIEW(CAST) to image (0.10.1)", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 56}}}},
+  {{OP_NONE}, sym_not_image, "not an image", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 60}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 71}}}},
+  {{OP_CONTIGUOUS}, sym_contiguous_view_buffer, "CONTIGUOUS(VIEW(BUFFER))", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 59}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 63}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 74}}}},
+  {{OP_CONTIGUOUS}, sym_contiguous_noop, "CONTIGUOUS(CONTIGUOUS|BUFFER|COPY)", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 62}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 66}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 77}}}},
+  {{OP_CONTIGUOUS}, sym_found_contiguous, "found_contiguous", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 64}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 68}}}},
   {{OP_EXP2, OP_LOG2, OP_SIN, OP_SQRT, OP_RECIP, OP_NEG, OP_ADD, OP_MUL, OP_IDIV, OP_MAX, OP_MOD, OP_CMPLT, OP_CMPNE,
     OP_XOR, OP_SHL, OP_SHR, OP_OR, OP_AND, OP_THREEFRY, OP_SUB, OP_FDIV, OP_POW, OP_WHERE, OP_MULACC},
-   sym_replace_contiguous, "replace_contiguous"},
-  {{OP_BITCAST, OP_CONTIGUOUS}, sym_disk_buffer_view, "BUFFER_VIEW on DISK"},
-  {{OP_SINK}, sym_sink_drop_realized, "remove CONST/BIND/BUFFER from SINK (0.10.1)"},
-  {{OP_SINK}, sym_sink_bases, "remove CONST/BIND/VIEW from SINK (a0b4465)"},
+   sym_replace_contiguous, "replace_contiguous", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 65}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 69}}}},
+  {{OP_BITCAST, OP_CONTIGUOUS}, sym_disk_buffer_view, "BUFFER_VIEW on DISK", {{[TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 71}, [TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 79}}}},
+  {{OP_SINK}, sym_sink_drop_realized, "remove CONST/BIND/BUFFER from SINK (0.10.1)", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 67}}}},
+  {{OP_SINK}, sym_sink_bases, "remove CONST/BIND/VIEW from SINK (a0b4465)", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 82}}}},
 };
 const PatternMatcher v0_10_2_pm_sym = {sym_rules, sizeof sym_rules / sizeof *sym_rules};
 
 /* a0b4465 schedule.py replace_contiguous (ctx: the dict found_contiguous fills) */
 static const Rule replace_contiguous_rules[] = {
-  {{OP_CONTIGUOUS}, found_contiguous, "found_contiguous"},
+  {{OP_CONTIGUOUS}, found_contiguous, "found_contiguous", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 92}}}},
   {{OP_EXP2, OP_LOG2, OP_SIN, OP_SQRT, OP_RECIP, OP_NEG, OP_ADD, OP_MUL, OP_IDIV, OP_MAX, OP_MOD, OP_CMPLT, OP_CMPNE,
     OP_XOR, OP_SHL, OP_SHR, OP_OR, OP_AND, OP_THREEFRY, OP_SUB, OP_FDIV, OP_POW, OP_WHERE, OP_MULACC},
-   replace_contiguous, "replace_contiguous"},
+   replace_contiguous, "replace_contiguous", {{[TG_0_10_2_A0B4465] = {V0_10_2_SCHEDULE_PY, 93}}}},
 };
 const PatternMatcher v0_10_2_pm_replace_contiguous = {replace_contiguous_rules, 2};
 
@@ -539,10 +539,10 @@ static const UOp *view_left_buffer(void *c, const UOp *vm) {
 }
 
 static const Rule view_left_rules[] = {
-  {{OP_VIEW}, view_left_const, "VIEW(CONST) becomes VALID"},
-  {{OP_VIEW}, view_left_unsafe_pad, "masked VIEW of an unsafe pad op (a0b4465)"},
-  {{OP_VIEW}, view_left_elementwise, "VIEW before elementwise"},
-  {{OP_VIEW}, view_left_buffer, "VIEW before buffer ops"},
+  {{OP_VIEW}, view_left_const, "VIEW(CONST) becomes VALID", {{[TG_0_10_1] = {V0_10_2_OPS_PY, 1262}, [TG_0_10_2] = {V0_10_2_OPS_PY, 997}}}},
+  {{OP_VIEW}, view_left_unsafe_pad, "masked VIEW of an unsafe pad op (a0b4465)", {{[TG_0_10_2_A0B4465] = {V0_10_2_OPS_PY, 1016}}}},
+  {{OP_VIEW}, view_left_elementwise, "VIEW before elementwise", {{[TG_0_10_1] = {V0_10_2_OPS_PY, 1264}, [TG_0_10_2] = {V0_10_2_OPS_PY, 999}, [TG_0_10_2_A0B4465] = {V0_10_2_OPS_PY, 1019}}}},
+  {{OP_VIEW}, view_left_buffer, "VIEW before buffer ops", {{[TG_0_10_1] = {V0_10_2_OPS_PY, 1266}, [TG_0_10_2] = {V0_10_2_OPS_PY, 1001}}}},
 };
 const PatternMatcher v0_10_2_pm_view_left = {view_left_rules, sizeof view_left_rules / sizeof *view_left_rules};
 

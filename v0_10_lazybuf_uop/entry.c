@@ -178,7 +178,7 @@ bool v0_10_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *s
   if (rewrite_trace_wanted()) rewrite_trace_init(x.trace = &trace, a, c->generation);
   bool ok = error_protect(st, schedule_capture, &x);
   if (x.s) v0_10_scratch_end_all(x.s);
-  if (x.s && x.trace) rewrite_trace_emit(x.trace, &x.s->codec, tg_version_name(c->generation), c->name);
+  if (x.s && x.trace) rewrite_trace_emit(x.trace, &x.s->codec, tg_version_name(c->generation), c->name, NULL);
   if (x.s) v0_10_st_release(x.s);
   a->max_chunk = max_chunk;
   sym_end();
