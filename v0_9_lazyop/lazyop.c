@@ -186,7 +186,10 @@ static const Value *op_arg(Sched91 *s, Op op) {
 }
 
 /* ShapeTracker.to_uop: UOp(UOps.SHAPETRACKER, dtypes.void, (), self) */
-const UOp *st_uop91(Sched91 *s, const St91 *x) { return uop0(s->in, OP_SHAPETRACKER, dt_void, v_st(s->in, x->st)); }
+const UOp *st_uop91(Sched91 *s, const St91 *x) {
+  if (!x->uop) ((St91 *)x)->uop = uop0(s->in, OP_SHAPETRACKER, dt_void, st91_value(s, x));
+  return x->uop;
+}
 
 /* dtypes.as_const(val, dtype): int(val), float(val) or bool(val) */
 static const Value *as_const(Sched91 *s, const Value *val, const DType *d, Status *st) {
@@ -267,7 +270,7 @@ static const UOp *uop_finish_197(LopCtx *x, const LopFrame *f, const UOp **srcs,
     const Value *arg[2] = {op_arg(s, alu), buf->arg};
     x->has_reduce = true;
     const UOp *r = uop1(s->in, OP_REDUCE_AXIS, dt, v_tuple(s->in, 2, arg), srcs[0]);
-    return uop1(s->in, OP_SWIZZLE, dt, v_st(s->in, f->key_st->st), r);
+    return uop1(s->in, OP_SWIZZLE, dt, st91_value(s, f->key_st), r);
   }
   return uop_new(s->in, OP_ALU, dt, op_arg(s, buf->op), (uint32_t)buf->nsrcs, srcs);
 }

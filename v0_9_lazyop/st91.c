@@ -185,6 +185,11 @@ const St91 *st91_pad(Sched91 *s, const St91 *x, int n, const SPair *arg, Status 
   return result(s, st_pad(s->a, TG_0_9_1, x->st, n, arg), st);
 }
 
+const Value *st91_value(Sched91 *s, const St91 *x) {
+  if (!x->value) ((St91 *)x)->value = v_st(s->in, x->st);
+  return x->value;
+}
+
 /* ShapeTracker(tuple(views)) */
 const St91 *st91_of_views(Sched91 *s, int nviews, const View *const *views) {
   return st91_intern(s, st_new(s->a, nviews, views));

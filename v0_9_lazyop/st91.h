@@ -34,6 +34,8 @@ struct St91 {
   const St91 *simplified;       /* st.simplify(), once asked */
   const St91 *from_shape;       /* ShapeTracker.from_shape(st.shape), once asked */
   JVal *json;                   /* the contract's encoding, once asked */
+  const Value *value;           /* 197f8fd: as an arg (v_st), once asked */
+  const UOp *uop;               /* 197f8fd: its UOps.SHAPETRACKER, once asked */
   const St91 *add_rhs, *add_sum;  /* the last `self + add_rhs` asked (before the memo table) */
   St91 *next;                   /* the intern table's chain */
 };
@@ -67,6 +69,8 @@ bool st91_unit_stride_axes(Sched91 *s, const St91 *x, bool *unit, Status *st);
 const St91 *st91_reshape(Sched91 *s, const St91 *x, int n, const sint *shape, Status *st);
 const St91 *st91_permute(Sched91 *s, const St91 *x, int n, const int64_t *axis, Status *st);
 const St91 *st91_pad(Sched91 *s, const St91 *x, int n, const SPair *arg, Status *st);
+/* x as an arg: v_st(x), interned once per handle */
+const Value *st91_value(Sched91 *s, const St91 *x);
 /* ShapeTracker(views) */
 const St91 *st91_of_views(Sched91 *s, int nviews, const View *const *views);
 /* Install the ShapeTracker codec and interner hooks. */

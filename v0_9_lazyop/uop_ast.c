@@ -115,7 +115,8 @@ static const St91 *compute_st(AstCtx *c, const UOp *u) {
     case OP_LOAD: case OP_STORE: case OP_VALID: { /* st_arg */
       uint32_t k = u->op == OP_VALID ? 0 : 1;
       if (u->nsrc <= k || u->src[k]->op != OP_SHAPETRACKER) error_unsupported("st_arg of a %s without a SHAPETRACKER", op_name91(s, u->op));
-      return arg_st(c, u->src[k]);
+      const St91 *x = known_st(c, u->src[k]);   /* the SHAPETRACKER's arg */
+      return x ? x : arg_st(c, u->src[k]);
     }
     default: break;
   }
@@ -201,7 +202,7 @@ static const UOp *fixup_enter(AstCtx *c, const Fixup *fx, OMap *cache, const UOp
   const UOp *n = omap_get(cache, u->id);
   if (n) return n;
   if (u->op == OP_SHAPETRACKER) {
-    const St91 *new_st = apply_fixup(c, fx, arg_st(c, u));
+    const St91 *new_st = apply_fixup(c, fx, some_st(c, u));
     return new_st->st == u->arg->u.st ? u : st_uop91(c->s, new_st);
   }
   if (u->nsrc == 0) return u;
@@ -267,7 +268,13 @@ static const Value *reduce_arg(AstCtx *c, const UOp *r, const Value *axis) {
 /* x.swizzle(ShapeTracker.from_shape(shape)) */
 static const UOp *swizzle_to_shape(AstCtx *c, const UOp *x, int n, const sint *shape) {
   const St91 *st = must(c, st91_from_shape(c->s, n, shape, &c->st));
-  return uop1(c->s->in, OP_SWIZZLE, x->dtype, v_st(c->s->in, st->st), x);
+  return uop1(c->s->in, OP_SWIZZLE, x->dtype, st91_value(c->s, st), x);
+}
+
+/* x.swizzle(ShapeTracker.from_shape(st.shape)) (kept on st's handle) */
+static const UOp *swizzle_like(AstCtx *c, const UOp *x, const St91 *st) {
+  const St91 *from = must(c, st91_from_shape_of(c->s, st, &c->st));
+  return uop1(c->s->in, OP_SWIZZLE, x->dtype, st91_value(c->s, from), x);
 }
 
 /* (UPat(UOps.SWIZZLE, src=(UPat(UOps.REDUCE_AXIS, name="reduceop"),), name="swizzle"), push_swizzle_up_through_reduce)
@@ -288,7 +295,7 @@ static const UOp *push_swizzle_up_through_reduce(void *ctx, const UOp *swizzle) 
   omap_init(&cache, s->a);
   const UOp *src = st_fixup(c, rsrc, &(Fixup){new_input_st, NULL}, &cache);
   const UOp *r = uop1(s->in, OP_REDUCE_AXIS, reduceop->dtype, reduce_arg(c, reduceop, axis_value(c, (int)axis->u.tuple.n, new_axis)), src);
-  return swizzle_to_shape(c, r, st91_ndim(swizzle_st), st91_shape_of(swizzle_st));
+  return swizzle_like(c, r, swizzle_st);
 }
 
 /* (UPat(UOps.REDUCE_AXIS, src=(UPat(UOps.SWIZZLE, name="swizzle"),), name="root"), push_swizzle_down_through_reduce)
@@ -353,7 +360,7 @@ static const UOp *push_swizzle_down_through_elementwise(void *ctx, const UOp *ro
     srcs[i] = x->op == OP_SWIZZLE ? x->src[0] : st_fixup(c, x, &fx, &cache);
   }
   const UOp *ret = uop_new(s->in, root->op, root->dtype, root->arg, root->nsrc, srcs);
-  return ret->op == OP_STORE ? ret : swizzle_to_shape(c, ret, st91_ndim(new_shape), st91_shape_of(new_shape));
+  return ret->op == OP_STORE ? ret : swizzle_like(c, ret, new_shape);
 }
 
 /* any(x.op is UOps.REDUCE_AXIS for x in u.parents) */
