@@ -587,12 +587,12 @@ static bool compare_item(Arena *ar, TgVersion v, size_t k, const JVal *e, const 
     snprintf(why, whylen, "schedule item %zu ast: %s", k, inner);
     return false;
   }
+  const TgFeatures *f = tg_features(v);
   static const char *const fields[] = {"bufs", "metadata", "assign_preloads"};
   for (size_t i = 0; i < 3; i++) {
     const JVal *a = json_get(e, fields[i]), *b = json_get(g, fields[i]);
-    bool lazybuf_uop = tg_generation(v) == GEN_LAZYBUF_UOP; /* the generation whose items have assign_preloads, metadata a set */
-    if (i == 2 && !lazybuf_uop) continue;
-    bool eq = (i == 1 && lazybuf_uop) ? sorted_lists_equal(a, b) : field_equal(e, g, fields[i]);
+    if (i == 2 && !f->item_assign_preloads) continue;
+    bool eq = (i == 1 && f->item_metadata_from_set) ? sorted_lists_equal(a, b) : field_equal(e, g, fields[i]);
     if (!eq) {
       snprintf(inner, sizeof inner, "schedule item %zu %%s: expected %%.400s, got %%.400s", k);
       return describe(why, whylen, inner, fields[i], a, b);

@@ -76,6 +76,9 @@ typedef struct TgFeatures {
   /* ---- common/ ---- */
   TgSymbolic symbolic;   /* shape/symbolic.py Node (0.9.x) vs UOp arithmetic (ops.py) */
   bool returns_becomes_map;  /* schedule.py create_schedule_with_vars returns becomes_map (captures: becomes_map, new_buffers) */
+  /* what a result's schedule items hold (common/compare.c) */
+  bool item_assign_preloads;   /* schedule.py ScheduleItem.assign_preloads (0.10.0): the items carry it */
+  bool item_metadata_from_set; /* schedule.py: metadata = tuple({mx for x in sink.sparents ...}) (0.10.0): set order */
   /* common/dtype.c, common/ops.c, common/graph.c */
   TgPtrRepr ptr_repr;          /* dtype.py PtrDType.__repr__ */
   bool vec_repr_underscore;    /* dtype.py DType.__repr__: dtypes._float4, vs dtypes.float.vec(4) */
