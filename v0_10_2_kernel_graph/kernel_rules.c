@@ -169,15 +169,9 @@ static const UOp *reduceop_view_right(void *c, const UOp *r) {
   return v0_10_2_uop_view(k, red, v0_10_2_st_from_shape(&k->stc, n, out_shape));
 }
 
-static bool is_elementwise_root(const KG *k, Op op) {
-  return op_in(&k->groups, GROUP_ALU, op) || op == OP_CAST || op == OP_BITCAST || op == OP_ASSIGN ||
-         op == OP_CONTIGUOUS || op == OP_STORE;
-}
-
 /* schedule.py elementwise_view_right: ALU(src.view()) -> ALU(src).view() */
 static const UOp *elementwise_view_right(void *c, const UOp *root) {
   KG *k = c;
-  if (!is_elementwise_root(k, root->op)) return NULL;
   const UOp *first = NULL;
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
@@ -228,7 +222,11 @@ static const Rule view_right_rules[] = {
   {{OP_STORE}, view_right_store_view, "STORE(VIEW)", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 334}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 290}}}},
   {{OP_VIEW}, view_right_swizzle_r, "swizzle_r", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 336}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 292}}}},
   {{OP_REDUCE_AXIS}, reduceop_view_right, "reduceop_view_right", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 338}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 294}}}},
-  {{OP_NONE}, elementwise_view_right, "elementwise_view_right", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 340}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 296}}}},
+  /* UPat((*GroupOp.ALU, Ops.CAST, Ops.BITCAST, Ops.ASSIGN, Ops.CONTIGUOUS, Ops.STORE), name="root") */
+  {{OP_EXP2, OP_LOG2, OP_SIN, OP_SQRT, OP_RECIP, OP_NEG, OP_ADD, OP_MUL, OP_IDIV, OP_MAX, OP_MOD, OP_CMPLT, OP_CMPNE,
+    OP_XOR, OP_SHL, OP_SHR, OP_OR, OP_AND, OP_THREEFRY, OP_SUB, OP_FDIV, OP_POW, OP_WHERE, OP_MULACC, OP_CAST,
+    OP_BITCAST, OP_ASSIGN, OP_CONTIGUOUS, OP_STORE},
+   elementwise_view_right, "elementwise_view_right", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 340}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 296}}}},
   {{OP_REDUCE_AXIS}, merge_double_reduce, "merge_double_reduce", {{[TG_0_10_1] = {V0_10_2_SCHEDULE_PY, 342}, [TG_0_10_2] = {V0_10_2_SCHEDULE_PY, 298}}}},
 };
 const PatternMatcher v0_10_2_pm_view_right = {view_right_rules, sizeof view_right_rules / sizeof *view_right_rules};
