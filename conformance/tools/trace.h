@@ -83,8 +83,10 @@ uint64_t trace_node_key(const char *op, const char *dtype, const JVal *arg, cons
 /* The same steps? Compares the C scheduler's trace `got` with the recorded
  * `want` call by call and step by step: each call's location, bottom_up
  * and sink, each step's rule location and its nodes before and after
- * (structurally). False with the first difference in why. */
-bool trace_same(const Trace *want, const Trace *got, char *why, size_t whylen);
+ * (structurally). With cut_short (tinygrad stopped with RecursionError,
+ * which a replayer need not reproduce) `got` may go on where `want` ends.
+ * False with the first difference in why. */
+bool trace_same(const Trace *want, const Trace *got, bool cut_short, char *why, size_t whylen);
 
 /* Runs the capture's C scheduler with its rewrite steps traced and reads
  * them into t (allocated in a). False with err when the scheduler does not
