@@ -41,7 +41,7 @@ static void add_key(Sched91 *s, LbList *keys, LazyBuffer *key) {
 /* The edges of one prescheduled item: after its scheduled parents, and
  * before the assigns to buffers it reads ("realize outputs before a parent
  * is assigned to"). */
-static bool add_edges(Sched91 *s, Deps *d, LazyBuffer *key, const LBScheduleItem *lsi, LbList *keys, Status *st) {
+static void add_edges(Sched91 *s, Deps *d, LazyBuffer *key, const LBScheduleItem *lsi, LbList *keys) {
   LbList parents = {0}, assigns = {0};
   uint32_t mark = ++s->search_epoch;
   for (int i = 0; i < lsi->inputs.n; i++) {
@@ -56,7 +56,7 @@ static bool add_edges(Sched91 *s, Deps *d, LazyBuffer *key, const LBScheduleItem
   for (int i = 0; i < lsi->inputs.n; i++) {
     LazyBuffer *assign = lsi->inputs.items[i]->assign;
     if (!assign) continue;
-    if (!assign->target) return status_raise(st, "KeyError", "an assign to an input is not scheduled");
+    if (!assign->target) error_raise("KeyError", "an assign to an input is not scheduled");
     add_unique(s, mark, &assigns, assign->target->outputs[0]);
   }
   LbList ordered = order_parents_assigns(s, key, &assigns);
@@ -66,7 +66,6 @@ static bool add_edges(Sched91 *s, Deps *d, LazyBuffer *key, const LBScheduleItem
     lblist_push91(s->a, &d->graph[key->index], ordered.items[i]);
     d->in_degree[ordered.items[i]->index]++;
   }
-  return true;
 }
 
 /* `tuple(x.buffer for x in (ps.outputs+ps.inputs) if x.size != 0)` */
@@ -84,18 +83,18 @@ static void item_bufs(Sched91 *s, const LBScheduleItem *ps, ScheduleItem91 *si) 
 }
 
 /* 197f8fd: `if (m:=Device[(device:=si.outputs[0].device)].renderer.buf_max) and len(si.bufs) >= m: raise RuntimeError(...)` */
-static bool check_buf_max(const ScheduleItem91 *si, Status *st) {
-  if (si->nbufs == 0) return status_raise(st, "IndexError", "tuple index out of range");
+static void check_buf_max(const ScheduleItem91 *si) {
+  if (si->nbufs == 0) error_raise("IndexError", "tuple index out of range");
   int64_t m = si->bufs[0]->buf_max;
-  if (!m || si->nbufs < m) return true;
-  if (si->ast[0]->op != OP_SINK) return status_unsupported(st, "buf_max: the RuntimeError prints repr(ScheduleItem) of a UOps.EXT item");
-  return status_raise(st, "RuntimeError", "ScheduleItem(ast=UOp(UOps.SINK, dtypes.void, arg=None, src=(\n ...) exceeded the buffer count limit for %s: %d >= %lld",
-                      si->bufs[0]->device, si->nbufs, (long long)m);
+  if (!m || si->nbufs < m) return;
+  if (si->ast[0]->op != OP_SINK) error_unsupported("buf_max: the RuntimeError prints repr(ScheduleItem) of a UOps.EXT item");
+  error_raise("RuntimeError", "ScheduleItem(ast=UOp(UOps.SINK, dtypes.void, arg=None, src=(\n ...) exceeded the buffer count limit for %s: %d >= %lld",
+              si->bufs[0]->device, si->nbufs, (long long)m);
 }
 
 /* engine/schedule.py create_schedule_with_vars (0.9.1), after _graph_schedule:
  * "DAG ordering: breadth first search". */
-bool create_schedule91(Sched91 *s, Schedule91 *out, Status *st) {
+void create_schedule91(Sched91 *s, Schedule91 *out) {
   int nlbs = s->inp->nlbs;
   Deps d;
   d.graph = arena_array(s->a, nlbs ? (size_t)nlbs : 1, sizeof *d.graph);
@@ -109,7 +108,7 @@ bool create_schedule91(Sched91 *s, Schedule91 *out, Status *st) {
   LbList keys = {0};
   s->item_epoch++;   /* marks in_degree's keys */
   for (size_t i = 0; omap_next(&s->prescheduled, &i, &k, &v);)
-    if (!add_edges(s, &d, (LazyBuffer *)(uintptr_t)k, v, &keys, st)) return false;
+    add_edges(s, &d, (LazyBuffer *)(uintptr_t)k, v, &keys);
   size_t n = omap_len(&s->prescheduled), head = 0, tail = 0;
   LBScheduleItem **queue = arena_array(s->a, n ? n : 1, sizeof *queue);
   if (s->f->queue_in_degree_order) {   /* 0.9.2: deque(lsi for lsi,deg in in_degree.items() if deg == 0) */
@@ -126,7 +125,7 @@ bool create_schedule91(Sched91 *s, Schedule91 *out, Status *st) {
     for (int j = 0; j < ps->noutputs; j++) ps->outputs[j]->in_seen = true;
     for (int j = 0; s->ex && j < ps->noutputs; j++) explain_kernel(s->ex, (uint32_t)out->nitems, (uint32_t)ps->outputs[j]->index);
     item_bufs(s, ps, &out->items[out->nitems++]);
-    if (s->f->buf_max && !check_buf_max(&out->items[out->nitems - 1], st)) return false;
+    if (s->f->buf_max) check_buf_max(&out->items[out->nitems - 1]);
     const LbList *next = &d.graph[ps->outputs[0]->index];
     for (int j = 0; j < next->n; j++)
       if (--d.in_degree[next->items[j]->index] == 0) queue[tail++] = next->items[j]->target;
@@ -135,6 +134,5 @@ bool create_schedule91(Sched91 *s, Schedule91 *out, Status *st) {
   for (size_t i = 0; omap_next(&s->prescheduled, &i, &k, NULL);)
     if (d.in_degree[((LazyBuffer *)(uintptr_t)k)->index] != 0) all_zero = false;
   if (!all_zero || (size_t)out->nitems != n)
-    return status_raise(st, "RuntimeError", "cycle detected in graph, prescheduled %zu but only scheduled %d", n, out->nitems);
-  return true;
+    error_raise("RuntimeError", "cycle detected in graph, prescheduled %zu but only scheduled %d", n, out->nitems);
 }

@@ -4,10 +4,10 @@
 #include "scheduler.h"
 #include "sched91.h"
 
-/* The slow path of py_recursion_ok91 (sched91.h). */
-bool py_recursion_unsupported91(size_t frames, Status *st) {
-  return status_unsupported(st, "the graph nests %zu Python frames deep in tinygrad 0.9.1's recursive scheduler, "
-                                "near sys.setrecursionlimit(10000): RecursionError there depends on the caller", frames);
+/* The slow path of py_recursion_check91 (sched91.h). */
+_Noreturn void py_recursion_unsupported91(size_t frames) {
+  error_unsupported("the graph nests %zu Python frames deep in tinygrad 0.9.1's recursive scheduler, "
+                    "near sys.setrecursionlimit(10000): RecursionError there depends on the caller", frames);
 }
 
 static void sched_init(Sched91 *s, Arena *a, Interner *in, TgVersion v) {
@@ -21,49 +21,48 @@ static void sched_init(Sched91 *s, Arena *a, Interner *in, TgVersion v) {
 }
 
 /* var_vals[var] = val: dict updates and merge_dicts of the scheduler */
-bool var_vals_put91(Sched91 *s, sint var, int64_t val, Status *st) {
+void var_vals_put91(Sched91 *s, sint var, int64_t val) {
   for (int i = 0; i < s->nvar_vals; i++)
     if (sint_eq(s->var_vals[i].var, var)) {
-      if (s->var_vals[i].val != val) return status_unsupported(st, "symbolic: a Variable bound to two values");
-      return true;
+      if (s->var_vals[i].val != val) error_unsupported("symbolic: a Variable bound to two values");
+      return;
     }
   s->var_vals = grow91(s->a, s->var_vals, (size_t)s->nvar_vals, &s->var_cap, sizeof *s->var_vals);
   s->var_vals[s->nvar_vals++] = (struct VarVal91){var, val};
-  return true;
 }
 
-static bool schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
+/* decode, schedule, encode; a Python exception, unsupported or bad input raises
+ * (common/error.h) to the protected call below. */
+typedef struct Run { const Capture *c; Arena *a; JVal *result; } Run;
+
+static void schedule_protected(void *ud) {
+  Run *r = ud;
+  const Capture *c = r->c;
+  Arena *a = r->a;
   phase_enter(PHASE_BUILD);
   Interner in;
   interner_init(&in, a);
   Sched91 s;
   sched_init(&s, a, &in, c->generation);
   Input91 inp;
-  if (!decode_input91(&s, c, &inp, st)) return false;
+  decode_input91(&s, c, &inp);
   for (int i = 0; i < inp.nseen; i++) inp.seen[i]->in_seen = true;
   phase_enter(PHASE_SCHEDULE);
   Schedule91 sched = {0};
-  if (!graph_schedule91(&s, st) || !create_schedule91(&s, &sched, st) || !memory_planner91(&s, &sched, st)) return false;
+  graph_schedule91(&s);
+  create_schedule91(&s, &sched);
+  memory_planner91(&s, &sched);
   phase_enter(PHASE_ENCODE);
-  *result = encode_result91(&s, &sched);
-  return true;
-}
-
-/* schedule_capture as a protected call: what common/ raises (error.h) lands in st */
-typedef struct Run { const Capture *c; Arena *a; JVal **result; Status *st; bool ok; } Run;
-
-static void schedule_protected(void *ud) {
-  Run *r = ud;
-  r->ok = schedule_capture(r->c, r->a, r->result, r->st);
+  r->result = encode_result91(&s, &sched);
 }
 
 /* The capture's symbolic values live in one 0.9.1 Node context (sint.h), current while it runs. */
 bool v0_9_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
   *result = NULL;
   sym_begin(a, TG_0_9_1);
-  Run r = {c, a, result, st, false};
-  bool ok = error_protect(st, schedule_protected, &r) && r.ok;
+  Run r = {c, a, NULL};
+  bool ok = error_protect(st, schedule_protected, &r);
   sym_end();
-  if (!ok) *result = NULL;
+  if (ok) *result = r.result;
   return ok;
 }

@@ -101,7 +101,7 @@ static void realize_copy_source(Sched91 *s, const LazyBuffer *buf, LazyBuffer *s
 
 /* The base part of _recurse_lb before its sources: returns false on the
  * "can only copy contig" assertion. */
-static bool recurse_lb_base(Sched91 *s, LazyBuffer *buf, Status *st) {
+static void recurse_lb_base(Sched91 *s, LazyBuffer *buf) {
   if (s->f->simple_pads_dict && is_reduceop91(buf->op)) {   /* 0.9.2: double_reduces */
     LazyBuffer *src = buf->srcs[0];
     if (src->base->op == buf->op && src != src->base) lblist_push91(s->a, &s->double_reduces, buf);
@@ -111,37 +111,35 @@ static bool recurse_lb_base(Sched91 *s, LazyBuffer *buf, Status *st) {
   if (buf->forced_realize || is_loadop91(buf->op)) realize_base(s, buf);
   if (buf->op == OP_ASSIGN && s->f->simple_pads_dict) {   /* 0.9.2: assign_targets[buf.srcs[1]] = buf */
     LazyBuffer *target = buf->srcs[1];
-    if (target->base != target) return status_raise(st, "AssertionError", "assign must be to base %s", lb_repr91(s, target));
+    if (target->base != target) error_raise("AssertionError", "assign must be to base %s", lb_repr91(s, target));
     if (!target->realized)
-      return status_raise(st, "AssertionError", "assign must be already realized to schedule %s", lb_repr91(s, target));
+      error_raise("AssertionError", "assign must be already realized to schedule %s", lb_repr91(s, target));
     target->assign = buf;
   }
   if (buf->op == OP_COPY) {
     LazyBuffer *src = buf->srcs[0];
     if (!src->st->contiguous || src->st->size != src->base->st->size)
-      return status_raise(st, "AssertionError", "can only copy contig");
+      error_raise("AssertionError", "can only copy contig");
     realize_copy_source(s, buf, src->base);
   }
   if (buf->op == OP_VIEW) realize_copy_source(s, buf, buf->srcs[0]->base);
-  return true;
 }
 
 /* Entering _recurse_lb(buf): *push is the base whose sources are to be
  * walked next, or NULL when the call returns at once; *view is true when
  * buf was a view (its Python frame stays while the base is walked). */
-static bool recurse_lb_enter(Sched91 *s, LazyBuffer *buf, LazyBuffer **push, bool *view, Status *st) {
+static void recurse_lb_enter(Sched91 *s, LazyBuffer *buf, LazyBuffer **push, bool *view) {
   *push = NULL;
   *view = false;
-  if (buf->in_allbufs || buf->base->realized) return true;
+  if (buf->in_allbufs || buf->base->realized) return;
   if (buf->base != buf) {
     *view = true;
     recurse_lb_view(s, buf);
     buf = buf->base;   /* return _recurse_lb(buf.base, ...) */
-    if (buf->in_allbufs) return true;
+    if (buf->in_allbufs) return;
   }
-  if (!recurse_lb_base(s, buf, st)) return false;
+  recurse_lb_base(s, buf);
   *push = buf;
-  return true;
 }
 
 /* children[x.base][buf] = None for the k-th source x of buf: a dict, so buf
@@ -158,11 +156,11 @@ typedef struct LbFrame { LazyBuffer *buf; int next; size_t py; } LbFrame;   /* p
 
 /* engine/schedule.py _recurse_lb (0.9.1): "recursively search the entire
  * graph for all LazyBuffers, insert realizes after expands". */
-static bool recurse_lb(Sched91 *s, LazyBuffer *root, Status *st) {
+static void recurse_lb(Sched91 *s, LazyBuffer *root) {
   LazyBuffer *push;
   bool view;
-  if (!recurse_lb_enter(s, root, &push, &view, st)) return false;
-  if (!push) return true;
+  recurse_lb_enter(s, root, &push, &view);
+  if (!push) return;
   size_t depth = 0;
   LbFrame *stack = s->lb_stack = grow91(s->a, s->lb_stack, 0, &s->lb_stack_cap, sizeof *stack);
   stack[depth++] = (LbFrame){push, 0, 1};
@@ -172,14 +170,13 @@ static bool recurse_lb(Sched91 *s, LazyBuffer *root, Status *st) {
     LazyBuffer *buf = f->buf;
     int k = f->next++;
     add_child(s, buf, k);
-    if (!recurse_lb_enter(s, buf->srcs[k], &push, &view, st)) return false;
+    recurse_lb_enter(s, buf->srcs[k], &push, &view);
     if (!push) continue;
     size_t py = f->py + 1 + view;
-    if (!py_recursion_ok91(py, st)) return false;
+    py_recursion_check91(py);
     stack = s->lb_stack = grow91(s->a, stack, depth, &s->lb_stack_cap, sizeof *stack);
     stack[depth++] = (LbFrame){push, 0, py};
   }
-  return true;
 }
 
 /* ---------------------------------------------------------------- _is_padding_okay */
@@ -215,11 +212,11 @@ typedef struct PadFrame { LazyBuffer *buf; int next; } PadFrame;
 /* engine/schedule.py _is_padding_okay (0.9.1): all() over the sources' bases,
  * short-circuiting on the first False, as an explicit stack. The answer
  * goes to *okay; false only when the walk is too deep (st says why). */
-static bool is_padding_okay(Sched91 *s, PadMemo *m, LazyBuffer *root, bool *okay, Status *st) {
+static void is_padding_okay(Sched91 *s, PadMemo *m, LazyBuffer *root, bool *okay) {
   bool ok;
-  if (pad_known(m, root, okay)) return true;
+  if (pad_known(m, root, okay)) return;
   int leaf = pad_leaf(root);
-  if (leaf >= 0) { pad_store(m, root, leaf); *okay = leaf; return true; }
+  if (leaf >= 0) { pad_store(m, root, leaf); *okay = leaf; return; }
   size_t cap = 0, depth = 0;
   PadFrame *stack = grow91(s->a, NULL, 0, &cap, sizeof *stack);
   stack[depth++] = (PadFrame){root, 0};
@@ -235,13 +232,12 @@ static bool is_padding_okay(Sched91 *s, PadMemo *m, LazyBuffer *root, bool *okay
     if (pad_known(m, x, &ok)) { last = ok; continue; }
     int lx = pad_leaf(x);
     if (lx >= 0) { pad_store(m, x, lx); last = lx; continue; }
-    if (!py_recursion_ok91(2 * (depth + 1), st)) return false;   /* a frame and all()'s generator per level */
+    py_recursion_check91(2 * (depth + 1));   /* a frame and all()'s generator per level */
     stack = grow91(s->a, stack, depth, &cap, sizeof *stack);
     stack[depth++] = (PadFrame){x, 0};
     last = true;
   }
   *okay = last;
-  return true;
 }
 
 /* With explain: the node _is_padding_okay(root) found in UNSAFE_PAD_OPS
@@ -279,9 +275,9 @@ static const char *unsafe_pad_detail(Sched91 *s, LazyBuffer *p) {
 /* "check if we have to realize pads": simple_pads is an id()-ordered set,
  * tried in the order the capture recorded (set_orders.simple_pads), then
  * any member the record does not list, in post-order. */
-static bool realize_unsafe_pads(Sched91 *s, Status *st) {
+static void realize_unsafe_pads(Sched91 *s) {
   Input91 *inp = s->inp;
-  if (!s->simple_pads.n) return true;
+  if (!s->simple_pads.n) return;
   PadMemo memo = {.epoch = 0};
   omap_init(&memo.result, s->a);
   LbList order = {0};
@@ -299,12 +295,11 @@ static bool realize_unsafe_pads(Sched91 *s, Status *st) {
   }
   for (int i = 0; i < order.n; i++) {
     bool ok;
-    if (!is_padding_okay(s, &memo, order.items[i], &ok, st)) return false;
+    is_padding_okay(s, &memo, order.items[i], &ok);
     if (ok) continue;
     realize(s, order.items[i], WHY_UNSAFE_PAD, unsafe_pad_detail(s, order.items[i]));
     memo.epoch++;
   }
-  return true;
 }
 
 /* ---------------------------------------------------------------- _recursive_group */
@@ -384,20 +379,19 @@ static const char *realized_child_why(Sched91 *s, const LazyBuffer *r, const Laz
                       op_text(tr->op), tr->reduce_for_op->index);
 }
 
-static bool group_enter(GroupWalk *w, LazyBuffer *tr, const St91 *st, Status *status) {
+static void group_enter(GroupWalk *w, LazyBuffer *tr, const St91 *st) {
   Sched91 *s = w->s;
-  if (!py_recursion_ok91(w->depth + 1, status)) return false;
-  if (group_visited(w, tr, st)) return true;
+  py_recursion_check91(w->depth + 1);
+  if (group_visited(w, tr, st)) return;
   if (tr->in_realizes && tr != w->r) {   /* `tr is not r` (0.9.2); r is never realized here in 0.9.1 */
     /* can only fuse contiguous; max one reduceop per kernel */
     if (!st->contiguous || st->size != w->r->st->size || tr->reduce_for_op)
       group_add_reduce(s, w->group, w->r, realized_child_why(s, w->r, tr, st));
     group_add(s, w->group, tr);
-    return true;
+    return;
   }
   w->stack = grow91(s->a, w->stack, w->depth, &w->cap, sizeof *w->stack);
   w->stack[w->depth++] = (GroupFrame){tr, st, 0};
-  return true;
 }
 
 /* Why child tr_next of tr (r itself or a node fused with it) stops the
@@ -416,10 +410,10 @@ static const char *unfusable_child_why(Sched91 *s, const LazyBuffer *r, const La
 /* engine/schedule.py _recursive_group (0.9.1): "recursively search the
  * LazyBuffer for groupable children, realize the LazyBuffer if a child
  * can't group". */
-static bool recursive_group(Sched91 *s, LazyBuffer *r, Group *group, Status *st) {
+static void recursive_group(Sched91 *s, LazyBuffer *r, Group *group) {
   GroupWalk w = {.s = s, .r = r, .group = group, .visit = ++s->group_epoch};
   omap_init(&w.visited, s->a);
-  if (!group_enter(&w, r, r->st, st)) return false;
+  group_enter(&w, r, r->st);
   while (w.depth) {
     GroupFrame *f = &w.stack[w.depth - 1];
     if (f->pos == f->tr->children.n) { w.depth--; continue; }
@@ -431,11 +425,8 @@ static bool recursive_group(Sched91 *s, LazyBuffer *r, Group *group, Status *st)
       w.depth--;
       continue;
     }
-    const St91 *next_st = st91_add(s, f->st, child_view->st, st);
-    if (!next_st) return false;
-    if (!group_enter(&w, tr_next, next_st, st)) return false;
+    group_enter(&w, tr_next, st91_add(s, f->st, child_view->st));
   }
-  return true;
 }
 
 /* ---------------------------------------------------------------- reduce grouping */
@@ -498,22 +489,21 @@ static void add_realized_descendants(Sched91 *s, LazyBuffer *r, Group *g) {
 /* engine/schedule.py _get_isolated_children (0.9.2): the group, emptied
  * when a reduce feeds it, else with the descendants of its members that can
  * cleanly group (none when a member is among them). */
-static bool get_isolated_children(Sched91 *s, LazyBuffer *r, Group *g, Status *st) {
+static void get_isolated_children(Sched91 *s, LazyBuffer *r, Group *g) {
   LazyBuffer *p = group_reduce_parent(s, r, g);
   if (p) {   /* max one reduceop per kernel: return {} */
     if (s->ex) g->why = arena_printf(s->a, "its kernel would also %s reduce node %d %s (one reduce per kernel)",
                                      group_has(g, p) ? "store" : "compute", p->index, op_text(p->op));
     g->members.n = 0;
     g->mark = ++s->group_epoch;
-    return true;
+    return;
   }
   Group desc = {.mark = ++s->group_epoch, .desc = true};
   for (int i = 0; i < g->members.n; i++)
-    if (!recursive_group(s, g->members.items[i], &desc, st)) return false;
+    recursive_group(s, g->members.items[i], &desc);
   for (int i = 0; i < g->members.n; i++)
-    if (group_has(&desc, g->members.items[i])) return true;
+    if (group_has(&desc, g->members.items[i])) return;
   for (int i = 0; i < desc.members.n; i++) group_add(s, g, desc.members.items[i]);
-  return true;
 }
 
 /* "can only fuse assign if no other assign_target is used in the kernel":
@@ -541,36 +531,35 @@ static bool group_has_assign(const Group *g) {
 }
 
 /* forced_realize: "can chase this down to contiguous children" */
-static bool chase_contiguous_child(Sched91 *s, LazyBuffer *r, LazyBuffer **out, Status *st) {
+static void chase_contiguous_child(Sched91 *s, LazyBuffer *r, LazyBuffer **out) {
   LazyBuffer *tr = r;
   const St91 *acc = tr->st;
   while (tr->children.n == 1) {
     LazyBuffer *tr_next = tr->children.items[0], *child_view;
     if (srcs_with_base(tr_next, tr, &child_view) > 1) break;
     if (acc->size != child_view->st->size) break;
-    if (!(acc = st91_add(s, acc, child_view->st, st))) return false;
+    acc = st91_add(s, acc, child_view->st);
     if (!acc->contiguous || is_reduceop91(tr_next->op)) break;
     tr = tr_next;
   }
   /* don't cast to higher size before store (tr cannot be realized if forced_realize) */
   if (tr->op == OP_CAST && tr->arg->u.dtype->itemsize > tr->srcs[0]->dtype->itemsize) tr = tr->srcs[0]->base;
   *out = tr;
-  return true;
 }
 
 /* One iteration of the reduce loop of _graph_schedule: "find all reduces,
  * and pair them to a elementwise op. if they can't be cleanly paired, force
  * realize the reduce (or a contig child)". */
-static bool group_reduce(Sched91 *s, LazyBuffer *r, Status *st) {
+static void group_reduce(Sched91 *s, LazyBuffer *r) {
   Group g = {.mark = ++s->group_epoch};
-  if (!recursive_group(s, r, &g, st)) return false;
+  recursive_group(s, r, &g);
   /* max one reduceop per kernel */
   bool can_chase = true;
   for (int i = 0; i < g.members.n; i++)
     if (g.members.items[i]->reduce_for_op) can_chase = false;
   bool forced_realize = group_has(&g, r);
   if (!forced_realize && g.members.n > 1 && s->f->isolated_children) {
-    if (!get_isolated_children(s, r, &g, st)) return false;
+    get_isolated_children(s, r, &g);
   } else if (!forced_realize && g.members.n > 1) {
     LazyBuffer *p = group_reduce_parent(s, r, &g);
     forced_realize = p != NULL;
@@ -592,54 +581,51 @@ static bool group_reduce(Sched91 *s, LazyBuffer *r, Status *st) {
   /* 0.9.2: `if forced_realize or not group` */
   if (!forced_realize && !(s->f->isolated_children && g.members.n == 0)) {
     for (int i = 0; i < g.members.n; i++) g.members.items[i]->reduce_for_op = r;
-    return true;
+    return;
   }
   LazyBuffer *tr = r;
   if (can_chase) {
-    if (!chase_contiguous_child(s, r, &tr, st)) return false;
+    chase_contiguous_child(s, r, &tr);
     tr->reduce_for_op = r;
   }
   if (tr == r) realize(s, tr, WHY_REDUCE, g.why);
   else realize(s, tr, WHY_REDUCE_CHILD, s->ex ? arena_printf(s->a, "chased down from reduce node %d %s, which could not fuse: %s",
                                                               r->index, op_text(r->op), g.why ? g.why : "?") : NULL);
-  return true;
 }
 
 /* ---------------------------------------------------------------- output groups */
 
 /* prod(buf.shape) != prod(buf.dtype.shape) or no unit-stride axis divisible by 4 */
-static bool cannot_be_image(Sched91 *s, LazyBuffer *buf, bool *out, Status *st) {
+static void cannot_be_image(Sched91 *s, LazyBuffer *buf, bool *out) {
   const DType *d = buf->dtype;
   int64_t prod = 1;
   for (int i = 0; i < d->image_ndim; i++) prod *= d->image_shape[i];
-  if (buf->st->size != prod) { *out = true; return true; }
+  if (buf->st->size != prod) { *out = true; return; }
   int n = st91_ndim(buf->st);
   bool *unit = arena_array(s->a, n ? (size_t)n : 1, sizeof *unit);
-  if (!st91_unit_stride_axes(s, buf->st, unit, st)) return false;
+  st91_unit_stride_axes(s, buf->st, unit);
   *out = true;
   for (int i = 0; i < n; i++)
     if (unit[i] && sint_eq(sint_mod(st91_shape(buf->st, i), sint_int(4)), sint_int(0))) *out = false;
-  return true;
 }
 
 /* "make things that can't be images not images" */
-static bool image_fallback(Sched91 *s, LazyBuffer *buf, Status *st) {
-  if (!buf->dtype->is_image) return true;
+static void image_fallback(Sched91 *s, LazyBuffer *buf) {
+  if (!buf->dtype->is_image) return;
   bool fallback;
-  if (!cannot_be_image(s, buf, &fallback, st)) return false;
-  if (!fallback) return true;
+  cannot_be_image(s, buf, &fallback);
+  if (!fallback) return;
   buf->dtype = dt_float;
   /* hack the underlying buffer too */
   if (buf->base == buf) {
-    if (buf->buffer->allocated) return status_raise(st, "AssertionError", "can't fixup allocated buffer");
+    if (buf->buffer->allocated) error_raise("AssertionError", "can't fixup allocated buffer");
     buf->buffer->dtype = dt_float;
     buf->buffer->options_cleared = true;
   }
-  return true;
 }
 
 /* output_groups, then "preschedule all buffers in realizes". */
-static bool preschedule(Sched91 *s, Status *st) {
+static void preschedule(Sched91 *s) {
   LbList keys = {0};   /* output_groups (defaultdict(list)): its keys in order, each value on its key */
   for (int i = 0; i < s->realizes.n; i++) {
     LazyBuffer *buf = s->realizes.items[i];
@@ -650,83 +636,79 @@ static bool preschedule(Sched91 *s, Status *st) {
       lblist_push91(s->a, &keys, key);
     }
     lblist_push91(s->a, key->output_group, buf);
-    if (!image_fallback(s, buf, st)) return false;
+    image_fallback(s, buf);
   }
   for (int i = 0; i < keys.n; i++) {
     LbList *l = keys.items[i]->output_group;
     LBScheduleItem *item = arena_alloc(s->a, sizeof *item);
-    if (!schedule_group91(s, l->items, l->n, item, st)) return false;
+    schedule_group91(s, l->items, l->n, item);
     omap_put(&s->prescheduled, omap_ptr(l->items[0]), item);
   }
-  return true;
 }
 
 /* `del realizes[x]` (0.9.2): a KeyError when x is not there */
-static bool unrealize(Sched91 *s, LazyBuffer *x, Status *st) {
+static void unrealize(Sched91 *s, LazyBuffer *x) {
   if (!x->in_realizes)
-    return status_unsupported(st, "del realizes[%s]: a KeyError whose message is the LazyBuffer's repr", lb_repr91(s, x));
+    error_unsupported("del realizes[%s]: a KeyError whose message is the LazyBuffer's repr", lb_repr91(s, x));
   x->in_realizes = false;
-  return true;
 }
 
 /* FUSE_CONV_BW: "fuse double reduces with no other child" */
-static bool fuse_double_reduces(Sched91 *s, Status *st) {
+static void fuse_double_reduces(Sched91 *s) {
   for (int i = 0; i < s->double_reduces.n; i++) {
     LazyBuffer *top_reduce = s->double_reduces.items[i]->srcs[0]->base;
-    if (top_reduce->children.n == 1 && !unrealize(s, top_reduce, st)) return false;
+    if (top_reduce->children.n == 1) unrealize(s, top_reduce);
   }
-  return true;
 }
 
 /* FUSE_ARANGE: a reduce of a const folds into its children's kernels unless
  * it is forced, an output, or has no child kernel (COPY and VIEW do not count) */
-static bool fuse_arange(Sched91 *s, LazyBuffer *r, Status *st) {
+static void fuse_arange(Sched91 *s, LazyBuffer *r) {
   Input91 *inp = s->inp;
   LbList group = {0};   /* {tr:None for tr,rop in reduce_for_op.items() if rop is r} */
   for (int i = 0; i < inp->nlbs; i++)
     if (inp->lbs[i].reduce_for_op == r) lblist_push91(s->a, &group, &inp->lbs[i]);
   uint32_t mark = ++s->search_epoch;
   for (int i = 0; i < group.n; i++) {
-    if (group.items[i]->forced_realize) return true;
+    if (group.items[i]->forced_realize) return;
     group.items[i]->search_mark = mark;
   }
   for (int i = 0; i < inp->nouts; i++)
-    if (inp->outs[i]->base->search_mark == mark) return true;
+    if (inp->outs[i]->base->search_mark == mark) return;
   bool kernel_children = false;
   for (int i = 0; i < group.n && !kernel_children; i++)
     for (int k = 0; k < group.items[i]->children.n; k++) {
       Op op = group.items[i]->children.items[k]->op;
       if (op != OP_COPY && op != OP_VIEW) kernel_children = true;
     }
-  if (!kernel_children) return true;
+  if (!kernel_children) return;
   for (int i = 0; i < group.n; i++)
-    if (!unrealize(s, group.items[i], st)) return false;
-  return true;
+    unrealize(s, group.items[i]);
 }
 
 /* engine/schedule.py _graph_schedule (0.9.1, 0.9.2): "create a graph for realizing the outputs". */
-bool graph_schedule91(Sched91 *s, Status *st) {
+void graph_schedule91(Sched91 *s) {
   Input91 *inp = s->inp;
   /* start by just realizing the buffers passed in */
   for (int i = 0; i < inp->nouts; i++)
     if (!inp->outs[i]->base->realized) realize(s, inp->outs[i]->base, WHY_OUTPUT, NULL);
   for (int i = 0; i < inp->nouts; i++)
-    if (!recurse_lb(s, inp->outs[i]->base, st)) return false;
+    recurse_lb(s, inp->outs[i]->base);
   for (int i = 0; i < s->realizes.n && !s->f->simple_pads_dict; i++) {   /* 0.9.2: assign_targets from _recurse_lb */
     LazyBuffer *x = s->realizes.items[i];
     if (x->op == OP_ASSIGN && !x->in_seen && !x->realized) x->srcs[1]->assign = x;
   }
-  if (!realize_unsafe_pads(s, st)) return false;
+  realize_unsafe_pads(s);
   LbList reduce_of_const = {0};
   for (int i = 0; i < s->allbufs.n; i++) {
     LazyBuffer *r = s->allbufs.items[i];
     if (!is_reduceop91(r->op) || r->in_realizes) continue;
-    if (!group_reduce(s, r, st)) return false;
+    group_reduce(s, r);
     if (inp->fuse_arange && r->op == OP_REDUCE_SUM && r->srcs[0]->base->op == OP_LOADOPS_CONST)
       lblist_push91(s->a, &reduce_of_const, r);
   }
-  if (inp->fuse_conv_bw && !fuse_double_reduces(s, st)) return false;
+  if (inp->fuse_conv_bw) fuse_double_reduces(s);
   for (int i = 0; i < reduce_of_const.n; i++)
-    if (!fuse_arange(s, reduce_of_const.items[i], st)) return false;
-  return preschedule(s, st);
+    fuse_arange(s, reduce_of_const.items[i]);
+  preschedule(s);
 }

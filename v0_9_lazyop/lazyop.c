@@ -83,32 +83,27 @@ static void memo_put(LopCtx *x, LazyBuffer *b, const St91 *stk, const UOp *u) {
 
 /* "we also allow masked views. if it has a single view and it's equal when
  * you shrink a contig, it's fine" */
-static bool assign_view_ok(Sched91 *s, const St91 *ust, bool *ok, Status *st) {
+static void assign_view_ok(Sched91 *s, const St91 *ust, bool *ok) {
   *ok = ust->contiguous;
-  if (*ok || st91_nviews(ust) != 1 || !st91_view_masked(ust, 0)) return true;
-  const St91 *contig = st91_from_shape_of(s, ust, st), *a, *b;
-  if (!contig || !(a = st91_shrink_by_mask(s, contig, ust, st)) || !(b = st91_shrink_by_mask(s, ust, ust, st)))
-    return false;
-  *ok = a == b;
-  return true;
+  if (*ok || st91_nviews(ust) != 1 || !st91_view_masked(ust, 0)) return;
+  const St91 *contig = st91_from_shape_of(s, ust);
+  *ok = st91_shrink_by_mask(s, contig, ust) == st91_shrink_by_mask(s, ust, ust);
 }
 
 /* The load of a buffer this kernel does not compute: BufferOps.LOAD from an
  * input, or from the output it assigns to. */
-static const UOp *load_op(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status *st) {
+static const UOp *load_op(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
   Sched91 *s = x->s;
-  const St91 *ust = st91_simplify(s, stk, st);   /* st.simplify().unbind() */
-  if (!ust || !(ust = st91_unbind(s, ust, st))) return NULL;
+  const St91 *ust = st91_unbind(s, st91_simplify(s, stk));   /* st.simplify().unbind() */
   LazyBuffer *assign = item_state(s, buf)->item_assign;
   int idx;
   if (assign) {
     bool ok;
-    if (!assign_view_ok(s, ust, &ok, st)) return NULL;
+    assign_view_ok(s, ust, &ok);
     if (!ok) {
-      status_raise(st, "RuntimeError",
-                   "self operand of augmented assign must be contiguous.\nhelp: consider using .contiguous():\n"
-                   "\x1b[31m   - a += a.T\n\x1b[0m\x1b[32m   + a += a.T.contiguous()\x1b[0m");
-      return NULL;
+      error_raise("RuntimeError",
+                  "self operand of augmented assign must be contiguous.\nhelp: consider using .contiguous():\n"
+                  "\x1b[31m   - a += a.T\n\x1b[0m\x1b[32m   + a += a.T.contiguous()\x1b[0m");
     }
     idx = output_index(x, assign);
   } else {
@@ -127,30 +122,28 @@ static const Value *sym_value(Sched91 *s, sint x) {
 }
 
 /* "consts are always fused and generated" */
-static const UOp *const_op(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status *st) {
+static const UOp *const_op(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
   Sched91 *s = x->s;
-  const St91 *ust = st91_simplify(s, stk, st);   /* st.simplify().unbind() */
-  if (!ust || !(ust = st91_unbind(s, ust, st))) return NULL;
+  const St91 *ust = st91_unbind(s, st91_simplify(s, stk));   /* st.simplify().unbind() */
   const Value *val = buf->arg;
   if (buf->arg_var.sym != NULL) { /* val, var_val = buf.arg.unbind() */
     sint var = sint_unbind(buf->arg_var);
-    if (!var_vals_put91(s, var, ((const SymNode *)buf->arg_var.sym)->val, st)) return NULL;
+    var_vals_put91(s, var, ((const SymNode *)buf->arg_var.sym)->val);
     val = sym_value(s, var);
   }
   return uop0(s->in, OP_CONST, NULL, v_constbuffer(s->in, val, buf->dtype, ust->st));
 }
 
-static bool push_frame(LopCtx *x, LazyBuffer *buf, const St91 *stk, const St91 *key_st, size_t py, Status *st) {
+static void push_frame(LopCtx *x, LazyBuffer *buf, const St91 *stk, const St91 *key_st, size_t py) {
   Sched91 *s = x->s;
-  if (!py_recursion_ok91(py, st)) return false;
+  py_recursion_check91(py);
   s->lop_stack = grow91(s->a, s->lop_stack, x->depth, &s->lop_stack_cap, sizeof(LopFrame));
   s->lop_srcs = reserve91(s->a, s->lop_srcs, x->nsrcs, x->nsrcs + (size_t)buf->nsrcs, &s->lop_srcs_cap, sizeof *s->lop_srcs);
   frames(x)[x->depth++] = (LopFrame){buf, stk, key_st, 0, x->nsrcs, py, NULL};
   x->nsrcs += (size_t)buf->nsrcs;
-  return true;
 }
 
-static bool assertion(Status *st, const char *msg) { return status_raise(st, "AssertionError", "%s", msg); }
+static _Noreturn void assertion(const char *msg) { error_raise("AssertionError", "%s", msg); }
 
 /* repr() of a LazyBuffer (lazy.py LazyBuffer.__repr__), for an assertion message; the
  * parts of a view (its ShapeTracker) and of a realized base (its Buffer) are not modelled */
@@ -171,11 +164,11 @@ static const DType *uop_dtype(const LazyBuffer *b) { return b->dtype->is_image ?
  * already numbered as enumerate_bufs numbers it (ctx.bufs.index(x.arg)): bufs only grows behind the
  * Buffers in it, so the index is final when the DEFINE_GLOBAL is made, and enumerate_bufs finds no
  * Buffer left to number (uop_ast.c) */
-static const UOp *define_global(LopCtx *x, const LazyBuffer *b, Status *st) {
+static const UOp *define_global(LopCtx *x, const LazyBuffer *b) {
   Sched91 *s = x->s;
   const DType *dt = b->dtype->is_image ? b->dtype : dtype_ptr(b->dtype, -1, false);
   if (b->buffer->bufs_mark != s->item_epoch) /* an assign target whose Buffer is not its ASSIGN's */
-    return status_bad_input(st, "lazybuffers[%d]: its Buffer is in none of the kernel's LazyBuffers", b->index), NULL;
+    error_bad_input("lazybuffers[%d]: its Buffer is in none of the kernel's LazyBuffers", b->index);
   return uop0(s->in, OP_DEFINE_GLOBAL, dt, v_int(s->in, b->buffer->bufs_index));
 }
 
@@ -192,72 +185,69 @@ const UOp *st_uop91(Sched91 *s, const St91 *x) {
 }
 
 /* dtypes.as_const(val, dtype): int(val), float(val) or bool(val) */
-static const Value *as_const(Sched91 *s, const Value *val, const DType *d, Status *st) {
+static const Value *as_const(Sched91 *s, const Value *val, const DType *d) {
   if (dtype_is_int(d)) {
     if (value_is_int(val)) return val;
     if (val->kind == V_BOOL) return v_int(s->in, val->u.b);
     const Value *i = val->kind == V_FLOAT ? v_int_of_float(s->in, val->u.f) : NULL;
-    return i ? i : (status_unsupported(st, "int() of a CONST that is no finite float"), NULL);
+    if (!i) error_unsupported("int() of a CONST that is no finite float");
+    return i;
   }
   if (dtype_is_float(d)) return v_float(s->in, value_to_double(val));
   return v_bool(s->in, value_truthy(val));
 }
 
 /* "if it's a const, we generate it": VALID(st).where(UOp.const(dtype, val), UOp.const(dtype, 0)) */
-static const UOp *const_uop(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status *st) {
+static const UOp *const_uop(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
   Sched91 *s = x->s;
-  const St91 *ust = st91_simplify(s, stk, st);   /* st.simplify().unbind() */
-  if (!ust || !(ust = st91_unbind(s, ust, st))) return NULL;
+  const St91 *ust = st91_unbind(s, st91_simplify(s, stk));   /* st.simplify().unbind() */
   const DType *dt = uop_dtype(buf);
   const UOp *c;
   if (buf->arg_var.sym != NULL) { /* val, var_val = val.unbind(); UOp.const of a Variable is a DEFINE_VAR */
     sint var = sint_unbind(buf->arg_var);
     const SymNode *v = var.sym;
-    if (!var_vals_put91(s, var, ((const SymNode *)buf->arg_var.sym)->val, st)) return NULL;
+    var_vals_put91(s, var, ((const SymNode *)buf->arg_var.sym)->val);
     const Value *arg[3] = {v_str(s->in, v->expr), v_int(s->in, v->min), v_int(s->in, v->max)};
     c = uop0(s->in, OP_DEFINE_VAR, dt, v_tuple(s->in, 3, arg));
   } else {
-    if (!value_is_number(buf->arg)) return status_raise(st, "AssertionError", "cannot create ConstBuffer with value %s", "?"), NULL;
-    const Value *val = as_const(s, buf->arg, dt, st);
-    if (!val) return NULL;
-    c = uop0(s->in, OP_CONST, dt, val);
+    if (!value_is_number(buf->arg)) error_raise("AssertionError", "cannot create ConstBuffer with value %s", "?");
+    c = uop0(s->in, OP_CONST, dt, as_const(s, buf->arg, dt));
   }
-  const Value *zero = as_const(s, v_int(s->in, 0), dt, st);
+  const Value *zero = as_const(s, v_int(s->in, 0), dt);
   const UOp *valid = uop1(s->in, OP_VALID, dt_bool, s->in->none, st_uop91(s, ust));
   return uop3(s->in, OP_ALU, dt, op_arg(s, OP_WHERE), valid, c, uop0(s->in, OP_CONST, dt, zero));
 }
 
 /* "otherwise, it's a load and we add it to the inputs": LOAD(DEFINE_GLOBAL, SHAPETRACKER) */
-static const UOp *load_uop(LopCtx *x, LazyBuffer *buf, const St91 *stk, Status *st) {
+static const UOp *load_uop(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
   Sched91 *s = x->s;
-  const St91 *ust = st91_simplify(s, stk, st);   /* st.simplify().unbind() */
-  if (!ust || !(ust = st91_unbind(s, ust, st))) return NULL;
+  const St91 *ust = st91_unbind(s, st91_simplify(s, stk));   /* st.simplify().unbind() */
   if (item_state(s, buf)->item_assign) {
     bool ok;
-    if (!assign_view_ok(s, ust, &ok, st)) return NULL;
+    assign_view_ok(s, ust, &ok);
     if (!ok)
-      return status_raise(st, "RuntimeError",
-                          "self operand of augmented assign must be contiguous.\nhelp: consider using .contiguous():\n"
-                          "\x1b[31m   - a += a.T\n\x1b[0m\x1b[32m   + a += a.T.contiguous()\x1b[0m"), NULL;
+      error_raise("RuntimeError",
+                  "self operand of augmented assign must be contiguous.\nhelp: consider using .contiguous():\n"
+                  "\x1b[31m   - a += a.T\n\x1b[0m\x1b[32m   + a += a.T.contiguous()\x1b[0m");
   } else {
     input_index(x, buf);
   }
-  const UOp *global = define_global(x, buf, st);
-  return global ? uop2(s->in, OP_LOAD, uop_dtype(buf), s->in->none, global, st_uop91(s, ust)) : NULL;
+  const UOp *global = define_global(x, buf);
+  return uop2(s->in, OP_LOAD, uop_dtype(buf), s->in->none, global, st_uop91(s, ust));
 }
 
 /* _recursive_uop once buf's sources are built (the ops `cache.setdefault`s, then CONTIGUOUS) */
-static const UOp *uop_finish_197(LopCtx *x, const LopFrame *f, const UOp **srcs, Status *st) {
+static const UOp *uop_finish_197(LopCtx *x, const LopFrame *f, const UOp **srcs) {
   Sched91 *s = x->s;
   LazyBuffer *buf = f->buf;
   const DType *dt = uop_dtype(buf);
   if (buf->op == OP_CONTIGUOUS) {
-    if (output_index(x, buf) < 0) return status_raise(st, "AssertionError", "%s must be writable", op_name91(s, buf->op)), NULL;
+    if (output_index(x, buf) < 0) error_raise("AssertionError", "%s must be writable", op_name91(s, buf->op));
     return srcs[0];
   }
   lblist_push91(s->a, &x->cached, buf);
   if (buf->op == OP_ASSIGN) { /* UOp(UOps.ASSIGN, dtype, (in_uops[1].src[0], in_uops[0])) */
-    if (srcs[1]->nsrc == 0) return status_unsupported(st, "an ASSIGN whose target lowers to a UOp without sources"), NULL;
+    if (srcs[1]->nsrc == 0) error_unsupported("an ASSIGN whose target lowers to a UOp without sources");
     return uop2(s->in, OP_UOPS_ASSIGN, dt, s->in->none, srcs[1]->src[0], srcs[0]);
   }
   if (buf->op == OP_CAST || buf->op == OP_BITCAST)
@@ -265,7 +255,7 @@ static const UOp *uop_finish_197(LopCtx *x, const LopFrame *f, const UOp **srcs,
   if (is_reduceop91(buf->op)) { /* REDUCE_AXIS(dtype, (rsrc,), (REDUCE_ALU[op], buf.arg)).swizzle(st) */
     int naxis;
     const int64_t *axis;
-    if (!reduce_axis91(s, buf, &naxis, &axis, st)) return NULL;
+    reduce_axis91(s, buf, &naxis, &axis);
     Op alu = buf->op == OP_REDUCE_SUM ? OP_ADD : buf->op == OP_REDUCE_PROD ? OP_MUL : OP_MAX;
     const Value *arg[2] = {op_arg(s, alu), buf->arg};
     x->has_reduce = true;
@@ -278,68 +268,69 @@ static const UOp *uop_finish_197(LopCtx *x, const LopFrame *f, const UOp **srcs,
 /* 0.9.2's _recursive_lazyop at a base buf not in the memo: "buffer ops define
  * ShapeTracker", "reduce ops change ShapeTracker", "elementwise ops pass
  * shapetracker" (CONTIGUOUS and ASSIGN walk all sources too, then pass the first). */
-static bool lazyop_enter_092(LopCtx *x, LazyBuffer *buf, const St91 *stk, bool in_outputs, size_t py, const UOp **done,
-                             Status *st) {
+static void lazyop_enter_092(LopCtx *x, LazyBuffer *buf, const St91 *stk, bool in_outputs, size_t py, const UOp **done) {
   Sched91 *s = x->s;
   if (buf->realized || (buf->in_realizes && !in_outputs)) {
     if (buf->op == OP_LOADOPS_CONST && s->ex) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
-    if (s->f->lower_to_uops) *done = buf->op == OP_LOADOPS_CONST ? const_uop(x, buf, stk, st) : load_uop(x, buf, stk, st);
-    else *done = buf->op == OP_LOADOPS_CONST ? const_op(x, buf, stk, st) : load_op(x, buf, stk, st);
-    if (*done) memo_put(x, buf, stk, *done);
-    return *done != NULL;
+    if (s->f->lower_to_uops) *done = buf->op == OP_LOADOPS_CONST ? const_uop(x, buf, stk) : load_uop(x, buf, stk);
+    else *done = buf->op == OP_LOADOPS_CONST ? const_op(x, buf, stk) : load_op(x, buf, stk);
+    memo_put(x, buf, stk, *done);
+    return;
   }
   const ReduceInfo *rinfo = NULL;
   const St91 *src_st = stk;
   if (is_reduceop91(buf->op) && s->f->lower_to_uops) { /* _recursive_uop(buf.srcs[0], ShapeTracker.from_shape(buf.srcs[0].shape), ...) */
-    if (!(src_st = st91_from_shape_of(s, buf->srcs[0]->st, st))) return false;
+    src_st = st91_from_shape_of(s, buf->srcs[0]->st);
   } else if (is_reduceop91(buf->op) && (rinfo = reduce_info_get91(x->ri, buf, stk))) {
     src_st = rinfo->input_st;
   }
   if (s->ex && !in_outputs) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
-  if (!push_frame(x, buf, src_st, stk, py, st)) return false;
+  push_frame(x, buf, src_st, stk, py);
   frames(x)[x->depth - 1].rinfo = rinfo;
-  return true;
 }
 
 /* Entering _recursive_lazyop(buf, st): either *done is the LazyOp, or a
  * frame was pushed to build it from its sources. */
-static bool lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp **done, Status *st) {
+static void lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp **done) {
   Sched91 *s = x->s;
   *done = NULL;
   /* Python frames: the caller's, then a frame and a generator per level */
   size_t py = x->depth ? frames(x)[x->depth - 1].py + 2 : 1;
   for (;;) {
     if (buf->base != buf) {
-      if (!(stk = st91_add(s, buf->st, stk, st))) return false;
+      stk = st91_add(s, buf->st, stk);
       if (s->ex) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
       buf = buf->base;
     }
     const St91 *key_st = stk;
-    if ((*done = memo_get(x, buf, stk))) return true;
+    if ((*done = memo_get(x, buf, stk))) return;
     bool in_outputs = output_index(x, buf) >= 0;
-    if (s->f->lower_lazybuffer) return lazyop_enter_092(x, buf, stk, in_outputs, py, done, st);
+    if (s->f->lower_lazybuffer) {
+      lazyop_enter_092(x, buf, stk, in_outputs, py, done);
+      return;
+    }
     if (buf->op == OP_LOADOPS_CONST && s->ex) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
-    if (buf->op == OP_LOADOPS_CONST) *done = const_op(x, buf, stk, st);
-    else if (buf->realized || (buf->in_realizes && !in_outputs)) *done = load_op(x, buf, stk, st);
-    if (*done) { memo_put(x, buf, key_st, *done); return true; }
-    if (st->kind != ST_OK) return false;
+    if (buf->op == OP_LOADOPS_CONST) *done = const_op(x, buf, stk);
+    else if (buf->realized || (buf->in_realizes && !in_outputs)) *done = load_op(x, buf, stk);
+    if (*done) { memo_put(x, buf, key_st, *done); return; }
     /* if a CONTIGUOUS or ASSIGN made it all the way here, just skip it */
     if (buf->op == OP_CONTIGUOUS || buf->op == OP_ASSIGN) {
-      if (!in_outputs) return assertion(st, "");
-      if (buf->op == OP_ASSIGN && buf->srcs[1]->base != buf->srcs[1]) return assertion(st, "assign must be to base");
+      if (!in_outputs) assertion("");
+      if (buf->op == OP_ASSIGN && buf->srcs[1]->base != buf->srcs[1]) assertion("assign must be to base");
       if (buf->op == OP_ASSIGN && !buf->srcs[1]->realized)
-        return status_raise(st, "AssertionError", "assign must be already realized to schedule %s", lb_repr91(s, buf->srcs[1]));
+        error_raise("AssertionError", "assign must be already realized to schedule %s", lb_repr91(s, buf->srcs[1]));
       buf = buf->srcs[0];
       py++;   /* return _recursive_lazyop(buf.srcs[0], ...) */
       continue;
     }
     /* if it's a reduce, we have to change the shapetracker */
     if (is_reduceop91(buf->op)) {
-      if (!stk->contiguous) return assertion(st, "ReduceOps late fusion must be contiguous");
-      if (!(stk = st91_from_shape_of(s, buf->srcs[0]->st, st))) return false;
+      if (!stk->contiguous) assertion("ReduceOps late fusion must be contiguous");
+      stk = st91_from_shape_of(s, buf->srcs[0]->st);
     }
     if (s->ex && !in_outputs) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
-    return push_frame(x, buf, stk, key_st, py, st);
+    push_frame(x, buf, stk, key_st, py);
+    return;
   }
 }
 
@@ -360,17 +351,17 @@ static const Value *axis_value(Sched91 *s, int n, const int64_t *axis) {
 }
 
 /* 0.9.2's _recursive_lazyop once buf's sources are built */
-static const UOp *lazyop_finish_092(LopCtx *x, const LopFrame *f, const UOp **srcs, Status *st) {
+static const UOp *lazyop_finish_092(LopCtx *x, const LopFrame *f, const UOp **srcs) {
   Sched91 *s = x->s;
   LazyBuffer *buf = f->buf;
   if (buf->op == OP_CONTIGUOUS || buf->op == OP_ASSIGN) {
-    if (output_index(x, buf) < 0) return status_raise(st, "AssertionError", "%s must be writable", op_name91(s, buf->op)), NULL;
+    if (output_index(x, buf) < 0) error_raise("AssertionError", "%s must be writable", op_name91(s, buf->op));
     return srcs[0];
   }
   if (is_reduceop91(buf->op) && !f->rinfo) {   /* if we are merging the reduce, skip it */
     if (srcs[0]->op != buf->op)
-      return status_raise(st, "AssertionError", "can't merge reduceop %s with %s\n%s", op_name91(s, buf->op),
-                          op_name91(s, srcs[0]->op), st_repr(s, f->st)), NULL;
+      error_raise("AssertionError", "can't merge reduceop %s with %s\n%s", op_name91(s, buf->op),
+                  op_name91(s, srcs[0]->op), st_repr(s, f->st));
     return srcs[0];
   }
   const Value *arg = f->rinfo ? axis_value(s, f->rinfo->naxis, f->rinfo->axis) : buf->arg;
@@ -379,22 +370,22 @@ static const UOp *lazyop_finish_092(LopCtx *x, const LopFrame *f, const UOp **sr
 }
 
 /* engine/schedule.py _recursive_lazyop (0.9.1): "recursively create a lazyop". */
-static const UOp *recursive_lazyop(LopCtx *x, LazyBuffer *root, const St91 *root_st, Status *st) {
+static const UOp *recursive_lazyop(LopCtx *x, LazyBuffer *root, const St91 *root_st) {
   const UOp *done;
   size_t base_depth = x->depth;
-  if (!lazyop_enter(x, root, root_st, &done, st)) return NULL;
+  lazyop_enter(x, root, root_st, &done);
   while (x->depth > base_depth) {
     LopFrame *f = &frames(x)[x->depth - 1];
     const UOp **srcs = &x->s->lop_srcs[f->srcs_at];
     if (done) { srcs[f->next++] = done; done = NULL; }
     if (f->next < f->buf->nsrcs) {
-      if (!lazyop_enter(x, f->buf->srcs[f->next], f->st, &done, st)) return NULL;
+      lazyop_enter(x, f->buf->srcs[f->next], f->st, &done);
       continue;
     }
     if (x->s->f->lower_to_uops) {
-      if (!(done = uop_finish_197(x, f, srcs, st))) return NULL;
+      done = uop_finish_197(x, f, srcs);
     } else if (x->s->f->lower_lazybuffer) {
-      if (!(done = lazyop_finish_092(x, f, srcs, st))) return NULL;
+      done = lazyop_finish_092(x, f, srcs);
     } else {
       done = uop_new(x->s->in, f->buf->op, NULL, f->buf->arg, (uint32_t)f->buf->nsrcs, srcs);
     }
@@ -416,21 +407,19 @@ static bool same_device_kind(const char *a, const char *b) {
 }
 
 /* "single output AST": CUSTOM, COPY, EMPTY, VIEW (or USE_COPY_KERNEL's copy kernel) */
-static bool single_op_ast(Sched91 *s, LazyBuffer *out, LBScheduleItem *item, Status *st) {
+static void single_op_ast(Sched91 *s, LazyBuffer *out, LBScheduleItem *item) {
   for (int i = 0; i < out->nsrcs; i++) lblist_push91(s->a, &item->inputs, out->srcs[i]->base);
   item->ast = arena_alloc(s->a, sizeof *item->ast);
   item->nast = 1;
   if (s->inp->use_copy_kernel && out->op == OP_COPY && same_device_kind(out->device, out->srcs[0]->device)) {
-    if (out->arg->kind != V_INT) return status_bad_input(st, "a COPY arg must be an int");
+    if (out->arg->kind != V_INT) error_bad_input("a COPY arg must be an int");
     sint n = sint_int(out->arg->u.i);
-    const St91 *cst = st91_from_shape(s, 1, &n, st);
-    if (!cst) return false;
+    const St91 *cst = st91_from_shape(s, 1, &n);
     const UOp *rd = uop0(s->in, OP_LOAD, NULL, v_membuffer(s->in, 1, dt_uchar, cst->st));
     item->ast[0] = uop1(s->in, OP_STORE, NULL, v_membuffer(s->in, 0, dt_uchar, cst->st), rd);
-    return true;
+    return;
   }
   item->ast[0] = uop0(s->in, out->op, NULL, out->arg);
-  return true;
 }
 
 static void lopctx_init(LopCtx *x, Sched91 *s, LazyBuffer **outs, int nouts, LbList *inputs) {
@@ -448,16 +437,15 @@ static void lopctx_init(LopCtx *x, Sched91 *s, LazyBuffer **outs, int nouts, LbL
 }
 
 /* One STORE of the "multi output AST". */
-static const UOp *store_op(LopCtx *x, int i, Status *st) {
+static const UOp *store_op(LopCtx *x, int i) {
   Sched91 *s = x->s;
   LazyBuffer *out = x->outputs[i];
   LazyBuffer *r = out->reduce_for_op;
-  const St91 *output_st = st91_from_shape_of(s, r ? r->st : out->st, st), *output_view = output_st;
-  if (!output_st) return NULL;
+  const St91 *output_st = st91_from_shape_of(s, r ? r->st : out->st), *output_view = output_st;
   if (out->op == OP_ASSIGN && out->arg->u.tuple.n) output_view = st91_intern(s, out->arg->u.tuple.items[0]->u.st);
   x->into = (uint32_t)out->index;
-  const UOp *lop = recursive_lazyop(x, out, output_st, st);
-  if (!lop || !(output_view = st91_simplify(s, output_view, st)) || !(output_view = st91_unbind(s, output_view, st))) return NULL;
+  const UOp *lop = recursive_lazyop(x, out, output_st);
+  output_view = st91_unbind(s, st91_simplify(s, output_view));
   return uop1(s->in, OP_STORE, NULL, v_membuffer(s->in, i, out->dtype, output_view->st), lop);
 }
 
@@ -472,19 +460,18 @@ static bool shape_eq(int n, const sint *a, int m, const sint *b) {
 }
 
 /* One STORE of 0.9.2's KERNEL: output_st is shared by the outputs */
-static const UOp *store_op_092(LopCtx *x, int i, const St91 *output_st, Status *st) {
+static const UOp *store_op_092(LopCtx *x, int i, const St91 *output_st) {
   Sched91 *s = x->s;
   LazyBuffer *out = x->outputs[i];
   x->into = (uint32_t)out->index;
-  const UOp *lop = recursive_lazyop(x, out, output_st, st);
-  if (!lop) return NULL;
+  const UOp *lop = recursive_lazyop(x, out, output_st);
   if (out->op == OP_ASSIGN && out->arg->u.tuple.n) {
     const St91 *view = st91_intern(s, out->arg->u.tuple.items[0]->u.st);
     if (!shape_eq(st91_ndim(view), st91_shape_of(view), st91_ndim(out->st), st91_shape_of(out->st)))
-      return status_unsupported(st, "AssertionError: ASSIGN must not override output shape (its message prints shapes)"), NULL;
-    if (!(output_st = st91_reshape(s, view, st91_ndim(output_st), st91_shape_of(output_st), st))) return NULL;
+      error_unsupported("AssertionError: ASSIGN must not override output shape (its message prints shapes)");
+    output_st = st91_reshape(s, view, st91_ndim(output_st), st91_shape_of(output_st));
   }
-  if (!(output_st = st91_simplify(s, output_st, st)) || !(output_st = st91_unbind(s, output_st, st))) return NULL;
+  output_st = st91_unbind(s, st91_simplify(s, output_st));
   return uop1(s->in, OP_STORE, NULL, v_membuffer(s->in, i, out->dtype, output_st->st), lop);
 }
 
@@ -505,27 +492,26 @@ static void item_metadata(LopCtx *x, LBScheduleItem *item) {
 }
 
 /* One STORE of 197f8fd's SINK: STORE(DEFINE_GLOBAL, output_st.to_uop(), src) */
-static const UOp *store_uop(LopCtx *x, int i, Status *st) {
+static const UOp *store_uop(LopCtx *x, int i) {
   Sched91 *s = x->s;
   LazyBuffer *out = x->outputs[i];
   x->into = (uint32_t)out->index;
-  const St91 *output_st = st91_from_shape_of(s, out->st, st);
-  const UOp *src = output_st ? recursive_lazyop(x, out, output_st, st) : NULL;
-  if (!src) return NULL;
+  const St91 *output_st = st91_from_shape_of(s, out->st);
+  const UOp *src = recursive_lazyop(x, out, output_st);
   if (out->op == OP_ASSIGN && out->arg->u.tuple.n) {
     output_st = st91_intern(s, out->arg->u.tuple.items[0]->u.st);
     if (!shape_eq(st91_ndim(output_st), st91_shape_of(output_st), st91_ndim(out->st), st91_shape_of(out->st)))
-      return status_raise(st, "AssertionError", "ASSIGN must not override output shape %s != %s",
-                          py_repr_tuple(s->a, st91_ndim(output_st), st91_shape_of(output_st)),
-                          py_repr_tuple(s->a, st91_ndim(out->st), st91_shape_of(out->st))), NULL;
+      error_raise("AssertionError", "ASSIGN must not override output shape %s != %s",
+                  py_repr_tuple(s->a, st91_ndim(output_st), st91_shape_of(output_st)),
+                  py_repr_tuple(s->a, st91_ndim(out->st), st91_shape_of(out->st)));
   }
-  if (!(output_st = st91_simplify(s, output_st, st)) || !(output_st = st91_unbind(s, output_st, st))) return NULL;
-  const UOp *global = define_global(x, out, st);
-  return global ? uop3(s->in, OP_STORE, dt_void, s->in->none, global, st_uop91(s, output_st), src) : NULL;
+  output_st = st91_unbind(s, st91_simplify(s, output_st));
+  const UOp *global = define_global(x, out);
+  return uop3(s->in, OP_STORE, dt_void, s->in->none, global, st_uop91(s, output_st), src);
 }
 
 /* engine/schedule.py _lower_lazybuffer (197f8fd): "describe the computation for a LazyBuffer with UOp + inputs + var_vals" */
-static bool lower_lazybuffer_uops(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *item, Status *st) {
+static void lower_lazybuffer_uops(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *item) {
   LazyBuffer *out = outs[0];
   item->ast = arena_alloc(s->a, sizeof *item->ast);
   item->nast = 1;
@@ -533,82 +519,81 @@ static bool lower_lazybuffer_uops(Sched91 *s, LazyBuffer **outs, int nouts, LBSc
     for (int i = 0; i < out->nsrcs; i++) lblist_push91(s->a, &item->inputs, out->srcs[i]->base);
     const Value *arg[2] = {v_str(s->in, op_name91(s, out->op)), out->arg};
     item->ast[0] = uop0(s->in, OP_EXT, out->dtype, v_tuple(s->in, 2, arg));
-    return true;
+    return;
   }
   for (int i = 0; i < nouts; i++) /* var_vals = merge_dicts([out.st.var_vals.copy() for out in outs]) */
-    if (!st91_add_var_vals(s, outs[i]->st, st)) return false;
+    st91_add_var_vals(s, outs[i]->st);
   LopCtx x;
   lopctx_init(&x, s, outs, nouts, &item->inputs);
   const UOp **stores = arena_array(s->a, (size_t)nouts, sizeof *stores);
   for (int i = 0; i < nouts; i++)
-    if (!(stores[i] = store_uop(&x, i, st))) return false;
+    stores[i] = store_uop(&x, i);
   const UOp *sink = uop_new(s->in, OP_SINK, dt_void, s->in->none, (uint32_t)nouts, stores);
-  if (!(item->ast[0] = full_ast_rewrite91(s, sink, x.has_reduce, st))) return false;
+  item->ast[0] = full_ast_rewrite91(s, sink, x.has_reduce);
   item_metadata(&x, item);
-  return true;
 }
 
 /* engine/schedule.py _lower_lazybuffer (0.9.2): "describe the computation for a LazyBuffer with LazyOp + inputs + var_vals" */
-static bool lower_lazybuffer(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *item, Status *st) {
+static void lower_lazybuffer(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *item) {
   LazyBuffer *out = outs[0];
   item->ast = arena_alloc(s->a, sizeof *item->ast);
   item->nast = 1;
   if (s->inp->use_copy_kernel && out->op == OP_COPY && same_device_kind(out->device, out->srcs[0]->device)) {
-    if (!single_op_ast(s, out, item, st)) return false;
+    single_op_ast(s, out, item);
     item->ast[0] = uop1(s->in, OP_KERNEL, NULL, v_none(s->in), item->ast[0]);
-    return true;
+    return;
   }
   if (is_single_op(out->op)) {
     for (int i = 0; i < out->nsrcs; i++) lblist_push91(s->a, &item->inputs, out->srcs[i]->base);
     const Value *arg[2] = {v_str(s->in, op_name91(s, out->op)), out->arg};
     item->ast[0] = uop0(s->in, OP_EXT, NULL, v_tuple(s->in, 2, arg));
-    return true;
+    return;
   }
   ReduceInfos ri;
-  if (!reduce_info91(s, outs, nouts, &ri, st)) return false;
+  reduce_info91(s, outs, nouts, &ri);
   for (int i = 0; i < nouts; i++) /* var_vals = merge_dicts([out.st.var_vals.copy() for out in outs]) */
-    if (!st91_add_var_vals(s, outs[i]->st, st)) return false;
+    st91_add_var_vals(s, outs[i]->st);
   LopCtx x;
   lopctx_init(&x, s, outs, nouts, &item->inputs);
   x.ri = &ri;
   const St91 *reduce_out = NULL;
   if (ri.n) {
     const ReduceInfo *last = &ri.items[ri.n - 1];
-    if (!(reduce_out = reduce_st91(s, last->input_st, last->naxis, last->axis, st))) return false;
+    reduce_out = reduce_st91(s, last->input_st, last->naxis, last->axis);
   }
   const UOp **stores = arena_array(s->a, (size_t)nouts, sizeof *stores);
   for (int i = 0; i < nouts; i++) {
-    const St91 *output_st = reduce_out ? reduce_out : st91_from_shape_of(s, outs[i]->st, st);
-    if (!output_st || !(stores[i] = store_op_092(&x, i, output_st, st))) return false;
+    const St91 *output_st = reduce_out ? reduce_out : st91_from_shape_of(s, outs[i]->st);
+    stores[i] = store_op_092(&x, i, output_st);
   }
   item->ast[0] = uop_new(s->in, OP_KERNEL, NULL, v_none(s->in), (uint32_t)nouts, stores);
   item_metadata(&x, item);
-  return true;
 }
 
 /* engine/schedule.py _schedule_group (0.9.1): "create a schedule item from a list of outputs";
  * 0.9.2's _lower_lazybuffer. */
-bool schedule_group91(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *item, Status *st) {
+void schedule_group91(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *item) {
   memset(item, 0, sizeof *item);
   if (s->f->lower_lazybuffer) {
     item->outputs = outs;
     item->noutputs = nouts;
-    if (s->f->lower_to_uops) return lower_lazybuffer_uops(s, outs, nouts, item, st);
-    return lower_lazybuffer(s, outs, nouts, item, st);
+    if (s->f->lower_to_uops) lower_lazybuffer_uops(s, outs, nouts, item);
+    else lower_lazybuffer(s, outs, nouts, item);
+    return;
   }
   item->outputs = outs;
   item->noutputs = nouts;
   for (int i = 0; i < nouts; i++) /* var_vals = merge_dicts([out.st.var_vals.copy() for out in outs]) */
-    if (!st91_add_var_vals(s, outs[i]->st, st)) return false;
+    st91_add_var_vals(s, outs[i]->st);
   if (is_single_op(outs[0]->op)) {
-    if (nouts != 1) return status_raise(st, "AssertionError", "can't schedule a group of %s", op_name91(s, outs[0]->op));
-    return single_op_ast(s, outs[0], item, st);
+    if (nouts != 1) error_raise("AssertionError", "can't schedule a group of %s", op_name91(s, outs[0]->op));
+    single_op_ast(s, outs[0], item);
+    return;
   }
   LopCtx x;
   lopctx_init(&x, s, outs, nouts, &item->inputs);
   item->ast = arena_array(s->a, (size_t)nouts, sizeof *item->ast);
   item->nast = nouts;
   for (int i = 0; i < nouts; i++)
-    if (!(item->ast[i] = store_op(&x, i, st))) return false;
-  return true;
+    item->ast[i] = store_op(&x, i);
 }

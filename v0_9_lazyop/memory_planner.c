@@ -92,10 +92,10 @@ static void handle_view(Planner *p, const DeviceBuffer *buf) {
 }
 
 /* engine/schedule.py _internal_memory_planner (0.9.1) */
-static bool lru_memory_planner(Planner *p, Status *st) {
+static void lru_memory_planner(Planner *p) {
   const Schedule91 *sc = p->sched;
   Input91 *inp = p->s->inp;
-  if (inp->no_memory_planner) return true;
+  if (inp->no_memory_planner) return;
   for (int i = 0; i < sc->nitems; i++)
     for (int j = 0; j < sc->items[i].nbufs; j++) p->last_appearance[sc->items[i].bufs[j]->index] = i;
   for (int i = 0; i < sc->nitems; i++) {
@@ -103,28 +103,24 @@ static bool lru_memory_planner(Planner *p, Status *st) {
       const DeviceBuffer *buf = sc->items[i].bufs[j];
       const PlannerBufState *ps = buf->planner;
       if (!ps)
-        return status_bad_input(st, "memory_planner_bufs has no entry for buffer %d of schedule item %d", buf->index, i);
+        error_bad_input("memory_planner_bufs has no entry for buffer %d of schedule item %d", buf->index, i);
       /* all unallocated unparented buffers are fair game to replace */
       if (ps->allocated || ps->lb_refcount > 0) continue;
       if (buf->base) handle_view(p, buf);
       else handle_buffer(p, buf, i);
     }
   }
-  return true;
 }
 
 /* ---------------------------------------------------------------- 0.9.2: engine/realize.py */
 
-typedef struct KeyCtx { Sched91 *s; Status *st; } KeyCtx;
-
 /* (buf.device, buf.dtype, buf.options) + ((buf.nbytes,) unless the allocator has "offset"), interned */
 static bool segment_key(void *ctx, int64_t b, uint64_t *key) {
-  KeyCtx *k = ctx;
-  Sched91 *s = k->s;
+  Sched91 *s = ctx;
   const DeviceBuffer *x = &s->inp->buffers[b];
   const JVal *has = s->inp->allocator_offset ? json_get(s->inp->allocator_offset, x->device) : NULL;
   if (!has || has->kind != J_BOOL)
-    return status_bad_input(k->st, "input.memory_planner_allocator_offset: no entry for device %s", x->device);
+    error_bad_input("input.memory_planner_allocator_offset: no entry for device %s", x->device);
   const Value *opts = v_none(s->in);
   if (x->options && !x->options_cleared) {
     size_t n;
@@ -139,7 +135,7 @@ static bool segment_key(void *ctx, int64_t b, uint64_t *key) {
 }
 
 /* realize.py memory_planner (0.9.2): noopt_buffers are the Buffers of the non-KERNEL items */
-static bool interval_memory_planner(Sched91 *s, Schedule91 *sched, Status *st) {
+static void interval_memory_planner(Sched91 *s, Schedule91 *sched) {
   Input91 *inp = s->inp;
   size_t nb = (size_t)inp->nbuffers, n = (size_t)sched->nitems;
   PlanBuf *bufs = arena_array(s->a, nb + 1, sizeof *bufs);
@@ -152,7 +148,7 @@ static bool interval_memory_planner(Sched91 *s, Schedule91 *sched, Status *st) {
     for (int j = 0; j < si->nbufs; j++) {
       const DeviceBuffer *b = si->bufs[j];
       if (!b->planner)
-        return status_bad_input(st, "memory_planner_bufs has no entry for buffer %d of schedule item %zu", b->index, i);
+        error_bad_input("memory_planner_bufs has no entry for buffer %d of schedule item %zu", b->index, i);
       ix[j] = b->index;
       if (si->ast[0]->op != OP_KERNEL && si->ast[0]->op != OP_SINK) noopt[b->index] = true;  /* MetaOps.KERNEL, UOps.SINK (197f8fd) */
     }
@@ -168,11 +164,10 @@ static bool interval_memory_planner(Sched91 *s, Schedule91 *sched, Status *st) {
   sched->interval_assigned = arena_array(s->a, nb + 1, sizeof *sched->interval_assigned);
   if (inp->no_memory_planner) {   /* `if getenv("NO_MEMORY_PLANNER"): return {}` */
     for (size_t b = 0; b < nb; b++) sched->interval_assigned[b] = -1;
-    return true;
+    return;
   }
   PlanSchedule ps = {items, nitems, n};
-  KeyCtx k = {s, st};
-  return internal_memory_planner(s->a, bufs, nb, &ps, segment_key, &k, sched->interval_assigned, &sched->news, &sched->nnew);
+  internal_memory_planner(s->a, bufs, nb, &ps, segment_key, s, sched->interval_assigned, &sched->news, &sched->nnew);
 }
 
 /* memory_plan and memory_plan_buffers of the 0.9.2 planner: a pair per Buffer replaced by another
@@ -219,18 +214,20 @@ static JVal *encode_interval_plan(Sched91 *s, const Schedule91 *sched, JVal **pl
 
 /* engine/schedule.py memory_planner (0.9.1): the replacements are kept in
  * sched->assigned, applied when the schedule is encoded; realize.py's (0.9.2). */
-bool memory_planner91(Sched91 *s, Schedule91 *sched, Status *st) {
+void memory_planner91(Sched91 *s, Schedule91 *sched) {
   sched->planned = s->inp->planner_ran;
-  if (!sched->planned) return true;
-  if (s->f->interval_memory_planner) return interval_memory_planner(s, sched, st);
+  if (!sched->planned) return;
+  if (s->f->interval_memory_planner) {
+    interval_memory_planner(s, sched);
+    return;
+  }
   int nb = s->inp->nbuffers;
   Planner p = {.s = s, .sched = sched};
   p.assigned = arena_array(s->a, nb ? (size_t)nb : 1, sizeof *p.assigned);
   p.last_appearance = arena_array(s->a, nb ? (size_t)nb : 1, sizeof *p.last_appearance);
   omap_init(&p.cache, s->a);
-  if (!lru_memory_planner(&p, st)) return false;
+  lru_memory_planner(&p);
   sched->assigned = p.assigned;
-  return true;
 }
 
 /* ---------------------------------------------------------------- encoding */

@@ -47,39 +47,36 @@ static void reduce_shape(const St91 *input_st, int naxis, const int64_t *axis, s
   for (int i = 0; i < st91_ndim(input_st); i++) out[i] = has_axis(naxis, axis, i) ? sint_int(1) : st91_shape(input_st, i);
 }
 
-const St91 *reduce_st91(Sched91 *s, const St91 *input_st, int naxis, const int64_t *axis, Status *st) {
+const St91 *reduce_st91(Sched91 *s, const St91 *input_st, int naxis, const int64_t *axis) {
   int n = st91_ndim(input_st);
   sint *shape = arena_array(s->a, n ? (size_t)n : 1, sizeof *shape);
   reduce_shape(input_st, naxis, axis, shape);
-  return st91_from_shape(s, n, shape, st);
+  return st91_from_shape(s, n, shape);
 }
 
-static const St91 *reshape_to_reduce(Sched91 *s, const St91 *x, const St91 *input_st, int naxis, const int64_t *axis,
-                                     Status *st) {
+static const St91 *reshape_to_reduce(Sched91 *s, const St91 *x, const St91 *input_st, int naxis, const int64_t *axis) {
   int n = st91_ndim(input_st);
   sint *shape = arena_array(s->a, n ? (size_t)n : 1, sizeof *shape);
   reduce_shape(input_st, naxis, axis, shape);
-  return st91_reshape(s, x, n, shape, st);
+  return st91_reshape(s, x, n, shape);
 }
 
 /* _permute_reduce: input_st.permute(the other axes, then axis) */
-static const St91 *permute_reduce(Sched91 *s, const St91 *input_st, int naxis, const int64_t *axis, Status *st) {
+static const St91 *permute_reduce(Sched91 *s, const St91 *input_st, int naxis, const int64_t *axis) {
   int n = st91_ndim(input_st), k = 0;
   int64_t *perm = arena_array(s->a, n ? (size_t)n : 1, sizeof *perm);
   for (int i = 0; i < n; i++)
     if (!has_axis(naxis, axis, i)) perm[k++] = i;
   for (int i = 0; i < naxis && k < n; i++) perm[k++] = axis[i];
-  return st91_permute(s, input_st, n, perm, st);
+  return st91_permute(s, input_st, n, perm);
 }
 
 /* "push the movementop to the input": the reduce's non-contiguous output
  * view `view` moves onto its input; *axis becomes the last naxis axes. */
-const St91 *push_view_to_input91(Sched91 *s, const St91 *input_st, const St91 *view, int naxis, const int64_t **axis,
-                                 Status *st) {
-  const St91 *tmp = permute_reduce(s, input_st, naxis, *axis, st);
-  if (!tmp) return NULL;
+const St91 *push_view_to_input91(Sched91 *s, const St91 *input_st, const St91 *view, int naxis, const int64_t **axis) {
+  const St91 *tmp = permute_reduce(s, input_st, naxis, *axis);
   int tn = st91_ndim(tmp);
-  if (naxis == 0 || naxis > tn) return status_unsupported(st, "a reduce over no axes or more axes than its input has"), NULL;
+  if (naxis == 0 || naxis > tn) error_unsupported("a reduce over no axes or more axes than its input has");
   const sint *rshape = st91_shape_of(tmp) + (tn - naxis);
   sint prshape = sint_prod(naxis, rshape);
   sint *rstrides = arena_array(s->a, (size_t)naxis, sizeof *rstrides);
@@ -99,8 +96,7 @@ const St91 *push_view_to_input91(Sched91 *s, const St91 *input_st, const St91 *v
     }
     views[k] = view_create(s->a, TG_0_9_1, n, shape, strides, sint_mul(v->offset, prshape), mask);
   }
-  const St91 *pushed = st91_add(s, tmp, st91_of_views(s, nv, views), st);
-  if (!pushed) return NULL;
+  const St91 *pushed = st91_add(s, tmp, st91_of_views(s, nv, views));
   int n = st91_ndim(pushed);
   int64_t *new_axis = arena_array(s->a, (size_t)naxis, sizeof *new_axis);
   for (int i = 0; i < naxis; i++) new_axis[i] = n - naxis + i;
@@ -109,19 +105,18 @@ const St91 *push_view_to_input91(Sched91 *s, const St91 *input_st, const St91 *v
 }
 
 /* The reduce's axis: its arg, a tuple of ints */
-bool reduce_axis91(Sched91 *s, const LazyBuffer *buf, int *naxis, const int64_t **axis, Status *st) {
+void reduce_axis91(Sched91 *s, const LazyBuffer *buf, int *naxis, const int64_t **axis) {
   const Value *arg = buf->arg;
-  if (arg->kind != V_TUPLE) return status_bad_input(st, "lazybuffers[%d]: a reduce's arg must be a tuple of axes", buf->index);
+  if (arg->kind != V_TUPLE) error_bad_input("lazybuffers[%d]: a reduce's arg must be a tuple of axes", buf->index);
   int64_t *out = arena_array(s->a, arg->u.tuple.n ? arg->u.tuple.n : 1, sizeof *out);
   for (size_t i = 0; i < arg->u.tuple.n; i++) {
     const Value *x = arg->u.tuple.items[i];
     if (x->kind != V_INT || x->u.i < 0 || x->u.i >= st91_ndim(buf->srcs[0]->st))
-      return status_bad_input(st, "lazybuffers[%d]: a reduce's arg must be a tuple of axes of its source", buf->index);
+      error_bad_input("lazybuffers[%d]: a reduce's arg must be a tuple of axes of its source", buf->index);
     out[i] = x->u.i;
   }
   *naxis = (int)arg->u.tuple.n;
   *axis = out;
-  return true;
 }
 
 typedef struct RFrame {
@@ -140,28 +135,27 @@ typedef struct RWalk {
   size_t depth, cap;
 } RWalk;
 
-/* The reduce part of _recurse_reduceops, once the sources are walked: the result or NO_REDUCE (-2 on error). */
-static int finish_reduce(RWalk *w, RFrame *f, Status *st) {
+/* The reduce part of _recurse_reduceops, once the sources are walked: the result or NO_REDUCE. */
+static int finish_reduce(RWalk *w, RFrame *f) {
   Sched91 *s = w->s;
   LazyBuffer *buf = f->buf;
   const St91 *input_st = f->input_st, *view = f->st;
   int naxis = 0;
   const int64_t *axis = NULL;
-  if (!reduce_axis91(s, buf, &naxis, &axis, st)) return -2;
+  reduce_axis91(s, buf, &naxis, &axis);
   if (!view->contiguous) {
-    if (!(input_st = push_view_to_input91(s, input_st, view, naxis, &axis, st))) return -2;
+    input_st = push_view_to_input91(s, input_st, view, naxis, &axis);
   } else if (f->top != NO_REDUCE) {
     ReduceInfo top = w->ri->items[f->top];
     LazyBuffer *src = buf->srcs[0];
     if (src != src->base && src->base == top.buf && buf->op == top.buf->op) {
       /* merge this reduce with its parent */
-      const St91 *new_st = st91_add(s, top.st, view, st);
+      const St91 *new_st = st91_add(s, top.st, view);
       int n = naxis + top.naxis;
       int64_t *new_axis = arena_array(s->a, (size_t)n, sizeof *new_axis);
       memcpy(new_axis, axis, (size_t)naxis * sizeof *axis);
       memcpy(new_axis + naxis, top.axis, (size_t)top.naxis * sizeof *axis);
-      const St91 *key_st = new_st ? reshape_to_reduce(s, new_st, top.input_st, n, new_axis, st) : NULL;
-      if (!key_st) return -2;
+      const St91 *key_st = reshape_to_reduce(s, new_st, top.input_st, n, new_axis);
       reduce_info_put(s, w->ri, top.buf, key_st, top.input_st, n, new_axis);
       return NO_REDUCE;
     }
@@ -169,59 +163,56 @@ static int finish_reduce(RWalk *w, RFrame *f, Status *st) {
     int n = st91_ndim(top.input_st);
     sint *shape = arena_array(s->a, n ? (size_t)n : 1, sizeof *shape);
     reduce_shape(top.input_st, top.naxis, top.axis, shape);
-    if (!(input_st = st91_reshape(s, input_st, n, shape, st))) return -2;
+    input_st = st91_reshape(s, input_st, n, shape);
   }
-  if (!(view = reshape_to_reduce(s, view, input_st, naxis, axis, st))) return -2;
+  view = reshape_to_reduce(s, view, input_st, naxis, axis);
   return reduce_info_put(s, w->ri, buf, view, input_st, naxis, axis);
 }
 
 /* Calling _recurse_reduceops(buf, st): *result is the answer, or a frame was pushed (*pushed). */
-static bool rr_enter(RWalk *w, LazyBuffer *buf, const St91 *view, int *result, bool *pushed, Status *st) {
+static void rr_enter(RWalk *w, LazyBuffer *buf, const St91 *view, int *result, bool *pushed) {
   Sched91 *s = w->s;
   *pushed = false;
   *result = NO_REDUCE;
   LazyBuffer *base = buf->base;
-  if (base->realized || (base->in_realizes && base->search_mark != w->out_mark)) return true;
-  if (buf != base && !(view = st91_add(s, buf->st, view, st))) return false;
+  if (base->realized || (base->in_realizes && base->search_mark != w->out_mark)) return;
+  if (buf != base) view = st91_add(s, buf->st, view);
   void *v;
   if (omap_find(&w->cache, st_memo_key91(base, view), &v)) {
     *result = (int)(intptr_t)v - 2;
-    return true;
+    return;
   }
   const St91 *input_st = view;
-  if (is_reduceop91(base->op) && !(input_st = st91_from_shape_of(s, base->srcs[0]->st, st))) return false;
-  if (!py_recursion_ok91(w->depth + 1, st)) return false;
+  if (is_reduceop91(base->op)) input_st = st91_from_shape_of(s, base->srcs[0]->st);
+  py_recursion_check91(w->depth + 1);
   w->stack = grow91(s->a, w->stack, w->depth, &w->cap, sizeof *w->stack);
   w->stack[w->depth++] = (RFrame){base, view, input_st, 0, NO_REDUCE};
   *pushed = true;
-  return true;
 }
 
 /* engine/schedule.py _recurse_reduceops (0.9.2) from one output */
-static bool recurse_reduceops(RWalk *w, LazyBuffer *out, Status *st) {
+static void recurse_reduceops(RWalk *w, LazyBuffer *out) {
   int result;
   bool pushed;
-  if (!rr_enter(w, out, out->st, &result, &pushed, st)) return false;
+  rr_enter(w, out, out->st, &result, &pushed);
   while (w->depth) {
     RFrame *f = &w->stack[w->depth - 1];
     if (f->next < f->buf->nsrcs) {
-      if (!rr_enter(w, f->buf->srcs[f->next++], f->input_st, &result, &pushed, st)) return false;
+      rr_enter(w, f->buf->srcs[f->next++], f->input_st, &result, &pushed);
       if (!pushed && result != NO_REDUCE) f->top = result;
       continue;
     }
     RFrame done = *f;
-    result = is_reduceop91(done.buf->op) ? finish_reduce(w, &done, st) : done.top;
-    if (result == -2) return false;
+    result = is_reduceop91(done.buf->op) ? finish_reduce(w, &done) : done.top;
     omap_put(&w->cache, st_memo_key91(done.buf, done.st), (void *)(intptr_t)(result + 2));
     w->depth--;
     if (w->depth && result != NO_REDUCE) w->stack[w->depth - 1].top = result;
   }
-  return true;
 }
 
 /* "pad all reduceops to the max of each dimension" */
-static bool pad_reduceops(Sched91 *s, ReduceInfos *ri, Status *st) {
-  if (ri->n < 2) return true;
+static void pad_reduceops(Sched91 *s, ReduceInfos *ri) {
+  if (ri->n < 2) return;
   int ndim = st91_ndim(ri->items[0].input_st);   /* zip(*shapes) stops at the shortest */
   for (int k = 1; k < ri->n; k++)
     if (st91_ndim(ri->items[k].input_st) < ndim) ndim = st91_ndim(ri->items[k].input_st);
@@ -233,7 +224,7 @@ static bool pad_reduceops(Sched91 *s, ReduceInfos *ri, Status *st) {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (int k = 0; k < ri->n; k++) {
       sint d = st91_shape(ri->items[k].input_st, i);
-      if (d.sym) return status_unsupported(st, "symbolic: the padding of reduces to one shape compares symbolic dims");
+      if (d.sym) error_unsupported("symbolic: the padding of reduces to one shape compares symbolic dims");
       bool again = false;
       for (int j = 0; j < n && !again; j++) again = dims[j] == d.i;
       if (!again) dims[n++] = d.i;
@@ -248,27 +239,24 @@ static bool pad_reduceops(Sched91 *s, ReduceInfos *ri, Status *st) {
     for (int k = 0; k < ri->n; k++) {
       ReduceInfo *x = &ri->items[k];
       sint d = st91_shape(x->input_st, i);
-      if (d.sym) return status_unsupported(st, "symbolic: the padding of reduces to one shape compares symbolic dims");
+      if (d.sym) error_unsupported("symbolic: the padding of reduces to one shape compares symbolic dims");
       if (d.i <= 1 || d.i == maxes[i]) continue;
       SPair *arg = arena_array(s->a, (size_t)i + 1, sizeof *arg);
       for (int j = 0; j < i; j++) arg[j] = (SPair){sint_int(0), sint_int(0)};
       arg[i] = (SPair){sint_int(0), sint_int(maxes[i] - d.i)};
-      const St91 *padded = st91_pad(s, x->input_st, i + 1, arg, st);
-      if (!padded) return false;
-      x->input_st = padded;
+      x->input_st = st91_pad(s, x->input_st, i + 1, arg);
     }
   }
-  return true;
 }
 
 /* _lower_lazybuffer (0.9.2): "push through all movementops between reduceops", then the padding. */
-bool reduce_info91(Sched91 *s, LazyBuffer **outs, int nouts, ReduceInfos *ri, Status *st) {
+void reduce_info91(Sched91 *s, LazyBuffer **outs, int nouts, ReduceInfos *ri) {
   memset(ri, 0, sizeof *ri);
   omap_init(&ri->index, s->a);
   RWalk w = {.s = s, .ri = ri, .out_mark = ++s->search_epoch};
   omap_init(&w.cache, s->a);
   for (int i = 0; i < nouts; i++) outs[i]->search_mark = w.out_mark;
   for (int i = 0; i < nouts; i++)
-    if (!recurse_reduceops(&w, outs[i], st)) return false;
-  return pad_reduceops(s, ri, st);
+    recurse_reduceops(&w, outs[i]);
+  return pad_reduceops(s, ri);
 }

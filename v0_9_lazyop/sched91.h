@@ -8,7 +8,9 @@
  *   create_schedule_with_vars (the BFS)     -> create_schedule.c
  *   _internal_memory_planner, memory_planner -> memory_planner.c
  * and encode.c writes the contract's `expected` object. Everything lives in
- * the capture's Arena. Internal header of v0_9_lazyop/. */
+ * the capture's Arena. A Python exception, unsupported or bad input raises
+ * (common/error.h) to entry.c's protected call: no function here returns a
+ * failure. Internal header of v0_9_lazyop/. */
 #ifndef TSCHED_SCHED91_H
 #define TSCHED_SCHED91_H
 #include <stdbool.h>
@@ -18,7 +20,7 @@
 #include "graph.h"
 #include "intern.h"
 #include "omap.h"
-#include "status.h"
+#include "error.h"
 #include "uop.h"
 #include "version.h"
 #include "st91.h"
@@ -170,7 +172,7 @@ typedef struct Schedule91 {
 } Schedule91;
 
 /* decode.c */
-bool decode_input91(Sched91 *s, const Capture *c, Input91 *inp, Status *st);
+void decode_input91(Sched91 *s, const Capture *c, Input91 *inp);
 static inline bool is_loadop91(Op op) {
   return op == OP_EMPTY || op == OP_LOADOPS_CONST || op == OP_COPY || op == OP_CONTIGUOUS || op == OP_CUSTOM ||
          op == OP_ASSIGN || op == OP_VIEW;
@@ -178,21 +180,20 @@ static inline bool is_loadop91(Op op) {
 static inline bool is_reduceop91(Op op) { return op == OP_REDUCE_SUM || op == OP_REDUCE_MAX || op == OP_REDUCE_PROD; }
 
 /* graph_schedule.c: _graph_schedule up to and including the prescheduling. */
-bool graph_schedule91(Sched91 *s, Status *st);
+void graph_schedule91(Sched91 *s);
 
 /* lazyop.c: _schedule_group (0.9.1) or _lower_lazybuffer (0.9.2) */
-bool schedule_group91(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *out, Status *st);
+void schedule_group91(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *out);
 
 /* lazyop.c (197f8fd): the UOp _recursive_uop makes for a ShapeTracker */
 const UOp *st_uop91(Sched91 *s, const St91 *x);
 /* uop_ast.c (197f8fd): full_ast_rewrite: reduceop_fusor (has_reduce: the sink has a REDUCE_AXIS) */
-const UOp *full_ast_rewrite91(Sched91 *s, const UOp *sink, bool has_reduce, Status *st);
+const UOp *full_ast_rewrite91(Sched91 *s, const UOp *sink, bool has_reduce);
 /* reduceops.c: a reduce's arg as its axes (bad input unless a tuple of axes of its source) */
-bool reduce_axis91(Sched91 *s, const LazyBuffer *buf, int *naxis, const int64_t **axis, Status *st);
+void reduce_axis91(Sched91 *s, const LazyBuffer *buf, int *naxis, const int64_t **axis);
 /* reduceops.c: push_swizzle_up_through_reduce's / _recurse_reduceops' new input ShapeTracker for a
  * view on a reduce; *axis becomes the last naxis axes */
-const St91 *push_view_to_input91(Sched91 *s, const St91 *input_st, const St91 *view, int naxis, const int64_t **axis,
-                                 Status *st);
+const St91 *push_view_to_input91(Sched91 *s, const St91 *input_st, const St91 *view, int naxis, const int64_t **axis);
 
 /* reduceops.c: _recurse_reduceops and the padding of _lower_lazybuffer (0.9.2) */
 typedef struct ReduceInfo {
@@ -201,20 +202,20 @@ typedef struct ReduceInfo {
   int naxis; const int64_t *axis;
 } ReduceInfo;
 typedef struct ReduceInfos { ReduceInfo *items; int n; size_t cap; OMap index; } ReduceInfos;  /* a dict, in insertion order */
-bool reduce_info91(Sched91 *s, LazyBuffer **outs, int nouts, ReduceInfos *ri, Status *st);
+void reduce_info91(Sched91 *s, LazyBuffer **outs, int nouts, ReduceInfos *ri);
 const ReduceInfo *reduce_info_get91(const ReduceInfos *ri, const LazyBuffer *buf, const St91 *st);
 /* reduce_st(input_st, axis): input_st's shape with 1 on the axes, as a ShapeTracker from_shape */
-const St91 *reduce_st91(Sched91 *s, const St91 *input_st, int naxis, const int64_t *axis, Status *st);
+const St91 *reduce_st91(Sched91 *s, const St91 *input_st, int naxis, const int64_t *axis);
 
 /* create_schedule.c: the dependency graph and its BFS */
-bool create_schedule91(Sched91 *s, Schedule91 *out, Status *st);
+void create_schedule91(Sched91 *s, Schedule91 *out);
 
 /* memory_planner.c */
-bool memory_planner91(Sched91 *s, Schedule91 *sched, Status *st);
+void memory_planner91(Sched91 *s, Schedule91 *sched);
 JVal *encode_memory_plan91(Sched91 *s, const Schedule91 *sched, JVal **plan_buffers);
 
 /* var_vals[var] = val (a Variable bound to two values is outside what is modelled) */
-bool var_vals_put91(Sched91 *s, sint var, int64_t val, Status *st);
+void var_vals_put91(Sched91 *s, sint var, int64_t val);
 
 /* encode.c */
 JVal *encode_result91(Sched91 *s, const Schedule91 *sched);
@@ -225,11 +226,11 @@ JVal *encode_image_options91(Sched91 *s, const DType *image);
  * sys.setrecursionlimit(10000). A walk that would nest `frames` Python
  * frames close to that limit may end in RecursionError there, depending on
  * how deep the caller already was: such a capture is reported unsupported
- * (false in *st) rather than guessed. */
+ * (raises, error.h) rather than guessed. */
 enum { PY_RECURSION_LIMIT91 = 10000, PY_CALLER_FRAMES91 = 300 };
-bool py_recursion_unsupported91(size_t frames, Status *st);
-static inline bool py_recursion_ok91(size_t frames, Status *st) {
-  return frames + PY_CALLER_FRAMES91 < PY_RECURSION_LIMIT91 || py_recursion_unsupported91(frames, st);
+_Noreturn void py_recursion_unsupported91(size_t frames);
+static inline void py_recursion_check91(size_t frames) {
+  if (frames + PY_CALLER_FRAMES91 >= PY_RECURSION_LIMIT91) py_recursion_unsupported91(frames);
 }
 
 /* repr() of a LazyBuffer (lazy.py LazyBuffer.__repr__), for messages */

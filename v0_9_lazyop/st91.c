@@ -45,29 +45,23 @@ const St91 *st91_intern(Sched91 *s, const ShapeTracker *raw) {
   return h;
 }
 
-/* the handle of a result of the core (whose errors raise, error.h) */
-static const St91 *result(Sched91 *s, const ShapeTracker *raw, Status *st) {
-  (void)st;
-  return st91_intern(s, raw);
-}
-
 /* ---------------------------------------------------------------- operations */
 
 /* ShapeTracker.simplify: merge the last two views while View.__add__ can. */
-const St91 *st91_simplify(Sched91 *s, const St91 *x, Status *st) {
+const St91 *st91_simplify(Sched91 *s, const St91 *x) {
   if (x->simplified) return x->simplified;
-  const St91 *ret = result(s, st_simplify(s->a, TG_0_9_1, x->st), st);
-  if (ret) ((St91 *)x)->simplified = ret;
+  const St91 *ret = st91_intern(s, st_simplify(s->a, TG_0_9_1, x->st));
+  ((St91 *)x)->simplified = ret;
   return ret;
 }
 
 /* ShapeTracker.__add__: "one view at a time = better simplification" */
-const St91 *st91_add(Sched91 *s, const St91 *a, const St91 *b, Status *st) {
+const St91 *st91_add(Sched91 *s, const St91 *a, const St91 *b) {
   if (a->add_rhs == b) return a->add_sum;
   uint64_t key = ((uint64_t)a->id << 32) | b->id;
   const St91 *ret = omap_get(&s->st_add_memo, key);
   if (!ret) {
-    if (!(ret = result(s, st_add(s->a, TG_0_9_1, a->st, b->st), st))) return NULL;
+    ret = st91_intern(s, st_add(s->a, TG_0_9_1, a->st, b->st));
     omap_put(&s->st_add_memo, key, (void *)ret);
   }
   ((St91 *)a)->add_rhs = b;
@@ -75,27 +69,26 @@ const St91 *st91_add(Sched91 *s, const St91 *a, const St91 *b, Status *st) {
   return ret;
 }
 
-const St91 *st91_from_shape(Sched91 *s, int ndim, const sint *shape, Status *st) {
-  return result(s, st_from_shape(s->a, TG_0_9_1, ndim, shape), st);
+const St91 *st91_from_shape(Sched91 *s, int ndim, const sint *shape) {
+  return st91_intern(s, st_from_shape(s->a, TG_0_9_1, ndim, shape));
 }
 
-const St91 *st91_from_shape_of(Sched91 *s, const St91 *x, Status *st) {
+const St91 *st91_from_shape_of(Sched91 *s, const St91 *x) {
   if (x->from_shape) return x->from_shape;
-  const St91 *ret = st91_from_shape(s, st_ndim(x->st), st_shape(x->st), st);
-  if (ret) ((St91 *)x)->from_shape = ret;
+  const St91 *ret = st91_from_shape(s, st_ndim(x->st), st_shape(x->st));
+  ((St91 *)x)->from_shape = ret;
   return ret;
 }
 
 /* ShapeTracker.unbind (0.9.1) */
-const St91 *st91_unbind(Sched91 *s, const St91 *x, Status *st) {
+const St91 *st91_unbind(Sched91 *s, const St91 *x) {
   if (!x->symbolic) return x;
   if (!x->unbound) {
     enum { CAP = 64 };
     sint *vars = arena_array(s->a, CAP, sizeof *vars);
     int64_t *vals = arena_array(s->a, CAP, sizeof *vals);
     int n = 0;
-    const St91 *u = result(s, st_unbind(s->a, TG_0_9_1, x->st, vars, vals, CAP, &n), st);
-    if (!u) return NULL;
+    const St91 *u = st91_intern(s, st_unbind(s->a, TG_0_9_1, x->st, vars, vals, CAP, &n));
     St91 *h = (St91 *)x;
     h->vars = vars;
     h->vals = vals;
@@ -103,39 +96,36 @@ const St91 *st91_unbind(Sched91 *s, const St91 *x, Status *st) {
     h->unbound = u;
   }
   for (int i = 0; i < x->nvars; i++)
-    if (!var_vals_put91(s, x->vars[i], x->vals[i], st)) return NULL;
+    var_vals_put91(s, x->vars[i], x->vals[i]);
   return x->unbound;
 }
 
 /* ShapeTracker.var_vals: merge_dicts([dict([v.unbind()]) for v in self.vars()]) */
-bool st91_add_var_vals(Sched91 *s, const St91 *x, Status *st) {
-  if (!x->symbolic) return true;
+void st91_add_var_vals(Sched91 *s, const St91 *x) {
+  if (!x->symbolic) return;
   sint vars[64];
   int n = st_vars(x->st, vars, 64);
   for (int i = 0; i < n; i++) {
     const SymNode *v = vars[i].sym;
     if (!v->bound)
-      return status_raise(st, "AssertionError", "Variable isn't bound, can't access val of %s", sint_str(s->a, vars[i]));
-    if (!var_vals_put91(s, sint_unbind(vars[i]), v->val, st)) return false;
+      error_raise("AssertionError", "Variable isn't bound, can't access val of %s", sint_str(s->a, vars[i]));
+    var_vals_put91(s, sint_unbind(vars[i]), v->val);
   }
-  return true;
 }
 
 /* x.shrink(mask_of.views[0].mask) */
-const St91 *st91_shrink_by_mask(Sched91 *s, const St91 *x, const St91 *mask_of, Status *st) {
+const St91 *st91_shrink_by_mask(Sched91 *s, const St91 *x, const St91 *mask_of) {
   const View *m = mask_of->st->views[0];
-  return result(s, st_shrink(s->a, TG_0_9_1, x->st, m->ndim, m->mask), st);
+  return st91_intern(s, st_shrink(s->a, TG_0_9_1, x->st, m->ndim, m->mask));
 }
 
 /* ShapeTracker.unit_stride_axes() */
-bool st91_unit_stride_axes(Sched91 *s, const St91 *x, bool *unit, Status *st) {
-  (void)st; /* the core's errors raise */
+void st91_unit_stride_axes(Sched91 *s, const St91 *x, bool *unit) {
   int n = st_ndim(x->st);
   int *axes = arena_array(s->a, n ? (size_t)n : 1, sizeof *axes);
   int k = st_unit_stride_axes(s->a, TG_0_9_1, x->st, false, axes);
   for (int i = 0; i < n; i++) unit[i] = false;
   for (int i = 0; i < k; i++) unit[axes[i]] = true;
-  return true;
 }
 
 /* ---------------------------------------------------------------- codec and interner hooks */
@@ -171,18 +161,18 @@ void st91_init(Sched91 *s) {
 }
 
 /* ShapeTracker.reshape (0.9.2): getenv("MERGE_VIEW", 1) as the capture recorded it */
-const St91 *st91_reshape(Sched91 *s, const St91 *x, int n, const sint *shape, Status *st) {
-  return result(s, st_reshape(s->a, TG_0_9_1, x->st, n, shape, s->inp->merge_view), st);
+const St91 *st91_reshape(Sched91 *s, const St91 *x, int n, const sint *shape) {
+  return st91_intern(s, st_reshape(s->a, TG_0_9_1, x->st, n, shape, s->inp->merge_view));
 }
 
 /* ShapeTracker.permute */
-const St91 *st91_permute(Sched91 *s, const St91 *x, int n, const int64_t *axis, Status *st) {
-  return result(s, st_permute(s->a, TG_0_9_1, x->st, n, axis), st);
+const St91 *st91_permute(Sched91 *s, const St91 *x, int n, const int64_t *axis) {
+  return st91_intern(s, st_permute(s->a, TG_0_9_1, x->st, n, axis));
 }
 
 /* ShapeTracker.pad */
-const St91 *st91_pad(Sched91 *s, const St91 *x, int n, const SPair *arg, Status *st) {
-  return result(s, st_pad(s->a, TG_0_9_1, x->st, n, arg), st);
+const St91 *st91_pad(Sched91 *s, const St91 *x, int n, const SPair *arg) {
+  return st91_intern(s, st_pad(s->a, TG_0_9_1, x->st, n, arg));
 }
 
 const Value *st91_value(Sched91 *s, const St91 *x) {

@@ -14,7 +14,7 @@
 #include "intern.h"
 #include "json.h"
 #include "sint.h"
-#include "status.h"
+#include "error.h"
 #include "value.h"
 #include "view.h"
 
@@ -52,23 +52,23 @@ sint st91_prod_mask(const St91 *st);                  /* prod(y-x for x,y in vie
 const St91 *st91_intern(Sched91 *s, const ShapeTracker *st);
 
 /* Operations; the core's errors raise (error.h) to the entry point's protected call. */
-const St91 *st91_add(Sched91 *s, const St91 *a, const St91 *b, Status *st);  /* a + b */
-const St91 *st91_simplify(Sched91 *s, const St91 *x, Status *st);
-const St91 *st91_from_shape(Sched91 *s, int ndim, const sint *shape, Status *st);
-const St91 *st91_from_shape_of(Sched91 *s, const St91 *x, Status *st);  /* from_shape(x.shape) */
+const St91 *st91_add(Sched91 *s, const St91 *a, const St91 *b);  /* a + b */
+const St91 *st91_simplify(Sched91 *s, const St91 *x);
+const St91 *st91_from_shape(Sched91 *s, int ndim, const sint *shape);
+const St91 *st91_from_shape_of(Sched91 *s, const St91 *x);  /* from_shape(x.shape) */
 /* x.unbind(): the unbound ShapeTracker; its var_vals go into the scheduler's (Sched91.var_vals) */
-const St91 *st91_unbind(Sched91 *s, const St91 *x, Status *st);
+const St91 *st91_unbind(Sched91 *s, const St91 *x);
 /* x.var_vals: every Variable of x, each bound (AssertionError otherwise), into the scheduler's */
-bool st91_add_var_vals(Sched91 *s, const St91 *x, Status *st);
+void st91_add_var_vals(Sched91 *s, const St91 *x);
 /* x.shrink(mask_of.views[0].mask), for the assign check */
-const St91 *st91_shrink_by_mask(Sched91 *s, const St91 *x, const St91 *mask_of, Status *st);
+const St91 *st91_shrink_by_mask(Sched91 *s, const St91 *x, const St91 *mask_of);
 /* st.unit_stride_axes(): writes a flag per axis. */
-bool st91_unit_stride_axes(Sched91 *s, const St91 *x, bool *unit, Status *st);
+void st91_unit_stride_axes(Sched91 *s, const St91 *x, bool *unit);
 /* Movement ops _recurse_reduceops makes (0.9.2): x.reshape(shape) (MERGE_VIEW from the capture),
  * x.permute(axis), x.pad(arg) */
-const St91 *st91_reshape(Sched91 *s, const St91 *x, int n, const sint *shape, Status *st);
-const St91 *st91_permute(Sched91 *s, const St91 *x, int n, const int64_t *axis, Status *st);
-const St91 *st91_pad(Sched91 *s, const St91 *x, int n, const SPair *arg, Status *st);
+const St91 *st91_reshape(Sched91 *s, const St91 *x, int n, const sint *shape);
+const St91 *st91_permute(Sched91 *s, const St91 *x, int n, const int64_t *axis);
+const St91 *st91_pad(Sched91 *s, const St91 *x, int n, const SPair *arg);
 /* x as an arg: v_st(x), interned once per handle */
 const Value *st91_value(Sched91 *s, const St91 *x);
 /* ShapeTracker(views) */

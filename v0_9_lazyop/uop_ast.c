@@ -18,7 +18,6 @@
 
 typedef struct AstCtx {
   Sched91 *s;
-  Status st;         /* what an St91 operation reported; rethrown at once */
   const UOp **stack; size_t cap;
 } AstCtx;
 
@@ -39,12 +38,6 @@ static void keep_st(AstCtx *c, const UOp *u, const St91 *x) {
     s->nuop_sts = n;
   }
   s->uop_sts[u->id] = x;
-}
-
-/* an St91 result: rethrow what the operation reported */
-static const St91 *must(AstCtx *c, const St91 *x) {
-  if (!x) error_rethrow(&c->st);
-  return x;
 }
 
 static const St91 *arg_st(AstCtx *c, const UOp *u) { return st91_intern(c->s, u->arg->u.st); }
@@ -140,7 +133,7 @@ static const St91 *compute_st(AstCtx *c, const UOp *u) {
     int64_t ax = axis->u.tuple.items[k]->u.i;
     if (ax >= 0 && ax < n) shape[ax] = sint_int(1);
   }
-  return must(c, st91_from_shape(s, n, shape, &c->st));
+  return st91_from_shape(s, n, shape);
 }
 
 /* UOp.st (a cached_property): NULL for None */
@@ -184,12 +177,12 @@ typedef struct Fixup { const St91 *rhs; const St91 *shape_of; } Fixup;
  * (View.reshape: `if self.shape == new_shape: return self`) */
 static const St91 *apply_fixup(AstCtx *c, const Fixup *fx, const St91 *x) {
   Sched91 *s = c->s;
-  if (fx->rhs) return must(c, st91_add(s, x, fx->rhs, &c->st));
+  if (fx->rhs) return st91_add(s, x, fx->rhs);
   if (s->inp->merge_view && same_shape(x, fx->shape_of)) return x;
   uint64_t key = ((uint64_t)x->id << 32) | fx->shape_of->id;
   const St91 *done = omap_get(&s->st_reshape_memo, key);
   if (!done) {
-    done = must(c, st91_reshape(s, x, st91_ndim(fx->shape_of), st91_shape_of(fx->shape_of), &c->st));
+    done = st91_reshape(s, x, st91_ndim(fx->shape_of), st91_shape_of(fx->shape_of));
     omap_put(&s->st_reshape_memo, key, (void *)done);
   }
   return done;
@@ -267,13 +260,13 @@ static const Value *reduce_arg(AstCtx *c, const UOp *r, const Value *axis) {
 
 /* x.swizzle(ShapeTracker.from_shape(shape)) */
 static const UOp *swizzle_to_shape(AstCtx *c, const UOp *x, int n, const sint *shape) {
-  const St91 *st = must(c, st91_from_shape(c->s, n, shape, &c->st));
+  const St91 *st = st91_from_shape(c->s, n, shape);
   return uop1(c->s->in, OP_SWIZZLE, x->dtype, st91_value(c->s, st), x);
 }
 
 /* x.swizzle(ShapeTracker.from_shape(st.shape)) (kept on st's handle) */
 static const UOp *swizzle_like(AstCtx *c, const UOp *x, const St91 *st) {
-  const St91 *from = must(c, st91_from_shape_of(c->s, st, &c->st));
+  const St91 *from = st91_from_shape_of(c->s, st);
   return uop1(c->s->in, OP_SWIZZLE, x->dtype, st91_value(c->s, from), x);
 }
 
@@ -287,10 +280,10 @@ static const UOp *push_swizzle_up_through_reduce(void *ctx, const UOp *swizzle) 
   const St91 *swizzle_st = some_st(c, swizzle);
   if (swizzle_st->contiguous) return NULL;
   const UOp *rsrc = reduceop->src[0];
-  const St91 *input_st = must(c, st91_from_shape_of(s, some_st(c, rsrc), &c->st));
+  const St91 *input_st = st91_from_shape_of(s, some_st(c, rsrc));
   const Value *axis = axis_of(reduceop);
   const int64_t *new_axis = axis_ints(c, axis);
-  const St91 *new_input_st = must(c, push_view_to_input91(s, input_st, swizzle_st, (int)axis->u.tuple.n, &new_axis, &c->st));
+  const St91 *new_input_st = push_view_to_input91(s, input_st, swizzle_st, (int)axis->u.tuple.n, &new_axis);
   OMap cache;
   omap_init(&cache, s->a);
   const UOp *src = st_fixup(c, rsrc, &(Fixup){new_input_st, NULL}, &cache);
@@ -399,24 +392,16 @@ static const PatternMatcher reduceop_fusor = {reduceop_fusor_rules, 4};
 
 /* ---------------------------------------------------------------- full_ast_rewrite */
 
-typedef struct Rewrite { Sched91 *s; const UOp *sink; const UOp *ret; } Rewrite;
-
-static void rewrite_protected(void *ud) {
-  Rewrite *r = ud;
-  AstCtx c = {.s = r->s};
-  const PatternMatcher *fusor[1] = {&reduceop_fusor};
-  r->ret = graph_rewrite(r->s->in, r->sink, fusor, 1, &c, false);
-}
-
 /* schedule.py full_ast_rewrite (197f8fd):
  *   if not AST_REWRITE: return sink            (not modelled)
  *   sink = graph_rewrite(sink, reduceop_fusor)  (every rule needs a REDUCE_AXIS: without one, sink)
  *   return graph_rewrite(sink, enumerate_bufs, ctx)
  * enumerate_bufs' rule `x.replace(arg=ctx.bufs.index(x.arg)) if isinstance(x.arg, Buffer) else None`
  * has nothing left to do: lazyop.c numbers each DEFINE_GLOBAL as it makes it. */
-const UOp *full_ast_rewrite91(Sched91 *s, const UOp *sink, bool has_reduce, Status *st) {
-  if (!s->inp->ast_rewrite) return status_unsupported(st, "AST_REWRITE=0: DEFINE_GLOBALs keep their Buffer objects"), NULL;
+const UOp *full_ast_rewrite91(Sched91 *s, const UOp *sink, bool has_reduce) {
+  if (!s->inp->ast_rewrite) error_unsupported("AST_REWRITE=0: DEFINE_GLOBALs keep their Buffer objects");
   if (!has_reduce) return sink;
-  Rewrite r = {s, sink, NULL};
-  return error_protect(st, rewrite_protected, &r) ? r.ret : NULL;
+  AstCtx c = {.s = s};
+  const PatternMatcher *fusor[1] = {&reduceop_fusor};
+  return graph_rewrite(s->in, sink, fusor, 1, &c, false);
 }
