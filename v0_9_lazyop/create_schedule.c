@@ -2,7 +2,7 @@
  * of tinygrad 0.9.1's _graph_schedule and the breadth-first search of
  * create_schedule_with_vars (engine/schedule.py). */
 #include <string.h>
-#include "sched91.h"
+#include "pipeline.h"
 
 typedef struct Deps {
   LbList *graph;       /* by LazyBuffer index: graph[key] (defaultdict(list)) */
@@ -13,7 +13,7 @@ typedef struct Deps {
 static void add_unique(Sched91 *s, uint32_t mark, LbList *out, LazyBuffer *x) {
   if (x->search_mark == mark) return;
   x->search_mark = mark;
-  lblist_push91(s->a, out, x);
+  v0_9_lblist_push(s->a, out, x);
 }
 
 /* parents_assigns is an id()-ordered set: its members in the order the
@@ -35,7 +35,7 @@ static LbList order_parents_assigns(Sched91 *s, LazyBuffer *key, const LbList *p
 static void add_key(Sched91 *s, LbList *keys, LazyBuffer *key) {
   if (key->item_mark == s->item_epoch) return;
   key->item_mark = s->item_epoch;
-  lblist_push91(s->a, keys, key);
+  v0_9_lblist_push(s->a, keys, key);
 }
 
 /* The edges of one prescheduled item: after its scheduled parents, and
@@ -49,7 +49,7 @@ static void add_edges(Sched91 *s, Deps *d, LazyBuffer *key, const LBScheduleItem
     if (t) add_unique(s, mark, &parents, t->outputs[0]);
   }
   for (int i = 0; i < parents.n; i++) {
-    lblist_push91(s->a, &d->graph[parents.items[i]->index], key);
+    v0_9_lblist_push(s->a, &d->graph[parents.items[i]->index], key);
     d->in_degree[key->index]++;
   }
   mark = ++s->search_epoch;
@@ -63,7 +63,7 @@ static void add_edges(Sched91 *s, Deps *d, LazyBuffer *key, const LBScheduleItem
   add_key(s, keys, key);
   for (int i = 0; i < ordered.n; i++) {
     add_key(s, keys, ordered.items[i]);
-    lblist_push91(s->a, &d->graph[key->index], ordered.items[i]);
+    v0_9_lblist_push(s->a, &d->graph[key->index], ordered.items[i]);
     d->in_degree[ordered.items[i]->index]++;
   }
 }
@@ -87,14 +87,17 @@ static void check_buf_max(const ScheduleItem91 *si) {
   if (si->nbufs == 0) error_raise("IndexError", "tuple index out of range");
   int64_t m = si->bufs[0]->buf_max;
   if (!m || si->nbufs < m) return;
-  if (si->ast[0]->op != OP_SINK) error_unsupported("buf_max: the RuntimeError prints repr(ScheduleItem) of a UOps.EXT item");
-  error_raise("RuntimeError", "ScheduleItem(ast=UOp(UOps.SINK, dtypes.void, arg=None, src=(\n ...) exceeded the buffer count limit for %s: %d >= %lld",
-              si->bufs[0]->device, si->nbufs, (long long)m);
+  if (si->ast[0]->op != OP_SINK)
+    error_unsupported("buf_max: the RuntimeError prints repr(ScheduleItem) of a UOps.EXT item");
+  error_raise("RuntimeError",
+      "ScheduleItem(ast=UOp(UOps.SINK, dtypes.void, arg=None, src=(\n ...) exceeded the buffer count limit for %s: %d "
+      ">= %lld",
+      si->bufs[0]->device, si->nbufs, (long long)m);
 }
 
 /* engine/schedule.py create_schedule_with_vars (0.9.1), after _graph_schedule:
  * "DAG ordering: breadth first search". */
-void create_schedule91(Sched91 *s, Schedule91 *out) {
+void v0_9_create_schedule_with_vars(Sched91 *s, Schedule91 *out) {
   int nlbs = s->inp->nlbs;
   Deps d;
   d.graph = arena_array(s->a, nlbs ? (size_t)nlbs : 1, sizeof *d.graph);
@@ -123,7 +126,8 @@ void create_schedule91(Sched91 *s, Schedule91 *out) {
   while (head < tail) {
     LBScheduleItem *ps = queue[head++];
     for (int j = 0; j < ps->noutputs; j++) ps->outputs[j]->in_seen = true;
-    for (int j = 0; s->ex && j < ps->noutputs; j++) explain_kernel(s->ex, (uint32_t)out->nitems, (uint32_t)ps->outputs[j]->index);
+    for (int j = 0; s->ex && j < ps->noutputs; j++)
+      explain_kernel(s->ex, (uint32_t)out->nitems, (uint32_t)ps->outputs[j]->index);
     item_bufs(s, ps, &out->items[out->nitems++]);
     if (s->f->buf_max) check_buf_max(&out->items[out->nitems - 1]);
     const LbList *next = &d.graph[ps->outputs[0]->index];

@@ -4,7 +4,7 @@
  * bases earlier in post-order, sizes that fit, ops a LazyBuffer can have. */
 #include <string.h>
 #include "error.h"
-#include "sched91.h"
+#include "pipeline.h"
 #include "shapetracker.h"
 #include "symbolic.h"
 
@@ -134,7 +134,8 @@ static void decode_buffer(Dec *d, const JFields *e, int i, DeviceBuffer *all) {
     b->base = &all[bi];
   }
   if (opts && opts->kind != J_NULL && opts->kind != J_OBJ) bad(d, place, "options must be null or an object");
-  b->options = opts && opts->kind == J_OBJ ? json_copy(d->s->a, opts) : NULL; /* the input's tree is freed after decoding */
+  b->options =
+      opts && opts->kind == J_OBJ ? json_copy(d->s->a, opts) : NULL; /* the input's tree is freed after decoding */
 }
 
 /* ---- input.lazybuffers ---- */
@@ -150,7 +151,7 @@ static bool is_lazybuffer_op(Op op) {
     case OP_SUB:                                 /* 0.9.2+197f8fd */
       return true;
     default:
-      return is_loadop91(op) || is_reduceop91(op);
+      return v0_9_is_loadop(op) || v0_9_is_reduceop(op);
   }
 }
 
@@ -238,10 +239,10 @@ static const St91 *decode_st(Dec *d, const JVal *stj) {
   Status st;
   const ShapeTracker *raw = d->s->codec.st_decode(&d->s->codec, stj, &st);
   if (!raw) error_rethrow(&st);
-  return st91_intern(d->s, raw);
+  return v0_9_st_intern(d->s, raw);
 }
 
-/* The text is not JSON or not as the recorder writes it: the tree decides (decode_input91) */
+/* The text is not JSON or not as the recorder writes it: the tree decides (v0_9_decode_input) */
 static _Noreturn void text_unreadable(Dec *d) { error_bad_input("%s: input: not read from its text", d->c->name); }
 
 /* The interned ShapeTracker of a distinct `st` text, parsed and decoded the first time */
@@ -305,7 +306,7 @@ static void decode_set_orders(Dec *d, const JVal *j) {
     int key = index_of(d, e->u.arr[0], inp->nlbs, inp->nlbs, "set_orders.parents_assigns");
     decode_lb_list(d, e->u.arr[1], "set_orders.parents_assigns", &members, &nm);
     LbList *l = arena_alloc(d->s->a, sizeof *l);
-    for (int m = 0; m < nm; m++) lblist_push91(d->s->a, l, members[m]);
+    for (int m = 0; m < nm; m++) v0_9_lblist_push(d->s->a, l, members[m]);
     omap_put(&inp->parents_assigns_order, omap_ptr(&inp->lbs[key]), l);
   }
 }
@@ -458,7 +459,7 @@ static void tree_protected(void *ud) {
   decode_tree(d, in);
 }
 
-void decode_input91(Sched91 *s, const Capture *c, Input91 *inp) {
+void v0_9_decode_input(Sched91 *s, const Capture *c, Input91 *inp) {
   Dec d = {.s = s, .c = c};
   memset(inp, 0, sizeof *inp);
   s->inp = inp;

@@ -2,12 +2,12 @@
  * `expected` object (capture-format section 5): schedule items (AST GRAPH,
  * bufs as BUFREFs, metadata), var_vals, the memory plan and the mutations
  * the image-dtype fallback made to the input. */
-#include "sched91.h"
+#include "pipeline.h"
 #include <string.h>
 #include "scheduler.h"
 #include "symbolic.h"
 
-JVal *encode_image_options91(Sched91 *s, const DType *image) {
+JVal *v0_9_encode_image_options(Sched91 *s, const DType *image) {
   Arena *a = s->a;
   JVal *o = json_obj(a);
   json_set(a, o, "image", dtype_to_json(&s->codec, image));
@@ -17,7 +17,7 @@ JVal *encode_image_options91(Sched91 *s, const DType *image) {
 }
 
 /* Buffer.options now: as recorded, or None once the fallback cleared it. */
-JVal *encode_options91(Arena *a, const DeviceBuffer *b) {
+static JVal *encode_options(Arena *a, const DeviceBuffer *b) {
   if (b->options_cleared || !b->options) return json_null(a);
   return (JVal *)b->options;
 }
@@ -60,7 +60,7 @@ static JVal *shared_arg(AstEncoder *e, const Value *v) {
 
 static JVal *shared_name(AstEncoder *e, Op op) {
   JVal *j = omap_get(&e->names, (uint64_t)op);
-  if (!j) omap_put(&e->names, (uint64_t)op, j = json_str(e->out, op_name91(e->s, op)));
+  if (!j) omap_put(&e->names, (uint64_t)op, j = json_str(e->out, v0_9_op_name(e->s, op)));
   return j;
 }
 
@@ -90,14 +90,14 @@ static JVal *encode_ast(AstEncoder *e, const UOp *const *roots, int nroots) {
   AstFrame *stack = NULL;
   for (int r = 0; r < nroots; r++) {
     if (omap_has(&e->index, node_key(e, roots[r]))) continue;
-    stack = grow91(a, stack, depth, &cap, sizeof *stack);
+    stack = arena_grow(a, stack, depth, &cap, sizeof *stack);
     stack[depth++] = (AstFrame){roots[r], 0};
     while (depth) {
       AstFrame *f = &stack[depth - 1];
       if (f->next < f->u->nsrc) {
         const UOp *x = f->u->src[f->next++];
         if (omap_has(&e->index, node_key(e, x))) continue;
-        stack = grow91(a, stack, depth, &cap, sizeof *stack);
+        stack = arena_grow(a, stack, depth, &cap, sizeof *stack);
         stack[depth++] = (AstFrame){x, 0};
         continue;
       }
@@ -144,7 +144,7 @@ static JVal *encode_mutations(Sched91 *s) {
     JVal *e = json_arr(a);
     json_push(a, e, json_int(a, i));
     json_push(a, e, dtype_to_json(&s->codec, b->dtype));
-    json_push(a, e, encode_options91(a, b));
+    json_push(a, e, encode_options(a, b));
     json_push(a, bufs, e);
   }
   json_set(a, m, "lazybuffers", lbs);
@@ -197,14 +197,14 @@ static JVal *item_json(void *ctx, size_t k, Arena *out) {
   return encode_item(&x->e, &x->sched->items[k]);
 }
 
-JVal *encode_result91(Sched91 *s, const Schedule91 *sched) {
+JVal *v0_9_encode_result(Sched91 *s, const Schedule91 *sched) {
   Arena *a = s->a;
   JVal *o = json_obj(a), *plan_buffers;
   ItemCtx ctx = {.s = s, .sched = sched};
   JVal *schedule = encode_schedule_items(&s->codec, a, (size_t)sched->nitems, item_json, &ctx);
   if (schedule) json_set(a, o, "schedule", schedule); /* else the replayer's sink compared it */
   json_set(a, o, "var_vals", encode_var_vals(s));
-  json_set(a, o, "memory_plan", encode_memory_plan91(s, sched, &plan_buffers));
+  json_set(a, o, "memory_plan", v0_9_encode_memory_plan(s, sched, &plan_buffers));
   json_set(a, o, "memory_plan_buffers", plan_buffers);
   json_set(a, o, "mutations", encode_mutations(s));
   return o;

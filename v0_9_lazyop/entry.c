@@ -2,10 +2,10 @@
  * decode the capture's input, run tinygrad 0.9.1's create_schedule_with_vars
  * and memory_planner on it, encode the result like `expected`. */
 #include "scheduler.h"
-#include "sched91.h"
+#include "pipeline.h"
 
-/* The slow path of py_recursion_check91 (sched91.h). */
-_Noreturn void py_recursion_unsupported91(size_t frames) {
+/* The slow path of v0_9_py_recursion_check (pipeline.h). */
+_Noreturn void v0_9_py_recursion_unsupported(size_t frames) {
   error_unsupported("the graph nests %zu Python frames deep in tinygrad 0.9.1's recursive scheduler, "
                     "near sys.setrecursionlimit(10000): RecursionError there depends on the caller", frames);
 }
@@ -13,7 +13,7 @@ _Noreturn void py_recursion_unsupported91(size_t frames) {
 static void sched_init(Sched91 *s, Arena *a, Interner *in, TgVersion v) {
   *s = (Sched91){.v = v, .f = tg_features(v), .a = a, .in = in};
   codec_init(&s->codec, in, v);
-  st91_init(s);
+  v0_9_st_init(s);
   omap_init(&s->prescheduled, a);
   omap_init(&s->st_reshape_memo, a);
   s->ex = explain_active();
@@ -21,13 +21,13 @@ static void sched_init(Sched91 *s, Arena *a, Interner *in, TgVersion v) {
 }
 
 /* var_vals[var] = val: dict updates and merge_dicts of the scheduler */
-void var_vals_put91(Sched91 *s, sint var, int64_t val) {
+void v0_9_var_vals_put(Sched91 *s, sint var, int64_t val) {
   for (int i = 0; i < s->nvar_vals; i++)
     if (sint_eq(s->var_vals[i].var, var)) {
       if (s->var_vals[i].val != val) error_unsupported("symbolic: a Variable bound to two values");
       return;
     }
-  s->var_vals = grow91(s->a, s->var_vals, (size_t)s->nvar_vals, &s->var_cap, sizeof *s->var_vals);
+  s->var_vals = arena_grow(s->a, s->var_vals, (size_t)s->nvar_vals, &s->var_cap, sizeof *s->var_vals);
   s->var_vals[s->nvar_vals++] = (struct VarVal91){var, val};
 }
 
@@ -45,15 +45,15 @@ static void schedule_protected(void *ud) {
   Sched91 s;
   sched_init(&s, a, &in, c->generation);
   Input91 inp;
-  decode_input91(&s, c, &inp);
+  v0_9_decode_input(&s, c, &inp);
   for (int i = 0; i < inp.nseen; i++) inp.seen[i]->in_seen = true;
   phase_enter(PHASE_SCHEDULE);
   Schedule91 sched = {0};
-  graph_schedule91(&s);
-  create_schedule91(&s, &sched);
-  memory_planner91(&s, &sched);
+  v0_9_graph_schedule(&s);
+  v0_9_create_schedule_with_vars(&s, &sched);
+  v0_9_memory_planner(&s, &sched);
   phase_enter(PHASE_ENCODE);
-  r->result = encode_result91(&s, &sched);
+  r->result = v0_9_encode_result(&s, &sched);
 }
 
 /* The capture's symbolic values live in one 0.9.1 Node context (sint.h), current while it runs. */

@@ -6,7 +6,7 @@
  * same order. Python's dicts and sets keyed by LazyBuffer are fields of the
  * LazyBuffer (membership) plus a list (insertion order). */
 #include <string.h>
-#include "sched91.h"
+#include "pipeline.h"
 #include "shapetracker.h"
 
 /* "LoadOps.COPY" -> "COPY", for explain details */
@@ -21,8 +21,10 @@ static bool base_reason(Sched91 *s, const LazyBuffer *buf, ExplainReason *why, c
   if (buf->forced_realize) *why = WHY_FORCED, *detail = "forced_realize";
   else if (buf->op == OP_CONTIGUOUS) *why = WHY_FORCED, *detail = "CONTIGUOUS (a LoadOp)";
   else if (buf->op == OP_ASSIGN) *why = WHY_ASSIGN, *detail = NULL;
-  else if (buf->op == OP_LOADOPS_CONST) *why = WHY_META_OP, *detail = "CONST is a LoadOp (realized, but a constant gets no kernel)";
-  else if (is_loadop91(buf->op)) *why = WHY_META_OP, *detail = s->ex ? arena_printf(s->a, "%s is a LoadOp", op_text(buf->op)) : NULL;
+  else if (buf->op == OP_LOADOPS_CONST)
+    *why = WHY_META_OP, *detail = "CONST is a LoadOp (realized, but a constant gets no kernel)";
+  else if (v0_9_is_loadop(buf->op))
+    *why = WHY_META_OP, *detail = s->ex ? arena_printf(s->a, "%s is a LoadOp", op_text(buf->op)) : NULL;
   else return false;
   return true;
 }
@@ -32,7 +34,7 @@ static bool base_reason(Sched91 *s, const LazyBuffer *buf, ExplainReason *why, c
  * callers format a detail only when s->ex listens. A view that expands x or
  * a COPY that reads it may come first, but when _recurse_lb will realize x
  * for what it is (forced, a LoadOp), that is the reason reported. */
-static void explain_realize91(Sched91 *s, LazyBuffer *x, ExplainReason why, const char *detail) {
+static void explain_realize_lb(Sched91 *s, LazyBuffer *x, ExplainReason why, const char *detail) {
   if ((why == WHY_EXPAND || why == WHY_COPY_SOURCE) && !x->realized) base_reason(s, x, &why, &detail);
   explain_realize(s->ex, (uint32_t)x->index, why, detail);
 }
@@ -40,8 +42,8 @@ static void explain_realize91(Sched91 *s, LazyBuffer *x, ExplainReason why, cons
 static void realize(Sched91 *s, LazyBuffer *x, ExplainReason why, const char *detail) {
   if (x->in_realizes) return;
   x->in_realizes = true;
-  lblist_push91(s->a, &s->realizes, x);
-  if (s->ex) explain_realize91(s, x, why, detail);
+  v0_9_lblist_push(s->a, &s->realizes, x);
+  if (s->ex) explain_realize_lb(s, x, why, detail);
 }
 
 static const char *shape_text(Sched91 *s, const St91 *st) {
@@ -53,7 +55,7 @@ static const char *shape_text(Sched91 *s, const St91 *st) {
 static void add_simple_pad(Sched91 *s, LazyBuffer *x, LazyBuffer *view) {
   if (x->in_simple_pads) return;
   x->in_simple_pads = true;
-  lblist_push91(s->a, &s->simple_pads, x);
+  v0_9_lblist_push(s->a, &s->simple_pads, x);
   if (s->ex) omap_put(&s->pad_views, omap_ptr(x), view);
 }
 
@@ -67,10 +69,11 @@ static void recurse_lb_view(Sched91 *s, LazyBuffer *buf) {
   LazyBuffer *base = buf->base;
   /* prod(buf.base.st.shape), prod(buf.st.shape): the int sizes unless a shape is symbolic */
   bool symbolic = base->st->symbolic || buf->st->symbolic;
-  sint base_prod = symbolic ? sint_prod(st91_ndim(base->st), st91_shape_of(base->st)) : sint_int(base->st->size);
-  sint buf_prod = symbolic ? sint_prod(st91_ndim(buf->st), st91_shape_of(buf->st)) : sint_int(buf->st->size);
-  if (st91_nviews(buf->st) == 1 && st91_view_masked(buf->st, 0) && sint_all_int(st91_ndim(base->st), st91_shape_of(base->st)) &&
-      sint_ge(base_prod, st91_prod_mask(buf->st))) {
+  sint base_prod = symbolic ? sint_prod(v0_9_st_ndim(base->st), v0_9_st_shape_of(base->st)) : sint_int(base->st->size);
+  sint buf_prod = symbolic ? sint_prod(v0_9_st_ndim(buf->st), v0_9_st_shape_of(buf->st)) : sint_int(buf->st->size);
+  if (v0_9_st_nviews(buf->st) == 1 && v0_9_st_view_masked(buf->st, 0) &&
+      sint_all_int(v0_9_st_ndim(base->st), v0_9_st_shape_of(base->st)) &&
+      sint_ge(base_prod, v0_9_st_prod_mask(buf->st))) {
     add_simple_pad(s, base, buf);
   } else if (sint_lt(base_prod, buf_prod)) {
     /* don't realize image to image casts. this is part of a larger problem */
@@ -81,8 +84,8 @@ static void recurse_lb_view(Sched91 *s, LazyBuffer *buf) {
       realize(s, base, WHY_EXPAND, s->ex ? arena_printf(s->a, "view node %d expands %s to %s", buf->index,
                                                         shape_text(s, base->st), shape_text(s, buf->st)) : NULL);
   } else {
-    for (int i = 0; i < st91_nviews(buf->st); i++)
-      if (st91_view_masked(buf->st, i)) { add_simple_pad(s, base, buf); break; }
+    for (int i = 0; i < v0_9_st_nviews(buf->st); i++)
+      if (v0_9_st_view_masked(buf->st, i)) { add_simple_pad(s, base, buf); break; }
   }
 }
 
@@ -96,24 +99,26 @@ static void realize_base(Sched91 *s, LazyBuffer *buf) {
 
 /* `realizes[buf.srcs[0].base] = None` for a COPY or a VIEW */
 static void realize_copy_source(Sched91 *s, const LazyBuffer *buf, LazyBuffer *src) {
-  realize(s, src, WHY_COPY_SOURCE, s->ex ? arena_printf(s->a, "read by %s node %d", op_text(buf->op), buf->index) : NULL);
+  realize(
+      s, src, WHY_COPY_SOURCE, s->ex ? arena_printf(s->a, "read by %s node %d", op_text(buf->op), buf->index) : NULL);
 }
 
 /* The base part of _recurse_lb before its sources: returns false on the
  * "can only copy contig" assertion. */
 static void recurse_lb_base(Sched91 *s, LazyBuffer *buf) {
-  if (s->f->simple_pads_dict && is_reduceop91(buf->op)) {   /* 0.9.2: double_reduces */
+  if (s->f->simple_pads_dict && v0_9_is_reduceop(buf->op)) {   /* 0.9.2: double_reduces */
     LazyBuffer *src = buf->srcs[0];
-    if (src->base->op == buf->op && src != src->base) lblist_push91(s->a, &s->double_reduces, buf);
+    if (src->base->op == buf->op && src != src->base) v0_9_lblist_push(s->a, &s->double_reduces, buf);
   }
   buf->in_allbufs = true;
-  lblist_push91(s->a, &s->allbufs, buf);
-  if (buf->forced_realize || is_loadop91(buf->op)) realize_base(s, buf);
+  v0_9_lblist_push(s->a, &s->allbufs, buf);
+  if (buf->forced_realize || v0_9_is_loadop(buf->op)) realize_base(s, buf);
   if (buf->op == OP_ASSIGN && s->f->simple_pads_dict) {   /* 0.9.2: assign_targets[buf.srcs[1]] = buf */
     LazyBuffer *target = buf->srcs[1];
-    if (target->base != target) error_raise("AssertionError", "assign must be to base %s", lb_repr91(s, target));
+    if (target->base != target)
+      error_raise("AssertionError", "assign must be to base %s", v0_9_lazybuffer_repr(s, target));
     if (!target->realized)
-      error_raise("AssertionError", "assign must be already realized to schedule %s", lb_repr91(s, target));
+      error_raise("AssertionError", "assign must be already realized to schedule %s", v0_9_lazybuffer_repr(s, target));
     target->assign = buf;
   }
   if (buf->op == OP_COPY) {
@@ -149,7 +154,7 @@ static void add_child(Sched91 *s, LazyBuffer *buf, int k) {
   if (s->f->simple_pads_dict && parent->realized) return;   /* 0.9.2: `if x.base.realized is None` */
   for (int j = 0; j < k; j++)
     if (buf->srcs[j]->base == parent) return;
-  lblist_push91(s->a, &parent->children, buf);
+  v0_9_lblist_push(s->a, &parent->children, buf);
 }
 
 typedef struct LbFrame { LazyBuffer *buf; int next; size_t py; } LbFrame;   /* py: Python frames so far */
@@ -162,7 +167,7 @@ static void recurse_lb(Sched91 *s, LazyBuffer *root) {
   recurse_lb_enter(s, root, &push, &view);
   if (!push) return;
   size_t depth = 0;
-  LbFrame *stack = s->lb_stack = grow91(s->a, s->lb_stack, 0, &s->lb_stack_cap, sizeof *stack);
+  LbFrame *stack = s->lb_stack = arena_grow(s->a, s->lb_stack, 0, &s->lb_stack_cap, sizeof *stack);
   stack[depth++] = (LbFrame){push, 0, 1};
   while (depth) {
     LbFrame *f = &stack[depth - 1];
@@ -173,8 +178,8 @@ static void recurse_lb(Sched91 *s, LazyBuffer *root) {
     recurse_lb_enter(s, buf->srcs[k], &push, &view);
     if (!push) continue;
     size_t py = f->py + 1 + view;
-    py_recursion_check91(py);
-    stack = s->lb_stack = grow91(s->a, stack, depth, &s->lb_stack_cap, sizeof *stack);
+    v0_9_py_recursion_check(py);
+    stack = s->lb_stack = arena_grow(s->a, stack, depth, &s->lb_stack_cap, sizeof *stack);
     stack[depth++] = (LbFrame){push, 0, py};
   }
 }
@@ -218,7 +223,7 @@ static void is_padding_okay(Sched91 *s, PadMemo *m, LazyBuffer *root, bool *okay
   int leaf = pad_leaf(root);
   if (leaf >= 0) { pad_store(m, root, leaf); *okay = leaf; return; }
   size_t cap = 0, depth = 0;
-  PadFrame *stack = grow91(s->a, NULL, 0, &cap, sizeof *stack);
+  PadFrame *stack = arena_grow(s->a, NULL, 0, &cap, sizeof *stack);
   stack[depth++] = (PadFrame){root, 0};
   bool last = true;   /* the value returned by the frame popped last */
   while (depth) {
@@ -232,8 +237,8 @@ static void is_padding_okay(Sched91 *s, PadMemo *m, LazyBuffer *root, bool *okay
     if (pad_known(m, x, &ok)) { last = ok; continue; }
     int lx = pad_leaf(x);
     if (lx >= 0) { pad_store(m, x, lx); last = lx; continue; }
-    py_recursion_check91(2 * (depth + 1));   /* a frame and all()'s generator per level */
-    stack = grow91(s->a, stack, depth, &cap, sizeof *stack);
+    v0_9_py_recursion_check(2 * (depth + 1));   /* a frame and all()'s generator per level */
+    stack = arena_grow(s->a, stack, depth, &cap, sizeof *stack);
     stack[depth++] = (PadFrame){x, 0};
     last = true;
   }
@@ -245,7 +250,7 @@ static void is_padding_okay(Sched91 *s, PadMemo *m, LazyBuffer *root, bool *okay
 static const LazyBuffer *unsafe_pad_node(Sched91 *s, LazyBuffer *root) {
   if (pad_leaf(root) == 0) return root;
   size_t cap = 0, depth = 0;
-  PadFrame *stack = grow91(s->a, NULL, 0, &cap, sizeof *stack);
+  PadFrame *stack = arena_grow(s->a, NULL, 0, &cap, sizeof *stack);
   stack[depth++] = (PadFrame){root, 0};
   uint32_t seen = ++s->search_epoch;
   while (depth) {
@@ -257,7 +262,7 @@ static const LazyBuffer *unsafe_pad_node(Sched91 *s, LazyBuffer *root) {
     int leaf = pad_leaf(x);
     if (leaf == 0) return x;
     if (leaf == 1) continue;
-    stack = grow91(s->a, stack, depth, &cap, sizeof *stack);
+    stack = arena_grow(s->a, stack, depth, &cap, sizeof *stack);
     stack[depth++] = (PadFrame){x, 0};
   }
   return NULL;
@@ -269,7 +274,8 @@ static const char *unsafe_pad_detail(Sched91 *s, LazyBuffer *p) {
   const char *by = view ? arena_printf(s->a, "view node %d pads it", view->index) : "it is padded";
   if (!bad) return by;
   if (bad == p) return arena_printf(s->a, "%s, and its own op %s is not 0 at 0 (UNSAFE_PAD_OPS)", by, op_text(p->op));
-  return arena_printf(s->a, "%s, and node %d %s under it is not 0 at 0 (UNSAFE_PAD_OPS)", by, bad->index, op_text(bad->op));
+  return arena_printf(
+      s->a, "%s, and node %d %s under it is not 0 at 0 (UNSAFE_PAD_OPS)", by, bad->index, op_text(bad->op));
 }
 
 /* "check if we have to realize pads": simple_pads is an id()-ordered set,
@@ -286,11 +292,11 @@ static void realize_unsafe_pads(Sched91 *s) {
   uint32_t tried = ++s->search_epoch;
   for (int i = 0; i < inp->nsimple_pads_order; i++) {
     LazyBuffer *p = inp->simple_pads_order[i];
-    if (p->in_simple_pads && p->search_mark != tried) { p->search_mark = tried; lblist_push91(s->a, &order, p); }
+    if (p->in_simple_pads && p->search_mark != tried) { p->search_mark = tried; v0_9_lblist_push(s->a, &order, p); }
   }
   for (int i = 0; i < inp->nlbs; i++) {
     LazyBuffer *p = &inp->lbs[i];
-    if (p->in_simple_pads && p->search_mark != tried) lblist_push91(s->a, &order, p);
+    if (p->in_simple_pads && p->search_mark != tried) v0_9_lblist_push(s->a, &order, p);
   }
   }
   for (int i = 0; i < order.n; i++) {
@@ -329,7 +335,7 @@ static uint32_t *member_mark(const Group *g, LazyBuffer *x) { return g->desc ? &
 static void group_add(Sched91 *s, Group *g, LazyBuffer *x) {
   if (*member_mark(g, x) == g->mark) return;
   *member_mark(g, x) = g->mark;
-  lblist_push91(s->a, &g->members, x);
+  v0_9_lblist_push(s->a, &g->members, x);
 }
 static bool group_has(const Group *g, const LazyBuffer *x) { return *member_mark(g, (LazyBuffer *)x) == g->mark; }
 
@@ -360,7 +366,7 @@ static bool group_visited(GroupWalk *w, LazyBuffer *tr, const St91 *st) {
     return false;
   }
   if (tr->visit_st == st) return true;
-  uint64_t key = st_memo_key91(tr, st);
+  uint64_t key = v0_9_st_memo_key(tr, st);
   if (omap_has(&w->visited, key)) return true;
   omap_put(&w->visited, key, (void *)1);
   return false;
@@ -370,18 +376,19 @@ static bool group_visited(GroupWalk *w, LazyBuffer *tr, const St91 *st) {
 static const char *realized_child_why(Sched91 *s, const LazyBuffer *r, const LazyBuffer *tr, const St91 *st) {
   if (!s->ex) return NULL;
   if (!st->contiguous)
-    return arena_printf(s->a, "realized node %d %s reads it through a non-contiguous view (can only fuse contiguous)", tr->index,
-                        op_text(tr->op));
+    return arena_printf(s->a, "realized node %d %s reads it through a non-contiguous view (can only fuse contiguous)",
+        tr->index, op_text(tr->op));
   if (st->size != r->st->size)
-    return arena_printf(s->a, "realized node %d %s reads it through a view of size %lld, not %lld (can only fuse contiguous)",
-                        tr->index, op_text(tr->op), (long long)st->size, (long long)r->st->size);
-  return arena_printf(s->a, "realized node %d %s is already in the kernel of reduce node %d (one reduce per kernel)", tr->index,
-                      op_text(tr->op), tr->reduce_for_op->index);
+    return arena_printf(s->a,
+        "realized node %d %s reads it through a view of size %lld, not %lld (can only fuse contiguous)", tr->index,
+        op_text(tr->op), (long long)st->size, (long long)r->st->size);
+  return arena_printf(s->a, "realized node %d %s is already in the kernel of reduce node %d (one reduce per kernel)",
+      tr->index, op_text(tr->op), tr->reduce_for_op->index);
 }
 
 static void group_enter(GroupWalk *w, LazyBuffer *tr, const St91 *st) {
   Sched91 *s = w->s;
-  py_recursion_check91(w->depth + 1);
+  v0_9_py_recursion_check(w->depth + 1);
   if (group_visited(w, tr, st)) return;
   if (tr->in_realizes && tr != w->r) {   /* `tr is not r` (0.9.2); r is never realized here in 0.9.1 */
     /* can only fuse contiguous; max one reduceop per kernel */
@@ -390,21 +397,22 @@ static void group_enter(GroupWalk *w, LazyBuffer *tr, const St91 *st) {
     group_add(s, w->group, tr);
     return;
   }
-  w->stack = grow91(s->a, w->stack, w->depth, &w->cap, sizeof *w->stack);
+  w->stack = arena_grow(s->a, w->stack, w->depth, &w->cap, sizeof *w->stack);
   w->stack[w->depth++] = (GroupFrame){tr, st, 0};
 }
 
 /* Why child tr_next of tr (r itself or a node fused with it) stops the
  * group: it is a reduce, or it reads tr through several views. */
-static const char *unfusable_child_why(Sched91 *s, const LazyBuffer *r, const LazyBuffer *tr, const LazyBuffer *tr_next) {
+static const char *unfusable_child_why(
+    Sched91 *s, const LazyBuffer *r, const LazyBuffer *tr, const LazyBuffer *tr_next) {
   if (!s->ex) return NULL;
   const char *via = tr == r ? "" : arena_printf(s->a, " (through node %d %s)", tr->index, op_text(tr->op));
   LazyBuffer *first;
-  if (is_reduceop91(tr_next->op))
+  if (v0_9_is_reduceop(tr_next->op))
     return arena_printf(s->a, "node %d %s reads it%s and is a reduce itself (one reduce per kernel)", tr_next->index,
                         op_text(tr_next->op), via);
-  return arena_printf(s->a, "node %d %s reads it%s through %d different views (can only fuse contiguous)", tr_next->index,
-                      op_text(tr_next->op), via, srcs_with_base(tr_next, tr, &first));
+  return arena_printf(s->a, "node %d %s reads it%s through %d different views (can only fuse contiguous)",
+      tr_next->index, op_text(tr_next->op), via, srcs_with_base(tr_next, tr, &first));
 }
 
 /* engine/schedule.py _recursive_group (0.9.1): "recursively search the
@@ -420,12 +428,12 @@ static void recursive_group(Sched91 *s, LazyBuffer *r, Group *group) {
     LazyBuffer *tr_next = f->tr->children.items[f->pos++], *child_view;
     if (tr_next->realized) continue;
     /* max one reduceop per kernel; can only fuse contiguous */
-    if (is_reduceop91(tr_next->op) || srcs_with_base(tr_next, f->tr, &child_view) > 1) {
+    if (v0_9_is_reduceop(tr_next->op) || srcs_with_base(tr_next, f->tr, &child_view) > 1) {
       group_add_reduce(s, group, r, unfusable_child_why(s, r, f->tr, tr_next));
       w.depth--;
       continue;
     }
-    group_enter(&w, tr_next, st91_add(s, f->st, child_view->st));
+    group_enter(&w, tr_next, v0_9_st_add(s, f->st, child_view->st));
   }
 }
 
@@ -443,7 +451,7 @@ static void search_init(Search *q, Sched91 *s) {
 static void search_push(Search *q, LazyBuffer *x) {
   if (x->search_mark == q->mark) return;
   x->search_mark = q->mark;
-  lblist_push91(q->s->a, &q->stack, x);
+  v0_9_lblist_push(q->s->a, &q->stack, x);
 }
 static LazyBuffer *search_pop(Search *q) { return q->stack.n ? q->stack.items[--q->stack.n] : NULL; }
 
@@ -457,7 +465,7 @@ static LazyBuffer *group_reduce_parent(Sched91 *s, LazyBuffer *r, const Group *g
   search_init(&q, s);
   push_group(&q, g);
   for (LazyBuffer *p; (p = search_pop(&q));) {
-    if (is_reduceop91(p->op)) return p;
+    if (v0_9_is_reduceop(p->op)) return p;
     for (int i = 0; i < p->nsrcs; i++) {
       LazyBuffer *x = p->srcs[i]->base;
       if (!x->realized && x != r) search_push(&q, x);
@@ -475,9 +483,9 @@ static void add_realized_descendants(Sched91 *s, LazyBuffer *r, Group *g) {
   push_group(&q, g);
   LbList found = {0};
   for (LazyBuffer *c; (c = search_pop(&q));) {
-    if (is_reduceop91(c->op) || !c->st->contiguous || c->st->size != r->st->size || c->reduce_for_op)
+    if (v0_9_is_reduceop(c->op) || !c->st->contiguous || c->st->size != r->st->size || c->reduce_for_op)
       return;   /* realized_descendants.clear(); break */
-    if (c->in_realizes && !group_has(g, c)) lblist_push91(s->a, &found, c);
+    if (c->in_realizes && !group_has(g, c)) v0_9_lblist_push(s->a, &found, c);
     for (int i = 0; i < c->children.n; i++) {
       LazyBuffer *x = c->children.items[i];
       if (!x->realized && x->device == r->device) search_push(&q, x);
@@ -538,8 +546,8 @@ static void chase_contiguous_child(Sched91 *s, LazyBuffer *r, LazyBuffer **out) 
     LazyBuffer *tr_next = tr->children.items[0], *child_view;
     if (srcs_with_base(tr_next, tr, &child_view) > 1) break;
     if (acc->size != child_view->st->size) break;
-    acc = st91_add(s, acc, child_view->st);
-    if (!acc->contiguous || is_reduceop91(tr_next->op)) break;
+    acc = v0_9_st_add(s, acc, child_view->st);
+    if (!acc->contiguous || v0_9_is_reduceop(tr_next->op)) break;
     tr = tr_next;
   }
   /* don't cast to higher size before store (tr cannot be realized if forced_realize) */
@@ -574,8 +582,9 @@ static void group_reduce(Sched91 *s, LazyBuffer *r) {
       forced_realize = true;
       can_chase = false;
       if (s->ex)
-        g.why = arena_printf(s->a, "its kernel has an ASSIGN and would read node %d, the target of ASSIGN node %d in another kernel",
-                             target->index, target->assign->index);
+        g.why = arena_printf(s->a,
+            "its kernel has an ASSIGN and would read node %d, the target of ASSIGN node %d in another kernel",
+            target->index, target->assign->index);
     }
   }
   /* 0.9.2: `if forced_realize or not group` */
@@ -589,8 +598,11 @@ static void group_reduce(Sched91 *s, LazyBuffer *r) {
     tr->reduce_for_op = r;
   }
   if (tr == r) realize(s, tr, WHY_REDUCE, g.why);
-  else realize(s, tr, WHY_REDUCE_CHILD, s->ex ? arena_printf(s->a, "chased down from reduce node %d %s, which could not fuse: %s",
-                                                              r->index, op_text(r->op), g.why ? g.why : "?") : NULL);
+  else
+    realize(s, tr, WHY_REDUCE_CHILD,
+        s->ex ? arena_printf(s->a, "chased down from reduce node %d %s, which could not fuse: %s", r->index,
+                    op_text(r->op), g.why ? g.why : "?")
+              : NULL);
 }
 
 /* ---------------------------------------------------------------- output groups */
@@ -601,12 +613,12 @@ static void cannot_be_image(Sched91 *s, LazyBuffer *buf, bool *out) {
   int64_t prod = 1;
   for (int i = 0; i < d->image_ndim; i++) prod *= d->image_shape[i];
   if (buf->st->size != prod) { *out = true; return; }
-  int n = st91_ndim(buf->st);
+  int n = v0_9_st_ndim(buf->st);
   bool *unit = arena_array(s->a, n ? (size_t)n : 1, sizeof *unit);
-  st91_unit_stride_axes(s, buf->st, unit);
+  v0_9_st_unit_stride_axes(s, buf->st, unit);
   *out = true;
   for (int i = 0; i < n; i++)
-    if (unit[i] && sint_eq(sint_mod(st91_shape(buf->st, i), sint_int(4)), sint_int(0))) *out = false;
+    if (unit[i] && sint_eq(sint_mod(v0_9_st_shape(buf->st, i), sint_int(4)), sint_int(0))) *out = false;
 }
 
 /* "make things that can't be images not images" */
@@ -633,15 +645,15 @@ static void preschedule(Sched91 *s) {
     LazyBuffer *key = buf->reduce_for_op && s->inp->multioutput ? buf->reduce_for_op : buf;
     if (!key->output_group) {
       key->output_group = arena_alloc(s->a, sizeof *key->output_group);
-      lblist_push91(s->a, &keys, key);
+      v0_9_lblist_push(s->a, &keys, key);
     }
-    lblist_push91(s->a, key->output_group, buf);
+    v0_9_lblist_push(s->a, key->output_group, buf);
     image_fallback(s, buf);
   }
   for (int i = 0; i < keys.n; i++) {
     LbList *l = keys.items[i]->output_group;
     LBScheduleItem *item = arena_alloc(s->a, sizeof *item);
-    schedule_group91(s, l->items, l->n, item);
+    v0_9_schedule_group(s, l->items, l->n, item);
     omap_put(&s->prescheduled, omap_ptr(l->items[0]), item);
   }
 }
@@ -649,7 +661,8 @@ static void preschedule(Sched91 *s) {
 /* `del realizes[x]` (0.9.2): a KeyError when x is not there */
 static void unrealize(Sched91 *s, LazyBuffer *x) {
   if (!x->in_realizes)
-    error_unsupported("del realizes[%s]: a KeyError whose message is the LazyBuffer's repr", lb_repr91(s, x));
+    error_unsupported(
+        "del realizes[%s]: a KeyError whose message is the LazyBuffer's repr", v0_9_lazybuffer_repr(s, x));
   x->in_realizes = false;
 }
 
@@ -667,7 +680,7 @@ static void fuse_arange(Sched91 *s, LazyBuffer *r) {
   Input91 *inp = s->inp;
   LbList group = {0};   /* {tr:None for tr,rop in reduce_for_op.items() if rop is r} */
   for (int i = 0; i < inp->nlbs; i++)
-    if (inp->lbs[i].reduce_for_op == r) lblist_push91(s->a, &group, &inp->lbs[i]);
+    if (inp->lbs[i].reduce_for_op == r) v0_9_lblist_push(s->a, &group, &inp->lbs[i]);
   uint32_t mark = ++s->search_epoch;
   for (int i = 0; i < group.n; i++) {
     if (group.items[i]->forced_realize) return;
@@ -687,7 +700,7 @@ static void fuse_arange(Sched91 *s, LazyBuffer *r) {
 }
 
 /* engine/schedule.py _graph_schedule (0.9.1, 0.9.2): "create a graph for realizing the outputs". */
-void graph_schedule91(Sched91 *s) {
+void v0_9_graph_schedule(Sched91 *s) {
   Input91 *inp = s->inp;
   /* start by just realizing the buffers passed in */
   for (int i = 0; i < inp->nouts; i++)
@@ -702,10 +715,10 @@ void graph_schedule91(Sched91 *s) {
   LbList reduce_of_const = {0};
   for (int i = 0; i < s->allbufs.n; i++) {
     LazyBuffer *r = s->allbufs.items[i];
-    if (!is_reduceop91(r->op) || r->in_realizes) continue;
+    if (!v0_9_is_reduceop(r->op) || r->in_realizes) continue;
     group_reduce(s, r);
     if (inp->fuse_arange && r->op == OP_REDUCE_SUM && r->srcs[0]->base->op == OP_LOADOPS_CONST)
-      lblist_push91(s->a, &reduce_of_const, r);
+      v0_9_lblist_push(s->a, &reduce_of_const, r);
   }
   if (inp->fuse_conv_bw) fuse_double_reduces(s);
   for (int i = 0; i < reduce_of_const.n; i++)

@@ -6,7 +6,7 @@
  * are one node, as LazyOp.__eq__ compares them structurally. */
 #include <stdlib.h>
 #include <string.h>
-#include "sched91.h"
+#include "pipeline.h"
 #include "shapetracker.h"
 #include "symbolic.h"
 
@@ -61,7 +61,7 @@ static void note_buf(Sched91 *s, const LazyBuffer *b, int index) {
 static int input_index(LopCtx *x, LazyBuffer *b) {
   if (item_state(x->s, b)->in_index < 0) {
     b->in_index = x->inputs->n;
-    lblist_push91(x->s->a, x->inputs, b);
+    v0_9_lblist_push(x->s->a, x->inputs, b);
     if (x->s->f->lower_to_uops) note_buf(x->s, b, x->noutputs + b->in_index);
   }
   return b->in_index;
@@ -69,7 +69,7 @@ static int input_index(LopCtx *x, LazyBuffer *b) {
 
 static const UOp *memo_get(LopCtx *x, LazyBuffer *b, const St91 *stk) {
   if (item_state(x->s, b)->memo_st == stk) return b->memo_op;
-  return b->memo_st ? omap_get(&x->memo, st_memo_key91(b, stk)) : NULL;
+  return b->memo_st ? omap_get(&x->memo, v0_9_st_memo_key(b, stk)) : NULL;
 }
 
 static void memo_put(LopCtx *x, LazyBuffer *b, const St91 *stk, const UOp *u) {
@@ -77,7 +77,7 @@ static void memo_put(LopCtx *x, LazyBuffer *b, const St91 *stk, const UOp *u) {
     b->memo_st = stk;
     b->memo_op = u;
   } else if (b->memo_st != stk) {
-    omap_put(&x->memo, st_memo_key91(b, stk), (void *)u);
+    omap_put(&x->memo, v0_9_st_memo_key(b, stk), (void *)u);
   }
 }
 
@@ -85,16 +85,16 @@ static void memo_put(LopCtx *x, LazyBuffer *b, const St91 *stk, const UOp *u) {
  * you shrink a contig, it's fine" */
 static void assign_view_ok(Sched91 *s, const St91 *ust, bool *ok) {
   *ok = ust->contiguous;
-  if (*ok || st91_nviews(ust) != 1 || !st91_view_masked(ust, 0)) return;
-  const St91 *contig = st91_from_shape_of(s, ust);
-  *ok = st91_shrink_by_mask(s, contig, ust) == st91_shrink_by_mask(s, ust, ust);
+  if (*ok || v0_9_st_nviews(ust) != 1 || !v0_9_st_view_masked(ust, 0)) return;
+  const St91 *contig = v0_9_st_from_shape_of(s, ust);
+  *ok = v0_9_st_shrink_by_mask(s, contig, ust) == v0_9_st_shrink_by_mask(s, ust, ust);
 }
 
 /* The load of a buffer this kernel does not compute: BufferOps.LOAD from an
  * input, or from the output it assigns to. */
 static const UOp *load_op(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
   Sched91 *s = x->s;
-  const St91 *ust = st91_unbind(s, st91_simplify(s, stk));   /* st.simplify().unbind() */
+  const St91 *ust = v0_9_st_unbind(s, v0_9_st_simplify(s, stk));   /* st.simplify().unbind() */
   LazyBuffer *assign = item_state(s, buf)->item_assign;
   int idx;
   if (assign) {
@@ -124,11 +124,11 @@ static const Value *sym_value(Sched91 *s, sint x) {
 /* "consts are always fused and generated" */
 static const UOp *const_op(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
   Sched91 *s = x->s;
-  const St91 *ust = st91_unbind(s, st91_simplify(s, stk));   /* st.simplify().unbind() */
+  const St91 *ust = v0_9_st_unbind(s, v0_9_st_simplify(s, stk));   /* st.simplify().unbind() */
   const Value *val = buf->arg;
   if (buf->arg_var.sym != NULL) { /* val, var_val = buf.arg.unbind() */
     sint var = sint_unbind(buf->arg_var);
-    var_vals_put91(s, var, ((const SymNode *)buf->arg_var.sym)->val);
+    v0_9_var_vals_put(s, var, ((const SymNode *)buf->arg_var.sym)->val);
     val = sym_value(s, var);
   }
   return uop0(s->in, OP_CONST, NULL, v_constbuffer(s->in, val, buf->dtype, ust->st));
@@ -136,9 +136,10 @@ static const UOp *const_op(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
 
 static void push_frame(LopCtx *x, LazyBuffer *buf, const St91 *stk, const St91 *key_st, size_t py) {
   Sched91 *s = x->s;
-  py_recursion_check91(py);
-  s->lop_stack = grow91(s->a, s->lop_stack, x->depth, &s->lop_stack_cap, sizeof(LopFrame));
-  s->lop_srcs = reserve91(s->a, s->lop_srcs, x->nsrcs, x->nsrcs + (size_t)buf->nsrcs, &s->lop_srcs_cap, sizeof *s->lop_srcs);
+  v0_9_py_recursion_check(py);
+  s->lop_stack = arena_grow(s->a, s->lop_stack, x->depth, &s->lop_stack_cap, sizeof(LopFrame));
+  s->lop_srcs =
+      arena_reserve(s->a, s->lop_srcs, x->nsrcs, x->nsrcs + (size_t)buf->nsrcs, &s->lop_srcs_cap, sizeof *s->lop_srcs);
   frames(x)[x->depth++] = (LopFrame){buf, stk, key_st, 0, x->nsrcs, py, NULL};
   x->nsrcs += (size_t)buf->nsrcs;
 }
@@ -147,12 +148,12 @@ static _Noreturn void assertion(const char *msg) { error_raise("AssertionError",
 
 /* repr() of a LazyBuffer (lazy.py LazyBuffer.__repr__), for an assertion message; the
  * parts of a view (its ShapeTracker) and of a realized base (its Buffer) are not modelled */
-const char *lb_repr91(Sched91 *s, const LazyBuffer *b) {
+const char *v0_9_lazybuffer_repr(Sched91 *s, const LazyBuffer *b) {
   char dt[64];
   const View *v = st_last(b->st->st);
   const char *tail = b->base != b ? "<view>" : b->realized ? "<realized>" : "None";
   return arena_printf(s->a, "<LB %s %s %s (<%s: %d>, %s)>", b->device, py_repr_tuple(s->a, v->ndim, v->shape),
-                      dtype_repr(b->dtype, TG_0_9_1, dt, sizeof dt), op_name91(s, b->op), op_value(b->op, s->v), tail);
+      dtype_repr(b->dtype, TG_0_9_1, dt, sizeof dt), v0_9_op_name(s, b->op), op_value(b->op, s->v), tail);
 }
 
 /* ---- 0.9.2+197f8fd: _recursive_uop ---- */
@@ -174,13 +175,13 @@ static const UOp *define_global(LopCtx *x, const LazyBuffer *b) {
 
 /* An op's name as an arg (an ALU's op, REDUCE_ALU's), interned once per op */
 static const Value *op_arg(Sched91 *s, Op op) {
-  if (!s->op_args[op]) s->op_args[op] = v_str(s->in, op_name91(s, op));
+  if (!s->op_args[op]) s->op_args[op] = v_str(s->in, v0_9_op_name(s, op));
   return s->op_args[op];
 }
 
 /* ShapeTracker.to_uop: UOp(UOps.SHAPETRACKER, dtypes.void, (), self) */
-const UOp *st_uop91(Sched91 *s, const St91 *x) {
-  if (!x->uop) ((St91 *)x)->uop = uop0(s->in, OP_SHAPETRACKER, dt_void, st91_value(s, x));
+const UOp *v0_9_st_to_uop(Sched91 *s, const St91 *x) {
+  if (!x->uop) ((St91 *)x)->uop = uop0(s->in, OP_SHAPETRACKER, dt_void, v0_9_st_value(s, x));
   return x->uop;
 }
 
@@ -200,13 +201,13 @@ static const Value *as_const(Sched91 *s, const Value *val, const DType *d) {
 /* "if it's a const, we generate it": VALID(st).where(UOp.const(dtype, val), UOp.const(dtype, 0)) */
 static const UOp *const_uop(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
   Sched91 *s = x->s;
-  const St91 *ust = st91_unbind(s, st91_simplify(s, stk));   /* st.simplify().unbind() */
+  const St91 *ust = v0_9_st_unbind(s, v0_9_st_simplify(s, stk));   /* st.simplify().unbind() */
   const DType *dt = uop_dtype(buf);
   const UOp *c;
   if (buf->arg_var.sym != NULL) { /* val, var_val = val.unbind(); UOp.const of a Variable is a DEFINE_VAR */
     sint var = sint_unbind(buf->arg_var);
     const SymNode *v = var.sym;
-    var_vals_put91(s, var, ((const SymNode *)buf->arg_var.sym)->val);
+    v0_9_var_vals_put(s, var, ((const SymNode *)buf->arg_var.sym)->val);
     const Value *arg[3] = {v_str(s->in, v->expr), v_int(s->in, v->min), v_int(s->in, v->max)};
     c = uop0(s->in, OP_DEFINE_VAR, dt, v_tuple(s->in, 3, arg));
   } else {
@@ -214,14 +215,14 @@ static const UOp *const_uop(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
     c = uop0(s->in, OP_CONST, dt, as_const(s, buf->arg, dt));
   }
   const Value *zero = as_const(s, v_int(s->in, 0), dt);
-  const UOp *valid = uop1(s->in, OP_VALID, dt_bool, s->in->none, st_uop91(s, ust));
+  const UOp *valid = uop1(s->in, OP_VALID, dt_bool, s->in->none, v0_9_st_to_uop(s, ust));
   return uop3(s->in, OP_ALU, dt, op_arg(s, OP_WHERE), valid, c, uop0(s->in, OP_CONST, dt, zero));
 }
 
 /* "otherwise, it's a load and we add it to the inputs": LOAD(DEFINE_GLOBAL, SHAPETRACKER) */
 static const UOp *load_uop(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
   Sched91 *s = x->s;
-  const St91 *ust = st91_unbind(s, st91_simplify(s, stk));   /* st.simplify().unbind() */
+  const St91 *ust = v0_9_st_unbind(s, v0_9_st_simplify(s, stk));   /* st.simplify().unbind() */
   if (item_state(s, buf)->item_assign) {
     bool ok;
     assign_view_ok(s, ust, &ok);
@@ -233,7 +234,7 @@ static const UOp *load_uop(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
     input_index(x, buf);
   }
   const UOp *global = define_global(x, buf);
-  return uop2(s->in, OP_LOAD, uop_dtype(buf), s->in->none, global, st_uop91(s, ust));
+  return uop2(s->in, OP_LOAD, uop_dtype(buf), s->in->none, global, v0_9_st_to_uop(s, ust));
 }
 
 /* _recursive_uop once buf's sources are built (the ops `cache.setdefault`s, then CONTIGUOUS) */
@@ -242,25 +243,26 @@ static const UOp *uop_finish_197(LopCtx *x, const LopFrame *f, const UOp **srcs)
   LazyBuffer *buf = f->buf;
   const DType *dt = uop_dtype(buf);
   if (buf->op == OP_CONTIGUOUS) {
-    if (output_index(x, buf) < 0) error_raise("AssertionError", "%s must be writable", op_name91(s, buf->op));
+    if (output_index(x, buf) < 0) error_raise("AssertionError", "%s must be writable", v0_9_op_name(s, buf->op));
     return srcs[0];
   }
-  lblist_push91(s->a, &x->cached, buf);
+  v0_9_lblist_push(s->a, &x->cached, buf);
   if (buf->op == OP_ASSIGN) { /* UOp(UOps.ASSIGN, dtype, (in_uops[1].src[0], in_uops[0])) */
     if (srcs[1]->nsrc == 0) error_unsupported("an ASSIGN whose target lowers to a UOp without sources");
     return uop2(s->in, OP_UOPS_ASSIGN, dt, s->in->none, srcs[1]->src[0], srcs[0]);
   }
   if (buf->op == OP_CAST || buf->op == OP_BITCAST)
-    return uop_new(s->in, buf->op == OP_CAST ? OP_UOPS_CAST : OP_UOPS_BITCAST, dt, s->in->none, (uint32_t)buf->nsrcs, srcs);
-  if (is_reduceop91(buf->op)) { /* REDUCE_AXIS(dtype, (rsrc,), (REDUCE_ALU[op], buf.arg)).swizzle(st) */
+    return uop_new(
+        s->in, buf->op == OP_CAST ? OP_UOPS_CAST : OP_UOPS_BITCAST, dt, s->in->none, (uint32_t)buf->nsrcs, srcs);
+  if (v0_9_is_reduceop(buf->op)) { /* REDUCE_AXIS(dtype, (rsrc,), (REDUCE_ALU[op], buf.arg)).swizzle(st) */
     int naxis;
     const int64_t *axis;
-    reduce_axis91(s, buf, &naxis, &axis);
+    v0_9_reduce_axis(s, buf, &naxis, &axis);
     Op alu = buf->op == OP_REDUCE_SUM ? OP_ADD : buf->op == OP_REDUCE_PROD ? OP_MUL : OP_MAX;
     const Value *arg[2] = {op_arg(s, alu), buf->arg};
     x->has_reduce = true;
     const UOp *r = uop1(s->in, OP_REDUCE_AXIS, dt, v_tuple(s->in, 2, arg), srcs[0]);
-    return uop1(s->in, OP_SWIZZLE, dt, st91_value(s, f->key_st), r);
+    return uop1(s->in, OP_SWIZZLE, dt, v0_9_st_value(s, f->key_st), r);
   }
   return uop_new(s->in, OP_ALU, dt, op_arg(s, buf->op), (uint32_t)buf->nsrcs, srcs);
 }
@@ -268,7 +270,8 @@ static const UOp *uop_finish_197(LopCtx *x, const LopFrame *f, const UOp **srcs)
 /* 0.9.2's _recursive_lazyop at a base buf not in the memo: "buffer ops define
  * ShapeTracker", "reduce ops change ShapeTracker", "elementwise ops pass
  * shapetracker" (CONTIGUOUS and ASSIGN walk all sources too, then pass the first). */
-static void lazyop_enter_092(LopCtx *x, LazyBuffer *buf, const St91 *stk, bool in_outputs, size_t py, const UOp **done) {
+static void lazyop_enter_092(
+    LopCtx *x, LazyBuffer *buf, const St91 *stk, bool in_outputs, size_t py, const UOp **done) {
   Sched91 *s = x->s;
   if (buf->realized || (buf->in_realizes && !in_outputs)) {
     if (buf->op == OP_LOADOPS_CONST && s->ex) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
@@ -279,9 +282,10 @@ static void lazyop_enter_092(LopCtx *x, LazyBuffer *buf, const St91 *stk, bool i
   }
   const ReduceInfo *rinfo = NULL;
   const St91 *src_st = stk;
-  if (is_reduceop91(buf->op) && s->f->lower_to_uops) { /* _recursive_uop(buf.srcs[0], ShapeTracker.from_shape(buf.srcs[0].shape), ...) */
-    src_st = st91_from_shape_of(s, buf->srcs[0]->st);
-  } else if (is_reduceop91(buf->op) && (rinfo = reduce_info_get91(x->ri, buf, stk))) {
+  if (v0_9_is_reduceop(buf->op) &&
+      s->f->lower_to_uops) { /* _recursive_uop(buf.srcs[0], ShapeTracker.from_shape(buf.srcs[0].shape), ...) */
+    src_st = v0_9_st_from_shape_of(s, buf->srcs[0]->st);
+  } else if (v0_9_is_reduceop(buf->op) && (rinfo = v0_9_reduce_info_get(x->ri, buf, stk))) {
     src_st = rinfo->input_st;
   }
   if (s->ex && !in_outputs) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
@@ -298,7 +302,7 @@ static void lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp 
   size_t py = x->depth ? frames(x)[x->depth - 1].py + 2 : 1;
   for (;;) {
     if (buf->base != buf) {
-      stk = st91_add(s, buf->st, stk);
+      stk = v0_9_st_add(s, buf->st, stk);
       if (s->ex) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
       buf = buf->base;
     }
@@ -318,15 +322,16 @@ static void lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp 
       if (!in_outputs) assertion("");
       if (buf->op == OP_ASSIGN && buf->srcs[1]->base != buf->srcs[1]) assertion("assign must be to base");
       if (buf->op == OP_ASSIGN && !buf->srcs[1]->realized)
-        error_raise("AssertionError", "assign must be already realized to schedule %s", lb_repr91(s, buf->srcs[1]));
+        error_raise(
+            "AssertionError", "assign must be already realized to schedule %s", v0_9_lazybuffer_repr(s, buf->srcs[1]));
       buf = buf->srcs[0];
       py++;   /* return _recursive_lazyop(buf.srcs[0], ...) */
       continue;
     }
     /* if it's a reduce, we have to change the shapetracker */
-    if (is_reduceop91(buf->op)) {
+    if (v0_9_is_reduceop(buf->op)) {
       if (!stk->contiguous) assertion("ReduceOps late fusion must be contiguous");
-      stk = st91_from_shape_of(s, buf->srcs[0]->st);
+      stk = v0_9_st_from_shape_of(s, buf->srcs[0]->st);
     }
     if (s->ex && !in_outputs) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
     push_frame(x, buf, stk, key_st, py);
@@ -337,7 +342,7 @@ static void lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp 
 /* repr(ShapeTracker): "ShapeTracker(views=(View(...), ...))" */
 static const char *st_repr(Sched91 *s, const St91 *x) {
   const char *views = "";
-  int n = st91_nviews(x);
+  int n = v0_9_st_nviews(x);
   for (int i = 0; i < n; i++)
     views = arena_printf(s->a, "%s%s%s", views, i ? ", " : "", py_repr_view(s->a, x->st->views[i]));
   return arena_printf(s->a, "ShapeTracker(views=(%s%s))", views, n == 1 ? "," : "");
@@ -355,17 +360,17 @@ static const UOp *lazyop_finish_092(LopCtx *x, const LopFrame *f, const UOp **sr
   Sched91 *s = x->s;
   LazyBuffer *buf = f->buf;
   if (buf->op == OP_CONTIGUOUS || buf->op == OP_ASSIGN) {
-    if (output_index(x, buf) < 0) error_raise("AssertionError", "%s must be writable", op_name91(s, buf->op));
+    if (output_index(x, buf) < 0) error_raise("AssertionError", "%s must be writable", v0_9_op_name(s, buf->op));
     return srcs[0];
   }
-  if (is_reduceop91(buf->op) && !f->rinfo) {   /* if we are merging the reduce, skip it */
+  if (v0_9_is_reduceop(buf->op) && !f->rinfo) {   /* if we are merging the reduce, skip it */
     if (srcs[0]->op != buf->op)
-      error_raise("AssertionError", "can't merge reduceop %s with %s\n%s", op_name91(s, buf->op),
-                  op_name91(s, srcs[0]->op), st_repr(s, f->st));
+      error_raise("AssertionError", "can't merge reduceop %s with %s\n%s", v0_9_op_name(s, buf->op),
+                  v0_9_op_name(s, srcs[0]->op), st_repr(s, f->st));
     return srcs[0];
   }
   const Value *arg = f->rinfo ? axis_value(s, f->rinfo->naxis, f->rinfo->axis) : buf->arg;
-  lblist_push91(s->a, &x->cached, buf);
+  v0_9_lblist_push(s->a, &x->cached, buf);
   return uop_new(s->in, buf->op, NULL, arg, (uint32_t)buf->nsrcs, srcs);
 }
 
@@ -408,13 +413,13 @@ static bool same_device_kind(const char *a, const char *b) {
 
 /* "single output AST": CUSTOM, COPY, EMPTY, VIEW (or USE_COPY_KERNEL's copy kernel) */
 static void single_op_ast(Sched91 *s, LazyBuffer *out, LBScheduleItem *item) {
-  for (int i = 0; i < out->nsrcs; i++) lblist_push91(s->a, &item->inputs, out->srcs[i]->base);
+  for (int i = 0; i < out->nsrcs; i++) v0_9_lblist_push(s->a, &item->inputs, out->srcs[i]->base);
   item->ast = arena_alloc(s->a, sizeof *item->ast);
   item->nast = 1;
   if (s->inp->use_copy_kernel && out->op == OP_COPY && same_device_kind(out->device, out->srcs[0]->device)) {
     if (out->arg->kind != V_INT) error_bad_input("a COPY arg must be an int");
     sint n = sint_int(out->arg->u.i);
-    const St91 *cst = st91_from_shape(s, 1, &n);
+    const St91 *cst = v0_9_st_from_shape(s, 1, &n);
     const UOp *rd = uop0(s->in, OP_LOAD, NULL, v_membuffer(s->in, 1, dt_uchar, cst->st));
     item->ast[0] = uop1(s->in, OP_STORE, NULL, v_membuffer(s->in, 0, dt_uchar, cst->st), rd);
     return;
@@ -441,11 +446,11 @@ static const UOp *store_op(LopCtx *x, int i) {
   Sched91 *s = x->s;
   LazyBuffer *out = x->outputs[i];
   LazyBuffer *r = out->reduce_for_op;
-  const St91 *output_st = st91_from_shape_of(s, r ? r->st : out->st), *output_view = output_st;
-  if (out->op == OP_ASSIGN && out->arg->u.tuple.n) output_view = st91_intern(s, out->arg->u.tuple.items[0]->u.st);
+  const St91 *output_st = v0_9_st_from_shape_of(s, r ? r->st : out->st), *output_view = output_st;
+  if (out->op == OP_ASSIGN && out->arg->u.tuple.n) output_view = v0_9_st_intern(s, out->arg->u.tuple.items[0]->u.st);
   x->into = (uint32_t)out->index;
   const UOp *lop = recursive_lazyop(x, out, output_st);
-  output_view = st91_unbind(s, st91_simplify(s, output_view));
+  output_view = v0_9_st_unbind(s, v0_9_st_simplify(s, output_view));
   return uop1(s->in, OP_STORE, NULL, v_membuffer(s->in, i, out->dtype, output_view->st), lop);
 }
 
@@ -466,12 +471,12 @@ static const UOp *store_op_092(LopCtx *x, int i, const St91 *output_st) {
   x->into = (uint32_t)out->index;
   const UOp *lop = recursive_lazyop(x, out, output_st);
   if (out->op == OP_ASSIGN && out->arg->u.tuple.n) {
-    const St91 *view = st91_intern(s, out->arg->u.tuple.items[0]->u.st);
-    if (!shape_eq(st91_ndim(view), st91_shape_of(view), st91_ndim(out->st), st91_shape_of(out->st)))
+    const St91 *view = v0_9_st_intern(s, out->arg->u.tuple.items[0]->u.st);
+    if (!shape_eq(v0_9_st_ndim(view), v0_9_st_shape_of(view), v0_9_st_ndim(out->st), v0_9_st_shape_of(out->st)))
       error_unsupported("AssertionError: ASSIGN must not override output shape (its message prints shapes)");
-    output_st = st91_reshape(s, view, st91_ndim(output_st), st91_shape_of(output_st));
+    output_st = v0_9_st_reshape(s, view, v0_9_st_ndim(output_st), v0_9_st_shape_of(output_st));
   }
-  output_st = st91_unbind(s, st91_simplify(s, output_st));
+  output_st = v0_9_st_unbind(s, v0_9_st_simplify(s, output_st));
   return uop1(s->in, OP_STORE, NULL, v_membuffer(s->in, i, out->dtype, output_st->st), lop);
 }
 
@@ -484,7 +489,8 @@ static void item_metadata(LopCtx *x, LBScheduleItem *item) {
     LazyBuffer *b = x->cached.items[i];
     if (!b->metadata || item_state(s, b)->in_index >= 0) continue;
     bool again = false;   /* Metadata.__eq__: name, caller, backward (all in str() and caller) */
-    for (int k = 0; k < item->nmetadata && !again; k++) again = item->metadata[k] == b->metadata && callers[k] == b->metadata_caller;
+    for (int k = 0; k < item->nmetadata && !again; k++)
+      again = item->metadata[k] == b->metadata && callers[k] == b->metadata_caller;
     if (again) continue;
     callers[item->nmetadata] = b->metadata_caller;
     item->metadata[item->nmetadata++] = b->metadata;
@@ -496,18 +502,19 @@ static const UOp *store_uop(LopCtx *x, int i) {
   Sched91 *s = x->s;
   LazyBuffer *out = x->outputs[i];
   x->into = (uint32_t)out->index;
-  const St91 *output_st = st91_from_shape_of(s, out->st);
+  const St91 *output_st = v0_9_st_from_shape_of(s, out->st);
   const UOp *src = recursive_lazyop(x, out, output_st);
   if (out->op == OP_ASSIGN && out->arg->u.tuple.n) {
-    output_st = st91_intern(s, out->arg->u.tuple.items[0]->u.st);
-    if (!shape_eq(st91_ndim(output_st), st91_shape_of(output_st), st91_ndim(out->st), st91_shape_of(out->st)))
+    output_st = v0_9_st_intern(s, out->arg->u.tuple.items[0]->u.st);
+    if (!shape_eq(
+            v0_9_st_ndim(output_st), v0_9_st_shape_of(output_st), v0_9_st_ndim(out->st), v0_9_st_shape_of(out->st)))
       error_raise("AssertionError", "ASSIGN must not override output shape %s != %s",
-                  py_repr_tuple(s->a, st91_ndim(output_st), st91_shape_of(output_st)),
-                  py_repr_tuple(s->a, st91_ndim(out->st), st91_shape_of(out->st)));
+                  py_repr_tuple(s->a, v0_9_st_ndim(output_st), v0_9_st_shape_of(output_st)),
+                  py_repr_tuple(s->a, v0_9_st_ndim(out->st), v0_9_st_shape_of(out->st)));
   }
-  output_st = st91_unbind(s, st91_simplify(s, output_st));
+  output_st = v0_9_st_unbind(s, v0_9_st_simplify(s, output_st));
   const UOp *global = define_global(x, out);
-  return uop3(s->in, OP_STORE, dt_void, s->in->none, global, st_uop91(s, output_st), src);
+  return uop3(s->in, OP_STORE, dt_void, s->in->none, global, v0_9_st_to_uop(s, output_st), src);
 }
 
 /* engine/schedule.py _lower_lazybuffer (197f8fd): "describe the computation for a LazyBuffer with UOp + inputs + var_vals" */
@@ -516,20 +523,20 @@ static void lower_lazybuffer_uops(Sched91 *s, LazyBuffer **outs, int nouts, LBSc
   item->ast = arena_alloc(s->a, sizeof *item->ast);
   item->nast = 1;
   if (is_single_op(out->op)) { /* UOp(UOps.EXT, out.dtype, (), (out.op, out.arg)) */
-    for (int i = 0; i < out->nsrcs; i++) lblist_push91(s->a, &item->inputs, out->srcs[i]->base);
-    const Value *arg[2] = {v_str(s->in, op_name91(s, out->op)), out->arg};
+    for (int i = 0; i < out->nsrcs; i++) v0_9_lblist_push(s->a, &item->inputs, out->srcs[i]->base);
+    const Value *arg[2] = {v_str(s->in, v0_9_op_name(s, out->op)), out->arg};
     item->ast[0] = uop0(s->in, OP_EXT, out->dtype, v_tuple(s->in, 2, arg));
     return;
   }
   for (int i = 0; i < nouts; i++) /* var_vals = merge_dicts([out.st.var_vals.copy() for out in outs]) */
-    st91_add_var_vals(s, outs[i]->st);
+    v0_9_st_add_var_vals(s, outs[i]->st);
   LopCtx x;
   lopctx_init(&x, s, outs, nouts, &item->inputs);
   const UOp **stores = arena_array(s->a, (size_t)nouts, sizeof *stores);
   for (int i = 0; i < nouts; i++)
     stores[i] = store_uop(&x, i);
   const UOp *sink = uop_new(s->in, OP_SINK, dt_void, s->in->none, (uint32_t)nouts, stores);
-  item->ast[0] = full_ast_rewrite91(s, sink, x.has_reduce);
+  item->ast[0] = v0_9_full_ast_rewrite(s, sink, x.has_reduce);
   item_metadata(&x, item);
 }
 
@@ -544,26 +551,26 @@ static void lower_lazybuffer(Sched91 *s, LazyBuffer **outs, int nouts, LBSchedul
     return;
   }
   if (is_single_op(out->op)) {
-    for (int i = 0; i < out->nsrcs; i++) lblist_push91(s->a, &item->inputs, out->srcs[i]->base);
-    const Value *arg[2] = {v_str(s->in, op_name91(s, out->op)), out->arg};
+    for (int i = 0; i < out->nsrcs; i++) v0_9_lblist_push(s->a, &item->inputs, out->srcs[i]->base);
+    const Value *arg[2] = {v_str(s->in, v0_9_op_name(s, out->op)), out->arg};
     item->ast[0] = uop0(s->in, OP_EXT, NULL, v_tuple(s->in, 2, arg));
     return;
   }
   ReduceInfos ri;
-  reduce_info91(s, outs, nouts, &ri);
+  v0_9_reduce_info(s, outs, nouts, &ri);
   for (int i = 0; i < nouts; i++) /* var_vals = merge_dicts([out.st.var_vals.copy() for out in outs]) */
-    st91_add_var_vals(s, outs[i]->st);
+    v0_9_st_add_var_vals(s, outs[i]->st);
   LopCtx x;
   lopctx_init(&x, s, outs, nouts, &item->inputs);
   x.ri = &ri;
   const St91 *reduce_out = NULL;
   if (ri.n) {
     const ReduceInfo *last = &ri.items[ri.n - 1];
-    reduce_out = reduce_st91(s, last->input_st, last->naxis, last->axis);
+    reduce_out = v0_9_reduce_st(s, last->input_st, last->naxis, last->axis);
   }
   const UOp **stores = arena_array(s->a, (size_t)nouts, sizeof *stores);
   for (int i = 0; i < nouts; i++) {
-    const St91 *output_st = reduce_out ? reduce_out : st91_from_shape_of(s, outs[i]->st);
+    const St91 *output_st = reduce_out ? reduce_out : v0_9_st_from_shape_of(s, outs[i]->st);
     stores[i] = store_op_092(&x, i, output_st);
   }
   item->ast[0] = uop_new(s->in, OP_KERNEL, NULL, v_none(s->in), (uint32_t)nouts, stores);
@@ -572,7 +579,7 @@ static void lower_lazybuffer(Sched91 *s, LazyBuffer **outs, int nouts, LBSchedul
 
 /* engine/schedule.py _schedule_group (0.9.1): "create a schedule item from a list of outputs";
  * 0.9.2's _lower_lazybuffer. */
-void schedule_group91(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *item) {
+void v0_9_schedule_group(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *item) {
   memset(item, 0, sizeof *item);
   if (s->f->lower_lazybuffer) {
     item->outputs = outs;
@@ -584,9 +591,9 @@ void schedule_group91(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *
   item->outputs = outs;
   item->noutputs = nouts;
   for (int i = 0; i < nouts; i++) /* var_vals = merge_dicts([out.st.var_vals.copy() for out in outs]) */
-    st91_add_var_vals(s, outs[i]->st);
+    v0_9_st_add_var_vals(s, outs[i]->st);
   if (is_single_op(outs[0]->op)) {
-    if (nouts != 1) error_raise("AssertionError", "can't schedule a group of %s", op_name91(s, outs[0]->op));
+    if (nouts != 1) error_raise("AssertionError", "can't schedule a group of %s", v0_9_op_name(s, outs[0]->op));
     single_op_ast(s, outs[0], item);
     return;
   }

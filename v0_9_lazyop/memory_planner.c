@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "memory_planner.h"
-#include "sched91.h"
+#include "pipeline.h"
 
 /* A Buffer created by the planner: Buffer(*key) or a view Buffer(..., base=, offset=). */
 struct PlanBuffer {
@@ -52,7 +52,7 @@ static FreeList *cache_list(Planner *p, CacheKey k) {
 }
 
 static void freelist_push(Arena *a, FreeList *l, PlanBuffer *b) {
-  l->items = grow91(a, l->items, (size_t)l->n, &l->cap, sizeof *l->items);
+  l->items = arena_grow(a, l->items, (size_t)l->n, &l->cap, sizeof *l->items);
   l->items[l->n++] = b;
 }
 
@@ -150,7 +150,8 @@ static void interval_memory_planner(Sched91 *s, Schedule91 *sched) {
       if (!b->planner)
         error_bad_input("memory_planner_bufs has no entry for buffer %d of schedule item %zu", b->index, i);
       ix[j] = b->index;
-      if (si->ast[0]->op != OP_KERNEL && si->ast[0]->op != OP_SINK) noopt[b->index] = true;  /* MetaOps.KERNEL, UOps.SINK (197f8fd) */
+      if (si->ast[0]->op != OP_KERNEL && si->ast[0]->op != OP_SINK)
+        noopt[b->index] = true; /* MetaOps.KERNEL, UOps.SINK (197f8fd) */
     }
     items[i] = ix;
     nitems[i] = (size_t)si->nbufs;
@@ -159,7 +160,8 @@ static void interval_memory_planner(Sched91 *s, Schedule91 *sched) {
     const DeviceBuffer *x = &inp->buffers[b];
     int64_t base = x->base ? x->base->index : -1;
     bufs[b] = (PlanBuf){base, x->size * x->dtype->itemsize, x->offset, false};
-    bufs[b].skipped = x->planner && (x->planner->allocated || x->planner->lb_refcount > 0 || noopt[base >= 0 ? base : (int64_t)b]);
+    bufs[b].skipped =
+        x->planner && (x->planner->allocated || x->planner->lb_refcount > 0 || noopt[base >= 0 ? base : (int64_t)b]);
   }
   sched->interval_assigned = arena_array(s->a, nb + 1, sizeof *sched->interval_assigned);
   if (inp->no_memory_planner) {   /* `if getenv("NO_MEMORY_PLANNER"): return {}` */
@@ -201,7 +203,7 @@ static JVal *encode_interval_plan(Sched91 *s, const Schedule91 *sched, JVal **pl
           json_set(a, o, "dtype", dtype_to_json(&s->codec, like->dtype));
           json_set(a, o, "base", json_int(a, nbuf->base));
           json_set(a, o, "offset", json_int(a, nbuf->offset));
-          json_set(a, o, "options", like->dtype->is_image ? encode_image_options91(s, like->dtype) : json_null(a));
+          json_set(a, o, "options", like->dtype->is_image ? v0_9_encode_image_options(s, like->dtype) : json_null(a));
           json_push(a, bufs, o);
         }
         json_push(a, pair, json_str(a, arena_printf(a, "plan:%lld", (long long)renum[-2 - r])));
@@ -214,7 +216,7 @@ static JVal *encode_interval_plan(Sched91 *s, const Schedule91 *sched, JVal **pl
 
 /* engine/schedule.py memory_planner (0.9.1): the replacements are kept in
  * sched->assigned, applied when the schedule is encoded; realize.py's (0.9.2). */
-void memory_planner91(Sched91 *s, Schedule91 *sched) {
+void v0_9_memory_planner(Sched91 *s, Schedule91 *sched) {
   sched->planned = s->inp->planner_ran;
   if (!sched->planned) return;
   if (s->f->interval_memory_planner) {
@@ -238,7 +240,7 @@ typedef struct PlanRefs { OMap index; PlanBuffer **order; int n; size_t cap; } P
 static int plan_ref(Arena *a, PlanRefs *r, PlanBuffer *b) {
   intptr_t k = (intptr_t)omap_get(&r->index, omap_ptr(b));
   if (k) return (int)k - 1;
-  r->order = grow91(a, r->order, (size_t)r->n, &r->cap, sizeof *r->order);
+  r->order = arena_grow(a, r->order, (size_t)r->n, &r->cap, sizeof *r->order);
   r->order[r->n] = b;
   omap_put(&r->index, omap_ptr(b), (void *)(intptr_t)(r->n + 1));
   return r->n++;
@@ -259,12 +261,12 @@ static JVal *describe_plan_buffer(Sched91 *s, PlanRefs *r, PlanBuffer *b) {
   json_set(a, o, "base", base);
   json_set(a, o, "offset", json_int(a, b->offset));
   /* Buffer.__init__: an ImageDType brings BufferOptions(image=dtype) */
-  json_set(a, o, "options", b->dtype->is_image ? encode_image_options91(s, b->dtype) : json_null(a));
+  json_set(a, o, "options", b->dtype->is_image ? v0_9_encode_image_options(s, b->dtype) : json_null(a));
   return o;
 }
 
 /* memory_plan: [[old, new], ...] by first appearance of old; memory_plan_buffers: the "plan:K" Buffers. */
-JVal *encode_memory_plan91(Sched91 *s, const Schedule91 *sched, JVal **plan_buffers) {
+JVal *v0_9_encode_memory_plan(Sched91 *s, const Schedule91 *sched, JVal **plan_buffers) {
   Arena *a = s->a;
   if (!sched->planned) { *plan_buffers = json_null(a); return json_null(a); }
   if (s->f->interval_memory_planner) return encode_interval_plan(s, sched, plan_buffers);

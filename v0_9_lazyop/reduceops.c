@@ -6,29 +6,29 @@
  * the same op merges into one, and the reduce inputs are padded to one
  * shape. Python's recursion is a loop over an explicit stack. */
 #include <string.h>
-#include "sched91.h"
+#include "pipeline.h"
 #include "shapetracker.h"
 #include "symbolic.h"
 #include "view.h"
 
 enum { NO_REDUCE = -1 };   /* Python's None */
 
-const ReduceInfo *reduce_info_get91(const ReduceInfos *ri, const LazyBuffer *buf, const St91 *st) {
+const ReduceInfo *v0_9_reduce_info_get(const ReduceInfos *ri, const LazyBuffer *buf, const St91 *st) {
   void *v;
-  if (!omap_find(&ri->index, st_memo_key91(buf, st), &v)) return NULL;
+  if (!omap_find(&ri->index, v0_9_st_memo_key(buf, st), &v)) return NULL;
   return &ri->items[(intptr_t)v - 1];
 }
 
 /* reduce_info[(buf, st)] = (input_st, axis): a dict, so a key set again keeps its place */
-static int reduce_info_put(Sched91 *s, ReduceInfos *ri, LazyBuffer *buf, const St91 *st, const St91 *input_st, int naxis,
-                           const int64_t *axis) {
-  uint64_t key = st_memo_key91(buf, st);
+static int reduce_info_put(Sched91 *s, ReduceInfos *ri, LazyBuffer *buf, const St91 *st, const St91 *input_st,
+    int naxis, const int64_t *axis) {
+  uint64_t key = v0_9_st_memo_key(buf, st);
   void *v;
   int k;
   if (omap_find(&ri->index, key, &v)) {
     k = (int)(intptr_t)v - 1;
   } else {
-    ri->items = grow91(s->a, ri->items, (size_t)ri->n, &ri->cap, sizeof *ri->items);
+    ri->items = arena_grow(s->a, ri->items, (size_t)ri->n, &ri->cap, sizeof *ri->items);
     k = ri->n++;
     omap_put(&ri->index, key, (void *)(intptr_t)(k + 1));
   }
@@ -44,44 +44,46 @@ static bool has_axis(int naxis, const int64_t *axis, int64_t i) {
 
 /* ops.py reduce_st: tuple(1 if i in axis else s for i,s in enumerate(st.shape)) into out */
 static void reduce_shape(const St91 *input_st, int naxis, const int64_t *axis, sint *out) {
-  for (int i = 0; i < st91_ndim(input_st); i++) out[i] = has_axis(naxis, axis, i) ? sint_int(1) : st91_shape(input_st, i);
+  for (int i = 0; i < v0_9_st_ndim(input_st); i++)
+    out[i] = has_axis(naxis, axis, i) ? sint_int(1) : v0_9_st_shape(input_st, i);
 }
 
-const St91 *reduce_st91(Sched91 *s, const St91 *input_st, int naxis, const int64_t *axis) {
-  int n = st91_ndim(input_st);
+const St91 *v0_9_reduce_st(Sched91 *s, const St91 *input_st, int naxis, const int64_t *axis) {
+  int n = v0_9_st_ndim(input_st);
   sint *shape = arena_array(s->a, n ? (size_t)n : 1, sizeof *shape);
   reduce_shape(input_st, naxis, axis, shape);
-  return st91_from_shape(s, n, shape);
+  return v0_9_st_from_shape(s, n, shape);
 }
 
 static const St91 *reshape_to_reduce(Sched91 *s, const St91 *x, const St91 *input_st, int naxis, const int64_t *axis) {
-  int n = st91_ndim(input_st);
+  int n = v0_9_st_ndim(input_st);
   sint *shape = arena_array(s->a, n ? (size_t)n : 1, sizeof *shape);
   reduce_shape(input_st, naxis, axis, shape);
-  return st91_reshape(s, x, n, shape);
+  return v0_9_st_reshape(s, x, n, shape);
 }
 
 /* _permute_reduce: input_st.permute(the other axes, then axis) */
 static const St91 *permute_reduce(Sched91 *s, const St91 *input_st, int naxis, const int64_t *axis) {
-  int n = st91_ndim(input_st), k = 0;
+  int n = v0_9_st_ndim(input_st), k = 0;
   int64_t *perm = arena_array(s->a, n ? (size_t)n : 1, sizeof *perm);
   for (int i = 0; i < n; i++)
     if (!has_axis(naxis, axis, i)) perm[k++] = i;
   for (int i = 0; i < naxis && k < n; i++) perm[k++] = axis[i];
-  return st91_permute(s, input_st, n, perm);
+  return v0_9_st_permute(s, input_st, n, perm);
 }
 
 /* "push the movementop to the input": the reduce's non-contiguous output
  * view `view` moves onto its input; *axis becomes the last naxis axes. */
-const St91 *push_view_to_input91(Sched91 *s, const St91 *input_st, const St91 *view, int naxis, const int64_t **axis) {
+const St91 *v0_9_push_view_to_input(
+    Sched91 *s, const St91 *input_st, const St91 *view, int naxis, const int64_t **axis) {
   const St91 *tmp = permute_reduce(s, input_st, naxis, *axis);
-  int tn = st91_ndim(tmp);
+  int tn = v0_9_st_ndim(tmp);
   if (naxis == 0 || naxis > tn) error_unsupported("a reduce over no axes or more axes than its input has");
-  const sint *rshape = st91_shape_of(tmp) + (tn - naxis);
+  const sint *rshape = v0_9_st_shape_of(tmp) + (tn - naxis);
   sint prshape = sint_prod(naxis, rshape);
   sint *rstrides = arena_array(s->a, (size_t)naxis, sizeof *rstrides);
   strides_for_shape(naxis, rshape, rstrides);
-  int nv = st91_nviews(view);
+  int nv = v0_9_st_nviews(view);
   const View **views = arena_array(s->a, (size_t)nv, sizeof *views);
   for (int k = 0; k < nv; k++) {
     const View *v = view->st->views[k];
@@ -96,8 +98,8 @@ const St91 *push_view_to_input91(Sched91 *s, const St91 *input_st, const St91 *v
     }
     views[k] = view_create(s->a, TG_0_9_1, n, shape, strides, sint_mul(v->offset, prshape), mask);
   }
-  const St91 *pushed = st91_add(s, tmp, st91_of_views(s, nv, views));
-  int n = st91_ndim(pushed);
+  const St91 *pushed = v0_9_st_add(s, tmp, v0_9_st_of_views(s, nv, views));
+  int n = v0_9_st_ndim(pushed);
   int64_t *new_axis = arena_array(s->a, (size_t)naxis, sizeof *new_axis);
   for (int i = 0; i < naxis; i++) new_axis[i] = n - naxis + i;
   *axis = new_axis;
@@ -105,13 +107,13 @@ const St91 *push_view_to_input91(Sched91 *s, const St91 *input_st, const St91 *v
 }
 
 /* The reduce's axis: its arg, a tuple of ints */
-void reduce_axis91(Sched91 *s, const LazyBuffer *buf, int *naxis, const int64_t **axis) {
+void v0_9_reduce_axis(Sched91 *s, const LazyBuffer *buf, int *naxis, const int64_t **axis) {
   const Value *arg = buf->arg;
   if (arg->kind != V_TUPLE) error_bad_input("lazybuffers[%d]: a reduce's arg must be a tuple of axes", buf->index);
   int64_t *out = arena_array(s->a, arg->u.tuple.n ? arg->u.tuple.n : 1, sizeof *out);
   for (size_t i = 0; i < arg->u.tuple.n; i++) {
     const Value *x = arg->u.tuple.items[i];
-    if (x->kind != V_INT || x->u.i < 0 || x->u.i >= st91_ndim(buf->srcs[0]->st))
+    if (x->kind != V_INT || x->u.i < 0 || x->u.i >= v0_9_st_ndim(buf->srcs[0]->st))
       error_bad_input("lazybuffers[%d]: a reduce's arg must be a tuple of axes of its source", buf->index);
     out[i] = x->u.i;
   }
@@ -142,15 +144,15 @@ static int finish_reduce(RWalk *w, RFrame *f) {
   const St91 *input_st = f->input_st, *view = f->st;
   int naxis = 0;
   const int64_t *axis = NULL;
-  reduce_axis91(s, buf, &naxis, &axis);
+  v0_9_reduce_axis(s, buf, &naxis, &axis);
   if (!view->contiguous) {
-    input_st = push_view_to_input91(s, input_st, view, naxis, &axis);
+    input_st = v0_9_push_view_to_input(s, input_st, view, naxis, &axis);
   } else if (f->top != NO_REDUCE) {
     ReduceInfo top = w->ri->items[f->top];
     LazyBuffer *src = buf->srcs[0];
     if (src != src->base && src->base == top.buf && buf->op == top.buf->op) {
       /* merge this reduce with its parent */
-      const St91 *new_st = st91_add(s, top.st, view);
+      const St91 *new_st = v0_9_st_add(s, top.st, view);
       int n = naxis + top.naxis;
       int64_t *new_axis = arena_array(s->a, (size_t)n, sizeof *new_axis);
       memcpy(new_axis, axis, (size_t)naxis * sizeof *axis);
@@ -160,10 +162,10 @@ static int finish_reduce(RWalk *w, RFrame *f) {
       return NO_REDUCE;
     }
     /* reshape this reduceop based on the top reduce */
-    int n = st91_ndim(top.input_st);
+    int n = v0_9_st_ndim(top.input_st);
     sint *shape = arena_array(s->a, n ? (size_t)n : 1, sizeof *shape);
     reduce_shape(top.input_st, top.naxis, top.axis, shape);
-    input_st = st91_reshape(s, input_st, n, shape);
+    input_st = v0_9_st_reshape(s, input_st, n, shape);
   }
   view = reshape_to_reduce(s, view, input_st, naxis, axis);
   return reduce_info_put(s, w->ri, buf, view, input_st, naxis, axis);
@@ -176,16 +178,16 @@ static void rr_enter(RWalk *w, LazyBuffer *buf, const St91 *view, int *result, b
   *result = NO_REDUCE;
   LazyBuffer *base = buf->base;
   if (base->realized || (base->in_realizes && base->search_mark != w->out_mark)) return;
-  if (buf != base) view = st91_add(s, buf->st, view);
+  if (buf != base) view = v0_9_st_add(s, buf->st, view);
   void *v;
-  if (omap_find(&w->cache, st_memo_key91(base, view), &v)) {
+  if (omap_find(&w->cache, v0_9_st_memo_key(base, view), &v)) {
     *result = (int)(intptr_t)v - 2;
     return;
   }
   const St91 *input_st = view;
-  if (is_reduceop91(base->op)) input_st = st91_from_shape_of(s, base->srcs[0]->st);
-  py_recursion_check91(w->depth + 1);
-  w->stack = grow91(s->a, w->stack, w->depth, &w->cap, sizeof *w->stack);
+  if (v0_9_is_reduceop(base->op)) input_st = v0_9_st_from_shape_of(s, base->srcs[0]->st);
+  v0_9_py_recursion_check(w->depth + 1);
+  w->stack = arena_grow(s->a, w->stack, w->depth, &w->cap, sizeof *w->stack);
   w->stack[w->depth++] = (RFrame){base, view, input_st, 0, NO_REDUCE};
   *pushed = true;
 }
@@ -203,8 +205,8 @@ static void recurse_reduceops(RWalk *w, LazyBuffer *out) {
       continue;
     }
     RFrame done = *f;
-    result = is_reduceop91(done.buf->op) ? finish_reduce(w, &done) : done.top;
-    omap_put(&w->cache, st_memo_key91(done.buf, done.st), (void *)(intptr_t)(result + 2));
+    result = v0_9_is_reduceop(done.buf->op) ? finish_reduce(w, &done) : done.top;
+    omap_put(&w->cache, v0_9_st_memo_key(done.buf, done.st), (void *)(intptr_t)(result + 2));
     w->depth--;
     if (w->depth && result != NO_REDUCE) w->stack[w->depth - 1].top = result;
   }
@@ -213,9 +215,9 @@ static void recurse_reduceops(RWalk *w, LazyBuffer *out) {
 /* "pad all reduceops to the max of each dimension" */
 static void pad_reduceops(Sched91 *s, ReduceInfos *ri) {
   if (ri->n < 2) return;
-  int ndim = st91_ndim(ri->items[0].input_st);   /* zip(*shapes) stops at the shortest */
+  int ndim = v0_9_st_ndim(ri->items[0].input_st);   /* zip(*shapes) stops at the shortest */
   for (int k = 1; k < ri->n; k++)
-    if (st91_ndim(ri->items[k].input_st) < ndim) ndim = st91_ndim(ri->items[k].input_st);
+    if (v0_9_st_ndim(ri->items[k].input_st) < ndim) ndim = v0_9_st_ndim(ri->items[k].input_st);
   int64_t *maxes = arena_array(s->a, ndim ? (size_t)ndim : 1, sizeof *maxes);
   bool *skip = arena_array(s->a, ndim ? (size_t)ndim : 1, sizeof *skip);
   int64_t *dims = arena_array(s->a, (size_t)ri->n, sizeof *dims);
@@ -223,7 +225,7 @@ static void pad_reduceops(Sched91 *s, ReduceInfos *ri) {
     int n = 0;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (int k = 0; k < ri->n; k++) {
-      sint d = st91_shape(ri->items[k].input_st, i);
+      sint d = v0_9_st_shape(ri->items[k].input_st, i);
       if (d.sym) error_unsupported("symbolic: the padding of reduces to one shape compares symbolic dims");
       bool again = false;
       for (int j = 0; j < n && !again; j++) again = dims[j] == d.i;
@@ -238,19 +240,19 @@ static void pad_reduceops(Sched91 *s, ReduceInfos *ri) {
     if (skip[i]) continue;
     for (int k = 0; k < ri->n; k++) {
       ReduceInfo *x = &ri->items[k];
-      sint d = st91_shape(x->input_st, i);
+      sint d = v0_9_st_shape(x->input_st, i);
       if (d.sym) error_unsupported("symbolic: the padding of reduces to one shape compares symbolic dims");
       if (d.i <= 1 || d.i == maxes[i]) continue;
       SPair *arg = arena_array(s->a, (size_t)i + 1, sizeof *arg);
       for (int j = 0; j < i; j++) arg[j] = (SPair){sint_int(0), sint_int(0)};
       arg[i] = (SPair){sint_int(0), sint_int(maxes[i] - d.i)};
-      x->input_st = st91_pad(s, x->input_st, i + 1, arg);
+      x->input_st = v0_9_st_pad(s, x->input_st, i + 1, arg);
     }
   }
 }
 
 /* _lower_lazybuffer (0.9.2): "push through all movementops between reduceops", then the padding. */
-void reduce_info91(Sched91 *s, LazyBuffer **outs, int nouts, ReduceInfos *ri) {
+void v0_9_reduce_info(Sched91 *s, LazyBuffer **outs, int nouts, ReduceInfos *ri) {
   memset(ri, 0, sizeof *ri);
   omap_init(&ri->index, s->a);
   RWalk w = {.s = s, .ri = ri, .out_mark = ++s->search_epoch};

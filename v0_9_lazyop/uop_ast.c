@@ -13,7 +13,7 @@
 #include <string.h>
 #include "error.h"
 #include "rewrite.h"
-#include "sched91.h"
+#include "pipeline.h"
 #include "shapetracker.h"
 
 typedef struct AstCtx {
@@ -33,14 +33,14 @@ static void keep_st(AstCtx *c, const UOp *u, const St91 *x) {
   Sched91 *s = c->s;
   if (u->id >= s->nuop_sts) {
     size_t n = uop_count(s->in) + 1;
-    s->uop_sts = reserve91(s->a, s->uop_sts, s->nuop_sts, n, &s->uop_sts_cap, sizeof *s->uop_sts);
+    s->uop_sts = arena_reserve(s->a, s->uop_sts, s->nuop_sts, n, &s->uop_sts_cap, sizeof *s->uop_sts);
     memset(s->uop_sts + s->nuop_sts, 0, (n - s->nuop_sts) * sizeof *s->uop_sts);
     s->nuop_sts = n;
   }
   s->uop_sts[u->id] = x;
 }
 
-static const St91 *arg_st(AstCtx *c, const UOp *u) { return st91_intern(c->s, u->arg->u.st); }
+static const St91 *arg_st(AstCtx *c, const UOp *u) { return v0_9_st_intern(c->s, u->arg->u.st); }
 
 /* ---------------------------------------------------------------- UOp.st */
 
@@ -59,7 +59,8 @@ static bool st_of_sources(Op op) {
 static const char *dtype_text(AstCtx *c, const DType *d) {
   char buf[160];
   dtype_repr(d, c->s->v, buf, sizeof buf);
-  return arena_printf(c->s->a, "%s%s", d->is_ptr && !d->is_image ? "" : "dtypes.", buf);   /* PtrDType(dtypes.float) is whole */
+  return arena_printf(
+      c->s->a, "%s%s", d->is_ptr && !d->is_image ? "" : "dtypes.", buf); /* PtrDType(dtypes.float) is whole */
 }
 
 /* UOp.argstr: the REDUCE_AXIS arg "(BinaryOps.ADD, (0, 1))", an op name, or None */
@@ -68,7 +69,8 @@ static const char *argstr(AstCtx *c, const UOp *u) {
   if (u->op == OP_REDUCE_AXIS && a->kind == V_TUPLE && a->u.tuple.n == 2) {
     const Value *axis = a->u.tuple.items[1];
     const char *t = "";
-    for (size_t i = 0; i < axis->u.tuple.n; i++) t = arena_printf(c->s->a, "%s%s%lld", t, i ? ", " : "", (long long)axis->u.tuple.items[i]->u.i);
+    for (size_t i = 0; i < axis->u.tuple.n; i++)
+      t = arena_printf(c->s->a, "%s%s%lld", t, i ? ", " : "", (long long)axis->u.tuple.items[i]->u.i);
     return arena_printf(c->s->a, "(%s, (%s%s))", a->u.tuple.items[0]->u.str.s, t, axis->u.tuple.n == 1 ? "," : "");
   }
   if (a->kind == V_STR) return a->u.str.s;
@@ -77,14 +79,14 @@ static const char *argstr(AstCtx *c, const UOp *u) {
 
 /* The first line of repr(u): pretty_print's "UOp(op, dtype, arg=..., src=(" */
 static const char *uop_head(AstCtx *c, const UOp *u) {
-  return arena_printf(c->s->a, "UOp(%s, %s, arg=%s, src=(%s", op_name91(c->s, u->op), dtype_text(c, u->dtype), argstr(c, u),
-                      u->nsrc ? "\n  ...)" : "))");
+  return arena_printf(c->s->a, "UOp(%s, %s, arg=%s, src=(%s", v0_9_op_name(c->s, u->op), dtype_text(c, u->dtype),
+      argstr(c, u), u->nsrc ? "\n  ...)" : "))");
 }
 
 static bool same_shape(const St91 *a, const St91 *b) {
-  if (st91_ndim(a) != st91_ndim(b)) return false;
-  for (int i = 0; i < st91_ndim(a); i++)
-    if (!sint_eq(st91_shape(a, i), st91_shape(b, i))) return false;
+  if (v0_9_st_ndim(a) != v0_9_st_ndim(b)) return false;
+  for (int i = 0; i < v0_9_st_ndim(a); i++)
+    if (!sint_eq(v0_9_st_shape(a, i), v0_9_st_shape(b, i))) return false;
   return true;
 }
 
@@ -94,7 +96,9 @@ _Noreturn static void parents_shape_error(AstCtx *c, const UOp *u) {
   const char *shapes = "";
   for (uint32_t i = 0; i < u->nsrc; i++) {
     const St91 *x = known_st(c, u->src[i]);
-    if (x != NO_ST) shapes = arena_printf(a, "%s%s%s", shapes, *shapes ? ", " : "", py_repr_tuple(a, st91_ndim(x), st91_shape_of(x)));
+    if (x != NO_ST)
+      shapes = arena_printf(
+          a, "%s%s%s", shapes, *shapes ? ", " : "", py_repr_tuple(a, v0_9_st_ndim(x), v0_9_st_shape_of(x)));
   }
   error_raise("AssertionError", "UOp parents must have the same shape %s [%s]", uop_head(c, u), shapes);
 }
@@ -107,7 +111,8 @@ static const St91 *compute_st(AstCtx *c, const UOp *u) {
     case OP_SHAPETRACKER: case OP_SWIZZLE: return arg_st(c, u);
     case OP_LOAD: case OP_STORE: case OP_VALID: { /* st_arg */
       uint32_t k = u->op == OP_VALID ? 0 : 1;
-      if (u->nsrc <= k || u->src[k]->op != OP_SHAPETRACKER) error_unsupported("st_arg of a %s without a SHAPETRACKER", op_name91(s, u->op));
+      if (u->nsrc <= k || u->src[k]->op != OP_SHAPETRACKER)
+        error_unsupported("st_arg of a %s without a SHAPETRACKER", v0_9_op_name(s, u->op));
       const St91 *x = known_st(c, u->src[k]);   /* the SHAPETRACKER's arg */
       return x ? x : arg_st(c, u->src[k]);
     }
@@ -126,14 +131,14 @@ static const St91 *compute_st(AstCtx *c, const UOp *u) {
   if (u->op != OP_REDUCE_AXIS) return first;
   /* ShapeTracker.from_shape(src_sts[0].reduce(self.arg[1])) */
   const Value *axis = u->arg->u.tuple.items[1];
-  int n = st91_ndim(first);
+  int n = v0_9_st_ndim(first);
   sint *shape = arena_array(s->a, (size_t)n + 1, sizeof *shape);
-  for (int i = 0; i < n; i++) shape[i] = st91_shape(first, i);
+  for (int i = 0; i < n; i++) shape[i] = v0_9_st_shape(first, i);
   for (size_t k = 0; k < axis->u.tuple.n; k++) {
     int64_t ax = axis->u.tuple.items[k]->u.i;
     if (ax >= 0 && ax < n) shape[ax] = sint_int(1);
   }
-  return st91_from_shape(s, n, shape);
+  return v0_9_st_from_shape(s, n, shape);
 }
 
 /* UOp.st (a cached_property): NULL for None */
@@ -141,7 +146,7 @@ static const St91 *uop_st(AstCtx *c, const UOp *root) {
   const St91 *done = known_st(c, root);
   if (done) return done == NO_ST ? NULL : done;
   size_t depth = 0;
-  c->stack = grow91(c->s->a, c->stack, depth, &c->cap, sizeof *c->stack);
+  c->stack = arena_grow(c->s->a, c->stack, depth, &c->cap, sizeof *c->stack);
   c->stack[depth++] = root;
   while (depth) {
     const UOp *u = c->stack[depth - 1];
@@ -149,7 +154,7 @@ static const St91 *uop_st(AstCtx *c, const UOp *root) {
     bool waiting = false;
     for (uint32_t i = 0; st_of_sources(u->op) && i < u->nsrc; i++) {
       if (known_st(c, u->src[i])) continue;
-      c->stack = grow91(c->s->a, c->stack, depth, &c->cap, sizeof *c->stack);
+      c->stack = arena_grow(c->s->a, c->stack, depth, &c->cap, sizeof *c->stack);
       c->stack[depth++] = u->src[i];
       waiting = true;
     }
@@ -172,17 +177,17 @@ static const St91 *some_st(AstCtx *c, const UOp *u) {  /* unwrap(u.st) */
 /* the apply_to_st of a st_fixup: lambda st: st+rhs, or lambda st: st.reshape(shape) */
 typedef struct Fixup { const St91 *rhs; const St91 *shape_of; } Fixup;
 
-/* apply_to_st(x): x + rhs (st91_add keeps a memo), or x.reshape(shape_of.shape), once per
+/* apply_to_st(x): x + rhs (v0_9_st_add keeps a memo), or x.reshape(shape_of.shape), once per
  * (x, shape) in Sched91.st_reshape_memo; with MERGE_VIEW a reshape to x's own shape is x
  * (View.reshape: `if self.shape == new_shape: return self`) */
 static const St91 *apply_fixup(AstCtx *c, const Fixup *fx, const St91 *x) {
   Sched91 *s = c->s;
-  if (fx->rhs) return st91_add(s, x, fx->rhs);
+  if (fx->rhs) return v0_9_st_add(s, x, fx->rhs);
   if (s->inp->merge_view && same_shape(x, fx->shape_of)) return x;
   uint64_t key = ((uint64_t)x->id << 32) | fx->shape_of->id;
   const St91 *done = omap_get(&s->st_reshape_memo, key);
   if (!done) {
-    done = st91_reshape(s, x, st91_ndim(fx->shape_of), st91_shape_of(fx->shape_of));
+    done = v0_9_st_reshape(s, x, v0_9_st_ndim(fx->shape_of), v0_9_st_shape_of(fx->shape_of));
     omap_put(&s->st_reshape_memo, key, (void *)done);
   }
   return done;
@@ -196,7 +201,7 @@ static const UOp *fixup_enter(AstCtx *c, const Fixup *fx, OMap *cache, const UOp
   if (n) return n;
   if (u->op == OP_SHAPETRACKER) {
     const St91 *new_st = apply_fixup(c, fx, some_st(c, u));
-    return new_st->st == u->arg->u.st ? u : st_uop91(c->s, new_st);
+    return new_st->st == u->arg->u.st ? u : v0_9_st_to_uop(c->s, new_st);
   }
   if (u->nsrc == 0) return u;
   const St91 *x = uop_st(c, u);
@@ -212,8 +217,8 @@ static const UOp *st_fixup(AstCtx *c, const UOp *root, const Fixup *fx, OMap *ca
   FixFrame *stack = NULL;
   const UOp **srcs = NULL;
   size_t depth = 0, cap = 0, nsrcs = 0, srcs_cap = 0;
-  stack = grow91(a, stack, depth, &cap, sizeof *stack);
-  srcs = reserve91(a, srcs, nsrcs, nsrcs + root->nsrc, &srcs_cap, sizeof *srcs);
+  stack = arena_grow(a, stack, depth, &cap, sizeof *stack);
+  srcs = arena_reserve(a, srcs, nsrcs, nsrcs + root->nsrc, &srcs_cap, sizeof *srcs);
   stack[depth++] = (FixFrame){root, 0, nsrcs};
   nsrcs += root->nsrc;
   while (depth) {
@@ -222,8 +227,8 @@ static const UOp *st_fixup(AstCtx *c, const UOp *root, const Fixup *fx, OMap *ca
     if (f->next < f->u->nsrc) {
       const UOp *x = f->u->src[f->next];
       if ((done = fixup_enter(c, fx, cache, x))) continue;
-      stack = grow91(a, stack, depth, &cap, sizeof *stack);
-      srcs = reserve91(a, srcs, nsrcs, nsrcs + x->nsrc, &srcs_cap, sizeof *srcs);
+      stack = arena_grow(a, stack, depth, &cap, sizeof *stack);
+      srcs = arena_reserve(a, srcs, nsrcs, nsrcs + x->nsrc, &srcs_cap, sizeof *srcs);
       stack[depth++] = (FixFrame){x, 0, nsrcs};
       nsrcs += x->nsrc;
       continue;
@@ -260,14 +265,14 @@ static const Value *reduce_arg(AstCtx *c, const UOp *r, const Value *axis) {
 
 /* x.swizzle(ShapeTracker.from_shape(shape)) */
 static const UOp *swizzle_to_shape(AstCtx *c, const UOp *x, int n, const sint *shape) {
-  const St91 *st = st91_from_shape(c->s, n, shape);
-  return uop1(c->s->in, OP_SWIZZLE, x->dtype, st91_value(c->s, st), x);
+  const St91 *st = v0_9_st_from_shape(c->s, n, shape);
+  return uop1(c->s->in, OP_SWIZZLE, x->dtype, v0_9_st_value(c->s, st), x);
 }
 
 /* x.swizzle(ShapeTracker.from_shape(st.shape)) (kept on st's handle) */
 static const UOp *swizzle_like(AstCtx *c, const UOp *x, const St91 *st) {
-  const St91 *from = st91_from_shape_of(c->s, st);
-  return uop1(c->s->in, OP_SWIZZLE, x->dtype, st91_value(c->s, from), x);
+  const St91 *from = v0_9_st_from_shape_of(c->s, st);
+  return uop1(c->s->in, OP_SWIZZLE, x->dtype, v0_9_st_value(c->s, from), x);
 }
 
 /* (UPat(UOps.SWIZZLE, src=(UPat(UOps.REDUCE_AXIS, name="reduceop"),), name="swizzle"), push_swizzle_up_through_reduce)
@@ -280,14 +285,15 @@ static const UOp *push_swizzle_up_through_reduce(void *ctx, const UOp *swizzle) 
   const St91 *swizzle_st = some_st(c, swizzle);
   if (swizzle_st->contiguous) return NULL;
   const UOp *rsrc = reduceop->src[0];
-  const St91 *input_st = st91_from_shape_of(s, some_st(c, rsrc));
+  const St91 *input_st = v0_9_st_from_shape_of(s, some_st(c, rsrc));
   const Value *axis = axis_of(reduceop);
   const int64_t *new_axis = axis_ints(c, axis);
-  const St91 *new_input_st = push_view_to_input91(s, input_st, swizzle_st, (int)axis->u.tuple.n, &new_axis);
+  const St91 *new_input_st = v0_9_push_view_to_input(s, input_st, swizzle_st, (int)axis->u.tuple.n, &new_axis);
   OMap cache;
   omap_init(&cache, s->a);
   const UOp *src = st_fixup(c, rsrc, &(Fixup){new_input_st, NULL}, &cache);
-  const UOp *r = uop1(s->in, OP_REDUCE_AXIS, reduceop->dtype, reduce_arg(c, reduceop, axis_value(c, (int)axis->u.tuple.n, new_axis)), src);
+  const UOp *r = uop1(s->in, OP_REDUCE_AXIS, reduceop->dtype,
+      reduce_arg(c, reduceop, axis_value(c, (int)axis->u.tuple.n, new_axis)), src);
   return swizzle_like(c, r, swizzle_st);
 }
 
@@ -300,12 +306,13 @@ static const UOp *push_swizzle_down_through_reduce(void *ctx, const UOp *root) {
   const St91 *swizzle_st = some_st(c, swizzle);
   if (!swizzle_st->contiguous) error_raise("AssertionError", "can't push a non contiguous SWIZZLE down to STORE");
   const St91 *in_st = some_st(c, swizzle->src[0]);
-  if (!sint_eq(sint_prod(st91_ndim(swizzle_st), st91_shape_of(swizzle_st)), sint_prod(st91_ndim(in_st), st91_shape_of(in_st))))
+  if (!sint_eq(sint_prod(v0_9_st_ndim(swizzle_st), v0_9_st_shape_of(swizzle_st)),
+          sint_prod(v0_9_st_ndim(in_st), v0_9_st_shape_of(in_st))))
     error_raise("AssertionError", "can't push expands down to STORE");
   const UOp *r = uop_new(c->s->in, OP_REDUCE_AXIS, root->dtype, root->arg, swizzle->nsrc, swizzle->src);
-  int n = st91_ndim(swizzle_st);   /* swizzle_st.reduce(root.arg[1]) */
+  int n = v0_9_st_ndim(swizzle_st);   /* swizzle_st.reduce(root.arg[1]) */
   sint *shape = arena_array(c->s->a, (size_t)n + 1, sizeof *shape);
-  for (int i = 0; i < n; i++) shape[i] = st91_shape(swizzle_st, i);
+  for (int i = 0; i < n; i++) shape[i] = v0_9_st_shape(swizzle_st, i);
   const Value *axis = axis_of(root);
   for (size_t k = 0; k < axis->u.tuple.n; k++) {
     int64_t ax = axis->u.tuple.items[k]->u.i;
@@ -314,7 +321,7 @@ static const UOp *push_swizzle_down_through_reduce(void *ctx, const UOp *root) {
   return swizzle_to_shape(c, r, n, shape);
 }
 
-static sint st_prod(const St91 *x) { return sint_prod(st91_ndim(x), st91_shape_of(x)); }
+static sint st_prod(const St91 *x) { return sint_prod(v0_9_st_ndim(x), v0_9_st_shape_of(x)); }
 
 /* AssertionError(f"swizzles must have the same size {swizzle_shapes}") */
 _Noreturn static void swizzle_size_error(AstCtx *c, const UOp *root) {
@@ -324,8 +331,9 @@ _Noreturn static void swizzle_size_error(AstCtx *c, const UOp *root) {
     const UOp *x = root->src[i];
     if (x->op != OP_SWIZZLE) continue;
     const St91 *xs = some_st(c, x), *ys = some_st(c, x->src[0]);
-    shapes = arena_printf(a, "%s%s(%s, %s)", shapes, *shapes ? ", " : "", py_repr_tuple(a, st91_ndim(xs), st91_shape_of(xs)),
-                          py_repr_tuple(a, st91_ndim(ys), st91_shape_of(ys)));
+    shapes = arena_printf(a, "%s%s(%s, %s)", shapes, *shapes ? ", " : "",
+        py_repr_tuple(a, v0_9_st_ndim(xs), v0_9_st_shape_of(xs)),
+        py_repr_tuple(a, v0_9_st_ndim(ys), v0_9_st_shape_of(ys)));
   }
   error_raise("AssertionError", "swizzles must have the same size [%s]", shapes);
 }
@@ -398,7 +406,7 @@ static const PatternMatcher reduceop_fusor = {reduceop_fusor_rules, 4};
  *   return graph_rewrite(sink, enumerate_bufs, ctx)
  * enumerate_bufs' rule `x.replace(arg=ctx.bufs.index(x.arg)) if isinstance(x.arg, Buffer) else None`
  * has nothing left to do: lazyop.c numbers each DEFINE_GLOBAL as it makes it. */
-const UOp *full_ast_rewrite91(Sched91 *s, const UOp *sink, bool has_reduce) {
+const UOp *v0_9_full_ast_rewrite(Sched91 *s, const UOp *sink, bool has_reduce) {
   if (!s->inp->ast_rewrite) error_unsupported("AST_REWRITE=0: DEFINE_GLOBALs keep their Buffer objects");
   if (!has_reduce) return sink;
   AstCtx c = {.s = s};

@@ -1,4 +1,4 @@
-/* sched91.h — generation 0.9.1: tinygrad 0.9.1's engine/schedule.py in C.
+/* pipeline.h — generation 0.9.1: tinygrad 0.9.1's engine/schedule.py in C.
  *
  * The input graph (capture section 3) becomes LazyBuffer and DeviceBuffer
  * structs (decode.c); the scheduler mirrors the Python functions one by one:
@@ -11,8 +11,8 @@
  * the capture's Arena. A Python exception, unsupported or bad input raises
  * (common/error.h) to entry.c's protected call: no function here returns a
  * failure. Internal header of v0_9_lazyop/. */
-#ifndef TSCHED_SCHED91_H
-#define TSCHED_SCHED91_H
+#ifndef TSCHED_V0_9_PIPELINE_H
+#define TSCHED_V0_9_PIPELINE_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "capture.h"
@@ -23,7 +23,7 @@
 #include "error.h"
 #include "uop.h"
 #include "version.h"
-#include "st91.h"
+#include "st.h"
 
 /* device.py Buffer: one entry of input.buffers. dtype and options are
  * mutable: the image-dtype fallback of _graph_schedule rewrites them. */
@@ -49,7 +49,7 @@ typedef struct LBScheduleItem LBScheduleItem;
 
 /* A growable list of LazyBuffers (Python list). */
 typedef struct LbList { LazyBuffer **items; int n; size_t cap; } LbList;
-static inline void lblist_push91(Arena *a, LbList *l, LazyBuffer *x);
+static inline void v0_9_lblist_push(Arena *a, LbList *l, LazyBuffer *x);
 
 /* lazy.py LazyBuffer. A view has base != self and only device, dtype, st;
  * a base has the op, arg, srcs and its Buffer. */
@@ -105,7 +105,7 @@ typedef struct Input91 {
   bool multioutput, use_copy_kernel, no_memory_planner;
   bool fuse_arange, fuse_conv_bw;   /* 0.9.2 */
   bool ast_rewrite;                 /* AST_REWRITE (197f8fd) */
-  bool merge_view;                  /* MERGE_VIEW, read by ShapeTracker.reshape (0.9.2; 1 for 0.9.1, which never reshapes) */
+  bool merge_view; /* MERGE_VIEW, read by ShapeTracker.reshape (0.9.2; 1 for 0.9.1, which never reshapes) */
   const JVal *allocator_offset;     /* memory_planner_allocator_offset (0.9.2), or NULL */
 } Input91;
 
@@ -143,7 +143,7 @@ typedef struct Sched91 {
   /* `tsched explain` (common/explain.h): NULL unless someone listens */
   Explain *ex;
   OMap pad_views;       /* with ex: base LazyBuffer* -> the first view that put it in simple_pads */
-  /* st91.c */
+  /* st.c */
   OMap st_handles;      /* ShapeTracker* -> St91* */
   OMap st_canon;        /* st_hash -> St91* chain: the intern table */
   OMap st_add_memo;     /* (a->id, b->id) -> a + b */
@@ -172,28 +172,31 @@ typedef struct Schedule91 {
 } Schedule91;
 
 /* decode.c */
-void decode_input91(Sched91 *s, const Capture *c, Input91 *inp);
-static inline bool is_loadop91(Op op) {
+void v0_9_decode_input(Sched91 *s, const Capture *c, Input91 *inp);
+static inline bool v0_9_is_loadop(Op op) {
   return op == OP_EMPTY || op == OP_LOADOPS_CONST || op == OP_COPY || op == OP_CONTIGUOUS || op == OP_CUSTOM ||
          op == OP_ASSIGN || op == OP_VIEW;
 }
-static inline bool is_reduceop91(Op op) { return op == OP_REDUCE_SUM || op == OP_REDUCE_MAX || op == OP_REDUCE_PROD; }
+static inline bool v0_9_is_reduceop(Op op) {
+  return op == OP_REDUCE_SUM || op == OP_REDUCE_MAX || op == OP_REDUCE_PROD;
+}
 
 /* graph_schedule.c: _graph_schedule up to and including the prescheduling. */
-void graph_schedule91(Sched91 *s);
+void v0_9_graph_schedule(Sched91 *s);
 
 /* lazyop.c: _schedule_group (0.9.1) or _lower_lazybuffer (0.9.2) */
-void schedule_group91(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *out);
+void v0_9_schedule_group(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *out);
 
 /* lazyop.c (197f8fd): the UOp _recursive_uop makes for a ShapeTracker */
-const UOp *st_uop91(Sched91 *s, const St91 *x);
+const UOp *v0_9_st_to_uop(Sched91 *s, const St91 *x);
 /* uop_ast.c (197f8fd): full_ast_rewrite: reduceop_fusor (has_reduce: the sink has a REDUCE_AXIS) */
-const UOp *full_ast_rewrite91(Sched91 *s, const UOp *sink, bool has_reduce);
+const UOp *v0_9_full_ast_rewrite(Sched91 *s, const UOp *sink, bool has_reduce);
 /* reduceops.c: a reduce's arg as its axes (bad input unless a tuple of axes of its source) */
-void reduce_axis91(Sched91 *s, const LazyBuffer *buf, int *naxis, const int64_t **axis);
+void v0_9_reduce_axis(Sched91 *s, const LazyBuffer *buf, int *naxis, const int64_t **axis);
 /* reduceops.c: push_swizzle_up_through_reduce's / _recurse_reduceops' new input ShapeTracker for a
  * view on a reduce; *axis becomes the last naxis axes */
-const St91 *push_view_to_input91(Sched91 *s, const St91 *input_st, const St91 *view, int naxis, const int64_t **axis);
+const St91 *v0_9_push_view_to_input(
+    Sched91 *s, const St91 *input_st, const St91 *view, int naxis, const int64_t **axis);
 
 /* reduceops.c: _recurse_reduceops and the padding of _lower_lazybuffer (0.9.2) */
 typedef struct ReduceInfo {
@@ -201,60 +204,54 @@ typedef struct ReduceInfo {
   const St91 *input_st;              /* the value (input_st, axis) */
   int naxis; const int64_t *axis;
 } ReduceInfo;
-typedef struct ReduceInfos { ReduceInfo *items; int n; size_t cap; OMap index; } ReduceInfos;  /* a dict, in insertion order */
-void reduce_info91(Sched91 *s, LazyBuffer **outs, int nouts, ReduceInfos *ri);
-const ReduceInfo *reduce_info_get91(const ReduceInfos *ri, const LazyBuffer *buf, const St91 *st);
+typedef struct ReduceInfos {
+  ReduceInfo *items;
+  int n;
+  size_t cap;
+  OMap index;
+} ReduceInfos; /* a dict, in insertion order */
+void v0_9_reduce_info(Sched91 *s, LazyBuffer **outs, int nouts, ReduceInfos *ri);
+const ReduceInfo *v0_9_reduce_info_get(const ReduceInfos *ri, const LazyBuffer *buf, const St91 *st);
 /* reduce_st(input_st, axis): input_st's shape with 1 on the axes, as a ShapeTracker from_shape */
-const St91 *reduce_st91(Sched91 *s, const St91 *input_st, int naxis, const int64_t *axis);
+const St91 *v0_9_reduce_st(Sched91 *s, const St91 *input_st, int naxis, const int64_t *axis);
 
 /* create_schedule.c: the dependency graph and its BFS */
-void create_schedule91(Sched91 *s, Schedule91 *out);
+void v0_9_create_schedule_with_vars(Sched91 *s, Schedule91 *out);
 
 /* memory_planner.c */
-void memory_planner91(Sched91 *s, Schedule91 *sched);
-JVal *encode_memory_plan91(Sched91 *s, const Schedule91 *sched, JVal **plan_buffers);
+void v0_9_memory_planner(Sched91 *s, Schedule91 *sched);
+JVal *v0_9_encode_memory_plan(Sched91 *s, const Schedule91 *sched, JVal **plan_buffers);
 
 /* var_vals[var] = val (a Variable bound to two values is outside what is modelled) */
-void var_vals_put91(Sched91 *s, sint var, int64_t val);
+void v0_9_var_vals_put(Sched91 *s, sint var, int64_t val);
 
 /* encode.c */
-JVal *encode_result91(Sched91 *s, const Schedule91 *sched);
-JVal *encode_options91(Arena *a, const DeviceBuffer *b);
-JVal *encode_image_options91(Sched91 *s, const DType *image);
+JVal *v0_9_encode_result(Sched91 *s, const Schedule91 *sched);
+JVal *v0_9_encode_image_options(Sched91 *s, const DType *image);
 
 /* tinygrad 0.9.1 walks the graph with Python recursion under
  * sys.setrecursionlimit(10000). A walk that would nest `frames` Python
  * frames close to that limit may end in RecursionError there, depending on
  * how deep the caller already was: such a capture is reported unsupported
  * (raises, error.h) rather than guessed. */
-enum { PY_RECURSION_LIMIT91 = 10000, PY_CALLER_FRAMES91 = 300 };
-_Noreturn void py_recursion_unsupported91(size_t frames);
-static inline void py_recursion_check91(size_t frames) {
-  if (frames + PY_CALLER_FRAMES91 >= PY_RECURSION_LIMIT91) py_recursion_unsupported91(frames);
+enum { V0_9_PY_RECURSION_LIMIT = 10000, V0_9_PY_CALLER_FRAMES = 300 };
+_Noreturn void v0_9_py_recursion_unsupported(size_t frames);
+static inline void v0_9_py_recursion_check(size_t frames) {
+  if (frames + V0_9_PY_CALLER_FRAMES >= V0_9_PY_RECURSION_LIMIT) v0_9_py_recursion_unsupported(frames);
 }
 
 /* repr() of a LazyBuffer (lazy.py LazyBuffer.__repr__), for messages */
-const char *lb_repr91(Sched91 *s, const LazyBuffer *b);
+const char *v0_9_lazybuffer_repr(Sched91 *s, const LazyBuffer *b);
 /* The scheduler's own spelling of op: "LoadOps.COPY" (0.9.1), "MetaOps.COPY" (0.9.2) */
-static inline const char *op_name91(const Sched91 *s, Op op) { return op_name(op, s->v); }
+static inline const char *v0_9_op_name(const Sched91 *s, Op op) { return op_name(op, s->v); }
 
-/* Small helpers */
-/* Room for one more element in an arena array holding n of *cap: returns
- * the array, moved to a twice larger one when full. */
-static inline void *grow91(Arena *a, void *items, size_t n, size_t *cap, size_t elem);
-/* The same for `need` elements of which `used` are kept (common/arena.h). */
-static inline void *reserve91(Arena *a, void *items, size_t used, size_t need, size_t *cap, size_t elem) {
-  return arena_reserve(a, items, used, need, cap, elem);
-}
-static inline void *grow91(Arena *a, void *items, size_t n, size_t *cap, size_t elem) {
-  return arena_grow(a, items, n, cap, elem);
-}
-static inline void lblist_push91(Arena *a, LbList *l, LazyBuffer *x) {
-  l->items = grow91(a, l->items, (size_t)l->n, &l->cap, sizeof *l->items);
+/* Small helpers (growable arrays are common/arena.h's arena_grow / arena_reserve) */
+static inline void v0_9_lblist_push(Arena *a, LbList *l, LazyBuffer *x) {
+  l->items = arena_grow(a, l->items, (size_t)l->n, &l->cap, sizeof *l->items);
   l->items[l->n++] = x;
 }
 /* A (LazyBuffer, ShapeTracker) pair as one 64-bit memo key. */
-static inline uint64_t st_memo_key91(const LazyBuffer *lb, const St91 *st) {
+static inline uint64_t v0_9_st_memo_key(const LazyBuffer *lb, const St91 *st) {
   return ((uint64_t)(uint32_t)lb->index << 32) | st->id;
 }
 #endif

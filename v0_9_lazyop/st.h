@@ -1,5 +1,5 @@
-/* st91.h — the ShapeTracker operations the 0.9.1 scheduler uses, in one
- * place (st91.c), on top of common/shapetracker.h.
+/* st.h — the ShapeTracker operations the 0.9.1 scheduler uses, in one
+ * place (st.c), on top of common/shapetracker.h.
  *
  * The scheduler holds ShapeTrackers as St91 handles: one per distinct
  * ShapeTracker (interned, so equal ShapeTrackers are the same handle and
@@ -7,8 +7,8 @@
  * scheduler asks of it again and again: size, contiguity, its simplified
  * form, from_shape of its shape, its JSON encoding. Only a memo miss runs
  * the common module's code. */
-#ifndef TSCHED_ST91_H
-#define TSCHED_ST91_H
+#ifndef TSCHED_V0_9_ST_H
+#define TSCHED_V0_9_ST_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "intern.h"
@@ -41,38 +41,38 @@ struct St91 {
 };
 
 /* Structure (shape/shapetracker.py properties) */
-int st91_nviews(const St91 *st);
-bool st91_view_masked(const St91 *st, int i);         /* views[i].mask is not None */
-int st91_ndim(const St91 *st);                        /* len(shape) */
-sint st91_shape(const St91 *st, int axis);            /* shape[axis] */
-const sint *st91_shape_of(const St91 *st);            /* shape */
-sint st91_prod_mask(const St91 *st);                  /* prod(y-x for x,y in views[-1].mask) */
+int v0_9_st_nviews(const St91 *st);
+bool v0_9_st_view_masked(const St91 *st, int i);         /* views[i].mask is not None */
+int v0_9_st_ndim(const St91 *st);                        /* len(shape) */
+sint v0_9_st_shape(const St91 *st, int axis);            /* shape[axis] */
+const sint *v0_9_st_shape_of(const St91 *st);            /* shape */
+sint v0_9_st_prod_mask(const St91 *st);                  /* prod(y-x for x,y in views[-1].mask) */
 
 /* The handle of a ShapeTracker (interning it). */
-const St91 *st91_intern(Sched91 *s, const ShapeTracker *st);
+const St91 *v0_9_st_intern(Sched91 *s, const ShapeTracker *st);
 
 /* Operations; the core's errors raise (error.h) to the entry point's protected call. */
-const St91 *st91_add(Sched91 *s, const St91 *a, const St91 *b);  /* a + b */
-const St91 *st91_simplify(Sched91 *s, const St91 *x);
-const St91 *st91_from_shape(Sched91 *s, int ndim, const sint *shape);
-const St91 *st91_from_shape_of(Sched91 *s, const St91 *x);  /* from_shape(x.shape) */
+const St91 *v0_9_st_add(Sched91 *s, const St91 *a, const St91 *b);  /* a + b */
+const St91 *v0_9_st_simplify(Sched91 *s, const St91 *x);
+const St91 *v0_9_st_from_shape(Sched91 *s, int ndim, const sint *shape);
+const St91 *v0_9_st_from_shape_of(Sched91 *s, const St91 *x);  /* from_shape(x.shape) */
 /* x.unbind(): the unbound ShapeTracker; its var_vals go into the scheduler's (Sched91.var_vals) */
-const St91 *st91_unbind(Sched91 *s, const St91 *x);
+const St91 *v0_9_st_unbind(Sched91 *s, const St91 *x);
 /* x.var_vals: every Variable of x, each bound (AssertionError otherwise), into the scheduler's */
-void st91_add_var_vals(Sched91 *s, const St91 *x);
+void v0_9_st_add_var_vals(Sched91 *s, const St91 *x);
 /* x.shrink(mask_of.views[0].mask), for the assign check */
-const St91 *st91_shrink_by_mask(Sched91 *s, const St91 *x, const St91 *mask_of);
+const St91 *v0_9_st_shrink_by_mask(Sched91 *s, const St91 *x, const St91 *mask_of);
 /* st.unit_stride_axes(): writes a flag per axis. */
-void st91_unit_stride_axes(Sched91 *s, const St91 *x, bool *unit);
+void v0_9_st_unit_stride_axes(Sched91 *s, const St91 *x, bool *unit);
 /* Movement ops _recurse_reduceops makes (0.9.2): x.reshape(shape) (MERGE_VIEW from the capture),
  * x.permute(axis), x.pad(arg) */
-const St91 *st91_reshape(Sched91 *s, const St91 *x, int n, const sint *shape);
-const St91 *st91_permute(Sched91 *s, const St91 *x, int n, const int64_t *axis);
-const St91 *st91_pad(Sched91 *s, const St91 *x, int n, const SPair *arg);
+const St91 *v0_9_st_reshape(Sched91 *s, const St91 *x, int n, const sint *shape);
+const St91 *v0_9_st_permute(Sched91 *s, const St91 *x, int n, const int64_t *axis);
+const St91 *v0_9_st_pad(Sched91 *s, const St91 *x, int n, const SPair *arg);
 /* x as an arg: v_st(x), interned once per handle */
-const Value *st91_value(Sched91 *s, const St91 *x);
+const Value *v0_9_st_value(Sched91 *s, const St91 *x);
 /* ShapeTracker(views) */
-const St91 *st91_of_views(Sched91 *s, int nviews, const View *const *views);
+const St91 *v0_9_st_of_views(Sched91 *s, int nviews, const View *const *views);
 /* Install the ShapeTracker codec and interner hooks. */
-void st91_init(Sched91 *s);
+void v0_9_st_init(Sched91 *s);
 #endif

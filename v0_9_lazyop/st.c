@@ -1,20 +1,20 @@
-/* st91.c — the ShapeTracker operations of the 0.9.1 scheduler (st91.h) on
+/* st.c — the ShapeTracker operations of the 0.9.1 scheduler (st.h) on
  * common/shapetracker.h. Every ShapeTracker gets one St91 handle; __add__,
  * simplify and from_shape are memoized on the handles (Python lru_caches
  * View.__add__ and friends), so repeated questions cost a lookup. */
 #include <stddef.h>
 #include <string.h>
-#include "sched91.h"
+#include "pipeline.h"
 #include "shapetracker.h"
 #include "symbolic.h"
 
-int st91_nviews(const St91 *st) { return st->st->nviews; }
-bool st91_view_masked(const St91 *st, int i) { return st->st->views[i]->mask != NULL; }
-int st91_ndim(const St91 *st) { return st_ndim(st->st); }
-sint st91_shape(const St91 *st, int axis) { return st_shape(st->st)[axis]; }
-const sint *st91_shape_of(const St91 *st) { return st_shape(st->st); }
+int v0_9_st_nviews(const St91 *st) { return st->st->nviews; }
+bool v0_9_st_view_masked(const St91 *st, int i) { return st->st->views[i]->mask != NULL; }
+int v0_9_st_ndim(const St91 *st) { return st_ndim(st->st); }
+sint v0_9_st_shape(const St91 *st, int axis) { return st_shape(st->st)[axis]; }
+const sint *v0_9_st_shape_of(const St91 *st) { return st_shape(st->st); }
 
-sint st91_prod_mask(const St91 *st) {
+sint v0_9_st_prod_mask(const St91 *st) {
   const View *v = st_last(st->st);
   sint p = sint_int(1);
   for (int i = 0; i < v->ndim; i++) p = sint_mul(p, sint_sub(v->mask[i].e, v->mask[i].b));
@@ -23,7 +23,7 @@ sint st91_prod_mask(const St91 *st) {
 
 /* ---------------------------------------------------------------- interning */
 
-const St91 *st91_intern(Sched91 *s, const ShapeTracker *raw) {
+const St91 *v0_9_st_intern(Sched91 *s, const ShapeTracker *raw) {
   St91 *h = omap_get(&s->st_handles, omap_ptr(raw));
   if (h) return h;
   uint64_t hash = st_hash(raw);
@@ -48,20 +48,20 @@ const St91 *st91_intern(Sched91 *s, const ShapeTracker *raw) {
 /* ---------------------------------------------------------------- operations */
 
 /* ShapeTracker.simplify: merge the last two views while View.__add__ can. */
-const St91 *st91_simplify(Sched91 *s, const St91 *x) {
+const St91 *v0_9_st_simplify(Sched91 *s, const St91 *x) {
   if (x->simplified) return x->simplified;
-  const St91 *ret = st91_intern(s, st_simplify(s->a, TG_0_9_1, x->st));
+  const St91 *ret = v0_9_st_intern(s, st_simplify(s->a, TG_0_9_1, x->st));
   ((St91 *)x)->simplified = ret;
   return ret;
 }
 
 /* ShapeTracker.__add__: "one view at a time = better simplification" */
-const St91 *st91_add(Sched91 *s, const St91 *a, const St91 *b) {
+const St91 *v0_9_st_add(Sched91 *s, const St91 *a, const St91 *b) {
   if (a->add_rhs == b) return a->add_sum;
   uint64_t key = ((uint64_t)a->id << 32) | b->id;
   const St91 *ret = omap_get(&s->st_add_memo, key);
   if (!ret) {
-    ret = st91_intern(s, st_add(s->a, TG_0_9_1, a->st, b->st));
+    ret = v0_9_st_intern(s, st_add(s->a, TG_0_9_1, a->st, b->st));
     omap_put(&s->st_add_memo, key, (void *)ret);
   }
   ((St91 *)a)->add_rhs = b;
@@ -69,26 +69,26 @@ const St91 *st91_add(Sched91 *s, const St91 *a, const St91 *b) {
   return ret;
 }
 
-const St91 *st91_from_shape(Sched91 *s, int ndim, const sint *shape) {
-  return st91_intern(s, st_from_shape(s->a, TG_0_9_1, ndim, shape));
+const St91 *v0_9_st_from_shape(Sched91 *s, int ndim, const sint *shape) {
+  return v0_9_st_intern(s, st_from_shape(s->a, TG_0_9_1, ndim, shape));
 }
 
-const St91 *st91_from_shape_of(Sched91 *s, const St91 *x) {
+const St91 *v0_9_st_from_shape_of(Sched91 *s, const St91 *x) {
   if (x->from_shape) return x->from_shape;
-  const St91 *ret = st91_from_shape(s, st_ndim(x->st), st_shape(x->st));
+  const St91 *ret = v0_9_st_from_shape(s, st_ndim(x->st), st_shape(x->st));
   ((St91 *)x)->from_shape = ret;
   return ret;
 }
 
 /* ShapeTracker.unbind (0.9.1) */
-const St91 *st91_unbind(Sched91 *s, const St91 *x) {
+const St91 *v0_9_st_unbind(Sched91 *s, const St91 *x) {
   if (!x->symbolic) return x;
   if (!x->unbound) {
     enum { CAP = 64 };
     sint *vars = arena_array(s->a, CAP, sizeof *vars);
     int64_t *vals = arena_array(s->a, CAP, sizeof *vals);
     int n = 0;
-    const St91 *u = st91_intern(s, st_unbind(s->a, TG_0_9_1, x->st, vars, vals, CAP, &n));
+    const St91 *u = v0_9_st_intern(s, st_unbind(s->a, TG_0_9_1, x->st, vars, vals, CAP, &n));
     St91 *h = (St91 *)x;
     h->vars = vars;
     h->vals = vals;
@@ -96,12 +96,12 @@ const St91 *st91_unbind(Sched91 *s, const St91 *x) {
     h->unbound = u;
   }
   for (int i = 0; i < x->nvars; i++)
-    var_vals_put91(s, x->vars[i], x->vals[i]);
+    v0_9_var_vals_put(s, x->vars[i], x->vals[i]);
   return x->unbound;
 }
 
 /* ShapeTracker.var_vals: merge_dicts([dict([v.unbind()]) for v in self.vars()]) */
-void st91_add_var_vals(Sched91 *s, const St91 *x) {
+void v0_9_st_add_var_vals(Sched91 *s, const St91 *x) {
   if (!x->symbolic) return;
   sint vars[64];
   int n = st_vars(x->st, vars, 64);
@@ -109,18 +109,18 @@ void st91_add_var_vals(Sched91 *s, const St91 *x) {
     const SymNode *v = vars[i].sym;
     if (!v->bound)
       error_raise("AssertionError", "Variable isn't bound, can't access val of %s", sint_str(s->a, vars[i]));
-    var_vals_put91(s, sint_unbind(vars[i]), v->val);
+    v0_9_var_vals_put(s, sint_unbind(vars[i]), v->val);
   }
 }
 
 /* x.shrink(mask_of.views[0].mask) */
-const St91 *st91_shrink_by_mask(Sched91 *s, const St91 *x, const St91 *mask_of) {
+const St91 *v0_9_st_shrink_by_mask(Sched91 *s, const St91 *x, const St91 *mask_of) {
   const View *m = mask_of->st->views[0];
-  return st91_intern(s, st_shrink(s->a, TG_0_9_1, x->st, m->ndim, m->mask));
+  return v0_9_st_intern(s, st_shrink(s->a, TG_0_9_1, x->st, m->ndim, m->mask));
 }
 
 /* ShapeTracker.unit_stride_axes() */
-void st91_unit_stride_axes(Sched91 *s, const St91 *x, bool *unit) {
+void v0_9_st_unit_stride_axes(Sched91 *s, const St91 *x, bool *unit) {
   int n = st_ndim(x->st);
   int *axes = arena_array(s->a, n ? (size_t)n : 1, sizeof *axes);
   int k = st_unit_stride_axes(s->a, TG_0_9_1, x->st, false, axes);
@@ -136,13 +136,13 @@ static Sched91 *sched_of(Codec *c) { return (Sched91 *)((char *)c - offsetof(Sch
  * Value is canonical, so Values can hash and compare them by pointer. */
 static const ShapeTracker *st_decode_canonical(Codec *c, const JVal *j, Status *st) {
   const ShapeTracker *x = st_decode_status(c->arena, j, st);
-  return x ? st91_intern(sched_of(c), x)->st : NULL;
+  return x ? v0_9_st_intern(sched_of(c), x)->st : NULL;
 }
 
 /* Encoded ShapeTrackers are shared: the same ShapeTracker is one JVal tree
  * however often the result mentions it (JVals are immutable). */
 static JVal *st_encode_shared(Codec *c, const ShapeTracker *x) {
-  St91 *h = (St91 *)st91_intern(sched_of(c), x);
+  St91 *h = (St91 *)v0_9_st_intern(sched_of(c), x);
   if (!h->json) h->json = st_to_json(c->arena, h->st);
   return h->json;
 }
@@ -150,7 +150,7 @@ static JVal *st_encode_shared(Codec *c, const ShapeTracker *x) {
 static uint64_t st_pointer_hash(const ShapeTracker *x) { return (uint64_t)(uintptr_t)x * 0x9e3779b97f4a7c15ULL; }
 static bool st_pointer_equal(const ShapeTracker *x, const ShapeTracker *y) { return x == y; }
 
-void st91_init(Sched91 *s) {
+void v0_9_st_init(Sched91 *s) {
   s->in->st_hash = st_pointer_hash;
   s->in->st_equal = st_pointer_equal;
   s->codec.st_decode = st_decode_canonical;
@@ -161,26 +161,26 @@ void st91_init(Sched91 *s) {
 }
 
 /* ShapeTracker.reshape (0.9.2): getenv("MERGE_VIEW", 1) as the capture recorded it */
-const St91 *st91_reshape(Sched91 *s, const St91 *x, int n, const sint *shape) {
-  return st91_intern(s, st_reshape(s->a, TG_0_9_1, x->st, n, shape, s->inp->merge_view));
+const St91 *v0_9_st_reshape(Sched91 *s, const St91 *x, int n, const sint *shape) {
+  return v0_9_st_intern(s, st_reshape(s->a, TG_0_9_1, x->st, n, shape, s->inp->merge_view));
 }
 
 /* ShapeTracker.permute */
-const St91 *st91_permute(Sched91 *s, const St91 *x, int n, const int64_t *axis) {
-  return st91_intern(s, st_permute(s->a, TG_0_9_1, x->st, n, axis));
+const St91 *v0_9_st_permute(Sched91 *s, const St91 *x, int n, const int64_t *axis) {
+  return v0_9_st_intern(s, st_permute(s->a, TG_0_9_1, x->st, n, axis));
 }
 
 /* ShapeTracker.pad */
-const St91 *st91_pad(Sched91 *s, const St91 *x, int n, const SPair *arg) {
-  return st91_intern(s, st_pad(s->a, TG_0_9_1, x->st, n, arg));
+const St91 *v0_9_st_pad(Sched91 *s, const St91 *x, int n, const SPair *arg) {
+  return v0_9_st_intern(s, st_pad(s->a, TG_0_9_1, x->st, n, arg));
 }
 
-const Value *st91_value(Sched91 *s, const St91 *x) {
+const Value *v0_9_st_value(Sched91 *s, const St91 *x) {
   if (!x->value) ((St91 *)x)->value = v_st(s->in, x->st);
   return x->value;
 }
 
 /* ShapeTracker(tuple(views)) */
-const St91 *st91_of_views(Sched91 *s, int nviews, const View *const *views) {
-  return st91_intern(s, st_new(s->a, nviews, views));
+const St91 *v0_9_st_of_views(Sched91 *s, int nviews, const View *const *views) {
+  return v0_9_st_intern(s, st_new(s->a, nviews, views));
 }
