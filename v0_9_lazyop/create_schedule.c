@@ -10,7 +10,7 @@ typedef struct Deps {
 } Deps;
 
 /* dedup into `out`, keeping first appearances: `mark` is a fresh search epoch */
-static void add_unique(Sched91 *s, uint32_t mark, LbList *out, LazyBuffer *x) {
+static void add_unique(Sched *s, uint32_t mark, LbList *out, LazyBuffer *x) {
   if (x->search_mark == mark) return;
   x->search_mark = mark;
   v0_9_lblist_push(s->a, out, x);
@@ -18,7 +18,7 @@ static void add_unique(Sched91 *s, uint32_t mark, LbList *out, LazyBuffer *x) {
 
 /* parents_assigns is an id()-ordered set: its members in the order the
  * capture recorded for this key (set_orders.parents_assigns), the others after. */
-static LbList order_parents_assigns(Sched91 *s, LazyBuffer *key, const LbList *pa) {
+static LbList order_parents_assigns(Sched *s, LazyBuffer *key, const LbList *pa) {
   const LbList *rec = omap_get(&s->inp->parents_assigns_order, omap_ptr(key));
   if (!rec) return *pa;
   uint32_t member = ++s->search_epoch;
@@ -32,7 +32,7 @@ static LbList order_parents_assigns(Sched91 *s, LazyBuffer *key, const LbList *p
 }
 
 /* in_degree's keys (a defaultdict) in insertion order: `if lsi not in in_degree`, `in_degree[assign] += 1` */
-static void add_key(Sched91 *s, LbList *keys, LazyBuffer *key) {
+static void add_key(Sched *s, LbList *keys, LazyBuffer *key) {
   if (key->item_mark == s->item_epoch) return;
   key->item_mark = s->item_epoch;
   v0_9_lblist_push(s->a, keys, key);
@@ -41,7 +41,7 @@ static void add_key(Sched91 *s, LbList *keys, LazyBuffer *key) {
 /* The edges of one prescheduled item: after its scheduled parents, and
  * before the assigns to buffers it reads ("realize outputs before a parent
  * is assigned to"). */
-static void add_edges(Sched91 *s, Deps *d, LazyBuffer *key, const LBScheduleItem *lsi, LbList *keys) {
+static void add_edges(Sched *s, Deps *d, LazyBuffer *key, const LBScheduleItem *lsi, LbList *keys) {
   LbList parents = {0}, assigns = {0};
   uint32_t mark = ++s->search_epoch;
   for (int i = 0; i < lsi->inputs.n; i++) {
@@ -69,7 +69,7 @@ static void add_edges(Sched91 *s, Deps *d, LazyBuffer *key, const LBScheduleItem
 }
 
 /* `tuple(x.buffer for x in (ps.outputs+ps.inputs) if x.size != 0)` */
-static void item_bufs(Sched91 *s, const LBScheduleItem *ps, ScheduleItem91 *si) {
+static void item_bufs(Sched *s, const LBScheduleItem *ps, ScheduleItem *si) {
   int n = ps->noutputs + ps->inputs.n;
   si->bufs = arena_array(s->a, n ? (size_t)n : 1, sizeof *si->bufs);
   for (int i = 0; i < n; i++) {
@@ -83,7 +83,7 @@ static void item_bufs(Sched91 *s, const LBScheduleItem *ps, ScheduleItem91 *si) 
 }
 
 /* 197f8fd: `if (m:=Device[(device:=si.outputs[0].device)].renderer.buf_max) and len(si.bufs) >= m: raise RuntimeError(...)` */
-static void check_buf_max(const ScheduleItem91 *si) {
+static void check_buf_max(const ScheduleItem *si) {
   if (si->nbufs == 0) error_raise("IndexError", "tuple index out of range");
   int64_t m = si->bufs[0]->buf_max;
   if (!m || si->nbufs < m) return;
@@ -97,7 +97,7 @@ static void check_buf_max(const ScheduleItem91 *si) {
 
 /* engine/schedule.py create_schedule_with_vars (0.9.1), after _graph_schedule:
  * "DAG ordering: breadth first search". */
-void v0_9_create_schedule_with_vars(Sched91 *s, Schedule91 *out) {
+void v0_9_create_schedule_with_vars(Sched *s, Schedule *out) {
   int nlbs = s->inp->nlbs;
   Deps d;
   d.graph = arena_array(s->a, nlbs ? (size_t)nlbs : 1, sizeof *d.graph);

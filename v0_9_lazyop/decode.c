@@ -26,7 +26,7 @@ static void cache_add(NameCache *nc, const char *name, const void *val) {
 }
 
 typedef struct Dec {
-  Sched91 *s;
+  Sched *s;
   const Capture *c;
   NameCache dtypes, ops;
   JCursor *cur;        /* reading the input from its text (NULL: from its tree) */
@@ -235,7 +235,7 @@ static void decode_base(Dec *d, const JFields *e, LazyBuffer *lb, LazyBuffer *al
 }
 
 /* The interned ShapeTracker of the tree stj */
-static const St91 *decode_st(Dec *d, const JVal *stj) {
+static const StHandle *decode_st(Dec *d, const JVal *stj) {
   Status st;
   const ShapeTracker *raw = d->s->codec.st_decode(&d->s->codec, stj, &st);
   if (!raw) error_rethrow(&st);
@@ -246,7 +246,7 @@ static const St91 *decode_st(Dec *d, const JVal *stj) {
 static _Noreturn void text_unreadable(Dec *d) { error_bad_input("%s: input: not read from its text", d->c->name); }
 
 /* The interned ShapeTracker of a distinct `st` text, parsed and decoded the first time */
-static const St91 *decode_st_text(Dec *d, size_t k) {
+static const StHandle *decode_st_text(Dec *d, size_t k) {
   JText *x = &d->st_texts.texts[k - 1];
   if (!x->decoded) {
     const JVal *stj = json_text_value(d->cur, &d->st_texts, k);
@@ -284,13 +284,13 @@ static void decode_lazybuffer(Dec *d, const JFields *e, int i, LazyBuffer *all) 
 
 static void decode_lb_list(Dec *d, const JVal *j, const char *place, LazyBuffer ***out, int *n) {
   *n = array_len(d, j, place);
-  Input91 *inp = d->s->inp;
+  Input *inp = d->s->inp;
   *out = arena_array(d->s->a, *n ? (size_t)*n : 1, sizeof **out);
   for (int k = 0; k < *n; k++) (*out)[k] = &inp->lbs[index_of(d, j->u.arr[k], inp->nlbs, inp->nlbs, place)];
 }
 
 static void decode_set_orders(Dec *d, const JVal *j) {
-  Input91 *inp = d->s->inp;
+  Input *inp = d->s->inp;
   omap_init(&inp->parents_assigns_order, d->s->a);
   if (d->s->f->simple_pads_dict) return;   /* 0.9.2 iterates only dicts: no set_orders */
   if (!j || j->kind != J_OBJ) bad(d, "set_orders", "missing or not an object");
@@ -312,7 +312,7 @@ static void decode_set_orders(Dec *d, const JVal *j) {
 }
 
 static void decode_planner_bufs(Dec *d, const JVal *j) {
-  Input91 *inp = d->s->inp;
+  Input *inp = d->s->inp;
   if (!j) bad(d, "memory_planner_bufs", "missing (null when the planner did not run)");
   inp->planner_ran = j->kind != J_NULL;
   if (!inp->planner_ran) return;
@@ -349,7 +349,7 @@ static void decode_context(Dec *d) {
   bool v[3], w[3] = {false, false, true};
   read_flags(d, keys, v);
   if (d->s->f->fuse_arange_conv_bw) read_flags(d, keys092, w);
-  Input91 *inp = d->s->inp;
+  Input *inp = d->s->inp;
   inp->multioutput = v[0], inp->use_copy_kernel = v[1], inp->no_memory_planner = v[2];
   inp->fuse_arange = w[0], inp->fuse_conv_bw = w[1], inp->merge_view = w[2];
   inp->ast_rewrite = true;
@@ -363,7 +363,7 @@ static void decode_context(Dec *d) {
 
 /* 197f8fd: each Buffer's device's renderer.buf_max, context BUF_MAX:<device> (0: none; absent: none) */
 static void decode_buf_max(Dec *d) {
-  Input91 *inp = d->s->inp;
+  Input *inp = d->s->inp;
   for (int i = 0; i < inp->nbuffers && d->s->f->buf_max; i++) {
     char key[160];
     int64_t m = 0;
@@ -376,7 +376,7 @@ static void decode_buf_max(Dec *d) {
  * (graph_schedule.c add_child): every list gets its room up front, all in
  * one block in post-order, so none grows and the walks over children read
  * adjacent memory. */
-static void reserve_children(Sched91 *s, Input91 *inp) {
+static void reserve_children(Sched *s, Input *inp) {
   size_t total = 0;
   for (int i = 0; i < inp->nlbs; i++) total += (size_t)inp->lbs[i].nreaders;
   LazyBuffer **block = arena_array(s->a, total ? total : 1, sizeof *block);
@@ -400,8 +400,8 @@ static const JFields *table_row(Dec *d, const JTable *t, size_t i, JFields *room
 /* The tables of the input: buffers and lazybuffers, then the members of
  * `in` (its tree, or the other members read from its text). */
 static void decode_tables(Dec *d, const JTable t[2], const JVal *in) {
-  Sched91 *s = d->s;
-  Input91 *inp = s->inp;
+  Sched *s = d->s;
+  Input *inp = s->inp;
   inp->nbuffers = (int)t[0].n, inp->nlbs = (int)t[1].n;
   inp->buffers = arena_array(s->a, inp->nbuffers ? (size_t)inp->nbuffers : 1, sizeof *inp->buffers);
   inp->lbs = arena_array(s->a, inp->nlbs ? (size_t)inp->nlbs : 1, sizeof *inp->lbs);
@@ -459,7 +459,7 @@ static void tree_protected(void *ud) {
   decode_tree(d, in);
 }
 
-void v0_9_decode_input(Sched91 *s, const Capture *c, Input91 *inp) {
+void v0_9_decode_input(Sched *s, const Capture *c, Input *inp) {
   Dec d = {.s = s, .c = c};
   memset(inp, 0, sizeof *inp);
   s->inp = inp;
@@ -470,7 +470,7 @@ void v0_9_decode_input(Sched91 *s, const Capture *c, Input91 *inp) {
   Status raised = {0};
   bool decoded = false;
   if (c->input->kind == J_RAW) { /* straight from the text; the tree judges what that does not read */
-    Input91 context = *inp;
+    Input context = *inp;
     JCursor cur;
     json_cursor_begin(&cur, &tree, c->input);
     d.cur = &cur;

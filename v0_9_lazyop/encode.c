@@ -7,7 +7,7 @@
 #include "scheduler.h"
 #include "symbolic.h"
 
-JVal *v0_9_encode_image_options(Sched91 *s, const DType *image) {
+JVal *v0_9_encode_image_options(Sched *s, const DType *image) {
   Arena *a = s->a;
   JVal *o = json_obj(a);
   json_set(a, o, "image", dtype_to_json(&s->codec, image));
@@ -30,7 +30,7 @@ static JVal *encode_options(Arena *a, const DeviceBuffer *b) {
  * when the items go to a sink (then an encoder lives for one item). */
 
 typedef struct AstEncoder {
-  Sched91 *s;
+  Sched *s;
   Arena *out;
   OMap args;        /* const Value* -> JVal* */
   OMap names;       /* Op -> JVal* */
@@ -39,7 +39,7 @@ typedef struct AstEncoder {
   int item;
 } AstEncoder;
 
-static void ast_encoder_init(AstEncoder *e, Sched91 *s, Arena *out) {
+static void ast_encoder_init(AstEncoder *e, Sched *s, Arena *out) {
   *e = (AstEncoder){.s = s, .out = out, .null = json_null(out)};
   omap_init(&e->args, out);
   omap_init(&e->names, out);
@@ -113,7 +113,7 @@ static JVal *encode_ast(AstEncoder *e, const UOp *const *roots, int nroots) {
   return g;
 }
 
-static JVal *encode_item(AstEncoder *e, const ScheduleItem91 *si) {
+static JVal *encode_item(AstEncoder *e, const ScheduleItem *si) {
   Arena *a = e->out;
   JVal *o = json_obj(a), *bufs = json_arr(a);
   json_set(a, o, "ast", encode_ast(e, si->ast, si->nast));
@@ -126,9 +126,9 @@ static JVal *encode_item(AstEncoder *e, const ScheduleItem91 *si) {
 }
 
 /* {"lazybuffers": [[lb, DT]], "buffers": [[buffer, DT, OPTIONS]]} in index order */
-static JVal *encode_mutations(Sched91 *s) {
+static JVal *encode_mutations(Sched *s) {
   Arena *a = s->a;
-  Input91 *inp = s->inp;
+  Input *inp = s->inp;
   JVal *m = json_obj(a), *lbs = json_arr(a), *bufs = json_arr(a);
   for (int i = 0; i < inp->nlbs; i++) {
     const LazyBuffer *lb = &inp->lbs[i];
@@ -160,12 +160,12 @@ static bool var_before(const SymNode *x, const SymNode *y) {
 }
 
 /* var_vals: [[{"var", "min", "max"}, val], ...] sorted by (name, min, max) */
-static JVal *encode_var_vals(Sched91 *s) {
+static JVal *encode_var_vals(Sched *s) {
   Arena *a = s->a;
   int n = s->nvar_vals;
-  const struct VarVal91 **order = arena_array(a, (size_t)(n > 0 ? n : 1), sizeof *order);
+  const struct VarVal **order = arena_array(a, (size_t)(n > 0 ? n : 1), sizeof *order);
   for (int i = 0; i < n; i++) { /* insertion sort */
-    const struct VarVal91 *x = &s->var_vals[i];
+    const struct VarVal *x = &s->var_vals[i];
     int j = i - 1;
     while (j >= 0 && var_before(x->var.sym, order[j]->var.sym)) {
       order[j + 1] = order[j];
@@ -189,7 +189,7 @@ static JVal *encode_var_vals(Sched91 *s) {
 
 /* item k in `out`; the encoder shares JVals across items only in the
  * result's arena (a scratch arena is one item's, freed after it) */
-typedef struct ItemCtx { Sched91 *s; const Schedule91 *sched; AstEncoder e; bool shared; } ItemCtx;
+typedef struct ItemCtx { Sched *s; const Schedule *sched; AstEncoder e; bool shared; } ItemCtx;
 static JVal *item_json(void *ctx, size_t k, Arena *out) {
   ItemCtx *x = ctx;
   if (!x->shared) ast_encoder_init(&x->e, x->s, out);
@@ -197,7 +197,7 @@ static JVal *item_json(void *ctx, size_t k, Arena *out) {
   return encode_item(&x->e, &x->sched->items[k]);
 }
 
-JVal *v0_9_encode_result(Sched91 *s, const Schedule91 *sched) {
+JVal *v0_9_encode_result(Sched *s, const Schedule *sched) {
   Arena *a = s->a;
   JVal *o = json_obj(a), *plan_buffers;
   ItemCtx ctx = {.s = s, .sched = sched};

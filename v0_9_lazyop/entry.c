@@ -10,8 +10,8 @@ _Noreturn void v0_9_py_recursion_unsupported(size_t frames) {
                     "near sys.setrecursionlimit(10000): RecursionError there depends on the caller", frames);
 }
 
-static void sched_init(Sched91 *s, Arena *a, Interner *in, TgVersion v) {
-  *s = (Sched91){.v = v, .f = tg_features(v), .a = a, .in = in};
+static void sched_init(Sched *s, Arena *a, Interner *in, TgVersion v) {
+  *s = (Sched){.v = v, .f = tg_features(v), .a = a, .in = in};
   codec_init(&s->codec, in, v);
   v0_9_st_init(s);
   omap_init(&s->prescheduled, a);
@@ -21,14 +21,14 @@ static void sched_init(Sched91 *s, Arena *a, Interner *in, TgVersion v) {
 }
 
 /* var_vals[var] = val: dict updates and merge_dicts of the scheduler */
-void v0_9_var_vals_put(Sched91 *s, sint var, int64_t val) {
+void v0_9_var_vals_put(Sched *s, sint var, int64_t val) {
   for (int i = 0; i < s->nvar_vals; i++)
     if (sint_eq(s->var_vals[i].var, var)) {
       if (s->var_vals[i].val != val) error_unsupported("symbolic: a Variable bound to two values");
       return;
     }
   s->var_vals = arena_grow(s->a, s->var_vals, (size_t)s->nvar_vals, &s->var_cap, sizeof *s->var_vals);
-  s->var_vals[s->nvar_vals++] = (struct VarVal91){var, val};
+  s->var_vals[s->nvar_vals++] = (struct VarVal){var, val};
 }
 
 /* decode, schedule, encode; a Python exception, unsupported or bad input raises
@@ -42,13 +42,13 @@ static void schedule_protected(void *ud) {
   phase_enter(PHASE_BUILD);
   Interner in;
   interner_init(&in, a);
-  Sched91 s;
+  Sched s;
   sched_init(&s, a, &in, c->generation);
-  Input91 inp;
+  Input inp;
   v0_9_decode_input(&s, c, &inp);
   for (int i = 0; i < inp.nseen; i++) inp.seen[i]->in_seen = true;
   phase_enter(PHASE_SCHEDULE);
-  Schedule91 sched = {0};
+  Schedule sched = {0};
   v0_9_graph_schedule(&s);
   v0_9_create_schedule_with_vars(&s, &sched);
   v0_9_memory_planner(&s, &sched);

@@ -17,7 +17,7 @@ static const char *op_text(Op op) {
 
 /* Why _recurse_lb's base part realizes buf: forced_realize or `buf.op in
  * LoadOps`; false when neither. */
-static bool base_reason(Sched91 *s, const LazyBuffer *buf, ExplainReason *why, const char **detail) {
+static bool base_reason(Sched *s, const LazyBuffer *buf, ExplainReason *why, const char **detail) {
   if (buf->forced_realize) *why = WHY_FORCED, *detail = "forced_realize";
   else if (buf->op == OP_CONTIGUOUS) *why = WHY_FORCED, *detail = "CONTIGUOUS (a LoadOp)";
   else if (buf->op == OP_ASSIGN) *why = WHY_ASSIGN, *detail = NULL;
@@ -34,25 +34,25 @@ static bool base_reason(Sched91 *s, const LazyBuffer *buf, ExplainReason *why, c
  * callers format a detail only when s->ex listens. A view that expands x or
  * a COPY that reads it may come first, but when _recurse_lb will realize x
  * for what it is (forced, a LoadOp), that is the reason reported. */
-static void explain_realize_lb(Sched91 *s, LazyBuffer *x, ExplainReason why, const char *detail) {
+static void explain_realize_lb(Sched *s, LazyBuffer *x, ExplainReason why, const char *detail) {
   if ((why == WHY_EXPAND || why == WHY_COPY_SOURCE) && !x->realized) base_reason(s, x, &why, &detail);
   explain_realize(s->ex, (uint32_t)x->index, why, detail);
 }
 
-static void realize(Sched91 *s, LazyBuffer *x, ExplainReason why, const char *detail) {
+static void realize(Sched *s, LazyBuffer *x, ExplainReason why, const char *detail) {
   if (x->in_realizes) return;
   x->in_realizes = true;
   v0_9_lblist_push(s->a, &s->realizes, x);
   if (s->ex) explain_realize_lb(s, x, why, detail);
 }
 
-static const char *shape_text(Sched91 *s, const St91 *st) {
+static const char *shape_text(Sched *s, const StHandle *st) {
   const View *v = st_last(st->st);
   return py_repr_tuple(s->a, v->ndim, v->shape);
 }
 
 /* `view` puts `x` in simple_pads (with explain: remember the first such view) */
-static void add_simple_pad(Sched91 *s, LazyBuffer *x, LazyBuffer *view) {
+static void add_simple_pad(Sched *s, LazyBuffer *x, LazyBuffer *view) {
   if (x->in_simple_pads) return;
   x->in_simple_pads = true;
   v0_9_lblist_push(s->a, &s->simple_pads, x);
@@ -65,7 +65,7 @@ static bool is_unsafe_pad_op(Op op) { return op == OP_RECIP || op == OP_LOG2 || 
 /* ---------------------------------------------------------------- _recurse_lb */
 
 /* The view part of _recurse_lb: fuse some pads, realize all expands. */
-static void recurse_lb_view(Sched91 *s, LazyBuffer *buf) {
+static void recurse_lb_view(Sched *s, LazyBuffer *buf) {
   LazyBuffer *base = buf->base;
   /* prod(buf.base.st.shape), prod(buf.st.shape): the int sizes unless a shape is symbolic */
   bool symbolic = base->st->symbolic || buf->st->symbolic;
@@ -90,7 +90,7 @@ static void recurse_lb_view(Sched91 *s, LazyBuffer *buf) {
 }
 
 /* `if buf.forced_realize: realizes[buf] = None`, `if buf.op in LoadOps: realizes[buf.base] = None` */
-static void realize_base(Sched91 *s, LazyBuffer *buf) {
+static void realize_base(Sched *s, LazyBuffer *buf) {
   ExplainReason why = WHY_NONE;
   const char *detail = NULL;
   base_reason(s, buf, &why, &detail);
@@ -98,14 +98,14 @@ static void realize_base(Sched91 *s, LazyBuffer *buf) {
 }
 
 /* `realizes[buf.srcs[0].base] = None` for a COPY or a VIEW */
-static void realize_copy_source(Sched91 *s, const LazyBuffer *buf, LazyBuffer *src) {
+static void realize_copy_source(Sched *s, const LazyBuffer *buf, LazyBuffer *src) {
   realize(
       s, src, WHY_COPY_SOURCE, s->ex ? arena_printf(s->a, "read by %s node %d", op_text(buf->op), buf->index) : NULL);
 }
 
 /* The base part of _recurse_lb before its sources: returns false on the
  * "can only copy contig" assertion. */
-static void recurse_lb_base(Sched91 *s, LazyBuffer *buf) {
+static void recurse_lb_base(Sched *s, LazyBuffer *buf) {
   if (s->f->simple_pads_dict && v0_9_is_reduceop(buf->op)) {   /* 0.9.2: double_reduces */
     LazyBuffer *src = buf->srcs[0];
     if (src->base->op == buf->op && src != src->base) v0_9_lblist_push(s->a, &s->double_reduces, buf);
@@ -133,7 +133,7 @@ static void recurse_lb_base(Sched91 *s, LazyBuffer *buf) {
 /* Entering _recurse_lb(buf): *push is the base whose sources are to be
  * walked next, or NULL when the call returns at once; *view is true when
  * buf was a view (its Python frame stays while the base is walked). */
-static void recurse_lb_enter(Sched91 *s, LazyBuffer *buf, LazyBuffer **push, bool *view) {
+static void recurse_lb_enter(Sched *s, LazyBuffer *buf, LazyBuffer **push, bool *view) {
   *push = NULL;
   *view = false;
   if (buf->in_allbufs || buf->base->realized) return;
@@ -149,7 +149,7 @@ static void recurse_lb_enter(Sched91 *s, LazyBuffer *buf, LazyBuffer **push, boo
 
 /* children[x.base][buf] = None for the k-th source x of buf: a dict, so buf
  * is added once even when several of its sources share a base. */
-static void add_child(Sched91 *s, LazyBuffer *buf, int k) {
+static void add_child(Sched *s, LazyBuffer *buf, int k) {
   LazyBuffer *parent = buf->srcs[k]->base;
   if (s->f->simple_pads_dict && parent->realized) return;   /* 0.9.2: `if x.base.realized is None` */
   for (int j = 0; j < k; j++)
@@ -161,7 +161,7 @@ typedef struct LbFrame { LazyBuffer *buf; int next; size_t py; } LbFrame;   /* p
 
 /* engine/schedule.py _recurse_lb (0.9.1): "recursively search the entire
  * graph for all LazyBuffers, insert realizes after expands". */
-static void recurse_lb(Sched91 *s, LazyBuffer *root) {
+static void recurse_lb(Sched *s, LazyBuffer *root) {
   LazyBuffer *push;
   bool view;
   recurse_lb_enter(s, root, &push, &view);
@@ -217,7 +217,7 @@ typedef struct PadFrame { LazyBuffer *buf; int next; } PadFrame;
 /* engine/schedule.py _is_padding_okay (0.9.1): all() over the sources' bases,
  * short-circuiting on the first False, as an explicit stack. The answer
  * goes to *okay; false only when the walk is too deep (st says why). */
-static void is_padding_okay(Sched91 *s, PadMemo *m, LazyBuffer *root, bool *okay) {
+static void is_padding_okay(Sched *s, PadMemo *m, LazyBuffer *root, bool *okay) {
   bool ok;
   if (pad_known(m, root, okay)) return;
   int leaf = pad_leaf(root);
@@ -247,7 +247,7 @@ static void is_padding_okay(Sched91 *s, PadMemo *m, LazyBuffer *root, bool *okay
 
 /* With explain: the node _is_padding_okay(root) found in UNSAFE_PAD_OPS
  * (the first one in its order; a node seen before answered True). */
-static const LazyBuffer *unsafe_pad_node(Sched91 *s, LazyBuffer *root) {
+static const LazyBuffer *unsafe_pad_node(Sched *s, LazyBuffer *root) {
   if (pad_leaf(root) == 0) return root;
   size_t cap = 0, depth = 0;
   PadFrame *stack = arena_grow(s->a, NULL, 0, &cap, sizeof *stack);
@@ -268,7 +268,7 @@ static const LazyBuffer *unsafe_pad_node(Sched91 *s, LazyBuffer *root) {
   return NULL;
 }
 
-static const char *unsafe_pad_detail(Sched91 *s, LazyBuffer *p) {
+static const char *unsafe_pad_detail(Sched *s, LazyBuffer *p) {
   if (!s->ex) return NULL;
   const LazyBuffer *view = omap_get(&s->pad_views, omap_ptr(p)), *bad = unsafe_pad_node(s, p);
   const char *by = view ? arena_printf(s->a, "view node %d pads it", view->index) : "it is padded";
@@ -281,8 +281,8 @@ static const char *unsafe_pad_detail(Sched91 *s, LazyBuffer *p) {
 /* "check if we have to realize pads": simple_pads is an id()-ordered set,
  * tried in the order the capture recorded (set_orders.simple_pads), then
  * any member the record does not list, in post-order. */
-static void realize_unsafe_pads(Sched91 *s) {
-  Input91 *inp = s->inp;
+static void realize_unsafe_pads(Sched *s) {
+  Input *inp = s->inp;
   if (!s->simple_pads.n) return;
   PadMemo memo = {.epoch = 0};
   omap_init(&memo.result, s->a);
@@ -332,7 +332,7 @@ typedef struct Group { LbList members; uint32_t mark; const char *why; bool desc
 /* The membership mark of x: `desc` groups (_get_isolated_children's descendants) have their own */
 static uint32_t *member_mark(const Group *g, LazyBuffer *x) { return g->desc ? &x->desc_mark : &x->group_mark; }
 
-static void group_add(Sched91 *s, Group *g, LazyBuffer *x) {
+static void group_add(Sched *s, Group *g, LazyBuffer *x) {
   if (*member_mark(g, x) == g->mark) return;
   *member_mark(g, x) = g->mark;
   v0_9_lblist_push(s->a, &g->members, x);
@@ -340,15 +340,15 @@ static void group_add(Sched91 *s, Group *g, LazyBuffer *x) {
 static bool group_has(const Group *g, const LazyBuffer *x) { return *member_mark(g, (LazyBuffer *)x) == g->mark; }
 
 /* group.add(r): the reduce cannot fuse into its children (why: for explain) */
-static void group_add_reduce(Sched91 *s, Group *g, LazyBuffer *r, const char *why) {
+static void group_add_reduce(Sched *s, Group *g, LazyBuffer *r, const char *why) {
   if (why && !g->why && !group_has(g, r)) g->why = why;
   group_add(s, g, r);
 }
 
-typedef struct GroupFrame { LazyBuffer *tr; const St91 *st; int pos; } GroupFrame;
+typedef struct GroupFrame { LazyBuffer *tr; const StHandle *st; int pos; } GroupFrame;
 
 typedef struct GroupWalk {
-  Sched91 *s;
+  Sched *s;
   LazyBuffer *r;
   Group *group;
   uint32_t visit;     /* this walk's epoch for visit_mark (the `cache` of 0.9.2) */
@@ -359,7 +359,7 @@ typedef struct GroupWalk {
 
 /* Calling _recursive_group(tr, st, ...): the `tr in realizes` case ends at
  * once; otherwise a frame is pushed to walk tr's children. */
-static bool group_visited(GroupWalk *w, LazyBuffer *tr, const St91 *st) {
+static bool group_visited(GroupWalk *w, LazyBuffer *tr, const StHandle *st) {
   if (tr->visit_mark != w->visit) {   /* the first pair of tr is kept on tr */
     tr->visit_mark = w->visit;
     tr->visit_st = st;
@@ -373,7 +373,7 @@ static bool group_visited(GroupWalk *w, LazyBuffer *tr, const St91 *st) {
 }
 
 /* Why realized child tr, which sees r through st, cannot take r in its kernel. */
-static const char *realized_child_why(Sched91 *s, const LazyBuffer *r, const LazyBuffer *tr, const St91 *st) {
+static const char *realized_child_why(Sched *s, const LazyBuffer *r, const LazyBuffer *tr, const StHandle *st) {
   if (!s->ex) return NULL;
   if (!st->contiguous)
     return arena_printf(s->a, "realized node %d %s reads it through a non-contiguous view (can only fuse contiguous)",
@@ -386,8 +386,8 @@ static const char *realized_child_why(Sched91 *s, const LazyBuffer *r, const Laz
       tr->index, op_text(tr->op), tr->reduce_for_op->index);
 }
 
-static void group_enter(GroupWalk *w, LazyBuffer *tr, const St91 *st) {
-  Sched91 *s = w->s;
+static void group_enter(GroupWalk *w, LazyBuffer *tr, const StHandle *st) {
+  Sched *s = w->s;
   v0_9_py_recursion_check(w->depth + 1);
   if (group_visited(w, tr, st)) return;
   if (tr->in_realizes && tr != w->r) {   /* `tr is not r` (0.9.2); r is never realized here in 0.9.1 */
@@ -404,7 +404,7 @@ static void group_enter(GroupWalk *w, LazyBuffer *tr, const St91 *st) {
 /* Why child tr_next of tr (r itself or a node fused with it) stops the
  * group: it is a reduce, or it reads tr through several views. */
 static const char *unfusable_child_why(
-    Sched91 *s, const LazyBuffer *r, const LazyBuffer *tr, const LazyBuffer *tr_next) {
+    Sched *s, const LazyBuffer *r, const LazyBuffer *tr, const LazyBuffer *tr_next) {
   if (!s->ex) return NULL;
   const char *via = tr == r ? "" : arena_printf(s->a, " (through node %d %s)", tr->index, op_text(tr->op));
   LazyBuffer *first;
@@ -418,7 +418,7 @@ static const char *unfusable_child_why(
 /* engine/schedule.py _recursive_group (0.9.1): "recursively search the
  * LazyBuffer for groupable children, realize the LazyBuffer if a child
  * can't group". */
-static void recursive_group(Sched91 *s, LazyBuffer *r, Group *group) {
+static void recursive_group(Sched *s, LazyBuffer *r, Group *group) {
   GroupWalk w = {.s = s, .r = r, .group = group, .visit = ++s->group_epoch};
   omap_init(&w.visited, s->a);
   group_enter(&w, r, r->st);
@@ -441,9 +441,9 @@ static void recursive_group(Sched91 *s, LazyBuffer *r, Group *group) {
 
 /* A depth-first search that reaches each LazyBuffer once. The searches
  * below only ask whether something is reachable, so their order is free. */
-typedef struct Search { Sched91 *s; uint32_t mark; LbList stack; } Search;
+typedef struct Search { Sched *s; uint32_t mark; LbList stack; } Search;
 
-static void search_init(Search *q, Sched91 *s) {
+static void search_init(Search *q, Sched *s) {
   memset(q, 0, sizeof *q);
   q->s = s;
   q->mark = ++s->search_epoch;
@@ -460,7 +460,7 @@ static void push_group(Search *q, const Group *g) {
 }
 
 /* rc_parents: the ReduceOp that feeds the group (through unrealized bases other than r), or NULL. */
-static LazyBuffer *group_reduce_parent(Sched91 *s, LazyBuffer *r, const Group *g) {
+static LazyBuffer *group_reduce_parent(Sched *s, LazyBuffer *r, const Group *g) {
   Search q;
   search_init(&q, s);
   push_group(&q, g);
@@ -477,7 +477,7 @@ static LazyBuffer *group_reduce_parent(Sched91 *s, LazyBuffer *r, const Group *g
 /* rc_children: "search descendants of the reduceop that can cleanly group".
  * Every reachable descendant must be a contiguous, same-size, non-reduce
  * buffer not yet paired with a reduce; then the realized ones join the group. */
-static void add_realized_descendants(Sched91 *s, LazyBuffer *r, Group *g) {
+static void add_realized_descendants(Sched *s, LazyBuffer *r, Group *g) {
   Search q;
   search_init(&q, s);
   push_group(&q, g);
@@ -497,7 +497,7 @@ static void add_realized_descendants(Sched91 *s, LazyBuffer *r, Group *g) {
 /* engine/schedule.py _get_isolated_children (0.9.2): the group, emptied
  * when a reduce feeds it, else with the descendants of its members that can
  * cleanly group (none when a member is among them). */
-static void get_isolated_children(Sched91 *s, LazyBuffer *r, Group *g) {
+static void get_isolated_children(Sched *s, LazyBuffer *r, Group *g) {
   LazyBuffer *p = group_reduce_parent(s, r, g);
   if (p) {   /* max one reduceop per kernel: return {} */
     if (s->ex) g->why = arena_printf(s->a, "its kernel would also %s reduce node %d %s (one reduce per kernel)",
@@ -516,7 +516,7 @@ static void get_isolated_children(Sched91 *s, LazyBuffer *r, Group *g) {
 
 /* "can only fuse assign if no other assign_target is used in the kernel":
  * the assign target the kernel would read, or NULL. */
-static LazyBuffer *group_other_assign_target(Sched91 *s, LazyBuffer *r, const Group *g) {
+static LazyBuffer *group_other_assign_target(Sched *s, LazyBuffer *r, const Group *g) {
   Search q;
   search_init(&q, s);
   search_push(&q, r);
@@ -539,9 +539,9 @@ static bool group_has_assign(const Group *g) {
 }
 
 /* forced_realize: "can chase this down to contiguous children" */
-static void chase_contiguous_child(Sched91 *s, LazyBuffer *r, LazyBuffer **out) {
+static void chase_contiguous_child(Sched *s, LazyBuffer *r, LazyBuffer **out) {
   LazyBuffer *tr = r;
-  const St91 *acc = tr->st;
+  const StHandle *acc = tr->st;
   while (tr->children.n == 1) {
     LazyBuffer *tr_next = tr->children.items[0], *child_view;
     if (srcs_with_base(tr_next, tr, &child_view) > 1) break;
@@ -558,7 +558,7 @@ static void chase_contiguous_child(Sched91 *s, LazyBuffer *r, LazyBuffer **out) 
 /* One iteration of the reduce loop of _graph_schedule: "find all reduces,
  * and pair them to a elementwise op. if they can't be cleanly paired, force
  * realize the reduce (or a contig child)". */
-static void group_reduce(Sched91 *s, LazyBuffer *r) {
+static void group_reduce(Sched *s, LazyBuffer *r) {
   Group g = {.mark = ++s->group_epoch};
   recursive_group(s, r, &g);
   /* max one reduceop per kernel */
@@ -608,7 +608,7 @@ static void group_reduce(Sched91 *s, LazyBuffer *r) {
 /* ---------------------------------------------------------------- output groups */
 
 /* prod(buf.shape) != prod(buf.dtype.shape) or no unit-stride axis divisible by 4 */
-static void cannot_be_image(Sched91 *s, LazyBuffer *buf, bool *out) {
+static void cannot_be_image(Sched *s, LazyBuffer *buf, bool *out) {
   const DType *d = buf->dtype;
   int64_t prod = 1;
   for (int i = 0; i < d->image_ndim; i++) prod *= d->image_shape[i];
@@ -622,7 +622,7 @@ static void cannot_be_image(Sched91 *s, LazyBuffer *buf, bool *out) {
 }
 
 /* "make things that can't be images not images" */
-static void image_fallback(Sched91 *s, LazyBuffer *buf) {
+static void image_fallback(Sched *s, LazyBuffer *buf) {
   if (!buf->dtype->is_image) return;
   bool fallback;
   cannot_be_image(s, buf, &fallback);
@@ -637,7 +637,7 @@ static void image_fallback(Sched91 *s, LazyBuffer *buf) {
 }
 
 /* output_groups, then "preschedule all buffers in realizes". */
-static void preschedule(Sched91 *s) {
+static void preschedule(Sched *s) {
   LbList keys = {0};   /* output_groups (defaultdict(list)): its keys in order, each value on its key */
   for (int i = 0; i < s->realizes.n; i++) {
     LazyBuffer *buf = s->realizes.items[i];
@@ -659,7 +659,7 @@ static void preschedule(Sched91 *s) {
 }
 
 /* `del realizes[x]` (0.9.2): a KeyError when x is not there */
-static void unrealize(Sched91 *s, LazyBuffer *x) {
+static void unrealize(Sched *s, LazyBuffer *x) {
   if (!x->in_realizes)
     error_unsupported(
         "del realizes[%s]: a KeyError whose message is the LazyBuffer's repr", v0_9_lazybuffer_repr(s, x));
@@ -667,7 +667,7 @@ static void unrealize(Sched91 *s, LazyBuffer *x) {
 }
 
 /* FUSE_CONV_BW: "fuse double reduces with no other child" */
-static void fuse_double_reduces(Sched91 *s) {
+static void fuse_double_reduces(Sched *s) {
   for (int i = 0; i < s->double_reduces.n; i++) {
     LazyBuffer *top_reduce = s->double_reduces.items[i]->srcs[0]->base;
     if (top_reduce->children.n == 1) unrealize(s, top_reduce);
@@ -676,8 +676,8 @@ static void fuse_double_reduces(Sched91 *s) {
 
 /* FUSE_ARANGE: a reduce of a const folds into its children's kernels unless
  * it is forced, an output, or has no child kernel (COPY and VIEW do not count) */
-static void fuse_arange(Sched91 *s, LazyBuffer *r) {
-  Input91 *inp = s->inp;
+static void fuse_arange(Sched *s, LazyBuffer *r) {
+  Input *inp = s->inp;
   LbList group = {0};   /* {tr:None for tr,rop in reduce_for_op.items() if rop is r} */
   for (int i = 0; i < inp->nlbs; i++)
     if (inp->lbs[i].reduce_for_op == r) v0_9_lblist_push(s->a, &group, &inp->lbs[i]);
@@ -700,8 +700,8 @@ static void fuse_arange(Sched91 *s, LazyBuffer *r) {
 }
 
 /* engine/schedule.py _graph_schedule (0.9.1, 0.9.2): "create a graph for realizing the outputs". */
-void v0_9_graph_schedule(Sched91 *s) {
-  Input91 *inp = s->inp;
+void v0_9_graph_schedule(Sched *s) {
+  Input *inp = s->inp;
   /* start by just realizing the buffers passed in */
   for (int i = 0; i < inp->nouts; i++)
     if (!inp->outs[i]->base->realized) realize(s, inp->outs[i]->base, WHY_OUTPUT, NULL);

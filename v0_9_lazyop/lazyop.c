@@ -12,8 +12,8 @@
 
 typedef struct LopFrame {
   LazyBuffer *buf;        /* a base being fused */
-  const St91 *st; /* the ShapeTracker its sources see */
-  const St91 *key_st;  /* memo key: (buf, st at entry) */
+  const StHandle *st; /* the ShapeTracker its sources see */
+  const StHandle *key_st;  /* memo key: (buf, st at entry) */
   int next;
   size_t srcs_at;         /* its sources are s->lop_srcs[srcs_at ...] */
   size_t py;              /* Python frames of the recursion down to here */
@@ -24,7 +24,7 @@ typedef struct LopFrame {
  * (outputs.index, inputs.index, assign_targets, one memo entry) are fields
  * of the LazyBuffers, valid for the current item_epoch (item_state). */
 typedef struct LopCtx {
-  Sched91 *s;
+  Sched *s;
   LazyBuffer **outputs;
   int noutputs;
   LbList *inputs;
@@ -38,7 +38,7 @@ typedef struct LopCtx {
 
 static LopFrame *frames(LopCtx *x) { return x->s->lop_stack; }
 
-static LazyBuffer *item_state(Sched91 *s, LazyBuffer *b) {
+static LazyBuffer *item_state(Sched *s, LazyBuffer *b) {
   if (b->item_mark != s->item_epoch) {
     b->item_mark = s->item_epoch;
     b->out_index = b->in_index = -1;
@@ -51,7 +51,7 @@ static LazyBuffer *item_state(Sched91 *s, LazyBuffer *b) {
 static int output_index(LopCtx *x, LazyBuffer *b) { return item_state(x->s, b)->out_index; }
 
 /* ctx.bufs = outs+inputs, by Buffer: bufs.index(buffer) is the first LazyBuffer of this kernel with it */
-static void note_buf(Sched91 *s, const LazyBuffer *b, int index) {
+static void note_buf(Sched *s, const LazyBuffer *b, int index) {
   if (b->buffer->bufs_mark == s->item_epoch) return;
   b->buffer->bufs_mark = s->item_epoch;
   b->buffer->bufs_index = index;
@@ -67,12 +67,12 @@ static int input_index(LopCtx *x, LazyBuffer *b) {
   return b->in_index;
 }
 
-static const UOp *memo_get(LopCtx *x, LazyBuffer *b, const St91 *stk) {
+static const UOp *memo_get(LopCtx *x, LazyBuffer *b, const StHandle *stk) {
   if (item_state(x->s, b)->memo_st == stk) return b->memo_op;
   return b->memo_st ? omap_get(&x->memo, v0_9_st_memo_key(b, stk)) : NULL;
 }
 
-static void memo_put(LopCtx *x, LazyBuffer *b, const St91 *stk, const UOp *u) {
+static void memo_put(LopCtx *x, LazyBuffer *b, const StHandle *stk, const UOp *u) {
   if (!item_state(x->s, b)->memo_st) {
     b->memo_st = stk;
     b->memo_op = u;
@@ -83,18 +83,18 @@ static void memo_put(LopCtx *x, LazyBuffer *b, const St91 *stk, const UOp *u) {
 
 /* "we also allow masked views. if it has a single view and it's equal when
  * you shrink a contig, it's fine" */
-static void assign_view_ok(Sched91 *s, const St91 *ust, bool *ok) {
+static void assign_view_ok(Sched *s, const StHandle *ust, bool *ok) {
   *ok = ust->contiguous;
   if (*ok || v0_9_st_nviews(ust) != 1 || !v0_9_st_view_masked(ust, 0)) return;
-  const St91 *contig = v0_9_st_from_shape_of(s, ust);
+  const StHandle *contig = v0_9_st_from_shape_of(s, ust);
   *ok = v0_9_st_shrink_by_mask(s, contig, ust) == v0_9_st_shrink_by_mask(s, ust, ust);
 }
 
 /* The load of a buffer this kernel does not compute: BufferOps.LOAD from an
  * input, or from the output it assigns to. */
-static const UOp *load_op(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
-  Sched91 *s = x->s;
-  const St91 *ust = v0_9_st_unbind(s, v0_9_st_simplify(s, stk));   /* st.simplify().unbind() */
+static const UOp *load_op(LopCtx *x, LazyBuffer *buf, const StHandle *stk) {
+  Sched *s = x->s;
+  const StHandle *ust = v0_9_st_unbind(s, v0_9_st_simplify(s, stk));   /* st.simplify().unbind() */
   LazyBuffer *assign = item_state(s, buf)->item_assign;
   int idx;
   if (assign) {
@@ -113,7 +113,7 @@ static const UOp *load_op(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
 }
 
 /* The {"sym"} Value of a Node */
-static const Value *sym_value(Sched91 *s, sint x) {
+static const Value *sym_value(Sched *s, sint x) {
   size_t n;
   char *text = json_to_string(json_get(sint_to_json(s->a, x), "sym"), &n);
   const Value *v = v_strn(s->in, V_SYM, text, n);
@@ -122,9 +122,9 @@ static const Value *sym_value(Sched91 *s, sint x) {
 }
 
 /* "consts are always fused and generated" */
-static const UOp *const_op(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
-  Sched91 *s = x->s;
-  const St91 *ust = v0_9_st_unbind(s, v0_9_st_simplify(s, stk));   /* st.simplify().unbind() */
+static const UOp *const_op(LopCtx *x, LazyBuffer *buf, const StHandle *stk) {
+  Sched *s = x->s;
+  const StHandle *ust = v0_9_st_unbind(s, v0_9_st_simplify(s, stk));   /* st.simplify().unbind() */
   const Value *val = buf->arg;
   if (buf->arg_var.sym != NULL) { /* val, var_val = buf.arg.unbind() */
     sint var = sint_unbind(buf->arg_var);
@@ -134,8 +134,8 @@ static const UOp *const_op(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
   return uop0(s->in, OP_CONST, NULL, v_constbuffer(s->in, val, buf->dtype, ust->st));
 }
 
-static void push_frame(LopCtx *x, LazyBuffer *buf, const St91 *stk, const St91 *key_st, size_t py) {
-  Sched91 *s = x->s;
+static void push_frame(LopCtx *x, LazyBuffer *buf, const StHandle *stk, const StHandle *key_st, size_t py) {
+  Sched *s = x->s;
   v0_9_py_recursion_check(py);
   s->lop_stack = arena_grow(s->a, s->lop_stack, x->depth, &s->lop_stack_cap, sizeof(LopFrame));
   s->lop_srcs =
@@ -148,7 +148,7 @@ static _Noreturn void assertion(const char *msg) { error_raise("AssertionError",
 
 /* repr() of a LazyBuffer (lazy.py LazyBuffer.__repr__), for an assertion message; the
  * parts of a view (its ShapeTracker) and of a realized base (its Buffer) are not modelled */
-const char *v0_9_lazybuffer_repr(Sched91 *s, const LazyBuffer *b) {
+const char *v0_9_lazybuffer_repr(Sched *s, const LazyBuffer *b) {
   char dt[64];
   const View *v = st_last(b->st->st);
   const char *tail = b->base != b ? "<view>" : b->realized ? "<realized>" : "None";
@@ -166,7 +166,7 @@ static const DType *uop_dtype(const LazyBuffer *b) { return b->dtype->is_image ?
  * Buffers in it, so the index is final when the DEFINE_GLOBAL is made, and enumerate_bufs finds no
  * Buffer left to number (uop_ast.c) */
 static const UOp *define_global(LopCtx *x, const LazyBuffer *b) {
-  Sched91 *s = x->s;
+  Sched *s = x->s;
   const DType *dt = b->dtype->is_image ? b->dtype : dtype_ptr(b->dtype, -1, false);
   if (b->buffer->bufs_mark != s->item_epoch) /* an assign target whose Buffer is not its ASSIGN's */
     error_bad_input("lazybuffers[%d]: its Buffer is in none of the kernel's LazyBuffers", b->index);
@@ -174,19 +174,19 @@ static const UOp *define_global(LopCtx *x, const LazyBuffer *b) {
 }
 
 /* An op's name as an arg (an ALU's op, REDUCE_ALU's), interned once per op */
-static const Value *op_arg(Sched91 *s, Op op) {
+static const Value *op_arg(Sched *s, Op op) {
   if (!s->op_args[op]) s->op_args[op] = v_str(s->in, v0_9_op_name(s, op));
   return s->op_args[op];
 }
 
 /* ShapeTracker.to_uop: UOp(UOps.SHAPETRACKER, dtypes.void, (), self) */
-const UOp *v0_9_st_to_uop(Sched91 *s, const St91 *x) {
-  if (!x->uop) ((St91 *)x)->uop = uop0(s->in, OP_SHAPETRACKER, dt_void, v0_9_st_value(s, x));
+const UOp *v0_9_st_to_uop(Sched *s, const StHandle *x) {
+  if (!x->uop) ((StHandle *)x)->uop = uop0(s->in, OP_SHAPETRACKER, dt_void, v0_9_st_value(s, x));
   return x->uop;
 }
 
 /* dtypes.as_const(val, dtype): int(val), float(val) or bool(val) */
-static const Value *as_const(Sched91 *s, const Value *val, const DType *d) {
+static const Value *as_const(Sched *s, const Value *val, const DType *d) {
   if (dtype_is_int(d)) {
     if (value_is_int(val)) return val;
     if (val->kind == V_BOOL) return v_int(s->in, val->u.b);
@@ -199,9 +199,9 @@ static const Value *as_const(Sched91 *s, const Value *val, const DType *d) {
 }
 
 /* "if it's a const, we generate it": VALID(st).where(UOp.const(dtype, val), UOp.const(dtype, 0)) */
-static const UOp *const_uop(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
-  Sched91 *s = x->s;
-  const St91 *ust = v0_9_st_unbind(s, v0_9_st_simplify(s, stk));   /* st.simplify().unbind() */
+static const UOp *const_uop(LopCtx *x, LazyBuffer *buf, const StHandle *stk) {
+  Sched *s = x->s;
+  const StHandle *ust = v0_9_st_unbind(s, v0_9_st_simplify(s, stk));   /* st.simplify().unbind() */
   const DType *dt = uop_dtype(buf);
   const UOp *c;
   if (buf->arg_var.sym != NULL) { /* val, var_val = val.unbind(); UOp.const of a Variable is a DEFINE_VAR */
@@ -220,9 +220,9 @@ static const UOp *const_uop(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
 }
 
 /* "otherwise, it's a load and we add it to the inputs": LOAD(DEFINE_GLOBAL, SHAPETRACKER) */
-static const UOp *load_uop(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
-  Sched91 *s = x->s;
-  const St91 *ust = v0_9_st_unbind(s, v0_9_st_simplify(s, stk));   /* st.simplify().unbind() */
+static const UOp *load_uop(LopCtx *x, LazyBuffer *buf, const StHandle *stk) {
+  Sched *s = x->s;
+  const StHandle *ust = v0_9_st_unbind(s, v0_9_st_simplify(s, stk));   /* st.simplify().unbind() */
   if (item_state(s, buf)->item_assign) {
     bool ok;
     assign_view_ok(s, ust, &ok);
@@ -239,7 +239,7 @@ static const UOp *load_uop(LopCtx *x, LazyBuffer *buf, const St91 *stk) {
 
 /* _recursive_uop once buf's sources are built (the ops `cache.setdefault`s, then CONTIGUOUS) */
 static const UOp *uop_finish_197(LopCtx *x, const LopFrame *f, const UOp **srcs) {
-  Sched91 *s = x->s;
+  Sched *s = x->s;
   LazyBuffer *buf = f->buf;
   const DType *dt = uop_dtype(buf);
   if (buf->op == OP_CONTIGUOUS) {
@@ -271,8 +271,8 @@ static const UOp *uop_finish_197(LopCtx *x, const LopFrame *f, const UOp **srcs)
  * ShapeTracker", "reduce ops change ShapeTracker", "elementwise ops pass
  * shapetracker" (CONTIGUOUS and ASSIGN walk all sources too, then pass the first). */
 static void lazyop_enter_092(
-    LopCtx *x, LazyBuffer *buf, const St91 *stk, bool in_outputs, size_t py, const UOp **done) {
-  Sched91 *s = x->s;
+    LopCtx *x, LazyBuffer *buf, const StHandle *stk, bool in_outputs, size_t py, const UOp **done) {
+  Sched *s = x->s;
   if (buf->realized || (buf->in_realizes && !in_outputs)) {
     if (buf->op == OP_LOADOPS_CONST && s->ex) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
     if (s->f->lower_to_uops) *done = buf->op == OP_LOADOPS_CONST ? const_uop(x, buf, stk) : load_uop(x, buf, stk);
@@ -281,7 +281,7 @@ static void lazyop_enter_092(
     return;
   }
   const ReduceInfo *rinfo = NULL;
-  const St91 *src_st = stk;
+  const StHandle *src_st = stk;
   if (v0_9_is_reduceop(buf->op) &&
       s->f->lower_to_uops) { /* _recursive_uop(buf.srcs[0], ShapeTracker.from_shape(buf.srcs[0].shape), ...) */
     src_st = v0_9_st_from_shape_of(s, buf->srcs[0]->st);
@@ -295,8 +295,8 @@ static void lazyop_enter_092(
 
 /* Entering _recursive_lazyop(buf, st): either *done is the LazyOp, or a
  * frame was pushed to build it from its sources. */
-static void lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp **done) {
-  Sched91 *s = x->s;
+static void lazyop_enter(LopCtx *x, LazyBuffer *buf, const StHandle *stk, const UOp **done) {
+  Sched *s = x->s;
   *done = NULL;
   /* Python frames: the caller's, then a frame and a generator per level */
   size_t py = x->depth ? frames(x)[x->depth - 1].py + 2 : 1;
@@ -306,7 +306,7 @@ static void lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp 
       if (s->ex) explain_fuse(s->ex, (uint32_t)buf->index, x->into);
       buf = buf->base;
     }
-    const St91 *key_st = stk;
+    const StHandle *key_st = stk;
     if ((*done = memo_get(x, buf, stk))) return;
     bool in_outputs = output_index(x, buf) >= 0;
     if (s->f->lower_lazybuffer) {
@@ -340,7 +340,7 @@ static void lazyop_enter(LopCtx *x, LazyBuffer *buf, const St91 *stk, const UOp 
 }
 
 /* repr(ShapeTracker): "ShapeTracker(views=(View(...), ...))" */
-static const char *st_repr(Sched91 *s, const St91 *x) {
+static const char *st_repr(Sched *s, const StHandle *x) {
   const char *views = "";
   int n = v0_9_st_nviews(x);
   for (int i = 0; i < n; i++)
@@ -349,7 +349,7 @@ static const char *st_repr(Sched91 *s, const St91 *x) {
 }
 
 /* The tuple of ints axis as an arg */
-static const Value *axis_value(Sched91 *s, int n, const int64_t *axis) {
+static const Value *axis_value(Sched *s, int n, const int64_t *axis) {
   const Value **items = arena_array(s->a, n ? (size_t)n : 1, sizeof *items);
   for (int i = 0; i < n; i++) items[i] = v_int(s->in, axis[i]);
   return v_tuple(s->in, (size_t)n, items);
@@ -357,7 +357,7 @@ static const Value *axis_value(Sched91 *s, int n, const int64_t *axis) {
 
 /* 0.9.2's _recursive_lazyop once buf's sources are built */
 static const UOp *lazyop_finish_092(LopCtx *x, const LopFrame *f, const UOp **srcs) {
-  Sched91 *s = x->s;
+  Sched *s = x->s;
   LazyBuffer *buf = f->buf;
   if (buf->op == OP_CONTIGUOUS || buf->op == OP_ASSIGN) {
     if (output_index(x, buf) < 0) error_raise("AssertionError", "%s must be writable", v0_9_op_name(s, buf->op));
@@ -375,7 +375,7 @@ static const UOp *lazyop_finish_092(LopCtx *x, const LopFrame *f, const UOp **sr
 }
 
 /* engine/schedule.py _recursive_lazyop (0.9.1): "recursively create a lazyop". */
-static const UOp *recursive_lazyop(LopCtx *x, LazyBuffer *root, const St91 *root_st) {
+static const UOp *recursive_lazyop(LopCtx *x, LazyBuffer *root, const StHandle *root_st) {
   const UOp *done;
   size_t base_depth = x->depth;
   lazyop_enter(x, root, root_st, &done);
@@ -412,14 +412,14 @@ static bool same_device_kind(const char *a, const char *b) {
 }
 
 /* "single output AST": CUSTOM, COPY, EMPTY, VIEW (or USE_COPY_KERNEL's copy kernel) */
-static void single_op_ast(Sched91 *s, LazyBuffer *out, LBScheduleItem *item) {
+static void single_op_ast(Sched *s, LazyBuffer *out, LBScheduleItem *item) {
   for (int i = 0; i < out->nsrcs; i++) v0_9_lblist_push(s->a, &item->inputs, out->srcs[i]->base);
   item->ast = arena_alloc(s->a, sizeof *item->ast);
   item->nast = 1;
   if (s->inp->use_copy_kernel && out->op == OP_COPY && same_device_kind(out->device, out->srcs[0]->device)) {
     if (out->arg->kind != V_INT) error_bad_input("a COPY arg must be an int");
     sint n = sint_int(out->arg->u.i);
-    const St91 *cst = v0_9_st_from_shape(s, 1, &n);
+    const StHandle *cst = v0_9_st_from_shape(s, 1, &n);
     const UOp *rd = uop0(s->in, OP_LOAD, NULL, v_membuffer(s->in, 1, dt_uchar, cst->st));
     item->ast[0] = uop1(s->in, OP_STORE, NULL, v_membuffer(s->in, 0, dt_uchar, cst->st), rd);
     return;
@@ -427,7 +427,7 @@ static void single_op_ast(Sched91 *s, LazyBuffer *out, LBScheduleItem *item) {
   item->ast[0] = uop0(s->in, out->op, NULL, out->arg);
 }
 
-static void lopctx_init(LopCtx *x, Sched91 *s, LazyBuffer **outs, int nouts, LbList *inputs) {
+static void lopctx_init(LopCtx *x, Sched *s, LazyBuffer **outs, int nouts, LbList *inputs) {
   memset(x, 0, sizeof *x);
   x->s = s;
   x->outputs = outs;
@@ -443,10 +443,10 @@ static void lopctx_init(LopCtx *x, Sched91 *s, LazyBuffer **outs, int nouts, LbL
 
 /* One STORE of the "multi output AST". */
 static const UOp *store_op(LopCtx *x, int i) {
-  Sched91 *s = x->s;
+  Sched *s = x->s;
   LazyBuffer *out = x->outputs[i];
   LazyBuffer *r = out->reduce_for_op;
-  const St91 *output_st = v0_9_st_from_shape_of(s, r ? r->st : out->st), *output_view = output_st;
+  const StHandle *output_st = v0_9_st_from_shape_of(s, r ? r->st : out->st), *output_view = output_st;
   if (out->op == OP_ASSIGN && out->arg->u.tuple.n) output_view = v0_9_st_intern(s, out->arg->u.tuple.items[0]->u.st);
   x->into = (uint32_t)out->index;
   const UOp *lop = recursive_lazyop(x, out, output_st);
@@ -465,13 +465,13 @@ static bool shape_eq(int n, const sint *a, int m, const sint *b) {
 }
 
 /* One STORE of 0.9.2's KERNEL: output_st is shared by the outputs */
-static const UOp *store_op_092(LopCtx *x, int i, const St91 *output_st) {
-  Sched91 *s = x->s;
+static const UOp *store_op_092(LopCtx *x, int i, const StHandle *output_st) {
+  Sched *s = x->s;
   LazyBuffer *out = x->outputs[i];
   x->into = (uint32_t)out->index;
   const UOp *lop = recursive_lazyop(x, out, output_st);
   if (out->op == OP_ASSIGN && out->arg->u.tuple.n) {
-    const St91 *view = v0_9_st_intern(s, out->arg->u.tuple.items[0]->u.st);
+    const StHandle *view = v0_9_st_intern(s, out->arg->u.tuple.items[0]->u.st);
     if (!shape_eq(v0_9_st_ndim(view), v0_9_st_shape_of(view), v0_9_st_ndim(out->st), v0_9_st_shape_of(out->st)))
       error_unsupported("AssertionError: ASSIGN must not override output shape (its message prints shapes)");
     output_st = v0_9_st_reshape(s, view, v0_9_st_ndim(output_st), v0_9_st_shape_of(output_st));
@@ -482,7 +482,7 @@ static const UOp *store_op_092(LopCtx *x, int i, const St91 *output_st) {
 
 /* dedup([x[0].metadata for x in cache if x[0].metadata and x[0] not in inputs]) */
 static void item_metadata(LopCtx *x, LBScheduleItem *item) {
-  Sched91 *s = x->s;
+  Sched *s = x->s;
   item->metadata = arena_array(s->a, x->cached.n ? (size_t)x->cached.n : 1, sizeof *item->metadata);
   const char **callers = arena_array(s->a, x->cached.n ? (size_t)x->cached.n : 1, sizeof *callers);
   for (int i = 0; i < x->cached.n; i++) {
@@ -499,10 +499,10 @@ static void item_metadata(LopCtx *x, LBScheduleItem *item) {
 
 /* One STORE of 197f8fd's SINK: STORE(DEFINE_GLOBAL, output_st.to_uop(), src) */
 static const UOp *store_uop(LopCtx *x, int i) {
-  Sched91 *s = x->s;
+  Sched *s = x->s;
   LazyBuffer *out = x->outputs[i];
   x->into = (uint32_t)out->index;
-  const St91 *output_st = v0_9_st_from_shape_of(s, out->st);
+  const StHandle *output_st = v0_9_st_from_shape_of(s, out->st);
   const UOp *src = recursive_lazyop(x, out, output_st);
   if (out->op == OP_ASSIGN && out->arg->u.tuple.n) {
     output_st = v0_9_st_intern(s, out->arg->u.tuple.items[0]->u.st);
@@ -518,7 +518,7 @@ static const UOp *store_uop(LopCtx *x, int i) {
 }
 
 /* engine/schedule.py _lower_lazybuffer (197f8fd): "describe the computation for a LazyBuffer with UOp + inputs + var_vals" */
-static void lower_lazybuffer_uops(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *item) {
+static void lower_lazybuffer_uops(Sched *s, LazyBuffer **outs, int nouts, LBScheduleItem *item) {
   LazyBuffer *out = outs[0];
   item->ast = arena_alloc(s->a, sizeof *item->ast);
   item->nast = 1;
@@ -541,7 +541,7 @@ static void lower_lazybuffer_uops(Sched91 *s, LazyBuffer **outs, int nouts, LBSc
 }
 
 /* engine/schedule.py _lower_lazybuffer (0.9.2): "describe the computation for a LazyBuffer with LazyOp + inputs + var_vals" */
-static void lower_lazybuffer(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *item) {
+static void lower_lazybuffer(Sched *s, LazyBuffer **outs, int nouts, LBScheduleItem *item) {
   LazyBuffer *out = outs[0];
   item->ast = arena_alloc(s->a, sizeof *item->ast);
   item->nast = 1;
@@ -563,14 +563,14 @@ static void lower_lazybuffer(Sched91 *s, LazyBuffer **outs, int nouts, LBSchedul
   LopCtx x;
   lopctx_init(&x, s, outs, nouts, &item->inputs);
   x.ri = &ri;
-  const St91 *reduce_out = NULL;
+  const StHandle *reduce_out = NULL;
   if (ri.n) {
     const ReduceInfo *last = &ri.items[ri.n - 1];
     reduce_out = v0_9_reduce_st(s, last->input_st, last->naxis, last->axis);
   }
   const UOp **stores = arena_array(s->a, (size_t)nouts, sizeof *stores);
   for (int i = 0; i < nouts; i++) {
-    const St91 *output_st = reduce_out ? reduce_out : v0_9_st_from_shape_of(s, outs[i]->st);
+    const StHandle *output_st = reduce_out ? reduce_out : v0_9_st_from_shape_of(s, outs[i]->st);
     stores[i] = store_op_092(&x, i, output_st);
   }
   item->ast[0] = uop_new(s->in, OP_KERNEL, NULL, v_none(s->in), (uint32_t)nouts, stores);
@@ -579,7 +579,7 @@ static void lower_lazybuffer(Sched91 *s, LazyBuffer **outs, int nouts, LBSchedul
 
 /* engine/schedule.py _schedule_group (0.9.1): "create a schedule item from a list of outputs";
  * 0.9.2's _lower_lazybuffer. */
-void v0_9_schedule_group(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *item) {
+void v0_9_schedule_group(Sched *s, LazyBuffer **outs, int nouts, LBScheduleItem *item) {
   memset(item, 0, sizeof *item);
   if (s->f->lower_lazybuffer) {
     item->outputs = outs;

@@ -21,8 +21,8 @@ struct PlanBuffer {
 typedef struct FreeList { PlanBuffer **items; int n; size_t cap; } FreeList;
 
 typedef struct Planner {
-  Sched91 *s;
-  const Schedule91 *sched;
+  Sched *s;
+  const Schedule *sched;
   PlanBuffer **assigned;     /* by DeviceBuffer index */
   int *last_appearance;      /* by DeviceBuffer index */
   OMap cache;                /* key hash -> FreeList* chain (see cache_list) */
@@ -93,8 +93,8 @@ static void handle_view(Planner *p, const DeviceBuffer *buf) {
 
 /* engine/schedule.py _internal_memory_planner (0.9.1) */
 static void lru_memory_planner(Planner *p) {
-  const Schedule91 *sc = p->sched;
-  Input91 *inp = p->s->inp;
+  const Schedule *sc = p->sched;
+  Input *inp = p->s->inp;
   if (inp->no_memory_planner) return;
   for (int i = 0; i < sc->nitems; i++)
     for (int j = 0; j < sc->items[i].nbufs; j++) p->last_appearance[sc->items[i].bufs[j]->index] = i;
@@ -116,7 +116,7 @@ static void lru_memory_planner(Planner *p) {
 
 /* (buf.device, buf.dtype, buf.options) + ((buf.nbytes,) unless the allocator has "offset"), interned */
 static bool segment_key(void *ctx, int64_t b, uint64_t *key) {
-  Sched91 *s = ctx;
+  Sched *s = ctx;
   const DeviceBuffer *x = &s->inp->buffers[b];
   const JVal *has = s->inp->allocator_offset ? json_get(s->inp->allocator_offset, x->device) : NULL;
   if (!has || has->kind != J_BOOL)
@@ -135,15 +135,15 @@ static bool segment_key(void *ctx, int64_t b, uint64_t *key) {
 }
 
 /* realize.py memory_planner (0.9.2): noopt_buffers are the Buffers of the non-KERNEL items */
-static void interval_memory_planner(Sched91 *s, Schedule91 *sched) {
-  Input91 *inp = s->inp;
+static void interval_memory_planner(Sched *s, Schedule *sched) {
+  Input *inp = s->inp;
   size_t nb = (size_t)inp->nbuffers, n = (size_t)sched->nitems;
   PlanBuf *bufs = arena_array(s->a, nb + 1, sizeof *bufs);
   bool *noopt = arena_array(s->a, nb + 1, sizeof *noopt);
   const int64_t **items = arena_array(s->a, n + 1, sizeof *items);
   size_t *nitems = arena_array(s->a, n + 1, sizeof *nitems);
   for (size_t i = 0; i < n; i++) {
-    const ScheduleItem91 *si = &sched->items[i];
+    const ScheduleItem *si = &sched->items[i];
     int64_t *ix = arena_array(s->a, (size_t)si->nbufs + 1, sizeof *ix);
     for (int j = 0; j < si->nbufs; j++) {
       const DeviceBuffer *b = si->bufs[j];
@@ -174,7 +174,7 @@ static void interval_memory_planner(Sched91 *s, Schedule91 *sched) {
 
 /* memory_plan and memory_plan_buffers of the 0.9.2 planner: a pair per Buffer replaced by another
  * object, by first appearance; "plan:K" numbered the same way */
-static JVal *encode_interval_plan(Sched91 *s, const Schedule91 *sched, JVal **plan_buffers) {
+static JVal *encode_interval_plan(Sched *s, const Schedule *sched, JVal **plan_buffers) {
   Arena *a = s->a;
   size_t nb = (size_t)s->inp->nbuffers;
   bool *listed = arena_array(a, nb + 1, sizeof *listed);
@@ -216,7 +216,7 @@ static JVal *encode_interval_plan(Sched91 *s, const Schedule91 *sched, JVal **pl
 
 /* engine/schedule.py memory_planner (0.9.1): the replacements are kept in
  * sched->assigned, applied when the schedule is encoded; realize.py's (0.9.2). */
-void v0_9_memory_planner(Sched91 *s, Schedule91 *sched) {
+void v0_9_memory_planner(Sched *s, Schedule *sched) {
   sched->planned = s->inp->planner_ran;
   if (!sched->planned) return;
   if (s->f->interval_memory_planner) {
@@ -250,7 +250,7 @@ static JVal *plan_ref_json(Arena *a, PlanRefs *r, PlanBuffer *b) {
   return json_str(a, arena_printf(a, "plan:%d", plan_ref(a, r, b)));
 }
 
-static JVal *describe_plan_buffer(Sched91 *s, PlanRefs *r, PlanBuffer *b) {
+static JVal *describe_plan_buffer(Sched *s, PlanRefs *r, PlanBuffer *b) {
   Arena *a = s->a;
   JVal *o = json_obj(a);
   json_set(a, o, "device", json_str(a, b->device));
@@ -266,7 +266,7 @@ static JVal *describe_plan_buffer(Sched91 *s, PlanRefs *r, PlanBuffer *b) {
 }
 
 /* memory_plan: [[old, new], ...] by first appearance of old; memory_plan_buffers: the "plan:K" Buffers. */
-JVal *v0_9_encode_memory_plan(Sched91 *s, const Schedule91 *sched, JVal **plan_buffers) {
+JVal *v0_9_encode_memory_plan(Sched *s, const Schedule *sched, JVal **plan_buffers) {
   Arena *a = s->a;
   if (!sched->planned) { *plan_buffers = json_null(a); return json_null(a); }
   if (s->f->interval_memory_planner) return encode_interval_plan(s, sched, plan_buffers);

@@ -40,7 +40,7 @@ struct DeviceBuffer {
   bool allocated;            /* is_allocated() at call time */
   int64_t lb_refcount;
   int64_t buf_max;           /* 197f8fd: Device[device].renderer.buf_max, 0 for None */
-  uint32_t bufs_mark;        /* 197f8fd: == Sched91.item_epoch: bufs_index is ctx.bufs.index(self) in this kernel */
+  uint32_t bufs_mark;        /* 197f8fd: == Sched.item_epoch: bufs_index is ctx.bufs.index(self) in this kernel */
   int bufs_index;
   const struct PlannerBufState *planner;  /* its memory_planner_bufs entry, NULL if none */
 };
@@ -57,7 +57,7 @@ struct LazyBuffer {
   /* the fields every walk reads come first (one cache line) */
   LazyBuffer *base;          /* self for a base */
   LazyBuffer **srcs;         /* base only; NULL once scheduled/realized (Python deletes the attribute) */
-  const St91 *st;
+  const StHandle *st;
   int nsrcs;
   Op op;                     /* base only */
   bool realized;             /* realized is not None */
@@ -77,23 +77,23 @@ struct LazyBuffer {
   LazyBuffer *assign;         /* assign_targets[self], or NULL */
   LBScheduleItem *target;     /* schedule_targets[self]: the item computing it, or NULL */
   LbList *output_group;       /* output_groups[self], or NULL */
-  uint32_t group_mark;        /* == Sched91.group_epoch: in the group being built */
+  uint32_t group_mark;        /* == Sched.group_epoch: in the group being built */
   uint32_t desc_mark;         /* _get_isolated_children: in `descendants` (0.9.2) */
   const char *metadata;       /* str(lazybuffer.metadata), or NULL */
   const char *metadata_caller;  /* its caller (Metadata compares name, caller and backward) */
-  uint32_t visit_mark;        /* == Sched91.group_epoch: _recursive_group walked (self, visit_st) */
-  const St91 *visit_st;
-  uint32_t search_mark;       /* == Sched91.search_epoch: reached by the current search */
-  /* _schedule_group's per-kernel state, valid while item_mark == Sched91.item_epoch */
+  uint32_t visit_mark;        /* == Sched.group_epoch: _recursive_group walked (self, visit_st) */
+  const StHandle *visit_st;
+  uint32_t search_mark;       /* == Sched.search_epoch: reached by the current search */
+  /* _schedule_group's per-kernel state, valid while item_mark == Sched.item_epoch */
   uint32_t item_mark;
   int out_index, in_index;    /* outputs.index(self), inputs.index(self); -1 when absent */
   LazyBuffer *item_assign;    /* this kernel's assign_targets[self] */
-  const St91 *memo_st;        /* one memo entry of _recursive_lazyop(self, memo_st) */
+  const StHandle *memo_st;        /* one memo entry of _recursive_lazyop(self, memo_st) */
   const UOp *memo_op;
 };
 
 /* One decoded capture input, plus the context flags the scheduler reads. */
-typedef struct Input91 {
+typedef struct Input {
   DeviceBuffer *buffers; int nbuffers;
   LazyBuffer *lbs; int nlbs;
   LazyBuffer **outs; int nouts;
@@ -107,7 +107,7 @@ typedef struct Input91 {
   bool ast_rewrite;                 /* AST_REWRITE (197f8fd) */
   bool merge_view; /* MERGE_VIEW, read by ShapeTracker.reshape (0.9.2; 1 for 0.9.1, which never reshapes) */
   const JVal *allocator_offset;     /* memory_planner_allocator_offset (0.9.2), or NULL */
-} Input91;
+} Input;
 
 typedef struct PlannerBufState { bool allocated; int64_t lb_refcount; } PlannerBufState;  /* DeviceBuffer.planner */
 
@@ -121,13 +121,13 @@ struct LBScheduleItem {
 };
 
 /* The state of one scheduler call. */
-typedef struct Sched91 {
+typedef struct Sched {
   TgVersion v;          /* the capture's version */
   const TgFeatures *f;  /* its features (version.h) */
   Arena *a;
   Interner *in;
   Codec codec;
-  Input91 *inp;
+  Input *inp;
   /* _graph_schedule: the dicts in insertion order (membership is on the LazyBuffers) */
   LbList realizes, allbufs, simple_pads;   /* realizes: a deleted entry has in_realizes false (0.9.2) */
   LbList double_reduces;                   /* 0.9.2 */
@@ -138,41 +138,41 @@ typedef struct Sched91 {
   const UOp **lop_srcs; size_t lop_srcs_cap; /* the sources built so far by recursive_lazyop's frames */
   OMap prescheduled;    /* key LazyBuffer* -> LBScheduleItem*, ordered */
   const Value *op_args[OP_COUNT];   /* 197f8fd: str(op) as an arg, once interned */
-  const St91 **uop_sts; size_t nuop_sts, uop_sts_cap;   /* 197f8fd: UOp.st by UOp id (uop_ast.c) */
+  const StHandle **uop_sts; size_t nuop_sts, uop_sts_cap;   /* 197f8fd: UOp.st by UOp id (uop_ast.c) */
   OMap st_reshape_memo;   /* 197f8fd: (x->id, shape_of->id) -> x.reshape(shape_of.shape) (uop_ast.c) */
   /* `tsched explain` (common/explain.h): NULL unless someone listens */
   Explain *ex;
   OMap pad_views;       /* with ex: base LazyBuffer* -> the first view that put it in simple_pads */
   /* st.c */
-  OMap st_handles;      /* ShapeTracker* -> St91* */
-  OMap st_canon;        /* st_hash -> St91* chain: the intern table */
+  OMap st_handles;      /* ShapeTracker* -> StHandle* */
+  OMap st_canon;        /* st_hash -> StHandle* chain: the intern table */
   OMap st_add_memo;     /* (a->id, b->id) -> a + b */
   uint32_t nst;         /* handles made so far */
   /* var_vals of create_schedule_with_vars: unbound Variable -> value */
-  struct VarVal91 { sint var; int64_t val; } *var_vals; int nvar_vals; size_t var_cap;
-} Sched91;
+  struct VarVal { sint var; int64_t val; } *var_vals; int nvar_vals; size_t var_cap;
+} Sched;
 
 /* The result of create_schedule_with_vars + memory_planner. */
-typedef struct ScheduleItem91 {
+typedef struct ScheduleItem {
   const UOp **ast; int nast;
   DeviceBuffer **bufs; int nbufs;
   const char **metadata; int nmetadata;
-} ScheduleItem91;
+} ScheduleItem;
 
 typedef struct PlanBuffer PlanBuffer;   /* memory_planner.c */
 
-typedef struct Schedule91 {
-  ScheduleItem91 *items; int nitems;
+typedef struct Schedule {
+  ScheduleItem *items; int nitems;
   /* memory_planner: for every DeviceBuffer index, its replacement or NULL */
   bool planned;
   PlanBuffer **assigned;
   /* 0.9.2 (interval_memory_planner): common/memory_planner.h's assigned and new Buffers */
   int64_t *interval_assigned;
   struct PlanNewBuf *news; size_t nnew;
-} Schedule91;
+} Schedule;
 
 /* decode.c */
-void v0_9_decode_input(Sched91 *s, const Capture *c, Input91 *inp);
+void v0_9_decode_input(Sched *s, const Capture *c, Input *inp);
 static inline bool v0_9_is_loadop(Op op) {
   return op == OP_EMPTY || op == OP_LOADOPS_CONST || op == OP_COPY || op == OP_CONTIGUOUS || op == OP_CUSTOM ||
          op == OP_ASSIGN || op == OP_VIEW;
@@ -182,26 +182,26 @@ static inline bool v0_9_is_reduceop(Op op) {
 }
 
 /* graph_schedule.c: _graph_schedule up to and including the prescheduling. */
-void v0_9_graph_schedule(Sched91 *s);
+void v0_9_graph_schedule(Sched *s);
 
 /* lazyop.c: _schedule_group (0.9.1) or _lower_lazybuffer (0.9.2) */
-void v0_9_schedule_group(Sched91 *s, LazyBuffer **outs, int nouts, LBScheduleItem *out);
+void v0_9_schedule_group(Sched *s, LazyBuffer **outs, int nouts, LBScheduleItem *out);
 
 /* lazyop.c (197f8fd): the UOp _recursive_uop makes for a ShapeTracker */
-const UOp *v0_9_st_to_uop(Sched91 *s, const St91 *x);
+const UOp *v0_9_st_to_uop(Sched *s, const StHandle *x);
 /* uop_ast.c (197f8fd): full_ast_rewrite: reduceop_fusor (has_reduce: the sink has a REDUCE_AXIS) */
-const UOp *v0_9_full_ast_rewrite(Sched91 *s, const UOp *sink, bool has_reduce);
+const UOp *v0_9_full_ast_rewrite(Sched *s, const UOp *sink, bool has_reduce);
 /* reduceops.c: a reduce's arg as its axes (bad input unless a tuple of axes of its source) */
-void v0_9_reduce_axis(Sched91 *s, const LazyBuffer *buf, int *naxis, const int64_t **axis);
+void v0_9_reduce_axis(Sched *s, const LazyBuffer *buf, int *naxis, const int64_t **axis);
 /* reduceops.c: push_swizzle_up_through_reduce's / _recurse_reduceops' new input ShapeTracker for a
  * view on a reduce; *axis becomes the last naxis axes */
-const St91 *v0_9_push_view_to_input(
-    Sched91 *s, const St91 *input_st, const St91 *view, int naxis, const int64_t **axis);
+const StHandle *v0_9_push_view_to_input(
+    Sched *s, const StHandle *input_st, const StHandle *view, int naxis, const int64_t **axis);
 
 /* reduceops.c: _recurse_reduceops and the padding of _lower_lazybuffer (0.9.2) */
 typedef struct ReduceInfo {
-  LazyBuffer *buf; const St91 *st;   /* the key (buf, st) */
-  const St91 *input_st;              /* the value (input_st, axis) */
+  LazyBuffer *buf; const StHandle *st;   /* the key (buf, st) */
+  const StHandle *input_st;              /* the value (input_st, axis) */
   int naxis; const int64_t *axis;
 } ReduceInfo;
 typedef struct ReduceInfos {
@@ -210,24 +210,24 @@ typedef struct ReduceInfos {
   size_t cap;
   OMap index;
 } ReduceInfos; /* a dict, in insertion order */
-void v0_9_reduce_info(Sched91 *s, LazyBuffer **outs, int nouts, ReduceInfos *ri);
-const ReduceInfo *v0_9_reduce_info_get(const ReduceInfos *ri, const LazyBuffer *buf, const St91 *st);
+void v0_9_reduce_info(Sched *s, LazyBuffer **outs, int nouts, ReduceInfos *ri);
+const ReduceInfo *v0_9_reduce_info_get(const ReduceInfos *ri, const LazyBuffer *buf, const StHandle *st);
 /* reduce_st(input_st, axis): input_st's shape with 1 on the axes, as a ShapeTracker from_shape */
-const St91 *v0_9_reduce_st(Sched91 *s, const St91 *input_st, int naxis, const int64_t *axis);
+const StHandle *v0_9_reduce_st(Sched *s, const StHandle *input_st, int naxis, const int64_t *axis);
 
 /* create_schedule.c: the dependency graph and its BFS */
-void v0_9_create_schedule_with_vars(Sched91 *s, Schedule91 *out);
+void v0_9_create_schedule_with_vars(Sched *s, Schedule *out);
 
 /* memory_planner.c */
-void v0_9_memory_planner(Sched91 *s, Schedule91 *sched);
-JVal *v0_9_encode_memory_plan(Sched91 *s, const Schedule91 *sched, JVal **plan_buffers);
+void v0_9_memory_planner(Sched *s, Schedule *sched);
+JVal *v0_9_encode_memory_plan(Sched *s, const Schedule *sched, JVal **plan_buffers);
 
 /* var_vals[var] = val (a Variable bound to two values is outside what is modelled) */
-void v0_9_var_vals_put(Sched91 *s, sint var, int64_t val);
+void v0_9_var_vals_put(Sched *s, sint var, int64_t val);
 
 /* encode.c */
-JVal *v0_9_encode_result(Sched91 *s, const Schedule91 *sched);
-JVal *v0_9_encode_image_options(Sched91 *s, const DType *image);
+JVal *v0_9_encode_result(Sched *s, const Schedule *sched);
+JVal *v0_9_encode_image_options(Sched *s, const DType *image);
 
 /* tinygrad 0.9.1 walks the graph with Python recursion under
  * sys.setrecursionlimit(10000). A walk that would nest `frames` Python
@@ -241,9 +241,9 @@ static inline void v0_9_py_recursion_check(size_t frames) {
 }
 
 /* repr() of a LazyBuffer (lazy.py LazyBuffer.__repr__), for messages */
-const char *v0_9_lazybuffer_repr(Sched91 *s, const LazyBuffer *b);
+const char *v0_9_lazybuffer_repr(Sched *s, const LazyBuffer *b);
 /* The scheduler's own spelling of op: "LoadOps.COPY" (0.9.1), "MetaOps.COPY" (0.9.2) */
-static inline const char *v0_9_op_name(const Sched91 *s, Op op) { return op_name(op, s->v); }
+static inline const char *v0_9_op_name(const Sched *s, Op op) { return op_name(op, s->v); }
 
 /* Small helpers (growable arrays are common/arena.h's arena_grow / arena_reserve) */
 static inline void v0_9_lblist_push(Arena *a, LbList *l, LazyBuffer *x) {
@@ -251,7 +251,7 @@ static inline void v0_9_lblist_push(Arena *a, LbList *l, LazyBuffer *x) {
   l->items[l->n++] = x;
 }
 /* A (LazyBuffer, ShapeTracker) pair as one 64-bit memo key. */
-static inline uint64_t v0_9_st_memo_key(const LazyBuffer *lb, const St91 *st) {
+static inline uint64_t v0_9_st_memo_key(const LazyBuffer *lb, const StHandle *st) {
   return ((uint64_t)(uint32_t)lb->index << 32) | st->id;
 }
 #endif

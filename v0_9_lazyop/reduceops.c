@@ -13,14 +13,14 @@
 
 enum { NO_REDUCE = -1 };   /* Python's None */
 
-const ReduceInfo *v0_9_reduce_info_get(const ReduceInfos *ri, const LazyBuffer *buf, const St91 *st) {
+const ReduceInfo *v0_9_reduce_info_get(const ReduceInfos *ri, const LazyBuffer *buf, const StHandle *st) {
   void *v;
   if (!omap_find(&ri->index, v0_9_st_memo_key(buf, st), &v)) return NULL;
   return &ri->items[(intptr_t)v - 1];
 }
 
 /* reduce_info[(buf, st)] = (input_st, axis): a dict, so a key set again keeps its place */
-static int reduce_info_put(Sched91 *s, ReduceInfos *ri, LazyBuffer *buf, const St91 *st, const St91 *input_st,
+static int reduce_info_put(Sched *s, ReduceInfos *ri, LazyBuffer *buf, const StHandle *st, const StHandle *input_st,
     int naxis, const int64_t *axis) {
   uint64_t key = v0_9_st_memo_key(buf, st);
   void *v;
@@ -43,19 +43,20 @@ static bool has_axis(int naxis, const int64_t *axis, int64_t i) {
 }
 
 /* ops.py reduce_st: tuple(1 if i in axis else s for i,s in enumerate(st.shape)) into out */
-static void reduce_shape(const St91 *input_st, int naxis, const int64_t *axis, sint *out) {
+static void reduce_shape(const StHandle *input_st, int naxis, const int64_t *axis, sint *out) {
   for (int i = 0; i < v0_9_st_ndim(input_st); i++)
     out[i] = has_axis(naxis, axis, i) ? sint_int(1) : v0_9_st_shape(input_st, i);
 }
 
-const St91 *v0_9_reduce_st(Sched91 *s, const St91 *input_st, int naxis, const int64_t *axis) {
+const StHandle *v0_9_reduce_st(Sched *s, const StHandle *input_st, int naxis, const int64_t *axis) {
   int n = v0_9_st_ndim(input_st);
   sint *shape = arena_array(s->a, n ? (size_t)n : 1, sizeof *shape);
   reduce_shape(input_st, naxis, axis, shape);
   return v0_9_st_from_shape(s, n, shape);
 }
 
-static const St91 *reshape_to_reduce(Sched91 *s, const St91 *x, const St91 *input_st, int naxis, const int64_t *axis) {
+static const StHandle *reshape_to_reduce(
+    Sched *s, const StHandle *x, const StHandle *input_st, int naxis, const int64_t *axis) {
   int n = v0_9_st_ndim(input_st);
   sint *shape = arena_array(s->a, n ? (size_t)n : 1, sizeof *shape);
   reduce_shape(input_st, naxis, axis, shape);
@@ -63,7 +64,7 @@ static const St91 *reshape_to_reduce(Sched91 *s, const St91 *x, const St91 *inpu
 }
 
 /* _permute_reduce: input_st.permute(the other axes, then axis) */
-static const St91 *permute_reduce(Sched91 *s, const St91 *input_st, int naxis, const int64_t *axis) {
+static const StHandle *permute_reduce(Sched *s, const StHandle *input_st, int naxis, const int64_t *axis) {
   int n = v0_9_st_ndim(input_st), k = 0;
   int64_t *perm = arena_array(s->a, n ? (size_t)n : 1, sizeof *perm);
   for (int i = 0; i < n; i++)
@@ -74,9 +75,9 @@ static const St91 *permute_reduce(Sched91 *s, const St91 *input_st, int naxis, c
 
 /* "push the movementop to the input": the reduce's non-contiguous output
  * view `view` moves onto its input; *axis becomes the last naxis axes. */
-const St91 *v0_9_push_view_to_input(
-    Sched91 *s, const St91 *input_st, const St91 *view, int naxis, const int64_t **axis) {
-  const St91 *tmp = permute_reduce(s, input_st, naxis, *axis);
+const StHandle *v0_9_push_view_to_input(
+    Sched *s, const StHandle *input_st, const StHandle *view, int naxis, const int64_t **axis) {
+  const StHandle *tmp = permute_reduce(s, input_st, naxis, *axis);
   int tn = v0_9_st_ndim(tmp);
   if (naxis == 0 || naxis > tn) error_unsupported("a reduce over no axes or more axes than its input has");
   const sint *rshape = v0_9_st_shape_of(tmp) + (tn - naxis);
@@ -98,7 +99,7 @@ const St91 *v0_9_push_view_to_input(
     }
     views[k] = view_create(s->a, TG_0_9_1, n, shape, strides, sint_mul(v->offset, prshape), mask);
   }
-  const St91 *pushed = v0_9_st_add(s, tmp, v0_9_st_of_views(s, nv, views));
+  const StHandle *pushed = v0_9_st_add(s, tmp, v0_9_st_of_views(s, nv, views));
   int n = v0_9_st_ndim(pushed);
   int64_t *new_axis = arena_array(s->a, (size_t)naxis, sizeof *new_axis);
   for (int i = 0; i < naxis; i++) new_axis[i] = n - naxis + i;
@@ -107,7 +108,7 @@ const St91 *v0_9_push_view_to_input(
 }
 
 /* The reduce's axis: its arg, a tuple of ints */
-void v0_9_reduce_axis(Sched91 *s, const LazyBuffer *buf, int *naxis, const int64_t **axis) {
+void v0_9_reduce_axis(Sched *s, const LazyBuffer *buf, int *naxis, const int64_t **axis) {
   const Value *arg = buf->arg;
   if (arg->kind != V_TUPLE) error_bad_input("lazybuffers[%d]: a reduce's arg must be a tuple of axes", buf->index);
   int64_t *out = arena_array(s->a, arg->u.tuple.n ? arg->u.tuple.n : 1, sizeof *out);
@@ -123,13 +124,13 @@ void v0_9_reduce_axis(Sched91 *s, const LazyBuffer *buf, int *naxis, const int64
 
 typedef struct RFrame {
   LazyBuffer *buf;            /* a base */
-  const St91 *st, *input_st;
+  const StHandle *st, *input_st;
   int next;                   /* the next source to walk */
   int top;                    /* top_reduce: the last source's result that was not None */
 } RFrame;
 
 typedef struct RWalk {
-  Sched91 *s;
+  Sched *s;
   ReduceInfos *ri;
   uint32_t out_mark;          /* search_mark of the group's outputs */
   OMap cache;                 /* (base, st) -> result + 2 (1: None) */
@@ -139,9 +140,9 @@ typedef struct RWalk {
 
 /* The reduce part of _recurse_reduceops, once the sources are walked: the result or NO_REDUCE. */
 static int finish_reduce(RWalk *w, RFrame *f) {
-  Sched91 *s = w->s;
+  Sched *s = w->s;
   LazyBuffer *buf = f->buf;
-  const St91 *input_st = f->input_st, *view = f->st;
+  const StHandle *input_st = f->input_st, *view = f->st;
   int naxis = 0;
   const int64_t *axis = NULL;
   v0_9_reduce_axis(s, buf, &naxis, &axis);
@@ -152,12 +153,12 @@ static int finish_reduce(RWalk *w, RFrame *f) {
     LazyBuffer *src = buf->srcs[0];
     if (src != src->base && src->base == top.buf && buf->op == top.buf->op) {
       /* merge this reduce with its parent */
-      const St91 *new_st = v0_9_st_add(s, top.st, view);
+      const StHandle *new_st = v0_9_st_add(s, top.st, view);
       int n = naxis + top.naxis;
       int64_t *new_axis = arena_array(s->a, (size_t)n, sizeof *new_axis);
       memcpy(new_axis, axis, (size_t)naxis * sizeof *axis);
       memcpy(new_axis + naxis, top.axis, (size_t)top.naxis * sizeof *axis);
-      const St91 *key_st = reshape_to_reduce(s, new_st, top.input_st, n, new_axis);
+      const StHandle *key_st = reshape_to_reduce(s, new_st, top.input_st, n, new_axis);
       reduce_info_put(s, w->ri, top.buf, key_st, top.input_st, n, new_axis);
       return NO_REDUCE;
     }
@@ -172,8 +173,8 @@ static int finish_reduce(RWalk *w, RFrame *f) {
 }
 
 /* Calling _recurse_reduceops(buf, st): *result is the answer, or a frame was pushed (*pushed). */
-static void rr_enter(RWalk *w, LazyBuffer *buf, const St91 *view, int *result, bool *pushed) {
-  Sched91 *s = w->s;
+static void rr_enter(RWalk *w, LazyBuffer *buf, const StHandle *view, int *result, bool *pushed) {
+  Sched *s = w->s;
   *pushed = false;
   *result = NO_REDUCE;
   LazyBuffer *base = buf->base;
@@ -184,7 +185,7 @@ static void rr_enter(RWalk *w, LazyBuffer *buf, const St91 *view, int *result, b
     *result = (int)(intptr_t)v - 2;
     return;
   }
-  const St91 *input_st = view;
+  const StHandle *input_st = view;
   if (v0_9_is_reduceop(base->op)) input_st = v0_9_st_from_shape_of(s, base->srcs[0]->st);
   v0_9_py_recursion_check(w->depth + 1);
   w->stack = arena_grow(s->a, w->stack, w->depth, &w->cap, sizeof *w->stack);
@@ -213,7 +214,7 @@ static void recurse_reduceops(RWalk *w, LazyBuffer *out) {
 }
 
 /* "pad all reduceops to the max of each dimension" */
-static void pad_reduceops(Sched91 *s, ReduceInfos *ri) {
+static void pad_reduceops(Sched *s, ReduceInfos *ri) {
   if (ri->n < 2) return;
   int ndim = v0_9_st_ndim(ri->items[0].input_st);   /* zip(*shapes) stops at the shortest */
   for (int k = 1; k < ri->n; k++)
@@ -252,7 +253,7 @@ static void pad_reduceops(Sched91 *s, ReduceInfos *ri) {
 }
 
 /* _lower_lazybuffer (0.9.2): "push through all movementops between reduceops", then the padding. */
-void v0_9_reduce_info(Sched91 *s, LazyBuffer **outs, int nouts, ReduceInfos *ri) {
+void v0_9_reduce_info(Sched *s, LazyBuffer **outs, int nouts, ReduceInfos *ri) {
   memset(ri, 0, sizeof *ri);
   omap_init(&ri->index, s->a);
   RWalk w = {.s = s, .ri = ri, .out_mark = ++s->search_epoch};

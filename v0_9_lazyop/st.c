@@ -1,5 +1,5 @@
 /* st.c — the ShapeTracker operations of the 0.9.1 scheduler (st.h) on
- * common/shapetracker.h. Every ShapeTracker gets one St91 handle; __add__,
+ * common/shapetracker.h. Every ShapeTracker gets one StHandle; __add__,
  * simplify and from_shape are memoized on the handles (Python lru_caches
  * View.__add__ and friends), so repeated questions cost a lookup. */
 #include <stddef.h>
@@ -8,13 +8,13 @@
 #include "shapetracker.h"
 #include "symbolic.h"
 
-int v0_9_st_nviews(const St91 *st) { return st->st->nviews; }
-bool v0_9_st_view_masked(const St91 *st, int i) { return st->st->views[i]->mask != NULL; }
-int v0_9_st_ndim(const St91 *st) { return st_ndim(st->st); }
-sint v0_9_st_shape(const St91 *st, int axis) { return st_shape(st->st)[axis]; }
-const sint *v0_9_st_shape_of(const St91 *st) { return st_shape(st->st); }
+int v0_9_st_nviews(const StHandle *st) { return st->st->nviews; }
+bool v0_9_st_view_masked(const StHandle *st, int i) { return st->st->views[i]->mask != NULL; }
+int v0_9_st_ndim(const StHandle *st) { return st_ndim(st->st); }
+sint v0_9_st_shape(const StHandle *st, int axis) { return st_shape(st->st)[axis]; }
+const sint *v0_9_st_shape_of(const StHandle *st) { return st_shape(st->st); }
 
-sint v0_9_st_prod_mask(const St91 *st) {
+sint v0_9_st_prod_mask(const StHandle *st) {
   const View *v = st_last(st->st);
   sint p = sint_int(1);
   for (int i = 0; i < v->ndim; i++) p = sint_mul(p, sint_sub(v->mask[i].e, v->mask[i].b));
@@ -23,12 +23,12 @@ sint v0_9_st_prod_mask(const St91 *st) {
 
 /* ---------------------------------------------------------------- interning */
 
-const St91 *v0_9_st_intern(Sched91 *s, const ShapeTracker *raw) {
-  St91 *h = omap_get(&s->st_handles, omap_ptr(raw));
+const StHandle *v0_9_st_intern(Sched *s, const ShapeTracker *raw) {
+  StHandle *h = omap_get(&s->st_handles, omap_ptr(raw));
   if (h) return h;
   uint64_t hash = st_hash(raw);
-  St91 *chain = omap_get(&s->st_canon, hash);
-  for (St91 *x = chain; x; x = x->next)
+  StHandle *chain = omap_get(&s->st_canon, hash);
+  for (StHandle *x = chain; x; x = x->next)
     if (st_equal(x->st, raw)) {
       omap_put(&s->st_handles, omap_ptr(raw), x);
       return x;
@@ -48,48 +48,48 @@ const St91 *v0_9_st_intern(Sched91 *s, const ShapeTracker *raw) {
 /* ---------------------------------------------------------------- operations */
 
 /* ShapeTracker.simplify: merge the last two views while View.__add__ can. */
-const St91 *v0_9_st_simplify(Sched91 *s, const St91 *x) {
+const StHandle *v0_9_st_simplify(Sched *s, const StHandle *x) {
   if (x->simplified) return x->simplified;
-  const St91 *ret = v0_9_st_intern(s, st_simplify(s->a, TG_0_9_1, x->st));
-  ((St91 *)x)->simplified = ret;
+  const StHandle *ret = v0_9_st_intern(s, st_simplify(s->a, TG_0_9_1, x->st));
+  ((StHandle *)x)->simplified = ret;
   return ret;
 }
 
 /* ShapeTracker.__add__: "one view at a time = better simplification" */
-const St91 *v0_9_st_add(Sched91 *s, const St91 *a, const St91 *b) {
+const StHandle *v0_9_st_add(Sched *s, const StHandle *a, const StHandle *b) {
   if (a->add_rhs == b) return a->add_sum;
   uint64_t key = ((uint64_t)a->id << 32) | b->id;
-  const St91 *ret = omap_get(&s->st_add_memo, key);
+  const StHandle *ret = omap_get(&s->st_add_memo, key);
   if (!ret) {
     ret = v0_9_st_intern(s, st_add(s->a, TG_0_9_1, a->st, b->st));
     omap_put(&s->st_add_memo, key, (void *)ret);
   }
-  ((St91 *)a)->add_rhs = b;
-  ((St91 *)a)->add_sum = ret;
+  ((StHandle *)a)->add_rhs = b;
+  ((StHandle *)a)->add_sum = ret;
   return ret;
 }
 
-const St91 *v0_9_st_from_shape(Sched91 *s, int ndim, const sint *shape) {
+const StHandle *v0_9_st_from_shape(Sched *s, int ndim, const sint *shape) {
   return v0_9_st_intern(s, st_from_shape(s->a, TG_0_9_1, ndim, shape));
 }
 
-const St91 *v0_9_st_from_shape_of(Sched91 *s, const St91 *x) {
+const StHandle *v0_9_st_from_shape_of(Sched *s, const StHandle *x) {
   if (x->from_shape) return x->from_shape;
-  const St91 *ret = v0_9_st_from_shape(s, st_ndim(x->st), st_shape(x->st));
-  ((St91 *)x)->from_shape = ret;
+  const StHandle *ret = v0_9_st_from_shape(s, st_ndim(x->st), st_shape(x->st));
+  ((StHandle *)x)->from_shape = ret;
   return ret;
 }
 
 /* ShapeTracker.unbind (0.9.1) */
-const St91 *v0_9_st_unbind(Sched91 *s, const St91 *x) {
+const StHandle *v0_9_st_unbind(Sched *s, const StHandle *x) {
   if (!x->symbolic) return x;
   if (!x->unbound) {
     enum { CAP = 64 };
     sint *vars = arena_array(s->a, CAP, sizeof *vars);
     int64_t *vals = arena_array(s->a, CAP, sizeof *vals);
     int n = 0;
-    const St91 *u = v0_9_st_intern(s, st_unbind(s->a, TG_0_9_1, x->st, vars, vals, CAP, &n));
-    St91 *h = (St91 *)x;
+    const StHandle *u = v0_9_st_intern(s, st_unbind(s->a, TG_0_9_1, x->st, vars, vals, CAP, &n));
+    StHandle *h = (StHandle *)x;
     h->vars = vars;
     h->vals = vals;
     h->nvars = n;
@@ -101,7 +101,7 @@ const St91 *v0_9_st_unbind(Sched91 *s, const St91 *x) {
 }
 
 /* ShapeTracker.var_vals: merge_dicts([dict([v.unbind()]) for v in self.vars()]) */
-void v0_9_st_add_var_vals(Sched91 *s, const St91 *x) {
+void v0_9_st_add_var_vals(Sched *s, const StHandle *x) {
   if (!x->symbolic) return;
   sint vars[64];
   int n = st_vars(x->st, vars, 64);
@@ -114,13 +114,13 @@ void v0_9_st_add_var_vals(Sched91 *s, const St91 *x) {
 }
 
 /* x.shrink(mask_of.views[0].mask) */
-const St91 *v0_9_st_shrink_by_mask(Sched91 *s, const St91 *x, const St91 *mask_of) {
+const StHandle *v0_9_st_shrink_by_mask(Sched *s, const StHandle *x, const StHandle *mask_of) {
   const View *m = mask_of->st->views[0];
   return v0_9_st_intern(s, st_shrink(s->a, TG_0_9_1, x->st, m->ndim, m->mask));
 }
 
 /* ShapeTracker.unit_stride_axes() */
-void v0_9_st_unit_stride_axes(Sched91 *s, const St91 *x, bool *unit) {
+void v0_9_st_unit_stride_axes(Sched *s, const StHandle *x, bool *unit) {
   int n = st_ndim(x->st);
   int *axes = arena_array(s->a, n ? (size_t)n : 1, sizeof *axes);
   int k = st_unit_stride_axes(s->a, TG_0_9_1, x->st, false, axes);
@@ -130,7 +130,7 @@ void v0_9_st_unit_stride_axes(Sched91 *s, const St91 *x, bool *unit) {
 
 /* ---------------------------------------------------------------- codec and interner hooks */
 
-static Sched91 *sched_of(Codec *c) { return (Sched91 *)((char *)c - offsetof(Sched91, codec)); }
+static Sched *sched_of(Codec *c) { return (Sched *)((char *)c - offsetof(Sched, codec)); }
 
 /* Decoded ShapeTrackers are interned at once: every ShapeTracker inside a
  * Value is canonical, so Values can hash and compare them by pointer. */
@@ -142,7 +142,7 @@ static const ShapeTracker *st_decode_canonical(Codec *c, const JVal *j, Status *
 /* Encoded ShapeTrackers are shared: the same ShapeTracker is one JVal tree
  * however often the result mentions it (JVals are immutable). */
 static JVal *st_encode_shared(Codec *c, const ShapeTracker *x) {
-  St91 *h = (St91 *)v0_9_st_intern(sched_of(c), x);
+  StHandle *h = (StHandle *)v0_9_st_intern(sched_of(c), x);
   if (!h->json) h->json = st_to_json(c->arena, h->st);
   return h->json;
 }
@@ -150,7 +150,7 @@ static JVal *st_encode_shared(Codec *c, const ShapeTracker *x) {
 static uint64_t st_pointer_hash(const ShapeTracker *x) { return (uint64_t)(uintptr_t)x * 0x9e3779b97f4a7c15ULL; }
 static bool st_pointer_equal(const ShapeTracker *x, const ShapeTracker *y) { return x == y; }
 
-void v0_9_st_init(Sched91 *s) {
+void v0_9_st_init(Sched *s) {
   s->in->st_hash = st_pointer_hash;
   s->in->st_equal = st_pointer_equal;
   s->codec.st_decode = st_decode_canonical;
@@ -161,26 +161,26 @@ void v0_9_st_init(Sched91 *s) {
 }
 
 /* ShapeTracker.reshape (0.9.2): getenv("MERGE_VIEW", 1) as the capture recorded it */
-const St91 *v0_9_st_reshape(Sched91 *s, const St91 *x, int n, const sint *shape) {
+const StHandle *v0_9_st_reshape(Sched *s, const StHandle *x, int n, const sint *shape) {
   return v0_9_st_intern(s, st_reshape(s->a, TG_0_9_1, x->st, n, shape, s->inp->merge_view));
 }
 
 /* ShapeTracker.permute */
-const St91 *v0_9_st_permute(Sched91 *s, const St91 *x, int n, const int64_t *axis) {
+const StHandle *v0_9_st_permute(Sched *s, const StHandle *x, int n, const int64_t *axis) {
   return v0_9_st_intern(s, st_permute(s->a, TG_0_9_1, x->st, n, axis));
 }
 
 /* ShapeTracker.pad */
-const St91 *v0_9_st_pad(Sched91 *s, const St91 *x, int n, const SPair *arg) {
+const StHandle *v0_9_st_pad(Sched *s, const StHandle *x, int n, const SPair *arg) {
   return v0_9_st_intern(s, st_pad(s->a, TG_0_9_1, x->st, n, arg));
 }
 
-const Value *v0_9_st_value(Sched91 *s, const St91 *x) {
-  if (!x->value) ((St91 *)x)->value = v_st(s->in, x->st);
+const Value *v0_9_st_value(Sched *s, const StHandle *x) {
+  if (!x->value) ((StHandle *)x)->value = v_st(s->in, x->st);
   return x->value;
 }
 
 /* ShapeTracker(tuple(views)) */
-const St91 *v0_9_st_of_views(Sched91 *s, int nviews, const View *const *views) {
+const StHandle *v0_9_st_of_views(Sched *s, int nviews, const View *const *views) {
   return v0_9_st_intern(s, st_new(s->a, nviews, views));
 }

@@ -17,20 +17,20 @@
 #include "shapetracker.h"
 
 typedef struct AstCtx {
-  Sched91 *s;
+  Sched *s;
   const UOp **stack; size_t cap;
 } AstCtx;
 
-static const St91 NO_ST_MARK;
+static const StHandle NO_ST_MARK;
 #define NO_ST (&NO_ST_MARK)
 
-/* UOp.st, a cached_property, by UOp id for all the kernels (Sched91.uop_sts): NULL not known yet, NO_ST None */
-static const St91 *known_st(AstCtx *c, const UOp *u) {
+/* UOp.st, a cached_property, by UOp id for all the kernels (Sched.uop_sts): NULL not known yet, NO_ST None */
+static const StHandle *known_st(AstCtx *c, const UOp *u) {
   return u->id < c->s->nuop_sts ? c->s->uop_sts[u->id] : NULL;
 }
 
-static void keep_st(AstCtx *c, const UOp *u, const St91 *x) {
-  Sched91 *s = c->s;
+static void keep_st(AstCtx *c, const UOp *u, const StHandle *x) {
+  Sched *s = c->s;
   if (u->id >= s->nuop_sts) {
     size_t n = uop_count(s->in) + 1;
     s->uop_sts = arena_reserve(s->a, s->uop_sts, s->nuop_sts, n, &s->uop_sts_cap, sizeof *s->uop_sts);
@@ -40,7 +40,7 @@ static void keep_st(AstCtx *c, const UOp *u, const St91 *x) {
   s->uop_sts[u->id] = x;
 }
 
-static const St91 *arg_st(AstCtx *c, const UOp *u) { return v0_9_st_intern(c->s, u->arg->u.st); }
+static const StHandle *arg_st(AstCtx *c, const UOp *u) { return v0_9_st_intern(c->s, u->arg->u.st); }
 
 /* ---------------------------------------------------------------- UOp.st */
 
@@ -83,7 +83,7 @@ static const char *uop_head(AstCtx *c, const UOp *u) {
       argstr(c, u), u->nsrc ? "\n  ...)" : "))");
 }
 
-static bool same_shape(const St91 *a, const St91 *b) {
+static bool same_shape(const StHandle *a, const StHandle *b) {
   if (v0_9_st_ndim(a) != v0_9_st_ndim(b)) return false;
   for (int i = 0; i < v0_9_st_ndim(a); i++)
     if (!sint_eq(v0_9_st_shape(a, i), v0_9_st_shape(b, i))) return false;
@@ -95,7 +95,7 @@ _Noreturn static void parents_shape_error(AstCtx *c, const UOp *u) {
   Arena *a = c->s->a;
   const char *shapes = "";
   for (uint32_t i = 0; i < u->nsrc; i++) {
-    const St91 *x = known_st(c, u->src[i]);
+    const StHandle *x = known_st(c, u->src[i]);
     if (x != NO_ST)
       shapes = arena_printf(
           a, "%s%s%s", shapes, *shapes ? ", " : "", py_repr_tuple(a, v0_9_st_ndim(x), v0_9_st_shape_of(x)));
@@ -104,8 +104,8 @@ _Noreturn static void parents_shape_error(AstCtx *c, const UOp *u) {
 }
 
 /* UOp.st of u, whose sources' are known */
-static const St91 *compute_st(AstCtx *c, const UOp *u) {
-  Sched91 *s = c->s;
+static const StHandle *compute_st(AstCtx *c, const UOp *u) {
+  Sched *s = c->s;
   switch (u->op) {
     case OP_DEFINE_LOCAL: case OP_DEFINE_GLOBAL: case OP_CONST: case OP_DEFINE_VAR: return NO_ST;
     case OP_SHAPETRACKER: case OP_SWIZZLE: return arg_st(c, u);
@@ -113,15 +113,15 @@ static const St91 *compute_st(AstCtx *c, const UOp *u) {
       uint32_t k = u->op == OP_VALID ? 0 : 1;
       if (u->nsrc <= k || u->src[k]->op != OP_SHAPETRACKER)
         error_unsupported("st_arg of a %s without a SHAPETRACKER", v0_9_op_name(s, u->op));
-      const St91 *x = known_st(c, u->src[k]);   /* the SHAPETRACKER's arg */
+      const StHandle *x = known_st(c, u->src[k]);   /* the SHAPETRACKER's arg */
       return x ? x : arg_st(c, u->src[k]);
     }
     default: break;
   }
-  const St91 *first = NULL;
+  const StHandle *first = NULL;
   bool same = true;
   for (uint32_t i = 0; i < u->nsrc; i++) {
-    const St91 *x = known_st(c, u->src[i]);
+    const StHandle *x = known_st(c, u->src[i]);
     if (x == NO_ST) continue;
     if (!first) first = x;
     else same = same && same_shape(x, first);
@@ -142,8 +142,8 @@ static const St91 *compute_st(AstCtx *c, const UOp *u) {
 }
 
 /* UOp.st (a cached_property): NULL for None */
-static const St91 *uop_st(AstCtx *c, const UOp *root) {
-  const St91 *done = known_st(c, root);
+static const StHandle *uop_st(AstCtx *c, const UOp *root) {
+  const StHandle *done = known_st(c, root);
   if (done) return done == NO_ST ? NULL : done;
   size_t depth = 0;
   c->stack = arena_grow(c->s->a, c->stack, depth, &c->cap, sizeof *c->stack);
@@ -166,8 +166,8 @@ static const St91 *uop_st(AstCtx *c, const UOp *root) {
   return done == NO_ST ? NULL : done;
 }
 
-static const St91 *some_st(AstCtx *c, const UOp *u) {  /* unwrap(u.st) */
-  const St91 *x = uop_st(c, u);
+static const StHandle *some_st(AstCtx *c, const UOp *u) {  /* unwrap(u.st) */
+  const StHandle *x = uop_st(c, u);
   if (!x) error_raise("AssertionError", "%s", "");
   return x;
 }
@@ -175,17 +175,17 @@ static const St91 *some_st(AstCtx *c, const UOp *u) {  /* unwrap(u.st) */
 /* ---------------------------------------------------------------- st_fixup */
 
 /* the apply_to_st of a st_fixup: lambda st: st+rhs, or lambda st: st.reshape(shape) */
-typedef struct Fixup { const St91 *rhs; const St91 *shape_of; } Fixup;
+typedef struct Fixup { const StHandle *rhs; const StHandle *shape_of; } Fixup;
 
 /* apply_to_st(x): x + rhs (v0_9_st_add keeps a memo), or x.reshape(shape_of.shape), once per
- * (x, shape) in Sched91.st_reshape_memo; with MERGE_VIEW a reshape to x's own shape is x
+ * (x, shape) in Sched.st_reshape_memo; with MERGE_VIEW a reshape to x's own shape is x
  * (View.reshape: `if self.shape == new_shape: return self`) */
-static const St91 *apply_fixup(AstCtx *c, const Fixup *fx, const St91 *x) {
-  Sched91 *s = c->s;
+static const StHandle *apply_fixup(AstCtx *c, const Fixup *fx, const StHandle *x) {
+  Sched *s = c->s;
   if (fx->rhs) return v0_9_st_add(s, x, fx->rhs);
   if (s->inp->merge_view && same_shape(x, fx->shape_of)) return x;
   uint64_t key = ((uint64_t)x->id << 32) | fx->shape_of->id;
-  const St91 *done = omap_get(&s->st_reshape_memo, key);
+  const StHandle *done = omap_get(&s->st_reshape_memo, key);
   if (!done) {
     done = v0_9_st_reshape(s, x, v0_9_st_ndim(fx->shape_of), v0_9_st_shape_of(fx->shape_of));
     omap_put(&s->st_reshape_memo, key, (void *)done);
@@ -200,11 +200,11 @@ static const UOp *fixup_enter(AstCtx *c, const Fixup *fx, OMap *cache, const UOp
   const UOp *n = omap_get(cache, u->id);
   if (n) return n;
   if (u->op == OP_SHAPETRACKER) {
-    const St91 *new_st = apply_fixup(c, fx, some_st(c, u));
+    const StHandle *new_st = apply_fixup(c, fx, some_st(c, u));
     return new_st->st == u->arg->u.st ? u : v0_9_st_to_uop(c->s, new_st);
   }
   if (u->nsrc == 0) return u;
-  const St91 *x = uop_st(c, u);
+  const StHandle *x = uop_st(c, u);
   if (x && x == apply_fixup(c, fx, x)) return u;
   return NULL;
 }
@@ -265,13 +265,13 @@ static const Value *reduce_arg(AstCtx *c, const UOp *r, const Value *axis) {
 
 /* x.swizzle(ShapeTracker.from_shape(shape)) */
 static const UOp *swizzle_to_shape(AstCtx *c, const UOp *x, int n, const sint *shape) {
-  const St91 *st = v0_9_st_from_shape(c->s, n, shape);
+  const StHandle *st = v0_9_st_from_shape(c->s, n, shape);
   return uop1(c->s->in, OP_SWIZZLE, x->dtype, v0_9_st_value(c->s, st), x);
 }
 
 /* x.swizzle(ShapeTracker.from_shape(st.shape)) (kept on st's handle) */
-static const UOp *swizzle_like(AstCtx *c, const UOp *x, const St91 *st) {
-  const St91 *from = v0_9_st_from_shape_of(c->s, st);
+static const UOp *swizzle_like(AstCtx *c, const UOp *x, const StHandle *st) {
+  const StHandle *from = v0_9_st_from_shape_of(c->s, st);
   return uop1(c->s->in, OP_SWIZZLE, x->dtype, v0_9_st_value(c->s, from), x);
 }
 
@@ -279,16 +279,16 @@ static const UOp *swizzle_like(AstCtx *c, const UOp *x, const St91 *st) {
  * — push a SWIZZLE up to LOAD, through a reduce (eg. expands) */
 static const UOp *push_swizzle_up_through_reduce(void *ctx, const UOp *swizzle) {
   AstCtx *c = ctx;
-  Sched91 *s = c->s;
+  Sched *s = c->s;
   if (swizzle->nsrc != 1 || swizzle->src[0]->op != OP_REDUCE_AXIS) return NULL;
   const UOp *reduceop = swizzle->src[0];
-  const St91 *swizzle_st = some_st(c, swizzle);
+  const StHandle *swizzle_st = some_st(c, swizzle);
   if (swizzle_st->contiguous) return NULL;
   const UOp *rsrc = reduceop->src[0];
-  const St91 *input_st = v0_9_st_from_shape_of(s, some_st(c, rsrc));
+  const StHandle *input_st = v0_9_st_from_shape_of(s, some_st(c, rsrc));
   const Value *axis = axis_of(reduceop);
   const int64_t *new_axis = axis_ints(c, axis);
-  const St91 *new_input_st = v0_9_push_view_to_input(s, input_st, swizzle_st, (int)axis->u.tuple.n, &new_axis);
+  const StHandle *new_input_st = v0_9_push_view_to_input(s, input_st, swizzle_st, (int)axis->u.tuple.n, &new_axis);
   OMap cache;
   omap_init(&cache, s->a);
   const UOp *src = st_fixup(c, rsrc, &(Fixup){new_input_st, NULL}, &cache);
@@ -303,9 +303,9 @@ static const UOp *push_swizzle_down_through_reduce(void *ctx, const UOp *root) {
   AstCtx *c = ctx;
   if (root->nsrc != 1 || root->src[0]->op != OP_SWIZZLE) return NULL;
   const UOp *swizzle = root->src[0];
-  const St91 *swizzle_st = some_st(c, swizzle);
+  const StHandle *swizzle_st = some_st(c, swizzle);
   if (!swizzle_st->contiguous) error_raise("AssertionError", "can't push a non contiguous SWIZZLE down to STORE");
-  const St91 *in_st = some_st(c, swizzle->src[0]);
+  const StHandle *in_st = some_st(c, swizzle->src[0]);
   if (!sint_eq(sint_prod(v0_9_st_ndim(swizzle_st), v0_9_st_shape_of(swizzle_st)),
           sint_prod(v0_9_st_ndim(in_st), v0_9_st_shape_of(in_st))))
     error_raise("AssertionError", "can't push expands down to STORE");
@@ -321,7 +321,7 @@ static const UOp *push_swizzle_down_through_reduce(void *ctx, const UOp *root) {
   return swizzle_to_shape(c, r, n, shape);
 }
 
-static sint st_prod(const St91 *x) { return sint_prod(v0_9_st_ndim(x), v0_9_st_shape_of(x)); }
+static sint st_prod(const StHandle *x) { return sint_prod(v0_9_st_ndim(x), v0_9_st_shape_of(x)); }
 
 /* AssertionError(f"swizzles must have the same size {swizzle_shapes}") */
 _Noreturn static void swizzle_size_error(AstCtx *c, const UOp *root) {
@@ -330,7 +330,7 @@ _Noreturn static void swizzle_size_error(AstCtx *c, const UOp *root) {
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
     if (x->op != OP_SWIZZLE) continue;
-    const St91 *xs = some_st(c, x), *ys = some_st(c, x->src[0]);
+    const StHandle *xs = some_st(c, x), *ys = some_st(c, x->src[0]);
     shapes = arena_printf(a, "%s%s(%s, %s)", shapes, *shapes ? ", " : "",
         py_repr_tuple(a, v0_9_st_ndim(xs), v0_9_st_shape_of(xs)),
         py_repr_tuple(a, v0_9_st_ndim(ys), v0_9_st_shape_of(ys)));
@@ -342,12 +342,12 @@ _Noreturn static void swizzle_size_error(AstCtx *c, const UOp *root) {
  * — push SWIZZLE(s) down to STORE, through an elementwise op (ONLY reshapes) */
 static const UOp *push_swizzle_down_through_elementwise(void *ctx, const UOp *root) {
   AstCtx *c = ctx;
-  Sched91 *s = c->s;
-  const St91 *new_shape = NULL, *new_input = NULL;
+  Sched *s = c->s;
+  const StHandle *new_shape = NULL, *new_input = NULL;
   for (uint32_t i = 0; i < root->nsrc; i++) {
     const UOp *x = root->src[i];
     if (x->op != OP_SWIZZLE) continue;
-    const St91 *xs = some_st(c, x), *ys = some_st(c, x->src[0]);
+    const StHandle *xs = some_st(c, x), *ys = some_st(c, x->src[0]);
     if (!new_shape) { new_shape = xs, new_input = ys; continue; }
     if (!same_shape(xs, new_shape) || !sint_eq(st_prod(ys), st_prod(new_input))) swizzle_size_error(c, root);
   }
@@ -406,7 +406,7 @@ static const PatternMatcher reduceop_fusor = {reduceop_fusor_rules, 4};
  *   return graph_rewrite(sink, enumerate_bufs, ctx)
  * enumerate_bufs' rule `x.replace(arg=ctx.bufs.index(x.arg)) if isinstance(x.arg, Buffer) else None`
  * has nothing left to do: lazyop.c numbers each DEFINE_GLOBAL as it makes it. */
-const UOp *v0_9_full_ast_rewrite(Sched91 *s, const UOp *sink, bool has_reduce) {
+const UOp *v0_9_full_ast_rewrite(Sched *s, const UOp *sink, bool has_reduce) {
   if (!s->inp->ast_rewrite) error_unsupported("AST_REWRITE=0: DEFINE_GLOBALs keep their Buffer objects");
   if (!has_reduce) return sink;
   AstCtx c = {.s = s};
