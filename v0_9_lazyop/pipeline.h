@@ -1,16 +1,29 @@
-/* pipeline.h — generation 0.9.1: tinygrad 0.9.1's engine/schedule.py in C.
+/* pipeline.h — the LazyOp generation (tinygrad 0.9.1, 0.9.2 and
+ * 0.9.2+197f8fd engine/schedule.py): the passes of create_schedule_with_vars
+ * in the order it runs them, and the state one capture's scheduling shares
+ * between the files of this folder.
  *
- * The input graph (capture section 3) becomes LazyBuffer and DeviceBuffer
- * structs (decode.c); the scheduler mirrors the Python functions one by one:
- *   _recurse_lb, _is_padding_okay, _recursive_group,
- *   _graph_schedule                         -> graph_schedule.c
- *   _recursive_lazyop, _schedule_group      -> lazyop.c
- *   create_schedule_with_vars (the BFS)     -> create_schedule.c
- *   _internal_memory_planner, memory_planner -> memory_planner.c
- * and encode.c writes the contract's `expected` object. Everything lives in
- * the capture's Arena. A Python exception, unsupported or bad input raises
- * (common/error.h) to entry.c's protected call: no function here returns a
- * failure. Internal header of v0_9_lazyop/. */
+ *   pass                                        C                               file
+ *   (the capture's input and context)           v0_9_decode_input               decode.c
+ *   _graph_schedule: _recurse_lb, _is_padding_okay,
+ *     _recursive_group, the prescheduling       v0_9_graph_schedule             graph_schedule.c
+ *   _schedule_group / _lower_lazybuffer (0.9.2),
+ *     _recursive_lazyop / _recursive_uop        v0_9_schedule_group             lazyop.c
+ *   _recurse_reduceops (0.9.2)                  v0_9_reduce_info                reduceops.c
+ *   full_ast_rewrite (197f8fd)                  v0_9_full_ast_rewrite           uop_ast.c
+ *   create_schedule_with_vars: the BFS          v0_9_create_schedule_with_vars  create_schedule.c
+ *   memory_planner (realize.py's in 0.9.2)      v0_9_memory_planner             memory_planner.c
+ *   the replayer's entry, the result            v0_9_schedule_capture           entry.c, encode.c
+ *
+ * Helpers: st.c (the ShapeTracker methods on interned StHandles). Everything
+ * lives in the capture's Arena.
+ *
+ * Exported symbols carry the prefix v0_9_ before the Python name they mirror
+ * (v0_9_graph_schedule is schedule.py's _graph_schedule); file-local
+ * functions are static and keep the bare Python name. Errors are raised
+ * (common/error.h): a Python exception tinygrad would raise, unsupported, or
+ * bad input, each unwinding to entry.c's protected call; no function here
+ * returns a failure. */
 #ifndef TSCHED_V0_9_PIPELINE_H
 #define TSCHED_V0_9_PIPELINE_H
 #include <stdbool.h>
