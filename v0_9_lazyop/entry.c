@@ -12,6 +12,7 @@ _Noreturn void v0_9_py_recursion_unsupported(size_t frames) {
 
 static void sched_init(Sched *s, Arena *a, Interner *in, TgVersion v) {
   *s = (Sched){.v = v, .f = tg_features(v), .a = a, .in = in};
+  op_groups_init(&s->groups, v);
   codec_init(&s->codec, in, v);
   v0_9_st_init(s);
   omap_init(&s->prescheduled, a);
@@ -56,10 +57,10 @@ static void schedule_protected(void *ud) {
   r->result = v0_9_encode_result(&s, &sched);
 }
 
-/* The capture's symbolic values live in one 0.9.1 Node context (sint.h), current while it runs. */
+/* The capture's symbolic values live in one Node context of its version (sint.h), current while it runs. */
 bool v0_9_schedule_capture(const Capture *c, Arena *a, JVal **result, Status *st) {
   *result = NULL;
-  sym_begin(a, TG_0_9_1);
+  sym_begin(a, c->generation);
   Run r = {c, a, NULL};
   bool ok = error_protect(st, schedule_protected, &r);
   sym_end();

@@ -10,8 +10,8 @@
 #include "shapetracker.h"
 
 /* "LoadOps.COPY" -> "COPY", for explain details */
-static const char *op_text(Op op) {
-  const char *name = op_name(op, TG_0_9_1), *dot = name ? strchr(name, '.') : NULL;
+static const char *op_text(const Sched *s, Op op) {
+  const char *name = v0_9_op_name(s, op), *dot = name ? strchr(name, '.') : NULL;
   return dot ? dot + 1 : name ? name : "?";
 }
 
@@ -24,7 +24,7 @@ static bool base_reason(Sched *s, const LazyBuffer *buf, ExplainReason *why, con
   else if (buf->op == OP_LOADOPS_CONST)
     *why = WHY_META_OP, *detail = "CONST is a LoadOp (realized, but a constant gets no kernel)";
   else if (v0_9_is_loadop(buf->op))
-    *why = WHY_META_OP, *detail = s->ex ? arena_printf(s->a, "%s is a LoadOp", op_text(buf->op)) : NULL;
+    *why = WHY_META_OP, *detail = s->ex ? arena_printf(s->a, "%s is a LoadOp", op_text(s, buf->op)) : NULL;
   else return false;
   return true;
 }
@@ -59,8 +59,6 @@ static void add_simple_pad(Sched *s, LazyBuffer *x, LazyBuffer *view) {
   if (s->ex) omap_put(&s->pad_views, omap_ptr(x), view);
 }
 
-/* ops.py UNSAFE_PAD_OPS: ops that do not keep f(0) = 0 */
-static bool is_unsafe_pad_op(Op op) { return op == OP_RECIP || op == OP_LOG2 || op == OP_EXP2 || op == OP_IDIV; }
 
 /* ---------------------------------------------------------------- _recurse_lb */
 
@@ -100,7 +98,7 @@ static void realize_base(Sched *s, LazyBuffer *buf) {
 /* `realizes[buf.srcs[0].base] = None` for a COPY or a VIEW */
 static void realize_copy_source(Sched *s, const LazyBuffer *buf, LazyBuffer *src) {
   realize(
-      s, src, WHY_COPY_SOURCE, s->ex ? arena_printf(s->a, "read by %s node %d", op_text(buf->op), buf->index) : NULL);
+      s, src, WHY_COPY_SOURCE, s->ex ? arena_printf(s->a, "read by %s node %d", op_text(s, buf->op), buf->index) : NULL);
 }
 
 /* The base part of _recurse_lb before its sources: returns false on the
@@ -206,9 +204,9 @@ static void pad_store(PadMemo *m, const LazyBuffer *x, bool ok) {
 }
 
 /* A node's own answer when its sources do not matter: 1 True, 0 False, -1 ask the sources. */
-static int pad_leaf(const LazyBuffer *buf) {
+static int pad_leaf(const Sched *s, const LazyBuffer *buf) {
   if (buf->in_realizes || buf->realized) return 1;
-  if (is_unsafe_pad_op(buf->op)) return 0;
+  if (op_in(&s->groups, GROUP_UNSAFE_PAD, buf->op)) return 0;  /* ops.py UNSAFE_PAD_OPS: f(0) != 0 */
   return -1;
 }
 
@@ -220,7 +218,7 @@ typedef struct PadFrame { LazyBuffer *buf; int next; } PadFrame;
 static void is_padding_okay(Sched *s, PadMemo *m, LazyBuffer *root, bool *okay) {
   bool ok;
   if (pad_known(m, root, okay)) return;
-  int leaf = pad_leaf(root);
+  int leaf = pad_leaf(s, root);
   if (leaf >= 0) { pad_store(m, root, leaf); *okay = leaf; return; }
   size_t cap = 0, depth = 0;
   PadFrame *stack = arena_grow(s->a, NULL, 0, &cap, sizeof *stack);
@@ -235,7 +233,7 @@ static void is_padding_okay(Sched *s, PadMemo *m, LazyBuffer *root, bool *okay) 
     }
     LazyBuffer *x = f->buf->srcs[f->next++]->base;
     if (pad_known(m, x, &ok)) { last = ok; continue; }
-    int lx = pad_leaf(x);
+    int lx = pad_leaf(s, x);
     if (lx >= 0) { pad_store(m, x, lx); last = lx; continue; }
     v0_9_py_recursion_check(2 * (depth + 1));   /* a frame and all()'s generator per level */
     stack = arena_grow(s->a, stack, depth, &cap, sizeof *stack);
@@ -248,7 +246,7 @@ static void is_padding_okay(Sched *s, PadMemo *m, LazyBuffer *root, bool *okay) 
 /* With explain: the node _is_padding_okay(root) found in UNSAFE_PAD_OPS
  * (the first one in its order; a node seen before answered True). */
 static const LazyBuffer *unsafe_pad_node(Sched *s, LazyBuffer *root) {
-  if (pad_leaf(root) == 0) return root;
+  if (pad_leaf(s, root) == 0) return root;
   size_t cap = 0, depth = 0;
   PadFrame *stack = arena_grow(s->a, NULL, 0, &cap, sizeof *stack);
   stack[depth++] = (PadFrame){root, 0};
@@ -259,7 +257,7 @@ static const LazyBuffer *unsafe_pad_node(Sched *s, LazyBuffer *root) {
     LazyBuffer *x = f->buf->srcs[f->next++]->base;
     if (x->search_mark == seen) continue;
     x->search_mark = seen;
-    int leaf = pad_leaf(x);
+    int leaf = pad_leaf(s, x);
     if (leaf == 0) return x;
     if (leaf == 1) continue;
     stack = arena_grow(s->a, stack, depth, &cap, sizeof *stack);
@@ -273,9 +271,9 @@ static const char *unsafe_pad_detail(Sched *s, LazyBuffer *p) {
   const LazyBuffer *view = omap_get(&s->pad_views, omap_ptr(p)), *bad = unsafe_pad_node(s, p);
   const char *by = view ? arena_printf(s->a, "view node %d pads it", view->index) : "it is padded";
   if (!bad) return by;
-  if (bad == p) return arena_printf(s->a, "%s, and its own op %s is not 0 at 0 (UNSAFE_PAD_OPS)", by, op_text(p->op));
+  if (bad == p) return arena_printf(s->a, "%s, and its own op %s is not 0 at 0 (UNSAFE_PAD_OPS)", by, op_text(s, p->op));
   return arena_printf(
-      s->a, "%s, and node %d %s under it is not 0 at 0 (UNSAFE_PAD_OPS)", by, bad->index, op_text(bad->op));
+      s->a, "%s, and node %d %s under it is not 0 at 0 (UNSAFE_PAD_OPS)", by, bad->index, op_text(s, bad->op));
 }
 
 /* "check if we have to realize pads": simple_pads is an id()-ordered set,
@@ -377,13 +375,13 @@ static const char *realized_child_why(Sched *s, const LazyBuffer *r, const LazyB
   if (!s->ex) return NULL;
   if (!st->contiguous)
     return arena_printf(s->a, "realized node %d %s reads it through a non-contiguous view (can only fuse contiguous)",
-        tr->index, op_text(tr->op));
+        tr->index, op_text(s, tr->op));
   if (st->size != r->st->size)
     return arena_printf(s->a,
         "realized node %d %s reads it through a view of size %lld, not %lld (can only fuse contiguous)", tr->index,
-        op_text(tr->op), (long long)st->size, (long long)r->st->size);
+        op_text(s, tr->op), (long long)st->size, (long long)r->st->size);
   return arena_printf(s->a, "realized node %d %s is already in the kernel of reduce node %d (one reduce per kernel)",
-      tr->index, op_text(tr->op), tr->reduce_for_op->index);
+      tr->index, op_text(s, tr->op), tr->reduce_for_op->index);
 }
 
 static void group_enter(GroupWalk *w, LazyBuffer *tr, const StHandle *st) {
@@ -406,13 +404,13 @@ static void group_enter(GroupWalk *w, LazyBuffer *tr, const StHandle *st) {
 static const char *unfusable_child_why(
     Sched *s, const LazyBuffer *r, const LazyBuffer *tr, const LazyBuffer *tr_next) {
   if (!s->ex) return NULL;
-  const char *via = tr == r ? "" : arena_printf(s->a, " (through node %d %s)", tr->index, op_text(tr->op));
+  const char *via = tr == r ? "" : arena_printf(s->a, " (through node %d %s)", tr->index, op_text(s, tr->op));
   LazyBuffer *first;
   if (v0_9_is_reduceop(tr_next->op))
     return arena_printf(s->a, "node %d %s reads it%s and is a reduce itself (one reduce per kernel)", tr_next->index,
-                        op_text(tr_next->op), via);
+                        op_text(s, tr_next->op), via);
   return arena_printf(s->a, "node %d %s reads it%s through %d different views (can only fuse contiguous)",
-      tr_next->index, op_text(tr_next->op), via, srcs_with_base(tr_next, tr, &first));
+      tr_next->index, op_text(s, tr_next->op), via, srcs_with_base(tr_next, tr, &first));
 }
 
 /* engine/schedule.py _recursive_group (0.9.1): "recursively search the
@@ -501,7 +499,7 @@ static void get_isolated_children(Sched *s, LazyBuffer *r, Group *g) {
   LazyBuffer *p = group_reduce_parent(s, r, g);
   if (p) {   /* max one reduceop per kernel: return {} */
     if (s->ex) g->why = arena_printf(s->a, "its kernel would also %s reduce node %d %s (one reduce per kernel)",
-                                     group_has(g, p) ? "store" : "compute", p->index, op_text(p->op));
+                                     group_has(g, p) ? "store" : "compute", p->index, op_text(s, p->op));
     g->members.n = 0;
     g->mark = ++s->group_epoch;
     return;
@@ -574,7 +572,7 @@ static void group_reduce(Sched *s, LazyBuffer *r) {
     if (!forced_realize) add_realized_descendants(s, r, &g);
     else if (s->ex)
       g.why = arena_printf(s->a, "its kernel would also %s reduce node %d %s (one reduce per kernel)",
-                           group_has(&g, p) ? "store" : "compute", p->index, op_text(p->op));
+                           group_has(&g, p) ? "store" : "compute", p->index, op_text(s, p->op));
   }
   if (!forced_realize && group_has_assign(&g)) {
     LazyBuffer *target = group_other_assign_target(s, r, &g);
@@ -601,7 +599,7 @@ static void group_reduce(Sched *s, LazyBuffer *r) {
   else
     realize(s, tr, WHY_REDUCE_CHILD,
         s->ex ? arena_printf(s->a, "chased down from reduce node %d %s, which could not fuse: %s", r->index,
-                    op_text(r->op), g.why ? g.why : "?")
+                    op_text(s, r->op), g.why ? g.why : "?")
               : NULL);
 }
 

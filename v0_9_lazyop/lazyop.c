@@ -153,7 +153,7 @@ const char *v0_9_lazybuffer_repr(Sched *s, const LazyBuffer *b) {
   const View *v = st_last(b->st->st);
   const char *tail = b->base != b ? "<view>" : b->realized ? "<realized>" : "None";
   return arena_printf(s->a, "<LB %s %s %s (<%s: %d>, %s)>", b->device, py_repr_tuple(s->a, v->ndim, v->shape),
-      dtype_repr(b->dtype, TG_0_9_1, dt, sizeof dt), v0_9_op_name(s, b->op), op_value(b->op, s->v), tail);
+      dtype_repr(b->dtype, s->v, dt, sizeof dt), v0_9_op_name(s, b->op), op_value(b->op, s->v), tail);
 }
 
 /* ---- 0.9.2+197f8fd: _recursive_uop ---- */

@@ -137,6 +137,7 @@ struct LBScheduleItem {
 typedef struct Sched {
   TgVersion v;          /* the capture's version */
   const TgFeatures *f;  /* its features (version.h) */
+  OpGroups groups;      /* its op sets (common/ops.c): UNSAFE_PAD_OPS */
   Arena *a;
   Interner *in;
   Codec codec;

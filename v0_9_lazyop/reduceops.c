@@ -97,7 +97,7 @@ const StHandle *v0_9_push_view_to_input(
       strides[i] = mine ? sint_mul(v->strides[i], prshape) : rstrides[i - v->ndim];
       if (mask) mask[i] = mine ? v->mask[i] : (SPair){sint_int(0), rshape[i - v->ndim]};
     }
-    views[k] = view_create(s->a, TG_0_9_1, n, shape, strides, sint_mul(v->offset, prshape), mask);
+    views[k] = view_create(s->a, s->v, n, shape, strides, sint_mul(v->offset, prshape), mask);
   }
   const StHandle *pushed = v0_9_st_add(s, tmp, v0_9_st_of_views(s, nv, views));
   int n = v0_9_st_ndim(pushed);

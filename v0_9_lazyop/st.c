@@ -50,7 +50,7 @@ const StHandle *v0_9_st_intern(Sched *s, const ShapeTracker *raw) {
 /* ShapeTracker.simplify: merge the last two views while View.__add__ can. */
 const StHandle *v0_9_st_simplify(Sched *s, const StHandle *x) {
   if (x->simplified) return x->simplified;
-  const StHandle *ret = v0_9_st_intern(s, st_simplify(s->a, TG_0_9_1, x->st));
+  const StHandle *ret = v0_9_st_intern(s, st_simplify(s->a, s->v, x->st));
   ((StHandle *)x)->simplified = ret;
   return ret;
 }
@@ -61,7 +61,7 @@ const StHandle *v0_9_st_add(Sched *s, const StHandle *a, const StHandle *b) {
   uint64_t key = ((uint64_t)a->id << 32) | b->id;
   const StHandle *ret = omap_get(&s->st_add_memo, key);
   if (!ret) {
-    ret = v0_9_st_intern(s, st_add(s->a, TG_0_9_1, a->st, b->st));
+    ret = v0_9_st_intern(s, st_add(s->a, s->v, a->st, b->st));
     omap_put(&s->st_add_memo, key, (void *)ret);
   }
   ((StHandle *)a)->add_rhs = b;
@@ -70,7 +70,7 @@ const StHandle *v0_9_st_add(Sched *s, const StHandle *a, const StHandle *b) {
 }
 
 const StHandle *v0_9_st_from_shape(Sched *s, int ndim, const sint *shape) {
-  return v0_9_st_intern(s, st_from_shape(s->a, TG_0_9_1, ndim, shape));
+  return v0_9_st_intern(s, st_from_shape(s->a, s->v, ndim, shape));
 }
 
 const StHandle *v0_9_st_from_shape_of(Sched *s, const StHandle *x) {
@@ -88,7 +88,7 @@ const StHandle *v0_9_st_unbind(Sched *s, const StHandle *x) {
     sint *vars = arena_array(s->a, CAP, sizeof *vars);
     int64_t *vals = arena_array(s->a, CAP, sizeof *vals);
     int n = 0;
-    const StHandle *u = v0_9_st_intern(s, st_unbind(s->a, TG_0_9_1, x->st, vars, vals, CAP, &n));
+    const StHandle *u = v0_9_st_intern(s, st_unbind(s->a, s->v, x->st, vars, vals, CAP, &n));
     StHandle *h = (StHandle *)x;
     h->vars = vars;
     h->vals = vals;
@@ -116,14 +116,14 @@ void v0_9_st_add_var_vals(Sched *s, const StHandle *x) {
 /* x.shrink(mask_of.views[0].mask) */
 const StHandle *v0_9_st_shrink_by_mask(Sched *s, const StHandle *x, const StHandle *mask_of) {
   const View *m = mask_of->st->views[0];
-  return v0_9_st_intern(s, st_shrink(s->a, TG_0_9_1, x->st, m->ndim, m->mask));
+  return v0_9_st_intern(s, st_shrink(s->a, s->v, x->st, m->ndim, m->mask));
 }
 
 /* ShapeTracker.unit_stride_axes() */
 void v0_9_st_unit_stride_axes(Sched *s, const StHandle *x, bool *unit) {
   int n = st_ndim(x->st);
   int *axes = arena_array(s->a, n ? (size_t)n : 1, sizeof *axes);
-  int k = st_unit_stride_axes(s->a, TG_0_9_1, x->st, false, axes);
+  int k = st_unit_stride_axes(s->a, s->v, x->st, false, axes);
   for (int i = 0; i < n; i++) unit[i] = false;
   for (int i = 0; i < k; i++) unit[axes[i]] = true;
 }
@@ -162,17 +162,17 @@ void v0_9_st_init(Sched *s) {
 
 /* ShapeTracker.reshape (0.9.2): getenv("MERGE_VIEW", 1) as the capture recorded it */
 const StHandle *v0_9_st_reshape(Sched *s, const StHandle *x, int n, const sint *shape) {
-  return v0_9_st_intern(s, st_reshape(s->a, TG_0_9_1, x->st, n, shape, s->inp->merge_view));
+  return v0_9_st_intern(s, st_reshape(s->a, s->v, x->st, n, shape, s->inp->merge_view));
 }
 
 /* ShapeTracker.permute */
 const StHandle *v0_9_st_permute(Sched *s, const StHandle *x, int n, const int64_t *axis) {
-  return v0_9_st_intern(s, st_permute(s->a, TG_0_9_1, x->st, n, axis));
+  return v0_9_st_intern(s, st_permute(s->a, s->v, x->st, n, axis));
 }
 
 /* ShapeTracker.pad */
 const StHandle *v0_9_st_pad(Sched *s, const StHandle *x, int n, const SPair *arg) {
-  return v0_9_st_intern(s, st_pad(s->a, TG_0_9_1, x->st, n, arg));
+  return v0_9_st_intern(s, st_pad(s->a, s->v, x->st, n, arg));
 }
 
 const Value *v0_9_st_value(Sched *s, const StHandle *x) {
