@@ -87,6 +87,7 @@ static void decode_context(Sched *s) {
   s->fuse_conv_bw = ctx_flag(s, "FUSE_CONV_BW");
   s->no_memory_planner = ctx_flag(s, "NO_MEMORY_PLANNER");
   s->merge_view = !s->f->consts_in_break_sched || ctx_flag(s, "MERGE_VIEW"); /* read by const_with_shape */
+  s->nlimits = 0; /* runs again when the text decoder falls back to the tree */
   s->limit_device = arena_array(s->a, c->n + 1, sizeof(char *));
   s->limit_value = arena_array(s->a, c->n + 1, sizeof(int64_t));
   for (size_t i = 0; i < c->n; i++) {

@@ -268,7 +268,7 @@ static void decode_lazybuffer(Dec *d, const JFields *e, int i, LazyBuffer *all) 
   lb->device = intern_device(d, dev);
   lb->dtype = lb->orig_dtype = decode_dtype(d, dt, place);
   lb->st = e->text ? decode_st_text(d, e->text) : decode_st(d, stj);
-  if (lb->st->size > CAPTURE_MAX_BUFFER_SIZE || lb->st->size < 0) bad(d, place, "absurd size");
+  if (lb->st->size < 0) bad(d, place, "absurd size");
   const JVal *base = m[CAPTURE_LB_BASE];
   if (base && base->kind != J_NULL) {
     int bi = index_of(d, base, d->s->inp->nlbs, i, place);
@@ -276,7 +276,8 @@ static void decode_lazybuffer(Dec *d, const JFields *e, int i, LazyBuffer *all) 
     lb->base = &all[bi];
     return;
   }
-  lb->base = lb;
+  lb->base = lb;  /* a base is its buffer: bounded as Buffers are (a view may expand far past it) */
+  if (lb->st->size > CAPTURE_MAX_BUFFER_SIZE) bad(d, place, "absurd size");
   decode_base(d, e, lb, all, place);
 }
 
