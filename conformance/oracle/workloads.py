@@ -19,6 +19,8 @@ Each workload is a function without arguments; the recorder seeds random,
 numpy and Tensor.manual_seed before calling it.  Inputs are made from numpy
 arrays and realized first (those small calls are captures too).
 """
+import inspect
+
 import numpy as np
 from tinygrad import Tensor, dtypes, nn
 from tinygrad.nn.optim import SGD, Adam, AdamW, LAMB
@@ -1100,10 +1102,11 @@ def tensor_ops():
 
 
 def tensor_ops_010():
-  """Tensor ops and nn layers of 0.10.x only (skipped in 0.9.1): interpolate, pad modes, cross_entropy with
+  """Tensor ops and nn layers of 0.10.x only (skipped in 0.9.x): interpolate, pad modes, cross_entropy with
   label smoothing, nll_loss, logcumsumexp, roll, repeat_interleave, rearrange, std_mean, linspace, isnan, RMSNorm,
   LSTMCell, padded pools."""
-  _need(hasattr(Tensor, "interpolate"), "no Tensor.interpolate, pad modes, cross_entropy (0.10.x API)")
+  _need("mode" in inspect.signature(Tensor.pad).parameters,  # 0.9.2 has interpolate, linear only, and no pad modes
+        "no pad modes, nearest interpolate, cross_entropy (0.10.x API)")
   x = rnd(1, 2, 4, 4)
   x.interpolate((8, 8)).realize()
   x.interpolate((6, 7), mode="nearest").realize()
