@@ -103,6 +103,10 @@ struct LazyBuffer {
   LazyBuffer *item_assign;    /* this kernel's assign_targets[self] */
   const StHandle *memo_st;        /* one memo entry of _recursive_lazyop(self, memo_st) */
   const UOp *memo_op;
+  /* one entry of _recurse_reduceops' cache (0.9.2), valid while rr_mark is that walk's search epoch */
+  uint32_t rr_mark;
+  int rr_result;
+  const StHandle *rr_st;
 };
 
 /* One decoded capture input, plus the context flags the scheduler reads. */

@@ -133,7 +133,7 @@ typedef struct RWalk {
   Sched *s;
   ReduceInfos *ri;
   uint32_t out_mark;          /* search_mark of the group's outputs */
-  OMap cache;                 /* (base, st) -> result + 2 (1: None) */
+  OMap cache;                 /* (base, st) -> result + 2 (1: None), past each base's first entry (rr_st) */
   RFrame *stack;
   size_t depth, cap;
 } RWalk;
@@ -172,6 +172,31 @@ static int finish_reduce(RWalk *w, RFrame *f) {
   return reduce_info_put(s, w->ri, buf, view, input_st, naxis, axis);
 }
 
+/* `(buf, st) in cache`: the base's own entry, then the map */
+static bool cache_get(RWalk *w, LazyBuffer *base, const StHandle *st, int *result) {
+  if (base->rr_mark != w->out_mark) return false;
+  if (base->rr_st == st) {
+    *result = base->rr_result;
+    return true;
+  }
+  void *v;
+  if (!omap_find(&w->cache, v0_9_st_memo_key(base, st), &v)) return false;
+  *result = (int)(intptr_t)v - 2;
+  return true;
+}
+
+static void cache_put(RWalk *w, LazyBuffer *base, const StHandle *st, int result) {
+  if (base->rr_mark != w->out_mark) {
+    base->rr_mark = w->out_mark;
+    base->rr_st = st;
+    base->rr_result = result;
+  } else if (base->rr_st == st) {
+    base->rr_result = result;
+  } else {
+    omap_put(&w->cache, v0_9_st_memo_key(base, st), (void *)(intptr_t)(result + 2));
+  }
+}
+
 /* Calling _recurse_reduceops(buf, st): *result is the answer, or a frame was pushed (*pushed). */
 static void rr_enter(RWalk *w, LazyBuffer *buf, const StHandle *view, int *result, bool *pushed) {
   Sched *s = w->s;
@@ -180,11 +205,7 @@ static void rr_enter(RWalk *w, LazyBuffer *buf, const StHandle *view, int *resul
   LazyBuffer *base = buf->base;
   if (base->realized || (base->in_realizes && base->search_mark != w->out_mark)) return;
   if (buf != base) view = v0_9_st_add(s, buf->st, view);
-  void *v;
-  if (omap_find(&w->cache, v0_9_st_memo_key(base, view), &v)) {
-    *result = (int)(intptr_t)v - 2;
-    return;
-  }
+  if (cache_get(w, base, view, result)) return;
   const StHandle *input_st = view;
   if (v0_9_is_reduceop(base->op)) input_st = v0_9_st_from_shape_of(s, base->srcs[0]->st);
   v0_9_py_recursion_check(w->depth + 1);
@@ -207,7 +228,7 @@ static void recurse_reduceops(RWalk *w, LazyBuffer *out) {
     }
     RFrame done = *f;
     result = v0_9_is_reduceop(done.buf->op) ? finish_reduce(w, &done) : done.top;
-    omap_put(&w->cache, v0_9_st_memo_key(done.buf, done.st), (void *)(intptr_t)(result + 2));
+    cache_put(w, done.buf, done.st, result);
     w->depth--;
     if (w->depth && result != NO_REDUCE) w->stack[w->depth - 1].top = result;
   }

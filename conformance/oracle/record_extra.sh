@@ -69,12 +69,17 @@ MODULES_A0B4465="test_arange test_assign test_const_folding test_conv test_fusio
 test_randomness test_setitem test_subbuffer test_specific_conv test_tensor_variable test_winograd test_tiny test_uops_stats
 test_tensor_uop test_zero_copy unit.test_gradient unit.test_disk_tensor"
 # 0.9.2 and 0.9.2+197f8fd: the modules of the LazyBuffer scheduler's changes (reduces, arange, assign, symbolic, padding)
+# and every module of MODULES / MODULES_091 the commit has (test_lazyop only the tag: MODULES_092_TAG)
 MODULES_092="test_arange test_assign test_const_folding test_fusion_op test_masked_st test_setitem test_subbuffer
 test_symbolic_ops test_tensor_variable test_randomness test_kernel_cache test_gc test_pickle test_dtype_alu test_symbolic_jit
-test_conv test_multitensor test_nn"
+test_conv test_multitensor test_nn test_conv_shapetracker test_dtype test_graph test_image_dtype test_jit test_linearizer
+test_method_cache test_ops test_optim test_sample test_specific_conv test_tensor test_tensor_data test_to_numpy test_uops
+test_uops_stats test_winograd test_zero_copy unit.test_device unit.test_disk_tensor unit.test_shm_tensor models.test_train
+test_copy_speed test_linearizer_failures test_search unit.test_helpers test_lazybuffer"
+MODULES_092_TAG="test_lazyop"
 ALLMODS=$MODULES
 # shellcheck disable=SC2086
-SOME=$(printf "%s " $MODULES_091 $MODULES_0100 $MODULES_0102 $MODULES_0101 $MODULES_A0B4465 $MODULES_092)
+SOME=$(printf "%s " $MODULES_091 $MODULES_0100 $MODULES_0102 $MODULES_0101 $MODULES_A0B4465 $MODULES_092 $MODULES_092_TAG)
 ALL=1
 if [ $# -gt 0 ]; then MODULES="$*"; ALL=0; fi
 if [ -n "${LOGDIR:-}" ]; then TMP=$LOGDIR; mkdir -p "$TMP"   # keep per-recording logs and summaries there
@@ -87,7 +92,7 @@ for pair in "0.9.1:$TG091" "0.10.0:$TG0100" "0.10.2:$TG0102" ${TG0101:+"0.10.1:$
   case " ${VERSIONS:-$ver} " in *" $ver "*) ;; *) continue ;; esac
   case $ver in 0.9.1) here="$ALLMODS $MODULES_091" ;; 0.10.0) here="$ALLMODS $MODULES_0100" ;; 0.10.1) here="$MODULES_0101" ;;
     0.10.0+2ca41d6) here="$ALLMODS $MODULES_0100" ;; 0.10.2+a0b4465) here="$MODULES_A0B4465" ;;
-    0.9.2|0.9.2+197f8fd) here="$MODULES_092" ;;
+    0.9.2) here="$MODULES_092 $MODULES_092_TAG" ;; 0.9.2+197f8fd) here="$MODULES_092" ;;
     *) here="$ALLMODS $MODULES_0102" ;; esac
   # shellcheck disable=SC2086
   here=$(printf "%s " $here)  # one space between names, for the case patterns below
