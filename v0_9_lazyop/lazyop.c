@@ -464,6 +464,16 @@ static bool shape_eq(int n, const sint *a, int m, const sint *b) {
   return true;
 }
 
+/* out.arg[0] of an ASSIGN, after `assert out.arg[0].shape == out.shape, f"ASSIGN must not override output shape ..."` */
+static const StHandle *assign_output_st(Sched *s, const LazyBuffer *out) {
+  const StHandle *view = v0_9_st_intern(s, out->arg->u.tuple.items[0]->u.st);
+  if (!shape_eq(v0_9_st_ndim(view), v0_9_st_shape_of(view), v0_9_st_ndim(out->st), v0_9_st_shape_of(out->st)))
+    error_raise("AssertionError", "ASSIGN must not override output shape %s != %s",
+                py_repr_tuple(s->a, v0_9_st_ndim(view), v0_9_st_shape_of(view)),
+                py_repr_tuple(s->a, v0_9_st_ndim(out->st), v0_9_st_shape_of(out->st)));
+  return view;
+}
+
 /* One STORE of 0.9.2's KERNEL: output_st is shared by the outputs */
 static const UOp *store_op_092(LopCtx *x, int i, const StHandle *output_st) {
   Sched *s = x->s;
@@ -471,9 +481,7 @@ static const UOp *store_op_092(LopCtx *x, int i, const StHandle *output_st) {
   x->into = (uint32_t)out->index;
   const UOp *lop = recursive_lazyop(x, out, output_st);
   if (out->op == OP_ASSIGN && out->arg->u.tuple.n) {
-    const StHandle *view = v0_9_st_intern(s, out->arg->u.tuple.items[0]->u.st);
-    if (!shape_eq(v0_9_st_ndim(view), v0_9_st_shape_of(view), v0_9_st_ndim(out->st), v0_9_st_shape_of(out->st)))
-      error_unsupported("AssertionError: ASSIGN must not override output shape (its message prints shapes)");
+    const StHandle *view = assign_output_st(s, out);
     output_st = v0_9_st_reshape(s, view, v0_9_st_ndim(output_st), v0_9_st_shape_of(output_st));
   }
   output_st = v0_9_st_unbind(s, v0_9_st_simplify(s, output_st));
@@ -504,14 +512,7 @@ static const UOp *store_uop(LopCtx *x, int i) {
   x->into = (uint32_t)out->index;
   const StHandle *output_st = v0_9_st_from_shape_of(s, out->st);
   const UOp *src = recursive_lazyop(x, out, output_st);
-  if (out->op == OP_ASSIGN && out->arg->u.tuple.n) {
-    output_st = v0_9_st_intern(s, out->arg->u.tuple.items[0]->u.st);
-    if (!shape_eq(
-            v0_9_st_ndim(output_st), v0_9_st_shape_of(output_st), v0_9_st_ndim(out->st), v0_9_st_shape_of(out->st)))
-      error_raise("AssertionError", "ASSIGN must not override output shape %s != %s",
-                  py_repr_tuple(s->a, v0_9_st_ndim(output_st), v0_9_st_shape_of(output_st)),
-                  py_repr_tuple(s->a, v0_9_st_ndim(out->st), v0_9_st_shape_of(out->st)));
-  }
+  if (out->op == OP_ASSIGN && out->arg->u.tuple.n) output_st = assign_output_st(s, out);
   output_st = v0_9_st_unbind(s, v0_9_st_simplify(s, output_st));
   const UOp *global = define_global(x, out);
   return uop3(s->in, OP_STORE, dt_void, s->in->none, global, v0_9_st_to_uop(s, output_st), src);
