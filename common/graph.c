@@ -238,17 +238,55 @@ static bool at_node(Status *st, const char *where, size_t i) {
   return false;
 }
 
-static bool decode_node(Codec *c, const JVal *e, size_t i, const UOp **nodes, const char *where, const UOp **out,
-                        Status *st) {
+/* What graph_decode has decoded already, by the address of its JSON: the
+ * reader stores each short string (op names, dtypes) once per document and
+ * shares small containers of shared values (shapes, source lists), so a
+ * graph's nodes name few distinct addresses. Within one call the tree is
+ * alive, so one address is one value. Direct-mapped; a miss decodes. */
+enum { GRAPH_MEMO = 64 };
+typedef struct GraphMemo {
+  const JVal *op_j[GRAPH_MEMO], *dt_j[GRAPH_MEMO], *arg_j[GRAPH_MEMO];
+  Op op[GRAPH_MEMO];
+  const DType *dt[GRAPH_MEMO];
+  const Value *arg[GRAPH_MEMO];
+} GraphMemo;
+
+static size_t memo_slot(const JVal *j) { return ((uintptr_t)j >> 4 ^ (uintptr_t)j >> 10) & (GRAPH_MEMO - 1); }
+
+static Op memo_op(GraphMemo *m, const JVal *j, TgVersion v) {
+  size_t k = memo_slot(j);
+  if (m->op_j[k] != j) m->op[k] = op_parse(j->u.s, v), m->op_j[k] = j;
+  return m->op[k];
+}
+
+static const DType *memo_dtype(GraphMemo *m, const JVal *j, const char *where, Status *st) {
+  size_t k = memo_slot(j);
+  if (m->dt_j[k] == j) return m->dt[k];
+  const DType *d = dtype_from_json(j, where, st);
+  if (d) m->dt[k] = d, m->dt_j[k] = j;
+  return d;
+}
+
+static const Value *memo_value(Codec *c, GraphMemo *m, const JVal *j, const char *where, Status *st) {
+  size_t k = memo_slot(j);
+  if (m->arg_j[k] == j) return m->arg[k];
+  const Value *v = value_from_json(c, j, where, st);
+  if (v) m->arg[k] = v, m->arg_j[k] = j;
+  return v;
+}
+
+static bool decode_node(Codec *c, GraphMemo *m, const JVal *e, size_t i, const UOp **nodes, const char *where,
+                        const UOp **out, Status *st) {
   if (e->kind != J_ARR || e->n != 4)
     return status_bad_input(st, "%s node %zu: must be [op, dtype, arg, [src...]]", where, i);
   const JVal *jop = e->u.arr[0], *jdt = e->u.arr[1], *jsrc = e->u.arr[3];
   if (jop->kind != J_STR) return status_bad_input(st, "%s node %zu: op must be a string", where, i);
-  Op op = op_parse(jop->u.s, c->v);
+  Op op = memo_op(m, jop, c->v);
   if (op == OP_NONE) return status_bad_input(st, "%s node %zu: unknown op \"%s\"", where, i, jop->u.s);
   const DType *dt = NULL; /* only 0.9.1's LazyOps have no dtype (null) */
-  if ((jdt->kind != J_NULL || !tg_features(c->v)->ast_is_lazyop) && !(dt = dtype_from_json(jdt, where, st))) return at_node(st, where, i);
-  const Value *arg = value_from_json(c, e->u.arr[2], where, st);
+  if ((jdt->kind != J_NULL || !tg_features(c->v)->ast_is_lazyop) && !(dt = memo_dtype(m, jdt, where, st)))
+    return at_node(st, where, i);
+  const Value *arg = memo_value(c, m, e->u.arr[2], where, st);
   if (!arg) return at_node(st, where, i);
   if (jsrc->kind != J_ARR) return status_bad_input(st, "%s node %zu: sources must be an array", where, i);
   if (jsrc->n > UINT32_MAX) return status_bad_input(st, "%s node %zu: too many sources", where, i);
@@ -270,8 +308,10 @@ bool graph_decode(Codec *c, const JVal *g, const char *where, const UOp ***nodes
   if (!jn || jn->kind != J_ARR || !jr || jr->kind != J_ARR)
     return status_bad_input(st, "%s: a graph needs \"nodes\" and \"roots\" arrays", where);
   const UOp **nodes = arena_array(c->arena, jn->n ? jn->n : 1, sizeof *nodes);
+  GraphMemo memo;
+  memset(memo.op_j, 0, sizeof memo.op_j), memset(memo.dt_j, 0, sizeof memo.dt_j), memset(memo.arg_j, 0, sizeof memo.arg_j);
   for (size_t i = 0; i < jn->n; i++)
-    if (!decode_node(c, jn->u.arr[i], i, nodes, where, &nodes[i], st)) return false;
+    if (!decode_node(c, &memo, jn->u.arr[i], i, nodes, where, &nodes[i], st)) return false;
   const UOp **roots = arena_array(c->arena, jr->n ? jr->n : 1, sizeof *roots);
   for (size_t k = 0; k < jr->n; k++) {
     const JVal *r = jr->u.arr[k];

@@ -134,18 +134,32 @@ static const Value *metadata_value(KG *k, const char *str, const char *caller, b
   return v_tuple(k->in, 3, items);
 }
 
+/* input.metadata's (str, "", backward) of the string j, by j's address: the
+ * reader stores each short string once per document (a few hundred distinct
+ * names for thousands of entries) */
+enum { METADATA_MEMO = 64 };
+typedef struct MetadataMemo { const JVal *j[METADATA_MEMO]; const Value *v[METADATA_MEMO]; } MetadataMemo;
+
+static const Value *metadata_of_str(KG *k, MetadataMemo *m, const JVal *j) {
+  size_t slot = ((uintptr_t)j >> 4 ^ (uintptr_t)j >> 10) & (METADATA_MEMO - 1);
+  if (m->j[slot] == j) return m->v[slot];
+  const char *s = j->u.s;
+  size_t len = strlen(s);
+  bool bw = len >= 3 && strcmp(s + len - 3, " bw") == 0;
+  m->j[slot] = j;
+  return m->v[slot] = metadata_value(k, s, "", bw);
+}
+
 static void decode_metadata(KG *k, const JVal *input, Input *in) {
   const JVal *md = json_get(input, "metadata"), *full = json_get(input, "metadata_full");
   if (md && md->kind != J_ARR) error_bad_input("input.metadata must be an array");
+  MetadataMemo memo = {{0}, {0}};
   for (size_t i = 0; md && i < md->n; i++) {
     const JVal *e = md->u.arr[i];
     int64_t node;
     if (e->kind != J_ARR || e->n != 2 || !get_int(e->u.arr[0], &node) || node < 0 || (size_t)node >= in->nnodes || e->u.arr[1]->kind != J_STR)
       error_bad_input("input.metadata[%zu] must be [node index, str]", i);
-    const char *s = e->u.arr[1]->u.s;
-    size_t len = strlen(s);
-    bool bw = len >= 3 && strcmp(s + len - 3, " bw") == 0;
-    v0_10_2_idmap_put(k->a, &k->all_metadata, in->nodes[node], (void *)metadata_value(k, s, "", bw));
+    v0_10_2_idmap_put(k->a, &k->all_metadata, in->nodes[node], (void *)metadata_of_str(k, &memo, e->u.arr[1]));
   }
   if (full && full->kind != J_ARR) error_bad_input("input.metadata_full must be an array");
   for (size_t i = 0; full && i < full->n; i++) {
