@@ -242,19 +242,22 @@ static void pad_reduceops(Sched *s, ReduceInfos *ri) {
     if (v0_9_st_ndim(ri->items[k].input_st) < ndim) ndim = v0_9_st_ndim(ri->items[k].input_st);
   int64_t *maxes = arena_array(s->a, ndim ? (size_t)ndim : 1, sizeof *maxes);
   bool *skip = arena_array(s->a, ndim ? (size_t)ndim : 1, sizeof *skip);
-  int64_t *dims = arena_array(s->a, (size_t)ri->n, sizeof *dims);
+  sint *dims = arena_array(s->a, (size_t)ri->n, sizeof *dims);
   for (int i = 0; i < ndim; i++) {  /* shape_dims[i] = sorted(dedup(dims)), from the shapes before any padding */
     int n = 0;
+    bool symbolic = false;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (int k = 0; k < ri->n; k++) {
       sint d = v0_9_st_shape(ri->items[k].input_st, i);
-      if (d.sym) error_unsupported("symbolic: the padding of reduces to one shape compares symbolic dims");
-      bool again = false;
-      for (int j = 0; j < n && !again; j++) again = dims[j] == d.i;
-      if (!again) dims[n++] = d.i;
-      if (d.i < lo) lo = d.i;
-      if (d.i > hi) hi = d.i;
+      bool again = false;   /* dedup: Node.__eq__ compares keys */
+      for (int j = 0; j < n && !again; j++) again = sint_eq(dims[j], d);
+      if (again) continue;
+      dims[n++] = d;
+      symbolic = symbolic || d.sym;
+      if (!d.sym && d.i < lo) lo = d.i;
+      if (!d.sym && d.i > hi) hi = d.i;
     }
+    if (n > 1 && symbolic) error_unsupported("symbolic: the padding of reduces to one shape sorts unequal symbolic dims");
     skip[i] = n == 1 || (n == 2 && lo == 1);
     maxes[i] = hi;
   }
@@ -262,8 +265,7 @@ static void pad_reduceops(Sched *s, ReduceInfos *ri) {
     if (skip[i]) continue;
     for (int k = 0; k < ri->n; k++) {
       ReduceInfo *x = &ri->items[k];
-      sint d = v0_9_st_shape(x->input_st, i);
-      if (d.sym) error_unsupported("symbolic: the padding of reduces to one shape compares symbolic dims");
+      sint d = v0_9_st_shape(x->input_st, i);   /* never symbolic: a symbolic axis has one dim, skipped */
       if (d.i <= 1 || d.i == maxes[i]) continue;
       SPair *arg = arena_array(s->a, (size_t)i + 1, sizeof *arg);
       for (int j = 0; j < i; j++) arg[j] = (SPair){sint_int(0), sint_int(0)};
