@@ -1,6 +1,7 @@
 /* rewrite_trace.c — recording rewrite steps and writing them as a trace
  * line (rewrite_trace.h). */
 #include "rewrite_trace.h"
+#include "rule_text.h"
 #include <string.h>
 #include "scheduler.h"
 
@@ -38,12 +39,15 @@ static JVal *loc_json(Arena *a, const PyLoc *loc, TgVersion v) {
   return arr;
 }
 
-/* the index of rule r in rules (added, as [file, line, name], when new) */
+/* the index of rule r in rules (added, as [file, line, text], when new): the text is the Python
+ * line of its UPat (UPat.printable()), or the C rule's name where no location is known */
 static size_t rule_index(Arena *a, JVal *rules, const Rule **seen, size_t *nseen, const Rule *r, TgVersion v) {
   for (size_t i = 0; i < *nseen; i++)
     if (seen[i] == r) return i;
   JVal *row = loc_json(a, &r->at, v);
-  json_push(a, row, json_str(a, r->name ? r->name : "?"));
+  const PyLine *at = &r->at.in[v];
+  const char *text = at->file && at->line ? rule_text(v, at->file, at->line) : NULL;
+  json_push(a, row, json_str(a, text ? text : r->name ? r->name : "?"));
   json_push(a, rules, row);
   seen[*nseen] = r;
   return (*nseen)++;

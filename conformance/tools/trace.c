@@ -312,10 +312,11 @@ static void step_text(const Trace *t, const TraceStep *s, char *buf, size_t n) {
   snprintf(buf, n, "%s %s -> %s", loc, before, after);
 }
 
-/* step j of rewrite r: the same rule on the same nodes? */
+/* step j of rewrite r: the same rule (location and Python text) on the same nodes? */
 static bool same_step(const TracePair *p, const TraceStep *w, const TraceStep *g) {
   const TraceRule *rw = &p->want->rules[w->rule], *rg = &p->got->rules[g->rule];
-  return same_loc(rw->file, rw->line, rg->file, rg->line) && p->wkeys[w->before] == p->gkeys[g->before] &&
+  return same_loc(rw->file, rw->line, rg->file, rg->line) && strcmp(rw->text, rg->text) == 0 &&
+         p->wkeys[w->before] == p->gkeys[g->before] &&
          p->wkeys[w->after] == p->gkeys[g->after];
 }
 
