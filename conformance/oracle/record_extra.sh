@@ -64,10 +64,17 @@ test_optim test_pickle test_randomness test_rearrange_einops test_sample test_se
 test_symbolic_jit test_symbolic_ops test_tensor test_tensor_data test_tensor_uop test_tensor_variable test_tiny test_to_numpy
 test_transcendental test_uops_stats test_winograd test_zero_copy unit.test_disk_tensor unit.test_gradient unit.test_shm_tensor
 unit.test_tar unit.test_tensor_io unit.test_tensor_uop_representation unit.test_verify_ast models.test_real_world models.test_train"
-# 0.10.2+a0b4465: the modules of the passes it rewrote (assign, fusion, conv, views, disk, random, gradients)
+# 0.10.2+a0b4465: the test modules 0.10.2 records (the passes it rewrote first: assign, fusion, conv, views, disk,
+# random, gradients); test_ops is not recorded here (conformance/corpus-extra/README.md, "0.10.2+a0b4465")
 MODULES_A0B4465="test_arange test_assign test_const_folding test_conv test_fusion_op test_nn test_optim test_pickle
 test_randomness test_setitem test_subbuffer test_specific_conv test_tensor_variable test_winograd test_tiny test_uops_stats
-test_tensor_uop test_zero_copy unit.test_gradient unit.test_disk_tensor"
+test_tensor_uop test_zero_copy unit.test_gradient unit.test_disk_tensor
+test_compile_failures test_conv_shapetracker test_copy_speed test_dtype_alu test_gc test_kernel_cache test_masked_st
+test_method_cache test_rearrange_einops test_renderer_failures test_sample test_search test_tensor_data test_to_numpy
+test_transcendental test_uops unit.test_allreduce unit.test_device unit.test_helpers unit.test_shm_tensor unit.test_tar
+unit.test_tensor_io unit.test_tensor_uop_representation unit.test_verify_ast test_graph test_image_dtype
+test_tensor test_linearizer test_linearizer_failures test_jit test_symbolic_ops test_symbolic_jit test_dtype test_multitensor
+models.test_train models.test_real_world"
 # 0.9.2 and 0.9.2+197f8fd: the modules of the LazyBuffer scheduler's changes (reduces, arange, assign, symbolic, padding)
 # and every module of MODULES / MODULES_091 the commit has (test_lazyop only the tag: MODULES_092_TAG)
 MODULES_092="test_arange test_assign test_const_folding test_fusion_op test_masked_st test_setitem test_subbuffer
