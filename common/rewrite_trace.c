@@ -55,17 +55,23 @@ static size_t rule_index(Arena *a, JVal *rules, const Rule **seen, size_t *nseen
 
 JVal *rewrite_trace_json(const RewriteTrace *t, Codec *c, const char *generation, const char *name, const TraceEncoding *how) {
   Arena *a = c->out;
-  /* one GRAPH of the extra nodes (first: they come before what refers to them), every sink, before and
-   * after node; their indices are its roots */
-  size_t nextra = how ? how->nextra : 0, nroots = nextra + t->ncalls + 2 * t->nsteps;
+  /* one GRAPH of the first sink (the input graph: its nodes come first, numbered as tinygrad's tracker
+   * numbers them), the extra nodes (before what refers to them), every other sink, before and after
+   * node; their indices are its roots */
+  size_t nextra = how ? how->nextra : 0, nfirst = t->ncalls ? 1 : 0, nroots = nextra + t->ncalls + 2 * t->nsteps;
   const UOp **roots = arena_array(a, nroots + 1, sizeof *roots);
-  for (size_t i = 0; i < nextra; i++) roots[i] = how->extra[i];
-  const UOp **sink_at = roots + nextra, **step_at = sink_at + t->ncalls;
-  for (size_t i = 0; i < t->ncalls; i++) sink_at[i] = t->calls[i].sink;
-  for (size_t j = 0; j < t->nsteps; j++) step_at[2 * j] = t->steps[j].before, step_at[2 * j + 1] = t->steps[j].after;
+  if (nfirst) roots[0] = t->calls[0].sink;
+  for (size_t i = 0; i < nextra; i++) roots[nfirst + i] = how->extra[i];
+  const UOp **rest = roots + nfirst + nextra;
+  for (size_t i = nfirst; i < t->ncalls; i++) rest[i - nfirst] = t->calls[i].sink;
+  for (size_t j = 0; j < t->nsteps; j++) rest[t->ncalls - nfirst + 2 * j] = t->steps[j].before, rest[t->ncalls - nfirst + 2 * j + 1] = t->steps[j].after;
   JVal *graph = graph_encode(c, roots, nroots);
   if (how && how->patch) how->patch(how->ctx, c, (JVal *)json_get(graph, "nodes"));
-  JVal *const *at = json_get(graph, "roots")->u.arr + nextra;
+  /* at[i]: sink i's index; at[ncalls + 2j], at[ncalls + 2j + 1]: step j's before and after */
+  JVal *const *enc = json_get(graph, "roots")->u.arr;
+  JVal **at = arena_array(a, t->ncalls + 2 * t->nsteps + 1, sizeof *at);
+  if (nfirst) at[0] = enc[0];
+  for (size_t i = nfirst; i < t->ncalls + 2 * t->nsteps; i++) at[i] = enc[nextra + i];
   JVal *sinks = json_arr(a), *rules = json_arr(a), *rewrites = json_arr(a);
   const Rule **seen = arena_array(a, t->nsteps + 1, sizeof *seen);
   size_t nseen = 0;

@@ -1728,9 +1728,11 @@ static void add_symbolic_0102(TgVersion v, SymPM *pm) {
   pm_add(pm, upat_alu(v, SU_CMPLT, upat_alu(v, SU_MUL, c0s, xi), c1s), r_lt_mul_pos);
   pm_add(pm, upat_alu(v, SU_CMPLT, upat_alu(v, SU_MUL, c0s, xi), c1s), r_lt_mul_neg);
   pm_add(pm, upat_alu(v, SU_CMPLT, upat_alu(v, SU_IDIV, xi, c0s), c1s), r_lt_div);
-  /* move add/mul consts to end */
-  pm_add(pm, upat_alu(v, SU_ADD, upat(OPBIT(SU_ADD), DT_ANY, -1, SRC_TUPLE, 2, x, c1, NULL), y), r_add_const_last);
-  pm_add(pm, upat_alu(v, SU_MUL, upat(OPBIT(SU_MUL), DT_ANY, -1, SRC_TUPLE, 2, x, c1, NULL), y), r_mul_const_last);
+  /* move add/mul consts to end: (x+c1)+y, (x*c1)*y; the inner pattern's sources in either order where
+   * the rule is written with UPat.__add__ (a0b4465), in this order where with src=(x, c1) (0.10.2) */
+  SrcKind inner = tg_features(v)->const_last_any_order ? SRC_LIST : SRC_TUPLE;
+  pm_add(pm, upat_alu(v, SU_ADD, upat(OPBIT(SU_ADD), DT_ANY, -1, inner, 2, x, c1, NULL), y), r_add_const_last);
+  pm_add(pm, upat_alu(v, SU_MUL, upat(OPBIT(SU_MUL), DT_ANY, -1, inner, 2, x, c1, NULL), y), r_mul_const_last);
   /* rules from symbolic */
   pm_add(pm, upat(OPBIT(SU_ADD), DT_ANY, NM_divs, SRC_LIST, 2, upat(0, DT_ANY, -1, SRC_NONE, 0, NULL, NULL, NULL),
                   upat(OPBIT(SU_IDIV), DT_ANY, -1, SRC_NONE, 0, NULL, NULL, NULL), NULL), r_fold_unrolled_divs);

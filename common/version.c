@@ -262,6 +262,7 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .f.lt_folding_typeerror = true,
     .f.symbolic_in_codegen = true,
     .f.parse_valid_int_only = true,
+    .f.const_last_any_order = true,
     .f.view_compares_resolve = true,
     .f.view_create_rejects_negative = true,
     .f.view_create_ssimplify = true,

@@ -96,6 +96,7 @@ typedef struct TgFeatures {
   bool lt_folding_typeerror;   /* lt_folding: `None < int` TypeError, vs `None.lt` AttributeError */
   bool symbolic_in_codegen;    /* codegen/symbolic.py symbolic_simple + symbolic, vs ops.py's */
   bool parse_valid_int_only;   /* parse_valid: `X < c` only for an int X */
+  bool const_last_any_order;   /* codegen/symbolic.py "move add/mul consts to end": (UPat.var("x")+UPat.cvar("c1"))+y, c1 either side, vs UPat(Ops.ADD, src=(x, c1)) */
   /* common/view.c, common/shapetracker.c: View, ShapeTracker */
   bool view_compares_resolve;  /* shape/view.py: symbolic values compared through resolve() / all_int guards, vs Node comparisons */
   bool view_checks_resolve;    /* View.create / reshape / __add__: all(resolve(s >= 0)), resolve(b >= e, False), vs plain comparisons */

@@ -147,15 +147,18 @@ def main():
   ap.add_argument("--out", required=True)
   ap.add_argument("--seed", type=int, default=1)
   ap.add_argument("--count", type=int, default=3000)
+  ap.add_argument("--generation", default=None,
+                  help="the version the file is labelled with (e.g. 0.10.2+a0b4465); default: the release detected")
   args = ap.parse_args()
   if os.environ.get("PYTHONHASHSEED") != "0": print("note: run with PYTHONHASHSEED=0 for byte-identical output", file=sys.stderr)
   gen = load_tinygrad(args.tinygrad)
   rng = random.Random(args.seed)
   cases = [case(rng, i, args.seed) for i in range(args.count)]
-  header = {"format": FORMAT, "generation": gen, "tinygrad": gen, "seed": args.seed, "cases": len(cases)}
+  label = args.generation or gen
+  header = {"format": FORMAT, "generation": label, "tinygrad": label, "seed": args.seed, "cases": len(cases)}
   write_jsonl(args.out, [header] + cases)
   n_uop = sum(1 for c in cases if "results" in c)
-  print(f"{gen}: wrote {len(cases)} cases ({n_uop} UOp results) to {args.out}", file=sys.stderr)
+  print(f"{label}: wrote {len(cases)} cases ({n_uop} UOp results) to {args.out}", file=sys.stderr)
 
 if __name__ == "__main__":
   main()

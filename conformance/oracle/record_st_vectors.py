@@ -588,8 +588,8 @@ def sym_case(rng, i, seed):
     if valid is not None: case["results"]["valid"] = guarded(lambda: node_res(valid))
     return case
   from tinygrad.ops import graph_rewrite
-  if GEN == "0.10.2": from tinygrad.codegen.symbolic import symbolic_flat, simplify_valid, uop_given_valid
-  else: from tinygrad.ops import symbolic_flat, simplify_valid, uop_given_valid
+  try: from tinygrad.codegen.symbolic import symbolic_flat, simplify_valid, uop_given_valid   # 0.10.2 on
+  except ImportError: from tinygrad.ops import symbolic_flat, simplify_valid, uop_given_valid   # 0.10.0, 0.10.1
   res = {}
   def raw(): u = build_tree(expr); return [u.vmin, u.vmax]
   res["bounds"] = guarded(raw)
@@ -632,6 +632,8 @@ def main():
   ap.add_argument("--sym-chains", type=int, default=0, help="random chains on symbolic shapes (0.10.x; rand-sym-SEED-K)")
   ap.add_argument("--sym-out", default=None, help="also write symbolic vectors (random index expressions) here")
   ap.add_argument("--sym-count", type=int, default=3000)
+  ap.add_argument("--generation", default=None,
+                  help="the version the files are labelled with (e.g. 0.10.2+a0b4465); default: the release detected")
   args = ap.parse_args()
   globals()["LONG_SHARE"] = args.long_share
   if os.environ.get("PYTHONHASHSEED") != "0": print("note: run with PYTHONHASHSEED=0 for byte-identical output", file=sys.stderr)
@@ -657,15 +659,16 @@ def main():
     rngs = random.Random(args.seed * 15485863 + 3)
     for i in range(args.sym_chains): cases.append(rand_sym_case(rngs, gen, i, args.seed))
 
-  header = {"format": FORMAT, "generation": gen, "tinygrad": gen, "seed": args.seed, "count": args.count, "cases": len(cases)}
+  label = args.generation or gen
+  header = {"format": FORMAT, "generation": label, "tinygrad": label, "seed": args.seed, "count": args.count, "cases": len(cases)}
   write_jsonl(args.out, [header] + cases)
   if args.sym_out:
     srng = random.Random(args.seed * 104729 + 7)
     scases = [sym_case(srng, i, args.seed) for i in range(args.sym_count)]
-    sheader = {"format": "tsched-sym-vectors/1", "generation": gen, "tinygrad": gen, "seed": args.seed, "cases": len(scases)}
+    sheader = {"format": "tsched-sym-vectors/1", "generation": label, "tinygrad": label, "seed": args.seed, "cases": len(scases)}
     write_jsonl(args.sym_out, [sheader] + scases)
   n_err = sum(1 for c in cases if "error" in c)
-  print(f"{gen}: wrote {len(cases)} cases ({n_err} raising) to {args.out}", file=sys.stderr)
+  print(f"{label}: wrote {len(cases)} cases ({n_err} raising) to {args.out}", file=sys.stderr)
 
 if __name__ == "__main__":
   main()

@@ -49,7 +49,8 @@ static void usage(FILE *f) {
           "    coloured by the kernel it ends up in (kernels fold into one box each on\n"
           "    big graphs; click to open), the kernel list with each kernel's AST as\n"
           "    `tsched ast` prints it and its `explain` reasons, and the rewrite steps\n"
-          "    tinygrad recorded (`tsched trace`): selecting a step highlights the\n"
+          "    tinygrad recorded (`tsched trace`; where none was recorded, the steps\n"
+          "    tsched's C scheduler takes, marked so): selecting a step highlights the\n"
           "    nodes it rewrote. A capture recorded in several versions (the same name\n"
           "    in several FILEs) is shown with the versions side by side; a workload\n"
           "    name selects all its calls (a menu picks one). The page also opens at\n"
@@ -183,6 +184,29 @@ static const Trace *find_trace(ViewOptions *o, const Capture *c) {
   return o->trace_ok ? trace_find(&o->traces, c->name) : NULL;
 }
 
+/* The steps: tinygrad's where recorded, else (unless --recorded) the C
+ * scheduler's, as `tsched trace` shows them; trace_source says which. */
+static void write_steps(StrBuf *b, ViewOptions *o, const Capture *c, Arena *a, const InGraph *g) {
+  const Trace *t = find_trace(o, c);
+  Trace computed;
+  char err[256] = "";
+  if (t) {
+    write_trace(b, t, g);
+    sb_puts(b, ", \"trace_source\": \"tinygrad\"");
+  } else if (tg_generation(c->generation) == GEN_LAZYOP) {
+    sb_puts(b, ", \"trace\": null, \"trace_note\": \"no rewrite steps: 0.9.x has no rewrite tracker (the kernels' explain shows its decisions)\"");
+  } else if (!o->recorded && trace_compute(c, a, &computed, err, sizeof err)) {
+    write_trace(b, &computed, g);
+    sb_puts(b, ", \"trace_source\": \"tsched\"");
+  } else {
+    sb_puts(b, ", \"trace\": null, \"trace_note\": ");
+    StrBuf note = {0};
+    sb_printf(&note, "no recorded trace for this file%s%s", err[0] ? "; none computed: " : "", err);
+    json_str_lit(b, note.s);
+    sb_free(&note);
+  }
+}
+
 static bool view_json(StrBuf *b, const Capture *c, Arena *a, ViewOptions *o) {
   Explain ex;
   explain_init(&ex);
@@ -220,10 +244,7 @@ static bool view_json(StrBuf *b, const Capture *c, Arena *a, ViewOptions *o) {
     json_str_lit(b, explain.s ? explain.s : "");
   }
   sb_free(&explain);
-  const Trace *t = find_trace(o, c);
-  if (t) write_trace(b, t, &g);
-  else sb_printf(b, ", \"trace\": null, \"trace_note\": \"no recorded trace (%s)\"",
-                 tg_generation(c->generation) == GEN_LAZYOP ? "0.9.x has no rewrite tracker" : "none in conformance/traces for this file");
+  write_steps(b, o, c, a, &g);
   sb_puts(b, "}");
   ingraph_free(&g);
   explain_free(&ex);

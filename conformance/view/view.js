@@ -141,6 +141,8 @@
     fillSteps() {
       const l = this.lists.steps, t = this.v.trace;
       if (!t) { l.append(el("div", {class: "row"}, this.v.trace_note || "no recorded trace")); return; }
+      if (this.v.trace_source === "tsched")
+        l.append(el("div", {class: "row note"}, "no recorded trace: these are the steps tsched's C scheduler takes"));
       const filter = el("input", {class: "filter", placeholder: "filter steps (rule, op, node)"});
       l.append(filter);
       const rows = [];

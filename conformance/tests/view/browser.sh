@@ -1,7 +1,8 @@
 #!/bin/sh
 # browser.sh TSCHED OUTDIR — `tsched view` pages opened in a real browser
 # (Debian's chromium, headless): a small capture, a big graph and a workload
-# in three versions. For each page the DOM after the scripts ran must say the
+# in three versions, and a capture with no recorded trace (its steps are the
+# C scheduler's, and the page says so). For each page the DOM after the scripts ran must say the
 # layout finished (body data-ready), hold one column per version with the
 # right kernel count, and, where a step is selected (#step=R.S), highlight
 # the input nodes that step rewrote. Screenshots go to OUTDIR. Exits 77
@@ -37,8 +38,12 @@ corpus=$(pwd)/conformance/corpus
 "$tsched" view -n 'big.resnet50_train_step#3' -o "$out/big.html" "$corpus/v0.10.2-big.jsonl.gz" || fail=1
 "$tsched" view -n 'workloads.softmax_norms#2' -o "$out/versions.html" "$corpus/v0.9.1-workloads.jsonl.gz" \
   "$corpus/v0.10.0-workloads.jsonl.gz" "$corpus/v0.10.2-workloads.jsonl.gz" || fail=1
+"$tsched" view -n 'test_assign.TestAssign.test_assign_add#0' -o "$out/computed.html" \
+  "$(pwd)/conformance/corpus-extra/v0.10.2-test_assign.jsonl.gz" || fail=1
 # step 2.0 of casts#1 is create_kernel on the CAST: its input node is highlighted
 check small "$out/small.html" "step=2.0" "0.10.2:1" 1
 check big "$out/big.html" "kernel=5" "0.10.2:928" 0
 check versions "$out/versions.html" "step=2.0" "0.9.1:3 0.10.0:3 0.10.2:3" 1
+check computed "$out/computed.html" "step=2.0" "0.10.2:2" 1
+grep -q "these are the steps tsched" "$out/computed.dom.html" || { echo "computed: no note that the steps are tsched's"; fail=1; }
 exit $fail
