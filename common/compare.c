@@ -581,23 +581,25 @@ static bool describe(char *why, size_t whylen, const char *fmt, const char *fiel
   return false;
 }
 
-static bool compare_item(Arena *ar, TgVersion v, size_t k, const JVal *e, const JVal *g, char *why, size_t whylen) {
+/* item field f of expected item e against got's g: true when equal */
+static bool item_field_equal(Arena *ar, size_t k, const TgField *f, const JVal *e, const JVal *g, char *why,
+                             size_t whylen) {
+  const JVal *a = json_get(e, f->key), *b = json_get(g, f->key);
   char inner[1400];
-  if (!graph_equal(ar, json_get(e, "ast"), json_get(g, "ast"), inner, sizeof inner)) {
-    snprintf(why, whylen, "schedule item %zu ast: %s", k, inner);
+  if (f->how == CMP_GRAPH) {
+    if (graph_equal(ar, a, b, inner, sizeof inner)) return true;
+    snprintf(why, whylen, "schedule item %zu %s: %s", k, f->key, inner);
     return false;
   }
-  const TgFeatures *f = tg_features(v);
-  static const char *const fields[] = {"bufs", "metadata", "assign_preloads"};
-  for (size_t i = 0; i < 3; i++) {
-    const JVal *a = json_get(e, fields[i]), *b = json_get(g, fields[i]);
-    if (i == 2 && !f->item_assign_preloads) continue;
-    bool eq = (i == 1 && f->item_metadata_from_set) ? sorted_lists_equal(a, b) : field_equal(e, g, fields[i]);
-    if (!eq) {
-      snprintf(inner, sizeof inner, "schedule item %zu %%s: expected %%.400s, got %%.400s", k);
-      return describe(why, whylen, inner, fields[i], a, b);
-    }
-  }
+  if (f->how == CMP_SORTED ? sorted_lists_equal(a, b) : field_equal(e, g, f->key)) return true;
+  snprintf(inner, sizeof inner, "schedule item %zu %%s: expected %%.400s, got %%.400s", k);
+  return describe(why, whylen, inner, f->key, a, b);
+}
+
+/* schedule item k: the fields the version's ScheduleItem has (version.c), in order */
+static bool compare_item(Arena *ar, TgVersion v, size_t k, const JVal *e, const JVal *g, char *why, size_t whylen) {
+  for (const TgField *f = tg_features(v)->item_fields; f->key; f++)
+    if (!item_field_equal(ar, k, f, e, g, why, whylen)) return false;
   return true;
 }
 
@@ -740,33 +742,47 @@ static int becomes_sunk_verdict(const ScheduleCompare *sc, char *why, size_t why
   return sc->becomes_verdict;
 }
 
-/* Everything after the schedule (sc: how the sink compared becomes_map, or NULL): var_vals, becomes_map, new_buffers, the
- * memory plan, the mutations. 1 equal, 0 different, -1 when an expected
- * item left as text does not parse. */
+/* becomes_map: as the sink compared it while it was encoded, else whole */
+static int compare_becomes_field(Arena *ar, const ScheduleCompare *sc, const char *key, const JVal *exp,
+                                 const JVal *got, char *why, size_t whylen) {
+  const JVal *gb = json_get(got, key);
+  if (sc && sc->becomes && !gb) return becomes_sunk_verdict(sc, why, whylen);
+  return compare_becomes_map(ar, json_get(exp, key), gb, why, whylen);
+}
+
+/* a CMP_LIST field (new_buffers): as the sink compared it while it was encoded, else whole */
+static int compare_list_field(Arena *ar, const ScheduleCompare *sc, const char *key, const JVal *exp,
+                              const JVal *got, char *why, size_t whylen) {
+  if (sc && sc->new_buffers && !json_get(got, key)) return new_buffers_sunk_verdict(ar, sc, why, whylen);
+  return list_equal(ar, exp, got, key, why, whylen);
+}
+
+/* result field f: 1 equal, 0 different, -1 when an expected entry left as text does not parse */
+static int compare_field(Arena *ar, const ScheduleCompare *sc, const TgField *f, const JVal *exp, const JVal *got,
+                         char *why, size_t whylen) {
+  const JVal *a = json_get(exp, f->key), *b = json_get(got, f->key);
+  switch (f->how) {
+  case CMP_BECOMES_MAP: return compare_becomes_field(ar, sc, f->key, exp, got, why, whylen);
+  case CMP_LIST: return compare_list_field(ar, sc, f->key, exp, got, why, whylen);
+  case CMP_IF_RECORDED: if (!a || a->kind == J_NULL) return 1; break;
+  case CMP_IF_REPORTED: if (!b) return 1; break;
+  default: break;
+  }
+  if (field_equal(exp, got, f->key)) return 1;
+  return describe(why, whylen, "%s: expected %.300s, got %.300s", f->key, a, b);
+}
+
+/* Everything after the schedule (sc: how the sink compared becomes_map and
+ * new_buffers, or NULL): the fields the version's result has (version.c), in
+ * order. 1 equal, 0 different, -1 when an expected item left as text does
+ * not parse. */
 static int compare_rest(Arena *ar, TgVersion v, const ScheduleCompare *sc, const JVal *exp, const JVal *got, char *why,
                         size_t whylen) {
-  if (!field_equal(exp, got, "var_vals"))
-    return describe(why, whylen, "%s: expected %.300s, got %.300s", "var_vals", json_get(exp, "var_vals"), json_get(got, "var_vals"));
-  if (tg_features(v)->returns_becomes_map) {
-    const JVal *gb = json_get(got, "becomes_map");
-    int r = sc && sc->becomes && !gb ? becomes_sunk_verdict(sc, why, whylen)
-                                     : compare_becomes_map(ar, json_get(exp, "becomes_map"), gb, why, whylen);
-    if (r == 1)
-      r = sc && sc->new_buffers && !json_get(got, "new_buffers") ? new_buffers_sunk_verdict(ar, sc, why, whylen)
-                                                                   : list_equal(ar, exp, got, "new_buffers", why, whylen);
+  for (const TgField *f = tg_features(v)->result_fields; f->key; f++) {
+    int r = compare_field(ar, sc, f, exp, got, why, whylen);
     if (r != 1) return r;
   }
-  /* memory plan: compared where recorded */
-  static const char *const plan_fields[] = {"memory_plan", "memory_plan_buffers", "memory_plan_error"};
-  for (size_t i = 0; i < 3; i++) {
-    const JVal *a = json_get(exp, plan_fields[i]);
-    if (a && a->kind != J_NULL && !field_equal(exp, got, plan_fields[i]))
-      return describe(why, whylen, "%s: expected %.300s, got %.300s", plan_fields[i], a, json_get(got, plan_fields[i]));
-  }
-  /* mutations: compared when the replayer reports them */
-  if (json_get(got, "mutations") && !field_equal(exp, got, "mutations"))
-    return describe(why, whylen, "%s: expected %.300s, got %.300s", "mutations", json_get(exp, "mutations"), json_get(got, "mutations"));
-  return true;
+  return 1;
 }
 
 /* expected.schedule as an array (parsed into ar if it was left as text), or NULL */
@@ -828,18 +844,26 @@ static void sink_compare_new_buffer(ResultSink *s, size_t i, const JVal *entry, 
     sc->new_buffers_differ = i >= sc->new_buffers->n || !list_item_equal(sc->new_buffers->u.arr[i], entry);
 }
 
+/* the version's result field compared as how (one of each kind), or NULL */
+static const TgField *result_field(TgVersion v, TgCompare how) {
+  for (const TgField *f = tg_features(v)->result_fields; f->key; f++)
+    if (f->how == how) return f;
+  return NULL;
+}
+
 void schedule_compare_init(ScheduleCompare *sc, Arena *a, TgVersion v, const JVal *expected) {
   memset(sc, 0, sizeof *sc);
   sc->sink.item = sink_compare_item;
   sc->v = v;
   sc->expected = expected_schedule(a, expected);
-  const JVal *bm = tg_features(v)->returns_becomes_map && sc->expected ? json_get(expected, "becomes_map") : NULL;
+  const TgField *bf = result_field(v, CMP_BECOMES_MAP), *lf = result_field(v, CMP_LIST);
+  const JVal *bm = bf && sc->expected ? json_get(expected, bf->key) : NULL;
   if (bm && bm->kind == J_ARR) { /* else compared whole, with compare_becomes_map's message */
     sc->sink.becomes_entry = sink_compare_becomes;
     sc->becomes = bm;
     sc->becomes_verdict = 1;
   }
-  const JVal *nb = tg_features(v)->returns_becomes_map && sc->expected ? json_get(expected, "new_buffers") : NULL;
+  const JVal *nb = lf && sc->expected ? json_get(expected, lf->key) : NULL;
   if (nb && nb->kind == J_ARR) { /* else compared whole, by list_equal */
     sc->sink.new_buffer = sink_compare_new_buffer;
     sc->new_buffers = nb;

@@ -4,11 +4,45 @@
 #include "version.h"
 #include <string.h>
 
+/* What each version's result holds (TgField), in the order compare.c
+ * compares them. */
+
+/* engine/schedule.py create_schedule_with_vars -> (schedule, var_vals) (0.9.x,
+ * 0.10.0), + the memory plan (memory_planner), + what the call overwrote */
+static const TgField result_lazybuffer[] = {
+    {"var_vals", CMP_EQUAL},
+    {"memory_plan", CMP_IF_RECORDED}, {"memory_plan_buffers", CMP_IF_RECORDED}, {"memory_plan_error", CMP_IF_RECORDED},
+    {"mutations", CMP_IF_REPORTED},
+    {NULL, CMP_EQUAL},
+};
+/* engine/schedule.py create_schedule_with_vars -> (schedule, var_vals, becomes_map)
+ * (0.10.1 on): becomes_map, and the buffers it made (new_buffers) */
+static const TgField result_tensor_uop[] = {
+    {"var_vals", CMP_EQUAL},
+    {"becomes_map", CMP_BECOMES_MAP}, {"new_buffers", CMP_LIST},
+    {"memory_plan", CMP_IF_RECORDED}, {"memory_plan_buffers", CMP_IF_RECORDED}, {"memory_plan_error", CMP_IF_RECORDED},
+    {"mutations", CMP_IF_REPORTED},
+    {NULL, CMP_EQUAL},
+};
+/* engine/schedule.py ScheduleItem(ast, bufs, metadata) */
+static const TgField item_ast_bufs_metadata[] = {
+    {"ast", CMP_GRAPH}, {"bufs", CMP_EQUAL}, {"metadata", CMP_EQUAL},
+    {NULL, CMP_EQUAL},
+};
+/* engine/schedule.py ScheduleItem(ast, bufs, metadata, assign_preloads) (0.10.0):
+ * metadata = tuple({mx for x in sink.sparents ...}), in set order */
+static const TgField item_assign_preloads[] = {
+    {"ast", CMP_GRAPH}, {"bufs", CMP_EQUAL}, {"metadata", CMP_SORTED}, {"assign_preloads", CMP_EQUAL},
+    {NULL, CMP_EQUAL},
+};
+
 const TgVersionInfo tg_versions[TG_NVERSIONS] = {
   [TG_0_9_1] = {
     .name = "0.9.1", .commit = "v0.9.1", .generation = GEN_LAZYOP,
     /* common/ */
     .f.symbolic = SYM_NODE,
+    .f.result_fields = result_lazybuffer,
+    .f.item_fields = item_ast_bufs_metadata,
     .f.ptr_repr = PTR_REPR_DOT,
     .f.vec_repr_underscore = true,
     .f.ops_table = OPS_LAZYOP_CLASSES,
@@ -30,6 +64,8 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .name = "0.9.2", .commit = "v0.9.2", .generation = GEN_LAZYOP,
     /* common/ */
     .f.symbolic = SYM_NODE,
+    .f.result_fields = result_lazybuffer,
+    .f.item_fields = item_ast_bufs_metadata,
     .f.ptr_repr = PTR_REPR_DOT,
     .f.vec_repr_underscore = true,
     .f.ops_table = OPS_LAZYOP_CLASSES_092,
@@ -61,6 +97,8 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .name = "0.9.2+197f8fd", .commit = "197f8fd986", .generation = GEN_LAZYOP,
     /* common/ */
     .f.symbolic = SYM_NODE,
+    .f.result_fields = result_lazybuffer,
+    .f.item_fields = item_ast_bufs_metadata,
     .f.ptr_repr = PTR_REPR_CLASS,
     .f.ops_table = OPS_UOPS_197F8FD,
     .f.ops_values_global = true,
@@ -96,8 +134,8 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .f.ptr_repr = PTR_REPR_METHOD,
     .f.ops_table = OPS_UOPS_0100,
     .f.group_ops = GROUP_OPS_0_10_0,
-    .f.item_assign_preloads = true,
-    .f.item_metadata_from_set = true,
+    .f.result_fields = result_lazybuffer,
+    .f.item_fields = item_assign_preloads,
     .f.range_arg_axis_flag = true,
     .f.view_compares_resolve = true,
     .f.view_checks_resolve = true,
@@ -125,8 +163,8 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .f.ptr_repr = PTR_REPR_METHOD,
     .f.ops_table = OPS_UOPS_0100,
     .f.group_ops = GROUP_OPS_0_10_0,
-    .f.item_assign_preloads = true,
-    .f.item_metadata_from_set = true,
+    .f.result_fields = result_lazybuffer,
+    .f.item_fields = item_assign_preloads,
     .f.range_arg_axis_flag = true,
     .f.view_compares_resolve = true,
     .f.view_checks_resolve = true,
@@ -170,7 +208,8 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .f.ptr_repr = PTR_REPR_SIZED,
     .f.ops_table = OPS_UOPS_0102,
     .f.group_ops = GROUP_OPS_0_10_1,
-    .f.returns_becomes_map = true,
+    .f.result_fields = result_tensor_uop,
+    .f.item_fields = item_ast_bufs_metadata,
     .f.min_max_sign_bounds = true,
     .f.idiv_by_zero_is_zero = true,
     .f.uop_toposort = true,
@@ -216,7 +255,8 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .f.ptr_repr = PTR_REPR_SIZED,
     .f.ops_table = OPS_UOPS_0102,
     .f.group_ops = GROUP_OPS_0_10_2,
-    .f.returns_becomes_map = true,
+    .f.result_fields = result_tensor_uop,
+    .f.item_fields = item_ast_bufs_metadata,
     .f.min_max_sign_bounds = true,
     .f.idiv_by_zero_is_zero = true,
     .f.uop_toposort = true,
@@ -252,7 +292,8 @@ const TgVersionInfo tg_versions[TG_NVERSIONS] = {
     .f.ptr_repr = PTR_REPR_SIZED,
     .f.ops_table = OPS_UOPS_0102_A0B4465,
     .f.group_ops = GROUP_OPS_0_10_2_A0B4465,
-    .f.returns_becomes_map = true,
+    .f.result_fields = result_tensor_uop,
+    .f.item_fields = item_ast_bufs_metadata,
     .f.min_max_sign_bounds = true,
     .f.idiv_by_zero_is_zero = true,
     .f.uop_toposort = true,

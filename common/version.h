@@ -67,6 +67,25 @@ typedef enum {
   GROUP_OPS_0_10_2_A0B4465, /* + Meta {COPY, BUFFER_VIEW} */
 } TgGroupOps;
 
+/* How common/compare.c compares one field of a result (TgField). */
+typedef enum {
+  CMP_EQUAL,        /* equal JSON values (both absent is equal) */
+  CMP_SORTED,       /* equal as sorted lists: the Python built the tuple from a set */
+  CMP_GRAPH,        /* a GRAPH, structurally (node numbering free) */
+  CMP_BECOMES_MAP,  /* [node, GRAPH] entries, in order, each GRAPH structurally */
+  CMP_LIST,         /* a list compared entry by entry (entries the reader left as text parsed) */
+  CMP_IF_RECORDED,  /* equal JSON values where the capture records one (not absent, not null) */
+  CMP_IF_REPORTED,  /* equal JSON values where the replayer reports one */
+} TgCompare;
+
+/* One field a version's result (or each of its schedule items) holds. A
+ * list of them ends with {NULL}; compare.c walks it in order, so the first
+ * field that differs is the one reported. */
+typedef struct TgField {
+  const char *key;
+  TgCompare how;
+} TgField;
+
 /* One field per behaviour that differs, grouped by the code that asks.
  * Each cites the Python whose difference it names. common/'s View and
  * symbolic features are read for the version a generation hands to common/
@@ -75,10 +94,9 @@ typedef enum {
 typedef struct TgFeatures {
   /* ---- common/ ---- */
   TgSymbolic symbolic;   /* shape/symbolic.py Node (0.9.x) vs UOp arithmetic (ops.py) */
-  bool returns_becomes_map;  /* schedule.py create_schedule_with_vars returns becomes_map (captures: becomes_map, new_buffers) */
-  /* what a result's schedule items hold (common/compare.c) */
-  bool item_assign_preloads;   /* schedule.py ScheduleItem.assign_preloads (0.10.0): the items carry it */
-  bool item_metadata_from_set; /* schedule.py: metadata = tuple({mx for x in sink.sparents ...}) (0.10.0): set order */
+  /* what a result holds, field by field (common/compare.c walks these; version.c declares them) */
+  const TgField *result_fields; /* schedule.py create_schedule_with_vars' return value, the memory plan, the mutations */
+  const TgField *item_fields;   /* schedule.py class ScheduleItem */
   /* common/dtype.c, common/ops.c, common/graph.c */
   TgPtrRepr ptr_repr;          /* dtype.py PtrDType.__repr__ */
   bool vec_repr_underscore;    /* dtype.py DType.__repr__: dtypes._float4, vs dtypes.float.vec(4) */

@@ -75,10 +75,25 @@ def enc_sint(x):
   if isinstance(x, int) and not isinstance(x, bool): return x
   return {"sym": enc_expr(x)}
 
+def dec_node(e, top=True):
+  """A 0.9.x Node from an EXPR, built with the Node classes' constructors (no simplification, as enc_expr saw
+  it): a var with "val" a bound Variable; an int a NumNode where a Node stands (SUM/AND terms, the left
+  operand) and an int where the class keeps one (MulNode/DivNode/ModNode/LtNode's b)."""
+  from tinygrad.shape.symbolic import NumNode, Variable, MulNode, SumNode, DivNode, ModNode, LtNode, AndNode
+  if isinstance(e, bool) or isinstance(e, int): return e if top else NumNode(e)
+  if "var" in e:
+    v = Variable(e["var"], e["min"], dec_node(e["max"]) if isinstance(e["max"], dict) else e["max"])
+    return v.bind(e["val"]) if "val" in e else v
+  cls = {"MUL": MulNode, "SUM": SumNode, "DIV": DivNode, "MOD": ModNode, "LT": LtNode, "AND": AndNode}[e["op"]]
+  if e["op"] in ("SUM", "AND"): return cls([dec_node(x, False) for x in e["src"]])
+  a, b = e["src"]
+  return cls(dec_node(a, False), b if isinstance(b, int) else dec_node(b, False))
+
 def dec_expr(e):
   """A UOp from an EXPR (0.10.x): an int inside an expression is a CONST, a var with "val" a bound Variable,
   an op node UOp(op, dtype, src, arg) with UOp.alu's dtype (bool for comparisons, else the last source's)
-  unless the node names one."""
+  unless the node names one. 0.9.x: a Node (dec_node)."""
+  if GEN == "0.9.1": return dec_node(e)
   from tinygrad.ops import UOp, Ops
   from tinygrad.dtype import dtypes
   if isinstance(e, bool): return UOp.const(dtypes.bool, e)
@@ -92,7 +107,7 @@ def dec_expr(e):
   return UOp(Ops[e["op"]], dtype, src, arg)
 
 def dec_sint(x):
-  """A sint of the contract (an int or {"sym": EXPR}); 0.10.x only (0.9.1 symbolic cases are not rebuilt)."""
+  """A sint of the contract (an int or {"sym": EXPR})."""
   if isinstance(x, dict) and "sym" in x: return dec_expr(x["sym"])
   return x
 
@@ -476,10 +491,6 @@ def is_int_views(views): return "sym" not in json.dumps(views)
 def run_views_case(name, views, ops, merge_view=True):
   """Like run_case, but the start is a literal ShapeTracker (views as given, not View.create)."""
   case = {"name": name, "start": {"views": views}, "ops": ops}
-  if GEN == "0.9.1" and (not is_int_views(views) or not is_int_views(ops)):
-    # 0.9.1 symbolic: Nodes are not rebuilt from their encoding here; record start + op only as unsupported input
-    case["symbolic"] = True
-    return case
   set_merge_view(merge_view)
   st = views_literal_st(views)
   for i, (op, arg) in enumerate(ops):
@@ -643,9 +654,7 @@ def main():
   if not args.no_unit_tests:
     ops, creates, sts = harvest_unit_tests(args.tinygrad)
     for i, c in enumerate(creates):
-      if gen == "0.9.1" and "sym" in json.dumps(c):
-        cases.append({"name": f"unit-create-{i}", "start": {"create": [c]}, "ops": [], "symbolic": True})
-      else: cases.append(run_case(f"unit-create-{i}", {"create": [c]}, []))
+      cases.append(run_case(f"unit-create-{i}", {"create": [c]}, []))
     for i, views in enumerate(sts): cases.append(run_views_case(f"unit-st-{i}", views, []))
     for i, rec in enumerate(ops): cases.append(run_views_case(f"unit-op-{i}", rec["views"], [[rec["op"], rec["arg"]]]))
   for i, views in enumerate(harvest_captures(sorted(args.captures))): cases.append(run_views_case(f"corpus-{i}", views, []))

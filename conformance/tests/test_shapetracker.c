@@ -919,6 +919,9 @@ static void vectors_0_10_2(void **state) { (void)state; replay_version_file(TG_0
 static void sym_vectors_0_9_1(void **state) { (void)state; replay_version_file(TG_0_9_1, "sym", replay_sym_case); }
 static void sym_vectors_0_10_0(void **state) { (void)state; replay_version_file(TG_0_10_0, "sym", replay_sym_case); }
 static void sym_vectors_0_10_2(void **state) { (void)state; replay_version_file(TG_0_10_2, "sym", replay_sym_case); }
+static void vectors_0_9_2(void **state) { (void)state; replay_version_file(TG_0_9_2, "st", replay_case); }
+static void sym_vectors_0_9_2(void **state) { (void)state; replay_version_file(TG_0_9_2, "sym", replay_sym_case); }
+static void sym_vectors_0_9_2_197f8fd(void **state) { (void)state; replay_version_file(TG_0_9_2_197F8FD, "sym", replay_sym_case); }
 
 int main(int argc, char **argv) {
   if (argc > 1) g_vector_dir = argv[1];
@@ -934,6 +937,10 @@ int main(int argc, char **argv) {
     cmocka_unit_test(node_algebra),          cmocka_unit_test(json_round_trip), cmocka_unit_test(vectors_0_9_1),   cmocka_unit_test(vectors_0_10_0),
     cmocka_unit_test(vectors_0_10_2),        cmocka_unit_test(sym_vectors_0_9_1), cmocka_unit_test(sym_vectors_0_10_0),
     cmocka_unit_test(sym_vectors_0_10_2),
+    cmocka_unit_test(vectors_0_9_2),
+    cmocka_unit_test(sym_vectors_0_9_2),     cmocka_unit_test(sym_vectors_0_9_2_197f8fd),
+
+
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -509,6 +509,8 @@ int main(int argc, char **argv) {
     cmocka_unit_test(bind_and_unbind),           cmocka_unit_test(operand_order),
     cmocka_unit_test(repr_names_shared_nodes),   cmocka_unit_test(sym_infer_python_semantics),
     cmocka_unit_test(sint_vectors_0_10_0),       cmocka_unit_test(sint_vectors_0_10_2),
+
+
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
