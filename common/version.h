@@ -117,7 +117,8 @@ typedef struct TgFeatures {
   bool const_last_any_order;   /* codegen/symbolic.py "move add/mul consts to end": (UPat.var("x")+UPat.cvar("c1"))+y, c1 either side, vs UPat(Ops.ADD, src=(x, c1)) */
   /* common/view.c, common/shapetracker.c: View, ShapeTracker */
   bool view_compares_resolve;  /* shape/view.py: symbolic values compared through resolve() / all_int guards, vs Node comparisons */
-  bool view_checks_resolve;    /* View.create / reshape / __add__: all(resolve(s >= 0)), resolve(b >= e, False), vs plain comparisons */
+  bool view_checks_resolve;    /* View.reshape / __add__: resolve(x >= 0), resolve(b >= e, False), vs plain comparisons */
+  bool view_create_checks_resolve; /* View.create: all(resolve(s >= 0) ...) (0.10.0, 0.10.1: "this resolve shouldn't be needed"), vs all(s >= 0 ...) */
   bool view_create_rejects_negative; /* View.create: ValueError on a negative dimension */
   bool view_create_ssimplify;  /* View.create: offset and shape ssimplify()'d ("simplify as we go") */
   bool merge_dims_real_through_zero; /* merge_dims: the real size keeps counting through zero strides, vs _merge_dims resets it */

@@ -206,7 +206,7 @@ const View *view_create(Arena *a, TgVersion v, int n, const sint *shape, const s
                         const SPair *mask_in) {
   if (tg_features(v)->view_create_rejects_negative) { /* `not all(resolve(s >= 0) ...)` or `not all(s >= 0 ...)` */
     for (int i = 0; i < n; i++)
-      if (tg_features(v)->view_checks_resolve ? !sint_resolve(SINT_GE, shape[i], S0, true) : !sint_ge(shape[i], S0)) {
+      if (tg_features(v)->view_create_checks_resolve ? !sint_resolve(SINT_GE, shape[i], S0, true) : !sint_ge(shape[i], S0)) {
         error_raise("ValueError", "Trying to create View with negative dimension: shape=%s", py_repr_tuple(a, n, shape));
       }
   }
