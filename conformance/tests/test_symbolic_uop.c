@@ -500,6 +500,7 @@ static void replay_version(TgVersion v) {
 
 static void sint_vectors_0_10_0(void **state) { (void)state; replay_version(TG_0_10_0); }
 static void sint_vectors_0_10_2(void **state) { (void)state; replay_version(TG_0_10_2); }
+static void sint_vectors_0_10_0_2ca41d6(void **state) { (void)state; replay_version(TG_0_10_0_2CA41D6); }
 
 int main(int argc, char **argv) {
   if (argc > 1) g_vector_dir = argv[1];
@@ -509,6 +510,7 @@ int main(int argc, char **argv) {
     cmocka_unit_test(bind_and_unbind),           cmocka_unit_test(operand_order),
     cmocka_unit_test(repr_names_shared_nodes),   cmocka_unit_test(sym_infer_python_semantics),
     cmocka_unit_test(sint_vectors_0_10_0),       cmocka_unit_test(sint_vectors_0_10_2),
+    cmocka_unit_test(sint_vectors_0_10_0_2ca41d6),
 
 
   };
