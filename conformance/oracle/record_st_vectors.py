@@ -486,8 +486,6 @@ def views_literal_st(views):
   return ShapeTracker(tuple(View(dec_arg(v["shape"]), dec_arg(v["strides"]), dec_sint(v["offset"]),
                                  None if v["mask"] is None else dec_arg(v["mask"]), v["contiguous"]) for v in views))
 
-def is_int_views(views): return "sym" not in json.dumps(views)
-
 def run_views_case(name, views, ops, merge_view=True):
   """Like run_case, but the start is a literal ShapeTracker (views as given, not View.create)."""
   case = {"name": name, "start": {"views": views}, "ops": ops}

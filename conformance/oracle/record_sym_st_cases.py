@@ -13,19 +13,9 @@ import argparse, gzip, json, os, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import record_st_vectors as rsv
 
-def node_of(e, operand=False):
-  from tinygrad.shape.symbolic import NumNode, Variable, MulNode, SumNode, DivNode, ModNode, LtNode, AndNode
-  if isinstance(e, int): return e if operand else NumNode(e)
-  if "var" in e:
-    v = Variable(e["var"], e["min"], e["max"])
-    return v.bind(e["val"]) if "val" in e else v
-  cls = {"SUM": SumNode, "AND": AndNode, "MUL": MulNode, "DIV": DivNode, "MOD": ModNode, "LT": LtNode}[e["op"]]
-  if e["op"] in ("SUM", "AND"): return cls([node_of(s) for s in e["src"]])
-  return cls(node_of(e["src"][0]), node_of(e["src"][1], operand=True))
-
 def live(x):
   """JSON of a case's arguments -> Python values with Nodes for {"sym"}."""
-  if isinstance(x, dict) and set(x) == {"sym"}: return node_of(x["sym"])
+  if isinstance(x, dict) and set(x) == {"sym"}: return rsv.dec_node(x["sym"], False)
   if isinstance(x, list): return [live(y) for y in x]
   return x
 
