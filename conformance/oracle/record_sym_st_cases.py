@@ -3,8 +3,8 @@
 
   PYTHONHASHSEED=0 record_sym_st_cases.py --tinygrad /work/tg/v0.9.1 conformance/vectors/st-v0.9.1.jsonl.gz
 
-record_st_vectors.py keeps a case whose start or ops hold symbolic values ({"sym": EXPR}) as input
-only ("symbolic": true). This script rebuilds those values as live tinygrad 0.9.1 Nodes (a
+A case appended to the file by hand (the sym-add-K cases of docs/shapetracker.md) is input only,
+marked "symbolic": true. This script rebuilds its symbolic values as live tinygrad 0.9.1 Nodes (a
 Variable with "val" is bound; SUM/AND/MUL/DIV/MOD/LT are the node classes' constructors, as
 recorded), runs the case with record_st_vectors.py's own evaluation, and rewrites the file with
 the results in place; every other line is kept byte for byte.
