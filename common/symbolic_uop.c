@@ -1424,7 +1424,69 @@ static const SymUOp *mod_folding(SymCtx *c, const SymUOp *x, int64_t cst) {
   if (!changed) return NULL;
   return remainder.n ? suop_mod_int(c, su_sum(c, remainder.n, remainder.items), cst) : su_like(c, x, 0);
 }
-static const SymUOp *r_mod_folding(SymCtx *c, const Store *m) { return 0 < M(c)->arg ? mod_folding(c, M(x), M(c)->arg) : NULL; }
+
+/* mod_folding(x, c) (0.10.0+2ca41d6): each term kept as (factor % c, e),
+ * with the mod removed when the terms' bounds stay inside [0, c) */
+typedef struct ModTerm { int64_t f; const SymUOp *e; } ModTerm;
+
+/* functools.reduce(lambda r, t: r + min(t[0], t[0]-c, key=abs)*(t[1]-t[1].vmin), terms, x.const_like(offset)) */
+static const SymUOp *mod_terms_shifted(SymCtx *c, const SymUOp *x, const ModTerm *t, int n, int64_t offset, int64_t cst) {
+  const SymUOp *r = su_like(c, x, offset);
+  for (int i = 0; i < n; i++) {
+    int64_t k = llabs(t[i].f) <= llabs(t[i].f - cst) ? t[i].f : t[i].f - cst;
+    r = suop_add(c, r, su_rmul_int(c, k, suop_sub_int(c, t[i].e, t[i].e->vmin)));
+  }
+  return r;
+}
+
+/* the "cases like (3+3x[0-3])%4 -> 3-x[0-3]" loop: true when it ends without a break */
+static bool mod_terms_in_range(SymCtx *c, const ModTerm *t, int n, int64_t offset, int64_t cst) {
+  int64_t lbound = offset, ubound = offset;
+  for (int i = 0; i < n; i++) {
+    int64_t span = ck_add(c, t[i].e->vmax, -t[i].e->vmin);
+    if (t[i].f > py_floordiv(cst, 2)) {
+      if ((lbound = ck_add(c, lbound, ck_mul(c, t[i].f - cst, span))) < 0) return false;
+    } else if ((ubound = ck_add(c, ubound, ck_mul(c, t[i].f, span))) >= cst) return false;
+  }
+  return true;
+}
+
+static const SymUOp *mod_folding_bounds(SymCtx *c, const SymUOp *x, int64_t cst) {
+  if (0 < cst && 0 <= x->vmin && py_floordiv(x->vmin, cst) == py_floordiv(x->vmax, cst)) /* simple cancel mod case */
+    return suop_add_int(c, x, -(py_floordiv(x->vmin, cst) * cst));
+  const SymUOp **split;
+  int n = suop_split(c, x, SU_ADD, &split), nt = 0;
+  ModTerm *terms = arena_array(c->a, (size_t)n + 1, sizeof *terms);
+  int64_t rem_const = 0, offset = 0;
+  bool changed = false;
+  for (int i = 0; i < n; i++) {
+    const SymUOp *u = split[i];
+    int64_t factor = su_const_factor(u), new_factor = py_mod(factor, cst);
+    const SymUOp *e = su_divides(c, u, factor);
+    if (new_factor != factor) changed = true;
+    else if (u->op == SU_MOD && u->src[1]->op == SU_CONST && py_mod(u->src[1]->arg, cst) == 0) e = u->src[0], changed = true;
+    if (e == NULL) su_raise(c, ST_RAISED, "AttributeError", "'NoneType' object has no attribute 'vmin'");
+    offset = ck_add(c, offset, ck_mul(c, new_factor, e->vmin));
+    if (u->op == SU_CONST) rem_const = ck_add(c, rem_const, new_factor);
+    else terms[nt++] = (ModTerm){new_factor, e};
+  }
+  if (nt == 1 && ck_add(c, terms[0].e->vmax, -terms[0].e->vmin) == 1) { /* (x[4-5] + 3) % 4 -> -3*x[4-5]+15 */
+    int64_t k = py_mod(ck_add(c, offset, terms[0].f), cst) - py_mod(offset, cst);
+    const SymUOp *e = terms[0].e;
+    return suop_add_int(c, su_rmul_int(c, k, suop_sub_int(c, e, e->vmin)), py_mod(offset, cst));
+  }
+  offset = py_mod(offset, cst);
+  if (mod_terms_in_range(c, terms, nt, offset, cst)) return mod_terms_shifted(c, x, terms, nt, offset, cst);
+  if (!changed) return NULL;
+  const SymUOp *r = su_like(c, x, rem_const);
+  for (int i = 0; i < nt; i++) r = suop_add(c, r, su_rmul_int(c, terms[i].f, terms[i].e));
+  return suop_mod_int(c, r, cst);
+}
+
+static const SymUOp *r_mod_folding(SymCtx *c, const Store *m) {
+  if (!(0 < M(c)->arg)) return NULL;
+  return tg_features(c->v)->mod_folding_bounds ? mod_folding_bounds(c, M(x), M(c)->arg) : mod_folding(c, M(x), M(c)->arg);
+}
 
 /* div_folding(x, c) (0.10.0); `x // c` on a None raises TypeError in Python */
 static const SymUOp *div_folding(SymCtx *c, const SymUOp *x, int64_t cst) {
@@ -1702,8 +1764,9 @@ static void add_symbolic_0102(TgVersion v, SymPM *pm) {
   const UPat *x = upat_var(NM_x, DT_ANY), *y = upat_var(NM_y, DT_ANY);
   const UPat *c = upat_cvar(NM_c, DT_ANY, true), *c0 = upat_cvar(NM_c0, DT_ANY, true), *c1 = upat_cvar(NM_c1, DT_ANY, true),
              *c2 = upat_cvar(NM_c2, DT_ANY, true);
-  /* commutative flipping (only for ints) */
-  pm_add(pm, upat(COMMUTATIVE_OPS, DT_INTS, NM_x, SRC_NONE, 0, NULL, NULL, NULL), r_flip);
+  /* commutative flipping (only for ints; 0.10.1's ops.py: any dtype) */
+  uint8_t flip = tg_features(v)->flip_any_dtype ? DT_ANY : DT_INTS;
+  pm_add(pm, upat(COMMUTATIVE_OPS, flip, NM_x, SRC_NONE, 0, NULL, NULL, NULL), r_flip);
   pm_add(pm, upat_alu(v, SU_OR, x, upat_alu(v, SU_AND, x, upat_var(-1, DT_ANY))), r_x);                /* x|(x&y) -> x */
   /* combine terms */
   pm_add(pm, upat_alu(v, SU_ADD, upat_alu(v, SU_MUL, x, c0), upat_alu(v, SU_MUL, x, c1)), r_combine);

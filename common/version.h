@@ -114,6 +114,8 @@ typedef struct TgFeatures {
   bool lt_folding_typeerror;   /* lt_folding: `None < int` TypeError, vs `None.lt` AttributeError */
   bool symbolic_in_codegen;    /* codegen/symbolic.py symbolic_simple + symbolic, vs ops.py's */
   bool parse_valid_int_only;   /* parse_valid: `X < c` only for an int X */
+  bool flip_any_dtype;         /* ops.py symbolic "COMMUTATIVE flipping": UPat(GroupOp.Commutative) of any dtype (0.10.1), vs codegen/symbolic.py's ints only */
+  bool mod_folding_bounds;     /* ops.py mod_folding: terms as (factor%c, e), the mod dropped when their bounds stay in [0, c) (0.10.0+2ca41d6) */
   bool const_last_any_order;   /* codegen/symbolic.py "move add/mul consts to end": (UPat.var("x")+UPat.cvar("c1"))+y, c1 either side, vs UPat(Ops.ADD, src=(x, c1)) */
   /* common/view.c, common/shapetracker.c: View, ShapeTracker */
   bool view_compares_resolve;  /* shape/view.py: symbolic values compared through resolve() / all_int guards, vs Node comparisons */
@@ -132,6 +134,7 @@ typedef struct TgFeatures {
   bool reshape_size_of_bound_vals; /* View.reshape: only an all-int shape is checked, against Variables' bound values */
   bool reshape_loop_rewritten; /* View.reshape: r_strides.append(new_stride * acc) over merge_dims, vs strides.append(new_stride) */
   bool reshape_loop_resolve;   /* View.reshape's stride loop: resolve() around each comparison, vs Node comparisons */
+  bool stride_by_ceildiv;      /* View.stride: helpers.ceildiv(s, abs(m)) = -(s // -abs(m)), vs (s + (abs(m)-1)) // abs(m) */
   bool resize_smax_smin;       /* View.__unsafe_resize: smax/smin on the mask, vs max/min */
   bool resize_drops_full_mask; /* View.__unsafe_resize: a mask equal to (0, y-x) everywhere is dropped, the shape ssimplify()'d */
   bool resize_numnode_to_int;  /* View.__unsafe_resize: `s.b if isinstance(s, NumNode) else s` */

@@ -702,6 +702,12 @@ const View *view_permute(Arena *a, TgVersion v, const View *vw, int n, const int
   return view_create(a, v, n, shape, strides, vw->offset, vw->mask != NULL ? mask : NULL);
 }
 
+/* (num + (amt-1)) // amt (0.9.1, 0.10.0), or helpers.ceildiv(num, amt) = -(num // -amt) (0.10.0+2ca41d6) */
+static sint stride_ceildiv(TgVersion v, sint num, int64_t amt) {
+  if (tg_features(v)->stride_by_ceildiv) return sint_neg(sint_floordiv(num, sint_int(-amt)));
+  return sint_floordiv(sint_add(num, sint_int(amt - 1)), sint_int(amt));
+}
+
 /* View.stride (shape/view.py, 0.9.1 and 0.10.0) */
 const View *view_stride(Arena *a, TgVersion v, const View *vw, int n, const int64_t *mul) {
   if (!tg_features(v)->view_has_stride) error_unsupported("View.stride does not exist in tinygrad %s", tg_version_name(v));
@@ -714,14 +720,15 @@ const View *view_stride(Arena *a, TgVersion v, const View *vw, int n, const int6
   sint strides[n > 0 ? n : 1], shape[n > 0 ? n : 1], offset = S0;
   SPair mask[n > 0 ? n : 1];
   for (int i = 0; i < n; i++) {
-    sint s = vw->shape[i], m = sint_int(mul[i]), am1 = sint_int((mul[i] < 0 ? -mul[i] : mul[i]) - 1), am = sint_add(am1, S1);
+    sint s = vw->shape[i], m = sint_int(mul[i]);
+    int64_t am = mul[i] < 0 ? -mul[i] : mul[i];
     strides[i] = sint_mul(vw->strides[i], m);
-    shape[i] = sint_floordiv(sint_add(s, am1), am);
+    shape[i] = stride_ceildiv(v, s, am);
     if (mul[i] < 0) offset = sint_add(offset, sint_mul(sint_sub(s, S1), vw->strides[i]));
     if (vw->mask != NULL) {
       sint mx = vw->mask[i].b, my = vw->mask[i].e;
-      mask[i] = (SPair){sint_floordiv(sint_add(mul[i] > 0 ? mx : sint_sub(s, my), am1), am),
-                        sint_floordiv(sint_add(mul[i] > 0 ? my : sint_sub(s, mx), am1), am)};
+      mask[i] = (SPair){stride_ceildiv(v, mul[i] > 0 ? mx : sint_sub(s, my), am),
+                        stride_ceildiv(v, mul[i] > 0 ? my : sint_sub(s, mx), am)};
     }
   }
   return view_create(a, v, n, shape, strides, sint_add(vw->offset, offset), vw->mask != NULL ? mask : NULL);

@@ -917,6 +917,30 @@ static void sym_vectors_0_10_2(void **state) { (void)state; replay_version_file(
 static void vectors_0_9_2(void **state) { (void)state; replay_version_file(TG_0_9_2, "st", replay_case); }
 static void sym_vectors_0_9_2(void **state) { (void)state; replay_version_file(TG_0_9_2, "sym", replay_sym_case); }
 static void sym_vectors_0_9_2_197f8fd(void **state) { (void)state; replay_version_file(TG_0_9_2_197F8FD, "sym", replay_sym_case); }
+static void vectors_0_10_0_2ca41d6(void **state) { (void)state; replay_version_file(TG_0_10_0_2CA41D6, "st", replay_case); }
+static void sym_vectors_0_10_0_2ca41d6(void **state) { (void)state; replay_version_file(TG_0_10_0_2CA41D6, "sym", replay_sym_case); }
+static void vectors_0_10_1(void **state) { (void)state; replay_version_file(TG_0_10_1, "st", replay_case); }
+static void sym_vectors_0_10_1(void **state) { (void)state; replay_version_file(TG_0_10_1, "sym", replay_sym_case); }
+
+/* `test_shapetracker DIR VERSION`: only that version's st and sym files of
+ * DIR, whether or not CTest replays them (a version being added); exit 1 if
+ * one differs or is missing. */
+static int replay_one_version(const char *name) {
+  int v = tg_version_parse(name);
+  if (v < 0) return fprintf(stderr, "test_shapetracker: unknown version %s\n", name), 2;
+  int bad = 0;
+  const char *prefixes[] = {"st", "sym"};
+  CaseFn fns[] = {replay_case, replay_sym_case};
+  for (int i = 0; i < 2; i++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s-v%s.jsonl.gz", g_vector_dir, prefixes[i], name);
+    Counts k = replay_file((TgVersion)v, path, fns[i]);
+    printf("%s vectors %-6s: %d cases: %d pass, %d fail, %d unsupported\n", prefixes[i], name, k.cases, k.pass, k.fail,
+           k.unsupported);
+    bad |= k.cases == 0 || k.fail > 0;
+  }
+  return bad;
+}
 
 int main(int argc, char **argv) {
   if (argc > 1) g_vector_dir = argv[1];
@@ -925,6 +949,7 @@ int main(int argc, char **argv) {
     g_fail_print_limit = 1 << 30;
     g_verbose = atoi(getenv("TSCHED_ST_VERBOSE"));
   }
+  if (argc > 2) return replay_one_version(argv[2]);
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(reshape_with_mask),     cmocka_unit_test(pad_then_shrink), cmocka_unit_test(invert_permute_flip),
     cmocka_unit_test(merge_views),           cmocka_unit_test(python_floor_division), cmocka_unit_test(symbolic_is_unsupported),
@@ -934,6 +959,8 @@ int main(int argc, char **argv) {
     cmocka_unit_test(sym_vectors_0_10_2),
     cmocka_unit_test(vectors_0_9_2),
     cmocka_unit_test(sym_vectors_0_9_2),     cmocka_unit_test(sym_vectors_0_9_2_197f8fd),
+    cmocka_unit_test(vectors_0_10_0_2ca41d6), cmocka_unit_test(sym_vectors_0_10_0_2ca41d6),
+    cmocka_unit_test(vectors_0_10_1),        cmocka_unit_test(sym_vectors_0_10_1),
 
 
   };
