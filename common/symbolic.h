@@ -199,7 +199,6 @@ int suop_toposort(SymCtx *c, const SymUOp *x, const SymUOp ***out);
  * BIND is UOp.bind: a DEFINE_VAR with its value; _min_max ignores the value. */
 const char *suop_op_name(SymOp op);                          /* "ADD", "BIND", ... */
 bool suop_op_from_name(const char *name, SymOp *op);
-int suop_cmp(const SymUOp *x, const SymUOp *y);             /* x.tuplize < y.tuplize: -1, ==: 0, >: 1 */
 const SymUOp *suop_const_like(SymCtx *c, const SymUOp *x, int64_t b);   /* x.const_like(b) */
 const SymUOp *suop_const_uop(SymCtx *c, const SymUOp *b);               /* UOp.const(dtype, b) of a UOp b: unbinds a BIND */
 const SymUOp *suop_neg(SymCtx *c, const SymUOp *x);                      /* -x: x*-1 (bool: logical_not) */

@@ -4,6 +4,7 @@
  * Part 4: the rule helpers and rule lists of 0.10.0 and 0.10.2.
  * Part 5: simplify_valid / uop_given_valid. */
 #include "symbolic.h"
+#include "ops.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@ struct SymCtx {
    * the rules read nothing but the node, so rewrite(n) is a function of n
    * and a later rewrite of a larger expression reuses its parts */
   struct Memo *memo_symbolic, *memo_flat;
+  int op_value[SU_NOPS];        /* Ops.value of each op in the version's class Ops (tuplize order) */
 };
 
 static void build_matchers(SymCtx *c);
@@ -47,6 +49,13 @@ SymCtx *symctx_new(Arena *a, TgVersion v) {
   c->v = v;
   c->cap = 256;
   c->table = arena_array(a, c->cap, sizeof *c->table);
+  /* the SymOps as the version's Ops: a0b4465 reordered the binary ops, so tuplize order follows it */
+  static const Op as_op[SU_NOPS] = {OP_DEFINE_VAR, OP_CAST, OP_ADD,   OP_MUL,  OP_IDIV,  OP_MAX,  OP_MOD,   OP_CMPLT,
+                                    OP_CMPNE,      OP_XOR,  OP_OR,    OP_AND,  OP_WHERE, OP_BIND, OP_RANGE, OP_CONST};
+  bool all_found = true;
+  for (int i = 0; i < SU_NOPS; i++) all_found &= (c->op_value[i] = op_value(as_op[i], v)) != 0;
+  if (!all_found) /* a version without UOps (0.9.x) compares in SymOp order, which is 0.10.0's */
+    for (int i = 0; i < SU_NOPS; i++) c->op_value[i] = i;
   build_matchers(c);
   return c;
 }
@@ -123,6 +132,13 @@ static void su_min_max(SymCtx *c, SymUOp *u) {
           if ((a1 <= 0 && b0 > 0) || (a0 >= 0 && b0 < 0)) { u->vmin = dtype_min(u->dtype); u->vmax = 0; return; }
         }
         break;
+      case SU_AND:
+        if (tg_features(c->v)->min_max_and_cast && b0 == b1 && a0 >= 0 && b0 >= 0) { /* AND with a non-negative const */
+          u->vmin = min64(0, a0);
+          u->vmax = min64(a1, b1);
+          return;
+        }
+        break;
       case SU_MAX: u->vmin = max64(a0, b0); u->vmax = max64(a1, b1); return;
       case SU_CMPLT: u->vmin = a1 < b0; u->vmax = a0 < b1; return;
       case SU_CMPNE: u->vmin = (a1 < b0) || (b1 < a0); u->vmax = !(a0 == a1 && a1 == b0 && b0 == b1); return;
@@ -140,6 +156,11 @@ static void su_min_max(SymCtx *c, SymUOp *u) {
   if (u->op == SU_BIND) { u->vmin = u->src[0]->vmin; u->vmax = u->src[0]->vmax; return; } /* ignore the bound value */
   if (u->op == SU_RANGE) { u->vmin = u->src[0]->vmin; u->vmax = ck_add(c, u->src[1]->vmax, -1); return; }
   if (u->op == SU_CONST) { u->vmin = u->vmax = u->arg; return; }
+  if (u->op == SU_CAST && tg_features(c->v)->min_max_and_cast) { /* the source's bounds, clipped to the dtype */
+    u->vmin = max64(lo, u->src[0]->vmin);
+    u->vmax = min64(u->src[0]->vmax, hi);
+    return;
+  }
   u->vmin = lo;
   u->vmax = hi;
 }
@@ -297,9 +318,9 @@ static const SymUOp *su_with_src(SymCtx *c, const SymUOp *u, const SymUOp *const
 }
 
 /* UOp.tuplize comparison: (op.value, arg, dtype, tuple(src tuplize)) compared like Python tuples */
-static int su_cmp(const SymUOp *x, const SymUOp *y) {
+static int su_cmp(const SymCtx *c, const SymUOp *x, const SymUOp *y) {
   if (x == y) return 0;
-  if (x->op != y->op) return x->op < y->op ? -1 : 1;
+  if (x->op != y->op) return c->op_value[x->op] < c->op_value[y->op] ? -1 : 1;
   if (x->op == SU_DEFINE_VAR) {
     int s = strcmp(x->name, y->name);
     if (s != 0) return s < 0 ? -1 : 1;
@@ -310,7 +331,7 @@ static int su_cmp(const SymUOp *x, const SymUOp *y) {
   }
   if (x->dtype != y->dtype) return x->dtype < y->dtype ? -1 : 1;
   for (int i = 0; i < x->nsrc && i < y->nsrc; i++) {
-    int s = su_cmp(x->src[i], y->src[i]);
+    int s = su_cmp(c, x->src[i], y->src[i]);
     if (s != 0) return s;
   }
   return x->nsrc == y->nsrc ? 0 : (x->nsrc < y->nsrc ? -1 : 1);
@@ -652,8 +673,6 @@ bool suop_op_from_name(const char *name, SymOp *op) {
     }
   return false;
 }
-
-int suop_cmp(const SymUOp *x, const SymUOp *y) { return su_cmp(x, y); }
 
 const SymUOp *suop_const_like(SymCtx *c, const SymUOp *x, int64_t b) { return su_like(c, x, b); }
 
@@ -1212,7 +1231,7 @@ static const SymUOp *r_cast_noop(SymCtx *c, const Store *m) { (void)c; return M(
 /* commutative flipping: x.replace(src=x.src[::-1]) if x.src[1].tuplize < x.src[0].tuplize */
 static const SymUOp *r_flip(SymCtx *c, const Store *m) {
   const SymUOp *x = M(x);
-  if (su_cmp(x->src[1], x->src[0]) >= 0) return NULL;
+  if (su_cmp(c, x->src[1], x->src[0]) >= 0) return NULL;
   const SymUOp *src[3] = {x->src[1], x->src[0], NULL};
   return su_with_src(c, x, src);
 }
@@ -1886,6 +1905,15 @@ const SymUOp *sym_uop_given_valid(SymCtx *c, const SymUOp *valid, const SymUOp *
     const SymUOp *expr = exprs[k];
     bool has_lo = has[2 * k], has_hi = has[2 * k + 1];
     int64_t lo = bound[2 * k], hi = bound[2 * k + 1];
+    if (tg_features(c->v)->given_valid_fills_bounds) { /* v0, v1 = (expr.vmin if v[0] is None else v[0], ...) */
+      if (!has_lo) lo = expr->vmin;
+      if (!has_hi) hi = expr->vmax;
+      has_lo = has_hi = true;
+      if (lo == hi) { /* whole node became a const */
+        uop = suop_simplify(c, su_substitute(c, uop, expr, su_like(c, expr, lo)));
+        continue;
+      }
+    }
     /* some expr has lower bound > upper bound -> valid is an empty set and we return None */
     if (has_lo && has_hi && lo > hi) return NULL;
     /* candidates: sets of (X, newX); a candidate rewrites uop when all its items give the same result */

@@ -116,6 +116,8 @@ typedef struct TgFeatures {
   bool parse_valid_int_only;   /* parse_valid: `X < c` only for an int X */
   bool flip_any_dtype;         /* ops.py symbolic "COMMUTATIVE flipping": UPat(GroupOp.Commutative) of any dtype (0.10.1), vs codegen/symbolic.py's ints only */
   bool mod_folding_bounds;     /* ops.py mod_folding: terms as (factor%c, e), the mod dropped when their bounds stay in [0, c) (0.10.0+2ca41d6) */
+  bool given_valid_fills_bounds; /* codegen/symbolic.py uop_given_valid: missing bounds from vmin/vmax, v0 == v1 substitutes the const (0.10.2+a0b4465) */
+  bool min_max_and_cast;       /* ops.py _min_max: AND with a non-negative const, CAST clipped to its dtype (0.10.2+a0b4465) */
   bool const_last_any_order;   /* codegen/symbolic.py "move add/mul consts to end": (UPat.var("x")+UPat.cvar("c1"))+y, c1 either side, vs UPat(Ops.ADD, src=(x, c1)) */
   /* common/view.c, common/shapetracker.c: View, ShapeTracker */
   bool view_compares_resolve;  /* shape/view.py: symbolic values compared through resolve() / all_int guards, vs Node comparisons */

@@ -921,6 +921,8 @@ static void vectors_0_10_0_2ca41d6(void **state) { (void)state; replay_version_f
 static void sym_vectors_0_10_0_2ca41d6(void **state) { (void)state; replay_version_file(TG_0_10_0_2CA41D6, "sym", replay_sym_case); }
 static void vectors_0_10_1(void **state) { (void)state; replay_version_file(TG_0_10_1, "st", replay_case); }
 static void sym_vectors_0_10_1(void **state) { (void)state; replay_version_file(TG_0_10_1, "sym", replay_sym_case); }
+static void vectors_0_10_2_a0b4465(void **state) { (void)state; replay_version_file(TG_0_10_2_A0B4465, "st", replay_case); }
+static void sym_vectors_0_10_2_a0b4465(void **state) { (void)state; replay_version_file(TG_0_10_2_A0B4465, "sym", replay_sym_case); }
 
 /* `test_shapetracker DIR VERSION`: only that version's st and sym files of
  * DIR, whether or not CTest replays them (a version being added); exit 1 if
@@ -961,8 +963,7 @@ int main(int argc, char **argv) {
     cmocka_unit_test(sym_vectors_0_9_2),     cmocka_unit_test(sym_vectors_0_9_2_197f8fd),
     cmocka_unit_test(vectors_0_10_0_2ca41d6), cmocka_unit_test(sym_vectors_0_10_0_2ca41d6),
     cmocka_unit_test(vectors_0_10_1),        cmocka_unit_test(sym_vectors_0_10_1),
-
-
+    cmocka_unit_test(vectors_0_10_2_a0b4465), cmocka_unit_test(sym_vectors_0_10_2_a0b4465),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

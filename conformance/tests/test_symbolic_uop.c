@@ -502,6 +502,7 @@ static void sint_vectors_0_10_0(void **state) { (void)state; replay_version(TG_0
 static void sint_vectors_0_10_2(void **state) { (void)state; replay_version(TG_0_10_2); }
 static void sint_vectors_0_10_0_2ca41d6(void **state) { (void)state; replay_version(TG_0_10_0_2CA41D6); }
 static void sint_vectors_0_10_1(void **state) { (void)state; replay_version(TG_0_10_1); }
+static void sint_vectors_0_10_2_a0b4465(void **state) { (void)state; replay_version(TG_0_10_2_A0B4465); }
 
 /* `test_symbolic_uop DIR VERSION`: only that version's sint file of DIR,
  * whether or not CTest replays it; exit 1 if a case differs or none is read. */
@@ -526,8 +527,7 @@ int main(int argc, char **argv) {
     cmocka_unit_test(sint_vectors_0_10_0),       cmocka_unit_test(sint_vectors_0_10_2),
     cmocka_unit_test(sint_vectors_0_10_0_2ca41d6),
     cmocka_unit_test(sint_vectors_0_10_1),
-
-
+    cmocka_unit_test(sint_vectors_0_10_2_a0b4465),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
