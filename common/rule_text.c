@@ -5,6 +5,13 @@
 #include <string.h>
 
 static const RuleText rule_texts[] = {
+  {TG_0_9_2_197F8FD, "tinygrad/engine/schedule.py", 111, "(UPat(UOps.SWIZZLE, src=(UPat(UOps.REDUCE_AXIS, name=\"reduceop\"),), name=\"swizzle\"), push_swizzle_up_through_reduce),"},
+  {TG_0_9_2_197F8FD, "tinygrad/engine/schedule.py", 113, "(UPat(UOps.REDUCE_AXIS, src=(UPat(UOps.SWIZZLE, name=\"swizzle\"),), name=\"root\"), push_swizzle_down_through_reduce),"},
+  {TG_0_9_2_197F8FD, "tinygrad/engine/schedule.py", 115, "(UPat((UOps.ALU, UOps.CAST, UOps.BITCAST, UOps.ASSIGN, UOps.STORE), name=\"root\"), push_swizzle_down_through_elementwise),"},
+  {TG_0_9_2_197F8FD, "tinygrad/engine/schedule.py", 116, "(UPat(UOps.REDUCE_AXIS, src=(UPat(UOps.REDUCE_AXIS, name=\"first_reduce\"),), name=\"root\"), merge_double_reduce),"},
+  {TG_0_9_2_197F8FD, "tinygrad/engine/schedule.py", 120, "(UPat(UOps.DEFINE_GLOBAL, name=\"x\"), lambda ctx,x: x.replace(arg=ctx.bufs.index(x.arg)) if isinstance(x.arg, Buffer) else None),"},
+  {TG_0_9_2_197F8FD, "tinygrad/engine/schedule.py", 125, "sink = graph_rewrite(sink, reduceop_fusor)"},
+  {TG_0_9_2_197F8FD, "tinygrad/engine/schedule.py", 126, "return graph_rewrite(sink, enumerate_bufs, ctx)"},
   {TG_0_10_0, "tinygrad/engine/schedule.py", 139, "merge_views = PatternMatcher([(UPat(Ops.VIEW, src=(UPat(Ops.VIEW, name=\"s0\"),), name=\"s1\"), lambda s0,s1: s0.replace(arg=s0.st+s1.st))])"},
   {TG_0_10_0, "tinygrad/engine/schedule.py", 144, "(UPat({*GroupOp.ALU, Ops.CAST, Ops.BITCAST, Ops.ASSIGN}, name=\"e\").view(name=\"v\"), lambda e,v: e.replace(src=tuple(s.view(v.st) for s in e.src))),"},
   {TG_0_10_0, "tinygrad/engine/schedule.py", 146, "(UPat(GroupOp.Buffer, name=\"b\").view(name=\"v\"), lambda b,v: b.replace(src=tuple((s.arg+v.arg).to_uop() if s.op is Ops.VIEW else s for s in b.src))),"},

@@ -229,4 +229,9 @@ int tg_version_parse(const char *s);
 const char *tg_version_name(TgVersion v);
 static inline const TgFeatures *tg_features(TgVersion v) { return &tg_versions[v].f; }
 static inline TgGeneration tg_generation(TgVersion v) { return tg_versions[v].generation; }
+/* Does the scheduler of v call graph_rewrite, so that tinygrad's tracker (TRACK_MATCH_STATS=2) records its steps?
+ * Every UOp generation; of the LazyBuffer generation, the versions with full_ast_rewrite (197f8fd). */
+static inline bool tg_has_rewrite_tracker(TgVersion v) {
+  return tg_generation(v) != GEN_LAZYOP || tg_features(v)->reduceop_fusor;
+}
 #endif

@@ -161,15 +161,18 @@ const char *v0_9_lazybuffer_repr(Sched *s, const LazyBuffer *b) {
 /* dtype = buf.dtype.base if isinstance(buf.dtype, ImageDType) else buf.dtype */
 static const DType *uop_dtype(const LazyBuffer *b) { return b->dtype->is_image ? b->dtype->base : b->dtype; }
 
-/* UOp(UOps.DEFINE_GLOBAL, buf.dtype if isinstance(buf.dtype, ImageDType) else PtrDType(buf.dtype), (), buf.buffer),
- * already numbered as enumerate_bufs numbers it (ctx.bufs.index(x.arg)): bufs only grows behind the
- * Buffers in it, so the index is final when the DEFINE_GLOBAL is made, and enumerate_bufs finds no
- * Buffer left to number (uop_ast.c) */
+/* UOp(UOps.DEFINE_GLOBAL, buf.dtype if isinstance(buf.dtype, ImageDType) else PtrDType(buf.dtype), (), buf.buffer).
+ * Traced, the arg is the Buffer (a V_BUFREF of its input.buffers index) and enumerate_bufs numbers it
+ * (uop_ast.c), as in Python. Untraced it is numbered here already as enumerate_bufs would number it
+ * (ctx.bufs.index(x.arg)): bufs only grows behind the Buffers in it, so the index is final when the
+ * DEFINE_GLOBAL is made, and no rule of reduceop_fusor reads a DEFINE_GLOBAL's arg, so the kernel
+ * is the same either way. */
 static const UOp *define_global(LopCtx *x, const LazyBuffer *b) {
   Sched *s = x->s;
   const DType *dt = b->dtype->is_image ? b->dtype : dtype_ptr(b->dtype, -1, false);
   if (b->buffer->bufs_mark != s->item_epoch) /* an assign target whose Buffer is not its ASSIGN's */
     error_bad_input("lazybuffers[%d]: its Buffer is in none of the kernel's LazyBuffers", b->index);
+  if (s->in->trace) return uop0(s->in, OP_DEFINE_GLOBAL, dt, v0_9_buffer_arg(s, b->buffer));
   return uop0(s->in, OP_DEFINE_GLOBAL, dt, v_int(s->in, b->buffer->bufs_index));
 }
 

@@ -38,6 +38,9 @@
 #include "version.h"
 #include "st.h"
 
+/* The file the PyLocs of this folder cite (rewrite.h), in every version's checkout. */
+#define V0_9_SCHEDULE_PY "tinygrad/engine/schedule.py"
+
 /* device.py Buffer: one entry of input.buffers. dtype and options are
  * mutable: the image-dtype fallback of _graph_schedule rewrites them. */
 typedef struct DeviceBuffer DeviceBuffer;
@@ -207,8 +210,13 @@ void v0_9_schedule_group(Sched *s, LazyBuffer **outs, int nouts, LBScheduleItem 
 
 /* lazyop.c (197f8fd): the UOp _recursive_uop makes for a ShapeTracker */
 const UOp *v0_9_st_to_uop(Sched *s, const StHandle *x);
-/* uop_ast.c (197f8fd): full_ast_rewrite: reduceop_fusor (has_reduce: the sink has a REDUCE_AXIS) */
+/* uop_ast.c (197f8fd): full_ast_rewrite: reduceop_fusor (has_reduce: the sink has a REDUCE_AXIS),
+ * then, when traced, enumerate_bufs */
 const UOp *v0_9_full_ast_rewrite(Sched *s, const UOp *sink, bool has_reduce);
+/* uop_ast.c (197f8fd): a traced DEFINE_GLOBAL's arg, the Buffer itself (before enumerate_bufs) */
+const Value *v0_9_buffer_arg(Sched *s, const DeviceBuffer *b);
+/* uop_ast.c (197f8fd): the rewrite steps of the capture as a trace line, when the replayer asked */
+void v0_9_trace_emit(Sched *s, const struct RewriteTrace *t, const Capture *c);
 /* reduceops.c: a reduce's arg as its axes (bad input unless a tuple of axes of its source) */
 void v0_9_reduce_axis(Sched *s, const LazyBuffer *buf, int *naxis, const int64_t **axis);
 /* reduceops.c: push_swizzle_up_through_reduce's / _recurse_reduceops' new input ShapeTracker for a

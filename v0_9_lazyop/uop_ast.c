@@ -5,7 +5,7 @@
  *     reduces and elementwise ops (push_swizzle_down_through_reduce,
  *     _elementwise), a reduce of a reduce merges (merge_double_reduce);
  *   enumerate_bufs: each DEFINE_GLOBAL's Buffer becomes its index in the
- *     item's bufs (done as lazyop.c makes them).
+ *     item's bufs (untraced, lazyop.c numbers them as it makes them).
  * with UOp.st (ops.py) and st_fixup, the helper that rewrites every
  * SHAPETRACKER under a node. Python recurses; here the walks are loops over
  * explicit stacks. */
@@ -13,6 +13,8 @@
 #include <string.h>
 #include "error.h"
 #include "rewrite.h"
+#include "rewrite_trace.h"
+#include <stdio.h>
 #include "pipeline.h"
 #include "shapetracker.h"
 
@@ -390,26 +392,75 @@ static const UOp *merge_double_reduce(void *ctx, const UOp *root) {
 }
 
 static const Rule reduceop_fusor_rules[] = {
-  {{OP_SWIZZLE}, push_swizzle_up_through_reduce, "push a SWIZZLE up to LOAD, through a reduce"},
-  {{OP_REDUCE_AXIS}, push_swizzle_down_through_reduce, "push a SWIZZLE down to STORE, through a reduce"},
+  {{OP_SWIZZLE}, push_swizzle_up_through_reduce, "push a SWIZZLE up to LOAD, through a reduce",
+   {{[TG_0_9_2_197F8FD] = {V0_9_SCHEDULE_PY, 111}}}},
+  {{OP_REDUCE_AXIS}, push_swizzle_down_through_reduce, "push a SWIZZLE down to STORE, through a reduce",
+   {{[TG_0_9_2_197F8FD] = {V0_9_SCHEDULE_PY, 113}}}},
   {{OP_ALU, OP_UOPS_CAST, OP_UOPS_BITCAST, OP_UOPS_ASSIGN, OP_STORE}, push_swizzle_down_through_elementwise,
-   "push SWIZZLE(s) down to STORE, through an elementwise op"},
-  {{OP_REDUCE_AXIS}, merge_double_reduce, "merge_double_reduce"},
+   "push SWIZZLE(s) down to STORE, through an elementwise op", {{[TG_0_9_2_197F8FD] = {V0_9_SCHEDULE_PY, 115}}}},
+  {{OP_REDUCE_AXIS}, merge_double_reduce, "merge_double_reduce", {{[TG_0_9_2_197F8FD] = {V0_9_SCHEDULE_PY, 116}}}},
 };
 static const PatternMatcher reduceop_fusor = {reduceop_fusor_rules, 4};
+
+/* ---------------------------------------------------------------- enumerate_bufs */
+
+const Value *v0_9_buffer_arg(Sched *s, const DeviceBuffer *b) {
+  char text[24];
+  int n = snprintf(text, sizeof text, "%d", b->index);
+  return v_strn(s->in, V_BUFREF, text, (size_t)n);
+}
+
+/* (UPat(UOps.DEFINE_GLOBAL, name="x"),
+ *  lambda ctx,x: x.replace(arg=ctx.bufs.index(x.arg)) if isinstance(x.arg, Buffer) else None) */
+static const UOp *number_buffer(void *ctx, const UOp *x) {
+  AstCtx *c = ctx;
+  if (x->arg->kind != V_BUFREF) return NULL;
+  const DeviceBuffer *b = &c->s->inp->buffers[strtol(x->arg->u.str.s, NULL, 10)];
+  return uop_new(c->s->in, OP_DEFINE_GLOBAL, x->dtype, v_int(c->s->in, b->bufs_index), x->nsrc, x->src);
+}
+
+static const Rule enumerate_bufs_rules[] = {
+  {{OP_DEFINE_GLOBAL}, number_buffer, "enumerate_bufs", {{[TG_0_9_2_197F8FD] = {V0_9_SCHEDULE_PY, 120}}}},
+};
+static const PatternMatcher enumerate_bufs = {enumerate_bufs_rules, 1};
 
 /* ---------------------------------------------------------------- full_ast_rewrite */
 
 /* schedule.py full_ast_rewrite (197f8fd):
  *   if not AST_REWRITE: return sink            (not modelled)
- *   sink = graph_rewrite(sink, reduceop_fusor)  (every rule needs a REDUCE_AXIS: without one, sink)
+ *   sink = graph_rewrite(sink, reduceop_fusor)
  *   return graph_rewrite(sink, enumerate_bufs, ctx)
- * enumerate_bufs' rule `x.replace(arg=ctx.bufs.index(x.arg)) if isinstance(x.arg, Buffer) else None`
- * has nothing left to do: lazyop.c numbers each DEFINE_GLOBAL as it makes it. */
+ * Untraced, a sink without a reduce is its own result (every rule of reduceop_fusor needs a
+ * REDUCE_AXIS or a SWIZZLE, which only a reduce's view makes) and enumerate_bufs has nothing to
+ * number (define_global, lazyop.c). */
 const UOp *v0_9_full_ast_rewrite(Sched *s, const UOp *sink, bool has_reduce) {
+  static const PyLoc at_fusor = {{[TG_0_9_2_197F8FD] = {V0_9_SCHEDULE_PY, 125}}};
+  static const PyLoc at_enumerate = {{[TG_0_9_2_197F8FD] = {V0_9_SCHEDULE_PY, 126}}};
   if (!s->inp->ast_rewrite) error_unsupported("AST_REWRITE=0: DEFINE_GLOBALs keep their Buffer objects");
-  if (!has_reduce) return sink;
+  bool traced = s->in->trace != NULL;
+  if (!has_reduce && !traced) return sink;
   AstCtx c = {.s = s};
-  const PatternMatcher *fusor[1] = {&reduceop_fusor};
-  return graph_rewrite(s->in, sink, fusor, 1, &c, false);
+  const PatternMatcher *fusor[1] = {&reduceop_fusor}, *numbering[1] = {&enumerate_bufs};
+  sink = graph_rewrite_at(&at_fusor, s->in, sink, fusor, 1, &c, false);
+  if (!traced) return sink;
+  return graph_rewrite_at(&at_enumerate, s->in, sink, numbering, 1, &c, false);
+}
+
+/* ---------------------------------------------------------------- the trace */
+
+/* TraceEncoding.patch: a DEFINE_GLOBAL's Buffer arg as the trace writes it, {"Buffer": BUFREF} */
+static void trace_patch(void *ctx, Codec *c, JVal *nodes) {
+  (void)ctx;
+  for (size_t i = 0; i < nodes->n; i++) {
+    const UOp *u = c->enc_order[i];
+    if (u->op != OP_DEFINE_GLOBAL || u->arg->kind != V_BUFREF) continue;
+    JVal *o = json_obj(c->out);
+    json_set(c->out, o, "Buffer", json_int(c->out, strtol(u->arg->u.str.s, NULL, 10)));
+    nodes->u.arr[i]->u.arr[2] = o;
+  }
+}
+
+void v0_9_trace_emit(Sched *s, const RewriteTrace *t, const Capture *c) {
+  TraceEncoding how = {NULL, 0, trace_patch, s};
+  rewrite_trace_emit(t, &s->codec, tg_version_name(c->generation), c->name, &how);
 }

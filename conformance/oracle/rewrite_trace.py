@@ -5,6 +5,8 @@ with `track_rewrites` (create_schedule_with_vars is one): the caller's (file, li
 each match as (before UOp, after UOp, UPat), the UPat carrying the (file, line) it was built at.  Two shapes of
 the same tracker:
 
+- 0.9.2+197f8fd (ops.py `TrackedRewriteContext`): every call appended to `contexts` when it starts, its matches
+  in `.rewrites` as (before, after, UPat); a match goes to `contexts[-1]`, the call started last.
 - 0.10.0, 0.10.0+2ca41d6 (ops.py `TrackedRewriteContext`): `rewrite_stack` while the call runs, popped into
   `contexts` when it returns; `matches` also lists every node that matched nothing, as (uop, None, None, 0).
 - 0.10.1, 0.10.2 (ops.py `TrackedGraphRewrite`): `tracked_ctxs[-1]`, one list per decorated call.
@@ -18,7 +20,7 @@ every sink, before and after node, the rule table, and the rewrite calls in orde
 """
 from __future__ import annotations
 import os
-from encode_common import GraphBuilder, enc_dtype, enc_enum, enc_plain
+from encode_common import GraphBuilder, enc_dtype, enc_enum, enc_plain, mro_names
 
 FORMAT = "tsched-trace/1"
 
@@ -48,7 +50,8 @@ class TraceProbe:
       o.tracked_ctxs.clear(); o.tracked_keys.clear()
       if hasattr(o, "active_rewrites"): o.active_rewrites.clear()
     else:
-      o.rewrite_stack.clear(); o.contexts.clear()
+      if hasattr(o, "rewrite_stack"): o.rewrite_stack.clear()
+      o.contexts.clear()
 
   def begin(self):
     self._clear()
@@ -60,6 +63,7 @@ class TraceProbe:
     o = self.ops
     o.TRACK_MATCH_STATS.value = 0
     if self.new_style: ctxs = [r for x in o.tracked_ctxs for r in x]
+    elif not hasattr(o, "rewrite_stack"): ctxs = list(o.contexts)   # 0.9.2+197f8fd
     else: ctxs = [r for _, x in o.contexts for r in x] + [r for _, x in o.rewrite_stack for r in x]
     self.taken = ctxs
     self._clear()
@@ -83,7 +87,7 @@ class TraceProbe:
       sink = gb.add(r.sink)
       roots.append(sink)
       matches = []
-      for m in r.matches:
+      for m in (r.matches if hasattr(r, "matches") else r.rewrites):
         before, after, upat = m[0], m[1], m[2]
         if upat is None or after is None: continue   # 0.10.0 also lists the nodes no rule matched
         k = id(upat)
@@ -104,7 +108,8 @@ class TraceProbe:
     """UNIQUE args (0.10.2) and BUFFER nums (0.10.1) as the capture names them: a label fixed at call time (the
     input's BUFREF or "u:K", contract section 7: a `Tensor.empty` input stays "u:K"), else the BUFREF of the
     Buffer the node has after the call, else a new "u:K" (continuing the capture's numbering); a 0.10.2 KERNEL's
-    Kernel arg as {"Kernel": [its ast's node, [str(metadata)...]]}; other args as everywhere."""
+    Kernel arg as {"Kernel": [its ast's node, [str(metadata)...]]}; a 0.9.2+197f8fd DEFINE_GLOBAL's Buffer arg
+    (before enumerate_bufs numbers it) as {"Buffer": BUFREF}; other args as everywhere."""
     from encode_uop import uop_postorder
     bmap = getattr(self.ops, "buffers", None)
     reg = call.reg
@@ -134,6 +139,8 @@ class TraceProbe:
         lab = blabels.get(id(u))
         if lab is None: lab = label(id(u), bmap.get(u) if bmap is not None else None, u)
         return (enc_enum(u.op), enc_dtype(u.dtype), [lab, enc_plain(u.arg[1], unsupported)])
+      if u.op.name == "DEFINE_GLOBAL" and "Buffer" in mro_names(u.arg):
+        return (enc_enum(u.op), enc_dtype(u.dtype), {"Buffer": reg.ref(u.arg)})
       if u.op.name == "KERNEL" and hasattr(u.arg, "ast"):
         return (enc_enum(u.op), enc_dtype(u.dtype), {"Kernel": [holder[0].add(u.arg.ast), [str(m) for m in u.arg.metadata]]})
       return (enc_enum(u.op), enc_dtype(u.dtype), enc_plain(u.arg, unsupported))

@@ -51,9 +51,11 @@ static void usage(FILE *f) {
           "    carries the location of the UPat it mirrors and each graph_rewrite\n"
           "    call its caller's; a rule's text is the Python line at that\n"
           "    location (UPat.printable()), generated from the checkouts.\n"
-          "    0.9.x has no PatternMatcher in its scheduler: its steps are the\n"
-          "    decisions its C scheduler reports to `explain`, in order (each\n"
-          "    realize with its reason, each node fused, each kernel scheduled).\n"
+          "    0.9.1 and 0.9.2 have no PatternMatcher in their schedulers: their\n"
+          "    steps are the decisions the C scheduler reports to `explain`, in\n"
+          "    order (each realize with its reason, each node fused, each kernel\n"
+          "    scheduled). 0.9.2+197f8fd's steps are the two rewrites of each\n"
+          "    kernel's UOp AST (reduceop_fusor, enumerate_bufs).\n"
           "    Node numbers are the trace's; in 0.10.2 the first rewrite's sink is\n"
           "    the input graph, so its nodes carry the numbers `dot` and `explain`\n"
           "    show.\n"
@@ -292,7 +294,7 @@ static const Trace *trace_of(TraceOptions *o, const Capture *c, Arena *a, Trace 
   return computed;
 }
 
-/* ---- 0.9.x: no PatternMatcher, the scheduler's decisions in order ---- */
+/* ---- 0.9.1, 0.9.2: no PatternMatcher, the scheduler's decisions in order ---- */
 
 /* "12 BinaryOps.ADD" */
 static void node_text(const InGraph *g, uint32_t i, char *buf, size_t n) {
@@ -319,7 +321,7 @@ static void decision(StrBuf *b, const TraceOptions *o, const char *name, const c
   sb_puts(b, "}\n");
 }
 
-/* The steps of a scheduler without a rewrite engine (0.9.x): what `explain`
+/* The steps of a scheduler without a rewrite engine (0.9.1, 0.9.2): what `explain`
  * is told, in the order the scheduler decided it: each realize with its
  * reason (a reduce chased down to its contiguous child, grouped as another
  * output, ...), each node fused into a kernel, each kernel scheduled. */
@@ -369,7 +371,7 @@ static void show_decisions(TraceOptions *o, const Capture *c, Arena *a) {
 static bool visit(const Capture *c, Arena *a, void *ctx) {
   TraceOptions *o = ctx;
   if (!name_wanted(o, c->name)) return true;
-  if (c->generation_known && tg_generation(c->generation) == GEN_LAZYOP) {
+  if (c->generation_known && !tg_has_rewrite_tracker(c->generation)) {
     show_decisions(o, c, a);
     return true;
   }

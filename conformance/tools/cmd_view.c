@@ -193,8 +193,8 @@ static void write_steps(StrBuf *b, ViewOptions *o, const Capture *c, Arena *a, c
   if (t) {
     write_trace(b, t, g);
     sb_puts(b, ", \"trace_source\": \"tinygrad\"");
-  } else if (tg_generation(c->generation) == GEN_LAZYOP) {
-    sb_puts(b, ", \"trace\": null, \"trace_note\": \"no rewrite steps: 0.9.x has no rewrite tracker (the kernels' explain shows its decisions)\"");
+  } else if (!tg_has_rewrite_tracker(c->generation)) {
+    sb_puts(b, ", \"trace\": null, \"trace_note\": \"no rewrite steps: 0.9.1 and 0.9.2 have no rewrite tracker (the kernels' explain shows its decisions)\"");
   } else if (!o->recorded && trace_compute(c, a, &computed, err, sizeof err)) {
     write_trace(b, &computed, g);
     sb_puts(b, ", \"trace_source\": \"tsched\"");
