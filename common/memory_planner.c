@@ -27,57 +27,55 @@ static int64_t new_buffer(Planner *p, int64_t like, int64_t base, int64_t offset
 
 /* free_segs[key]: a list of (start, end, buffer) segments, popped anywhere and
  * appended at the end. The search takes the first segment in list order with
- * start <= st and en <= end; a tree over the list positions keeps, per range,
- * the least start and the greatest end of its live segments, so the search
- * skips every range that cannot hold a match (the same first match as
- * Python's linear scan). */
+ * start <= st and en <= end: a popped segment stays in its place, dead, so
+ * positions keep the list's order, and the scan tests a block of positions
+ * at a time without branches (the compiler vectorizes it) before it looks
+ * for the first match inside the block (the same first match as Python's
+ * linear scan). Starts and ends are schedule positions, far below 2^31. */
+enum { SEG_BLOCK = 64, SEG_DEAD_ST = INT32_MAX, SEG_DEAD_EN = INT32_MIN };
 typedef struct Seg { int64_t st, en, buf; } Seg;
 typedef struct SegList {
   Seg *items;
-  size_t n, cap;           /* cap: a power of two, the tree's leaf count */
-  int64_t *tmin, *tmax;    /* tree nodes 1 .. 2*cap-1, leaves at cap + i */
+  int32_t *st, *en;        /* the items' starts and ends, dead ones (and those past n) never matching */
+  size_t n, cap;           /* cap: a multiple of SEG_BLOCK */
 } SegList;
 
-static void seg_set_leaf(SegList *l, size_t i, int64_t mn, int64_t mx) {
-  size_t k = l->cap + i;
-  l->tmin[k] = mn, l->tmax[k] = mx;
-  for (k /= 2; k; k /= 2) {
-    l->tmin[k] = l->tmin[2 * k] < l->tmin[2 * k + 1] ? l->tmin[2 * k] : l->tmin[2 * k + 1];
-    l->tmax[k] = l->tmax[2 * k] > l->tmax[2 * k + 1] ? l->tmax[2 * k] : l->tmax[2 * k + 1];
-  }
-}
-
 static void seg_grow(Arena *a, SegList *l) {
-  size_t cap = l->cap ? l->cap * 2 : 8;
+  size_t cap = l->cap ? l->cap * 2 : SEG_BLOCK;
   Seg *items = arena_array(a, cap, sizeof *items);
-  int64_t *tmin = arena_array(a, 2 * cap, sizeof *tmin), *tmax = arena_array(a, 2 * cap, sizeof *tmax);
-  for (size_t k = 0; k < 2 * cap; k++) tmin[k] = INT64_MAX, tmax[k] = INT64_MIN;
-  if (l->n) memcpy(items, l->items, l->n * sizeof *items);
-  for (size_t i = 0; i < l->cap; i++) tmin[cap + i] = l->tmin[l->cap + i], tmax[cap + i] = l->tmax[l->cap + i];
-  for (size_t k = cap - 1; k >= 1; k--) {
-    tmin[k] = tmin[2 * k] < tmin[2 * k + 1] ? tmin[2 * k] : tmin[2 * k + 1];
-    tmax[k] = tmax[2 * k] > tmax[2 * k + 1] ? tmax[2 * k] : tmax[2 * k + 1];
+  int32_t *st = arena_array(a, cap, sizeof *st), *en = arena_array(a, cap, sizeof *en);
+  if (l->n) {
+    memcpy(items, l->items, l->n * sizeof *items);
+    memcpy(st, l->st, l->n * sizeof *st);
+    memcpy(en, l->en, l->n * sizeof *en);
   }
-  l->items = items, l->tmin = tmin, l->tmax = tmax, l->cap = cap;
+  for (size_t i = l->n; i < cap; i++) st[i] = SEG_DEAD_ST, en[i] = SEG_DEAD_EN;
+  l->items = items, l->st = st, l->en = en, l->cap = cap;
 }
 
 static void seg_append(Arena *a, SegList *l, Seg x) {
   if (l->n == l->cap) seg_grow(a, l);
   l->items[l->n] = x;
-  seg_set_leaf(l, l->n++, x.st, x.en);
+  l->st[l->n] = (int32_t)x.st, l->en[l->n] = (int32_t)x.en;
+  l->n++;
+}
+
+static void seg_pop(SegList *l, size_t i) { l->st[i] = SEG_DEAD_ST, l->en[i] = SEG_DEAD_EN; }
+
+/* any(sst <= a and b <= sen) over one block, without branches */
+static bool seg_block_hit(const int32_t *restrict st, const int32_t *restrict en, int32_t a, int32_t b) {
+  int32_t hit = 0;
+  for (int k = 0; k < SEG_BLOCK; k++) hit |= (int32_t)(st[k] <= a) & (int32_t)(en[k] >= b);
+  return hit != 0;
 }
 
 /* next(i for i,(sst,sen,_) in enumerate(segs) if sst <= st and en <= sen), or -1 */
 static long seg_find(const SegList *l, int64_t st, int64_t en) {
-  if (!l->n) return -1;
-  size_t stack[2 * 64], sp = 0;
-  stack[sp++] = 1;
-  while (sp) {
-    size_t k = stack[--sp];
-    if (l->tmin[k] > st || l->tmax[k] < en) continue;
-    if (k >= l->cap) return (long)(k - l->cap);
-    stack[sp++] = 2 * k + 1; /* right after left */
-    stack[sp++] = 2 * k;
+  int32_t a = (int32_t)st, b = (int32_t)en;
+  for (size_t i = 0; i < l->n; i += SEG_BLOCK) {
+    if (!seg_block_hit(l->st + i, l->en + i, a, b)) continue;
+    for (size_t k = i;; k++)
+      if (l->st[k] <= a && l->en[k] >= b) return (long)k;
   }
   return -1;
 }
@@ -103,7 +101,7 @@ static bool find_replace_buffer(Planner *p, OMap *free_segs, int64_t buf, int64_
   }
   Seg found = {0, (int64_t)n - 1, buf}; /* "will return the buffer itself if the replace one is not found" */
   long j = seg_find(segs, st, en);
-  if (j >= 0) found = segs->items[j], seg_set_leaf(segs, (size_t)j, INT64_MAX, INT64_MIN); /* pop(j) */
+  if (j >= 0) found = segs->items[j], seg_pop(segs, (size_t)j);
   if (st - 1 >= found.st) seg_append(p->a, segs, (Seg){found.st, st - 1, found.buf});
   if (found.en >= en + 1) seg_append(p->a, segs, (Seg){en + 1, found.en, found.buf});
   *out = p->bufs[found.buf].nbytes == p->bufs[buf].nbytes ? found.buf : new_buffer(p, buf, found.buf, 0);

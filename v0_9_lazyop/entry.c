@@ -17,7 +17,6 @@ static void sched_init(Sched *s, Arena *a, Interner *in, TgVersion v) {
   codec_init(&s->codec, in, v);
   v0_9_st_init(s);
   omap_init(&s->prescheduled, a);
-  omap_init(&s->st_reshape_memo, a);
   s->ex = explain_active();
   if (s->ex) omap_init(&s->pad_views, a);
 }

@@ -156,11 +156,11 @@ typedef struct Sched {
   /* scratch stacks, reused by every walk (a walk pops what it pushes) */
   void *lb_stack; size_t lb_stack_cap;      /* recurse_lb's frames */
   void *lop_stack; size_t lop_stack_cap;    /* recursive_lazyop's frames */
+  void *rr_stack; size_t rr_stack_cap;      /* _recurse_reduceops' frames (reduceops.c) */
   const UOp **lop_srcs; size_t lop_srcs_cap; /* the sources built so far by recursive_lazyop's frames */
   OMap prescheduled;    /* key LazyBuffer* -> LBScheduleItem*, ordered */
   const Value *op_args[OP_COUNT];   /* 197f8fd: str(op) as an arg, once interned */
   const StHandle **uop_sts; size_t nuop_sts, uop_sts_cap;   /* 197f8fd: UOp.st by UOp id (uop_ast.c) */
-  OMap st_reshape_memo;   /* 197f8fd: (x->id, shape_of->id) -> x.reshape(shape_of.shape) (uop_ast.c) */
   /* `tsched explain` (common/explain.h): NULL unless someone listens */
   Explain *ex;
   OMap pad_views;       /* with ex: base LazyBuffer* -> the first view that put it in simple_pads */
@@ -168,6 +168,8 @@ typedef struct Sched {
   OMap st_handles;      /* ShapeTracker* -> StHandle* */
   OMap st_canon;        /* st_hash -> StHandle* chain: the intern table */
   OMap st_add_memo;     /* (a->id, b->id) -> a + b */
+  OMap st_from_shape_memo;  /* hash of an int shape -> FromShape chain: from_shape(shape) */
+  OMap st_reshape_memo;     /* (x->id, shape_of->id) -> x.reshape(shape_of.shape) */
   uint32_t nst;         /* handles made so far */
   /* var_vals of create_schedule_with_vars: unbound Variable -> value */
   struct VarVal { sint var; int64_t val; } *var_vals; int nvar_vals; size_t var_cap;

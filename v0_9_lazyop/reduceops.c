@@ -134,9 +134,10 @@ typedef struct RWalk {
   ReduceInfos *ri;
   uint32_t out_mark;          /* search_mark of the group's outputs */
   OMap cache;                 /* (base, st) -> result + 2 (1: None), past each base's first entry (rr_st) */
-  RFrame *stack;
-  size_t depth, cap;
+  size_t depth;               /* frames on s->rr_stack */
 } RWalk;
+
+static RFrame *rr_frames(RWalk *w) { return w->s->rr_stack; }
 
 /* The reduce part of _recurse_reduceops, once the sources are walked: the result or NO_REDUCE. */
 static int finish_reduce(RWalk *w, RFrame *f) {
@@ -209,8 +210,8 @@ static void rr_enter(RWalk *w, LazyBuffer *buf, const StHandle *view, int *resul
   const StHandle *input_st = view;
   if (v0_9_is_reduceop(base->op)) input_st = v0_9_st_from_shape_of(s, base->srcs[0]->st);
   v0_9_py_recursion_check(w->depth + 1);
-  w->stack = arena_grow(s->a, w->stack, w->depth, &w->cap, sizeof *w->stack);
-  w->stack[w->depth++] = (RFrame){base, view, input_st, 0, NO_REDUCE};
+  s->rr_stack = arena_grow(s->a, s->rr_stack, w->depth, &s->rr_stack_cap, sizeof(RFrame));
+  rr_frames(w)[w->depth++] = (RFrame){base, view, input_st, 0, NO_REDUCE};
   *pushed = true;
 }
 
@@ -220,7 +221,7 @@ static void recurse_reduceops(RWalk *w, LazyBuffer *out) {
   bool pushed;
   rr_enter(w, out, out->st, &result, &pushed);
   while (w->depth) {
-    RFrame *f = &w->stack[w->depth - 1];
+    RFrame *f = &rr_frames(w)[w->depth - 1];
     if (f->next < f->buf->nsrcs) {
       rr_enter(w, f->buf->srcs[f->next++], f->input_st, &result, &pushed);
       if (!pushed && result != NO_REDUCE) f->top = result;
@@ -230,7 +231,7 @@ static void recurse_reduceops(RWalk *w, LazyBuffer *out) {
     result = v0_9_is_reduceop(done.buf->op) ? finish_reduce(w, &done) : done.top;
     cache_put(w, done.buf, done.st, result);
     w->depth--;
-    if (w->depth && result != NO_REDUCE) w->stack[w->depth - 1].top = result;
+    if (w->depth && result != NO_REDUCE) rr_frames(w)[w->depth - 1].top = result;
   }
 }
 

@@ -69,8 +69,36 @@ const StHandle *v0_9_st_add(Sched *s, const StHandle *a, const StHandle *b) {
   return ret;
 }
 
+/* from_shape(shape) is a pure function of the shape: one handle per int shape, found by its hash */
+typedef struct FromShape { const StHandle *st; struct FromShape *next; } FromShape;
+
+static bool int_shape_hash(int ndim, const sint *shape, uint64_t *hash) {
+  uint64_t h = 0x5348ULL + (uint64_t)ndim;
+  for (int i = 0; i < ndim; i++) {
+    if (shape[i].sym) return false;
+    h = (h ^ (uint64_t)shape[i].i) * 0x100000001b3ULL;
+  }
+  *hash = h;
+  return true;
+}
+
+static bool shape_is(const StHandle *x, int ndim, const sint *shape) {
+  if (v0_9_st_ndim(x) != ndim) return false;
+  for (int i = 0; i < ndim; i++)
+    if (!sint_eq(v0_9_st_shape(x, i), shape[i])) return false;
+  return true;
+}
+
 const StHandle *v0_9_st_from_shape(Sched *s, int ndim, const sint *shape) {
-  return v0_9_st_intern(s, st_from_shape(s->a, s->v, ndim, shape));
+  uint64_t hash;
+  if (!int_shape_hash(ndim, shape, &hash)) return v0_9_st_intern(s, st_from_shape(s->a, s->v, ndim, shape));
+  FromShape *chain = omap_get(&s->st_from_shape_memo, hash);
+  for (FromShape *x = chain; x; x = x->next)
+    if (shape_is(x->st, ndim, shape)) return x->st;
+  FromShape *x = arena_alloc(s->a, sizeof *x);
+  *x = (FromShape){v0_9_st_intern(s, st_from_shape(s->a, s->v, ndim, shape)), chain};
+  omap_put(&s->st_from_shape_memo, hash, x);
+  return x->st;
 }
 
 const StHandle *v0_9_st_from_shape_of(Sched *s, const StHandle *x) {
@@ -158,11 +186,25 @@ void v0_9_st_init(Sched *s) {
   omap_init(&s->st_handles, s->a);
   omap_init(&s->st_canon, s->a);
   omap_init(&s->st_add_memo, s->a);
+  omap_init(&s->st_from_shape_memo, s->a);
+  omap_init(&s->st_reshape_memo, s->a);
 }
 
-/* ShapeTracker.reshape (0.9.2): getenv("MERGE_VIEW", 1) as the capture recorded it */
+/* ShapeTracker.reshape (0.9.2): getenv("MERGE_VIEW", 1) as the capture recorded it; once per
+ * (x, shape_of) in Sched.st_reshape_memo */
+const StHandle *v0_9_st_reshape_as(Sched *s, const StHandle *x, const StHandle *shape_of) {
+  uint64_t key = ((uint64_t)x->id << 32) | shape_of->id;
+  const StHandle *done = omap_get(&s->st_reshape_memo, key);
+  if (!done) {
+    const ShapeTracker *r = st_reshape(s->a, s->v, x->st, st_ndim(shape_of->st), st_shape(shape_of->st), s->inp->merge_view);
+    done = v0_9_st_intern(s, r);
+    omap_put(&s->st_reshape_memo, key, (void *)done);
+  }
+  return done;
+}
+
 const StHandle *v0_9_st_reshape(Sched *s, const StHandle *x, int n, const sint *shape) {
-  return v0_9_st_intern(s, st_reshape(s->a, s->v, x->st, n, shape, s->inp->merge_view));
+  return v0_9_st_reshape_as(s, x, v0_9_st_from_shape(s, n, shape));
 }
 
 /* ShapeTracker.permute */

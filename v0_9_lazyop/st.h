@@ -67,6 +67,7 @@ void v0_9_st_unit_stride_axes(Sched *s, const StHandle *x, bool *unit);
 /* Movement ops _recurse_reduceops makes (0.9.2): x.reshape(shape) (MERGE_VIEW from the capture),
  * x.permute(axis), x.pad(arg) */
 const StHandle *v0_9_st_reshape(Sched *s, const StHandle *x, int n, const sint *shape);
+const StHandle *v0_9_st_reshape_as(Sched *s, const StHandle *x, const StHandle *shape_of);  /* x.reshape(shape_of.shape) */
 const StHandle *v0_9_st_permute(Sched *s, const StHandle *x, int n, const int64_t *axis);
 const StHandle *v0_9_st_pad(Sched *s, const StHandle *x, int n, const SPair *arg);
 /* x as an arg: v_st(x), interned once per handle */

@@ -179,20 +179,13 @@ static const StHandle *some_st(AstCtx *c, const UOp *u) {  /* unwrap(u.st) */
 /* the apply_to_st of a st_fixup: lambda st: st+rhs, or lambda st: st.reshape(shape) */
 typedef struct Fixup { const StHandle *rhs; const StHandle *shape_of; } Fixup;
 
-/* apply_to_st(x): x + rhs (v0_9_st_add keeps a memo), or x.reshape(shape_of.shape), once per
- * (x, shape) in Sched.st_reshape_memo; with MERGE_VIEW a reshape to x's own shape is x
- * (View.reshape: `if self.shape == new_shape: return self`) */
+/* apply_to_st(x): x + rhs or x.reshape(shape_of.shape) (both memoized in st.c); with MERGE_VIEW
+ * a reshape to x's own shape is x (View.reshape: `if self.shape == new_shape: return self`) */
 static const StHandle *apply_fixup(AstCtx *c, const Fixup *fx, const StHandle *x) {
   Sched *s = c->s;
   if (fx->rhs) return v0_9_st_add(s, x, fx->rhs);
   if (s->inp->merge_view && same_shape(x, fx->shape_of)) return x;
-  uint64_t key = ((uint64_t)x->id << 32) | fx->shape_of->id;
-  const StHandle *done = omap_get(&s->st_reshape_memo, key);
-  if (!done) {
-    done = v0_9_st_reshape(s, x, v0_9_st_ndim(fx->shape_of), v0_9_st_shape_of(fx->shape_of));
-    omap_put(&s->st_reshape_memo, key, (void *)done);
-  }
-  return done;
+  return v0_9_st_reshape_as(s, x, fx->shape_of);
 }
 
 typedef struct FixFrame { const UOp *u; uint32_t next; size_t srcs_at; } FixFrame;
