@@ -161,6 +161,22 @@ const char *v0_9_lazybuffer_repr(Sched *s, const LazyBuffer *b) {
 /* dtype = buf.dtype.base if isinstance(buf.dtype, ImageDType) else buf.dtype */
 static const DType *uop_dtype(const LazyBuffer *b) { return b->dtype->is_image ? b->dtype->base : b->dtype; }
 
+/* buf.dtype if isinstance(buf.dtype, ImageDType) else PtrDType(buf.dtype) */
+static const DType *global_dtype(const DType *d) { return d->is_image ? d : dtype_ptr(d, -1, false); }
+
+/* UOp(UOps.DEFINE_GLOBAL, global_dtype(d), (), i), kept by i for the last d asked (Sched.define_globals) */
+static const UOp *numbered_global(Sched *s, const DType *d, int i) {
+  if ((size_t)i >= s->define_globals_cap) {
+    size_t n = s->define_globals_cap;
+    s->define_globals =
+        arena_reserve(s->a, s->define_globals, n, (size_t)i + 1, &s->define_globals_cap, sizeof *s->define_globals);
+    memset(s->define_globals + n, 0, (s->define_globals_cap - n) * sizeof *s->define_globals);
+  }
+  struct DefineGlobal *g = &s->define_globals[i];
+  if (g->dtype != d) *g = (struct DefineGlobal){d, uop0(s->in, OP_DEFINE_GLOBAL, global_dtype(d), v_int(s->in, i))};
+  return g->uop;
+}
+
 /* UOp(UOps.DEFINE_GLOBAL, buf.dtype if isinstance(buf.dtype, ImageDType) else PtrDType(buf.dtype), (), buf.buffer).
  * Traced, the arg is the Buffer (a V_BUFREF of its input.buffers index) and enumerate_bufs numbers it
  * (uop_ast.c), as in Python. Untraced it is numbered here already as enumerate_bufs would number it
@@ -169,11 +185,10 @@ static const DType *uop_dtype(const LazyBuffer *b) { return b->dtype->is_image ?
  * is the same either way. */
 static const UOp *define_global(LopCtx *x, const LazyBuffer *b) {
   Sched *s = x->s;
-  const DType *dt = b->dtype->is_image ? b->dtype : dtype_ptr(b->dtype, -1, false);
   if (b->buffer->bufs_mark != s->item_epoch) /* an assign target whose Buffer is not its ASSIGN's */
     error_bad_input("lazybuffers[%d]: its Buffer is in none of the kernel's LazyBuffers", b->index);
-  if (s->in->trace) return uop0(s->in, OP_DEFINE_GLOBAL, dt, v0_9_buffer_arg(s, b->buffer));
-  return uop0(s->in, OP_DEFINE_GLOBAL, dt, v_int(s->in, b->buffer->bufs_index));
+  if (s->in->trace) return uop0(s->in, OP_DEFINE_GLOBAL, global_dtype(b->dtype), v0_9_buffer_arg(s, b->buffer));
+  return numbered_global(s, b->dtype, b->buffer->bufs_index);
 }
 
 /* An op's name as an arg (an ALU's op, REDUCE_ALU's), interned once per op */

@@ -121,7 +121,7 @@ static bool segment_key(void *ctx, int64_t b, uint64_t *key) {
   const JVal *has = s->inp->allocator_offset ? json_get(s->inp->allocator_offset, x->device) : NULL;
   if (!has || has->kind != J_BOOL)
     error_bad_input("input.memory_planner_allocator_offset: no entry for device %s", x->device);
-  const Value *opts = v_none(s->in);
+  const Value *none = v_none(s->in), *opts = none;
   if (x->options && !x->options_cleared) {
     size_t n;
     char *text = json_to_string(x->options, &n);
@@ -129,7 +129,7 @@ static bool segment_key(void *ctx, int64_t b, uint64_t *key) {
     free(text);
   }
   const Value *items[4] = {v_str(s->in, x->device), v_dtype(s->in, x->dtype), opts,
-                           has->u.b ? v_none(s->in) : v_int(s->in, x->size * x->dtype->itemsize)};
+                           has->u.b ? none : v_int(s->in, x->size * x->dtype->itemsize)};
   *key = omap_ptr(v_tuple(s->in, 4, items));
   return true;
 }

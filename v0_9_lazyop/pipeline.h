@@ -160,6 +160,8 @@ typedef struct Sched {
   const UOp **lop_srcs; size_t lop_srcs_cap; /* the sources built so far by recursive_lazyop's frames */
   OMap prescheduled;    /* key LazyBuffer* -> LBScheduleItem*, ordered */
   const Value *op_args[OP_COUNT];   /* 197f8fd: str(op) as an arg, once interned */
+  /* 197f8fd, untraced: the DEFINE_GLOBAL numbered i, by i, for the dtype last asked (lazyop.c) */
+  struct DefineGlobal { const DType *dtype; const UOp *uop; } *define_globals; size_t define_globals_cap;
   const StHandle **uop_sts; size_t nuop_sts, uop_sts_cap;   /* 197f8fd: UOp.st by UOp id (uop_ast.c) */
   /* `tsched explain` (common/explain.h): NULL unless someone listens */
   Explain *ex;

@@ -18,9 +18,13 @@
 #include "pipeline.h"
 #include "shapetracker.h"
 
+typedef struct FixFrame FixFrame;
+
 typedef struct AstCtx {
   Sched *s;
-  const UOp **stack; size_t cap;
+  const UOp **stack; size_t cap;                /* uop_st's walk */
+  FixFrame *fix_stack; size_t fix_cap;          /* st_fixup's frames and the sources they rebuild, */
+  const UOp **fix_srcs; size_t fix_srcs_cap;    /* reused by every call */
 } AstCtx;
 
 static const StHandle NO_ST_MARK;
@@ -188,7 +192,7 @@ static const StHandle *apply_fixup(AstCtx *c, const Fixup *fx, const StHandle *x
   return v0_9_st_reshape_as(s, x, fx->shape_of);
 }
 
-typedef struct FixFrame { const UOp *u; uint32_t next; size_t srcs_at; } FixFrame;
+struct FixFrame { const UOp *u; uint32_t next; size_t srcs_at; };
 
 /* st_fixup(u, apply_to_st, cache) at u: its result, or NULL when u's sources must be fixed first */
 static const UOp *fixup_enter(AstCtx *c, const Fixup *fx, OMap *cache, const UOp *u) {
@@ -209,27 +213,25 @@ static const UOp *st_fixup(AstCtx *c, const UOp *root, const Fixup *fx, OMap *ca
   const UOp *done = fixup_enter(c, fx, cache, root);
   if (done) return done;
   Arena *a = c->s->a;
-  FixFrame *stack = NULL;
-  const UOp **srcs = NULL;
-  size_t depth = 0, cap = 0, nsrcs = 0, srcs_cap = 0;
-  stack = arena_grow(a, stack, depth, &cap, sizeof *stack);
-  srcs = arena_reserve(a, srcs, nsrcs, nsrcs + root->nsrc, &srcs_cap, sizeof *srcs);
-  stack[depth++] = (FixFrame){root, 0, nsrcs};
+  size_t depth = 0, nsrcs = 0;
+  c->fix_stack = arena_grow(a, c->fix_stack, depth, &c->fix_cap, sizeof *c->fix_stack);
+  c->fix_srcs = arena_reserve(a, c->fix_srcs, nsrcs, nsrcs + root->nsrc, &c->fix_srcs_cap, sizeof *c->fix_srcs);
+  c->fix_stack[depth++] = (FixFrame){root, 0, nsrcs};
   nsrcs += root->nsrc;
   while (depth) {
-    FixFrame *f = &stack[depth - 1];
-    if (done) { srcs[f->srcs_at + f->next++] = done; done = NULL; }
+    FixFrame *f = &c->fix_stack[depth - 1];
+    if (done) { c->fix_srcs[f->srcs_at + f->next++] = done; done = NULL; }
     if (f->next < f->u->nsrc) {
       const UOp *x = f->u->src[f->next];
       if ((done = fixup_enter(c, fx, cache, x))) continue;
-      stack = arena_grow(a, stack, depth, &cap, sizeof *stack);
-      srcs = arena_reserve(a, srcs, nsrcs, nsrcs + x->nsrc, &srcs_cap, sizeof *srcs);
-      stack[depth++] = (FixFrame){x, 0, nsrcs};
+      c->fix_stack = arena_grow(a, c->fix_stack, depth, &c->fix_cap, sizeof *c->fix_stack);
+      c->fix_srcs = arena_reserve(a, c->fix_srcs, nsrcs, nsrcs + x->nsrc, &c->fix_srcs_cap, sizeof *c->fix_srcs);
+      c->fix_stack[depth++] = (FixFrame){x, 0, nsrcs};
       nsrcs += x->nsrc;
       continue;
     }
     const UOp *u = f->u;
-    done = uop_with_src(c->s->in, u, u->nsrc, srcs + f->srcs_at);   /* u itself when no source changed */
+    done = uop_with_src(c->s->in, u, u->nsrc, c->fix_srcs + f->srcs_at);   /* u itself when no source changed */
     omap_put(cache, u->id, (void *)done);
     nsrcs = f->srcs_at;
     depth--;
