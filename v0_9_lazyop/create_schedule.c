@@ -7,6 +7,7 @@
 typedef struct Deps {
   LbList *graph;       /* by LazyBuffer index: graph[key] (defaultdict(list)) */
   int64_t *in_degree;  /* by LazyBuffer index */
+  LbList parents, assigns;   /* add_edges' lists, emptied for each item */
 } Deps;
 
 /* dedup into `out`, keeping first appearances: `mark` is a fresh search epoch */
@@ -42,14 +43,15 @@ static void add_key(Sched *s, LbList *keys, LazyBuffer *key) {
  * before the assigns to buffers it reads ("realize outputs before a parent
  * is assigned to"). */
 static void add_edges(Sched *s, Deps *d, LazyBuffer *key, const LBScheduleItem *lsi, LbList *keys) {
-  LbList parents = {0}, assigns = {0};
+  LbList *parents = &d->parents, *assigns = &d->assigns;
+  parents->n = assigns->n = 0;
   uint32_t mark = ++s->search_epoch;
   for (int i = 0; i < lsi->inputs.n; i++) {
     LBScheduleItem *t = lsi->inputs.items[i]->target;
-    if (t) add_unique(s, mark, &parents, t->outputs[0]);
+    if (t) add_unique(s, mark, parents, t->outputs[0]);
   }
-  for (int i = 0; i < parents.n; i++) {
-    v0_9_lblist_push(s->a, &d->graph[parents.items[i]->index], key);
+  for (int i = 0; i < parents->n; i++) {
+    v0_9_lblist_push(s->a, &d->graph[parents->items[i]->index], key);
     d->in_degree[key->index]++;
   }
   mark = ++s->search_epoch;
@@ -57,9 +59,9 @@ static void add_edges(Sched *s, Deps *d, LazyBuffer *key, const LBScheduleItem *
     LazyBuffer *assign = lsi->inputs.items[i]->assign;
     if (!assign) continue;
     if (!assign->target) error_raise("KeyError", "an assign to an input is not scheduled");
-    add_unique(s, mark, &assigns, assign->target->outputs[0]);
+    add_unique(s, mark, assigns, assign->target->outputs[0]);
   }
-  LbList ordered = order_parents_assigns(s, key, &assigns);
+  LbList ordered = order_parents_assigns(s, key, assigns);
   add_key(s, keys, key);
   for (int i = 0; i < ordered.n; i++) {
     add_key(s, keys, ordered.items[i]);
@@ -99,7 +101,7 @@ static void check_buf_max(const ScheduleItem *si) {
  * "DAG ordering: breadth first search". */
 void v0_9_create_schedule_with_vars(Sched *s, Schedule *out) {
   int nlbs = s->inp->nlbs;
-  Deps d;
+  Deps d = {0};
   d.graph = arena_array(s->a, nlbs ? (size_t)nlbs : 1, sizeof *d.graph);
   d.in_degree = arena_array(s->a, nlbs ? (size_t)nlbs : 1, sizeof *d.in_degree);
   uint64_t k;

@@ -157,6 +157,7 @@ typedef struct Sched {
   void *lb_stack; size_t lb_stack_cap;      /* recurse_lb's frames */
   void *lop_stack; size_t lop_stack_cap;    /* recursive_lazyop's frames */
   void *rr_stack; size_t rr_stack_cap;      /* _recurse_reduceops' frames (reduceops.c) */
+  void *ri_items; size_t ri_items_cap;      /* the kernel's reduce_info items (reduceops.c) */
   const UOp **lop_srcs; size_t lop_srcs_cap; /* the sources built so far by recursive_lazyop's frames */
   OMap prescheduled;    /* key LazyBuffer* -> LBScheduleItem*, ordered */
   const Value *op_args[OP_COUNT];   /* 197f8fd: str(op) as an arg, once interned */

@@ -278,12 +278,13 @@ static void pad_reduceops(Sched *s, ReduceInfos *ri) {
 
 /* _lower_lazybuffer (0.9.2): "push through all movementops between reduceops", then the padding. */
 void v0_9_reduce_info(Sched *s, LazyBuffer **outs, int nouts, ReduceInfos *ri) {
-  memset(ri, 0, sizeof *ri);
+  *ri = (ReduceInfos){.items = s->ri_items, .cap = s->ri_items_cap};   /* the last kernel's, emptied */
   omap_init(&ri->index, s->a);
   RWalk w = {.s = s, .ri = ri, .out_mark = ++s->search_epoch};
   omap_init(&w.cache, s->a);
   for (int i = 0; i < nouts; i++) outs[i]->search_mark = w.out_mark;
   for (int i = 0; i < nouts; i++)
     recurse_reduceops(&w, outs[i]);
+  s->ri_items = ri->items, s->ri_items_cap = ri->cap;
   return pad_reduceops(s, ri);
 }
