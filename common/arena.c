@@ -283,6 +283,12 @@ void arena_prefer_pool(Arena *a) {
   push_chunk(a, most_touched_from_pool());
 }
 
+bool arena_holds(const Arena *a, const void *p) {
+  for (const ArenaChunk *c = a->head; c; c = c->next)
+    if ((const unsigned char *)p >= c->data && (const unsigned char *)p < c->data + c->size) return true;
+  return false;
+}
+
 void *arena_array(Arena *a, size_t count, size_t size) {
   if (size && count > SIZE_MAX / size) out_of_memory(SIZE_MAX);
   return arena_alloc(a, count * size);

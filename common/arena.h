@@ -64,6 +64,8 @@ static inline void arena_unalloc(Arena *a, void *p, size_t bytes) {
   for (size_t i = 0; i < need / 8; i++) ((uint64_t *)p)[i] = 0; /* a few words: no call to memset */
   a->cur = (unsigned char *)p;
 }
+/* Whether p points into one of a's chunks (memory a handed out, or may). */
+bool arena_holds(const Arena *a, const void *p);
 /* arena_alloc(count * size) with an overflow check. */
 void *arena_array(Arena *a, size_t count, size_t size);
 /* A growable array in the arena (Python's list.append): room for `need` elements

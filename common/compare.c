@@ -203,9 +203,40 @@ static bool take_scalar(Cursor *c, const JVal *v) {
   }
 }
 
-/* v spelled at c (see json_spells), c then past it */
-static bool spell(Cursor *c, const JVal *v) {
-  typedef struct { const JVal *v; size_t next; } Frame;
+/* The text that spelled a container (SpellMemo) */
+typedef struct SpelledText { const char *text; size_t len; } SpelledText;
+
+/* v, a container, was spelled before by the bytes at c (past spaces): c
+ * then past them. Only a container the memo may keep (memo_keeps) is in it. */
+static bool memo_spelled(SpellMemo *m, Cursor *c, const JVal *v) {
+  if (!m || arena_holds(m->scratch, v)) return false;
+  const SpelledText *t = omap_get(&m->spelled, omap_ptr(v));
+  if (!t) return false;
+  skip_space(c);
+  if ((size_t)(c->end - c->p) < t->len || memcmp(c->p, t->text, t->len) != 0) return false;
+  c->p += t->len;
+  return true;
+}
+
+/* v lives until the result is compared (in the capture's arena, not an item's scratch) */
+static bool memo_keeps(const SpellMemo *m, const JVal *v) {
+  return m && !arena_holds(m->scratch, v) && arena_holds(m->keep, v);
+}
+
+/* text[0..len) spelled v: kept in the memo */
+static void memo_keep(SpellMemo *m, const JVal *v, const char *text, size_t len) {
+  SpelledText *t = omap_get(&m->spelled, omap_ptr(v));
+  if (!t) {
+    t = arena_alloc(m->spelled.arena, sizeof *t);
+    omap_put(&m->spelled, omap_ptr(v), t);
+  }
+  *t = (SpelledText){text, len};
+}
+
+/* v spelled at c (see json_spells), c then past it; memo (or NULL): the
+ * texts that spelled containers before */
+static bool spell(Cursor *c, const JVal *v, SpellMemo *memo) {
+  typedef struct { const JVal *v; size_t next; const char *start; bool keep; } Frame;
   Frame local[32], *stack = local;
   size_t cap = 32, depth = 0;
   bool ok = true;
@@ -213,6 +244,7 @@ static bool spell(Cursor *c, const JVal *v) {
   while (ok) {
     if (pending) {
       if (!is_container(pending)) ok = take_scalar(c, pending);
+      else if (memo_spelled(memo, c, pending)) ok = true;
       else if ((ok = take(c, pending->kind == J_ARR ? '[' : '{'))) {
         if (depth == cap) {
           Frame *bigger = malloc(2 * cap * sizeof *bigger);
@@ -222,7 +254,7 @@ static bool spell(Cursor *c, const JVal *v) {
           stack = bigger;
           cap *= 2;
         }
-        stack[depth++] = (Frame){pending, 0};
+        stack[depth++] = (Frame){pending, 0, c->p - 1, memo_keeps(memo, pending)};
       }
       pending = NULL;
       continue;
@@ -231,6 +263,7 @@ static bool spell(Cursor *c, const JVal *v) {
     Frame *top = &stack[depth - 1];
     if (top->next == top->v->n) {
       ok = take(c, top->v->kind == J_ARR ? ']' : '}');
+      if (ok && top->keep) memo_keep(memo, top->v, top->start, (size_t)(c->p - top->start));
       depth--;
       continue;
     }
@@ -249,7 +282,7 @@ static bool spell(Cursor *c, const JVal *v) {
 
 bool json_spells(const JVal *v, const char *text, size_t len) {
   Cursor c = {text, text + len};
-  bool ok = spell(&c, v);
+  bool ok = spell(&c, v, NULL);
   skip_space(&c);
   return ok && c.p == c.end;
 }
@@ -316,7 +349,7 @@ static const JVal *member_n(const JVal *obj, const char *key, size_t n) {
  * got's members (json_spells) are got's own (equal, and nothing to parse),
  * the others parsed from their text into ar. Any other value, or text that
  * is no flat object of plain member names, is json_materialize'd whole. */
-static const JVal *expected_value(Arena *ar, const JVal *raw, const JVal *got, char *err, size_t errlen) {
+static const JVal *expected_value(Arena *ar, SpellMemo *memo, const JVal *raw, const JVal *got, char *err, size_t errlen) {
   if (raw->kind != J_RAW || got->kind != J_OBJ) return json_materialize(ar, raw, err, errlen);
   Cursor c = {raw->u.s, raw->u.s + raw->n};
   JVal *e = json_obj(ar);
@@ -328,7 +361,7 @@ static const JVal *expected_value(Arena *ar, const JVal *raw, const JVal *got, c
     skip_space(&c);
     const char *start = c.p;
     const JVal *mine = member_n(got, key, n), *val = mine;
-    if (!mine || !spell(&c, mine)) { /* not spelled: parsed */
+    if (!mine || !spell(&c, mine, memo)) { /* not spelled: parsed */
       c.p = start;
       if (!skip_value(&c)) break;
       if (!(val = json_parse(ar, start, (size_t)(c.p - start), err, errlen))) return NULL;
@@ -718,9 +751,10 @@ static int new_buffers_sunk_verdict(Arena *ar, const ScheduleCompare *sc, char *
 /* expected.schedule's item k (perhaps left as text: parsed into ar) against
  * the produced item: 1 equal, 0 different, -1 when the expected item does
  * not parse; why says which. */
-static int compare_item_at(Arena *ar, TgVersion v, const JVal *se, size_t k, const JVal *g, char *why, size_t whylen) {
+static int compare_item_at(Arena *ar, SpellMemo *memo, TgVersion v, const JVal *se, size_t k, const JVal *g, char *why,
+                           size_t whylen) {
   char err[256];
-  const JVal *e = expected_value(ar, se->u.arr[k], g, err, sizeof err);
+  const JVal *e = expected_value(ar, memo, se->u.arr[k], g, err, sizeof err);
   if (!e) {
     snprintf(why, whylen, "expected.schedule[%zu]: %s", k, err);
     return -1;
@@ -800,7 +834,7 @@ bool compare_expected(Arena *ar, TgVersion v, const JVal *exp, const JVal *got, 
   }
   size_t n = se->n < sg->n ? se->n : sg->n;
   for (size_t k = 0; k < n; k++)
-    if (compare_item_at(ar, v, se, k, sg->u.arr[k], why, whylen) != 1) return false;
+    if (compare_item_at(ar, NULL, v, se, k, sg->u.arr[k], why, whylen) != 1) return false;
   return count_equal(se->n, sg->n, why, whylen) && compare_rest(ar, v, NULL, exp, got, why, whylen) == 1;
 }
 
@@ -809,7 +843,8 @@ static void sink_compare_item(ResultSink *s, size_t k, const JVal *item, Arena *
   ScheduleCompare *sc = (ScheduleCompare *)s;
   sc->got++;
   if (sc->differs || !sc->expected || k >= sc->expected->n) return;
-  int r = compare_item_at(scratch, sc->v, sc->expected, k, item, sc->why, sizeof sc->why);
+  sc->memo.scratch = scratch;
+  int r = compare_item_at(scratch, &sc->memo, sc->v, sc->expected, k, item, sc->why, sizeof sc->why);
   sc->differs = r != 1;
   sc->bad_input = r < 0;
 }
@@ -856,6 +891,8 @@ void schedule_compare_init(ScheduleCompare *sc, Arena *a, TgVersion v, const JVa
   sc->sink.item = sink_compare_item;
   sc->v = v;
   sc->expected = expected_schedule(a, expected);
+  omap_init(&sc->memo.spelled, a);
+  sc->memo.keep = a;
   const TgField *bf = result_field(v, CMP_BECOMES_MAP), *lf = result_field(v, CMP_LIST);
   const JVal *bm = bf && sc->expected ? json_get(expected, bf->key) : NULL;
   if (bm && bm->kind == J_ARR) { /* else compared whole, with compare_becomes_map's message */

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include "arena.h"
 #include "json.h"
+#include "omap.h"
 #include "scheduler.h"
 #include "version.h"
 
@@ -29,6 +30,17 @@ bool graph_equal(Arena *a, const JVal *expected, const JVal *got, char *why, siz
  * difference, returns false and writes the first one into `why`: the field,
  * the schedule item and the first differing node. */
 bool compare_expected(Arena *a, TgVersion v, const JVal *expected, const JVal *got, char *why, size_t whylen);
+
+/* The texts that spelled containers of the result that live until it is
+ * compared (in `keep`, the capture's arena, not in the item's `scratch`: a
+ * ShapeTracker's JSON, encoded once and shared by every item naming it):
+ * where the text holds the same bytes again it spells the same container,
+ * found by memcmp instead of token by token. */
+typedef struct SpellMemo {
+  OMap spelled;             /* container -> the text that spelled it */
+  const Arena *keep;
+  const Arena *scratch;     /* the item's (its containers are spelled each time) */
+} SpellMemo;
 
 /* The comparison of the schedule item by item, as the encoder makes it: a
  * ResultSink (scheduler.h) for the replayer. Each item is compared with
@@ -60,6 +72,7 @@ typedef struct ScheduleCompare {
   bool new_buffers_differ;  /* an entry differs from the expected one, or has none */
   char got_text[320];       /* the start of the produced new_buffers' JSON text, for the message */
   size_t got_text_len;
+  SpellMemo memo;           /* for the items' texts */
 } ScheduleCompare;
 void schedule_compare_init(ScheduleCompare *sc, Arena *a, TgVersion v, const JVal *expected);
 

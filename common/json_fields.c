@@ -1,15 +1,13 @@
 /* json_fields.c — input tables entry by entry (see json_fields.h). */
 #include "json_fields.h"
 
-/* The index of key[0..n) in keys, or -1; the search starts after *last
- * (the entries of a table list their members in one order). */
-static int key_index(const char *const *keys, int nkeys, const char *key, size_t n, int *last) {
+/* The index of key[0..n) in keys (lens[k] = strlen(keys[k])), or -1; the
+ * search starts after *last (the entries of a table list their members in
+ * one order). */
+static int key_index(const char *const *keys, const size_t *lens, int nkeys, const char *key, size_t n, int *last) {
   for (int t = 1; t <= nkeys; t++) {
-    int k = (*last + t) % nkeys;
-    const char *name = keys[k];
-    size_t i = 0;
-    while (i < n && name[i] == key[i]) i++;
-    if (i == n && name[n] == 0) return *last = k;
+    int k = *last + t < nkeys ? *last + t : *last + t - nkeys;
+    if (lens[k] == n && memcmp(keys[k], key, n) == 0) return *last = k;
   }
   return -1;
 }
@@ -19,9 +17,11 @@ const JFields *json_table_row(const JTable *t, size_t i, JFields *room) {
   const JVal *j = t->tree->u.arr[i];
   if (j->kind != J_OBJ) return NULL;
   memset(room, 0, sizeof *room);
+  size_t lens[JFIELDS_MAX];
+  for (int k = 0; k < t->nkeys; k++) lens[k] = strlen(t->keys[k]);
   int last = -1;
   for (uint32_t m = 0; m < j->n; m++) { /* the reader refuses a key twice */
-    int k = key_index(t->keys, t->nkeys, j->u.obj[m].key, j->u.obj[m].keylen, &last);
+    int k = key_index(t->keys, lens, t->nkeys, j->u.obj[m].key, j->u.obj[m].keylen, &last);
     if (k >= 0) room->m[k] = j->u.obj[m].val;
   }
   return room;
@@ -76,7 +76,7 @@ static size_t text_at_cursor(JCursor *c, Arena *a, JTexts *t) {
 }
 
 /* One entry of t at the cursor */
-static bool row_of_text(JCursor *c, Arena *a, JTexts *texts, const JTable *t, JFields *f) {
+static bool row_of_text(JCursor *c, Arena *a, JTexts *texts, const JTable *t, const size_t *lens, JFields *f) {
   memset(f, 0, sizeof *f);
   unsigned seen = 0;
   int last = -1;
@@ -85,7 +85,7 @@ static bool row_of_text(JCursor *c, Arena *a, JTexts *texts, const JTable *t, JF
     const char *key;
     size_t n;
     if (!json_cursor_key(c, &key, &n)) return false;
-    int k = key_index(t->keys, t->nkeys, key, n, &last);
+    int k = key_index(t->keys, lens, t->nkeys, key, n, &last);
     if (k < 0 || (seen >> k & 1)) return fail(c);
     seen |= 1u << k;
     if (k == t->text_key ? !(f->text = text_at_cursor(c, a, texts)) : !(f->m[k] = json_cursor_value(c))) return false;
@@ -96,13 +96,14 @@ static bool row_of_text(JCursor *c, Arena *a, JTexts *texts, const JTable *t, JF
 enum { MAX_ROWS = 1 << 26 }; /* more entries than this is not a real capture */
 
 static bool table_of_text(JCursor *c, Arena *a, JTexts *texts, JTable *t) {
-  size_t cap = 0;
+  size_t cap = 0, lens[JFIELDS_MAX];
+  for (int k = 0; k < t->nkeys; k++) lens[k] = strlen(t->keys[k]);
   t->rows = NULL, t->n = 0;
   if (!json_cursor_open(c, '[')) return false;
   for (bool first = true; json_cursor_more(c, ']', first); first = false) {
     if (t->n == MAX_ROWS) return fail(c);
     t->rows = arena_grow(a, t->rows, t->n, &cap, sizeof *t->rows);
-    if (!row_of_text(c, a, texts, t, &t->rows[t->n++])) return false;
+    if (!row_of_text(c, a, texts, t, lens, &t->rows[t->n++])) return false;
   }
   if (!t->rows) t->rows = arena_array(a, 1, sizeof *t->rows);
   return !c->failed;

@@ -759,7 +759,10 @@ struct Reader {
     size_t count = size_t(p - digits);
     uint64_t magnitude = 0;
     bool fits = count <= 20;
-    for (const char *q = digits; fits && q < p; q++) {
+    if (count <= 19) { /* below 10^19: no overflow to check */
+      for (const char *q = digits; q < p; q++) magnitude = magnitude * 10 + uint64_t(*q - '0');
+    }
+    for (const char *q = digits; count > 19 && fits && q < p; q++) {
       uint64_t d = uint64_t(*q - '0');
       if (magnitude > (UINT64_MAX - d) / 10) fits = false;
       else magnitude = magnitude * 10 + d;
@@ -1136,6 +1139,7 @@ extern "C" void json_cursor_begin(JCursor *c, Arena *a, const JVal *raw) {
 
 /* Past the spaces at c->p; false at the end of the text. */
 static bool cursor_space(JCursor *c) {
+  if (c->p < c->end && static_cast<unsigned char>(*c->p) > ' ') return true; /* most tokens follow no space or one */
   while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t')) c->p++;
   return c->p < c->end;
 }
@@ -1184,7 +1188,8 @@ extern "C" const JVal *json_cursor_value(JCursor *c) {
     r.p = c->p;
     r.error = simdjson::SUCCESS;
     r.max_depth = MAX_DEPTH - c->depth;
-    JVal *v = r.document();
+    bool container = *c->p == '{' || *c->p == '[';
+    JVal *v = container ? r.document() : r.scalar(); /* a scalar is all document() would read */
     if (!v) {
       stacks.open.size = stacks.items.size = stacks.members.size = 0;
       return cursor_fail(c), nullptr;
