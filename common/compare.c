@@ -152,8 +152,7 @@ static bool take_int(Cursor *c, int64_t i) {
   return true;
 }
 
-static bool take_word(Cursor *c, const char *w) {
-  size_t n = strlen(w);
+static bool take_word(Cursor *c, const char *w, size_t n) {
   skip_space(c);
   if (c->end - c->p < (ptrdiff_t)n || memcmp(c->p, w, n) != 0) return false;
   c->p += n;
@@ -193,8 +192,8 @@ static bool json_float_token(const char *s) {
 static bool take_scalar(Cursor *c, const JVal *v) {
   char tok[40];
   switch (v->kind) {
-    case J_NULL: return take_word(c, "null");
-    case J_BOOL: return take_word(c, v->u.b ? "true" : "false");
+    case J_NULL: return take_word(c, "null", 4);
+    case J_BOOL: return v->u.b ? take_word(c, "true", 4) : take_word(c, "false", 5);
     case J_INT: return take_int(c, v->u.i);
     case J_FLOAT: /* a token simdjson reads as a double, of the same value */
       return isfinite(v->u.f) && take_number(c, tok, sizeof tok) && json_float_token(tok) && strtod(tok, NULL) == v->u.f;

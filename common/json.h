@@ -88,6 +88,10 @@ bool json_cursor_more(JCursor *c, char close, bool first);
 /* An object's key (no escapes: else failed) and the colon after it; the
  * key is the text's, not NUL-terminated. */
 bool json_cursor_key(JCursor *c, const char **key, size_t *n);
+/* Whether the key at the cursor is key[0..n) (a name with no quote,
+ * backslash or control byte): then past it and its colon, else past
+ * spaces only (json_cursor_key reads it). */
+bool json_cursor_key_is(JCursor *c, const char *key, size_t n);
 /* The value at the cursor as a tree in the cursor's arena (short strings,
  * small ints, null and booleans shared for the cursor's whole text). */
 const JVal *json_cursor_value(JCursor *c);

@@ -82,10 +82,15 @@ static bool row_of_text(JCursor *c, Arena *a, JTexts *texts, const JTable *t, co
   int last = -1;
   if (!json_cursor_open(c, '{')) return false;
   for (bool first = true; json_cursor_more(c, '}', first); first = false) {
-    const char *key;
-    size_t n;
-    if (!json_cursor_key(c, &key, &n)) return false;
-    int k = key_index(t->keys, lens, t->nkeys, key, n, &last);
+    int k = last + 1 < t->nkeys ? last + 1 : 0; /* the key that comes next as the recorder writes them */
+    if (json_cursor_key_is(c, t->keys[k], lens[k])) {
+      last = k;
+    } else {
+      const char *key;
+      size_t n;
+      if (!json_cursor_key(c, &key, &n)) return false;
+      k = key_index(t->keys, lens, t->nkeys, key, n, &last);
+    }
     if (k < 0 || (seen >> k & 1)) return fail(c);
     seen |= 1u << k;
     if (k == t->text_key ? !(f->text = text_at_cursor(c, a, texts)) : !(f->m[k] = json_cursor_value(c))) return false;

@@ -1181,6 +1181,17 @@ extern "C" bool json_cursor_key(JCursor *c, const char **key, size_t *n) {
   return true;
 }
 
+extern "C" bool json_cursor_key_is(JCursor *c, const char *key, size_t n) {
+  if (c->failed || !cursor_space(c) || size_t(c->end - c->p) < n + 3 || *c->p != '"' || c->p[n + 1] != '"' ||
+      std::memcmp(c->p + 1, key, n) != 0)
+    return false;
+  const char *after = c->p + n + 2;
+  while (after < c->end && (*after == ' ' || *after == '\n' || *after == '\r' || *after == '\t')) after++;
+  if (after == c->end || *after != ':') return false;
+  c->p = after + 1;
+  return true;
+}
+
 extern "C" const JVal *json_cursor_value(JCursor *c) {
   if (c->failed || !cursor_space(c)) return cursor_fail(c), nullptr;
   try {
