@@ -75,25 +75,93 @@ static size_t text_at_cursor(JCursor *c, Arena *a, JTexts *t) {
   return t->n;
 }
 
+/* What table_of_text keeps per member of its table: where the value read
+ * last is in the text, and its tree (a member's values repeat from entry to
+ * entry: "CLANG", "float", true, null); where that member is, from its
+ * key's quote to the value's end. */
+typedef struct Column {
+  const char *text, *member;
+  size_t len, member_len;
+  const JVal *val;
+  bool number;              /* the value is a number */
+} Column;
+
+static bool is_space(char ch) { return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t'; }
+static bool is_number_byte(char ch) { return (ch >= '0' && ch <= '9') || ch == '-' || ch == '+' || ch == '.' || ch == 'e' || ch == 'E'; }
+
+/* a[0..n) == b[0..n), 8 bytes at a time (no call: a value or a member is
+ * a few words) */
+static bool same_bytes(const char *a, const char *b, size_t n) {
+  uint64_t x, y;
+  for (; n >= 8; a += 8, b += 8, n -= 8) {
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    if (x != y) return false;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
+/* Whether the text at the cursor (past spaces) holds the bytes s[0..n), a
+ * value the column read (or its member), a number's token ending there too:
+ * then past them (bytes are what a value reads). */
+static inline bool same_text(JCursor *c, const char *s, size_t n, bool number) {
+  while (c->p < c->end && is_space(*c->p)) c->p++;
+  size_t left = (size_t)(c->end - c->p);
+  if (c->failed || !s || left < n || !same_bytes(c->p, s, n) || (number && left > n && is_number_byte(c->p[n])))
+    return false;
+  c->p += n;
+  return true;
+}
+
+/* The value at the cursor: the column's last one when the text holds the
+ * same bytes, else read (json_cursor_value) and kept. */
+static const JVal *column_value(JCursor *c, Column *col) {
+  if (same_text(c, col->text, col->len, col->number)) return col->val;
+  const char *at = c->p;
+  const JVal *v = c->failed ? NULL : json_cursor_value(c);
+  if (v) col->text = at, col->len = (size_t)(c->p - at), col->val = v, col->number = is_number_byte(*at);
+  return v;
+}
+
+/* The key at the cursor: the index in t of the key (-1 when it is none of
+ * them), `next` tried first by its bytes; false when there is no key. */
+static bool key_of_text(JCursor *c, const JTable *t, const size_t *lens, int next, int *k, int *last) {
+  if (json_cursor_key_is(c, t->keys[next], lens[next])) {
+    *k = *last = next;
+    return true;
+  }
+  const char *key;
+  size_t n;
+  if (!json_cursor_key(c, &key, &n)) return false;
+  *k = key_index(t->keys, lens, t->nkeys, key, n, last);
+  return true;
+}
+
 /* One entry of t at the cursor */
-static bool row_of_text(JCursor *c, Arena *a, JTexts *texts, const JTable *t, const size_t *lens, JFields *f) {
+static bool row_of_text(JCursor *c, Arena *a, JTexts *texts, const JTable *t, const size_t *lens, Column *cols,
+                        JFields *f) {
   memset(f, 0, sizeof *f);
   unsigned seen = 0;
   int last = -1;
   if (!json_cursor_open(c, '{')) return false;
   for (bool first = true; json_cursor_more(c, '}', first); first = false) {
     int k = last + 1 < t->nkeys ? last + 1 : 0; /* the key that comes next as the recorder writes them */
-    if (json_cursor_key_is(c, t->keys[k], lens[k])) {
-      last = k;
-    } else {
-      const char *key;
-      size_t n;
-      if (!json_cursor_key(c, &key, &n)) return false;
-      k = key_index(t->keys, lens, t->nkeys, key, n, &last);
-    }
+    bool as_before = k != t->text_key && same_text(c, cols[k].member, cols[k].member_len, cols[k].number);
+    const char *member = c->p;
+    if (as_before) last = k; /* the member's bytes are the entry before's */
+    else if (!key_of_text(c, t, lens, k, &k, &last)) return false;
     if (k < 0 || (seen >> k & 1)) return fail(c);
     seen |= 1u << k;
-    if (k == t->text_key ? !(f->text = text_at_cursor(c, a, texts)) : !(f->m[k] = json_cursor_value(c))) return false;
+    if (as_before) {
+      f->m[k] = cols[k].val;
+    } else if (k == t->text_key) {
+      if (!(f->text = text_at_cursor(c, a, texts))) return false;
+    } else {
+      if (!(f->m[k] = column_value(c, &cols[k]))) return false;
+      cols[k].member = member, cols[k].member_len = (size_t)(c->p - member);
+    }
   }
   return !c->failed;
 }
@@ -102,13 +170,14 @@ enum { MAX_ROWS = 1 << 26 }; /* more entries than this is not a real capture */
 
 static bool table_of_text(JCursor *c, Arena *a, JTexts *texts, JTable *t) {
   size_t cap = 0, lens[JFIELDS_MAX];
+  Column cols[JFIELDS_MAX] = {{0}};
   for (int k = 0; k < t->nkeys; k++) lens[k] = strlen(t->keys[k]);
   t->rows = NULL, t->n = 0;
   if (!json_cursor_open(c, '[')) return false;
   for (bool first = true; json_cursor_more(c, ']', first); first = false) {
     if (t->n == MAX_ROWS) return fail(c);
     t->rows = arena_grow(a, t->rows, t->n, &cap, sizeof *t->rows);
-    if (!row_of_text(c, a, texts, t, lens, &t->rows[t->n++])) return false;
+    if (!row_of_text(c, a, texts, t, lens, cols, &t->rows[t->n++])) return false;
   }
   if (!t->rows) t->rows = arena_array(a, 1, sizeof *t->rows);
   return !c->failed;
