@@ -205,21 +205,15 @@ static bool take_scalar(Cursor *c, const JVal *v) {
 /* The text that spelled a container (SpellMemo) */
 typedef struct SpelledText { const char *text; size_t len; } SpelledText;
 
-/* v, a container, was spelled before by the bytes at c (past spaces): c
- * then past them. Only a container the memo may keep (memo_keeps) is in it. */
+/* v, a container outside the item's scratch arena, was spelled before by
+ * the bytes at c (past spaces): c then past them. */
 static bool memo_spelled(SpellMemo *m, Cursor *c, const JVal *v) {
-  if (!m || arena_holds(m->scratch, v)) return false;
   const SpelledText *t = omap_get(&m->spelled, omap_ptr(v));
   if (!t) return false;
   skip_space(c);
   if ((size_t)(c->end - c->p) < t->len || memcmp(c->p, t->text, t->len) != 0) return false;
   c->p += t->len;
   return true;
-}
-
-/* v lives until the result is compared (in the capture's arena, not an item's scratch) */
-static bool memo_keeps(const SpellMemo *m, const JVal *v) {
-  return m && !arena_holds(m->scratch, v) && arena_holds(m->keep, v);
 }
 
 /* text[0..len) spelled v: kept in the memo */
@@ -242,8 +236,9 @@ static bool spell(Cursor *c, const JVal *v, SpellMemo *memo) {
   const JVal *pending = v;
   while (ok) {
     if (pending) {
+      bool shared = memo && is_container(pending) && !arena_holds(memo->scratch, pending); /* not the item's own */
       if (!is_container(pending)) ok = take_scalar(c, pending);
-      else if (memo_spelled(memo, c, pending)) ok = true;
+      else if (shared && memo_spelled(memo, c, pending)) ok = true;
       else if ((ok = take(c, pending->kind == J_ARR ? '[' : '{'))) {
         if (depth == cap) {
           Frame *bigger = malloc(2 * cap * sizeof *bigger);
@@ -253,7 +248,8 @@ static bool spell(Cursor *c, const JVal *v, SpellMemo *memo) {
           stack = bigger;
           cap *= 2;
         }
-        stack[depth++] = (Frame){pending, 0, c->p - 1, memo_keeps(memo, pending)};
+        /* kept when it lives until the result is compared (in the capture's arena) */
+        stack[depth++] = (Frame){pending, 0, c->p - 1, shared && arena_holds(memo->keep, pending)};
       }
       pending = NULL;
       continue;

@@ -59,16 +59,17 @@ void json_push(Arena *a, JVal *arr, JVal *item) {
 }
 
 void json_set(Arena *a, JVal *obj, const char *key, JVal *val) {
+  size_t n = strlen(key);
   for (size_t i = 0; i < obj->n; i++)
-    if (strcmp(obj->u.obj[i].key, key) == 0) { obj->u.obj[i].val = val; return; }
+    if (obj->u.obj[i].keylen >= n && strcmp(obj->u.obj[i].key, key) == 0) { obj->u.obj[i].val = val; return; } /* (shorter: not equal) */
   if (needs_growth(obj->n)) {
     JMember *bigger = arena_array(a, obj->n ? obj->n * 2 : 4, sizeof(JMember));
     if (obj->n) memcpy(bigger, obj->u.obj, obj->n * sizeof(JMember));
     obj->u.obj = bigger;
   }
   JMember *m = &obj->u.obj[obj->n++];
-  m->key = arena_strdup(a, key);
-  m->keylen = strlen(key);
+  m->key = arena_strndup(a, key, n);
+  m->keylen = (uint32_t)n;
   m->val = val;
 }
 
