@@ -33,7 +33,7 @@ struct ArenaChunk {
   _Alignas(8) unsigned char data[];
 };
 
-enum { ARENA_MIN_CHUNK = 64 * 1024, ARENA_CLEAR_BLOCK = 16 * 1024 };
+enum { ARENA_MIN_CHUNK = 64 * 1024, ARENA_CLEAR_BLOCK = 16 * 1024, ARENA_CLEAR_FIRST = 1024 };
 #define ARENA_POOL_BYTES ((size_t)256 << 20)
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -189,12 +189,16 @@ static void out_of_memory(size_t bytes) {
 }
 
 /* Zero the head chunk past a->clean far enough for `need` bytes at a->cur:
- * at least a block, and nothing beyond what earlier arenas used (an arena
- * with max_chunk goes on into new memory a block at a time, so that
- * arena_alloc_slow can take a pooled chunk before it touches each block). */
+ * at least a block (as much as is clear already in the chunk, from
+ * ARENA_CLEAR_FIRST up to ARENA_CLEAR_BLOCK: a small capture's arenas clear
+ * little more than they use), and nothing beyond what earlier arenas used
+ * (an arena with max_chunk goes on into new memory a block at a time, so
+ * that arena_alloc_slow can take a pooled chunk before it touches each block). */
 static void clear_ahead(Arena *a, size_t need) {
   unsigned char *want = a->cur + need, *dirty_end = a->head->data + a->head->dirty;
-  if (want < a->clean + ARENA_CLEAR_BLOCK) want = a->clean + ARENA_CLEAR_BLOCK;
+  size_t block = (size_t)(a->clean - a->head->data);
+  block = block < ARENA_CLEAR_FIRST ? ARENA_CLEAR_FIRST : block > ARENA_CLEAR_BLOCK ? ARENA_CLEAR_BLOCK : block;
+  if (want < a->clean + block) want = a->clean + block;
   if (want > a->end) want = a->end;
   if (a->clean < dirty_end) {
     if (want > dirty_end) want = dirty_end; /* the next call finds new memory ahead */
