@@ -7,7 +7,7 @@
 #include "value.h"
 #include "omap.h"
 
-enum { BY_ID_PAGE_BITS = 10, BY_ID_PAGE = 1 << BY_ID_PAGE_BITS };
+enum { BY_ID_PAGE_BITS = 8, BY_ID_PAGE = 1 << BY_ID_PAGE_BITS }; /* 2 KiB pages: a small capture clears one */
 
 struct Interner {
   Arena *arena;

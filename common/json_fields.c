@@ -33,7 +33,7 @@ enum { TEXT_PREFIX = 48 };
 static void texts_grow(JTexts *t, Arena *a) {
   size_t old_n = t->nslots;
   JTextSlot *old = t->slots;
-  t->nslots = old_n ? 2 * old_n : 256;
+  t->nslots = old_n ? 2 * old_n : 16;
   t->slots = arena_array(a, t->nslots, sizeof *t->slots);
   for (size_t k = 0; k < old_n; k++) {
     if (!old[k].text) continue;
