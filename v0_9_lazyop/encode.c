@@ -69,13 +69,13 @@ static uint64_t node_key(const AstEncoder *e, const UOp *u) { return ((uint64_t)
 /* [op, null, arg, [src index...]] once its sources have indices */
 static void encode_node(AstEncoder *e, JVal *nodes, const UOp *u) {
   Arena *a = e->out;
-  JVal *n = json_arr(a), *src = json_arr(a);
+  JVal *n = json_arr_n(a, 4), *src = json_arr_n(a, u->nsrc);
   for (uint32_t k = 0; k < u->nsrc; k++)
-    json_push(a, src, shared_int(e, (int64_t)(uintptr_t)omap_get(&e->index, node_key(e, u->src[k])) - 1));
-  json_push(a, n, shared_name(e, u->op));
-  json_push(a, n, u->dtype ? dtype_to_json(&e->s->codec, u->dtype) : e->null);   /* LazyOps have none */
-  json_push(a, n, shared_arg(e, u->arg));
-  json_push(a, n, src);
+    src->u.arr[k] = shared_int(e, (int64_t)(uintptr_t)omap_get(&e->index, node_key(e, u->src[k])) - 1);
+  n->u.arr[0] = shared_name(e, u->op);
+  n->u.arr[1] = u->dtype ? dtype_to_json(&e->s->codec, u->dtype) : e->null;   /* LazyOps have none */
+  n->u.arr[2] = shared_arg(e, u->arg);
+  n->u.arr[3] = src;
   omap_put(&e->index, node_key(e, u), (void *)(uintptr_t)(nodes->n + 1));
   json_push(a, nodes, n);
 }
@@ -85,7 +85,7 @@ typedef struct AstFrame { const UOp *u; uint32_t next; } AstFrame;
 /* Post-order from the roots, sources in order, each node once (uop_toposort's order). */
 static JVal *encode_ast(AstEncoder *e, const UOp *const *roots, int nroots) {
   Arena *a = e->out;
-  JVal *nodes = json_arr(a), *jroots = json_arr(a), *g = json_obj(a);
+  JVal *nodes = json_arr(a), *jroots = json_arr_n(a, (size_t)nroots);
   size_t cap = 0, depth = 0;
   AstFrame *stack = NULL;
   for (int r = 0; r < nroots; r++) {
@@ -106,23 +106,23 @@ static JVal *encode_ast(AstEncoder *e, const UOp *const *roots, int nroots) {
     }
   }
   for (int r = 0; r < nroots; r++)
-    json_push(a, jroots, shared_int(e, (int64_t)(uintptr_t)omap_get(&e->index, node_key(e, roots[r])) - 1));
-  json_set(a, g, "nodes", nodes);
-  json_set(a, g, "roots", jroots);
+    jroots->u.arr[r] = shared_int(e, (int64_t)(uintptr_t)omap_get(&e->index, node_key(e, roots[r])) - 1);
   e->item++;
-  return g;
+  static const char *const keys[2] = {"nodes", "roots"};
+  JVal *vals[2] = {nodes, jroots};
+  return json_obj_fixed(a, 2, keys, vals);
 }
 
 static JVal *encode_item(AstEncoder *e, const ScheduleItem *si) {
   Arena *a = e->out;
-  JVal *o = json_obj(a), *bufs = json_arr(a);
-  json_set(a, o, "ast", encode_ast(e, si->ast, si->nast));
-  for (int i = 0; i < si->nbufs; i++) json_push(a, bufs, shared_int(e, si->bufs[i]->index));
-  json_set(a, o, "bufs", bufs);
-  JVal *meta = json_arr(a);   /* 0.9.1's ScheduleItem has no metadata */
-  for (int i = 0; i < si->nmetadata; i++) json_push(a, meta, json_str(a, si->metadata[i]));
-  json_set(a, o, "metadata", meta);
-  return o;
+  JVal *ast = encode_ast(e, si->ast, si->nast);
+  JVal *bufs = json_arr_n(a, (size_t)si->nbufs);
+  for (int i = 0; i < si->nbufs; i++) bufs->u.arr[i] = shared_int(e, si->bufs[i]->index);
+  JVal *meta = json_arr_n(a, (size_t)si->nmetadata);   /* 0.9.1's ScheduleItem has no metadata */
+  for (int i = 0; i < si->nmetadata; i++) meta->u.arr[i] = json_str(a, si->metadata[i]);
+  static const char *const keys[3] = {"ast", "bufs", "metadata"};
+  JVal *vals[3] = {ast, bufs, meta};
+  return json_obj_fixed(a, 3, keys, vals);
 }
 
 /* {"lazybuffers": [[lb, DT]], "buffers": [[buffer, DT, OPTIONS]]} in index order */
