@@ -419,7 +419,8 @@ Op op_parse(const char *s, TgVersion v) {
   return OP_NONE;
 }
 
-int op_value(Op op, TgVersion v) {
+/* Ops.value of every op of version v, numbered in the order ops.py lists them */
+static void number_ops(TgVersion v, int *values) {
   int n;
   const OpSpelling *t = table(v, &n);
   const char *cls = NULL;
@@ -429,9 +430,17 @@ int op_value(Op op, TgVersion v) {
     /* 0.9.1: numbering restarts with each class */
     if (!tg_features(v)->ops_values_global && (!cls || strncmp(cls, t[i].name, (size_t)(dot - t[i].name)) != 0)) { cls = t[i].name; value = 0; }
     value++;
-    if (t[i].op == op) return value;
+    if (values[t[i].op] == 0) values[t[i].op] = value;
   }
-  return 0;
+}
+
+/* (numbered once per version: the tables are constant and tsched runs one thread) */
+int op_value(Op op, TgVersion v) {
+  static int values[TG_NVERSIONS][OP_COUNT];
+  static bool numbered[TG_NVERSIONS];
+  if ((unsigned)v >= TG_NVERSIONS || (unsigned)op >= OP_COUNT) return 0;
+  if (!numbered[v]) { number_ops(v, values[v]); numbered[v] = true; }
+  return values[v][op];
 }
 
 /* ---- GroupOp ---- */
