@@ -158,40 +158,56 @@ static bool check_top(Capture *c, Status *st) {
   return true;
 }
 
-bool capture_reader_next(CaptureReader *r, Arena *a, Capture *c, Status *st) {
-  memset(st, 0, sizeof *st);
-  memset(c, 0, sizeof *c);
-  /* skip blank lines */
+/* The next non-blank line, [*start, *end) of r->data, r then past it;
+ * false at the end of the file. */
+static bool next_line(CaptureReader *r, size_t *start, size_t *end) {
   for (;;) {
     if (r->pos >= r->len) return false;
     const char *nl = memchr(r->data + r->pos, '\n', r->len - r->pos);
-    size_t end = nl ? (size_t)(nl - r->data) : r->len;
+    *end = nl ? (size_t)(nl - r->data) : r->len;
     r->line++;
-    size_t start = r->pos;
-    r->pos = end + 1;
-    bool blank = true;
-    for (size_t i = start; i < end && blank; i++)
-      if (r->data[i] != ' ' && r->data[i] != '\t' && r->data[i] != '\r') blank = false;
-    if (blank) continue;
-    c->file = r->path;
-    c->line = r->line;
-    c->name = "?";
-    c->oracle_seconds = -1;
-    c->bytes = end - start;
-    char err[256];
-    unsigned raw = JSON_RAW_UNKNOWN | (r->raw_schedule_items ? JSON_RAW_SCHEDULE_ITEMS : 0) | (r->raw_input ? JSON_RAW_INPUT : 0);
-    c->root = json_parse_capture(a, r->data + start, end - start, raw, err, sizeof err);
-    if (!c->root) {
-      status_bad_input(st, "%s:%zu: %s", r->path, r->line, err);
-      if (++r->not_json == MAX_NOT_JSON && r->pos < r->len)
-        snprintf(r->gave_up, sizeof r->gave_up, "%s: %d lines in a row are not JSON (binary data?): the rest of the file is not read",
-                 r->path, MAX_NOT_JSON);
-      return true;
-    }
+    *start = r->pos;
+    r->pos = *end + 1;
+    for (size_t i = *start; i < *end; i++)
+      if (r->data[i] != ' ' && r->data[i] != '\t' && r->data[i] != '\r') return true;
+  }
+}
+
+void capture_reader_count(CaptureReader *r, bool not_json, bool more) {
+  if (!not_json) {
     r->not_json = 0;
-    check_top(c, st);
+    return;
+  }
+  if (++r->not_json == MAX_NOT_JSON && more)
+    snprintf(r->gave_up, sizeof r->gave_up, "%s: %d lines in a row are not JSON (binary data?): the rest of the file is not read",
+             r->path, MAX_NOT_JSON);
+}
+
+bool capture_reader_next(CaptureReader *r, Arena *a, Capture *c, Status *st) {
+  memset(st, 0, sizeof *st);
+  memset(c, 0, sizeof *c);
+  size_t start, end;
+  if (!next_line(r, &start, &end)) return false;
+  c->file = r->path;
+  c->line = r->line;
+  c->name = "?";
+  c->oracle_seconds = -1;
+  c->bytes = end - start;
+  char err[256];
+  unsigned raw = JSON_RAW_UNKNOWN | (r->raw_schedule_items ? JSON_RAW_SCHEDULE_ITEMS : 0) | (r->raw_input ? JSON_RAW_INPUT : 0);
+  c->root = json_parse_capture(a, r->data + start, end - start, raw, err, sizeof err);
+  capture_reader_count(r, !c->root, r->pos < r->len);
+  if (!c->root) {
+    status_bad_input(st, "%s:%zu: %s", r->path, r->line, err);
     return true;
   }
+  check_top(c, st);
+  return true;
+}
+
+bool capture_reader_skip(CaptureReader *r) {
+  size_t start, end;
+  return next_line(r, &start, &end);
 }
 
 const JVal *capture_input(const Capture *c, Arena *a, Status *st) {

@@ -53,6 +53,15 @@ bool capture_reader_open(CaptureReader *r, const char *path, Status *st);
  * After it, r->gave_up non-empty says the reader stops there: the caller
  * reports that message once and goes on with the next file. */
 bool capture_reader_next(CaptureReader *r, Arena *a, Capture *c, Status *st);
+/* Past the next non-blank line without reading it (a worker process's
+ * copy of the reader passing the lines another one replays); false at the
+ * end of the file. */
+bool capture_reader_skip(CaptureReader *r);
+/* Counts a line that was (not_json) or was not JSON the way
+ * capture_reader_next does, `more` saying whether lines follow it: the
+ * file is given up (gave_up) after several in a row. For lines read by
+ * another copy of the reader. */
+void capture_reader_count(CaptureReader *r, bool not_json, bool more);
 void capture_reader_close(CaptureReader *r);
 
 /* c->input as a tree: itself, or, when the reader left it as text

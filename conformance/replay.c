@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "conformance/schedulers.h"
+#include "jobs.h"
 #include "tools.h"
 #include "trace.h"
 
@@ -305,6 +306,11 @@ static void usage(FILE *f) {
           "        exit 0 when nothing was checked (see EXIT STATUS)\n"
           "    -L, --follow\n"
           "        follow symbolic links in folders (a folder reached twice is skipped)\n"
+          "    --jobs N\n"
+          "        replay with N worker processes (1 to 64; default: the processors\n"
+          "        tsched may run on). The workers share out each file's captures;\n"
+          "        what is printed and counted, and its order, is what one process\n"
+          "        gives. A version's seconds are its captures' times added up.\n"
           "    -h, --help\n"
           "        this text\n"
           "\n"
@@ -324,6 +330,8 @@ static void usage(FILE *f) {
 
 typedef struct ReplayRun {
   bool json, verbose, allow_empty, follow, trace;
+  int jobs;                /* --jobs: worker processes per file (1: this one alone) */
+  FILE *out, *err;         /* where reports go: stdout and stderr, a worker's buffers in a worker */
   TraceFile traces;        /* --trace: the companion trace file of the file being replayed */
   bool traces_loaded;
   Tally t[TG_NVERSIONS];
@@ -353,8 +361,8 @@ static void report(const ReplayRun *run, const char *type, const Capture *c, con
                        : strcmp(type, "error") == 0     ? "ERROR"
                        : strcmp(type, "trace_fail") == 0 ? "TRACE"
                                                          : "UNSUPPORTED";
-    if (c->name && strcmp(c->name, "?") != 0) term_printf(stdout, "%s %s:%zu %s: %s\n", word, c->file, c->line, c->name, why);
-    else term_printf(stdout, "%s %s\n", word, why);
+    if (c->name && strcmp(c->name, "?") != 0) term_printf(run->out, "%s %s:%zu %s: %s\n", word, c->file, c->line, c->name, why);
+    else term_printf(run->out, "%s %s\n", word, why);
     return;
   }
   StrBuf b = {0};
@@ -365,7 +373,7 @@ static void report(const ReplayRun *run, const char *type, const Capture *c, con
   json_field(&b, "generation", c->generation_known ? tg_version_name(c->generation) : NULL);
   json_field(&b, "why", why);
   sb_puts(&b, "}\n");
-  sb_flush(&b, stdout);
+  sb_flush(&b, run->out);
   sb_free(&b);
 }
 
@@ -477,50 +485,169 @@ static void load_traces(ReplayRun *run, const char *path) {
   run->traces_loaded = trace_file_load(&run->traces, tp, err, sizeof err);
 }
 
-static void replay_file(ReplayRun *run, const char *path) {
-  CaptureReader r;
+/* What a line can change in a run's counts (a worker sends it back, jobs.h) */
+typedef struct Counts {
+  Tally t[TG_NVERSIONS];
+  size_t file_errors, unknown_errors, unknown_versions, unlisted_fails;
+} Counts;
+
+static Counts counts_of(const ReplayRun *run) {
+  Counts c = {.file_errors = run->file_errors, .unknown_errors = run->unknown_errors,
+              .unknown_versions = run->unknown_versions, .unlisted_fails = run->known.unlisted_fails};
+  memcpy(c.t, run->t, sizeof c.t);
+  return c;
+}
+
+/* *x += sign * d, field by field */
+static void tally_add(Tally *x, const Tally *d, int sign) {
+  x->pass += (size_t)sign * d->pass, x->fail += (size_t)sign * d->fail;
+  x->unsupported += (size_t)sign * d->unsupported, x->errors += (size_t)sign * d->errors;
+  x->trace_same += (size_t)sign * d->trace_same, x->trace_differ += (size_t)sign * d->trace_differ;
+  x->trace_none += (size_t)sign * d->trace_none, x->seconds += sign * d->seconds;
+}
+
+static void counts_add(Counts *x, const Counts *d, int sign) {
+  for (int v = 0; v < TG_NVERSIONS; v++) tally_add(&x->t[v], &d->t[v], sign);
+  x->file_errors += (size_t)sign * d->file_errors, x->unknown_errors += (size_t)sign * d->unknown_errors;
+  x->unknown_versions += (size_t)sign * d->unknown_versions, x->unlisted_fails += (size_t)sign * d->unlisted_fails;
+}
+
+static void counts_set(ReplayRun *run, const Counts *c) {
+  memcpy(run->t, c->t, sizeof run->t);
+  run->file_errors = c->file_errors, run->unknown_errors = c->unknown_errors;
+  run->unknown_versions = c->unknown_versions, run->known.unlisted_fails = c->unlisted_fails;
+}
+
+typedef enum { LINE_NEXT, LINE_STOP, LINE_END } LineEnd;
+
+/* The next line of r: read, replayed, counted and reported. LINE_STOP: the
+ * file is not read further (not captures; the reader gave up). */
+static LineEnd replay_line(ReplayRun *run, CaptureReader *r, const char *path) {
+  Arena a;
+  arena_init(&a);
+  Capture c;
   Status st;
-  if (!capture_reader_open(&r, path, &st)) {
+  if (!capture_reader_next(r, &a, &c, &st)) { arena_free(&a); return LINE_END; }
+  double t0 = now_seconds();
+  const char *other = c.line == 1 ? other_tsched_format(&c) : NULL;
+  if (other) { /* not captures: skip the file, it is no error */
+    term_printf(run->err, "SKIP %s: a %s file, not captures\n", path, other);
+    arena_free(&a);
+    return LINE_STOP;
+  }
+  if (st.kind == ST_UNSUPPORTED) { /* a version this tsched does not know */
+    if (run->verbose) report(run, "unsupported", &(Capture){.file = c.file, .line = c.line, .name = "?"}, st.msg);
+    run->unknown_versions++;
+  } else if (st.kind != ST_OK) {
+    report(run, "error", &(Capture){.file = c.file, .line = c.line, .name = "?"}, st.msg);
+    if (c.generation_known) run->t[c.generation].errors++;
+    else run->unknown_errors++;
+  } else {
+    replay_one(run, &c, &a, t0);
+  }
+  arena_free(&a);
+  return LINE_NEXT;
+}
+
+/* The reader's verdict on the rest of the file, once */
+static bool reader_gave_up(ReplayRun *run, const CaptureReader *r, const char *path) {
+  if (!r->gave_up[0]) return false;
+  report_file(run, path, r->gave_up);
+  run->file_errors++;
+  return true;
+}
+
+/* The file at path opened for replaying, its traces loaded; false (reported) when it cannot be read */
+static bool open_file(ReplayRun *run, const char *path, CaptureReader *r) {
+  Status st;
+  if (!capture_reader_open(r, path, &st)) {
     report_file(run, path, st.msg);
     run->file_errors++;
-    return;
+    return false;
   }
-  r.raw_schedule_items = true; /* compare materializes expected.schedule's items one by one */
-  r.raw_input = true;          /* each generation materializes the input while it decodes it */
+  r->raw_schedule_items = true; /* compare materializes expected.schedule's items one by one */
+  r->raw_input = true;          /* each generation materializes the input while it decodes it */
   if (run->trace) load_traces(run, path);
-  for (;;) {
-    Arena a;
-    arena_init(&a);
-    Capture c;
-    if (!capture_reader_next(&r, &a, &c, &st)) { arena_free(&a); break; }
-    double t0 = now_seconds();
-    const char *other = c.line == 1 ? other_tsched_format(&c) : NULL;
-    if (other) { /* not captures: skip the file, it is no error */
-      term_printf(stderr, "SKIP %s: a %s file, not captures\n", path, other);
-      arena_free(&a);
-      break;
-    }
-    if (st.kind == ST_UNSUPPORTED) { /* a version this tsched does not know */
-      if (run->verbose) report(run, "unsupported", &(Capture){.file = c.file, .line = c.line, .name = "?"}, st.msg);
-      run->unknown_versions++;
-    } else if (st.kind != ST_OK) {
-      report(run, "error", &(Capture){.file = c.file, .line = c.line, .name = "?"}, st.msg);
-      if (c.generation_known) run->t[c.generation].errors++;
-      else run->unknown_errors++;
-    } else {
-      replay_one(run, &c, &a, t0);
-    }
-    arena_free(&a);
-    if (r.gave_up[0]) { /* the reader's verdict on the rest of the file */
-      report_file(run, path, r.gave_up);
-      run->file_errors++;
-      break;
-    }
-  }
+  return true;
+}
+
+/* The lines of r from its position on, here, one by one */
+static void replay_lines(ReplayRun *run, CaptureReader *r, const char *path) {
+  while (replay_line(run, r, path) == LINE_NEXT && !reader_gave_up(run, r, path)) {}
+}
+
+static void replay_file(ReplayRun *run, const char *path) {
+  CaptureReader r;
+  if (!open_file(run, path, &r)) return;
+  replay_lines(run, &r, path);
   capture_reader_close(&r);
 }
 
-enum { OPT_JSON, OPT_VERBOSE, OPT_KNOWN, OPT_ALLOW_EMPTY, OPT_FOLLOW, OPT_TRACE };
+/* ---- --jobs: the lines shared out among worker processes (jobs.h) ---- */
+
+typedef struct JobsCtx { ReplayRun *run; char **paths; } JobsCtx;
+
+/* The change in run's counts since `before`, into d */
+static void counts_since(const ReplayRun *run, const Counts *before, Counts *d) {
+  *d = counts_of(run);
+  counts_add(d, before, -1);
+}
+
+/* in a worker: file f opened (a file that cannot be read is reported into out) */
+static bool open_job(void *ctx, size_t f, CaptureReader *r, FILE *out, void *counts) {
+  JobsCtx *x = ctx;
+  Counts before = counts_of(x->run);
+  x->run->out = out;
+  bool ok = open_file(x->run, x->paths[f], r);
+  counts_since(x->run, &before, counts);
+  return ok;
+}
+
+/* in a worker: one line, reported into out / err, its change to the counts into counts */
+static unsigned replay_job(void *ctx, size_t f, CaptureReader *r, FILE *out, FILE *err, void *counts) {
+  JobsCtx *x = ctx;
+  Counts before = counts_of(x->run);
+  x->run->out = out, x->run->err = err;
+  LineEnd end = replay_line(x->run, r, x->paths[f]);
+  counts_since(x->run, &before, counts);
+  return end == LINE_END ? JOB_END : end == LINE_STOP ? JOB_STOP : 0;
+}
+
+/* in the parent, in order: printed and counted as if replayed here */
+static bool apply_job(void *ctx, CaptureReader *count, const JobResult *res) {
+  JobsCtx *x = ctx;
+  ReplayRun *run = x->run;
+  fwrite(res->out, 1, res->out_len, run->out); /* buffered as a line replayed here would be */
+  fwrite(res->err, 1, res->err_len, run->err);
+  Counts c = counts_of(run);
+  counts_add(&c, res->counts, 1);
+  counts_set(run, &c);
+  return !reader_gave_up(run, count, x->paths[res->file]);
+}
+
+/* in the parent: file f from line `from` on, here */
+static void rest_job(void *ctx, size_t f, size_t from, const CaptureReader *count) {
+  JobsCtx *x = ctx;
+  CaptureReader r;
+  if (!open_file(x->run, x->paths[f], &r)) return;
+  for (size_t k = 0; k < from && capture_reader_skip(&r); k++) {}
+  r.not_json = count->not_json;
+  replay_lines(x->run, &r, x->paths[f]);
+  capture_reader_close(&r);
+}
+
+static void replay_files(ReplayRun *run, char **paths, size_t n) {
+  if (run->jobs <= 1) {
+    for (size_t i = 0; i < n; i++) replay_file(run, paths[i]);
+    return;
+  }
+  JobsCtx ctx = {run, paths};
+  JobsSpec spec = {.jobs = run->jobs, .nfiles = n, .counts_size = sizeof(Counts), .open = open_job, .work = replay_job,
+                   .apply = apply_job, .rest = rest_job, .paths = (const char *const *)paths, .ctx = &ctx};
+  jobs_run(&spec);
+}
+
+enum { OPT_JSON, OPT_VERBOSE, OPT_KNOWN, OPT_ALLOW_EMPTY, OPT_FOLLOW, OPT_TRACE, OPT_JOBS };
 static const CliOption options[] = {
   {"json", 'j', NULL, OPT_JSON},
   {"verbose", 'v', NULL, OPT_VERBOSE},
@@ -528,6 +655,7 @@ static const CliOption options[] = {
   {"allow-empty", 0, NULL, OPT_ALLOW_EMPTY},
   {"follow", 'L', NULL, OPT_FOLLOW},
   {"trace", 't', NULL, OPT_TRACE},
+  {"jobs", 0, "N", OPT_JOBS},
 };
 
 /* The exit status (see usage) */
@@ -547,8 +675,9 @@ static int verdict(const ReplayRun *run) {
 }
 
 int cmd_replay(int argc, char **argv) {
-  ReplayRun run = {0};
+  ReplayRun run = {.out = stdout, .err = stderr, .jobs = jobs_available()};
   CliParser p;
+  size_t jobs;
   cli_init(&p, "replay", options, sizeof options / sizeof options[0], usage, argc, argv);
   for (int id; (id = cli_next(&p)) != CLI_END;) {
     switch (id) {
@@ -557,6 +686,9 @@ int cmd_replay(int argc, char **argv) {
       case OPT_ALLOW_EMPTY: run.allow_empty = true; break;
       case OPT_FOLLOW: run.follow = true; break;
       case OPT_TRACE: run.trace = true; break;
+      case OPT_JOBS:
+        if (cli_index(&p, "--jobs", 1, 64, &jobs)) run.jobs = (int)jobs;
+        break;
       case OPT_KNOWN:
         if (!known_load(&run.known, p.value)) p.status = 2;
         break;
@@ -567,7 +699,7 @@ int cmd_replay(int argc, char **argv) {
   if (status < 0) {
     char **files;
     size_t nfiles = collect_capture_files("replay", p.noperands, p.operands, run.follow, &files, &run.file_errors);
-    for (size_t i = 0; i < nfiles; i++) replay_file(&run, files[i]);
+    replay_files(&run, files, nfiles);
     free_paths(files, nfiles);
     print_summary(&run);
     status = verdict(&run);

@@ -93,6 +93,7 @@ tsched_unit_test(test_v0_9_schedule)
 # The replayer comparing the schedule item by item while it is encoded
 # (conformance/replay.c), on the tools' sample captures.
 add_executable(test_replay ${CMAKE_SOURCE_DIR}/conformance/tests/test_replay.c ${CMAKE_SOURCE_DIR}/conformance/replay.c
+               ${CMAKE_SOURCE_DIR}/conformance/jobs.c
                ${CMAKE_SOURCE_DIR}/conformance/bench.c ${TSCHED_TOOL_SOURCES})
 target_include_directories(test_replay PRIVATE ${CMAKE_SOURCE_DIR}/conformance ${CMAKE_SOURCE_DIR}/conformance/tools)
 target_link_libraries(test_replay PRIVATE tsched_core ${CMOCKA_LIBRARY})

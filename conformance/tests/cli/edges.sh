@@ -113,4 +113,23 @@ if [ "$sanitized" = 0 ] && [ -x /usr/bin/time ]; then
 else
   echo "ok - memory of big inputs # SKIP sanitized build or no GNU time"
 fi
+# -- --jobs N: worker processes print and count what one process does, in the same order
+same_jobs() { # same_jobs WHAT ARGS...: replay ARGS alone and with 3 workers, outputs alike but for the seconds
+  what=$1; shift
+  timeout 60 "$tsched" replay --jobs 1 "$@" > "$tmp/one" 2>&1; a=$?
+  timeout 60 "$tsched" replay --jobs 3 "$@" > "$tmp/three" 2>&1; b=$?
+  sed -E 's/ +[0-9]+\.[0-9]+ s$//; s/"seconds": [0-9.]+/"seconds": S/' "$tmp/one" > "$tmp/one.s"
+  sed -E 's/ +[0-9]+\.[0-9]+ s$//; s/"seconds": [0-9.]+/"seconds": S/' "$tmp/three" > "$tmp/three.s"
+  [ "$a" = "$b" ] && cmp -s "$tmp/one.s" "$tmp/three.s"; s=$?
+  [ $s = 0 ] || { echo "# exit $a and $b"; diff "$tmp/one.s" "$tmp/three.s" | head -10 | sed 's/^/#   /'; }
+  check "--jobs 3: $what" test $s = 0
+}
+bad=$root/conformance/tests/bad-input
+{ zcat "$sample" | head -n 3; head -c 20000 "$tsched" | tr '\n' ' ' | fold -w 500; echo; zcat "$sample" | head -n 2; } > "$tmp/mixed.jsonl"
+{ zcat "$sample" | head -n 2; printf 'not json\n\n  \n[1,\n{"a": 1}\n'; zcat "$sample" | tail -n 2; } > "$tmp/few-bad.jsonl"
+same_jobs "failures, bad lines and a missing file" "$bad/one-failing.txt" "$bad/broken-captures.txt" "$bad/buffer-sizes.txt" "$tmp/nosuch.jsonl"
+same_jobs "lines not JSON: the file given up at the same line" "$tmp/mixed.jsonl" "$tmp/few-bad.jsonl" "$tmp/garbage.jsonl"
+same_jobs "--json --verbose, a vectors file skipped, an empty file" --json --verbose "$bad/one-failing.txt" \
+  "$root/conformance/vectors/st-v0.9.1.jsonl.gz" "$tmp/empty.jsonl" "$root/conformance/tests/tools"
+same_jobs "--trace" --trace "$root/conformance/tests/tools"
 exit $failed
