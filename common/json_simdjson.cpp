@@ -935,6 +935,42 @@ struct Reader {
     }
   }
 
+  /* A flat array of at most 16 integers written compactly ("[3,1,4]": no
+   * spaces, no fraction or exponent, at most 18 digits each; node sources,
+   * shapes, strides) read in one pass: the JVal the general path makes of
+   * it, from the same shared integers and the same container cache. NULL,
+   * p unmoved, for any other text (the general path reads it, or names its
+   * error). */
+  JVal *int_array() {
+    enum { MAX_ITEMS = 16 };
+    if (open_containers.size >= max_depth) return nullptr;
+    const unsigned char *mark = b.arena->cur;
+    JVal *kids[MAX_ITEMS];
+    size_t n = 0;
+    const char *q = p + 1;
+    if (q < end && *q == ']') {
+      p = q + 1;
+      return b.container(J_ARR, kids, 0, mark);
+    }
+    for (;;) {
+      if (n == MAX_ITEMS || q >= end) return nullptr;
+      bool negative = *q == '-';
+      q += negative;
+      const char *digits = q;
+      while (q < end && *q >= '0' && *q <= '9') q++;
+      size_t count = size_t(q - digits);
+      if (count == 0 || count > 18 || (*digits == '0' && count > 1) || q >= end) return nullptr;
+      uint64_t magnitude = 0;
+      for (const char *d = digits; d < q; d++) magnitude = magnitude * 10 + uint64_t(*d - '0');
+      kids[n++] = b.int_val(negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude));
+      if (*q == ']') break;
+      if (*q != ',') return nullptr;
+      q++;
+    }
+    p = q + 1;
+    return b.container(J_ARR, kids, n, mark);
+  }
+
   /* The whole document. */
   JVal *document() {
     skip_space();
@@ -947,6 +983,8 @@ struct Reader {
         bool raw_item = role == ROLE_NONE && !open_containers.empty() && open_containers.back().role == ROLE_SCHEDULE;
         if (raw_item || role == ROLE_INPUT || role == ROLE_SKIP) {
           v = raw();
+        } else if (*p == '[' && (v = int_array())) {
+          /* read whole */
         } else {
           if (!open(role)) return nullptr;
           const OpenContainer &c = open_containers.back();

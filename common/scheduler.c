@@ -11,8 +11,10 @@ static int current_phase = -1;
 static double phase_started;
 
 static clockid_t phase_clock_id = CLOCK_MONOTONIC;
+static bool phase_timing;
 
 void phase_use_cpu_time(bool cpu_time) { phase_clock_id = cpu_time ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC; }
+void phase_use_timing(bool on) { phase_timing = on; }
 
 double phase_clock(void) {
   struct timespec ts;
@@ -26,14 +28,14 @@ void phase_reset(void) {
 }
 
 void phase_finish(void) {
-  if (current_phase >= 0) phase_time[current_phase] += phase_clock() - phase_started;
+  if (phase_timing && current_phase >= 0) phase_time[current_phase] += phase_clock() - phase_started;
   current_phase = -1;
 }
 
 void phase_enter(Phase p) {
   phase_finish();
   current_phase = (int)p;
-  phase_started = phase_clock();
+  if (phase_timing) phase_started = phase_clock();
 }
 
 double phase_seconds(Phase p) { return phase_time[p]; }

@@ -68,5 +68,9 @@ double phase_seconds(Phase p);
  * or with cpu_time the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID:
  * what other processes of a shared machine take from it is not counted). */
 void phase_use_cpu_time(bool cpu_time);
+/* Whether phases are timed at all (off unless asked: `tsched bench` asks;
+ * a replay reads the clock per capture only, four reads per schedule item
+ * cost it 1-2 %). Off, phase_seconds is 0. */
+void phase_use_timing(bool on);
 double phase_clock(void);
 #endif

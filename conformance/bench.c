@@ -408,8 +408,9 @@ static bool replay_pass(const char *path, FilePass *f) {
   CaptureReader r;
   Status st;
   *f = (FilePass){.generation = -2};
+  phase_use_timing(false); /* as `tsched replay` runs */
   double t0 = now_seconds();
-  if (!capture_reader_open(&r, path, &st)) return false;
+  if (!capture_reader_open(&r, path, &st)) { phase_use_timing(true); return false; }
   r.raw_schedule_items = true;
   r.raw_input = true;
   for (;;) {
@@ -429,6 +430,7 @@ static bool replay_pass(const char *path, FilePass *f) {
   }
   capture_reader_close(&r);
   f->seconds = now_seconds() - t0;
+  phase_use_timing(true);
   return true;
 }
 
@@ -502,6 +504,7 @@ static void bench_file(BenchRun *run, const char *path) {
 int cmd_bench(int argc, char **argv) {
   BenchRun run = {.memory = true, .repeat = 3};
   CliParser p;
+  phase_use_timing(true);
   cli_init(&p, "bench", options, sizeof options / sizeof options[0], usage, argc, argv);
   size_t repeat;
   for (int id; (id = cli_next(&p)) != CLI_END;) {
