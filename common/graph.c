@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "heap.h"
 
 void codec_init(Codec *c, Interner *in, TgVersion v) {
   memset(c, 0, sizeof *c);
@@ -275,19 +276,28 @@ static const Value *memo_value(Codec *c, GraphMemo *m, const JVal *j, const char
   return v;
 }
 
-static bool decode_node(Codec *c, GraphMemo *m, const JVal *e, size_t i, const UOp **nodes, const char *where,
-                        const UOp **out, Status *st) {
-  if (e->kind != J_ARR || e->n != 4)
-    return status_bad_input(st, "%s node %zu: must be [op, dtype, arg, [src...]]", where, i);
-  const JVal *jop = e->u.arr[0], *jdt = e->u.arr[1], *jsrc = e->u.arr[3];
+/* Node i's op, dtype and arg from their fields */
+static bool decode_head(Codec *c, GraphMemo *m, const JVal *const f[3], size_t i, const char *where, Op *op,
+                        const DType **dt, const Value **arg, Status *st) {
+  const JVal *jop = f[0], *jdt = f[1], *jarg = f[2];
   if (jop->kind != J_STR) return status_bad_input(st, "%s node %zu: op must be a string", where, i);
-  Op op = memo_op(m, jop, c->v);
-  if (op == OP_NONE) return status_bad_input(st, "%s node %zu: unknown op \"%s\"", where, i, jop->u.s);
-  const DType *dt = NULL; /* only 0.9.1's LazyOps have no dtype (null) */
-  if ((jdt->kind != J_NULL || !tg_features(c->v)->ast_is_lazyop) && !(dt = memo_dtype(m, jdt, where, st)))
+  *op = memo_op(m, jop, c->v);
+  if (*op == OP_NONE) return status_bad_input(st, "%s node %zu: unknown op \"%s\"", where, i, jop->u.s);
+  *dt = NULL; /* only 0.9.1's LazyOps have no dtype (null) */
+  if ((jdt->kind != J_NULL || !tg_features(c->v)->ast_is_lazyop) && !(*dt = memo_dtype(m, jdt, where, st)))
     return at_node(st, where, i);
-  const Value *arg = memo_value(c, m, e->u.arr[2], where, st);
-  if (!arg) return at_node(st, where, i);
+  *arg = memo_value(c, m, jarg, where, st);
+  return *arg ? true : at_node(st, where, i);
+}
+
+/* Node i of a graph from its four fields [op, dtype, arg, [src...]] */
+static bool decode_fields(Codec *c, GraphMemo *m, const JVal *const f[4], size_t i, const UOp **nodes, const char *where,
+                          const UOp **out, Status *st) {
+  Op op;
+  const DType *dt;
+  const Value *arg;
+  if (!decode_head(c, m, f, i, where, &op, &dt, &arg, st)) return false;
+  const JVal *jsrc = f[3];
   if (jsrc->kind != J_ARR) return status_bad_input(st, "%s node %zu: sources must be an array", where, i);
   if (jsrc->n > UINT32_MAX) return status_bad_input(st, "%s node %zu: too many sources", where, i);
   const UOp *few[16]; /* uop_new copies the sources */
@@ -302,6 +312,17 @@ static bool decode_node(Codec *c, GraphMemo *m, const JVal *e, size_t i, const U
   return true;
 }
 
+static bool decode_node(Codec *c, GraphMemo *m, const JVal *e, size_t i, const UOp **nodes, const char *where,
+                        const UOp **out, Status *st) {
+  if (e->kind != J_ARR || e->n != 4)
+    return status_bad_input(st, "%s node %zu: must be [op, dtype, arg, [src...]]", where, i);
+  return decode_fields(c, m, (const JVal *const *)e->u.arr, i, nodes, where, out, st);
+}
+
+static void graph_memo_init(GraphMemo *m) {
+  memset(m->op_j, 0, sizeof m->op_j), memset(m->dt_j, 0, sizeof m->dt_j), memset(m->arg_j, 0, sizeof m->arg_j);
+}
+
 bool graph_decode(Codec *c, const JVal *g, const char *where, const UOp ***nodes_out, size_t *nnodes,
                   const UOp ***roots_out, size_t *nroots, Status *st) {
   const JVal *jn = json_get(g, "nodes"), *jr = json_get(g, "roots");
@@ -309,7 +330,7 @@ bool graph_decode(Codec *c, const JVal *g, const char *where, const UOp ***nodes
     return status_bad_input(st, "%s: a graph needs \"nodes\" and \"roots\" arrays", where);
   const UOp **nodes = arena_array(c->arena, jn->n ? jn->n : 1, sizeof *nodes);
   GraphMemo memo;
-  memset(memo.op_j, 0, sizeof memo.op_j), memset(memo.dt_j, 0, sizeof memo.dt_j), memset(memo.arg_j, 0, sizeof memo.arg_j);
+  graph_memo_init(&memo);
   for (size_t i = 0; i < jn->n; i++)
     if (!decode_node(c, &memo, jn->u.arr[i], i, nodes, where, &nodes[i], st)) return false;
   const UOp **roots = arena_array(c->arena, jr->n ? jr->n : 1, sizeof *roots);
@@ -324,6 +345,142 @@ bool graph_decode(Codec *c, const JVal *g, const char *where, const UOp ***nodes
   *roots_out = roots;
   *nroots = jr->n;
   return true;
+}
+
+/* ---- a graph read from its text ---- */
+
+/* The op, dtype and arg fields read before, by their text: a field whose
+ * bytes are a known text's is that text's value, read once (a graph's
+ * nodes repeat them: gpt2's 2,432 name 21 ops, 4 dtypes, 295 args).
+ * Direct-mapped on the text's hash, the node before's fields checked
+ * first; a miss reads the value. */
+enum { TEXT_MEMO_MIN = 16, TEXT_MEMO_MAX = 512, TEXT_PER_SLOT = 64 }; /* slots: a power of two, one per 64 bytes of text */
+typedef struct TextSlot { const char *text; size_t len; const JVal *val; } TextSlot;
+typedef struct TextRead {
+  GraphMemo memo;                 /* the values decoded, by their JVal */
+  TextSlot last[3], *slot;        /* slot: nslots of them (heap) */
+  size_t nslots;
+  const UOp **src;                /* a node's sources (heap) */
+  size_t src_cap;
+} TextRead;
+
+/* The extent of the field at the cursor as the recorder writes it (no
+ * space before it): a string without escapes, an array or object, or a
+ * number or literal up to ',' or ']'; 0 when it is none of these */
+static size_t field_len(const JCursor *cur) {
+  const char *p = cur->p, *end = cur->end;
+  if (p >= end) return 0;
+  if (*p == '"') {
+    const char *q = memchr(p + 1, '"', (size_t)(end - p - 1));
+    return q && !memchr(p + 1, '\\', (size_t)(q - p - 1)) ? (size_t)(q + 1 - p) : 0;
+  }
+  if (*p == '{' || *p == '[') {
+    JCursor probe = *cur;
+    const char *text;
+    size_t n;
+    return json_cursor_text(&probe, &text, &n) ? n : 0;
+  }
+  const char *q = p;
+  while (q < end && *q != ',' && *q != ']' && *q != '}' && *q != ' ') q++;
+  return (size_t)(q - p);
+}
+
+static bool same_field(const TextSlot *s, const JCursor *cur, size_t len) {
+  return s->text && s->len == len && memcmp(s->text, cur->p, len) == 0;
+}
+
+/* Field k (op, dtype, arg) of a node at the cursor, the cursor past it */
+static const JVal *field_read(TextRead *t, JCursor *cur, int k) {
+  size_t len = field_len(cur);
+  if (len && same_field(&t->last[k], cur, len)) {
+    cur->p += len;
+    return t->last[k].val;
+  }
+  TextSlot *s = len ? &t->slot[json_text_hash(cur->p, len) & (t->nslots - 1)] : NULL;
+  if (s && same_field(s, cur, len)) {
+    cur->p += len;
+    return (t->last[k] = *s).val;
+  }
+  const char *at = cur->p;
+  const JVal *v = json_cursor_value(cur);
+  if (v && s && (size_t)(cur->p - at) == len) *s = t->last[k] = (TextSlot){at, len, v};
+  return v;
+}
+
+/* The sources [j, ...] of node i at the cursor into t->src, each an index
+ * below i written as plain digits; their count, or -1 when not so */
+static long sources_read(TextRead *t, JCursor *cur, size_t i, const UOp **nodes) {
+  const char *p = cur->p, *end = cur->end;
+  if (p >= end || *p++ != '[') return -1;
+  size_t n = 0;
+  if (p < end && *p == ']') {
+    cur->p = p + 1;
+    return 0;
+  }
+  for (;;) {
+    const char *digits = p;
+    uint64_t idx = 0;
+    while (p < end && *p >= '0' && *p <= '9' && p - digits < 18) idx = idx * 10 + (uint64_t)(*p++ - '0');
+    if (p == digits || p >= end || (*digits == '0' && p - digits > 1) || idx >= i) return -1;
+    t->src = heap_grow(t->src, n, &t->src_cap, sizeof *t->src);
+    t->src[n++] = nodes[idx];
+    if (*p == ']') break;
+    if (*p++ != ',') return -1;
+  }
+  cur->p = p + 1;
+  return n <= UINT32_MAX ? (long)n : -1;
+}
+
+/* Node i at the cursor, [op, dtype, arg, [src...]] */
+static bool node_of_text(Codec *c, TextRead *t, JCursor *cur, size_t i, const UOp **nodes, const UOp **out) {
+  const JVal *f[3];
+  if (!json_cursor_open(cur, '[')) return false;
+  for (int k = 0; k < 3; k++)
+    if (!json_cursor_more(cur, ']', k == 0) || !(f[k] = field_read(t, cur, k))) return false;
+  if (!json_cursor_more(cur, ']', false)) return false;
+  long n = sources_read(t, cur, i, nodes);
+  if (n < 0 || json_cursor_more(cur, ']', false) || cur->failed) return false; /* a fifth field */
+  Op op;
+  const DType *dt;
+  const Value *arg;
+  Status st;
+  if (!decode_head(c, &t->memo, f, i, "input.graph", &op, &dt, &arg, &st)) return false;
+  *out = uop_new(c->in, op, dt, arg, (uint32_t)n, t->src);
+  return true;
+}
+
+bool graph_decode_text(Codec *c, JCursor *cur, const UOp ***nodes_out, size_t *nnodes, const UOp ***roots_out,
+                       size_t *nroots) {
+  if (!json_cursor_open(cur, '{') || !json_cursor_key_is(cur, "nodes", 5) || !json_cursor_open(cur, '[')) return false;
+  TextRead read = {.nslots = TEXT_MEMO_MIN}, *t = &read;
+  while (t->nslots < TEXT_MEMO_MAX && t->nslots * TEXT_PER_SLOT < (size_t)(cur->end - cur->p)) t->nslots *= 2;
+  if (!(t->slot = calloc(t->nslots, sizeof *t->slot))) abort();
+  graph_memo_init(&t->memo);
+  const UOp **nodes = NULL;
+  size_t n = 0, cap = 0;
+  bool ok = true;
+  for (bool first = true; ok && json_cursor_more(cur, ']', first); first = false) {
+    nodes = heap_grow(nodes, n, &cap, sizeof *nodes);
+    ok = node_of_text(c, t, cur, n, nodes, &nodes[n]);
+    n++;
+  }
+  const JVal *jr = NULL;
+  ok = ok && !cur->failed && json_cursor_more(cur, '}', false) && json_cursor_key_is(cur, "roots", 5) &&
+       (jr = json_cursor_value(cur)) && jr->kind == J_ARR && !json_cursor_more(cur, '}', false) && !cur->failed;
+  for (size_t k = 0; ok && k < jr->n; k++)
+    ok = jr->u.arr[k]->kind == J_INT && jr->u.arr[k]->u.i >= 0 && (uint64_t)jr->u.arr[k]->u.i < n;
+  if (ok) {
+    const UOp **kept = arena_array(c->arena, n ? n : 1, sizeof *kept);
+    if (n) memcpy(kept, nodes, n * sizeof *nodes);
+    const UOp **roots = arena_array(c->arena, jr->n ? jr->n : 1, sizeof *roots);
+    for (size_t k = 0; k < jr->n; k++) roots[k] = kept[jr->u.arr[k]->u.i];
+    *nodes_out = kept, *nnodes = n;
+    *roots_out = roots, *nroots = jr->n;
+  }
+  free(nodes);
+  free(t->src);
+  free(t->slot);
+  return ok;
 }
 
 typedef struct EncFrame { const UOp *u; uint32_t next; } EncFrame;

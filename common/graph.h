@@ -46,6 +46,12 @@ JVal *dtype_to_json(Codec *c, const DType *d);
  * names and that every source index is smaller than its node's. */
 bool graph_decode(Codec *c, const JVal *g, const char *where, const UOp ***nodes, size_t *nnodes,
                   const UOp ***roots, size_t *nroots, Status *st);
+/* graph_decode of the graph at the cursor, read from its text without its
+ * tree: {"nodes": [...], "roots": [...]} as the recorder writes it, each
+ * node's fields that repeat the node before's bytes decoded once. False
+ * when the text is not so or a node does not decode (the caller decodes
+ * the tree, whose errors name the problem; the UOps made stay interned). */
+bool graph_decode_text(Codec *c, JCursor *cur, const UOp ***nodes, size_t *nnodes, const UOp ***roots, size_t *nroots);
 /* roots -> GRAPH (post-order from the roots, sources in order, each node
  * once), built in c->out. */
 JVal *graph_encode(Codec *c, const UOp *const *roots, size_t nroots);

@@ -935,13 +935,14 @@ struct Reader {
     }
   }
 
-  /* A flat array of at most 16 integers written compactly ("[3,1,4]": no
-   * spaces, no fraction or exponent, at most 18 digits each; node sources,
-   * shapes, strides) read in one pass: the JVal the general path makes of
-   * it, from the same shared integers and the same container cache. NULL,
-   * p unmoved, for any other text (the general path reads it, or names its
-   * error). */
-  JVal *int_array() {
+  /* A flat array of at most 16 integers and plain strings written
+   * compactly ("[3,1,4]", "[0,\"gelu\"]": no spaces, integers of at most 18
+   * digits with no fraction or exponent, strings with no escape or control
+   * byte; node sources, shapes, strides, metadata pairs) read in one pass:
+   * the JVal the general path makes of it, from the same shared integers
+   * and strings and the same container cache. NULL, p unmoved, for any
+   * other text (the general path reads it, or names its error). */
+  JVal *flat_array() {
     enum { MAX_ITEMS = 16 };
     if (open_containers.size >= max_depth) return nullptr;
     const unsigned char *mark = b.arena->cur;
@@ -954,15 +955,24 @@ struct Reader {
     }
     for (;;) {
       if (n == MAX_ITEMS || q >= end) return nullptr;
-      bool negative = *q == '-';
-      q += negative;
-      const char *digits = q;
-      while (q < end && *q >= '0' && *q <= '9') q++;
-      size_t count = size_t(q - digits);
-      if (count == 0 || count > 18 || (*digits == '0' && count > 1) || q >= end) return nullptr;
-      uint64_t magnitude = 0;
-      for (const char *d = digits; d < q; d++) magnitude = magnitude * 10 + uint64_t(*d - '0');
-      kids[n++] = b.int_val(negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude));
+      if (*q == '"') {
+        const char *s = ++q;
+        while (q < end && *q != '"' && *q != '\\' && static_cast<unsigned char>(*q) >= 0x20) q++;
+        if (q >= end || *q != '"') return nullptr;
+        kids[n++] = b.string_val(std::string_view(s, size_t(q - s)));
+        q++;
+      } else {
+        bool negative = *q == '-';
+        q += negative;
+        const char *digits = q;
+        while (q < end && *q >= '0' && *q <= '9') q++;
+        size_t count = size_t(q - digits);
+        if (count == 0 || count > 18 || (*digits == '0' && count > 1)) return nullptr;
+        uint64_t magnitude = 0;
+        for (const char *d = digits; d < q; d++) magnitude = magnitude * 10 + uint64_t(*d - '0');
+        kids[n++] = b.int_val(negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude));
+      }
+      if (q >= end) return nullptr;
       if (*q == ']') break;
       if (*q != ',') return nullptr;
       q++;
@@ -983,7 +993,7 @@ struct Reader {
         bool raw_item = role == ROLE_NONE && !open_containers.empty() && open_containers.back().role == ROLE_SCHEDULE;
         if (raw_item || role == ROLE_INPUT || role == ROLE_SKIP) {
           v = raw();
-        } else if (*p == '[' && (v = int_array())) {
+        } else if (*p == '[' && (v = flat_array())) {
           /* read whole */
         } else {
           if (!open(role)) return nullptr;

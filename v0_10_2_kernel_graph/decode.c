@@ -195,21 +195,63 @@ static void decode_planner_bufs(KG *k, const JVal *mpb, Input *in) {
   }
 }
 
+/* A schedule makes ~4.5-6 UOps and ~0.6-1.6 Values per input node (big
+ * captures): the tables at their final size, without the copies that
+ * doubling leaves behind */
+static void reserve_for_nodes(KG *k, size_t nodes) { interner_reserve(k->in, nodes * 9 / 2, nodes * 7 / 10); }
+
+static void decode_after_graph(KG *k, const JVal *input, Input *in, const UOp **roots, size_t nroots);
+
 void v0_10_2_decode_input(KG *k, const JVal *input, Input *in) {
   memset(in, 0, sizeof *in);
   if (!input || input->kind != J_OBJ) error_bad_input("input must be an object");
   decode_buffers(k, json_get(input, "buffers"));
   const JVal *g = json_get(input, "graph");
   if (!g) error_bad_input("input.graph is missing");
-  /* a schedule makes ~4.5-6 UOps and ~0.6-1.6 Values per input node (big
-   * captures): the tables at their final size, without the copies that
-   * doubling leaves behind */
   const JVal *gn = json_get(g, "nodes");
-  if (gn && gn->kind == J_ARR) interner_reserve(k->in, gn->n * 9 / 2, gn->n * 7 / 10);
+  if (gn && gn->kind == J_ARR) reserve_for_nodes(k, gn->n);
   const UOp **roots;
   size_t nroots;
   Status st;
   if (!graph_decode(&k->codec, g, "input.graph", &in->nodes, &in->nnodes, &roots, &nroots, &st)) error_rethrow(&st);
+  decode_after_graph(k, input, in, roots, nroots);
+}
+
+bool v0_10_2_decode_input_text(KG *k, const JVal *raw, Arena *tree, Input *in) {
+  if (raw->kind != J_RAW) return false;
+  memset(in, 0, sizeof *in);
+  JCursor cur;
+  json_cursor_begin(&cur, tree, raw);
+  JVal *rest = json_obj(tree); /* every member but the graph, as trees */
+  const UOp **roots = NULL;
+  size_t nroots = 0;
+  bool graph = false;
+  if (!json_cursor_open(&cur, '{')) return false;
+  for (bool first = true; json_cursor_more(&cur, '}', first); first = false) {
+    const char *key;
+    size_t n;
+    if (!json_cursor_key(&cur, &key, &n)) return false;
+    bool is_graph = n == 5 && memcmp(key, "graph", 5) == 0;
+    char *name = arena_strndup(tree, key, n);
+    if (json_get(rest, name) || (is_graph && graph)) return false; /* a key twice: the tree's reader says so */
+    if (is_graph) {
+      if (!graph_decode_text(&k->codec, &cur, &in->nodes, &in->nnodes, &roots, &nroots)) return false;
+      reserve_for_nodes(k, in->nnodes); /* for the schedule's UOps (the input's are made) */
+      graph = true;
+      continue;
+    }
+    const JVal *v = json_cursor_value(&cur);
+    if (!v) return false;
+    json_set(tree, rest, name, (JVal *)v);
+  }
+  if (cur.failed || !graph) return false;
+  decode_buffers(k, json_get(rest, "buffers"));
+  decode_after_graph(k, rest, in, roots, nroots);
+  return true;
+}
+
+/* What follows the graph's decoding, input's other members and the nodes checked */
+static void decode_after_graph(KG *k, const JVal *input, Input *in, const UOp **roots, size_t nroots) {
   if (nroots != 1 || roots[0]->op != OP_SINK) error_bad_input("input.graph: roots must be [the big sink]");
   in->big_sink = roots[0];
   Arena *tmp = arena_scratch_begin(&k->scratch);

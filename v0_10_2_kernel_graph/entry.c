@@ -51,10 +51,12 @@ static void schedule_protected(void *ud) {
   Input input;
   phase_enter(PHASE_BUILD);
   Arena *tree = arena_scratch_begin(&k->scratch); /* the input's JSON tree lives while it is decoded */
-  Status st;
-  const JVal *input_json = capture_input(r->c, tree, &st);
-  if (!input_json) error_rethrow(&st);
-  v0_10_2_decode_input(k, input_json, &input);
+  if (!v0_10_2_decode_input_text(k, r->c->input, tree, &input)) { /* the tree decides */
+    Status st;
+    const JVal *input_json = capture_input(r->c, tree, &st);
+    if (!input_json) error_rethrow(&st);
+    v0_10_2_decode_input(k, input_json, &input);
+  }
   arena_scratch_end(&k->scratch, tree);
   v0_10_2_explain_begin(k, &input);
   phase_enter(PHASE_SCHEDULE);

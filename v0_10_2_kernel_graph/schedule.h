@@ -46,6 +46,11 @@ typedef struct Input {
 } Input;
 void v0_10_2_codec_init(KG *k);   /* the Codec with this module's ShapeTracker codec */
 void v0_10_2_decode_input(KG *k, const JVal *input, Input *in);
+/* The same from the input's text (raw, J_RAW), the graph's nodes read
+ * without their tree (graph_decode_text), the other members as trees in
+ * `tree`: false, with nothing decoded but UOps, when the text is not as
+ * the recorder writes it (v0_10_2_decode_input on the tree decides). */
+bool v0_10_2_decode_input_text(KG *k, const JVal *raw, Arena *tree, Input *in);
 
 /* explain.c: k->ex = explain_active(); with a listener, keep the input's node numbering */
 void v0_10_2_explain_begin(KG *k, const Input *input);

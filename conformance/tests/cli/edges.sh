@@ -113,6 +113,21 @@ if [ "$sanitized" = 0 ] && [ -x /usr/bin/time ]; then
 else
   echo "ok - memory of big inputs # SKIP sanitized build or no GNU time"
 fi
+# -- captures written with spaces (json.dumps' default separators), not as the recorder writes
+# them: the schedulers' readers of the input's text give way to its tree, with the same verdicts
+python3 - "$root/conformance/tests/tools" "$tmp/spaced.jsonl" <<'PY'
+import glob, gzip, json, sys
+with open(sys.argv[2], "w") as out:
+  for path in sorted(glob.glob(sys.argv[1] + "/v*-sample.jsonl.gz")):
+    for line in gzip.open(path, "rt"):
+      if line.strip(): out.write(json.dumps(json.loads(line)) + "\n")
+PY
+cat "$root"/conformance/tests/tools/v*-sample.jsonl.gz > "$tmp/compact.jsonl.gz"
+"$tsched" replay --jobs 1 "$tmp/compact.jsonl.gz" 2>&1 | sed -E 's/ +[0-9]+\.[0-9]+ s$//' > "$tmp/compact.out"
+"$tsched" replay --jobs 1 "$tmp/spaced.jsonl" 2>&1 | sed -E 's/ +[0-9]+\.[0-9]+ s$//; s/spaced\.jsonl/compact.jsonl.gz/' > "$tmp/spaced.out"
+cmp -s "$tmp/compact.out" "$tmp/spaced.out" && grep -Eq "^0\.10\.2 +[1-9][0-9]* pass" "$tmp/compact.out"
+check "captures with spaces: the verdicts of the compact ones" test $? = 0
+
 # -- --jobs N: worker processes print and count what one process does, in the same order
 same_jobs() { # same_jobs WHAT ARGS...: replay ARGS alone and with 3 workers, outputs alike but for the seconds
   what=$1; shift
