@@ -150,8 +150,17 @@ static const Value *metadata_of_str(KG *k, MetadataMemo *m, const JVal *j) {
   return m->v[slot] = metadata_value(k, s, "", bw);
 }
 
-static void decode_metadata(KG *k, const JVal *input, Input *in) {
-  const JVal *md = json_get(input, "metadata"), *full = json_get(input, "metadata_full");
+/* input.metadata's entries [node index, str] as read from the input's text */
+typedef struct MetaPair { size_t node; const JVal *str; } MetaPair;
+typedef struct MetaPairs { MetaPair *items; size_t n, cap; } MetaPairs;
+
+static void metadata_put(KG *k, MetadataMemo *memo, Input *in, size_t node, const JVal *str) {
+  v0_10_2_idmap_put(k->a, &k->all_metadata, in->nodes[node], (void *)metadata_of_str(k, memo, str));
+}
+
+/* input.metadata (from `text` when it was read from the input's text) and input.metadata_full */
+static void decode_metadata(KG *k, const JVal *input, const MetaPairs *text, Input *in) {
+  const JVal *md = text ? NULL : json_get(input, "metadata"), *full = json_get(input, "metadata_full");
   if (md && md->kind != J_ARR) error_bad_input("input.metadata must be an array");
   MetadataMemo memo = {{0}, {0}};
   for (size_t i = 0; md && i < md->n; i++) {
@@ -159,8 +168,9 @@ static void decode_metadata(KG *k, const JVal *input, Input *in) {
     int64_t node;
     if (e->kind != J_ARR || e->n != 2 || !get_int(e->u.arr[0], &node) || node < 0 || (size_t)node >= in->nnodes || e->u.arr[1]->kind != J_STR)
       error_bad_input("input.metadata[%zu] must be [node index, str]", i);
-    v0_10_2_idmap_put(k->a, &k->all_metadata, in->nodes[node], (void *)metadata_of_str(k, &memo, e->u.arr[1]));
+    metadata_put(k, &memo, in, (size_t)node, e->u.arr[1]);
   }
+  for (size_t i = 0; text && i < text->n; i++) metadata_put(k, &memo, in, text->items[i].node, text->items[i].str);
   if (full && full->kind != J_ARR) error_bad_input("input.metadata_full must be an array");
   for (size_t i = 0; full && i < full->n; i++) {
     const JVal *e = full->u.arr[i];
@@ -172,6 +182,46 @@ static void decode_metadata(KG *k, const JVal *input, Input *in) {
     const char *s = bw ? arena_printf(k->a, "%s bw", e->u.arr[1]->u.s) : e->u.arr[1]->u.s;
     v0_10_2_idmap_put(k->a, &k->all_metadata, in->nodes[node], (void *)metadata_value(k, s, e->u.arr[2]->u.s, bw));
   }
+}
+
+/* The node index at the cursor, plain digits below `below`; false when not so */
+static bool index_of_text(JCursor *cur, size_t below, size_t *out) {
+  const char *p = cur->p, *digits = p;
+  uint64_t x = 0;
+  while (p < cur->end && *p >= '0' && *p <= '9' && p - digits < 18) x = x * 10 + (uint64_t)(*p++ - '0');
+  if (p == digits || (*digits == '0' && p - digits > 1) || x >= below) return false;
+  cur->p = p;
+  *out = (size_t)x;
+  return true;
+}
+
+/* input.metadata at the cursor, read from its text once the graph's nnodes nodes are known: each
+ * entry [node index, str], a name that repeats the entry before's bytes taken as its value (names
+ * come in runs: "arange" for every node of an arange); false when the text is not so */
+static bool metadata_of_text(JCursor *cur, Arena *tree, size_t nnodes, MetaPairs *out) {
+  const char *last = NULL;
+  size_t last_len = 0;
+  const JVal *last_val = NULL;
+  if (!json_cursor_open(cur, '[')) return false;
+  for (bool first = true; json_cursor_more(cur, ']', first); first = false) {
+    size_t node;
+    if (!json_cursor_open(cur, '[') || !json_cursor_more(cur, ']', true) || !index_of_text(cur, nnodes, &node) ||
+        !json_cursor_more(cur, ']', false))
+      return false;
+    const JVal *str;
+    if (last && (size_t)(cur->end - cur->p) > last_len && memcmp(cur->p, last, last_len) == 0 && cur->p[last_len] == ']') {
+      cur->p += last_len;
+      str = last_val;
+    } else {
+      const char *at = cur->p;
+      if (!(str = json_cursor_value(cur)) || str->kind != J_STR) return false;
+      last = at, last_len = (size_t)(cur->p - at), last_val = str;
+    }
+    if (json_cursor_more(cur, ']', false)) return false; /* a third field */
+    out->items = arena_grow(tree, out->items, out->n, &out->cap, sizeof *out->items);
+    out->items[out->n++] = (MetaPair){node, str};
+  }
+  return !cur->failed;
 }
 
 /* input.memory_planner_bufs as PlannerBufs (a few words each instead of a
@@ -200,7 +250,7 @@ static void decode_planner_bufs(KG *k, const JVal *mpb, Input *in) {
  * doubling leaves behind */
 static void reserve_for_nodes(KG *k, size_t nodes) { interner_reserve(k->in, nodes * 9 / 2, nodes * 7 / 10); }
 
-static void decode_after_graph(KG *k, const JVal *input, Input *in, const UOp **roots, size_t nroots);
+static void decode_after_graph(KG *k, const JVal *input, const MetaPairs *meta, Input *in, const UOp **roots, size_t nroots);
 
 void v0_10_2_decode_input(KG *k, const JVal *input, Input *in) {
   memset(in, 0, sizeof *in);
@@ -214,7 +264,7 @@ void v0_10_2_decode_input(KG *k, const JVal *input, Input *in) {
   size_t nroots;
   Status st;
   if (!graph_decode(&k->codec, g, "input.graph", &in->nodes, &in->nnodes, &roots, &nroots, &st)) error_rethrow(&st);
-  decode_after_graph(k, input, in, roots, nroots);
+  decode_after_graph(k, input, NULL, in, roots, nroots);
 }
 
 bool v0_10_2_decode_input_text(KG *k, const JVal *raw, Arena *tree, Input *in) {
@@ -225,7 +275,8 @@ bool v0_10_2_decode_input_text(KG *k, const JVal *raw, Arena *tree, Input *in) {
   JVal *rest = json_obj(tree); /* every member but the graph, as trees */
   const UOp **roots = NULL;
   size_t nroots = 0;
-  bool graph = false;
+  bool graph = false, metadata = false;
+  MetaPairs meta = {0};
   if (!json_cursor_open(&cur, '{')) return false;
   for (bool first = true; json_cursor_more(&cur, '}', first); first = false) {
     const char *key;
@@ -240,18 +291,24 @@ bool v0_10_2_decode_input_text(KG *k, const JVal *raw, Arena *tree, Input *in) {
       graph = true;
       continue;
     }
+    if (n == 8 && memcmp(key, "metadata", 8) == 0 && graph) {
+      if (!metadata_of_text(&cur, tree, in->nnodes, &meta)) return false;
+      metadata = true;
+      json_set(tree, rest, name, json_null(tree)); /* read: a second "metadata" is a key twice */
+      continue;
+    }
     const JVal *v = json_cursor_value(&cur);
     if (!v) return false;
     json_set(tree, rest, name, (JVal *)v);
   }
   if (cur.failed || !graph) return false;
   decode_buffers(k, json_get(rest, "buffers"));
-  decode_after_graph(k, rest, in, roots, nroots);
+  decode_after_graph(k, rest, metadata ? &meta : NULL, in, roots, nroots);
   return true;
 }
 
 /* What follows the graph's decoding, input's other members and the nodes checked */
-static void decode_after_graph(KG *k, const JVal *input, Input *in, const UOp **roots, size_t nroots) {
+static void decode_after_graph(KG *k, const JVal *input, const MetaPairs *meta, Input *in, const UOp **roots, size_t nroots) {
   if (nroots != 1 || roots[0]->op != OP_SINK) error_bad_input("input.graph: roots must be [the big sink]");
   in->big_sink = roots[0];
   Arena *tmp = arena_scratch_begin(&k->scratch);
@@ -280,7 +337,7 @@ static void decode_after_graph(KG *k, const JVal *input, Input *in, const UOp **
       error_bad_input("input.node_buffer[%zu] must be [BUFFER node index, buffer index]", i);
     omap_put(&k->buffers, omap_ptr(in->nodes[node]), k->inbufs[buf]);
   }
-  decode_metadata(k, input, in);
+  decode_metadata(k, input, meta, in);
   const JVal *mpb = json_get(input, "memory_planner_bufs");
   if (mpb && mpb->kind != J_NULL && mpb->kind != J_ARR)
     error_bad_input("input.memory_planner_bufs must be null or an array");
