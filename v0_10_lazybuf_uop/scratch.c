@@ -36,7 +36,6 @@ void v0_10_caches_drop(Sched *s) {
   memset(&s->view_right_rc, 0, sizeof s->view_right_rc);
   s->st_cache = s->unsafe_cache = (IdCache){0};
   st_memos_init(s, s->a);
-  s->stamps = (Stamps){0};
   s->st_stack = s->pad_stack = s->rf_stack = s->parents = (UStack){0};
   s->pad_marks = (Marks){0};
   s->to_uop_stack = s->rg_stack = s->sparents_stack = NULL;

@@ -244,7 +244,11 @@ bool v0_10_can_pad(Sched *s, const UOp *root, const OMap *edges) {
  * expanded once: a depth-first walk that lists a node's sources on entry.
  * One stamp per node says both (a node is listed before it is expanded,
  * except the root, which is listed last): stamp == listed, or listed + 1
- * once expanded; the pages cover every id, so a walk checks no bounds. */
+ * once expanded; the pages cover every id, so a walk checks no bounds.
+ * They live in Sched.a, kept when the caches are renewed: a stamp of an
+ * older walk (or of a forgotten id's) is below every later epoch, and
+ * making the pages again for every id after each renewal cost more than
+ * all the walks. */
 static uint32_t **sparents_stamps(Sched *s, uint32_t *listed) {
   Stamps *m = &s->stamps;
   size_t need = (uop_count(s->in) + STAMP_PAGE - 1) >> STAMP_PAGE_BITS;
@@ -255,11 +259,11 @@ static uint32_t **sparents_stamps(Sched *s, uint32_t *listed) {
   if (need > m->cap) {
     size_t cap = m->cap ? m->cap * 2 : 16;
     while (cap < need) cap *= 2;
-    uint32_t **dir = arena_array(s->caches, cap, sizeof *dir);
+    uint32_t **dir = arena_array(s->a, cap, sizeof *dir);
     if (m->npages) memcpy(dir, m->pages, m->npages * sizeof *dir);
     m->pages = dir, m->cap = cap;
   }
-  for (; m->npages < need; m->npages++) m->pages[m->npages] = arena_array(s->caches, STAMP_PAGE, sizeof **m->pages);
+  for (; m->npages < need; m->npages++) m->pages[m->npages] = arena_array(s->a, STAMP_PAGE, sizeof **m->pages);
   m->epoch += 2;
   *listed = m->epoch;
   return m->pages;
