@@ -163,7 +163,7 @@ static _Noreturn void worker(const JobsSpec *spec, Shared *sh, int fd) {
   if (!counts) abort();
   Outbox box = {.fd = fd, .flushed = seconds_now()};
   for (size_t f = 0; f < spec->nfiles; f++)
-    if (!atomic_load(&sh[f].stop) && !worker_file(spec, sh, f, &box, counts)) break;
+    if (!(spec->alone && spec->alone[f]) && !atomic_load(&sh[f].stop) && !worker_file(spec, sh, f, &box, counts)) break;
   outbox_flush(&box);
   _exit(0);
 }
@@ -256,6 +256,11 @@ static bool apply_record(Parent *p, char *rec) {
 /* The results that have come, applied in order as far as they go */
 static void apply_ready(Parent *p) {
   while (p->file < p->spec->nfiles) {
+    if (p->spec->alone && p->spec->alone[p->file]) { /* the parent's own, in its turn */
+      p->spec->rest(p->spec->ctx, p->file, 0, &p->count);
+      next_file(p);
+      continue;
+    }
     Pending *pf = &p->files[p->file];
     char *rec = p->want < pf->cap ? pf->rec[p->want] : NULL;
     if (rec) {

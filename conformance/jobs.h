@@ -55,6 +55,9 @@ typedef struct JobsSpec {
    * count of lines that were not JSON carried on. */
   void (*rest)(void *ctx, size_t f, size_t from, const CaptureReader *r);
   const char *const *paths;    /* the files' names (the readers' paths) */
+  const bool *alone;           /* alone[f]: file f is replayed by the parent, in
+                                * its turn (a pipe or a FIFO, which one reader
+                                * empties); NULL: none is */
   void *ctx;
 } JobsSpec;
 

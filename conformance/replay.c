@@ -641,10 +641,17 @@ static void replay_files(ReplayRun *run, char **paths, size_t n) {
     for (size_t i = 0; i < n; i++) replay_file(run, paths[i]);
     return;
   }
+  bool *alone = calloc(n ? n : 1, sizeof *alone); /* what is not a regular file: one reader empties it */
+  if (!alone) abort();
+  for (size_t i = 0; i < n; i++) {
+    struct stat sb;
+    alone[i] = stat(paths[i], &sb) == 0 && !S_ISREG(sb.st_mode);
+  }
   JobsCtx ctx = {run, paths};
   JobsSpec spec = {.jobs = run->jobs, .nfiles = n, .counts_size = sizeof(Counts), .open = open_job, .work = replay_job,
-                   .apply = apply_job, .rest = rest_job, .paths = (const char *const *)paths, .ctx = &ctx};
+                   .apply = apply_job, .rest = rest_job, .paths = (const char *const *)paths, .alone = alone, .ctx = &ctx};
   jobs_run(&spec);
+  free(alone);
 }
 
 enum { OPT_JSON, OPT_VERBOSE, OPT_KNOWN, OPT_ALLOW_EMPTY, OPT_FOLLOW, OPT_TRACE, OPT_JOBS };

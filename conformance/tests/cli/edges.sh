@@ -147,4 +147,11 @@ same_jobs "lines not JSON: the file given up at the same line" "$tmp/mixed.jsonl
 same_jobs "--json --verbose, a vectors file skipped, an empty file" --json --verbose "$bad/one-failing.txt" \
   "$root/conformance/vectors/st-v0.9.1.jsonl.gz" "$tmp/empty.jsonl" "$root/conformance/tests/tools"
 same_jobs "--trace" --trace "$root/conformance/tests/tools"
+# a pipe is read by one process: the main one, in its turn among the files
+zcat "$sample" > "$tmp/sample.jsonl"
+for j in 1 3; do
+  cat "$tmp/sample.jsonl" | timeout 60 "$tsched" replay --jobs $j "$root/conformance/tests/tools/v0.10.2-sample.jsonl.gz" \
+    /dev/stdin "$tmp/sample.jsonl" 2>&1 | sed -E 's/ +[0-9]+\.[0-9]+ s$//' > "$tmp/pipe$j"
+done
+cmp -s "$tmp/pipe1" "$tmp/pipe3" && grep -Eq "^0\.9\.1 +$((2 * n)) pass" "$tmp/pipe3"; check "--jobs 3: a pipe named among files is read whole, once" test $? = 0
 exit $failed
