@@ -194,7 +194,7 @@ typedef struct {
  * from going red for a failure already on record (a regression guard). A
  * file named after a version (`0.10.2+a0b4465.txt`) lists that version's
  * captures only; any other file's names hold for every version. */
-typedef struct { char **names; int *gens; size_t n, cap; size_t unlisted_fails; } KnownFailures;
+typedef struct { char **names; int *gens; size_t n, cap; } KnownFailures;
 
 static void known_add(KnownFailures *k, int gen, const char *name, size_t len) {
   if (k->n == k->cap) {
@@ -329,16 +329,22 @@ static void usage(FILE *f) {
           "    tsched replay --json mine.jsonl.gz | grep '\"type\": \"fail\"'\n");
 }
 
-typedef struct ReplayRun {
-  bool json, verbose, allow_empty, follow, trace;
-  int jobs;                /* --jobs: worker processes per file (1: this one alone) */
-  FILE *out, *err;         /* where reports go: stdout and stderr, a worker's buffers in a worker */
-  TraceFile traces;        /* --trace: the companion trace file of the file being replayed */
-  bool traces_loaded;
+/* What a run counts; a line's change to it is what a worker sends back (jobs.h) */
+typedef struct Counts {
   Tally t[TG_NVERSIONS];
   size_t file_errors;      /* files and folders that could not be read */
   size_t unknown_errors;   /* lines too broken to know their version */
   size_t unknown_versions; /* captures of versions tsched does not know */
+  size_t unlisted_fails;   /* failures not listed as known (--known-failures) */
+} Counts;
+
+typedef struct ReplayRun {
+  bool json, verbose, allow_empty, follow, trace;
+  int jobs;                /* --jobs: worker processes for the run (1: this one alone) */
+  FILE *out, *err;         /* where reports go: stdout and stderr, a worker's buffers in a worker */
+  TraceFile traces;        /* --trace: the companion trace file of the file being replayed */
+  bool traces_loaded;
+  Counts count;
   KnownFailures known;
 } ReplayRun;
 
@@ -388,7 +394,7 @@ static const char *plural(size_t n, const char *one, const char *many) { return 
 
 static void print_summary(const ReplayRun *run) {
   for (int v = 0; v < TG_NVERSIONS; v++) {
-    const Tally *x = &run->t[v];
+    const Tally *x = &run->count.t[v];
     const char *name = tg_version_name((TgVersion)v);
     bool none = tg_generation((TgVersion)v) == GEN_NONE;
     if (run->json)
@@ -406,19 +412,19 @@ static void print_summary(const ReplayRun *run) {
       printf("%-14s %6zu same steps %6zu differ %6zu without a trace to compare\n", "  trace", x->trace_same, x->trace_differ,
              x->trace_none);
   }
-  if (run->unknown_versions) {
-    if (run->json) printf("{\"type\": \"total\", \"generation\": null, \"unsupported\": %zu}\n", run->unknown_versions);
-    else printf("%zu %s of versions tsched does not know: unsupported\n", run->unknown_versions,
-                plural(run->unknown_versions, "capture", "captures"));
+  if (run->count.unknown_versions) {
+    if (run->json) printf("{\"type\": \"total\", \"generation\": null, \"unsupported\": %zu}\n", run->count.unknown_versions);
+    else printf("%zu %s of versions tsched does not know: unsupported\n", run->count.unknown_versions,
+                plural(run->count.unknown_versions, "capture", "captures"));
   }
-  size_t errors = run->unknown_errors + run->file_errors;
+  size_t errors = run->count.unknown_errors + run->count.file_errors;
   if (errors) {
     if (run->json) printf("{\"type\": \"total\", \"generation\": null, \"errors\": %zu}\n", errors);
-    if (!run->json && run->unknown_errors)
-      printf("%zu %s could not be read far enough to know %s version\n", run->unknown_errors,
-             plural(run->unknown_errors, "line", "lines"), plural(run->unknown_errors, "its", "their"));
-    if (!run->json && run->file_errors)
-      printf("%zu %s could not be read\n", run->file_errors, plural(run->file_errors, "file or folder", "files or folders"));
+    if (!run->json && run->count.unknown_errors)
+      printf("%zu %s could not be read far enough to know %s version\n", run->count.unknown_errors,
+             plural(run->count.unknown_errors, "line", "lines"), plural(run->count.unknown_errors, "its", "their"));
+    if (!run->json && run->count.file_errors)
+      printf("%zu %s could not be read\n", run->count.file_errors, plural(run->count.file_errors, "file or folder", "files or folders"));
   }
 }
 
@@ -432,7 +438,7 @@ static const char *other_tsched_format(const Capture *c) {
 
 /* --trace: the C scheduler's steps tc against the recorded ones, counted and reported */
 static void check_trace(ReplayRun *run, const Capture *c, const TraceCatch *tc) {
-  Tally *x = &run->t[c->generation];
+  Tally *x = &run->count.t[c->generation];
   const Trace *want = run->traces_loaded ? trace_find(&run->traces, c->name) : NULL;
   if (!want || !tc->caught) {
     x->trace_none++;
@@ -449,7 +455,7 @@ static void check_trace(ReplayRun *run, const Capture *c, const TraceCatch *tc) 
   x->trace_differ++;
   char key[4200]; /* listed as "trace:NAME" among the known failures */
   snprintf(key, sizeof key, "trace:%s", c->name);
-  if (!known_has(&run->known, (int)c->generation, key)) run->known.unlisted_fails++;
+  if (!known_has(&run->known, (int)c->generation, key)) run->count.unlisted_fails++;
   report(run, "trace_fail", c, why);
 }
 
@@ -459,14 +465,14 @@ static void replay_one(ReplayRun *run, const Capture *c, Arena *a, double t0) {
   Trace got;
   TraceCatch tc = {a, &got, false, ""};
   replay_capture_traced(c, a, run->trace ? &tc : NULL, &o);
-  Tally *x = &run->t[c->generation];
+  Tally *x = &run->count.t[c->generation];
   x->seconds += now_seconds() - t0;
   const char *why = without_name(c, o.why);
   switch (o.kind) {
     case OUT_PASS: x->pass++; break;
     case OUT_FAIL:
       x->fail++;
-      if (!known_has(&run->known, (int)c->generation, c->name)) run->known.unlisted_fails++;
+      if (!known_has(&run->known, (int)c->generation, c->name)) run->count.unlisted_fails++;
       report(run, "fail", c, why);
       break;
     case OUT_UNSUPPORTED:
@@ -486,19 +492,6 @@ static void load_traces(ReplayRun *run, const char *path) {
   run->traces_loaded = trace_file_load(&run->traces, tp, err, sizeof err);
 }
 
-/* What a line can change in a run's counts (a worker sends it back, jobs.h) */
-typedef struct Counts {
-  Tally t[TG_NVERSIONS];
-  size_t file_errors, unknown_errors, unknown_versions, unlisted_fails;
-} Counts;
-
-static Counts counts_of(const ReplayRun *run) {
-  Counts c = {.file_errors = run->file_errors, .unknown_errors = run->unknown_errors,
-              .unknown_versions = run->unknown_versions, .unlisted_fails = run->known.unlisted_fails};
-  memcpy(c.t, run->t, sizeof c.t);
-  return c;
-}
-
 /* *x += sign * d, field by field */
 static void tally_add(Tally *x, const Tally *d, int sign) {
   x->pass += (size_t)sign * d->pass, x->fail += (size_t)sign * d->fail;
@@ -513,16 +506,10 @@ static void counts_add(Counts *x, const Counts *d, int sign) {
   x->unknown_versions += (size_t)sign * d->unknown_versions, x->unlisted_fails += (size_t)sign * d->unlisted_fails;
 }
 
-static void counts_set(ReplayRun *run, const Counts *c) {
-  memcpy(run->t, c->t, sizeof run->t);
-  run->file_errors = c->file_errors, run->unknown_errors = c->unknown_errors;
-  run->unknown_versions = c->unknown_versions, run->known.unlisted_fails = c->unlisted_fails;
-}
-
 typedef enum { LINE_NEXT, LINE_STOP, LINE_END } LineEnd;
 
 /* The next line of r: read, replayed, counted and reported. LINE_STOP: the
- * file is not read further (not captures; the reader gave up). */
+ * file is not read further (it holds no captures: a vectors file). */
 static LineEnd replay_line(ReplayRun *run, CaptureReader *r, const char *path) {
   Arena a;
   arena_init(&a);
@@ -538,11 +525,11 @@ static LineEnd replay_line(ReplayRun *run, CaptureReader *r, const char *path) {
   }
   if (st.kind == ST_UNSUPPORTED) { /* a version this tsched does not know */
     if (run->verbose) report(run, "unsupported", &(Capture){.file = c.file, .line = c.line, .name = "?"}, st.msg);
-    run->unknown_versions++;
+    run->count.unknown_versions++;
   } else if (st.kind != ST_OK) {
     report(run, "error", &(Capture){.file = c.file, .line = c.line, .name = "?"}, st.msg);
-    if (c.generation_known) run->t[c.generation].errors++;
-    else run->unknown_errors++;
+    if (c.generation_known) run->count.t[c.generation].errors++;
+    else run->count.unknown_errors++;
   } else {
     replay_one(run, &c, &a, t0);
   }
@@ -554,7 +541,7 @@ static LineEnd replay_line(ReplayRun *run, CaptureReader *r, const char *path) {
 static bool reader_gave_up(ReplayRun *run, const CaptureReader *r, const char *path) {
   if (!r->gave_up[0]) return false;
   report_file(run, path, r->gave_up);
-  run->file_errors++;
+  run->count.file_errors++;
   return true;
 }
 
@@ -563,7 +550,7 @@ static bool open_file(ReplayRun *run, const char *path, CaptureReader *r) {
   Status st;
   if (!capture_reader_open(r, path, &st)) {
     report_file(run, path, st.msg);
-    run->file_errors++;
+    run->count.file_errors++;
     return false;
   }
   r->raw_schedule_items = true; /* compare materializes expected.schedule's items one by one */
@@ -590,14 +577,14 @@ typedef struct JobsCtx { ReplayRun *run; char **paths; } JobsCtx;
 
 /* The change in run's counts since `before`, into d */
 static void counts_since(const ReplayRun *run, const Counts *before, Counts *d) {
-  *d = counts_of(run);
+  *d = run->count;
   counts_add(d, before, -1);
 }
 
 /* in a worker: file f opened (a file that cannot be read is reported into out) */
 static bool open_job(void *ctx, size_t f, CaptureReader *r, FILE *out, void *counts) {
   JobsCtx *x = ctx;
-  Counts before = counts_of(x->run);
+  Counts before = x->run->count;
   x->run->out = out;
   bool ok = open_file(x->run, x->paths[f], r);
   counts_since(x->run, &before, counts);
@@ -607,7 +594,7 @@ static bool open_job(void *ctx, size_t f, CaptureReader *r, FILE *out, void *cou
 /* in a worker: one line, reported into out / err, its change to the counts into counts */
 static unsigned replay_job(void *ctx, size_t f, CaptureReader *r, FILE *out, FILE *err, void *counts) {
   JobsCtx *x = ctx;
-  Counts before = counts_of(x->run);
+  Counts before = x->run->count;
   x->run->out = out, x->run->err = err;
   LineEnd end = replay_line(x->run, r, x->paths[f]);
   counts_since(x->run, &before, counts);
@@ -620,9 +607,7 @@ static bool apply_job(void *ctx, CaptureReader *count, const JobResult *res) {
   ReplayRun *run = x->run;
   fwrite(res->out, 1, res->out_len, run->out); /* buffered as a line replayed here would be */
   fwrite(res->err, 1, res->err_len, run->err);
-  Counts c = counts_of(run);
-  counts_add(&c, res->counts, 1);
-  counts_set(run, &c);
+  counts_add(&run->count, res->counts, 1);
   return !reader_gave_up(run, count, x->paths[res->file]);
 }
 
@@ -668,11 +653,11 @@ static const CliOption options[] = {
 
 /* The exit status (see usage) */
 static int verdict(const ReplayRun *run) {
-  bool bad = run->unknown_errors > 0 || run->file_errors > 0 || run->known.unlisted_fails > 0;
+  bool bad = run->count.unknown_errors > 0 || run->count.file_errors > 0 || run->count.unlisted_fails > 0;
   size_t checked = 0;
   for (int v = 0; v < TG_NVERSIONS; v++) {
-    bad = bad || run->t[v].errors;
-    checked += run->t[v].pass + run->t[v].fail;
+    bad = bad || run->count.t[v].errors;
+    checked += run->count.t[v].pass + run->count.t[v].fail;
   }
   if (bad) return 1;
   if (checked == 0 && !run->allow_empty) {
@@ -706,7 +691,7 @@ int cmd_replay(int argc, char **argv) {
   int status = p.status;
   if (status < 0) {
     char **files;
-    size_t nfiles = collect_capture_files("replay", p.noperands, p.operands, run.follow, &files, &run.file_errors);
+    size_t nfiles = collect_capture_files("replay", p.noperands, p.operands, run.follow, &files, &run.count.file_errors);
     replay_files(&run, files, nfiles);
     free_paths(files, nfiles);
     print_summary(&run);
