@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "heap.h"
+#include "json_fields.h"
 
 void codec_init(Codec *c, Interner *in, TgVersion v) {
   memset(c, 0, sizeof *c);
@@ -410,24 +411,21 @@ static const JVal *field_read(TextRead *t, JCursor *cur, int k) {
 /* The sources [j, ...] of node i at the cursor into t->src, each an index
  * below i written as plain digits; their count, or -1 when not so */
 static long sources_read(TextRead *t, JCursor *cur, size_t i, const UOp **nodes) {
-  const char *p = cur->p, *end = cur->end;
-  if (p >= end || *p++ != '[') return -1;
+  if (cur->p >= cur->end || *cur->p != '[') return -1;
+  cur->p++;
   size_t n = 0;
-  if (p < end && *p == ']') {
-    cur->p = p + 1;
+  if (cur->p < cur->end && *cur->p == ']') {
+    cur->p++;
     return 0;
   }
-  for (;;) {
-    const char *digits = p;
-    uint64_t idx = 0;
-    while (p < end && *p >= '0' && *p <= '9' && p - digits < 18) idx = idx * 10 + (uint64_t)(*p++ - '0');
-    if (p == digits || p >= end || (*digits == '0' && p - digits > 1) || idx >= i) return -1;
+  for (size_t idx;; cur->p++) { /* past the ',' */
+    if (!json_cursor_index(cur, i, &idx) || cur->p >= cur->end) return -1;
     t->src = heap_grow(t->src, n, &t->src_cap, sizeof *t->src);
     t->src[n++] = nodes[idx];
-    if (*p == ']') break;
-    if (*p++ != ',') return -1;
+    if (*cur->p == ']') break;
+    if (*cur->p != ',') return -1;
   }
-  cur->p = p + 1;
+  cur->p++;
   return n <= UINT32_MAX ? (long)n : -1;
 }
 

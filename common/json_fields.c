@@ -75,15 +75,13 @@ static size_t text_at_cursor(JCursor *c, Arena *a, JTexts *t) {
   return t->n;
 }
 
-/* What table_of_text keeps per member of its table: where the value read
- * last is in the text, and its tree (a member's values repeat from entry to
- * entry: "CLANG", "float", true, null); where that member is, from its
- * key's quote to the value's end. */
+/* What table_of_text keeps per member of its table: the value read last
+ * (a member's values repeat from entry to entry: "CLANG", "float", true,
+ * null); where that member is, from its key's quote to the value's end. */
 typedef struct Column {
-  const char *text, *member;
-  size_t len, member_len;
-  const JVal *val;
-  bool number;              /* the value is a number */
+  JColumn value;
+  const char *member;
+  size_t member_len;
 } Column;
 
 static bool is_space(char ch) { return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t'; }
@@ -115,14 +113,22 @@ static inline bool same_text(JCursor *c, const char *s, size_t n, bool number) {
   return true;
 }
 
-/* The value at the cursor: the column's last one when the text holds the
- * same bytes, else read (json_cursor_value) and kept. */
-static const JVal *column_value(JCursor *c, Column *col) {
+const JVal *json_column_value(JCursor *c, JColumn *col) {
   if (same_text(c, col->text, col->len, col->number)) return col->val;
   const char *at = c->p;
   const JVal *v = c->failed ? NULL : json_cursor_value(c);
   if (v) col->text = at, col->len = (size_t)(c->p - at), col->val = v, col->number = is_number_byte(*at);
   return v;
+}
+
+bool json_cursor_index(JCursor *c, size_t below, size_t *out) {
+  const char *p = c->p, *digits = p;
+  uint64_t x = 0;
+  while (p < c->end && *p >= '0' && *p <= '9' && p - digits < 18) x = x * 10 + (uint64_t)(*p++ - '0');
+  if (c->failed || p == digits || (*digits == '0' && p - digits > 1) || x >= below) return false;
+  c->p = p;
+  *out = (size_t)x;
+  return true;
 }
 
 /* The key at the cursor: the index in t of the key (-1 when it is none of
@@ -148,18 +154,18 @@ static bool row_of_text(JCursor *c, Arena *a, JTexts *texts, const JTable *t, co
   if (!json_cursor_open(c, '{')) return false;
   for (bool first = true; json_cursor_more(c, '}', first); first = false) {
     int k = last + 1 < t->nkeys ? last + 1 : 0; /* the key that comes next as the recorder writes them */
-    bool as_before = k != t->text_key && same_text(c, cols[k].member, cols[k].member_len, cols[k].number);
+    bool as_before = k != t->text_key && same_text(c, cols[k].member, cols[k].member_len, cols[k].value.number);
     const char *member = c->p;
     if (as_before) last = k; /* the member's bytes are the entry before's */
     else if (!key_of_text(c, t, lens, k, &k, &last)) return false;
     if (k < 0 || (seen >> k & 1)) return fail(c);
     seen |= 1u << k;
     if (as_before) {
-      f->m[k] = cols[k].val;
+      f->m[k] = cols[k].value.val;
     } else if (k == t->text_key) {
       if (!(f->text = text_at_cursor(c, a, texts))) return false;
     } else {
-      if (!(f->m[k] = column_value(c, &cols[k]))) return false;
+      if (!(f->m[k] = json_column_value(c, &cols[k].value))) return false;
       cols[k].member = member, cols[k].member_len = (size_t)(c->p - member);
     }
   }
@@ -170,7 +176,8 @@ enum { MAX_ROWS = 1 << 26 }; /* more entries than this is not a real capture */
 
 static bool table_of_text(JCursor *c, Arena *a, JTexts *texts, JTable *t) {
   size_t cap = 0, lens[JFIELDS_MAX];
-  Column cols[JFIELDS_MAX] = {{0}};
+  Column cols[JFIELDS_MAX];
+  memset(cols, 0, sizeof cols);
   for (int k = 0; k < t->nkeys; k++) lens[k] = strlen(t->keys[k]);
   t->rows = NULL, t->n = 0;
   if (!json_cursor_open(c, '[')) return false;

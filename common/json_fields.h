@@ -41,6 +41,22 @@ const JFields *json_table_row(const JTable *t, size_t i, JFields *room);
  * an entry's key that is not in its table's keys or has an escape. */
 bool json_tables_of_text(JCursor *c, Arena *a, JTexts *texts, JTable *tables, int ntables, JVal **rest);
 
+/* One member of consecutive entries (a column): the value read last, by its text */
+typedef struct JColumn {
+  const char *text;
+  size_t len;
+  const JVal *val;
+  bool number;              /* the value is a number */
+} JColumn;
+/* The value at the cursor: the column's last one when the text holds the
+ * same bytes there (a number's token ending with them), else read
+ * (json_cursor_value) and kept. Start col zeroed. */
+const JVal *json_column_value(JCursor *c, JColumn *col);
+/* An index below `below` at the cursor, written as plain digits (no sign,
+ * no leading zero, at most 18 of them), the cursor then past it; false,
+ * the cursor unmoved, when the text is not so. */
+bool json_cursor_index(JCursor *c, size_t below, size_t *out);
+
 /* The tree of distinct text k (index + 1), parsed at the cursor's text;
  * NULL (c->failed) when it is not JSON. */
 const JVal *json_text_value(JCursor *c, const JTexts *texts, size_t k);

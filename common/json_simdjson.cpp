@@ -936,9 +936,9 @@ struct Reader {
   }
 
   /* A flat array of at most 16 integers and plain strings written
-   * compactly ("[3,1,4]", "[0,\"gelu\"]": no spaces, integers of at most 18
-   * digits with no fraction or exponent, strings with no escape or control
-   * byte; node sources, shapes, strides, metadata pairs) read in one pass:
+   * compactly ("[3,1,4]", "[0,\"gelu\"]": no spaces, integers with no
+   * fraction or exponent, read by integer(), strings with no escape or
+   * control byte; node sources, shapes, strides, metadata pairs) read in one pass:
    * the JVal the general path makes of it, from the same shared integers
    * and strings and the same container cache. NULL, p unmoved, for any
    * other text (the general path reads it, or names its error). */
@@ -962,15 +962,15 @@ struct Reader {
         kids[n++] = b.string_val(std::string_view(s, size_t(q - s)));
         q++;
       } else {
+        const char *start = q;
         bool negative = *q == '-';
         q += negative;
         const char *digits = q;
         while (q < end && *q >= '0' && *q <= '9') q++;
-        size_t count = size_t(q - digits);
-        if (count == 0 || count > 18 || (*digits == '0' && count > 1)) return nullptr;
-        uint64_t magnitude = 0;
-        for (const char *d = digits; d < q; d++) magnitude = magnitude * 10 + uint64_t(*d - '0');
-        kids[n++] = b.int_val(negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude));
+        if (q == digits || (*digits == '0' && q - digits > 1)) return nullptr;
+        std::swap(p, q); /* integer() reads the digits up to p */
+        kids[n++] = integer(start, digits, negative);
+        std::swap(p, q);
       }
       if (q >= end) return nullptr;
       if (*q == ']') break;

@@ -184,39 +184,19 @@ static void decode_metadata(KG *k, const JVal *input, const MetaPairs *text, Inp
   }
 }
 
-/* The node index at the cursor, plain digits below `below`; false when not so */
-static bool index_of_text(JCursor *cur, size_t below, size_t *out) {
-  const char *p = cur->p, *digits = p;
-  uint64_t x = 0;
-  while (p < cur->end && *p >= '0' && *p <= '9' && p - digits < 18) x = x * 10 + (uint64_t)(*p++ - '0');
-  if (p == digits || (*digits == '0' && p - digits > 1) || x >= below) return false;
-  cur->p = p;
-  *out = (size_t)x;
-  return true;
-}
-
 /* input.metadata at the cursor, read from its text once the graph's nnodes nodes are known: each
- * entry [node index, str], a name that repeats the entry before's bytes taken as its value (names
- * come in runs: "arange" for every node of an arange); false when the text is not so */
+ * entry [node index, str], a name that repeats the entry before's bytes taken as its value
+ * (json_column_value: names come in runs, "arange" for every node of an arange); false when the
+ * text is not so */
 static bool metadata_of_text(JCursor *cur, Arena *tree, size_t nnodes, MetaPairs *out) {
-  const char *last = NULL;
-  size_t last_len = 0;
-  const JVal *last_val = NULL;
+  JColumn name = {0};
   if (!json_cursor_open(cur, '[')) return false;
   for (bool first = true; json_cursor_more(cur, ']', first); first = false) {
     size_t node;
-    if (!json_cursor_open(cur, '[') || !json_cursor_more(cur, ']', true) || !index_of_text(cur, nnodes, &node) ||
-        !json_cursor_more(cur, ']', false))
-      return false;
     const JVal *str;
-    if (last && (size_t)(cur->end - cur->p) > last_len && memcmp(cur->p, last, last_len) == 0 && cur->p[last_len] == ']') {
-      cur->p += last_len;
-      str = last_val;
-    } else {
-      const char *at = cur->p;
-      if (!(str = json_cursor_value(cur)) || str->kind != J_STR) return false;
-      last = at, last_len = (size_t)(cur->p - at), last_val = str;
-    }
+    if (!json_cursor_open(cur, '[') || !json_cursor_more(cur, ']', true) || !json_cursor_index(cur, nnodes, &node) ||
+        !json_cursor_more(cur, ']', false) || !(str = json_column_value(cur, &name)) || str->kind != J_STR)
+      return false;
     if (json_cursor_more(cur, ']', false)) return false; /* a third field */
     out->items = arena_grow(tree, out->items, out->n, &out->cap, sizeof *out->items);
     out->items[out->n++] = (MetaPair){node, str};
